@@ -1,0 +1,6 @@
+#pragma once
+#include "options.h"
+namespace pr {
+/// `pointraster --headless ...`: returns the process exit code.
+int run_headless(const Options& o);
+}  // namespace pr

@@ -1,0 +1,96 @@
+// --info: what each file holds, as text or one JSON object per file (one per line).
+#include "info.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "engine/frame_stats.h"
+#include "engine/io.h"
+
+namespace pr {
+
+namespace {
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\r': o += "\\r"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          o += b;
+        } else {
+          o += char(c);
+        }
+    }
+  }
+  return o;
+}
+
+std::string json_num(double v) {
+  if (!std::isfinite(v)) return "null";
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+std::string json_vec(const glm::dvec3& v) {
+  return "[" + json_num(v.x) + ", " + json_num(v.y) + ", " + json_num(v.z) + "]";
+}
+
+}  // namespace
+
+int run_info(const Options& o) {
+  int rc = 0;
+  for (const auto& path : o.files) {
+    PointCloud cloud;
+    FileInfo info;
+    std::string err;
+    Stopwatch sw;
+    const bool ok = load_point_cloud(path, cloud, &info, &err);
+    info.file = path;
+    if (info.seconds == 0.0) info.seconds = sw.ms() * 1e-3;
+    if (!ok) rc = 1;
+    if (o.json) {
+      if (!ok) {
+        std::printf("{\"file\": \"%s\", \"error\": \"%s\"}\n", json_escape(path).c_str(),
+                    json_escape(err).c_str());
+        continue;
+      }
+      std::printf(
+          "{\"file\": \"%s\", \"format\": \"%s\", \"version\": \"%s\", \"points\": %llu, "
+          "\"bounds_min\": %s, \"bounds_max\": %s, \"origin\": %s, \"has_color\": %s, "
+          "\"has_intensity\": %s, \"has_classification\": %s, \"seconds\": %s}\n",
+          json_escape(path).c_str(), json_escape(info.format).c_str(),
+          json_escape(info.version).c_str(), (unsigned long long)info.points,
+          json_vec(info.bounds.min).c_str(), json_vec(info.bounds.max).c_str(),
+          json_vec(info.origin).c_str(), info.has_color ? "true" : "false",
+          info.has_intensity ? "true" : "false", info.has_classification ? "true" : "false",
+          json_num(info.seconds).c_str());
+    } else {
+      if (!ok) {
+        std::fprintf(stderr, "pointraster: %s\n", err.c_str());
+        continue;
+      }
+      std::printf("%s\n  format      %s %s\n  points      %llu\n", path.c_str(),
+                  info.format.c_str(), info.version.c_str(), (unsigned long long)info.points);
+      std::printf("  bounds min  %.6f %.6f %.6f\n  bounds max  %.6f %.6f %.6f\n",
+                  info.bounds.min.x, info.bounds.min.y, info.bounds.min.z, info.bounds.max.x,
+                  info.bounds.max.y, info.bounds.max.z);
+      std::printf("  origin      %.6f %.6f %.6f\n", info.origin.x, info.origin.y, info.origin.z);
+      std::printf("  attributes  %s%s%s\n  load time   %.3f s\n", info.has_color ? "color " : "",
+                  info.has_intensity ? "intensity " : "",
+                  info.has_classification ? "classification" : "", info.seconds);
+    }
+  }
+  return rc;
+}
+
+}  // namespace pr

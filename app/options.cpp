@@ -1,0 +1,195 @@
+#include "options.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "engine/scenes.h"
+
+namespace pr {
+
+namespace {
+
+struct BadValue {
+  std::string message;
+};
+
+template <class T>
+T parse_number(const std::string& opt, const std::string& v) {
+  T x{};
+  const char* b = v.data();
+  const char* e = b + v.size();
+  auto r = std::from_chars(b, e, x);
+  if (r.ec != std::errc() || r.ptr != e || v.empty())
+    throw BadValue{"option " + opt + ": '" + v + "' is not a valid number"};
+  return x;
+}
+
+double parse_double(const std::string& opt, const std::string& v) {
+  const double d = parse_number<double>(opt, v);
+  if (!std::isfinite(d)) throw BadValue{"option " + opt + ": '" + v + "' is not finite"};
+  return d;
+}
+
+/// Point counts accept 1000000, 1e6, 10M, 2.5k, 1G.
+uint64_t parse_count(const std::string& opt, const std::string& v) {
+  if (v.empty()) throw BadValue{"option " + opt + " needs a value"};
+  double mult = 1.0;
+  std::string num = v;
+  const char last = v.back();
+  if (last == 'k' || last == 'K') mult = 1e3;
+  if (last == 'm' || last == 'M') mult = 1e6;
+  if (last == 'g' || last == 'G' || last == 'b' || last == 'B') mult = 1e9;
+  if (mult != 1.0) num.pop_back();
+  const double d = parse_double(opt, num) * mult;
+  if (d < 0.0 || d > 4.0e9 || d != std::floor(d))
+    throw BadValue{"option " + opt + ": '" + v + "' is not a whole count between 0 and 4e9"};
+  return uint64_t(d);
+}
+
+}  // namespace
+
+std::string usage_text() {
+  std::ostringstream s;
+  s << "pointraster: a real-time point-cloud viewer (CUDA and multi-threaded CPU rasterizers)\n"
+       "\n"
+       "usage:\n"
+       "  pointraster [options] [FILE...]             open the viewer on FILEs or a scene\n"
+       "  pointraster --headless [options] [FILE...]  render without a window, print timings\n"
+       "  pointraster --info [--json] FILE...         describe point-cloud files\n"
+       "\n"
+       "options:\n"
+       "  --headless            render offscreen: no window; prints frame times and a summary line\n"
+       "  --mode cpu|gpu        renderer (gpu needs a CUDA device; default: cpu, or the viewer's "
+       "last choice)\n"
+       "  --width W, --height H image (headless) or window size in pixels (default 1280x720)\n"
+       "  --scene NAME          procedural scene when no FILE is given:";
+  for (const auto& sc : scene_list()) s << " " << sc.name;
+  s << " (default " << kDefaultScene << ")\n"
+       "  --points N            points to draw, e.g. 1000000, 1e6, 10M (default: scene 4M, files: "
+       "all)\n"
+       "  --camera X,Y,Z,YAW,PITCH  camera position (world units) and angles in degrees\n"
+       "                        (yaw about +y, 0 looks along +z; pitch up positive)\n"
+       "  --focus F             focal length in image-plane units (vertical fov = 2*atan(1/F))\n"
+       "  --frames K            frames to render (headless default 5; viewer: quit after K)\n"
+       "  --screenshot OUT.png  save the last frame (headless: the image; viewer: the window)\n"
+       "  --point-size S        point size in pixels, 1 to 16 (default 1)\n"
+       "  --threads T           CPU renderer threads (default: all cores)\n"
+       "  --vsync on|off        viewer vsync (default on)\n"
+       "  --info                print format, point count, bounds, origin and attributes per FILE\n"
+       "  --json                with --info: one JSON object per file\n"
+       "  --help                this text\n";
+  return s.str();
+}
+
+int parse_options(int argc, char** argv, Options& o) {
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      std::string value;
+      bool has_inline = false;
+      if (a.rfind("--", 0) == 0) {
+        const size_t eq = a.find('=');
+        if (eq != std::string::npos) {
+          value = a.substr(eq + 1);
+          a = a.substr(0, eq);
+          has_inline = true;
+        }
+      }
+      auto need = [&]() -> std::string {
+        if (has_inline) return value;
+        if (i + 1 >= argc) throw BadValue{"option " + a + " needs a value"};
+        return argv[++i];
+      };
+      auto no_value = [&]() {
+        if (has_inline) throw BadValue{"option " + a + " takes no value"};
+      };
+      if (a == "--help" || a == "-h") {
+        no_value();
+        o.help = true;
+      } else if (a == "--headless") {
+        no_value();
+        o.headless = true;
+      } else if (a == "--info") {
+        no_value();
+        o.info = true;
+      } else if (a == "--json") {
+        no_value();
+        o.json = true;
+      } else if (a == "--mode") {
+        const std::string m = need();
+        if (m != "cpu" && m != "gpu") throw BadValue{"option --mode: '" + m + "' is not cpu or gpu"};
+        o.mode = m;
+      } else if (a == "--width" || a == "--height") {
+        const int v = parse_number<int>(a, need());
+        if (v < 1 || v > 16384) throw BadValue{"option " + a + ": must be 1 to 16384"};
+        (a == "--width" ? o.width : o.height) = v;
+      } else if (a == "--scene") {
+        o.scene = need();
+        if (!is_scene(o.scene)) {
+          std::string known;
+          for (const auto& sc : scene_list()) known += " " + sc.name;
+          throw BadValue{"option --scene: unknown scene '" + o.scene + "' (known:" + known + ")"};
+        }
+      } else if (a == "--points") {
+        o.points = parse_count(a, need());
+      } else if (a == "--camera") {
+        const std::string v = need();
+        double c[5];
+        size_t start = 0;
+        for (int k = 0; k < 5; ++k) {
+          const size_t comma = v.find(',', start);
+          if ((k < 4) != (comma != std::string::npos))
+            throw BadValue{"option --camera: expected X,Y,Z,YAW,PITCH, got '" + v + "'"};
+          c[k] = parse_double(a, v.substr(start, comma == std::string::npos ? std::string::npos
+                                                                            : comma - start));
+          start = comma + 1;
+        }
+        o.camera = CameraArg{c[0], c[1], c[2], c[3], c[4]};
+      } else if (a == "--focus") {
+        const double f = parse_double(a, need());
+        if (!(f > 0.0) || f > 1e4) throw BadValue{"option --focus: must be > 0 and <= 10000"};
+        o.focus = f;
+      } else if (a == "--frames") {
+        const int k = parse_number<int>(a, need());
+        if (k < 1) throw BadValue{"option --frames: must be at least 1"};
+        o.frames = k;
+      } else if (a == "--screenshot") {
+        o.screenshot = need();
+        if (o.screenshot.empty()) throw BadValue{"option --screenshot needs a file name"};
+      } else if (a == "--point-size") {
+        const int s = parse_number<int>(a, need());
+        if (s < 1 || s > 16) throw BadValue{"option --point-size: must be 1 to 16"};
+        o.point_size = s;
+      } else if (a == "--threads") {
+        const int t = parse_number<int>(a, need());
+        if (t < 1 || t > 1024) throw BadValue{"option --threads: must be 1 to 1024"};
+        o.threads = unsigned(t);
+      } else if (a == "--vsync") {
+        const std::string v = need();
+        if (v != "on" && v != "off") throw BadValue{"option --vsync: '" + v + "' is not on or off"};
+        o.vsync = v == "on";
+      } else if (a.size() > 1 && a[0] == '-') {
+        throw BadValue{"unknown option '" + a + "' (see --help)"};
+      } else {
+        o.files.push_back(a);
+      }
+    }
+    if (o.info && o.files.empty()) throw BadValue{"--info needs at least one FILE"};
+    if (o.json && !o.info) throw BadValue{"--json goes with --info"};
+    if (!o.scene.empty() && !o.files.empty())
+      throw BadValue{"give either --scene or FILEs, not both"};
+  } catch (const BadValue& e) {
+    std::fprintf(stderr, "pointraster: %s\n", e.message.c_str());
+    return 2;
+  }
+  if (o.help) {
+    std::fputs(usage_text().c_str(), stdout);
+    return -1;  // caller exits 0
+  }
+  return 0;
+}
+
+}  // namespace pr

@@ -1,0 +1,42 @@
+// Command-line options of the pointraster program (a contract: scripts and tests rely on it).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pr {
+
+struct CameraArg {
+  double x, y, z;
+  double yaw_deg, pitch_deg;
+};
+
+struct Options {
+  bool help = false;
+  bool headless = false;
+  bool info = false;          ///< --info: print what each FILE holds and exit
+  bool json = false;          ///< --info --json
+  std::optional<std::string> mode;  ///< "cpu" | "gpu"; unset: the viewer's saved choice, else cpu
+  std::optional<int> width, height;
+  std::string scene;          ///< empty: the default scene (when no FILE is given)
+  std::optional<uint64_t> points;
+  std::optional<CameraArg> camera;
+  std::optional<double> focus;
+  int frames = 0;             ///< 0: headless renders 5 frames; the viewer runs until closed
+  std::string screenshot;
+  int point_size = 1;
+  unsigned threads = 0;       ///< CPU renderer threads (0 = all cores)
+  std::optional<bool> vsync;
+  std::vector<std::string> files;
+};
+
+/// Parses argv. Returns 0 to go on; otherwise the exit code (0 after --help, 2 for a bad option
+/// or value, with the message already printed to stderr).
+int parse_options(int argc, char** argv, Options& out);
+
+/// The --help text.
+std::string usage_text();
+
+}  // namespace pr

@@ -1,0 +1,70 @@
+#include "session.h"
+
+#include <cmath>
+
+#include "engine/scenes.h"
+#if PR_HAVE_CUDA
+#include "kernels/cuda_renderer.h"
+#endif
+
+namespace pr {
+
+namespace {
+constexpr double kDeg = 3.14159265358979323846 / 180.0;
+}
+
+void apply_camera_options(const Options& o, Camera& cam) {
+  if (o.camera) {
+    cam.position = {o.camera->x, o.camera->y, o.camera->z};
+    cam.yaw = o.camera->yaw_deg * kDeg;
+    cam.pitch = 0.0;
+    cam.turn(0.0, o.camera->pitch_deg * kDeg);  // clamps pitch
+  }
+  if (o.focus) cam.focus = *o.focus;
+}
+
+bool build_session(const Options& o, Session& s, std::string* error) {
+  s = Session{};
+  if (!o.files.empty()) {
+    for (const auto& f : o.files) {
+      PointCloud c;
+      FileInfo info;
+      if (!load_point_cloud(f, c, &info, error)) return false;
+      s.files.push_back(info);
+      append_cloud(s.cloud, c);
+    }
+    const int w = o.width.value_or(1280), h = o.height.value_or(720);
+    s.camera.focus = 1.5;
+    s.camera.yaw = 0.0;
+    s.camera.pitch = -0.5;
+    s.camera.frame(s.cloud.world_bounds(), double(w) / double(h));
+  } else {
+    s.scene = o.scene.empty() ? kDefaultScene : o.scene;
+    s.cloud = make_scene(s.scene, o.points.value_or(kDefaultScenePoints));
+    s.camera = scene_camera(s.scene, s.cloud);
+  }
+  apply_camera_options(o, s.camera);
+  return true;
+}
+
+bool gpu_mode_available(std::string* why) {
+#if PR_HAVE_CUDA
+  return cuda_available(why);
+#else
+  if (why) *why = "this build has no CUDA renderer (nvcc was not found at configure time)";
+  return false;
+#endif
+}
+
+std::unique_ptr<Renderer> make_renderer(const std::string& mode, unsigned threads,
+                                        std::string* why) {
+  if (mode == "cpu") return make_cpu_renderer(threads);
+#if PR_HAVE_CUDA
+  return make_cuda_renderer(why);
+#else
+  (void)gpu_mode_available(why);
+  return nullptr;
+#endif
+}
+
+}  // namespace pr

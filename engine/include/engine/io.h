@@ -1,0 +1,39 @@
+// Point-cloud file reading: PLY, LAS, PCD, PTS, XYZ/TXT/CSV, the format chosen by content.
+// LAZ and E57 are recognised and refused with a message saying what to do.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/point_cloud.h"
+
+namespace pr {
+
+/// Shared with a loading thread: it writes progress, the UI may set cancel.
+struct LoadProgress {
+  std::atomic<double> fraction{0.0};  ///< 0..1
+  std::atomic<bool> cancel{false};    ///< set to ask the loader to stop (it then fails, "cancelled")
+};
+
+/// What --info reports about a file.
+struct FileInfo {
+  std::string file;
+  std::string format;   ///< "PLY", "LAS", "PCD", "PTS", "XYZ"
+  std::string version;  ///< e.g. "binary_little_endian 1.0", "1.4 format 6", "0.7 binary"
+  uint64_t points = 0;
+  Bounds bounds;        ///< in the file's own coordinates (double)
+  glm::dvec3 origin{0.0};
+  bool has_color = false;
+  bool has_intensity = false;
+  bool has_classification = false;
+  double seconds = 0.0;
+};
+
+/// Reads `path` into `out` (replacing its contents; on failure `out` is left empty and `error`
+/// holds a one-line message naming the file and the problem). `info` and `progress` may be null.
+bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, std::string* error,
+                      LoadProgress* progress = nullptr);
+
+}  // namespace pr

@@ -1,0 +1,17 @@
+// Minimal data parallelism over index ranges with std::thread.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace pr {
+
+/// Number of worker threads to use when 0 is asked for: the hardware concurrency (at least 1).
+unsigned default_threads();
+
+/// Calls fn(begin, end) on disjoint chunks covering [0, n) from up to `threads` threads
+/// (0 = default_threads()). Chunks are at least `grain` long. Blocks until all are done.
+void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, unsigned threads = 0,
+                  size_t grain = 4096);
+
+}  // namespace pr

@@ -1,0 +1,162 @@
+// The projection and rasterization math shared by the CPU renderer (engine/) and the CUDA renderer
+// (kernels/). Both compile this one header, so both compute the same function: with IEEE float
+// operations in the same order, no FMA contraction (host: -ffp-contract=off, nvcc: -fmad=false) and
+// IEEE division, the CPU and GPU images are identical pixel for pixel.
+//
+// The model is the seed's pinhole camera (see docs/CAMERA.md):
+//
+//   camera space   c = R * (v - shift)           R's rows: the camera's right, up and forward axes
+//   image plane    u = c.x * focus / c.z,  w = c.y * focus / c.z,  depth = c.z
+//   pixels         px = u * s + W/2,  py = H/2 - w * s,   s = H/2
+//
+// so the image plane spans [-1, 1] vertically (y up) and [-W/H, W/H] horizontally, and
+// tan(vfov/2) = 1/focus. Unlike the seed, which takes abs(z) and so mirrors points behind the camera
+// in front of it, points with c.z <= near are culled.
+//
+// The depth test packs (depth, point index) into one 64-bit key: a positive float's bit pattern
+// orders like the float, so the key's high word orders by depth and the low word (the point index)
+// breaks ties deterministically: the nearest point wins, and of equal depths the lowest index. One
+// 64-bit atomicMin (GPU) or compare-exchange loop (CPU) per pixel does the whole depth test, and
+// the resolve pass turns the winning index into a color (a "visibility buffer").
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define PR_HD __host__ __device__ __forceinline__
+#else
+#define PR_HD inline
+#endif
+
+namespace pr {
+
+/// Everything a frame's projection needs, in plain floats so it can be passed to a kernel by value.
+struct ProjParams {
+  float r[9];        ///< rotation, row-major: rows are right, up, forward
+  float shift[3];    ///< camera position in the cloud's local (float) frame
+  float focus;       ///< focal length in image-plane units (seed: 5)
+  float near_z;      ///< points with camera-space z <= near_z are culled
+  float scale;       ///< pixels per image-plane unit (H/2)
+  float cx, cy;      ///< image centre in pixels (W/2, H/2)
+  int width, height; ///< image size in pixels
+  int point_size;    ///< square splat side in pixels (1 = one pixel per point)
+};
+
+/// The key that marks an empty pixel (larger than any point's key).
+constexpr uint64_t kEmptyKey = ~uint64_t{0};
+
+PR_HD uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+PR_HD float bits_float(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+/// Depth (positive) and point index packed so that smaller keys are nearer points.
+PR_HD uint64_t pack_key(float depth, uint32_t index) {
+  return (uint64_t(float_bits(depth)) << 32) | index;
+}
+PR_HD float key_depth(uint64_t key) { return bits_float(uint32_t(key >> 32)); }
+PR_HD uint32_t key_index(uint64_t key) { return uint32_t(key & 0xffffffffu); }
+
+/// Camera-space coordinates of a point: c = R * (v - shift). The seed's
+/// `dot(unit_vec, (v - shift).T)`.
+PR_HD void to_camera(const ProjParams& p, float x, float y, float z, float& cx, float& cy,
+                     float& cz) {
+  const float dx = x - p.shift[0];
+  const float dy = y - p.shift[1];
+  const float dz = z - p.shift[2];
+  cx = p.r[0] * dx + p.r[1] * dy + p.r[2] * dz;
+  cy = p.r[3] * dx + p.r[4] * dy + p.r[5] * dz;
+  cz = p.r[6] * dx + p.r[7] * dy + p.r[8] * dz;
+}
+
+/// Result of projecting one point.
+struct Projected {
+  float u, w;   ///< image-plane coordinates (the seed's x*focus/z, y*focus/z)
+  float depth;  ///< camera-space z
+  bool visible; ///< in front of the near plane and finite
+};
+
+/// The seed's projection, with near-plane culling instead of abs(z). NaN and infinite inputs come
+/// out not visible (every comparison with NaN is false).
+PR_HD Projected project(const ProjParams& p, float x, float y, float z) {
+  Projected o;
+  float cx, cy, cz;
+  to_camera(p, x, y, z, cx, cy, cz);
+  o.depth = cz;
+  // `cz > near_z` is false for NaN; the upper bound rejects +inf.
+  o.visible = (cz > p.near_z) && (cz < 3.0e38f);
+  const float f = p.focus / cz;
+  o.u = cx * f;
+  o.w = cy * f;
+  return o;
+}
+
+/// Pixel that image-plane point (u, w) falls in; false when outside the image (or NaN). A point
+/// exactly on the left/top edge (px == 0) is inside, exactly on the right/bottom edge (px == W)
+/// is outside: pixel i covers [i, i+1).
+PR_HD bool to_pixel(const ProjParams& p, float u, float w, int& ix, int& iy) {
+  const float px = u * p.scale + p.cx;
+  const float py = p.cy - w * p.scale;
+  // Written so that NaN fails every test.
+  if (!(px >= 0.0f && px < float(p.width) && py >= 0.0f && py < float(p.height))) return false;
+  ix = int(px);
+  iy = int(py);
+  // float(width) may round up for huge widths; clamp to stay inside.
+  if (ix >= p.width) ix = p.width - 1;
+  if (iy >= p.height) iy = p.height - 1;
+  return true;
+}
+
+/// Project a point all the way to a pixel and its depth key; false when it draws nothing.
+PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint32_t index,
+                            int& ix, int& iy, uint64_t& key) {
+  const Projected q = project(p, x, y, z);
+  if (!q.visible) return false;
+  if (!to_pixel(p, q.u, q.w, ix, iy)) return false;
+  key = pack_key(q.depth, index);
+  return true;
+}
+
+/// The footprint of a point of size `point_size` centred on pixel (ix, iy), clipped to the image:
+/// pixels [x0, x1) x [y0, y1). Size s covers s x s pixels starting s/2 to the left/top.
+PR_HD void splat_rect(const ProjParams& p, int ix, int iy, int& x0, int& y0, int& x1, int& y1) {
+  const int s = p.point_size < 1 ? 1 : p.point_size;
+  const int h = s / 2;
+  x0 = ix - h;
+  y0 = iy - h;
+  x1 = x0 + s;
+  y1 = y0 + s;
+  if (x0 < 0) x0 = 0;
+  if (y0 < 0) y0 = 0;
+  if (x1 > p.width) x1 = p.width;
+  if (y1 > p.height) y1 = p.height;
+}
+
+/// Which source index the i-th drawn point reads when `count` of `total` points are drawn: an
+/// evenly spread, deterministic subset (all points when count == total). `step` is
+/// total/count in 32.32 fixed point, from subset_step().
+PR_HD uint64_t subset_index(uint64_t i, uint64_t step) { return (i * step) >> 32; }
+
+inline uint64_t subset_step(uint64_t total, uint64_t count) {
+  if (count == 0 || count >= total) return uint64_t{1} << 32;
+  // floor(total * 2^32 / count); total < 2^32 here, so total << 32 fits in 64 bits.
+  return (total << 32) / count;
+}
+
+}  // namespace pr

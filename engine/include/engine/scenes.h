@@ -1,0 +1,32 @@
+// Procedural scenes, generated in parallel and deterministically: point i depends only on
+// (seed, i), so the cloud is the same whatever the thread count.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/camera.h"
+#include "engine/point_cloud.h"
+
+namespace pr {
+
+struct SceneInfo {
+  std::string name;
+  std::string description;
+};
+
+/// The scenes known: "terrain" (the default: a colored mountain landscape with a lake, forests and
+/// a city of towers) and "cube" (the seed's test: uniform random points in [-50, 50]^3),
+/// "galaxy" (a spiral galaxy).
+const std::vector<SceneInfo>& scene_list();
+bool is_scene(const std::string& name);
+constexpr const char* kDefaultScene = "terrain";
+
+/// Generates `n` points of scene `name`. Throws std::invalid_argument for an unknown name.
+PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed = 1);
+
+/// A good starting camera for the scene (the seed's camera for "cube").
+Camera scene_camera(const std::string& name, const PointCloud& cloud);
+
+}  // namespace pr

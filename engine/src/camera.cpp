@@ -1,0 +1,76 @@
+#include "engine/camera.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pr {
+
+namespace {
+constexpr double kPitchLimit = 1.5607963267948966;  // pi/2 - 0.01
+}
+
+glm::dvec3 Camera::forward() const {
+  return {std::sin(yaw) * std::cos(pitch), std::sin(pitch), std::cos(yaw) * std::cos(pitch)};
+}
+
+glm::dvec3 Camera::right() const { return {std::cos(yaw), 0.0, -std::sin(yaw)}; }
+
+// right x up = forward, as in the seed's identity camera (x right, y up, z forward).
+glm::dvec3 Camera::up() const { return glm::cross(forward(), right()); }
+
+glm::dmat3 Camera::rows() const {
+  // glm is column-major: build the transpose of the column matrix so that row i is axis i.
+  return glm::transpose(glm::dmat3(right(), up(), forward()));
+}
+
+double Camera::vfov() const { return 2.0 * std::atan(1.0 / focus); }
+
+double Camera::focus_for_vfov(double vfov_radians) { return 1.0 / std::tan(vfov_radians * 0.5); }
+
+void Camera::move_local(const glm::dvec3& d) {
+  position += right() * d.x + up() * d.y + forward() * d.z;
+}
+
+void Camera::turn(double dyaw, double dpitch) {
+  yaw = std::remainder(yaw + dyaw, 2.0 * 3.14159265358979323846);
+  pitch = std::clamp(pitch + dpitch, -kPitchLimit, kPitchLimit);
+}
+
+void Camera::look_at(const glm::dvec3& target) {
+  const glm::dvec3 d = target - position;
+  const double len = glm::length(d);
+  if (!(len > 0.0) || !std::isfinite(len)) return;
+  yaw = std::atan2(d.x, d.z);
+  pitch = std::clamp(std::asin(std::clamp(d.y / len, -1.0, 1.0)), -kPitchLimit, kPitchLimit);
+}
+
+void Camera::frame(const Bounds& b, double aspect) {
+  if (b.empty) return;
+  const double radius = std::max(0.5 * glm::length(b.size()), 1e-6);
+  // Half-angle of the narrower of the two fields of view.
+  const double half = std::atan(std::min(1.0, aspect > 0.0 ? aspect : 1.0) / focus);
+  const double dist = radius / std::sin(half);
+  position = b.center() - forward() * dist;
+}
+
+ProjParams Camera::params(int width, int height, const glm::dvec3& origin, int point_size) const {
+  ProjParams p{};
+  const glm::dvec3 ax[3] = {right(), up(), forward()};
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) p.r[r * 3 + c] = float(ax[r][c]);
+  const glm::dvec3 s = position - origin;
+  p.shift[0] = float(s.x);
+  p.shift[1] = float(s.y);
+  p.shift[2] = float(s.z);
+  p.focus = float(focus);
+  p.near_z = float(near_z);
+  p.scale = float(height) * 0.5f;
+  p.cx = float(width) * 0.5f;
+  p.cy = float(height) * 0.5f;
+  p.width = width;
+  p.height = height;
+  p.point_size = point_size < 1 ? 1 : point_size;
+  return p;
+}
+
+}  // namespace pr

@@ -1,0 +1,52 @@
+#include "engine/image.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+namespace pr {
+
+void Image::resize(int w, int h, bool with_depth) {
+  width = w < 0 ? 0 : w;
+  height = h < 0 ? 0 : h;
+  rgba.resize(pixel_count());
+  if (with_depth)
+    depth.resize(pixel_count());
+  else
+    depth.clear();
+}
+
+bool write_png_rgba(const std::string& path, const uint32_t* pixels, int width, int height,
+                    std::string* error) {
+  if (width <= 0 || height <= 0) {
+    if (error) *error = "cannot write an empty image to " + path;
+    return false;
+  }
+  if (!stbi_write_png(path.c_str(), width, height, 4, pixels, width * 4)) {
+    if (error) *error = "cannot write PNG " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool write_png(const std::string& path, const Image& img, std::string* error) {
+  return write_png_rgba(path, img.rgba.data(), img.width, img.height, error);
+}
+
+bool read_png(const std::string& path, Image& img, std::string* error) {
+  int w = 0, h = 0, n = 0;
+  unsigned char* data = stbi_load(path.c_str(), &w, &h, &n, 4);
+  if (!data) {
+    if (error) *error = "cannot read image " + path + ": " + stbi_failure_reason();
+    return false;
+  }
+  img.resize(w, h, false);
+  std::memcpy(img.rgba.data(), data, img.pixel_count() * 4);
+  stbi_image_free(data);
+  return true;
+}
+
+}  // namespace pr

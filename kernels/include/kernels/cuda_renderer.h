@@ -1,0 +1,36 @@
+// The CUDA rasterizer behind the engine's Renderer interface, plus the entry points the viewer's
+// display uses for CUDA-OpenGL interop. No CUDA or GL headers here: a GL buffer is its GLuint name.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/renderer.h"
+
+namespace pr {
+
+class CudaRenderer : public Renderer {
+ public:
+  /// Registers a GL pixel buffer object of width*height*4 bytes for CUDA-OpenGL interop
+  /// (write-discard). Returns false with the reason when interop is impossible (the GL context
+  /// is not on the CUDA device: Mesa, another GPU); the caller then uses render() and uploads
+  /// the host image (the fallback path). Needs the GL context current on this thread.
+  virtual bool register_gl_buffer(unsigned int gl_buffer, int width, int height,
+                                  std::string* why) = 0;
+  virtual void unregister_gl_buffer() = 0;
+  virtual bool gl_buffer_registered() const = 0;
+  /// Renders straight into the registered buffer: map, rasterize, resolve, unmap. No host copy.
+  virtual bool render_to_gl(const Camera& camera, const RenderSettings& settings,
+                            FrameStats& stats, std::string* error) = 0;
+  /// "NVIDIA H200 (sm_90, 139 GiB)".
+  virtual std::string device_name() const = 0;
+};
+
+/// True when a CUDA device can be used; otherwise false with the reason ("no CUDA device",
+/// "driver too old", ...).
+bool cuda_available(std::string* why);
+
+/// The CUDA renderer on device 0, or null with the reason.
+std::unique_ptr<CudaRenderer> make_cuda_renderer(std::string* why);
+
+}  // namespace pr
