@@ -1,0 +1,184 @@
+// The CPU rasterizer: depth order, ties, empty clouds, NaN points, point size, subsets, and
+// identical images for any thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+#include "engine/cpu_renderer.h"
+#include "engine/image.h"
+#include "engine/scenes.h"
+
+namespace pr {
+namespace {
+
+constexpr uint32_t kBg = rgba(1, 2, 3);
+const uint32_t kRed = rgba(255, 0, 0), kGreen = rgba(0, 255, 0), kBlue = rgba(0, 0, 255);
+
+PointCloud cloud_of(std::initializer_list<std::pair<Float3, uint32_t>> pts) {
+  PointCloud c;
+  for (const auto& [p, col] : pts) {
+    c.positions.push_back(p);
+    c.colors.push_back(col);
+  }
+  return c;
+}
+
+Camera origin_camera(double focus = 1.0) {
+  Camera cam;
+  cam.position = {0, 0, 0};
+  cam.focus = focus;
+  return cam;
+}
+
+Image render(const PointCloud& c, const Camera& cam, int w, int h, unsigned threads = 0,
+             int point_size = 1, uint64_t count = ~uint64_t{0}) {
+  CpuRenderer r(threads);
+  std::string err;
+  EXPECT_TRUE(r.set_cloud(c, &err)) << err;
+  RenderSettings s;
+  s.width = w;
+  s.height = h;
+  s.background = kBg;
+  s.point_size = point_size;
+  s.point_count = count;
+  s.want_depth = true;
+  Image img;
+  FrameStats st;
+  EXPECT_TRUE(r.render(cam, s, img, st, &err)) << err;
+  return img;
+}
+
+size_t count_not(const Image& img, uint32_t color) {
+  size_t n = 0;
+  for (uint32_t p : img.rgba) n += p != color;
+  return n;
+}
+
+TEST(CpuRenderer, NearestPointWinsWhateverTheOrder) {
+  // Three points on the optical axis at depths 5, 2, 9: the one at 2 (green) must win.
+  const PointCloud a = cloud_of({{{0, 0, 5}, kRed}, {{0, 0, 2}, kGreen}, {{0, 0, 9}, kBlue}});
+  const PointCloud b = cloud_of({{{0, 0, 9}, kBlue}, {{0, 0, 5}, kRed}, {{0, 0, 2}, kGreen}});
+  for (const PointCloud* c : {&a, &b}) {
+    const Image img = render(*c, origin_camera(), 8, 8);
+    EXPECT_EQ(img.at(4, 4), kGreen);
+    EXPECT_EQ(img.depth[4 * 8 + 4], 2.0f);
+    EXPECT_EQ(count_not(img, kBg), 1u);
+  }
+}
+
+TEST(CpuRenderer, EqualDepthTieGoesToLowestIndex) {
+  const PointCloud c = cloud_of({{{0, 0, 3}, kRed}, {{0, 0, 3}, kGreen}, {{0, 0, 3}, kBlue}});
+  for (unsigned t : {1u, 2u, 4u}) EXPECT_EQ(render(c, origin_camera(), 4, 4, t).at(2, 2), kRed);
+}
+
+TEST(CpuRenderer, EmptyCloudGivesBackground) {
+  PointCloud empty;
+  const Image img = render(empty, origin_camera(), 16, 9);
+  ASSERT_EQ(img.rgba.size(), 16u * 9u);
+  EXPECT_EQ(count_not(img, kBg), 0u);
+  for (float d : img.depth) EXPECT_TRUE(std::isinf(d));
+}
+
+TEST(CpuRenderer, NanAndInfinitePointsAreSkipped) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const PointCloud c = cloud_of({{{nan, 0, 3}, kRed},
+                                 {{0, inf, 3}, kRed},
+                                 {{0, 0, nan}, kRed},
+                                 {{0, 0, -inf}, kRed},
+                                 {{0, 0, inf}, kRed},
+                                 {{0, 0, 4}, kGreen}});
+  const Image img = render(c, origin_camera(), 8, 8);
+  EXPECT_EQ(img.at(4, 4), kGreen);
+  EXPECT_EQ(count_not(img, kBg), 1u);
+}
+
+TEST(CpuRenderer, PointsBehindTheCameraAreNotMirrored) {
+  // The seed's abs(z) would draw this point at the centre; we cull it.
+  const PointCloud c = cloud_of({{{0, 0, -5}, kRed}});
+  EXPECT_EQ(count_not(render(c, origin_camera(), 8, 8), kBg), 0u);
+}
+
+TEST(CpuRenderer, PointSizeCoversASquareAndStaysDepthTested) {
+  // A big far red point and a small near green one at the same pixel.
+  const PointCloud c = cloud_of({{{0, 0, 9}, kRed}, {{0, 0, 2}, kGreen}});
+  const Image img = render(c, origin_camera(), 16, 16, 0, 3);
+  EXPECT_EQ(img.at(8, 8), kGreen);  // nearer wins where both cover
+  EXPECT_EQ(count_not(img, kBg), 9u);
+  for (int y = 7; y <= 9; ++y)
+    for (int x = 7; x <= 9; ++x) EXPECT_EQ(img.at(x, y), kGreen);
+}
+
+TEST(CpuRenderer, ZeroSizeImageIsNotAnError) {
+  const PointCloud c = cloud_of({{{0, 0, 3}, kRed}});
+  CpuRenderer r;
+  std::string err;
+  ASSERT_TRUE(r.set_cloud(c, &err));
+  RenderSettings s;
+  s.width = 0;
+  s.height = 0;
+  Image img;
+  FrameStats st;
+  EXPECT_TRUE(r.render(origin_camera(), s, img, st, &err));
+  EXPECT_TRUE(img.rgba.empty());
+}
+
+TEST(CpuRenderer, IdenticalImagesForAnyThreadCount) {
+  const PointCloud c = make_scene("terrain", 300000, 7);
+  const Camera cam = scene_camera("terrain", c);
+  const Image one = render(c, cam, 321, 207, 1);
+  EXPECT_GT(count_not(one, kBg), 5000u);
+  for (unsigned t : {2u, 3u, 8u}) {
+    const Image many = render(c, cam, 321, 207, t);
+    EXPECT_EQ(one.rgba, many.rgba) << t << " threads";
+  }
+  // And with splats.
+  EXPECT_EQ(render(c, cam, 200, 100, 1, 4).rgba, render(c, cam, 200, 100, 5, 4).rgba);
+}
+
+TEST(CpuRenderer, SubsetDrawsFewerPoints) {
+  const PointCloud c = make_scene("cube", 200000, 3);
+  Camera cam = scene_camera("cube", c);
+  cam.frame(c.world_bounds(), 640.0 / 480.0);
+  const size_t all = count_not(render(c, cam, 640, 480), kBg);
+  const size_t some = count_not(render(c, cam, 640, 480, 0, 1, 20000), kBg);
+  EXPECT_GT(all, some);
+  EXPECT_GT(some, 1000u);
+}
+
+TEST(CpuRenderer, CubeSceneSeenFromSeedCamera) {
+  // The seed's test: camera at (0,0,10) inside the cube, looking along +z with focus 5 (22.6
+  // degrees). The frustum holds integral_0^40 (2d/5)(2d/5 * 4/3) dd / 100^3 = 0.46% of the cube:
+  // about 455 of 100,000 points, all in front of the near plane.
+  const PointCloud c = make_scene("cube", 100000, 1);
+  const Image img = render(c, scene_camera("cube", c), 400, 300);
+  EXPECT_GT(count_not(img, kBg), 350u);
+  EXPECT_LT(count_not(img, kBg), 560u);
+  for (size_t i = 0; i < img.rgba.size(); ++i) {
+    if (img.rgba[i] != kBg) {
+      EXPECT_GT(img.depth[i], 0.0f);
+    }
+  }
+}
+
+TEST(Image, PngWrittenAndReadable) {
+  const PointCloud c = make_scene("galaxy", 50000, 2);
+  const Image img = render(c, scene_camera("galaxy", c), 97, 61);
+  const auto path = std::filesystem::temp_directory_path() / "pointraster_png_test.png";
+  std::string err;
+  ASSERT_TRUE(write_png(path.string(), img, &err)) << err;
+  Image back;
+  ASSERT_TRUE(read_png(path.string(), back, &err)) << err;
+  EXPECT_EQ(back.width, 97);
+  EXPECT_EQ(back.height, 61);
+  EXPECT_EQ(back.rgba, img.rgba);
+  std::filesystem::remove(path);
+  EXPECT_FALSE(write_png("/nonexistent-dir/x.png", img, &err));
+  EXPECT_NE(err.find("/nonexistent-dir/x.png"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pr

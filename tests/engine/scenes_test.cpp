@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "engine/frame_stats.h"
+#include "engine/parallel.h"
+#include "engine/point_cloud.h"
+#include "engine/scenes.h"
+
+namespace pr {
+namespace {
+
+TEST(Scenes, DeterministicForSeedAndCount) {
+  for (const auto& s : scene_list()) {
+    const PointCloud a = make_scene(s.name, 20000, 5);
+    const PointCloud b = make_scene(s.name, 20000, 5);
+    ASSERT_EQ(a.size(), 20000u);
+    EXPECT_EQ(0, std::memcmp(a.positions.data(), b.positions.data(), a.size() * sizeof(Float3)))
+        << s.name;
+    EXPECT_EQ(a.colors, b.colors) << s.name;
+    // A prefix of a larger cloud is the smaller cloud: point i depends on (seed, i) only.
+    const PointCloud big = make_scene(s.name, 50000, 5);
+    EXPECT_EQ(0, std::memcmp(a.positions.data(), big.positions.data(), a.size() * sizeof(Float3)));
+    const PointCloud other = make_scene(s.name, 20000, 6);
+    EXPECT_NE(0, std::memcmp(a.positions.data(), other.positions.data(), a.size() * sizeof(Float3)));
+  }
+}
+
+TEST(Scenes, CubeIsTheSeedsCube) {
+  const PointCloud c = make_scene("cube", 100000, 1);
+  const Bounds b = c.local_bounds();
+  EXPECT_GE(b.min.x, -50.0);
+  EXPECT_LT(b.max.x, 50.0);
+  EXPECT_LT(b.min.y, -49.0);
+  EXPECT_GT(b.max.z, 49.0);
+  double mean = 0;
+  for (const auto& p : c.positions) mean += p.x;
+  EXPECT_NEAR(mean / double(c.size()), 0.0, 0.5);  // uniform
+  const Camera cam = scene_camera("cube", c);
+  EXPECT_EQ(cam.position, glm::dvec3(0, 0, 10));
+  EXPECT_EQ(cam.focus, 5.0);
+  EXPECT_EQ(cam.yaw, 0.0);
+  EXPECT_EQ(cam.pitch, 0.0);
+}
+
+TEST(Scenes, TerrainHasColorAndDepthStructure) {
+  const PointCloud c = make_scene("terrain", 100000, 1);
+  const Bounds b = c.local_bounds();
+  EXPECT_GT(b.size().x, 900.0);
+  EXPECT_GT(b.size().y, 60.0);  // mountains and towers
+  size_t distinct = 0;
+  for (size_t i = 1; i < 1000; ++i) distinct += c.colors[i] != c.colors[i - 1];
+  EXPECT_GT(distinct, 500u);
+  for (const auto& p : c.positions) ASSERT_TRUE(std::isfinite(p.x + p.y + p.z));
+}
+
+TEST(Scenes, UnknownSceneThrows) {
+  EXPECT_THROW(make_scene("nope", 10), std::invalid_argument);
+  EXPECT_FALSE(is_scene("nope"));
+  EXPECT_TRUE(is_scene("terrain"));
+}
+
+TEST(Parallel, CoversEveryIndexOnce) {
+  for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(100003)}) {
+    std::vector<int> hits(n, 0);
+    parallel_for(n, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) hits[i]++;
+    }, 7, 10);
+    for (int h : hits) ASSERT_EQ(h, 1);
+  }
+}
+
+TEST(PointCloud, AppendRebasesToFirstOrigin) {
+  PointCloud a, b;
+  a.origin = {1000, 0, 0};
+  a.positions.push_back({1, 2, 3});
+  a.colors.push_back(1);
+  b.origin = {1010, 5, 0};
+  b.positions.push_back({0, 0, 1});
+  b.colors.push_back(2);
+  b.intensity.push_back(0.5f);
+  append_cloud(a, b);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a.positions[1].x, 10.0f);
+  EXPECT_EQ(a.positions[1].y, 5.0f);
+  EXPECT_EQ(a.colors[1], 2u);
+  ASSERT_EQ(a.intensity.size(), 2u);
+  EXPECT_EQ(a.intensity[0], 0.0f);
+  EXPECT_EQ(a.intensity[1], 0.5f);
+  const Bounds w = a.world_bounds();
+  EXPECT_EQ(w.min.x, 1001.0);
+  EXPECT_EQ(w.max.x, 1010.0);
+}
+
+TEST(FrameStats, HistoryKeepsTheLastValuesInOrder) {
+  History h(3);
+  for (float v : {1.f, 2.f, 3.f, 4.f}) h.push(v);
+  EXPECT_EQ(h.values(), (std::vector<float>{2.f, 3.f, 4.f}));
+  EXPECT_FLOAT_EQ(h.average(), 3.f);
+  EXPECT_EQ(median({5.0, 1.0, 3.0}), 3.0);
+  EXPECT_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
+}
+
+}  // namespace
+}  // namespace pr
