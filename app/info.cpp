@@ -42,7 +42,15 @@ std::string json_num(double v) {
 }
 
 std::string json_vec(const glm::dvec3& v) {
-  return "[" + json_num(v.x) + ", " + json_num(v.y) + ", " + json_num(v.z) + "]";
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::string&&.
+  std::string s = "[";
+  s += json_num(v.x);
+  s += ", ";
+  s += json_num(v.y);
+  s += ", ";
+  s += json_num(v.z);
+  s += "]";
+  return s;
 }
 
 }  // namespace

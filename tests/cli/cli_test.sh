@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Command-line contract of `pointraster` (the real binary): options, exit codes, the summary line,
+# the PNG, and --mode gpu without a usable GPU.
+#   cli_test.sh PATH/TO/pointraster PATH/TO/engine_png_check? (no: PNG checked with python3's zlib-free header read)
+set -uo pipefail
+bin=${1:?usage: cli_test.sh POINTRASTER}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() {  # check NAME CONDITION-EXIT-CODE
+  if [ "$2" -ne 0 ]; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi
+}
+
+"$bin" --help >"$tmp/help" 2>&1; rc=$?
+check "--help exits 0" $((rc != 0))
+for opt in --headless --mode --width --height --scene --points --camera --focus --frames --screenshot; do
+  grep -q -- "$opt" "$tmp/help"; check "--help lists $opt" $?
+done
+
+expect_usage_error() {  # args... : exit code 2 and a one-line message naming the problem
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  check "bad: $* -> exit 2 (got $rc)" $((rc != 2))
+  check "bad: $* -> one line on stderr" $(( $(wc -l <"$tmp/err") != 1 ))
+}
+expect_usage_error --bogus
+expect_usage_error --headless --width abc
+expect_usage_error --headless --width 0
+expect_usage_error --headless --mode tpu
+expect_usage_error --headless --scene nowhere
+expect_usage_error --headless --camera 1,2,3
+expect_usage_error --headless --camera 1,2,3,4,x
+expect_usage_error --headless --points -5
+expect_usage_error --headless --focus 0
+expect_usage_error --headless --frames
+expect_usage_error --json
+
+# Headless CPU render: frame times, summary as the last line, a PNG of the requested size.
+"$bin" --headless --mode cpu --width 320 --height 200 --scene cube --points 20000 --frames 3 \
+  --screenshot "$tmp/cube.png" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "headless cpu exits 0" $rc
+last=$(tail -n 1 "$tmp/out")
+[[ "$last" =~ ^summary\ mode=cpu\ points=20000\ width=320\ height=200\ frames=3\ median_ms=[0-9.]+\ min_ms=[0-9.]+$ ]]
+check "summary line: $last" $?
+check "three frame lines" $(( $(grep -c '^frame ' "$tmp/out") != 3 ))
+# PNG signature and IHDR size (bytes 16..23: width, height big-endian).
+sig=$(head -c 8 "$tmp/cube.png" | od -An -tx1 | tr -d ' \n')
+check "PNG signature" $([ "$sig" = "89504e470d0a1a0a" ]; echo $?)
+dims=$(od -An -tu1 -j16 -N8 "$tmp/cube.png" | tr -s ' ' | sed 's/^ //')
+check "PNG is 320x200 ($dims)" $([ "$dims" = "0 0 1 64 0 0 0 200" ]; echo $?)
+
+# Default scene with a camera and focus override.
+"$bin" --headless --width 64 --height 48 --points 10k --camera 0,100,-600,10,-10 --focus 2 \
+  --frames 1 >"$tmp/out" 2>&1; rc=$?
+check "headless default scene with --camera/--focus" $rc
+grep -q '^summary mode=cpu points=10000 width=64 height=48 frames=1 ' "$tmp/out"
+check "summary for the default scene" $?
+
+# --mode gpu: renders where a GPU is usable, else exits non-zero with a one-line reason.
+"$bin" --headless --mode gpu --width 64 --height 48 --points 10k --frames 1 >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ]; then
+  grep -q '^summary mode=gpu ' "$tmp/out"; check "gpu available: summary mode=gpu" $?
+else
+  check "no gpu: one-line reason ($(cat "$tmp/err"))" $(( $(wc -l <"$tmp/err") != 1 ))
+  grep -q 'gpu' "$tmp/err"; check "no gpu: the reason names the mode" $?
+fi
+
+# A file that does not exist: exit 1, one line naming it.
+"$bin" --headless --frames 1 "$tmp/missing.ply" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "missing file -> exit 1 (got $rc)" $((rc != 1))
+grep -q "missing.ply" "$tmp/err"; check "missing file named in the message" $?
+exit $fail

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole test suite, from nothing: installs what is missing, builds (with CUDA when nvcc is
+# there), runs every test (GPU tests skip without a device), then the engine's tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the file-reader fuzzers for a bounded time.
+# Idempotent and quick when nothing changed.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export PATH="$PATH:/usr/local/cuda/bin"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+third_party/install-deps.sh
+
+# Python tools for the tests (independent readers), in a venv of the build tree.
+venv=build/test-venv
+stamp=$venv/.requirements
+if [ ! -x $venv/bin/python ] || ! cmp -s tests/requirements.txt "$stamp"; then
+  python3 -m venv $venv
+  $venv/bin/python -m pip install -q --disable-pip-version-check -r tests/requirements.txt
+  cp tests/requirements.txt "$stamp"
+fi
+
+echo "== build"
+cmake -S . -B build -DPR_TEST_PYTHON="$root/$venv/bin/python" >/dev/null
+cmake --build build -j"$jobs"
+echo "== tests"
+(cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
+
+echo "== engine tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOINTRASTER_SANITIZE=ON \
+  -DPOINTRASTER_APP=OFF -DPOINTRASTER_CUDA=OFF -DPOINTRASTER_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs" --target engine_tests
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -L engine)
+
+if [ -x tests/fuzz/run_fuzz.sh ]; then
+  echo "== fuzzing the file readers (bounded time)"
+  tests/fuzz/run_fuzz.sh
+fi
+echo "== all tests passed"
