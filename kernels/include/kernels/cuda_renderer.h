@@ -2,6 +2,7 @@
 // display uses for CUDA-OpenGL interop. No CUDA or GL headers here: a GL buffer is its GLuint name.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -17,13 +18,18 @@ class CudaRenderer : public Renderer {
   /// the host image (the fallback path). Needs the GL context current on this thread.
   virtual bool register_gl_buffer(unsigned int gl_buffer, int width, int height,
                                   std::string* why) = 0;
+  /// Call before the GL context goes away.
   virtual void unregister_gl_buffer() = 0;
   virtual bool gl_buffer_registered() const = 0;
   /// Renders straight into the registered buffer: map, rasterize, resolve, unmap. No host copy.
-  virtual bool render_to_gl(const Camera& camera, const RenderSettings& settings,
-                            FrameStats& stats, std::string* error) = 0;
+  virtual bool render_to_gl(const Camera& camera, const RenderSettings& settings, FrameStats& stats,
+                            std::string* error) = 0;
   /// "NVIDIA H200 (sm_90, 139 GiB)".
   virtual std::string device_name() const = 0;
+  /// Makes room in device memory for a cloud of `points` points (16 bytes each: float xyz and
+  /// RGBA8); set_cloud() calls it. False with a message naming the sizes when the device cannot
+  /// hold them; the renderer then has no cloud (draws the background) and keeps working.
+  virtual bool reserve_points(uint64_t points, std::string* error) = 0;
 };
 
 /// True when a CUDA device can be used; otherwise false with the reason ("no CUDA device",

@@ -1,0 +1,362 @@
+// The CUDA renderer: owns the device copy of the cloud, the visibility buffer, the RGBA8 output
+// buffer (for render(), the host-copy path) and the CUDA-OpenGL interop resource (render_to_gl(),
+// which resolves straight into the GL pixel buffer). Each frame is three stream operations: the
+// raster kernel, the resolve kernel (which also clears the visibility buffer for the next frame)
+// and, for render(), one device-to-host copy; CUDA events between them give the stage timings.
+#include <cuda_runtime_api.h>
+// cuda_gl_interop.h includes <GL/gl.h> for GLuint/GLenum; nothing else of GL is used here.
+#include <cuda_gl_interop.h>
+
+#include <cstdio>
+#include <string>
+
+#include "kernels/cuda_renderer.h"
+#include "raster.h"
+
+namespace pr {
+
+namespace {
+
+/// "cudaMalloc(&pos, bytes): cudaErrorMemoryAllocation (out of memory)". Also clears the
+/// (non-sticky) last error so the next call does not see this one.
+std::string cuda_message(const char* call, cudaError_t e) {
+  (void)cudaGetLastError();
+  return std::string(call) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+}
+
+// Every CUDA call goes through one of these; the message names the call.
+#define PR_CUDA_TRY(call)                                        \
+  do {                                                           \
+    const cudaError_t pr_e_ = (call);                            \
+    if (pr_e_ != cudaSuccess) {                                  \
+      if (error) *error = "CUDA: " + cuda_message(#call, pr_e_); \
+      return false;                                              \
+    }                                                            \
+  } while (0)
+
+// For cleanup paths that cannot report: log once to stderr.
+#define PR_CUDA_LOG(call)                                                                  \
+  do {                                                                                     \
+    const cudaError_t pr_e_ = (call);                                                      \
+    if (pr_e_ != cudaSuccess)                                                              \
+      std::fprintf(stderr, "pointraster: CUDA: %s\n", cuda_message(#call, pr_e_).c_str()); \
+  } while (0)
+
+std::string gib(double bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f GiB", bytes / double(1ull << 30));
+  return b;
+}
+
+template <class T>
+void free_device(T*& p) {
+  if (p) PR_CUDA_LOG(cudaFree(p));
+  p = nullptr;
+}
+
+class CudaRendererImpl final : public CudaRenderer {
+ public:
+  ~CudaRendererImpl() override {
+    unregister_gl_buffer();
+    free_device(pos_);
+    free_device(colors_);
+    free_device(keys_);
+    free_device(rgba_);
+    free_device(depth_);
+    for (cudaEvent_t& e : ev_)
+      if (e) PR_CUDA_LOG(cudaEventDestroy(e));
+    if (stream_) PR_CUDA_LOG(cudaStreamDestroy(stream_));
+  }
+
+  bool init(std::string* error) {
+    PR_CUDA_TRY(cudaSetDevice(0));
+    cudaDeviceProp prop{};
+    PR_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+    char b[256];
+    std::snprintf(b, sizeof b, "%s (sm_%d%d, %.0f GiB)", prop.name, prop.major, prop.minor,
+                  double(prop.totalGlobalMem) / double(1ull << 30));
+    device_name_ = b;
+    PR_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    for (cudaEvent_t& e : ev_) PR_CUDA_TRY(cudaEventCreate(&e));
+    return true;
+  }
+
+  std::string name() const override { return "gpu"; }
+  std::string device_name() const override { return device_name_; }
+
+  size_t memory_bytes() const override {
+    return cap_points_ * (sizeof(Float3) + sizeof(uint32_t)) +
+           cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
+           (depth_ ? cap_pixels_ * sizeof(float) : 0);
+  }
+
+  bool reserve_points(uint64_t n, std::string* error) override {
+    points_ = 0;
+    if (n <= cap_points_ && n >= cap_points_ / 2) return true;
+    free_device(pos_);
+    free_device(colors_);
+    cap_points_ = 0;
+    if (n == 0) return true;
+    const size_t pos_bytes = size_t(n) * sizeof(Float3);
+    const size_t col_bytes = size_t(n) * sizeof(uint32_t);
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
+    if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), col_bytes);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      free_device(pos_);
+      free_device(colors_);
+      size_t free_b = 0, total_b = 0;
+      if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+      if (error)
+        *error = "out of GPU memory: " + std::to_string(n) + " points need " +
+                 gib(double(pos_bytes + col_bytes)) + " (16 bytes a point), the device has " +
+                 gib(double(free_b)) + " free of " + gib(double(total_b)) + " (" +
+                 cudaGetErrorName(e) + ")";
+      return false;
+    }
+    cap_points_ = n;
+    return true;
+  }
+
+  bool set_cloud(const PointCloud& cloud, std::string* error) override {
+    points_ = 0;
+    origin_ = cloud.origin;
+    const uint64_t n = cloud.size();
+    if (n >= uint64_t(UINT32_MAX)) {
+      if (error) *error = "cloud has too many points for a 32-bit point index";
+      return false;
+    }
+    if (cloud.colors.size() != n) {
+      if (error)
+        *error = "cloud has " + std::to_string(cloud.colors.size()) + " colors for " +
+                 std::to_string(n) + " points";
+      return false;
+    }
+    if (!reserve_points(n, error)) return false;
+    if (n > 0) {
+      PR_CUDA_TRY(
+          cudaMemcpy(pos_, cloud.positions.data(), n * sizeof(Float3), cudaMemcpyHostToDevice));
+      PR_CUDA_TRY(
+          cudaMemcpy(colors_, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    }
+    points_ = n;
+    return true;
+  }
+
+  bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,
+              std::string* error) override {
+    Stopwatch total;
+    stats = FrameStats{};
+    if (s.width < 0 || s.height < 0) {
+      if (error) *error = "negative image size";
+      return false;
+    }
+    out.resize(s.width, s.height, s.want_depth);
+    const size_t npix = out.pixel_count();
+    if (npix == 0) {  // a minimized window: nothing to draw, not an error
+      stats.total_ms = total.ms();
+      return true;
+    }
+    if (!ensure_frame(npix, s.want_depth, error)) return false;
+    if (!frame(camera, s, rgba_, s.want_depth ? depth_ : nullptr, stats, error)) return false;
+    // The host-copy path: one device-to-host copy of the image (and depth when asked for).
+    PR_CUDA_TRY(cudaMemcpyAsync(out.rgba.data(), rgba_, npix * sizeof(uint32_t),
+                                cudaMemcpyDeviceToHost, stream_));
+    if (s.want_depth)
+      PR_CUDA_TRY(cudaMemcpyAsync(out.depth.data(), depth_, npix * sizeof(float),
+                                  cudaMemcpyDeviceToHost, stream_));
+    PR_CUDA_TRY(cudaEventRecord(ev_[4], stream_));
+    PR_CUDA_TRY(cudaEventSynchronize(ev_[4]));
+    if (!read_times(stats, true, error)) return false;
+    stats.total_ms = total.ms();
+    return true;
+  }
+
+  bool register_gl_buffer(unsigned int gl_buffer, int width, int height,
+                          std::string* why) override {
+    unregister_gl_buffer();
+    // Interop needs the GL context on the CUDA device (not Mesa, not another GPU).
+    unsigned int count = 0;
+    int devices[8] = {};
+    cudaError_t e = cudaGLGetDevices(&count, devices, 8, cudaGLDeviceListAll);
+    if (e != cudaSuccess || count == 0) {
+      if (why)
+        *why =
+            "the OpenGL context is not on a CUDA device" +
+            (e != cudaSuccess ? " (" + cuda_message("cudaGLGetDevices", e) + ")" : std::string());
+      (void)cudaGetLastError();
+      return false;
+    }
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess) (void)cudaGetLastError();
+    bool same = false;
+    for (unsigned i = 0; i < count && i < 8; ++i) same = same || devices[i] == current;
+    if (!same) {
+      if (why)
+        *why = "the OpenGL context runs on another GPU than CUDA device " + std::to_string(current);
+      return false;
+    }
+    e = cudaGraphicsGLRegisterBuffer(&gl_res_, gl_buffer, cudaGraphicsRegisterFlagsWriteDiscard);
+    if (e != cudaSuccess) {
+      gl_res_ = nullptr;
+      if (why) *why = "CUDA: " + cuda_message("cudaGraphicsGLRegisterBuffer", e);
+      return false;
+    }
+    gl_width_ = width;
+    gl_height_ = height;
+    return true;
+  }
+
+  void unregister_gl_buffer() override {
+    if (gl_res_) PR_CUDA_LOG(cudaGraphicsUnregisterResource(gl_res_));
+    gl_res_ = nullptr;
+    gl_width_ = gl_height_ = 0;
+  }
+
+  bool gl_buffer_registered() const override { return gl_res_ != nullptr; }
+
+  bool render_to_gl(const Camera& camera, const RenderSettings& s, FrameStats& stats,
+                    std::string* error) override {
+    Stopwatch total;
+    stats = FrameStats{};
+    if (!gl_res_) {
+      if (error) *error = "render_to_gl: no GL buffer registered";
+      return false;
+    }
+    if (s.width != gl_width_ || s.height != gl_height_) {
+      if (error)
+        *error = "render_to_gl: frame is " + std::to_string(s.width) + "x" +
+                 std::to_string(s.height) + " but the registered GL buffer is " +
+                 std::to_string(gl_width_) + "x" + std::to_string(gl_height_);
+      return false;
+    }
+    const size_t npix = size_t(s.width) * size_t(s.height);
+    if (npix == 0) {
+      stats.total_ms = total.ms();
+      return true;
+    }
+    if (!ensure_frame(npix, false, error)) return false;
+    Stopwatch map;
+    PR_CUDA_TRY(cudaGraphicsMapResources(1, &gl_res_, stream_));
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    cudaError_t e = cudaGraphicsResourceGetMappedPointer(&ptr, &bytes, gl_res_);
+    bool ok = e == cudaSuccess;
+    if (!ok && error) *error = "CUDA: " + cuda_message("cudaGraphicsResourceGetMappedPointer", e);
+    if (ok && bytes < npix * sizeof(uint32_t)) {
+      ok = false;
+      if (error)
+        *error = "render_to_gl: the GL buffer has " + std::to_string(bytes) +
+                 " bytes, the frame needs " + std::to_string(npix * sizeof(uint32_t));
+    }
+    double map_ms = map.ms();
+    if (ok) ok = frame(camera, s, static_cast<uint32_t*>(ptr), nullptr, stats, error);
+    // Unmap whatever happened: GL must get its buffer back.
+    map.reset();
+    e = cudaGraphicsUnmapResources(1, &gl_res_, stream_);
+    if (e != cudaSuccess && ok) {
+      ok = false;
+      if (error) *error = "CUDA: " + cuda_message("cudaGraphicsUnmapResources", e);
+    }
+    if (!ok) return false;
+    PR_CUDA_TRY(cudaEventRecord(ev_[4], stream_));
+    PR_CUDA_TRY(cudaEventSynchronize(ev_[4]));
+    if (!read_times(stats, false, error)) return false;
+    stats.copy_ms = map_ms + map.ms();  // map + unmap: the hand-over to GL, no copy
+    stats.total_ms = total.ms();
+    return true;
+  }
+
+ private:
+  bool ensure_frame(size_t npix, bool want_depth, std::string* error) {
+    if (npix != cap_pixels_) {
+      free_device(keys_);
+      free_device(rgba_);
+      free_device(depth_);
+      cap_pixels_ = 0;
+      PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&keys_), npix * sizeof(unsigned long long)));
+      PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&rgba_), npix * sizeof(uint32_t)));
+      cap_pixels_ = npix;
+      keys_clean_ = false;
+    }
+    if (want_depth && !depth_)
+      PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&depth_), npix * sizeof(float)));
+    return true;
+  }
+
+  /// Clear (only when the last resolve did not), raster, resolve into `rgba` (device memory or
+  /// the mapped GL buffer). Records events 0..3; the caller records 4 after its copy.
+  bool frame(const Camera& camera, const RenderSettings& s, uint32_t* rgba, float* depth,
+             FrameStats& stats, std::string* error) {
+    const size_t npix = size_t(s.width) * size_t(s.height);
+    const uint64_t count = effective_count(points_, s.point_count);
+    stats.points_drawn = count;
+    const ProjParams p = camera.params(s.width, s.height, origin_, s.point_size);
+    PR_CUDA_TRY(cudaEventRecord(ev_[0], stream_));
+    if (!keys_clean_)  // kEmptyKey is all ones
+      PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
+    keys_clean_ = false;
+    PR_CUDA_TRY(cudaEventRecord(ev_[1], stream_));
+    cuda::launch_raster(p, pos_, count, subset_step(points_, count), keys_, stream_);
+    PR_CUDA_TRY(cudaGetLastError());  // the raster launch
+    PR_CUDA_TRY(cudaEventRecord(ev_[2], stream_));
+    cuda::launch_resolve(keys_, npix, colors_, s.background, rgba, depth, stream_);
+    PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
+    PR_CUDA_TRY(cudaEventRecord(ev_[3], stream_));
+    keys_clean_ = true;
+    return true;
+  }
+
+  bool read_times(FrameStats& st, bool with_copy, std::string* error) {
+    float ms[4] = {};
+    for (int i = 0; i < 4; ++i) {
+      if (i == 3 && !with_copy) break;
+      PR_CUDA_TRY(cudaEventElapsedTime(&ms[i], ev_[i], ev_[i + 1]));
+    }
+    st.clear_ms = ms[0];
+    st.raster_ms = ms[1];
+    st.resolve_ms = ms[2];
+    st.copy_ms = ms[3];
+    return true;
+  }
+
+  std::string device_name_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t ev_[5] = {};
+  Float3* pos_ = nullptr;
+  uint32_t* colors_ = nullptr;
+  uint64_t cap_points_ = 0, points_ = 0;
+  glm::dvec3 origin_{0.0};
+  unsigned long long* keys_ = nullptr;
+  uint32_t* rgba_ = nullptr;
+  float* depth_ = nullptr;
+  size_t cap_pixels_ = 0;
+  bool keys_clean_ = false;
+  cudaGraphicsResource_t gl_res_ = nullptr;
+  int gl_width_ = 0, gl_height_ = 0;
+};
+
+}  // namespace
+
+bool cuda_available(std::string* why) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    if (why) *why = "no usable CUDA device: " + cuda_message("cudaGetDeviceCount", e);
+    return false;
+  }
+  if (count == 0) {
+    if (why) *why = "no CUDA device found";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<CudaRenderer> make_cuda_renderer(std::string* why) {
+  if (!cuda_available(why)) return nullptr;
+  auto r = std::make_unique<CudaRendererImpl>();
+  if (!r->init(why)) return nullptr;
+  return r;
+}
+
+}  // namespace pr

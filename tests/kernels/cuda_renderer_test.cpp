@@ -1,0 +1,366 @@
+// The CUDA renderer against the CPU renderer, pixel for pixel: scenes, sizes, cameras, point sizes,
+// subsets, bad points, empty clouds, resizes and the out-of-memory path. Skips without a device.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+
+#include "engine/cpu_renderer.h"
+#include "engine/scenes.h"
+#include "gpu_test_util.h"
+
+namespace pr {
+namespace {
+
+constexpr uint32_t kBackground = rgba(16, 18, 24);
+
+const PointCloud& scene_cloud(const std::string& name, uint64_t n) {
+  static std::map<std::pair<std::string, uint64_t>, std::unique_ptr<PointCloud>> cache;
+  auto& slot = cache[{name, n}];
+  if (!slot) slot = std::make_unique<PointCloud>(make_scene(name, n));
+  return *slot;
+}
+
+/// The cameras of the issue: the scene's own, inside the cloud, far away, looking away, and one in
+/// the middle of the cloud so that half the points are behind it.
+Camera make_camera(const std::string& kind, const std::string& scene, const PointCloud& cloud,
+                   double aspect) {
+  Camera cam = scene_camera(scene, cloud);
+  const Bounds b = cloud.world_bounds();
+  const glm::dvec3 c = b.center(), size = b.size();
+  const double diag = glm::length(size);
+  if (kind == "inside") {
+    cam.position = b.min + size * 0.3;
+    cam.look_at(c + glm::dvec3(0.0, size.y * 0.1, 0.0));
+  } else if (kind == "far") {
+    cam.frame(b, aspect);
+    cam.position -= cam.forward() * diag * 200.0;  // the cloud shrinks to a few pixels
+  } else if (kind == "away") {
+    cam.position = c + glm::dvec3(0.0, 0.0, diag * 2.0);
+    cam.yaw = 0.0;  // looking along +z, away from the cloud behind it
+    cam.pitch = 0.0;
+  } else if (kind == "behind") {
+    cam.position = c;
+    cam.yaw = 0.4;
+    cam.pitch = -0.1;
+  }
+  return cam;
+}
+
+struct Frame {
+  Image cpu, gpu;
+  FrameStats cpu_stats, gpu_stats;
+};
+
+/// Renders the same frame on both renderers; fails the test on any error.
+void render_both(CudaRenderer& gpu, const PointCloud& cloud, const Camera& cam,
+                 const RenderSettings& rs, Frame& f, bool upload = true) {
+  std::string err;
+  auto cpu = make_cpu_renderer();
+  ASSERT_TRUE(cpu->set_cloud(cloud, &err)) << err;
+  if (upload) {
+    ASSERT_TRUE(gpu.set_cloud(cloud, &err)) << err;
+  }
+  ASSERT_TRUE(cpu->render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
+  ASSERT_TRUE(gpu.render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
+}
+
+void expect_same(const Frame& f, const std::string& what) {
+  std::string first;
+  const size_t diff = test::count_diff(f.cpu, f.gpu, &first);
+  EXPECT_EQ(diff, 0u) << what << ": " << diff << " pixels differ, " << first;
+}
+
+// ------------------------------------------------------------------ parity over a grid of cases
+
+struct ParityCase {
+  std::string scene;
+  std::string camera;
+  int width, height, point_size;
+};
+
+std::string case_name(const testing::TestParamInfo<ParityCase>& i) {
+  return i.param.scene + "_" + i.param.camera + "_" + std::to_string(i.param.width) + "x" +
+         std::to_string(i.param.height) + "_ps" + std::to_string(i.param.point_size);
+}
+
+class Parity : public testing::TestWithParam<ParityCase> {};
+
+TEST_P(Parity, GpuImageEqualsCpuImage) {
+  PR_REQUIRE_GPU(gpu);
+  const ParityCase& c = GetParam();
+  const PointCloud& cloud = scene_cloud(c.scene, 300'000);
+  RenderSettings rs;
+  rs.width = c.width;
+  rs.height = c.height;
+  rs.point_size = c.point_size;
+  rs.background = kBackground;
+  const Camera cam = make_camera(c.camera, c.scene, cloud, double(c.width) / double(c.height));
+  Frame f;
+  render_both(*gpu, cloud, cam, rs, f);
+  expect_same(f, case_name({c, 0}));
+  const size_t drawn = test::count_drawn(f.gpu, kBackground);
+  if (c.camera == "away") {
+    EXPECT_EQ(drawn, 0u) << "a camera looking away from the cloud draws nothing";
+  } else {
+    EXPECT_GT(drawn, 0u) << "the case must draw something to prove parity";
+  }
+  EXPECT_EQ(f.gpu_stats.points_drawn, cloud.size());
+}
+
+std::vector<ParityCase> parity_cases() {
+  std::vector<ParityCase> v;
+  const int sizes[][3] = {{1023, 769, 1}, {640, 480, 3}, {1, 1, 1}, {1, 1, 3}, {1920, 1080, 1}};
+  for (const char* scene : {"cube", "terrain", "galaxy"})
+    for (const char* cam : {"scene", "inside", "far", "away", "behind"})
+      for (const auto& s : sizes) {
+        // 1x1 only draws where the centre ray hits: keep it to cameras that look at the cloud.
+        if (s[0] == 1 && (std::string(cam) == "away" || std::string(cam) == "far")) continue;
+        if (s[0] == 1 && std::string(scene) != "cube") continue;
+        v.push_back({scene, cam, s[0], s[1], s[2]});
+      }
+  v.push_back({"terrain", "scene", 800, 600, 4});  // even sizes put the point off centre
+  v.push_back({"galaxy", "scene", 333, 177, 2});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, Parity, testing::ValuesIn(parity_cases()), case_name);
+
+// ------------------------------------------------------------------ focused cases
+
+TEST(CudaRenderer, ReportsDeviceAndMemory) {
+  PR_REQUIRE_GPU(gpu);
+  EXPECT_EQ(gpu->name(), "gpu");
+  EXPECT_NE(gpu->device_name().find("sm_"), std::string::npos) << gpu->device_name();
+  std::string err;
+  ASSERT_TRUE(gpu->set_cloud(scene_cloud("cube", 100'000), &err)) << err;
+  EXPECT_GE(gpu->memory_bytes(), 100'000u * 16u);
+}
+
+TEST(CudaRenderer, SubsetCountsMatchCpu) {
+  PR_REQUIRE_GPU(gpu);
+  const PointCloud& cloud = scene_cloud("terrain", 300'000);
+  const Camera cam = make_camera("scene", "terrain", cloud, 4.0 / 3.0);
+  std::string err;
+  ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+  for (uint64_t count : {uint64_t{100'000}, uint64_t{299'999}, uint64_t{7}, uint64_t{1},
+                         uint64_t{0}, uint64_t{1'000'000}}) {
+    RenderSettings rs;
+    rs.width = 640;
+    rs.height = 480;
+    rs.background = kBackground;
+    rs.point_count = count;
+    Frame f;
+    render_both(*gpu, cloud, cam, rs, f, /*upload=*/false);
+    expect_same(f, "count " + std::to_string(count));
+    EXPECT_EQ(f.gpu_stats.points_drawn, effective_count(cloud.size(), count));
+    if (count >= 100'000) {
+      EXPECT_GT(test::count_drawn(f.gpu, kBackground), 1000u);
+    }
+    if (count == 0) {
+      EXPECT_EQ(test::count_drawn(f.gpu, kBackground), 0u);
+    }
+  }
+}
+
+TEST(CudaRenderer, EqualDepthsResolveToTheLowestIndex) {
+  PR_REQUIRE_GPU(gpu);
+  // 50 positions on a grid, each used by 40 points of different colors, shuffled: many exactly
+  // equal depths per pixel, so only the index tie-break decides the winner.
+  PointCloud cloud;
+  const int kPositions = 50, kCopies = 40;
+  cloud.resize(size_t(kPositions) * kCopies);
+  std::vector<int> first(kPositions, -1);
+  uint32_t state = 12345;
+  for (int i = 0; i < kPositions * kCopies; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const int k = int((state >> 8) % kPositions);
+    cloud.positions[i] = Float3{float(k % 10) - 4.5f, float(k / 10) - 2.0f, 0.0f};
+    cloud.colors[i] = rgba(uint8_t(i), uint8_t(i >> 8), uint8_t(k), 255);
+    if (first[k] < 0) first[k] = i;
+  }
+  Camera cam;  // at (0, 0, 10) looking along +z; the points are behind... turn around
+  cam.position = {0.0, 0.0, -10.0};
+  RenderSettings rs;
+  rs.width = 320;
+  rs.height = 240;
+  rs.background = kBackground;
+  Frame f;
+  render_both(*gpu, cloud, cam, rs, f);
+  expect_same(f, "ties");
+  // Independently of the CPU: each used position shows its lowest-index point's color.
+  const ProjParams p = cam.params(rs.width, rs.height, cloud.origin);
+  int checked = 0;
+  for (int k = 0; k < kPositions; ++k) {
+    if (first[k] < 0) continue;
+    const Float3 v = cloud.positions[size_t(first[k])];
+    int ix, iy;
+    uint64_t key;
+    ASSERT_TRUE(project_to_pixel(p, v.x, v.y, v.z, 0, ix, iy, key));
+    EXPECT_EQ(f.gpu.at(ix, iy), cloud.colors[size_t(first[k])]) << "position " << k;
+    ++checked;
+  }
+  EXPECT_GT(checked, 40);
+}
+
+TEST(CudaRenderer, NanAndInfinitePointsDrawNothingAndBreakNothing) {
+  PR_REQUIRE_GPU(gpu);
+  PointCloud cloud = make_scene("cube", 200'000);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float bad[] = {nan, inf, -inf, 3.0e38f, -3.0e38f, 1e-45f};
+  for (size_t i = 0; i < cloud.size(); i += 5) {
+    Float3& v = cloud.positions[i];
+    const float b = bad[(i / 5) % 6];
+    switch ((i / 30) % 4) {
+      case 0:
+        v.x = b;
+        break;
+      case 1:
+        v.y = b;
+        break;
+      case 2:
+        v.z = b;
+        break;
+      default:
+        v = Float3{b, b, b};
+    }
+  }
+  RenderSettings rs;
+  rs.width = 1023;
+  rs.height = 769;
+  rs.background = kBackground;
+  Frame f;
+  render_both(*gpu, cloud, Camera{}, rs, f);
+  expect_same(f, "nan/inf");
+  EXPECT_GT(test::count_drawn(f.gpu, kBackground), 10'000u);
+  // Every point bad: only background.
+  PointCloud all_bad = make_scene("cube", 10'000);
+  for (auto& v : all_bad.positions) v = Float3{nan, inf, -inf};
+  render_both(*gpu, all_bad, Camera{}, rs, f);
+  expect_same(f, "all bad");
+  EXPECT_EQ(test::count_drawn(f.gpu, kBackground), 0u);
+}
+
+TEST(CudaRenderer, EmptyCloudAndNoCloudDrawTheBackground) {
+  PR_REQUIRE_GPU(gpu);
+  RenderSettings rs;
+  rs.width = 64;
+  rs.height = 48;
+  rs.background = kBackground;
+  Image img;
+  FrameStats st;
+  std::string err;
+  ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;  // before any set_cloud
+  EXPECT_EQ(img.width, 64);
+  EXPECT_EQ(test::count_drawn(img, kBackground), 0u);
+  PointCloud empty;
+  ASSERT_TRUE(gpu->set_cloud(empty, &err)) << err;
+  img.rgba.assign(img.rgba.size(), 0u);
+  ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
+  EXPECT_EQ(test::count_drawn(img, kBackground), 0u);
+  EXPECT_EQ(st.points_drawn, 0u);
+}
+
+TEST(CudaRenderer, ZeroAndNegativeSizes) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  ASSERT_TRUE(gpu->set_cloud(scene_cloud("cube", 100'000), &err)) << err;
+  RenderSettings rs;
+  rs.width = 0;
+  rs.height = 480;
+  Image img;
+  FrameStats st;
+  EXPECT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;  // a minimized window
+  EXPECT_EQ(img.pixel_count(), 0u);
+  rs.width = -5;
+  err.clear();
+  EXPECT_FALSE(gpu->render(Camera{}, rs, img, st, &err));
+  EXPECT_FALSE(err.empty());
+}
+
+TEST(CudaRenderer, ResizesAndNewCloudsBetweenFrames) {
+  PR_REQUIRE_GPU(gpu);
+  const int sizes[][2] = {{640, 480}, {320, 200}, {640, 480}, {1, 1}, {1023, 769}, {640, 480}};
+  int step = 0;
+  for (const auto& s : sizes) {
+    // Alternate clouds (smaller after bigger reuses the allocation; bigger after smaller grows it).
+    const PointCloud& cloud =
+        scene_cloud(step % 2 ? "galaxy" : "cube", step % 2 ? 150'000 : 300'000);
+    RenderSettings rs;
+    rs.width = s[0];
+    rs.height = s[1];
+    rs.background = kBackground;
+    const Camera cam = make_camera("scene", step % 2 ? "galaxy" : "cube", cloud, 1.0);
+    Frame f;
+    render_both(*gpu, cloud, cam, rs, f);
+    expect_same(f, "step " + std::to_string(step));
+    // And a second frame of the same: the fused clear must leave an empty visibility buffer.
+    Frame g;
+    render_both(*gpu, cloud, cam, rs, g, /*upload=*/false);
+    expect_same(g, "step " + std::to_string(step) + " again");
+    ++step;
+  }
+}
+
+TEST(CudaRenderer, DepthMatchesCpuBitForBit) {
+  PR_REQUIRE_GPU(gpu);
+  const PointCloud& cloud = scene_cloud("terrain", 300'000);
+  RenderSettings rs;
+  rs.width = 800;
+  rs.height = 600;
+  rs.want_depth = true;
+  Frame f;
+  render_both(*gpu, cloud, make_camera("scene", "terrain", cloud, 4.0 / 3.0), rs, f);
+  expect_same(f, "depth frame");
+  ASSERT_EQ(f.gpu.depth.size(), f.cpu.depth.size());
+  ASSERT_EQ(f.gpu.depth.size(), size_t(800 * 600));
+  EXPECT_EQ(std::memcmp(f.gpu.depth.data(), f.cpu.depth.data(), f.cpu.depth.size() * sizeof(float)),
+            0);
+  size_t finite = 0;
+  for (float d : f.gpu.depth) finite += std::isfinite(d);
+  EXPECT_GT(finite, 1000u);
+}
+
+TEST(CudaRenderer, OutOfDeviceMemoryFailsCleanlyAndKeepsWorking) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  // 2^40 points = 16 TiB: no device has that; cudaMalloc fails and must leave no sticky error.
+  EXPECT_FALSE(gpu->reserve_points(uint64_t{1} << 40, &err));
+  EXPECT_NE(err.find("out of GPU memory"), std::string::npos) << err;
+  EXPECT_NE(err.find("GiB"), std::string::npos) << err;
+  // No cloud now: the background, no crash.
+  RenderSettings rs;
+  rs.width = 320;
+  rs.height = 240;
+  rs.background = kBackground;
+  Image img;
+  FrameStats st;
+  ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
+  EXPECT_EQ(test::count_drawn(img, kBackground), 0u);
+  // A cloud that fits is accepted afterwards and renders like the CPU.
+  Frame f;
+  render_both(*gpu, scene_cloud("cube", 100'000), Camera{}, rs, f);
+  expect_same(f, "after out of memory");
+  EXPECT_GT(test::count_drawn(f.gpu, kBackground), 1000u);
+}
+
+TEST(CudaRenderer, StageTimesAreMeasured) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  ASSERT_TRUE(gpu->set_cloud(scene_cloud("cube", 300'000), &err)) << err;
+  RenderSettings rs;
+  rs.width = 640;
+  rs.height = 480;
+  Image img;
+  FrameStats st;
+  ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
+  EXPECT_GT(st.raster_ms, 0.0);
+  EXPECT_GT(st.resolve_ms, 0.0);
+  EXPECT_GT(st.copy_ms, 0.0);
+  EXPECT_GE(st.total_ms, st.raster_ms);
+}
+
+}  // namespace
+}  // namespace pr
