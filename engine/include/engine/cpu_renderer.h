@@ -9,6 +9,9 @@
 
 namespace pr {
 
+/// Side of the CPU renderer's occupancy tiles, in pixels.
+constexpr int kTile = 8;
+
 class CpuRenderer final : public Renderer {
  public:
   explicit CpuRenderer(unsigned threads = 0);
@@ -16,7 +19,9 @@ class CpuRenderer final : public Renderer {
   bool set_cloud(const PointCloud& cloud, std::string* error) override;
   bool render(const Camera& camera, const RenderSettings& settings, Image& out, FrameStats& stats,
               std::string* error) override;
-  size_t memory_bytes() const override { return keys_.capacity() * sizeof(uint64_t); }
+  size_t memory_bytes() const override {
+    return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity();
+  }
   unsigned threads() const { return threads_; }
 
   /// The visibility buffer of the last frame (W*H keys, kEmptyKey where empty). For tests.
@@ -25,7 +30,14 @@ class CpuRenderer final : public Renderer {
  private:
   unsigned threads_;
   const PointCloud* cloud_ = nullptr;
+  // The visibility buffer, kept all-empty between frames: the resolve pass resets every pixel it
+  // reads, so there is no separate clear pass.
   std::vector<uint64_t> keys_;
+  // One flag per kTile x kTile screen tile: set when a point lands in it. The resolve pass fills
+  // untouched tiles with the background without reading their keys, so a frame costs in
+  // proportion to the covered area (most of the seed's cube lies outside its narrow view).
+  std::vector<uint8_t> tile_dirty_;
+  int tiles_x_ = 0, tiles_y_ = 0, keys_w_ = 0, keys_h_ = 0;
 };
 
 /// Resolves one visibility-buffer key to a pixel color: the winning point's color, or the

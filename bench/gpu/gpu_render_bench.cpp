@@ -1,0 +1,266 @@
+// gpu_render_bench: times the CUDA renderer at 1080p (by default) over point counts, point order
+// (the generator's random order, or sorted along a Morton curve) and cameras (overview: the whole
+// cloud in view; inside: the scene's own camera, for the cube the seed's camera inside it).
+// Before timing each cloud, the GPU image is checked against the CPU renderer's on a small frame.
+//
+//   gpu_render_bench [--scene cube] [--points 1e5,1e6,1e7,1e8,1e9] [--width 1920 --height 1080]
+//                    [--frames 50] [--orders random,morton] [--cameras overview,inside] [--json]
+//
+// Columns: the device time of a frame as the interop path runs it (clear + raster + resolve,
+// CUDA events; median and the spread p10..p90 over --frames after warm-up), the render() time
+// with its device-to-host copy (the fallback/headless path), points/s, device bytes per point,
+// and the fraction of the measured device copy bandwidth the raster's 12-byte point reads reach.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/cpu_renderer.h"
+#include "engine/parallel.h"
+#include "engine/scenes.h"
+#include "kernels/cuda_renderer.h"
+
+namespace {
+
+using namespace pr;
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ',')) v.push_back(t);
+  return v;
+}
+
+uint64_t parse_count(const std::string& s) { return uint64_t(std::strtod(s.c_str(), nullptr)); }
+
+double pct(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[size_t(q * double(v.size() - 1) + 0.5)];
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second) on 2 GiB buffers.
+double copy_bandwidth() {
+  const size_t bytes = size_t(1) << 31;
+  void *a = nullptr, *b = nullptr;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    cudaFree(a);
+    return 0.0;
+  }
+  cudaMemset(a, 1, bytes);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  std::vector<double> t;
+  for (int i = 0; i < 12; ++i) {
+    cudaEventRecord(e0);
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    if (i >= 2) t.push_back(ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * double(bytes) / (pct(t, 0.5) * 1e-3);
+}
+
+/// Sorts the cloud along a Morton (Z-order) curve of its bounding box, 10 bits per axis: spatially
+/// coherent order, as a file from a scanner or an octree would have.
+void morton_sort(PointCloud& c) {
+  const Bounds b = c.local_bounds();
+  const glm::dvec3 lo = b.min, ext = glm::max(b.size(), glm::dvec3(1e-9));
+  auto spread = [](uint32_t v) {
+    v &= 0x3ff;
+    v = (v | (v << 16)) & 0x030000ff;
+    v = (v | (v << 8)) & 0x0300f00f;
+    v = (v | (v << 4)) & 0x030c30c3;
+    v = (v | (v << 2)) & 0x09249249;
+    return v;
+  };
+  const size_t n = c.size();
+  std::vector<uint64_t> keyed(n);  // morton << 32 | index
+  parallel_for(n, [&](size_t s, size_t e) {
+    for (size_t i = s; i < e; ++i) {
+      const Float3 p = c.positions[i];
+      auto q = [&](float v, int a) {
+        const double t = (double(v) - lo[a]) / ext[a];
+        return uint32_t(std::clamp(t, 0.0, 1.0) * 1023.0);
+      };
+      const uint32_t m = spread(q(p.x, 0)) | (spread(q(p.y, 1)) << 1) | (spread(q(p.z, 2)) << 2);
+      keyed[i] = (uint64_t(m) << 32) | i;
+    }
+  });
+  // Parallel sort: sort chunks, then merge pairwise.
+  const unsigned t = default_threads();
+  const size_t chunk = (n + t - 1) / t;
+  parallel_for(t, [&](size_t s, size_t e) {
+    for (size_t k = s; k < e; ++k) {
+      const size_t a = std::min(n, k * chunk), z = std::min(n, (k + 1) * chunk);
+      std::sort(keyed.begin() + long(a), keyed.begin() + long(z));
+    }
+  }, t, 1);
+  for (size_t w = chunk; w < n; w *= 2)
+    parallel_for((n + 2 * w - 1) / (2 * w), [&](size_t s, size_t e) {
+      for (size_t k = s; k < e; ++k) {
+        const size_t a = k * 2 * w, m = std::min(n, a + w), z = std::min(n, a + 2 * w);
+        std::inplace_merge(keyed.begin() + long(a), keyed.begin() + long(m),
+                           keyed.begin() + long(z));
+      }
+    }, t, 1);
+  PodVector<Float3> pos(n);
+  PodVector<uint32_t> col(n);
+  parallel_for(n, [&](size_t s, size_t e) {
+    for (size_t i = s; i < e; ++i) {
+      const size_t j = size_t(keyed[i] & 0xffffffffu);
+      pos[i] = c.positions[j];
+      col[i] = c.colors[j];
+    }
+  });
+  c.positions.swap(pos);
+  c.colors.swap(col);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string scene = "cube";
+  std::vector<std::string> counts = {"1e5", "1e6", "1e7", "1e8"};
+  std::vector<std::string> orders = {"random"}, cameras = {"overview", "inside"};
+  int width = 1920, height = 1080, frames = 50, check_max = 0;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "gpu_render_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--scene") scene = next();
+    else if (a == "--points") counts = split(next());
+    else if (a == "--orders") orders = split(next());
+    else if (a == "--cameras") cameras = split(next());
+    else if (a == "--width") width = std::atoi(next().c_str());
+    else if (a == "--height") height = std::atoi(next().c_str());
+    else if (a == "--frames") frames = std::atoi(next().c_str());
+    else if (a == "--check-max") check_max = std::atoi(next().c_str());
+    else if (a == "--json") json = true;
+    else {
+      std::fprintf(stderr, "usage: gpu_render_bench [--scene S] [--points 1e5,1e6,...] "
+                           "[--orders random,morton] [--cameras overview,inside] [--width W] "
+                           "[--height H] [--frames N] [--json]\n");
+      return 2;
+    }
+  }
+  (void)check_max;
+  std::string why;
+  auto gpu = make_cuda_renderer(&why);
+  if (!gpu) {
+    std::fprintf(stderr, "gpu_render_bench: no CUDA renderer: %s\n", why.c_str());
+    return 1;
+  }
+  const double bw = copy_bandwidth();
+  if (!json)
+    std::printf("device %s, device-to-device copy %.2f TB/s (read+write), %dx%d, %d frames\n",
+                gpu->device_name().c_str(), bw * 1e-12, width, height, frames);
+  if (json) std::printf("[\n");
+  bool first_row = true;
+  int failures = 0;
+  for (const std::string& cs : counts) {
+    const uint64_t n = parse_count(cs);
+    Stopwatch gen;
+    PointCloud cloud = make_scene(scene, n);
+    const double gen_ms = gen.ms();
+    for (const std::string& order : orders) {
+      if (order == "morton") morton_sort(cloud);
+      Stopwatch up;
+      if (!gpu->set_cloud(cloud, &why)) {
+        std::fprintf(stderr, "gpu_render_bench: %s %s: %s\n", cs.c_str(), order.c_str(),
+                     why.c_str());
+        ++failures;
+        continue;
+      }
+      const double upload_ms = up.ms();
+      if (!json)
+        std::printf("# %s %llu points (%s): generated in %.0f ms, uploaded in %.0f ms\n",
+                    scene.c_str(), (unsigned long long)n, order.c_str(), gen_ms, upload_ms);
+      for (const std::string& camname : cameras) {
+        Camera cam = scene_camera(scene, cloud);
+        if (camname == "overview") cam.frame(cloud.world_bounds(), double(width) / height);
+        // Correctness first: the GPU image equals the CPU's on a small frame.
+        std::string check = "skipped";
+        if (n <= 200'000'000ull) {
+          auto cpu = make_cpu_renderer();
+          RenderSettings small;
+          small.width = 320;
+          small.height = 180;
+          Image a, b;
+          FrameStats s1, s2;
+          cpu->set_cloud(cloud, &why);
+          if (!cpu->render(cam, small, a, s1, &why) || !gpu->render(cam, small, b, s2, &why)) {
+            std::fprintf(stderr, "gpu_render_bench: check render failed: %s\n", why.c_str());
+            return 1;
+          }
+          size_t diff = 0;
+          for (size_t i = 0; i < a.rgba.size(); ++i) diff += a.rgba[i] != b.rgba[i];
+          check = diff == 0 ? "ok" : "FAIL(" + std::to_string(diff) + " px)";
+          if (diff) ++failures;
+        }
+        RenderSettings rs;
+        rs.width = width;
+        rs.height = height;
+        Image img;
+        std::vector<double> dev, host, raster;
+        for (int f = 0; f < frames + 5; ++f) {
+          FrameStats st;
+          if (!gpu->render(cam, rs, img, st, &why)) {
+            std::fprintf(stderr, "gpu_render_bench: frame failed: %s\n", why.c_str());
+            return 1;
+          }
+          if (f < 5) continue;  // warm-up
+          dev.push_back(st.clear_ms + st.raster_ms + st.resolve_ms);
+          raster.push_back(st.raster_ms);
+          host.push_back(st.total_ms);
+        }
+        const double med = pct(dev, 0.5);
+        const double gpts = double(n) / (med * 1e-3) * 1e-9;
+        const double bpp = double(gpu->memory_bytes() - size_t(width) * height * 12) / double(n);
+        const double frac = bw > 0 ? (double(n) * 12.0 / (pct(raster, 0.5) * 1e-3)) / bw : 0.0;
+        if (json) {
+          std::printf("%s  {\"renderer\": \"gpu\", \"scene\": \"%s\", \"points\": %llu, "
+                      "\"order\": \"%s\", \"camera\": \"%s\", \"width\": %d, \"height\": %d, "
+                      "\"frame_ms_median\": %.4f, \"frame_ms_p10\": %.4f, \"frame_ms_p90\": %.4f, "
+                      "\"raster_ms_median\": %.4f, \"render_with_copy_ms_median\": %.4f, "
+                      "\"gpoints_per_s\": %.2f, \"bytes_per_point\": %.1f, "
+                      "\"copy_bw_fraction\": %.3f, \"check\": \"%s\"}",
+                      first_row ? "" : ",\n", scene.c_str(), (unsigned long long)n, order.c_str(),
+                      camname.c_str(), width, height, med, pct(dev, 0.1), pct(dev, 0.9),
+                      pct(raster, 0.5), pct(host, 0.5), gpts, bpp, frac, check.c_str());
+          first_row = false;
+        } else {
+          std::printf("gpu %-6s %11llu %-7s %-8s frame %8.4f ms [p10 %.4f p90 %.4f] raster %8.4f "
+                      "render+copy %8.4f ms  %7.2f G pts/s  %4.1f B/pt  %4.0f%% of copy bw  "
+                      "check %s\n",
+                      scene.c_str(), (unsigned long long)n, order.c_str(), camname.c_str(), med,
+                      pct(dev, 0.1), pct(dev, 0.9), pct(raster, 0.5), pct(host, 0.5), gpts, bpp,
+                      frac * 100.0, check.c_str());
+        }
+        std::fflush(stdout);
+      }
+    }
+  }
+  if (json) std::printf("\n]\n");
+  return failures ? 1 : 0;
+}
