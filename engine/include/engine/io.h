@@ -31,6 +31,23 @@ struct FileInfo {
   double seconds = 0.0;
 };
 
+/// File formats recognised by content. kLaz and kE57 are recognised only to be refused clearly.
+enum class FileFormat { kUnknown, kPly, kLas, kLaz, kPcd, kPts, kXyz, kE57 };
+
+/// Name of a format as --info prints it ("PLY", "LAS", ...; "unknown").
+const char* format_name(FileFormat f);
+
+/// The format of a file from its first bytes (magic numbers, headers) and, for headerless text,
+/// its extension (`name`). Binary garbage with no known signature is kUnknown.
+FileFormat detect_format(const void* data, size_t size, const std::string& name);
+
+/// Parses a file already in memory (`name` is used in messages and for detection). Same contract
+/// as load_point_cloud; used by it after memory-mapping the file, by the fuzz targets and tests.
+/// `format` kUnknown means detect.
+bool parse_point_cloud(const void* data, size_t size, const std::string& name, FileFormat format,
+                       PointCloud& out, FileInfo* info, std::string* error,
+                       LoadProgress* progress = nullptr);
+
 /// Reads `path` into `out` (replacing its contents; on failure `out` is left empty and `error`
 /// holds a one-line message naming the file and the problem). `info` and `progress` may be null.
 bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, std::string* error,

@@ -1,0 +1,85 @@
+#include "io/io_common.h"
+
+#include <cctype>
+
+namespace pr::io {
+
+bool fail(const Input& in, std::string* error, const std::string& message) {
+  if (error) *error = in.name + ": " + message;
+  return false;
+}
+
+glm::dvec3 choose_origin(const Bounds& s) {
+  if (s.empty) return glm::dvec3(0.0);
+  const double m = std::max({std::abs(s.min.x), std::abs(s.min.y), std::abs(s.min.z),
+                             std::abs(s.max.x), std::abs(s.max.y), std::abs(s.max.z)});
+  if (!std::isfinite(m) || m < 1024.0) return glm::dvec3(0.0);
+  const glm::dvec3 c = s.center();
+  if (!(std::isfinite(c.x) && std::isfinite(c.y) && std::isfinite(c.z))) return glm::dvec3(0.0);
+  return glm::dvec3(std::round(c.x), std::round(c.y), std::round(c.z));
+}
+
+std::vector<size_t> fixed_blocks(size_t n, size_t per) {
+  std::vector<size_t> caps;
+  caps.reserve(n / per + 1);
+  for (size_t b = 0; b < n; b += per) caps.push_back(std::min(per, n - b));
+  return caps;
+}
+
+void finish(const Input& in, Output& out, const Bounds& bounds, Attributes attrs) {
+  PointCloud& c = *out.cloud;
+  const size_t slash = in.name.find_last_of('/');
+  c.name = slash == std::string::npos ? in.name : in.name.substr(slash + 1);
+  FileInfo& fi = *out.info;
+  fi.file = in.name;
+  fi.points = c.size();
+  fi.bounds = bounds;
+  fi.origin = c.origin;
+  fi.has_color = attrs.color;
+  fi.has_intensity = attrs.intensity;
+  fi.has_classification = attrs.classification;
+  if (in.progress) in.progress->fraction.store(1.0);
+}
+
+std::vector<std::pair<size_t, size_t>> split_lines(const char* base, size_t b, size_t e,
+                                                   size_t parts) {
+  std::vector<std::pair<size_t, size_t>> r;
+  if (b >= e) return r;
+  parts = std::max<size_t>(1, std::min(parts, (e - b) / 4096 + 1));
+  const size_t step = (e - b) / parts;
+  size_t s = b;
+  for (size_t k = 1; k <= parts && s < e; ++k) {
+    size_t t = k == parts ? e : std::max(s, b + k * step);
+    if (t < e) {
+      const void* nl = std::memchr(base + t, '\n', e - t);
+      t = nl ? size_t(static_cast<const char*>(nl) - base) + 1 : e;
+    }
+    if (t > s) r.emplace_back(s, t);
+    s = t;
+  }
+  return r;
+}
+
+size_t count_lines(const char* p, const char* e) {
+  size_t n = 0;
+  while (p < e) {
+    const void* nl = std::memchr(p, '\n', size_t(e - p));
+    ++n;
+    if (!nl) break;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+uint8_t clamp_u8(double v) {
+  if (!(v > 0.0)) return 0;
+  if (v >= 255.0) return 255;
+  return uint8_t(v + 0.5);
+}
+
+}  // namespace pr::io

@@ -1,0 +1,234 @@
+// Shared machinery of the format readers: the input view, number parsing, and the parallel
+// point sink that turns decoded double-precision points into the cloud's float positions relative
+// to a double origin, dropping non-finite points, without any per-point allocation.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/io.h"
+#include "engine/parallel.h"
+
+namespace pr::io {
+
+/// The file's bytes and where to report. Readers never read outside [data, data + size).
+struct Input {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  std::string name;
+  LoadProgress* progress = nullptr;
+};
+
+/// What a reader fills in besides the points.
+struct Output {
+  PointCloud* cloud = nullptr;
+  FileInfo* info = nullptr;  // never null inside the readers
+};
+
+/// One decoded point, in the file's own coordinates.
+struct RawPoint {
+  double x, y, z;
+  uint32_t color;
+  float intensity;
+  uint8_t classification;
+};
+
+/// Sets *error to "name: message" and returns false, so readers can `return fail(...)`.
+bool fail(const Input& in, std::string* error, const std::string& message);
+
+/// Which optional attributes the reader will produce.
+struct Attributes {
+  bool color = false, intensity = false, classification = false;
+};
+
+/// The origin for float positions: 0 when the sampled bounds are small (floats keep better than
+/// 0.1 mm within +-1024), else the bounds' centre rounded to a whole unit so that positions up to
+/// some kilometres from it keep millimetres (float's 24-bit mantissa: 1 mm at 8 km).
+glm::dvec3 choose_origin(const Bounds& sample);
+
+/// Decodes up to `capacity` points per block into the cloud in parallel. `produce(block, emit)`
+/// decodes block `block` and calls emit(const RawPoint&) once per point (at most the block's
+/// capacity). Points with non-finite coordinates are dropped; blocks are compacted afterwards.
+/// Checks cancel between blocks and updates progress. Returns false (with message) on cancel or
+/// when produce returns false (it then sets `block_error`).
+class PointSink {
+ public:
+  PointSink(const Input& in, Output& out, Attributes attrs, glm::dvec3 origin)
+      : in_(in), out_(out), attrs_(attrs), origin_(origin) {}
+
+  /// capacities[i]: the most points block i may emit. Allocates their sum.
+  template <class Produce>
+  bool run(const std::vector<size_t>& capacities, Produce&& produce, std::string* error);
+
+  Bounds bounds;  ///< of the kept points, file coordinates
+
+ private:
+  const Input& in_;
+  Output& out_;
+  Attributes attrs_;
+  glm::dvec3 origin_;
+};
+
+/// Emits points of one block into the cloud's arrays, tracking bounds.
+struct BlockWriter {
+  Float3* pos;
+  uint32_t* col;
+  float* inten;
+  uint8_t* cls;
+  size_t begin, cap, n = 0;
+  glm::dvec3 origin;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  bool overflow = false;
+
+  inline void operator()(const RawPoint& p) {
+    if (!(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z))) return;
+    if (n == cap) {
+      overflow = true;
+      return;
+    }
+    const size_t i = begin + n++;
+    pos[i] = Float3{float(p.x - origin.x), float(p.y - origin.y), float(p.z - origin.z)};
+    col[i] = p.color;
+    if (inten) inten[i] = p.intensity;
+    if (cls) cls[i] = p.classification;
+    lo[0] = std::min(lo[0], p.x), lo[1] = std::min(lo[1], p.y), lo[2] = std::min(lo[2], p.z);
+    hi[0] = std::max(hi[0], p.x), hi[1] = std::max(hi[1], p.y), hi[2] = std::max(hi[2], p.z);
+  }
+};
+
+template <class Produce>
+bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::string* error) {
+  PointCloud& c = *out_.cloud;
+  const size_t nb = caps.size();
+  std::vector<size_t> start(nb + 1, 0);
+  for (size_t b = 0; b < nb; ++b) start[b + 1] = start[b] + caps[b];
+  const size_t total = start[nb];
+  c.resize(total);
+  if (attrs_.intensity) c.intensity.resize(total);
+  if (attrs_.classification) c.classification.resize(total);
+  std::vector<size_t> kept(nb, 0);
+  std::vector<Bounds> bb(nb);
+  std::vector<std::string> errs(nb);
+  std::atomic<size_t> next{0}, done{0};
+  std::atomic<bool> stop{false};
+  const unsigned threads = unsigned(std::min<size_t>(default_threads(), std::max<size_t>(nb, 1)));
+  parallel_for(threads, [&](size_t, size_t) {
+    for (;;) {
+      const size_t b = next.fetch_add(1);
+      if (b >= nb || stop.load(std::memory_order_relaxed)) return;
+      if (in_.progress && in_.progress->cancel.load(std::memory_order_relaxed)) {
+        stop = true;
+        errs[b] = "cancelled";
+        return;
+      }
+      BlockWriter w{c.positions.data(),
+                    c.colors.data(),
+                    attrs_.intensity ? c.intensity.data() : nullptr,
+                    attrs_.classification ? c.classification.data() : nullptr,
+                    start[b],
+                    caps[b],
+                    0,
+                    origin_};
+      if (!produce(b, w, errs[b]) || w.overflow) {
+        if (errs[b].empty()) errs[b] = "more points than the header declares";
+        stop = true;
+        return;
+      }
+      kept[b] = w.n;
+      if (w.n) {
+        bb[b].extend(glm::dvec3(w.lo[0], w.lo[1], w.lo[2]));
+        bb[b].extend(glm::dvec3(w.hi[0], w.hi[1], w.hi[2]));
+      }
+      const size_t d = done.fetch_add(1) + 1;
+      if (in_.progress) in_.progress->fraction.store(double(d) / double(nb));
+    }
+  }, threads, 1);
+  for (size_t b = 0; b < nb; ++b) {
+    if (!errs[b].empty()) {
+      *out_.cloud = PointCloud{};
+      return fail(in_, error, errs[b]);
+    }
+  }
+  // Compact: move each block's kept points down behind the previous blocks'.
+  size_t w = 0;
+  for (size_t b = 0; b < nb; ++b) {
+    if (w != start[b] && kept[b]) {
+      std::memmove(&c.positions[w], &c.positions[start[b]], kept[b] * sizeof(Float3));
+      std::memmove(&c.colors[w], &c.colors[start[b]], kept[b] * sizeof(uint32_t));
+      if (attrs_.intensity)
+        std::memmove(&c.intensity[w], &c.intensity[start[b]], kept[b] * sizeof(float));
+      if (attrs_.classification)
+        std::memmove(&c.classification[w], &c.classification[start[b]], kept[b]);
+    }
+    w += kept[b];
+    bounds.extend(bb[b]);
+  }
+  if (w != total) {
+    c.positions.resize(w);
+    c.colors.resize(w);
+    if (attrs_.intensity) c.intensity.resize(w);
+    if (attrs_.classification) c.classification.resize(w);
+  }
+  c.origin = origin_;
+  return true;
+}
+
+/// Splits n records into blocks of at most `per` records.
+std::vector<size_t> fixed_blocks(size_t n, size_t per = size_t(1) << 16);
+
+/// Fills in the cloud's and info's common fields after a reader succeeded.
+void finish(const Input& in, Output& out, const Bounds& bounds, Attributes attrs);
+
+// ---- text helpers ----
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+inline bool is_sep(char c) { return is_space(c) || c == ',' || c == ';'; }
+
+/// Parses a number at [p, e) (a leading '+' allowed); returns the end or nullptr.
+inline const char* parse_double(const char* p, const char* e, double& v) {
+  if (p < e && *p == '+') ++p;
+  auto r = std::from_chars(p, e, v);
+  if (r.ec != std::errc()) {
+    if (r.ec == std::errc::result_out_of_range && r.ptr != p) {
+      v = (*p == '-') ? -INFINITY : INFINITY;
+      return r.ptr;
+    }
+    return nullptr;
+  }
+  return r.ptr;
+}
+
+/// Splits a line into up to `max` number tokens separated by spaces, tabs, commas or semicolons.
+/// Returns the count of tokens, or -1 when a token is not a number.
+inline int parse_numbers(const char* p, const char* e, double* out, int max) {
+  int n = 0;
+  for (;;) {
+    while (p < e && is_sep(*p)) ++p;
+    if (p >= e) return n;
+    double v;
+    const char* q = parse_double(p, e, v);
+    if (!q || (q < e && !is_sep(*q))) return -1;
+    if (n < max) out[n] = v;
+    ++n;
+    p = q;
+  }
+}
+
+/// Splits [b, e) into about `parts` pieces at line starts.
+std::vector<std::pair<size_t, size_t>> split_lines(const char* base, size_t b, size_t e,
+                                                   size_t parts);
+
+/// Number of '\n'-terminated lines in [p, e) (a last line without '\n' counts).
+size_t count_lines(const char* p, const char* e);
+
+std::string lower(std::string s);
+
+uint8_t clamp_u8(double v);
+
+}  // namespace pr::io

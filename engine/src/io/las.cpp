@@ -1,0 +1,144 @@
+// LAS 1.0 to 1.4, point formats 0 to 10 (ASPRS LAS specification R15).
+// The header gives the offset to the point data, the record length (which may exceed the
+// format's size: extra bytes) and the count; X, Y, Z are int32 scaled by the header's scale and
+// offset, computed in double. Point records are fixed-size, so blocks decode in parallel.
+#include <cstring>
+
+#include "io/readers.h"
+
+namespace pr::io {
+
+namespace {
+
+template <class T>
+T get(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);  // LAS is little-endian, like the machines we build for
+  return v;
+}
+
+// Bytes of each point format's fields (before any extra bytes).
+constexpr uint16_t kFormatSize[11] = {20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67};
+
+// Offset of R,G,B (uint16 each) per format, or 0 when the format has no color.
+constexpr uint16_t kRgbOffset[11] = {0, 0, 20, 28, 0, 28, 0, 30, 30, 0, 30};
+
+}  // namespace
+
+bool las_is_compressed(const uint8_t* d, size_t n) {
+  if (n < 227) return false;
+  const uint8_t fmt = d[104];
+  if (fmt & 0xC0) return true;
+  // A LASzip VLR ("laszip encoded", record 22204) also marks compressed points.
+  const uint16_t header_size = get<uint16_t>(d + 94);
+  const uint32_t nvlr = get<uint32_t>(d + 100);
+  size_t p = header_size;
+  for (uint32_t i = 0; i < nvlr && i < 1024 && p + 54 <= n; ++i) {
+    if (std::memcmp(d + p + 2, "laszip encoded", 14) == 0 && get<uint16_t>(d + p + 18) == 22204)
+      return true;
+    p += 54 + size_t(get<uint16_t>(d + p + 20));
+  }
+  return false;
+}
+
+bool read_las(const Input& in, Output& out, std::string* error) {
+  const uint8_t* d = in.data;
+  if (in.size < 227) return fail(in, error, "truncated LAS header (" + std::to_string(in.size) + " bytes, need 227)");
+  const int major = d[24], minor = d[25];
+  const uint16_t header_size = get<uint16_t>(d + 94);
+  const uint32_t offset = get<uint32_t>(d + 96);
+  const uint8_t fmt = d[104] & 0x3F;
+  const uint16_t rec = get<uint16_t>(d + 105);
+  uint64_t count = get<uint32_t>(d + 107);
+  if (major != 1 || minor > 4)
+    return fail(in, error, "unsupported LAS version " + std::to_string(major) + "." +
+                               std::to_string(minor));
+  if (header_size < 227 || header_size > in.size)
+    return fail(in, error, "bad LAS header size " + std::to_string(header_size));
+  if (minor >= 4 && header_size >= 375 && in.size >= 375) {
+    const uint64_t count64 = get<uint64_t>(d + 247);
+    if (count == 0 || count64 > count) count = count64;
+  }
+  if (fmt > 10) return fail(in, error, "unsupported LAS point format " + std::to_string(fmt));
+  if (rec < kFormatSize[fmt])
+    return fail(in, error, "LAS record length " + std::to_string(rec) + " is shorter than point format " +
+                               std::to_string(fmt) + " needs (" + std::to_string(kFormatSize[fmt]) + ")");
+  if (offset < header_size || offset > in.size)
+    return fail(in, error, "bad LAS offset to point data " + std::to_string(offset));
+  const uint64_t avail = (in.size - offset) / rec;
+  if (count > avail)
+    return fail(in, error, "the header declares " + std::to_string(count) + " points but the file holds " +
+                               std::to_string(avail) + " (truncated?)");
+  if (count == 0) return fail(in, error, "the file holds no points");
+  const double sx = get<double>(d + 131), sy = get<double>(d + 139), sz = get<double>(d + 147);
+  const double ox = get<double>(d + 155), oy = get<double>(d + 163), oz = get<double>(d + 171);
+  if (!(std::isfinite(sx) && std::isfinite(sy) && std::isfinite(sz) && std::isfinite(ox) &&
+        std::isfinite(oy) && std::isfinite(oz)) || sx == 0.0 || sy == 0.0 || sz == 0.0)
+    return fail(in, error, "bad LAS scale or offset in the header");
+
+  const uint8_t* base = d + offset;
+  const uint16_t rgb = kRgbOffset[fmt];
+  const bool extended = fmt >= 6;
+  auto xyz = [&](size_t i, double& x, double& y, double& z) {
+    const uint8_t* r = base + i * rec;
+    x = double(get<int32_t>(r)) * sx + ox;
+    y = double(get<int32_t>(r + 4)) * sy + oy;
+    z = double(get<int32_t>(r + 8)) * sz + oz;
+  };
+  Bounds sample;
+  const size_t step = std::max<size_t>(1, size_t(count / 4096));
+  for (size_t i = 0; i < count; i += step) {
+    double x, y, z;
+    xyz(i, x, y, z);
+    sample.extend({x, y, z});
+  }
+  Attributes attrs{rgb != 0, true, true};
+  PointSink sink(in, out, attrs, choose_origin(sample));
+  // Colors are 16-bit by the specification, but many writers store 8-bit values: decode as 16-bit
+  // (high byte) and remember the largest channel; if it never exceeds 255, redo the colors as 8-bit.
+  std::atomic<uint32_t> max_channel{0};
+  const bool ok = sink.run(fixed_blocks(size_t(count)), [&](size_t b, BlockWriter& w, std::string&) {
+    const size_t i0 = b << 16, i1 = std::min<size_t>(size_t(count), i0 + (size_t(1) << 16));
+    uint32_t mx = 0;
+    for (size_t i = i0; i < i1; ++i) {
+      const uint8_t* r = base + i * rec;
+      RawPoint p;
+      xyz(i, p.x, p.y, p.z);
+      p.intensity = float(get<uint16_t>(r + 12));
+      p.classification = extended ? r[16] : uint8_t(r[15] & 0x1F);
+      if (rgb) {
+        const uint16_t cr = get<uint16_t>(r + rgb), cg = get<uint16_t>(r + rgb + 2),
+                       cb = get<uint16_t>(r + rgb + 4);
+        mx = std::max<uint32_t>(mx, std::max(cr, std::max(cg, cb)));
+        p.color = rgba(uint8_t(cr >> 8), uint8_t(cg >> 8), uint8_t(cb >> 8));
+      } else {
+        p.color = rgba(255, 255, 255);
+      }
+      w(p);
+    }
+    uint32_t cur = max_channel.load();
+    while (mx > cur && !max_channel.compare_exchange_weak(cur, mx)) {
+    }
+    return true;
+  }, error);
+  if (!ok) return false;
+  if (rgb && max_channel.load() <= 255 && out.cloud->size() == count) {
+    // Coordinates were all finite integers times finite scales, so no point was dropped and
+    // cloud index i is record i.
+    PointCloud& c = *out.cloud;
+    parallel_for(c.size(), [&](size_t i0, size_t i1) {
+      for (size_t i = i0; i < i1; ++i) {
+        const uint8_t* r = base + i * rec + rgb;
+        c.colors[i] = rgba(uint8_t(get<uint16_t>(r)), uint8_t(get<uint16_t>(r + 2)),
+                           uint8_t(get<uint16_t>(r + 4)));
+      }
+    }, 0, 1 << 16);
+  }
+  out.info->format = "LAS";
+  out.info->version = std::to_string(major) + "." + std::to_string(minor) + " format " +
+                      std::to_string(fmt);
+  finish(in, out, sink.bounds, attrs);
+  return true;
+}
+
+}  // namespace pr::io

@@ -1,0 +1,472 @@
+// PLY (Stanford polygon format): ascii, binary_little_endian and binary_big_endian 1.0.
+// The header lists elements in file order, each with scalar or list properties; we read the
+// `vertex` element wherever it is, skipping the elements before it (faces, edges, ...). A vertex
+// element of scalar properties has a fixed record size, so binary files decode in parallel blocks.
+#include <cstring>
+#include <string_view>
+
+#include "io/readers.h"
+
+namespace pr::io {
+
+namespace {
+
+enum class Scalar : uint8_t { kI8, kU8, kI16, kU16, kI32, kU32, kF32, kF64 };
+
+bool scalar_from_name(const std::string& n, Scalar& s) {
+  static const struct {
+    const char* name;
+    Scalar s;
+  } kNames[] = {{"char", Scalar::kI8},    {"int8", Scalar::kI8},     {"uchar", Scalar::kU8},
+                {"uint8", Scalar::kU8},   {"short", Scalar::kI16},   {"int16", Scalar::kI16},
+                {"ushort", Scalar::kU16}, {"uint16", Scalar::kU16},  {"int", Scalar::kI32},
+                {"int32", Scalar::kI32},  {"uint", Scalar::kU32},    {"uint32", Scalar::kU32},
+                {"float", Scalar::kF32},  {"float32", Scalar::kF32}, {"double", Scalar::kF64},
+                {"float64", Scalar::kF64}};
+  for (const auto& k : kNames)
+    if (n == k.name) {
+      s = k.s;
+      return true;
+    }
+  return false;
+}
+
+size_t scalar_size(Scalar s) {
+  switch (s) {
+    case Scalar::kI8:
+    case Scalar::kU8: return 1;
+    case Scalar::kI16:
+    case Scalar::kU16: return 2;
+    case Scalar::kI32:
+    case Scalar::kU32:
+    case Scalar::kF32: return 4;
+    case Scalar::kF64: return 8;
+  }
+  return 1;
+}
+
+template <class T>
+inline T load(const uint8_t* p, bool swap) {
+  uint8_t b[sizeof(T)];
+  std::memcpy(b, p, sizeof(T));
+  if (swap) std::reverse(b, b + sizeof(T));
+  T v;
+  std::memcpy(&v, b, sizeof(T));
+  return v;
+}
+
+inline double read_scalar(const uint8_t* p, Scalar s, bool swap) {
+  switch (s) {
+    case Scalar::kI8: return double(int8_t(*p));
+    case Scalar::kU8: return double(*p);
+    case Scalar::kI16: return double(load<int16_t>(p, swap));
+    case Scalar::kU16: return double(load<uint16_t>(p, swap));
+    case Scalar::kI32: return double(load<int32_t>(p, swap));
+    case Scalar::kU32: return double(load<uint32_t>(p, swap));
+    case Scalar::kF32: return double(load<float>(p, swap));
+    case Scalar::kF64: return load<double>(p, swap);
+  }
+  return 0.0;
+}
+
+/// 8-bit color channel from a value of the property's type: integers scaled from their range,
+/// floats taken as 0..1.
+inline uint8_t color_channel(double v, Scalar s) {
+  switch (s) {
+    case Scalar::kI8:
+    case Scalar::kU8: return clamp_u8(v);
+    case Scalar::kI16:
+    case Scalar::kU16: return clamp_u8(v / 257.0);
+    case Scalar::kI32:
+    case Scalar::kU32: return clamp_u8(v / 16843009.0);
+    case Scalar::kF32:
+    case Scalar::kF64: return clamp_u8(v * 255.0);
+  }
+  return 0;
+}
+
+struct Prop {
+  std::string name;
+  Scalar type = Scalar::kF32;
+  bool list = false;
+  Scalar count_type = Scalar::kU8;
+  size_t offset = 0;  // in a fixed-size record
+};
+
+struct Element {
+  std::string name;
+  uint64_t count = 0;
+  std::vector<Prop> props;
+  bool fixed = true;
+  size_t stride = 0;
+};
+
+enum { kX, kY, kZ, kR, kG, kB, kA, kI, kC, kFields };
+
+struct Layout {
+  int field[kFields];  // property index per field, -1 when absent
+};
+
+Layout vertex_layout(const Element& v) {
+  Layout l;
+  for (int& f : l.field) f = -1;
+  int scalar_any = -1;
+  for (size_t i = 0; i < v.props.size(); ++i) {
+    const Prop& p = v.props[i];
+    if (p.list) continue;
+    const std::string n = lower(p.name);
+    const int k = int(i);
+    auto set = [&](int f) {
+      if (l.field[f] < 0) l.field[f] = k;
+    };
+    if (n == "x") set(kX);
+    else if (n == "y") set(kY);
+    else if (n == "z") set(kZ);
+    else if (n == "red" || n == "r" || n == "diffuse_red") set(kR);
+    else if (n == "green" || n == "g" || n == "diffuse_green") set(kG);
+    else if (n == "blue" || n == "b" || n == "diffuse_blue") set(kB);
+    else if (n == "alpha" || n == "a" || n == "diffuse_alpha") set(kA);
+    else if (n == "intensity" || n == "scalar_intensity") set(kI);
+    else if (n == "classification" || n == "scalar_classification") set(kC);
+    else if (n.rfind("scalar_", 0) == 0 && scalar_any < 0) scalar_any = k;
+  }
+  if (l.field[kI] < 0) l.field[kI] = scalar_any;
+  return l;
+}
+
+/// Turns the values of one vertex (indexed by property) into a point.
+inline void make_point(const double* val, const Layout& l, const Element& v, RawPoint& p) {
+  p.x = val[l.field[kX]];
+  p.y = val[l.field[kY]];
+  p.z = l.field[kZ] >= 0 ? val[l.field[kZ]] : 0.0;  // 2D files lie in z = 0
+  if (l.field[kR] >= 0) {
+    p.color = rgba(color_channel(val[l.field[kR]], v.props[l.field[kR]].type),
+                   color_channel(val[l.field[kG]], v.props[l.field[kG]].type),
+                   color_channel(val[l.field[kB]], v.props[l.field[kB]].type));
+  } else {
+    p.color = rgba(255, 255, 255);
+  }
+  p.intensity = l.field[kI] >= 0 ? float(val[l.field[kI]]) : 0.0f;
+  p.classification = l.field[kC] >= 0 ? clamp_u8(val[l.field[kC]]) : 0;
+}
+
+/// Size in bytes of one binary instance of `e` at p, or 0 when it runs past `end`.
+size_t instance_size(const Element& e, const uint8_t* p, const uint8_t* end, bool swap) {
+  size_t n = 0;
+  for (const Prop& pr : e.props) {
+    if (!pr.list) {
+      n += scalar_size(pr.type);
+    } else {
+      const size_t cs = scalar_size(pr.count_type);
+      if (size_t(end - p) < n + cs) return 0;
+      const double c = read_scalar(p + n, pr.count_type, swap);
+      if (!(c >= 0.0) || c > 1e9) return 0;
+      n += cs + size_t(c) * scalar_size(pr.type);
+    }
+    if (n > size_t(end - p)) return 0;
+  }
+  return n;
+}
+
+bool is_blank(const char* p, const char* e) {
+  for (; p < e; ++p)
+    if (!is_space(*p)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool read_ply(const Input& in, Output& out, std::string* error) {
+  const char* text = reinterpret_cast<const char*>(in.data);
+  const char* end = text + in.size;
+  // ---- header ----
+  std::vector<Element> elems;
+  enum { kAscii, kLittle, kBig, kNone } enc = kNone;
+  const char* p = text;
+  const char* data = nullptr;
+  int line_no = 0;
+  while (p < end) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
+    const char* le = nl ? nl : end;
+    ++line_no;
+    std::string line(p, le);
+    p = nl ? nl + 1 : end;
+    while (!line.empty() && is_space(line.back())) line.pop_back();
+    std::vector<std::string> tok;
+    for (size_t i = 0; i < line.size();) {
+      while (i < line.size() && is_space(line[i])) ++i;
+      size_t j = i;
+      while (j < line.size() && !is_space(line[j])) ++j;
+      if (j > i) tok.push_back(line.substr(i, j - i));
+      i = j;
+    }
+    if (line_no == 1) {
+      if (tok.empty() || tok[0] != "ply") return fail(in, error, "not a PLY file");
+      continue;
+    }
+    if (tok.empty() || tok[0] == "comment" || tok[0] == "obj_info") continue;
+    const std::string where = "PLY header line " + std::to_string(line_no) + ": ";
+    if (tok[0] == "end_header") {
+      data = p;
+      break;
+    }
+    if (tok[0] == "format") {
+      if (tok.size() < 2) return fail(in, error, where + "format without encoding");
+      if (tok[1] == "ascii") enc = kAscii;
+      else if (tok[1] == "binary_little_endian") enc = kLittle;
+      else if (tok[1] == "binary_big_endian") enc = kBig;
+      else return fail(in, error, where + "unknown encoding '" + tok[1] + "'");
+    } else if (tok[0] == "element") {
+      if (tok.size() < 3) return fail(in, error, where + "element needs a name and a count");
+      Element e;
+      e.name = tok[1];
+      double c;
+      if (!parse_double(tok[2].data(), tok[2].data() + tok[2].size(), c) || c < 0 || c > 1e15 ||
+          c != std::floor(c))
+        return fail(in, error, where + "bad element count '" + tok[2] + "'");
+      e.count = uint64_t(c);
+      elems.push_back(std::move(e));
+    } else if (tok[0] == "property") {
+      if (elems.empty()) return fail(in, error, where + "property before any element");
+      Prop pr;
+      if (tok.size() >= 5 && tok[1] == "list") {
+        pr.list = true;
+        if (!scalar_from_name(tok[2], pr.count_type) || !scalar_from_name(tok[3], pr.type))
+          return fail(in, error, where + "unknown property type in '" + line + "'");
+        pr.name = tok[4];
+      } else if (tok.size() >= 3) {
+        if (!scalar_from_name(tok[1], pr.type))
+          return fail(in, error, where + "unknown property type '" + tok[1] + "'");
+        pr.name = tok[2];
+      } else {
+        return fail(in, error, where + "malformed property '" + line + "'");
+      }
+      elems.back().props.push_back(pr);
+    } else {
+      return fail(in, error, where + "unknown keyword '" + tok[0] + "'");
+    }
+  }
+  if (!data) return fail(in, error, "PLY header has no end_header");
+  if (enc == kNone) return fail(in, error, "PLY header has no format line");
+  for (Element& e : elems) {
+    for (Prop& pr : e.props) {
+      pr.offset = e.stride;
+      if (pr.list) e.fixed = false;
+      else e.stride += scalar_size(pr.type);
+    }
+  }
+  size_t vi = elems.size();
+  for (size_t i = 0; i < elems.size(); ++i)
+    if (elems[i].name == "vertex") {
+      vi = i;
+      break;
+    }
+  if (vi == elems.size()) return fail(in, error, "PLY file has no vertex element");
+  const Element& v = elems[vi];
+  const Layout lay = vertex_layout(v);
+  if (lay.field[kX] < 0 || lay.field[kY] < 0)
+    return fail(in, error, "PLY vertex element has no x and y properties");
+  if (v.props.size() > 256) return fail(in, error, "PLY vertex element has too many properties");
+  const bool has_color = lay.field[kR] >= 0 && lay.field[kG] >= 0 && lay.field[kB] >= 0;
+  Layout l = lay;
+  if (!has_color) l.field[kR] = -1;
+  const Attributes attrs{has_color, l.field[kI] >= 0, l.field[kC] >= 0};
+  if (v.count == 0) return fail(in, error, "the file holds no points (vertex count 0)");
+  const size_t nprops = v.props.size();
+
+  static const char* kEnc[] = {"ascii", "binary_little_endian", "binary_big_endian"};
+  out.info->format = "PLY";
+  out.info->version = std::string(kEnc[enc]) + " 1.0";
+
+  if (enc != kAscii) {
+    const bool swap = (enc == kBig);  // the machines we build for are little-endian
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(data);
+    const uint8_t* bend = in.data + in.size;
+    for (size_t i = 0; i < vi; ++i) {
+      const Element& e = elems[i];
+      if (e.fixed) {
+        if (e.stride && e.count > uint64_t(bend - b) / e.stride)
+          return fail(in, error, "truncated PLY: element '" + e.name + "' runs past the end of the file");
+        b += e.count * e.stride;
+      } else {
+        for (uint64_t k = 0; k < e.count; ++k) {
+          const size_t s = instance_size(e, b, bend, swap);
+          if (s == 0)
+            return fail(in, error, "truncated PLY: element '" + e.name + "' runs past the end of the file");
+          b += s;
+        }
+      }
+    }
+    const size_t avail = size_t(bend - b);
+    if (v.fixed && v.count > avail / v.stride)
+      return fail(in, error, "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
+                                 std::to_string(avail / v.stride) + " (truncated?)");
+    if (!v.fixed && v.count > avail)
+      return fail(in, error, "the header declares more vertices than the file can hold (truncated?)");
+    auto decode_at = [&](const uint8_t* r, RawPoint& pt, size_t& size) {
+      double val[256];
+      size_t o = 0;
+      for (size_t k = 0; k < nprops; ++k) {
+        const Prop& pr = v.props[k];
+        if (!pr.list) {
+          val[k] = read_scalar(r + o, pr.type, swap);
+          o += scalar_size(pr.type);
+        } else {
+          const double c = read_scalar(r + o, pr.count_type, swap);
+          o += scalar_size(pr.count_type) + size_t(c) * scalar_size(pr.type);
+          val[k] = 0;
+        }
+      }
+      size = o;
+      make_point(val, l, v, pt);
+    };
+    Bounds sample;
+    if (v.fixed) {
+      const size_t step = std::max<size_t>(1, size_t(v.count / 4096));
+      for (size_t i = 0; i < v.count; i += step) {
+        RawPoint pt;
+        size_t s;
+        decode_at(b + i * v.stride, pt, s);
+        if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
+          sample.extend({pt.x, pt.y, pt.z});
+      }
+      PointSink sink(in, out, attrs, choose_origin(sample));
+      const size_t n = size_t(v.count);
+      if (!sink.run(fixed_blocks(n), [&](size_t blk, BlockWriter& w, std::string&) {
+            const size_t i0 = blk << 16, i1 = std::min(n, i0 + (size_t(1) << 16));
+            for (size_t i = i0; i < i1; ++i) {
+              RawPoint pt;
+              size_t s;
+              decode_at(b + i * v.stride, pt, s);
+              w(pt);
+            }
+            return true;
+          }, error))
+        return false;
+      finish(in, out, sink.bounds, attrs);
+      return true;
+    }
+    // Vertices with list properties: walk them in one block, checking every record's size.
+    {
+      const uint8_t* r = b;
+      for (size_t i = 0; i < 16 && i < v.count; ++i) {
+        const size_t s = instance_size(v, r, bend, swap);
+        if (!s) break;
+        RawPoint pt;
+        size_t s2;
+        decode_at(r, pt, s2);
+        if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
+          sample.extend({pt.x, pt.y, pt.z});
+        r += s;
+      }
+    }
+    PointSink sink(in, out, attrs, choose_origin(sample));
+    if (!sink.run({size_t(v.count)}, [&](size_t, BlockWriter& w, std::string& err) {
+          const uint8_t* r = b;
+          for (uint64_t i = 0; i < v.count; ++i) {
+            const size_t s = instance_size(v, r, bend, swap);
+            if (!s) {
+              err = "truncated PLY: vertex " + std::to_string(i) + " runs past the end of the file";
+              return false;
+            }
+            RawPoint pt;
+            size_t s2;
+            decode_at(r, pt, s2);
+            w(pt);
+            r += s;
+          }
+          return true;
+        }, error))
+      return false;
+    finish(in, out, sink.bounds, attrs);
+    return true;
+  }
+
+  // ---- ascii: one element instance per line ----
+  const char* q = data;
+  auto skip_lines = [&](uint64_t n) {
+    while (n > 0 && q < end) {
+      const char* nl = static_cast<const char*>(std::memchr(q, '\n', size_t(end - q)));
+      const char* le = nl ? nl : end;
+      if (!is_blank(q, le)) --n;
+      q = nl ? nl + 1 : end;
+    }
+    return n;
+  };
+  for (size_t i = 0; i < vi; ++i)
+    if (skip_lines(elems[i].count) != 0)
+      return fail(in, error, "truncated PLY: element '" + elems[i].name + "' has fewer lines than declared");
+  const char* vb = q;
+  const uint64_t missing = skip_lines(v.count);
+  if (missing != 0)
+    return fail(in, error, "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
+                               std::to_string(v.count - missing) + " (truncated?)");
+  const char* ve = q;
+  auto parse_line = [&](const char* s, const char* e, RawPoint& pt) {
+    double val[256];
+    for (size_t k = 0; k < nprops; ++k) {
+      const Prop& pr = v.props[k];
+      while (s < e && is_sep(*s)) ++s;
+      double x;
+      const char* t = parse_double(s, e, x);
+      if (!t) return false;
+      s = t;
+      if (pr.list) {
+        if (!(x >= 0.0) || x > 1e9) return false;
+        for (size_t c = 0; c < size_t(x); ++c) {
+          while (s < e && is_sep(*s)) ++s;
+          double y;
+          const char* u = parse_double(s, e, y);
+          if (!u) return false;
+          s = u;
+        }
+        x = 0.0;
+      }
+      val[k] = x;
+    }
+    make_point(val, l, v, pt);
+    return true;
+  };
+  const auto chunks = split_lines(text, size_t(vb - text), size_t(ve - text), 64);
+  std::vector<size_t> caps(chunks.size());
+  for (size_t c = 0; c < chunks.size(); ++c)
+    caps[c] = count_lines(text + chunks[c].first, text + chunks[c].second);
+  Bounds sample;
+  {
+    const char* s = vb;
+    for (int k = 0; k < 64 && s < ve; ++k) {
+      const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(ve - s)));
+      const char* le = nl ? nl : ve;
+      RawPoint pt;
+      if (!is_blank(s, le) && parse_line(s, le, pt) && std::isfinite(pt.x) &&
+          std::isfinite(pt.y) && std::isfinite(pt.z))
+        sample.extend({pt.x, pt.y, pt.z});
+      s = nl ? nl + 1 : ve;
+    }
+  }
+  PointSink sink(in, out, attrs, choose_origin(sample));
+  if (!sink.run(caps, [&](size_t c, BlockWriter& w, std::string& err) {
+        const char* s = text + chunks[c].first;
+        const char* e = text + chunks[c].second;
+        while (s < e) {
+          const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(e - s)));
+          const char* le = nl ? nl : e;
+          if (!is_blank(s, le)) {
+            RawPoint pt;
+            if (!parse_line(s, le, pt)) {
+              err = "PLY vertex line " + std::to_string(count_lines(text, s) + 1) +
+                    ": cannot parse '" + std::string(s, std::min<size_t>(size_t(le - s), 60)) + "'";
+              return false;
+            }
+            w(pt);
+          }
+          s = nl ? nl + 1 : e;
+        }
+        return true;
+      }, error))
+    return false;
+  finish(in, out, sink.bounds, attrs);
+  return true;
+}
+
+}  // namespace pr::io
