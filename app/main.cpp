@@ -1,10 +1,12 @@
 // pointraster: entry point. --info and --headless run without a window; otherwise the viewer.
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "headless.h"
 #include "info.h"
 #include "options.h"
+#include "viewer/viewer.h"
 
 int main(int argc, char** argv) {
   pr::Options o;
@@ -12,7 +14,11 @@ int main(int argc, char** argv) {
   if (rc != 0) return rc < 0 ? 0 : rc;
   try {
     if (o.info) return pr::run_info(o);
-    return pr::run_headless(o);
+    if (o.headless) return pr::run_headless(o);
+    return pr::run_viewer(o);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "pointraster: out of memory\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pointraster: %s\n", e.what());
     return 1;

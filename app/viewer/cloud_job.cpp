@@ -1,0 +1,114 @@
+#include "viewer/cloud_job.h"
+
+#include <exception>
+#include <filesystem>
+#include <new>
+
+#include "engine/frame_stats.h"
+#include "engine/scenes.h"
+
+namespace pr {
+
+CloudJob::~CloudJob() {
+  cancel();
+  join();
+}
+
+void CloudJob::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+double CloudJob::progress() const {
+  const double f = progress_.fraction.load();
+  return (double(file_index_.load()) + (f < 0 ? 0 : f > 1 ? 1 : f)) / double(file_count_);
+}
+
+bool CloudJob::start_files(std::vector<std::string> paths) {
+  if (busy() || paths.empty()) return false;
+  done_ = false;
+  progress_.fraction = 0.0;
+  progress_.cancel = false;
+  file_index_ = 0;
+  file_count_ = int(paths.size());
+  label_ = paths.size() == 1 ? std::filesystem::path(paths[0]).filename().string()
+                             : std::to_string(paths.size()) + " files";
+  result_ = Result{};
+  thread_ = std::thread([this, paths = std::move(paths)] {
+    Stopwatch sw;
+    Result r;
+    try {
+      auto merged = std::make_unique<PointCloud>();
+      for (size_t i = 0; i < paths.size(); ++i) {
+        file_index_ = int(i);
+        progress_.fraction = 0.0;
+        PointCloud c;
+        FileInfo info;
+        std::string err;
+        if (!load_point_cloud(paths[i], c, &info, &err, &progress_)) {
+          r.error = err.empty() ? paths[i] + ": could not be read" : err;
+          break;
+        }
+        if (info.file.empty()) info.file = paths[i];
+        r.files.push_back(info);
+        if (progress_.cancel) {
+          r.error = "loading cancelled";
+          break;
+        }
+        append_cloud(*merged, c);
+      }
+      if (r.error.empty()) {
+        if (paths.size() > 1 || merged->name.empty())
+          merged->name = paths.size() == 1 ? label_ : label_;
+        r.cloud = std::move(merged);
+        r.ok = true;
+      }
+    } catch (const std::bad_alloc&) {
+      r.error = "out of memory while loading " + label_;
+    } catch (const std::exception& e) {
+      r.error = label_ + ": " + e.what();
+    }
+    r.seconds = sw.ms() * 1e-3;
+    result_ = std::move(r);
+    done_ = true;
+  });
+  return true;
+}
+
+bool CloudJob::start_scene(std::string name, uint64_t points) {
+  if (busy()) return false;
+  done_ = false;
+  progress_.fraction = 0.0;
+  progress_.cancel = false;
+  file_index_ = 0;
+  file_count_ = 1;
+  label_ = name + " scene, " + std::to_string(points) + " points";
+  result_ = Result{};
+  thread_ = std::thread([this, name = std::move(name), points] {
+    Stopwatch sw;
+    Result r;
+    try {
+      r.cloud = std::make_unique<PointCloud>(make_scene(name, points));
+      r.scene = name;
+      r.ok = true;
+    } catch (const std::bad_alloc&) {
+      r.error = "out of memory generating " + std::to_string(points) + " points of " + name;
+    } catch (const std::exception& e) {
+      r.error = "scene " + name + ": " + e.what();
+    }
+    r.seconds = sw.ms() * 1e-3;
+    progress_.fraction = 1.0;
+    result_ = std::move(r);
+    done_ = true;
+  });
+  return true;
+}
+
+bool CloudJob::take(Result& out) {
+  if (!thread_.joinable() || !done_.load()) return false;
+  join();
+  out = std::move(result_);
+  result_ = Result{};
+  return true;
+}
+
+}  // namespace pr

@@ -1,0 +1,59 @@
+// Making a new cloud off the UI thread: loading files (with progress and cancel) or regenerating a
+// procedural scene. The window keeps drawing the old cloud until take() hands over the new one.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/io.h"
+#include "engine/point_cloud.h"
+
+namespace pr {
+
+class CloudJob {
+ public:
+  struct Result {
+    bool ok = false;
+    std::string error;  ///< one line when !ok ("cancelled" after cancel())
+    std::unique_ptr<PointCloud> cloud;
+    std::vector<FileInfo> files;  ///< empty for a scene
+    std::string scene;            ///< scene name, empty for files
+    double seconds = 0.0;
+  };
+
+  CloudJob() = default;
+  ~CloudJob();  ///< cancels and joins
+  CloudJob(const CloudJob&) = delete;
+  CloudJob& operator=(const CloudJob&) = delete;
+
+  /// Starts loading FILEs merged into one cloud. Refused (false) while a job runs.
+  bool start_files(std::vector<std::string> paths);
+  /// Starts generating `points` points of scene `name`.
+  bool start_scene(std::string name, uint64_t points);
+
+  bool running() const { return thread_.joinable() && !done_.load(); }
+  bool busy() const { return thread_.joinable(); }
+  /// 0..1 over all files.
+  double progress() const;
+  /// What is being made, for the progress bar.
+  const std::string& label() const { return label_; }
+  void cancel() { progress_.cancel = true; }
+  /// When the job has finished: joins and returns the result (once); otherwise false.
+  bool take(Result& out);
+
+ private:
+  void join();
+  std::thread thread_;
+  std::atomic<bool> done_{false};
+  std::atomic<int> file_index_{0};
+  int file_count_ = 1;
+  LoadProgress progress_;
+  Result result_;
+  std::string label_;
+};
+
+}  // namespace pr

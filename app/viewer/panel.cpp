@@ -1,0 +1,293 @@
+// The ImGui panel: renderer, camera, focus, points, appearance, timings, cloud, files, help.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/parallel.h"
+#include "engine/scenes.h"
+#include "session.h"
+#include "viewer/viewer_impl.h"
+
+namespace pr {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::string human_bytes(double b) {
+  char s[32];
+  if (b >= 1e9)
+    std::snprintf(s, sizeof s, "%.2f GB", b / 1e9);
+  else if (b >= 1e6)
+    std::snprintf(s, sizeof s, "%.1f MB", b / 1e6);
+  else
+    std::snprintf(s, sizeof s, "%.0f kB", b / 1e3);
+  return s;
+}
+
+std::string human_count(double n) {
+  char s[32];
+  if (n >= 1e9)
+    std::snprintf(s, sizeof s, "%.2f G", n / 1e9);
+  else if (n >= 1e6)
+    std::snprintf(s, sizeof s, "%.2f M", n / 1e6);
+  else if (n >= 1e3)
+    std::snprintf(s, sizeof s, "%.1f k", n / 1e3);
+  else
+    std::snprintf(s, sizeof s, "%.0f", n);
+  return s;
+}
+
+bool is_cloud_file(const std::filesystem::path& p) {
+  std::string e = p.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  return e == ".ply" || e == ".las" || e == ".laz" || e == ".pcd" || e == ".pts" || e == ".xyz" ||
+         e == ".txt" || e == ".csv" || e == ".e57";
+}
+
+void plot(const char* label, const History& h, const char* unit) {
+  const auto v = h.values();
+  char over[64];
+  std::snprintf(over, sizeof over, "avg %.2f %s, max %.2f", double(h.average()), unit,
+                double(h.max()));
+  ImGui::PlotLines(label, v.data(), int(v.size()), 0, over, 0.0f, std::max(h.max() * 1.1f, 1.0f),
+                   ImVec2(0, 50));
+}
+
+}  // namespace
+
+void Viewer::Impl::refresh_listing() {
+  listing.clear();
+  std::error_code ec;
+  for (const auto& de : std::filesystem::directory_iterator(listing_dir, ec)) {
+    const auto name = de.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code e2;
+    const bool dir = de.is_directory(e2);
+    if (dir || is_cloud_file(de.path())) listing.emplace_back(name, dir);
+  }
+  std::sort(listing.begin(), listing.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second : a.first < b.first;
+  });
+  if (ec) set_status("folder " + listing_dir + ": " + ec.message(), true);
+}
+
+void Viewer::Impl::draw_panel() {
+  const float s = ui_scale;
+  ImGui::SetNextWindowPos(ImVec2(10 * s, 10 * s), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(
+      ImVec2(370 * s, std::max(200.0f, std::min(640 * s, ImGui::GetIO().DisplaySize.y - 20 * s))),
+      ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowBgAlpha(0.92f);
+  if (!ImGui::Begin("pointraster")) {
+    ImGui::End();
+    return;
+  }
+  // Status line and the background job.
+  if (!status.empty()) {
+    if (status_is_error)
+      ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", status.c_str());
+    else
+      ImGui::TextWrapped("%s", status.c_str());
+  }
+  if (job.busy()) {
+    char ov[128];
+    std::snprintf(ov, sizeof ov, "%s %.0f%%", job.label().c_str(), job.progress() * 100.0);
+    ImGui::ProgressBar(float(job.progress()), ImVec2(-80 * s, 0), ov);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) job.cancel();
+  }
+
+  if (ImGui::CollapsingHeader("Renderer", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (!gpu_checked) {
+      std::string why;
+      if (!gpu_mode_available(&why)) gpu_why = why;
+      gpu_checked = true;
+    }
+    int m = use_gpu ? 1 : 0;
+    if (ImGui::RadioButton("CPU", m == 0) && use_gpu) switch_mode(false);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!gpu_why.empty() && !use_gpu);
+    if (ImGui::RadioButton("GPU (CUDA)", m == 1) && !use_gpu) switch_mode(true);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::TextDisabled("(G)");
+    if (!gpu_why.empty() && !use_gpu) ImGui::TextWrapped("GPU unavailable: %s", gpu_why.c_str());
+#if PR_HAVE_CUDA
+    if (use_gpu && gpu) ImGui::Text("device: %s", gpu->device_name().c_str());
+#endif
+    if (!use_gpu) ImGui::Text("CPU threads: %u", opt.threads ? opt.threads : default_threads());
+    ImGui::TextWrapped(
+        "display: %s",
+        (std::string(!use_gpu  ? "CPU render, PBO upload"
+                     : interop ? "CUDA-GL interop into the PBO"
+                               : "GPU render, host copy, PBO upload (" + interop_why + ")"))
+            .c_str());
+    if (ImGui::Checkbox("vsync", &vsync)) SDL_GL_SetSwapInterval(vsync ? 1 : 0);
+    ImGui::SameLine();
+    ImGui::Text("image %dx%d", display->width(), display->height());
+  }
+
+  if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::InputScalarN("position", ImGuiDataType_Double, &camera.position.x, 3, nullptr, nullptr,
+                        "%.2f");
+    double yaw_deg = camera.yaw * 180.0 / kPi, pitch_deg = camera.pitch * 180.0 / kPi;
+    if (ImGui::DragScalar("yaw", ImGuiDataType_Double, &yaw_deg, 0.5f, nullptr, nullptr,
+                          "%.1f deg"))
+      camera.turn(yaw_deg * kPi / 180.0 - camera.yaw, 0.0);
+    if (ImGui::DragScalar("pitch", ImGuiDataType_Double, &pitch_deg, 0.5f, nullptr, nullptr,
+                          "%.1f deg"))
+      camera.turn(0.0, pitch_deg * kPi / 180.0 - camera.pitch);
+    const double smin = 1e-3, smax = 1e6;
+    ImGui::SliderScalar("speed", ImGuiDataType_Double, &fly.speed, &smin, &smax, "%.3g /s",
+                        ImGuiSliderFlags_Logarithmic);
+    if (ImGui::Button("Reset (R)")) camera = home_camera;
+    ImGui::SameLine();
+    if (ImGui::Button("Frame the cloud (F)")) frame_cloud();
+  }
+
+  if (ImGui::CollapsingHeader("Focus", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const double fmin = 0.2, fmax = 50.0;
+    ImGui::SliderScalar("focus", ImGuiDataType_Double, &camera.focus, &fmin, &fmax, "%.3f",
+                        ImGuiSliderFlags_Logarithmic);
+    double vfov = camera.vfov() * 180.0 / kPi;
+    const double vmin = 2.0, vmax = 157.0;
+    if (ImGui::SliderScalar("vertical fov", ImGuiDataType_Double, &vfov, &vmin, &vmax, "%.1f deg"))
+      camera.focus = Camera::focus_for_vfov(vfov * kPi / 180.0);
+  }
+
+  if (ImGui::CollapsingHeader("Points", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const bool is_scene = cloud && !scene.empty();
+    const uint64_t total = cloud ? cloud->size() : 0;
+    const uint64_t pmin = std::min<uint64_t>(1000, std::max<uint64_t>(total, 1));
+    const uint64_t pmax = is_scene ? uint64_t{200'000'000} : std::max<uint64_t>(total, 1);
+    ImGui::BeginDisabled(!cloud);
+    ImGui::SliderScalar("points", ImGuiDataType_U64, &point_target, &pmin, &pmax, "%llu",
+                        ImGuiSliderFlags_Logarithmic);
+    if (is_scene) {
+      // The scene regenerates when the slider is let go (not per drag step), in the background.
+      if (ImGui::IsItemDeactivatedAfterEdit() && point_target != scene_points) {
+        if (job.busy())
+          set_status("still making " + job.label(), true);
+        else
+          job.start_scene(scene, point_target);
+      }
+    } else if (cloud) {
+      rs.point_count = point_target;  // an even, deterministic subset (RenderSettings)
+    }
+    ImGui::EndDisabled();
+    ImGui::Text("drawn %s of %s (%s)", human_count(double(last_stats.points_drawn)).c_str(),
+                human_count(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");
+    ImGui::SliderInt("point size", &settings.point_size, 1, 8, "%d px");
+    ImGui::ColorEdit3("background", settings.background);
+  }
+
+  if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Text("frame %.2f ms (%.0f FPS)", double(hist_frame.average()),
+                hist_frame.average() > 0 ? 1000.0 / double(hist_frame.average()) : 0.0);
+    ImGui::Text("render %.2f  upload %.2f  UI %.2f ms", render_ms, upload_ms, ui_ms);
+    ImGui::Text("  clear %.2f raster %.2f resolve %.2f copy %.2f", last_stats.clear_ms,
+                last_stats.raster_ms, last_stats.resolve_ms, last_stats.copy_ms);
+    ImGui::Text("renderer: %s points/s", human_count(last_stats.points_per_second()).c_str());
+    plot("frame", hist_frame, "ms");
+    plot("render", hist_render, "ms");
+    if (ImGui::TreeNode("upload and UI")) {
+      plot("upload", hist_upload, "ms");
+      plot("UI", hist_ui, "ms");
+      ImGui::TreePop();
+    }
+  }
+
+  if (ImGui::CollapsingHeader("Cloud")) {
+    if (!cloud) {
+      ImGui::TextDisabled("no cloud yet");
+    } else {
+      ImGui::Text("name: %s", cloud->name.c_str());
+      for (const auto& f : files)
+        ImGui::BulletText("%s: %s %s, %s points", f.file.c_str(), f.format.c_str(),
+                          f.version.c_str(), human_count(double(f.points)).c_str());
+      ImGui::Text("points: %zu%s", cloud->size(), cloud->has_intensity() ? " (+intensity)" : "");
+      const Bounds b = cloud->world_bounds();
+      ImGui::Text("min %.3f %.3f %.3f", b.min.x, b.min.y, b.min.z);
+      ImGui::Text("max %.3f %.3f %.3f", b.max.x, b.max.y, b.max.z);
+      ImGui::Text("origin %.3f %.3f %.3f", cloud->origin.x, cloud->origin.y, cloud->origin.z);
+      ImGui::Text("host: cloud %s, CPU renderer %s",
+                  human_bytes(double(cloud->memory_bytes())).c_str(),
+                  human_bytes(double(cpu->memory_bytes())).c_str());
+      ImGui::Text("device: %s", device_bytes() ? human_bytes(double(device_bytes())).c_str()
+                                               : "none (GPU renderer not in use)");
+    }
+  }
+
+  if (ImGui::CollapsingHeader("Open")) {
+    ImGui::InputText("path", path_buf, sizeof path_buf);
+    ImGui::SameLine();
+    if (ImGui::Button("Open") && path_buf[0]) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(path_buf, ec)) {
+        listing_dir = path_buf;
+        refresh_listing();
+      } else {
+        start_open({path_buf});
+      }
+    }
+    ImGui::TextDisabled("or drop files on the window");
+    if (!settings.recent.empty() && ImGui::TreeNode("Recent files")) {
+      for (const auto& r : settings.recent)
+        if (ImGui::Selectable(r.c_str())) {
+          start_open({r});
+          break;
+        }
+      ImGui::TreePop();
+    }
+    if (ImGui::TreeNodeEx("Folder", ImGuiTreeNodeFlags_DefaultOpen)) {
+      ImGui::TextWrapped("%s", listing_dir.c_str());
+      if (ImGui::Selectable("..")) {
+        listing_dir = std::filesystem::path(listing_dir).parent_path().string();
+        if (listing_dir.empty()) listing_dir = "/";
+        refresh_listing();
+      }
+      ImGui::BeginChild("listing", ImVec2(0, 140 * s), true);
+      std::string go_dir;
+      for (const auto& [name, dir] : listing) {
+        const std::string label = dir ? name + "/" : name;
+        if (ImGui::Selectable(label.c_str())) {
+          const std::string full = (std::filesystem::path(listing_dir) / name).string();
+          if (dir)
+            go_dir = full;
+          else
+            std::snprintf(path_buf, sizeof path_buf, "%s", full.c_str());
+        }
+      }
+      ImGui::EndChild();
+      if (!go_dir.empty()) {
+        listing_dir = go_dir;
+        settings.open_dir = go_dir;
+        refresh_listing();
+      }
+      ImGui::TreePop();
+    }
+  }
+
+  if (ImGui::CollapsingHeader("Help")) {
+    ImGui::TextUnformatted(
+        "W/A/S/D      move forward/left/back/right\n"
+        "Q/C, E/Space down, up\n"
+        "Shift        move faster\n"
+        "right mouse  hold and drag to look around\n"
+        "wheel        move speed\n"
+        "F            frame the cloud\n"
+        "R            reset the camera\n"
+        "G            toggle CPU/GPU renderer\n"
+        "F12 or P     save the image as pointraster-<time>.png\n"
+        "Esc          quit\n"
+        "Drop files on the window to open them.");
+  }
+  ImGui::End();
+}
+
+}  // namespace pr

@@ -1,0 +1,33 @@
+// What the viewer remembers between runs: window size, last renderer mode, vsync, point size,
+// background and recent files, as key=value lines in $XDG_CONFIG_HOME/pointraster/settings.ini
+// (ImGui keeps the panel layout in imgui.ini beside it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pr {
+
+struct ViewerSettings {
+  int width = 1280, height = 720;
+  std::string mode = "cpu";
+  bool vsync = true;
+  int point_size = 1;
+  float background[3] = {0.063f, 0.071f, 0.094f};
+  std::vector<std::string> recent;  ///< most recent first
+  std::string open_dir;             ///< folder shown in the Open box
+
+  static constexpr size_t kMaxRecent = 10;
+  void add_recent(const std::string& path);
+};
+
+/// $XDG_CONFIG_HOME/pointraster, else $HOME/.config/pointraster; empty when neither is set.
+std::string config_dir();
+
+/// Reads `path`; a missing file leaves the defaults. Unknown keys and bad values are ignored.
+ViewerSettings load_settings(const std::string& path);
+/// Writes `path` (creating its folder). False with a message on failure.
+bool save_settings(const std::string& path, const ViewerSettings& s, std::string* error);
+
+}  // namespace pr

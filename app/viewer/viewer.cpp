@@ -1,0 +1,640 @@
+#include "viewer/viewer.h"
+
+#include <glad/gl.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui_impl_sdl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "engine/parallel.h"
+#include "engine/scenes.h"
+#include "session.h"
+#include "viewer/viewer_impl.h"
+
+namespace pr {
+
+namespace {
+
+uint32_t to_rgba(const float c[3]) {
+  auto b = [](float v) { return uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
+  return rgba(b(c[0]), b(c[1]), b(c[2]));
+}
+
+std::string time_stamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y%m%d-%H%M%S", &tm);
+  return b;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Impl
+
+void Viewer::Impl::set_status(const std::string& s, bool error) {
+  status = s;
+  status_is_error = error;
+  std::fprintf(error ? stderr : stdout, "pointraster: %s\n", s.c_str());
+}
+
+size_t Viewer::Impl::device_bytes() const {
+#if PR_HAVE_CUDA
+  return gpu ? gpu->memory_bytes() : 0;
+#else
+  return 0;
+#endif
+}
+
+void Viewer::Impl::frame_cloud() {
+  if (!cloud || cloud->empty()) return;
+  const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
+  camera.frame(cloud->world_bounds(), double(w) / double(h));
+}
+
+void Viewer::Impl::install_cloud(CloudJob::Result& r) {
+  if (!r.ok) {
+    if (first_cloud) initial_load_failed = true;
+    set_status(r.error, r.error != "loading cancelled");
+    return;
+  }
+  std::string err;
+  // Hand the new cloud to the renderers before the old one is freed: they hold a pointer to it.
+  if (!cpu->set_cloud(*r.cloud, &err)) {
+    set_status("CPU renderer refused the cloud: " + err, true);
+    return;
+  }
+#if PR_HAVE_CUDA
+  if (gpu && !gpu->set_cloud(*r.cloud, &err)) {
+    set_status("GPU renderer refused the cloud (" + err + "); drawing on the CPU", true);
+    gpu.reset();
+    interop = false;
+    use_gpu = false;
+  }
+#endif
+  const bool same_scene = !r.scene.empty() && r.scene == scene && cloud;
+  cloud = std::move(r.cloud);
+  files = std::move(r.files);
+  scene = r.scene;
+  char msg[256];
+  std::snprintf(msg, sizeof msg, "%s: %zu points ready in %.2f s", cloud->name.c_str(),
+                cloud->size(), r.seconds);
+  set_status(msg, false);
+  if (!scene.empty()) {
+    scene_points = cloud->size();
+    point_target = scene_points;
+    rs.point_count = ~uint64_t{0};
+  } else {
+    point_target =
+        opt.points && first_cloud ? std::min<uint64_t>(*opt.points, cloud->size()) : cloud->size();
+    rs.point_count = point_target;
+  }
+  if (same_scene) {
+    // A regenerated scene keeps the view: only the density changed.
+  } else if (!scene.empty()) {
+    camera = scene_camera(scene, *cloud);
+    fly.speed = FlyCamera::speed_for(cloud->world_bounds());
+  } else {
+    // As build_session frames files: looking slightly down on the whole cloud.
+    camera.focus = first_cloud ? 1.5 : camera.focus;
+    camera.yaw = 0.0;
+    camera.pitch = -0.5;
+    const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
+    camera.frame(cloud->world_bounds(), double(w) / double(h));
+    fly.speed = FlyCamera::speed_for(cloud->world_bounds());
+  }
+  if (first_cloud) {
+    apply_camera_options(opt, camera);
+    for (const auto& f : files) settings.add_recent(f.file);
+  } else if (scene.empty()) {
+    for (const auto& f : files) settings.add_recent(f.file);
+  }
+  if (!same_scene) home_camera = camera;
+  first_cloud = false;
+}
+
+bool Viewer::Impl::switch_mode(bool want_gpu) {
+  if (!want_gpu) {
+    use_gpu = false;
+    interop = false;
+    set_status("renderer: CPU (" + std::to_string(default_threads()) + " threads)", false);
+    return true;
+  }
+#if PR_HAVE_CUDA
+  std::string why;
+  if (!gpu) {
+    if (!gpu_mode_available(&why)) {
+      gpu_why = why;
+      set_status("GPU mode unavailable: " + why + "; staying on the CPU", true);
+      return false;
+    }
+    gpu = make_cuda_renderer(&why);
+    if (!gpu) {
+      gpu_why = why;
+      set_status("GPU mode unavailable: " + why + "; staying on the CPU", true);
+      return false;
+    }
+    if (cloud && !gpu->set_cloud(*cloud, &why)) {
+      gpu.reset();
+      set_status("GPU renderer refused the cloud (" + why + "); staying on the CPU", true);
+      return false;
+    }
+  }
+  use_gpu = true;
+  interop = false;
+  update_interop_registration(true);
+  set_status("renderer: GPU " + gpu->device_name() +
+                 (interop ? " (CUDA-GL interop)" : " (render + upload: " + interop_why + ")"),
+             false);
+  return true;
+#else
+  gpu_mode_available(&gpu_why);
+  set_status("GPU mode unavailable: " + gpu_why + "; staying on the CPU", true);
+  return false;
+#endif
+}
+
+void Viewer::Impl::update_interop_registration(bool size_changed) {
+#if PR_HAVE_CUDA
+  if (!use_gpu || !gpu || display->empty()) return;
+  if (!size_changed && (gpu->gl_buffer_registered() || !interop_why.empty())) return;
+  std::string why;
+  if (gpu->register_gl_buffer(display->pbo(), display->width(), display->height(), &why)) {
+    interop = true;
+    interop_why.clear();
+  } else {
+    interop = false;
+    interop_why = why.empty() ? "interop refused" : why;
+  }
+#else
+  (void)size_changed;
+#endif
+}
+
+void Viewer::Impl::render_frame() {
+  have_image = have_image && cloud;
+  if (!cloud || cloud->empty() || display->empty()) {
+    render_ms = upload_ms = 0;
+    return;
+  }
+  rs.width = display->width();
+  rs.height = display->height();
+  rs.point_size = settings.point_size;
+  rs.background = to_rgba(settings.background);
+  std::string err;
+  FrameStats st;
+  Stopwatch sw;
+#if PR_HAVE_CUDA
+  if (use_gpu && gpu) {
+    bool ok;
+    if (interop) {
+      ok = gpu->render_to_gl(camera, rs, st, &err);
+      render_ms = sw.ms();
+      sw.reset();
+      if (ok) display->upload_from_pbo();
+    } else {
+      ok = gpu->render(camera, rs, image, st, &err);
+      render_ms = sw.ms();
+      sw.reset();
+      if (ok) ok = display->upload(image.rgba.data(), image.width, image.height, &err);
+    }
+    upload_ms = sw.ms();
+    if (!ok) {
+      set_status("GPU frame failed (" + err + "); switched to the CPU renderer", true);
+      if (gpu->gl_buffer_registered()) gpu->unregister_gl_buffer();
+      use_gpu = false;
+      interop = false;
+      return;
+    }
+    last_stats = st;
+    have_image = true;
+    return;
+  }
+#endif
+  if (!cpu->render(camera, rs, image, st, &err)) {
+    set_status("CPU frame failed: " + err, true);
+    return;
+  }
+  render_ms = sw.ms();
+  sw.reset();
+  if (!display->upload(image.rgba.data(), image.width, image.height, &err)) {
+    set_status(err, true);
+    return;
+  }
+  upload_ms = sw.ms();
+  last_stats = st;
+  have_image = true;
+}
+
+bool Viewer::Impl::save_screenshot_key() {
+  std::vector<uint32_t> px;
+  if (!have_image || !display->read_image(px)) {
+    set_status("screenshot: no image on screen yet", true);
+    return false;
+  }
+  for (auto& p : px) p |= 0xff000000u;
+  const std::string name = "pointraster-" + time_stamp() + ".png";
+  std::string err;
+  if (!write_png_rgba(name, px.data(), display->width(), display->height(), &err)) {
+    set_status(err, true);
+    return false;
+  }
+  std::error_code ec;
+  set_status("screenshot saved: " + std::filesystem::absolute(name, ec).string(), false);
+  return true;
+}
+
+void Viewer::Impl::start_open(const std::vector<std::string>& paths) {
+  if (paths.empty()) return;
+  if (job.busy()) {
+    set_status("still making " + job.label() + "; cancel it first", true);
+    return;
+  }
+  job.start_files(paths);
+  set_status("loading " + job.label() + " ...", false);
+}
+
+void Viewer::Impl::handle_event(const SDL_Event& e) {
+  ImGuiIO& io = ImGui::GetIO();
+  switch (e.type) {
+    case SDL_QUIT:
+      quit = true;
+      break;
+    case SDL_WINDOWEVENT:
+      if (e.window.event == SDL_WINDOWEVENT_CLOSE && e.window.windowID == SDL_GetWindowID(window))
+        quit = true;
+      if (e.window.event == SDL_WINDOWEVENT_FOCUS_LOST) {
+        fly.release_all();
+        looking = false;
+      }
+      break;
+    case SDL_DROPFILE:
+      if (e.drop.file) {
+        dropped.emplace_back(e.drop.file);
+        SDL_free(e.drop.file);
+      }
+      break;
+    case SDL_DROPCOMPLETE: {
+      auto d = std::move(dropped);
+      dropped.clear();
+      start_open(d);
+      break;
+    }
+    case SDL_KEYDOWN:
+    case SDL_KEYUP: {
+      const bool down = e.type == SDL_KEYDOWN;
+      const SDL_Keycode k = e.key.keysym.sym;
+      // Releases always reach the camera, so a key pressed before ImGui took focus never sticks.
+      if (down && io.WantCaptureKeyboard) break;
+      auto set = [&](FlyCamera::Key key) { fly.set_key(key, down); };
+      switch (k) {
+        case SDLK_w:
+          set(FlyCamera::kForward);
+          break;
+        case SDLK_s:
+          set(FlyCamera::kBack);
+          break;
+        case SDLK_a:
+          set(FlyCamera::kLeft);
+          break;
+        case SDLK_d:
+          set(FlyCamera::kRight);
+          break;
+        case SDLK_q:
+        case SDLK_c:
+          set(FlyCamera::kDown);
+          break;
+        case SDLK_e:
+        case SDLK_SPACE:
+          set(FlyCamera::kUp);
+          break;
+        case SDLK_LSHIFT:
+        case SDLK_RSHIFT:
+          set(FlyCamera::kFast);
+          break;
+        default:
+          break;
+      }
+      if (!down || e.key.repeat) break;
+      if (k == SDLK_ESCAPE) quit = true;
+      if (k == SDLK_f) frame_cloud();
+      if (k == SDLK_r) camera = home_camera;
+      if (k == SDLK_g) switch_mode(!use_gpu);
+      if (k == SDLK_F12 || k == SDLK_p) save_screenshot_key();
+      break;
+    }
+    case SDL_MOUSEBUTTONDOWN:
+      if (e.button.button == SDL_BUTTON_RIGHT && !io.WantCaptureMouse) looking = true;
+      break;
+    case SDL_MOUSEBUTTONUP:
+      if (e.button.button == SDL_BUTTON_RIGHT) looking = false;
+      break;
+    case SDL_MOUSEMOTION:
+      if (looking) fly.look(camera, double(e.motion.xrel), double(e.motion.yrel));
+      break;
+    case SDL_MOUSEWHEEL:
+      if (!io.WantCaptureMouse) fly.wheel(double(e.wheel.y));
+      break;
+    default:
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Viewer
+
+Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
+  impl_->opt = options;
+}
+
+Viewer::~Viewer() {
+  Impl& m = *impl_;
+  m.job.cancel();
+  if (m.persist && m.window) {
+    // Window size in window coordinates (not drawable pixels), as SDL_CreateWindow takes it.
+    const Uint32 flags = SDL_GetWindowFlags(m.window);
+    if (!(flags & (SDL_WINDOW_MINIMIZED | SDL_WINDOW_MAXIMIZED | SDL_WINDOW_FULLSCREEN))) {
+      SDL_GetWindowSize(m.window, &m.settings.width, &m.settings.height);
+    }
+    m.settings.mode = m.use_gpu ? "gpu" : "cpu";
+    m.settings.vsync = m.vsync;
+    std::string err;
+    if (!save_settings(m.settings_path, m.settings, &err))
+      std::fprintf(stderr, "pointraster: %s\n", err.c_str());
+  }
+#if PR_HAVE_CUDA
+  if (m.gpu && m.gpu->gl_buffer_registered()) m.gpu->unregister_gl_buffer();
+  m.gpu.reset();
+#endif
+  m.display.reset();  // GL objects go before the context
+  if (m.imgui_ready) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplSDL2_Shutdown();
+    ImGui::DestroyContext();
+  }
+  if (m.gl) SDL_GL_DeleteContext(m.gl);
+  if (m.window) SDL_DestroyWindow(m.window);
+  SDL_QuitSubSystem(SDL_INIT_VIDEO);
+}
+
+SDL_Window* Viewer::window() const {
+  return impl_->window;
+}
+Camera& Viewer::camera() {
+  return impl_->camera;
+}
+std::string Viewer::mode() const {
+  return impl_->use_gpu ? "gpu" : "cpu";
+}
+bool Viewer::set_mode(const std::string& mode) {
+  return impl_->switch_mode(mode == "gpu");
+}
+int Viewer::display_allocations() const {
+  return impl_->display ? impl_->display->allocations() : 0;
+}
+int Viewer::image_width() const {
+  return impl_->display ? impl_->display->width() : 0;
+}
+int Viewer::image_height() const {
+  return impl_->display ? impl_->display->height() : 0;
+}
+bool Viewer::cloud_busy() const {
+  return impl_->job.busy();
+}
+uint64_t Viewer::cloud_points() const {
+  return impl_->cloud ? impl_->cloud->size() : 0;
+}
+std::string Viewer::status() const {
+  return impl_->status;
+}
+void Viewer::request_quit() {
+  impl_->quit = true;
+}
+bool Viewer::open_files(const std::vector<std::string>& paths) {
+  impl_->start_open(paths);
+  return impl_->job.busy();
+}
+
+std::string Viewer::display_path() const {
+  const Impl& m = *impl_;
+  if (!m.use_gpu) return "CPU render, PBO upload";
+  if (m.interop) return "GPU render straight into the PBO (CUDA-GL interop)";
+  return "GPU render, host copy, PBO upload (interop off: " + m.interop_why + ")";
+}
+
+bool Viewer::read_image(std::vector<uint32_t>& px, int& w, int& h) const {
+  w = impl_->display->width();
+  h = impl_->display->height();
+  return impl_->have_image && impl_->display->read_image(px);
+}
+
+bool Viewer::open(std::string* error) {
+  Impl& m = *impl_;
+  const std::string dir = config_dir();
+  m.persist = m.opt.frames == 0 && !dir.empty();
+  if (!dir.empty()) {
+    m.settings_path = dir + "/settings.ini";
+    m.imgui_ini_path = dir + "/imgui.ini";
+    m.settings = load_settings(m.settings_path);
+  }
+  if (m.opt.point_size > 1) m.settings.point_size = std::min(m.opt.point_size, 8);
+  m.vsync = m.opt.vsync.value_or(m.settings.vsync);
+
+  if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
+    if (error) *error = std::string("cannot start SDL video: ") + SDL_GetError();
+    return false;
+  }
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_FORWARD_COMPATIBLE_FLAG);
+  SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+  SDL_GL_SetAttribute(SDL_GL_RED_SIZE, 8);
+  SDL_GL_SetAttribute(SDL_GL_GREEN_SIZE, 8);
+  SDL_GL_SetAttribute(SDL_GL_BLUE_SIZE, 8);
+  const int w = m.opt.width.value_or(m.settings.width);
+  const int h = m.opt.height.value_or(m.settings.height);
+  m.window = SDL_CreateWindow("pointraster", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
+                              SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+  if (!m.window) {
+    if (error) *error = std::string("cannot create a window: ") + SDL_GetError();
+    return false;
+  }
+  SDL_SetWindowMinimumSize(m.window, 320, 200);
+  m.gl = SDL_GL_CreateContext(m.window);
+  if (!m.gl) {
+    if (error) *error = std::string("cannot create an OpenGL 3.3 core context: ") + SDL_GetError();
+    return false;
+  }
+  SDL_GL_MakeCurrent(m.window, m.gl);
+  const int glv = gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress));
+  if (glv == 0 || GLAD_VERSION_MAJOR(glv) * 10 + GLAD_VERSION_MINOR(glv) < 33) {
+    if (error) *error = "OpenGL 3.3 functions could not be loaded";
+    return false;
+  }
+  SDL_GL_SetSwapInterval(m.vsync ? 1 : 0);
+  std::printf("pointraster: OpenGL %s on %s\n",
+              reinterpret_cast<const char*>(glGetString(GL_VERSION)),
+              reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+
+  m.display = std::make_unique<Display>();
+  if (!m.display->init(error)) return false;
+
+  // ImGui. On HiDPI screens where SDL reports window size == drawable size (X11), scale the UI by
+  // the display's DPI; where the drawable is larger than the window (macOS, Wayland), the backend
+  // already scales coordinates and the font is rasterized at the pixel density to stay sharp.
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = m.persist ? m.imgui_ini_path.c_str() : nullptr;
+  if (!m.persist && !m.imgui_ini_path.empty() && std::filesystem::exists(m.imgui_ini_path))
+    ImGui::LoadIniSettingsFromDisk(m.imgui_ini_path.c_str());
+  ImGui::StyleColorsDark();
+  int ww = 0, wh = 0, dw = 0, dh = 0;
+  SDL_GetWindowSize(m.window, &ww, &wh);
+  SDL_GL_GetDrawableSize(m.window, &dw, &dh);
+  const float fb_scale = ww > 0 ? float(dw) / float(ww) : 1.0f;
+  float ddpi = 0.0f;
+  float dpi_scale = 1.0f;
+  if (fb_scale <= 1.01f &&
+      SDL_GetDisplayDPI(SDL_GetWindowDisplayIndex(m.window), &ddpi, nullptr, nullptr) == 0 &&
+      ddpi > 120.0f)
+    dpi_scale = std::min(ddpi / 96.0f, 3.0f);
+  m.ui_scale = dpi_scale;
+  ImFontConfig fc;
+  fc.SizePixels = 13.0f * dpi_scale * fb_scale;
+  io.Fonts->AddFontDefault(&fc);
+  io.FontGlobalScale = 1.0f / fb_scale;
+  ImGui::GetStyle().ScaleAllSizes(dpi_scale);
+  ImGui_ImplSDL2_InitForOpenGL(m.window, m.gl);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  m.imgui_ready = true;
+
+  m.cpu = make_cpu_renderer(m.opt.threads);
+  m.display->resize(dw, dh);
+
+  // The starting cloud: the command line's files, else the scene; made in the background.
+  if (!m.opt.files.empty()) {
+    m.job.start_files(m.opt.files);
+    m.set_status("loading " + m.job.label() + " ...", false);
+  } else {
+    const std::string scene = m.opt.scene.empty() ? kDefaultScene : m.opt.scene;
+    m.job.start_scene(scene, m.opt.points.value_or(kDefaultScenePoints));
+  }
+  m.listing_dir =
+      m.settings.open_dir.empty() ? std::filesystem::current_path().string() : m.settings.open_dir;
+  m.refresh_listing();
+
+  const std::string mode = m.opt.mode.value_or(m.settings.mode);
+  if (mode == "gpu" && !m.switch_mode(true)) {
+    std::fprintf(stderr,
+                 "pointraster: --mode gpu is not available here; the viewer runs on the CPU\n");
+  }
+  return true;
+}
+
+int Viewer::run(const ViewerHooks* hooks) {
+  Impl& m = *impl_;
+  Stopwatch clock;
+  double last = clock.ms();
+  int counted = 0;  // scripted frames: counted once the cloud is on screen
+  const int frames = m.opt.frames;
+  int rc = 0;
+  while (!m.quit) {
+    if (hooks && hooks->on_frame) hooks->on_frame(m.frame, *this);
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+      ImGui_ImplSDL2_ProcessEvent(&e);
+      m.handle_event(e);
+    }
+    const double now = clock.ms();
+    m.frame_ms = now - last;
+    last = now;
+    m.hist_frame.push(float(m.frame_ms));
+    if (ImGui::GetIO().WantCaptureKeyboard) m.fly.release_all();
+    m.fly.update(m.camera, m.frame_ms * 1e-3);
+
+    CloudJob::Result r;
+    if (m.job.take(r)) m.install_cloud(r);
+
+    int dw = 0, dh = 0;
+    SDL_GL_GetDrawableSize(m.window, &dw, &dh);
+    const Uint32 wflags = SDL_GetWindowFlags(m.window);
+    if (wflags & SDL_WINDOW_MINIMIZED) dw = dh = 0;
+    if (dw > 0 && dh > 0 && (dw != m.display->width() || dh != m.display->height())) {
+#if PR_HAVE_CUDA
+      // CUDA must let go of the PBO before GL reallocates it, then take the new one.
+      if (m.gpu && m.gpu->gl_buffer_registered()) m.gpu->unregister_gl_buffer();
+#endif
+      m.display->resize(dw, dh);
+      m.update_interop_registration(true);
+    }
+    if (dw == 0 || dh == 0) {
+      // Minimized: nothing to draw into; wait for events instead of spinning.
+      SDL_WaitEventTimeout(nullptr, 50);
+      ++m.frame;
+      continue;
+    }
+
+    m.render_frame();
+    m.hist_render.push(float(m.render_ms));
+    m.hist_upload.push(float(m.upload_ms));
+
+    Stopwatch ui;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    ImGui::NewFrame();
+    m.draw_panel();
+    ImGui::Render();
+
+    glViewport(0, 0, dw, dh);
+    glClearColor(m.settings.background[0], m.settings.background[1], m.settings.background[2], 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    if (m.have_image) m.display->draw(0, 0, dw, dh);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    m.ui_ms = ui.ms();
+    m.hist_ui.push(float(m.ui_ms));
+
+    if (!m.job.busy()) ++counted;
+    const bool last_frame = frames > 0 && counted >= frames;
+    if (last_frame && !m.opt.screenshot.empty()) {
+      const auto px = read_framebuffer(dw, dh);
+      std::string err;
+      if (write_png_rgba(m.opt.screenshot, px.data(), dw, dh, &err)) {
+        std::printf("pointraster: wrote %s (%dx%d window, %s)\n", m.opt.screenshot.c_str(), dw, dh,
+                    display_path().c_str());
+      } else {
+        std::fprintf(stderr, "pointraster: %s\n", err.c_str());
+        rc = 1;
+      }
+    }
+    SDL_GL_SwapWindow(m.window);
+    ++m.frame;
+    if (last_frame) break;
+  }
+  if (m.initial_load_failed && frames > 0) rc = 1;
+  return rc;
+}
+
+int run_viewer(const Options& options) {
+  Viewer v(options);
+  std::string err;
+  if (!v.open(&err)) {
+    std::fprintf(stderr,
+                 "pointraster: %s\n(no display? `pointraster --headless` renders without a "
+                 "window)\n",
+                 err.c_str());
+    return 1;
+  }
+  return v.run();
+}
+
+}  // namespace pr

@@ -1,0 +1,74 @@
+// The desktop viewer: an SDL2 window with an OpenGL 3.3 core context, the renderer's image drawn
+// by a fullscreen pass, a Dear ImGui panel, a fly camera, and background loading. main() calls
+// run_viewer(); tests make a Viewer, drive it with real SDL events from a per-frame hook, and read
+// its state back.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/camera.h"
+#include "options.h"
+
+struct SDL_Window;
+
+namespace pr {
+
+class Viewer;
+
+struct ViewerHooks {
+  /// Called at the start of every frame, before events are polled (frame counts from 0). Tests
+  /// push SDL events or resize the window here.
+  std::function<void(int frame, Viewer& viewer)> on_frame;
+};
+
+class Viewer {
+ public:
+  explicit Viewer(const Options& options);
+  ~Viewer();
+  Viewer(const Viewer&) = delete;
+  Viewer& operator=(const Viewer&) = delete;
+
+  /// Creates the window, the GL context, ImGui and the display, and starts making the cloud.
+  /// False with the reason when no window or no OpenGL 3.3 context can be made.
+  bool open(std::string* error);
+  /// Runs until the window closes, Esc, or --frames frames; returns the exit code.
+  int run(const ViewerHooks* hooks = nullptr);
+
+  SDL_Window* window() const;
+  Camera& camera();
+  /// "cpu" or "gpu": the renderer drawing now.
+  std::string mode() const;
+  /// Asks to switch renderer; false (and a message in the panel) when it cannot.
+  bool set_mode(const std::string& mode);
+  /// How the image reaches the screen: "CPU render + PBO upload", "CUDA-GL interop", ...
+  std::string display_path() const;
+  /// Times the display buffers were allocated (once per size change).
+  int display_allocations() const;
+  /// Size of the image being rendered (the drawable), 0x0 while minimized.
+  int image_width() const;
+  int image_height() const;
+  /// True while a file load or scene regeneration runs.
+  bool cloud_busy() const;
+  uint64_t cloud_points() const;
+  /// The last message shown in the panel's status line (errors included).
+  std::string status() const;
+  /// The image on screen now, read back from the display texture (top row first).
+  bool read_image(std::vector<uint32_t>& pixels, int& w, int& h) const;
+  /// Starts loading files in the background, as the Open box and drag and drop do.
+  bool open_files(const std::vector<std::string>& paths);
+  void request_quit();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// `pointraster [FILE...]` without --headless/--info: returns the exit code.
+int run_viewer(const Options& options);
+
+}  // namespace pr

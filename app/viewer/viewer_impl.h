@@ -1,0 +1,101 @@
+// The viewer's state, shared by viewer.cpp (window, loop, input) and panel.cpp (the ImGui panel).
+// Internal to app/viewer: SDL types appear here, GL types do not.
+#pragma once
+
+#include <SDL.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/frame_stats.h"
+#include "engine/image.h"
+#include "engine/io.h"
+#include "engine/point_cloud.h"
+#include "engine/renderer.h"
+#include "options.h"
+#include "viewer/cloud_job.h"
+#include "viewer/display.h"
+#include "viewer/fly_camera.h"
+#include "viewer/settings.h"
+#include "viewer/viewer.h"
+
+#if PR_HAVE_CUDA
+#include "kernels/cuda_renderer.h"
+#endif
+
+namespace pr {
+
+struct Viewer::Impl {
+  Options opt;
+  ViewerSettings settings;
+  std::string settings_path, imgui_ini_path;
+  bool persist = true;  // interactive runs save settings; scripted runs (--frames) do not
+
+  SDL_Window* window = nullptr;
+  SDL_GLContext gl = nullptr;
+  bool imgui_ready = false;
+  float ui_scale = 1.0f;
+  std::unique_ptr<Display> display;
+
+  // The cloud on screen; the job makes the next one while this one stays visible.
+  std::unique_ptr<PointCloud> cloud;
+  std::vector<FileInfo> files;
+  std::string scene;
+  uint64_t scene_points = 0;  // points generated for the scene
+  CloudJob job;
+  bool first_cloud = true;
+  bool initial_load_failed = false;
+  Camera home_camera;  // what R returns to
+
+  // Renderers: the CPU one always exists; the GPU one is made on first use and kept.
+  std::unique_ptr<Renderer> cpu;
+#if PR_HAVE_CUDA
+  std::unique_ptr<CudaRenderer> gpu;
+#endif
+  bool use_gpu = false;
+  bool interop = false;     // GPU renders straight into the PBO
+  std::string interop_why;  // why interop is off in GPU mode
+  std::string gpu_why;      // why GPU mode is unavailable (empty: available)
+  bool gpu_checked = false;
+
+  Camera camera;
+  FlyCamera fly;
+  bool looking = false;  // right button held, started outside ImGui
+  RenderSettings rs;
+  uint64_t point_target = 0;  // the panel's point-count value
+  Image image;
+  bool have_image = false;
+
+  // Timings, ms.
+  FrameStats last_stats;
+  double render_ms = 0, upload_ms = 0, ui_ms = 0, frame_ms = 0;
+  History hist_frame{300}, hist_render{300}, hist_upload{300}, hist_ui{300};
+
+  std::string status;  // last message
+  bool status_is_error = false;
+  bool quit = false;
+  bool vsync = true;
+  int frame = 0;
+
+  // Open box.
+  char path_buf[1024] = {0};
+  std::string listing_dir;
+  std::vector<std::pair<std::string, bool>> listing;  // name, is_dir
+  std::vector<std::string> dropped;
+
+  void set_status(const std::string& s, bool error);
+  void install_cloud(CloudJob::Result& r);
+  bool switch_mode(bool gpu);
+  void update_interop_registration(bool size_changed);
+  void render_frame();
+  void handle_event(const SDL_Event& e);
+  void frame_cloud();
+  bool save_screenshot_key();
+  void start_open(const std::vector<std::string>& paths);
+  void refresh_listing();
+  void draw_panel();  // panel.cpp
+  size_t device_bytes() const;
+};
+
+}  // namespace pr

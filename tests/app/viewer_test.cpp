@@ -1,0 +1,473 @@
+// The viewer, for real: a window and an OpenGL 3.3 context (Mesa under Xvfb in CI), real SDL
+// events pushed into SDL's queue, and the window's pixels read back. Tests that need a display
+// skip with the reason when none can be made. FlyCamera and Settings tests need no display.
+#include <SDL.h>
+#include <glad/gl.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/image.h"
+#include "engine/point_cloud.h"
+#include "session.h"
+#include "viewer/display.h"
+#include "viewer/fly_camera.h"
+#include "viewer/settings.h"
+#include "viewer/viewer.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Whether a GL 3.3 core window can be made here; the reason when not.
+bool display_available(std::string* why) {
+  if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
+    *why = std::string("no display: SDL video: ") + SDL_GetError();
+    return false;
+  }
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+  SDL_Window* w = SDL_CreateWindow("probe", 0, 0, 64, 64, SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
+  bool ok = w != nullptr;
+  if (w) {
+    SDL_GLContext c = SDL_GL_CreateContext(w);
+    ok = c != nullptr;
+    if (c) SDL_GL_DeleteContext(c);
+    SDL_DestroyWindow(w);
+  }
+  if (!ok) *why = std::string("no OpenGL 3.3 window: ") + SDL_GetError();
+  SDL_QuitSubSystem(SDL_INIT_VIDEO);
+  return ok;
+}
+
+#define REQUIRE_DISPLAY()                                \
+  do {                                                   \
+    std::string why_;                                    \
+    if (!display_available(&why_)) GTEST_SKIP() << why_; \
+  } while (0)
+
+/// A fresh config folder per test, so no test reads another's (or the user's) settings.
+fs::path fresh_config(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("pr_viewer_test_" + std::to_string(getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  setenv("XDG_CONFIG_HOME", d.c_str(), 1);
+  return d;
+}
+
+int channel(uint32_t p, int c) {
+  return int((p >> (8 * c)) & 0xffu);
+}
+
+bool differs(uint32_t a, uint32_t b, int tol) {
+  for (int c = 0; c < 3; ++c)
+    if (std::abs(channel(a, c) - channel(b, c)) > tol) return true;
+  return false;
+}
+
+/// Pixels in [x0,x1)x[y0,y1) that differ from `bg`.
+size_t count_not(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1,
+                 uint32_t bg) {
+  size_t n = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) n += differs(px[size_t(y) * size_t(w) + size_t(x)], bg, 8);
+  return n;
+}
+
+/// Near-white, grey pixels: ImGui's default text color on the dark panel.
+size_t count_text(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1) {
+  size_t n = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const uint32_t p = px[size_t(y) * size_t(w) + size_t(x)];
+      const int r = channel(p, 0), g = channel(p, 1), b = channel(p, 2);
+      n += r > 200 && g > 200 && b > 200 && std::abs(r - g) < 12 && std::abs(g - b) < 12;
+    }
+  return n;
+}
+
+// The viewer's default background, (0.063, 0.071, 0.094) in 8 bits.
+const uint32_t kBackground = pr::rgba(16, 18, 24);
+
+pr::Options scripted(int frames, int w, int h, uint64_t points) {
+  pr::Options o;
+  o.frames = frames;
+  o.width = w;
+  o.height = h;
+  o.points = points;
+  o.mode = "cpu";
+  o.vsync = false;
+  return o;
+}
+
+SDL_Event key_event(SDL_Keycode k, SDL_Scancode sc, bool down) {
+  SDL_Event e{};
+  e.type = down ? SDL_KEYDOWN : SDL_KEYUP;
+  e.key.state = down ? SDL_PRESSED : SDL_RELEASED;
+  e.key.keysym.sym = k;
+  e.key.keysym.scancode = sc;
+  return e;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// No display needed.
+
+TEST(FlyCamera, MotionIsFrameRateIndependent) {
+  pr::FlyCamera fly;
+  fly.speed = 3.0;
+  fly.set_key(pr::FlyCamera::kForward, true);
+  pr::Camera a, b;
+  a.yaw = b.yaw = 0.4;
+  for (int i = 0; i < 100; ++i) fly.update(a, 0.01);  // 100 fps for 1 s
+  for (int i = 0; i < 5; ++i) fly.update(b, 0.2);     // 5 fps for 1 s
+  EXPECT_NEAR(glm::length(a.position - b.position), 0.0, 1e-9);
+  const glm::dvec3 moved = a.position - glm::dvec3(0, 0, 10);
+  EXPECT_NEAR(glm::length(moved), 3.0, 1e-9);
+  EXPECT_GT(glm::dot(moved, a.forward()), 2.99);
+  fly.set_key(pr::FlyCamera::kFast, true);
+  pr::Camera c;
+  fly.update(c, 0.1);
+  EXPECT_NEAR(glm::length(c.position - glm::dvec3(0, 0, 10)), 3.0 * fly.fast_factor * 0.1, 1e-9);
+}
+
+TEST(FlyCamera, MouseRightTurnsRightAndWheelScalesSpeed) {
+  pr::FlyCamera fly;
+  pr::Camera c;
+  const glm::dvec3 right = c.right();
+  fly.look(c, 100.0, 0.0);
+  EXPECT_GT(glm::dot(c.forward(), right), 0.2);  // now looking partly toward the old right
+  fly.look(c, 0.0, -100.0);                      // mouse up looks up
+  EXPECT_GT(c.pitch, 0.2);
+  const double s = fly.speed;
+  fly.wheel(2.0);
+  EXPECT_NEAR(fly.speed, s * 1.44, 1e-9);
+}
+
+TEST(Settings, RoundTripAndBadValuesIgnored) {
+  const fs::path d = fresh_config("settings");
+  pr::ViewerSettings s;
+  s.width = 1111;
+  s.height = 777;
+  s.mode = "gpu";
+  s.vsync = false;
+  s.point_size = 3;
+  s.add_recent("/a/b.ply");
+  s.add_recent("/c/d.las");
+  s.add_recent("/a/b.ply");  // moves to the front, no duplicate
+  std::string err;
+  ASSERT_TRUE(pr::save_settings((d / "x/settings.ini").string(), s, &err)) << err;
+  const auto t = pr::load_settings((d / "x/settings.ini").string());
+  EXPECT_EQ(t.width, 1111);
+  EXPECT_EQ(t.height, 777);
+  EXPECT_EQ(t.mode, "gpu");
+  EXPECT_FALSE(t.vsync);
+  EXPECT_EQ(t.point_size, 3);
+  ASSERT_EQ(t.recent.size(), 2u);
+  EXPECT_EQ(t.recent[0], "/a/b.ply");
+  {
+    std::FILE* f = std::fopen((d / "bad.ini").c_str(), "w");
+    std::fputs("width=-5\nmode=tpu\npoint_size=99\ngarbage\n", f);
+    std::fclose(f);
+  }
+  const auto u = pr::load_settings((d / "bad.ini").string());
+  EXPECT_EQ(u.width, pr::ViewerSettings{}.width);
+  EXPECT_EQ(u.mode, "cpu");
+  EXPECT_EQ(u.point_size, 1);
+  EXPECT_EQ(pr::config_dir(), (d / "pointraster").string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// A real GL context.
+
+TEST(Display, PboRoundTripAndResizeRules) {
+  REQUIRE_DISPLAY();
+  ASSERT_EQ(SDL_InitSubSystem(SDL_INIT_VIDEO), 0);
+  SDL_Window* w = SDL_CreateWindow("display", 0, 0, 64, 64, SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
+  ASSERT_NE(w, nullptr);
+  SDL_GLContext c = SDL_GL_CreateContext(w);
+  ASSERT_NE(c, nullptr);
+  ASSERT_NE(gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)), 0);
+  {
+    pr::Display d;
+    std::string err;
+    ASSERT_TRUE(d.init(&err)) << err;
+    EXPECT_FALSE(d.resize(0, 0));  // minimized: nothing to allocate
+    EXPECT_FALSE(d.resize(-3, 10));
+    EXPECT_EQ(d.allocations(), 0);
+    EXPECT_TRUE(d.empty());
+    d.draw(0, 0, 0, 0);  // must not crash
+    EXPECT_TRUE(d.resize(37, 21));
+    EXPECT_FALSE(d.resize(37, 21));  // same size: no reallocation
+    EXPECT_EQ(d.allocations(), 1);
+    std::vector<uint32_t> px(37 * 21);
+    for (size_t i = 0; i < px.size(); ++i) px[i] = uint32_t(i * 2654435761u) | 0xff000000u;
+    ASSERT_TRUE(d.upload(px.data(), 37, 21, &err)) << err;
+    std::vector<uint32_t> back;
+    ASSERT_TRUE(d.read_image(back));
+    EXPECT_EQ(back, px);  // through the PBO into the texture and back, bit for bit
+    EXPECT_FALSE(d.upload(px.data(), 20, 21, &err));
+    EXPECT_NE(err.find("37x21"), std::string::npos) << err;
+    EXPECT_FALSE(d.resize(0, 0));  // back to minimized: keeps the buffers
+    EXPECT_EQ(d.width(), 37);
+    EXPECT_EQ(d.allocations(), 1);
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+  }
+  SDL_GL_DeleteContext(c);
+  SDL_DestroyWindow(w);
+  SDL_QuitSubSystem(SDL_INIT_VIDEO);
+}
+
+// The real program, as a user (or CI) runs it: window, K frames, screenshot of the whole window.
+TEST(Window, ScriptedRunScreenshotShowsSceneAndPanel) {
+  REQUIRE_DISPLAY();
+  const fs::path d = fresh_config("cli");
+  const fs::path png = d / "window.png";
+  const std::string cmd = std::string("'") + PR_POINTRASTER_BIN +
+                          "' --frames 12 --width 960 --height 600 --points 300k --mode cpu "
+                          "--vsync off --screenshot '" +
+                          png.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  pr::Image img;
+  std::string err;
+  ASSERT_TRUE(pr::read_png(png.string(), img, &err)) << err;
+  ASSERT_EQ(img.width, 960);
+  ASSERT_EQ(img.height, 600);
+  // The image area right of the panel: the terrain covers a good part of it.
+  const size_t scene = count_not(img.rgba, img.width, 400, 0, 960, 600, kBackground);
+  EXPECT_GT(scene, size_t(560 * 600 / 5)) << "too few scene pixels right of the panel";
+  // The panel: white text on the dark window, top left.
+  const size_t text = count_text(img.rgba, img.width, 10, 10, 380, 590);
+  EXPECT_GT(text, 800u) << "no panel text in the screenshot";
+  // And nowhere else text-like in quantity: the scene's far right strip has (almost) none.
+  EXPECT_LT(count_text(img.rgba, img.width, 900, 0, 960, 600), 200u);
+  // Scripted runs do not overwrite the user's settings.
+  EXPECT_FALSE(fs::exists(d / "pointraster" / "settings.ini"));
+}
+
+TEST(Window, ResizeMidRunReallocatesOnceAndKeepsDrawing) {
+  REQUIRE_DISPLAY();
+  fresh_config("resize");
+  pr::Viewer v(scripted(30, 800, 500, 200'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int alloc_before = -1, alloc_after_resize = -1;
+  int resized_at = -1;
+  pr::ViewerHooks h;
+  h.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (resized_at < 0 && !vw.cloud_busy() && frame > 3) {
+      alloc_before = vw.display_allocations();
+      SDL_SetWindowSize(vw.window(), 640, 360);
+      resized_at = frame;
+    }
+    if (resized_at >= 0 && frame == resized_at + 8) alloc_after_resize = vw.display_allocations();
+  };
+  EXPECT_EQ(v.run(&h), 0);
+  ASSERT_GE(resized_at, 0);
+  EXPECT_EQ(v.image_width(), 640);
+  EXPECT_EQ(v.image_height(), 360);
+  EXPECT_EQ(alloc_after_resize, alloc_before + 1);
+  EXPECT_EQ(v.display_allocations(), alloc_before + 1) << "reallocated more than once per size";
+  std::vector<uint32_t> px;
+  int w = 0, hh = 0;
+  ASSERT_TRUE(v.read_image(px, w, hh));
+  ASSERT_EQ(px.size(), size_t(640 * 360));
+  EXPECT_GT(count_not(px, w, 0, 0, w, hh, kBackground), size_t(640 * 360 / 10));
+}
+
+TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
+  REQUIRE_DISPLAY();
+  fresh_config("input");
+  pr::Viewer v(scripted(0, 800, 500, 200'000));  // frames 0: runs until the hook quits
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  enum { kWait, kHoldW, kLook, kPanelMouse, kDone } step = kWait;
+  int step_frame = 0;
+  glm::dvec3 p0{0.0}, p1{0.0};
+  double yaw0 = 0, yaw1 = 0, yaw2 = 0;
+  std::vector<uint32_t> img0, img1;
+  int w = 0, h = 0;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+    SDL_Event e{};
+    switch (step) {
+      case kWait:
+        if (!vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+          p0 = vw.camera().position;
+          vw.read_image(img0, w, h);
+          e = key_event(SDLK_w, SDL_SCANCODE_W, true);
+          SDL_PushEvent(&e);
+          step = kHoldW;
+          step_frame = frame;
+        }
+        break;
+      case kHoldW:
+        if (frame == step_frame + 15) {
+          e = key_event(SDLK_w, SDL_SCANCODE_W, false);
+          SDL_PushEvent(&e);
+        }
+        if (frame == step_frame + 17) {
+          p1 = vw.camera().position;
+          vw.read_image(img1, w, h);
+          yaw0 = vw.camera().yaw;
+          // Right-drag in the image area (the real pointer goes there, so ImGui sees it too).
+          SDL_WarpMouseInWindow(vw.window(), 700, 250);
+          step = kLook;
+          step_frame = frame;
+        }
+        break;
+      case kLook:
+        if (frame == step_frame + 2) {
+          e.type = SDL_MOUSEBUTTONDOWN;
+          e.button.button = SDL_BUTTON_RIGHT;
+          e.button.state = SDL_PRESSED;
+          e.button.x = 700;
+          e.button.y = 250;
+          SDL_PushEvent(&e);
+          SDL_Event m{};
+          m.type = SDL_MOUSEMOTION;
+          m.motion.x = 760;
+          m.motion.y = 250;
+          m.motion.xrel = 60;
+          m.motion.state = SDL_BUTTON_RMASK;
+          SDL_PushEvent(&m);
+          SDL_Event u{};
+          u.type = SDL_MOUSEBUTTONUP;
+          u.button.button = SDL_BUTTON_RIGHT;
+          u.button.state = SDL_RELEASED;
+          SDL_PushEvent(&u);
+        }
+        if (frame == step_frame + 4) {
+          yaw1 = vw.camera().yaw;
+          SDL_WarpMouseInWindow(vw.window(), 100, 100);  // over the panel
+          step = kPanelMouse;
+          step_frame = frame;
+        }
+        break;
+      case kPanelMouse:
+        if (frame == step_frame + 3) {
+          e.type = SDL_MOUSEBUTTONDOWN;
+          e.button.button = SDL_BUTTON_RIGHT;
+          e.button.state = SDL_PRESSED;
+          e.button.x = 100;
+          e.button.y = 100;
+          SDL_PushEvent(&e);
+          SDL_Event m{};
+          m.type = SDL_MOUSEMOTION;
+          m.motion.x = 160;
+          m.motion.y = 100;
+          m.motion.xrel = 60;
+          m.motion.state = SDL_BUTTON_RMASK;
+          SDL_PushEvent(&m);
+          SDL_Event u{};
+          u.type = SDL_MOUSEBUTTONUP;
+          u.button.button = SDL_BUTTON_RIGHT;
+          u.button.state = SDL_RELEASED;
+          SDL_PushEvent(&u);
+        }
+        if (frame == step_frame + 5) {
+          yaw2 = vw.camera().yaw;
+          step = kDone;
+          vw.request_quit();
+        }
+        break;
+      case kDone:
+        break;
+    }
+    if (frame > 2000) vw.request_quit();  // never hang the test
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(step, kDone);
+  // W moved the camera forward (along its view direction), by a positive distance.
+  const glm::dvec3 moved = p1 - p0;
+  EXPECT_GT(glm::length(moved), 0.0);
+  pr::Camera c0;
+  c0.yaw = yaw0;
+  EXPECT_GT(glm::dot(moved, v.camera().forward()), 0.0);
+  // ...and the image changed with it.
+  ASSERT_EQ(img0.size(), img1.size());
+  size_t changed = 0;
+  for (size_t i = 0; i < img0.size(); ++i) changed += img0[i] != img1[i];
+  EXPECT_GT(changed, img0.size() / 20);
+  // The right-drag in the image turned the camera right by 60 px of motion.
+  EXPECT_NEAR(yaw1 - yaw0, 60 * pr::FlyCamera{}.look_sensitivity, 1e-9);
+  // The same drag over the panel went to ImGui, not the camera.
+  EXPECT_EQ(yaw2, yaw1);
+}
+
+TEST(Window, GpuModeFallsBackToCpuWithAReasonWhenUnavailable) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (pr::gpu_mode_available(&why)) GTEST_SKIP() << "a GPU is available: covered on the device";
+  fresh_config("gpu");
+  pr::Options o = scripted(3, 480, 320, 50'000);
+  o.mode = "gpu";
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  EXPECT_EQ(v.run(), 0);
+  EXPECT_EQ(v.mode(), "cpu");
+  EXPECT_NE(v.display_path().find("CPU"), std::string::npos);
+  // G asks for the GPU again: refused with the reason, still drawing on the CPU.
+  EXPECT_FALSE(v.set_mode("gpu"));
+  EXPECT_NE(v.status().find("unavailable"), std::string::npos) << v.status();
+}
+
+TEST(Window, LoadErrorsAreShownAndTheWindowKeepsRunning) {
+  REQUIRE_DISPLAY();
+  const fs::path d = fresh_config("loaderr");
+  const fs::path bad = d / "broken.ply";
+  {
+    std::FILE* f = std::fopen(bad.c_str(), "w");
+    std::fputs("ply\nformat ascii 1.0\nelement vertex 5\nproperty float x\nend_header\n1\n", f);
+    std::fclose(f);
+  }
+  pr::Options o = scripted(5, 480, 320, 0);
+  o.points.reset();
+  o.files = {bad.string()};
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  EXPECT_EQ(v.run(), 1);  // a scripted run whose files fail exits 1, after running its frames
+  EXPECT_NE(v.status().find("broken.ply"), std::string::npos) << v.status();
+  EXPECT_EQ(v.cloud_points(), 0u);
+}
+
+TEST(Window, OpensARealFileInTheBackground) {
+  REQUIRE_DISPLAY();
+  const fs::path las = fs::path(PR_TESTDATA) / "las" / "autzen_trim.las";
+  if (!fs::exists(las)) GTEST_SKIP() << "test data not found: " << las;
+  fresh_config("open");
+  pr::Viewer v(scripted(0, 640, 400, 50'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  uint64_t scene_points = 0;
+  bool asked = false;
+  pr::ViewerHooks h;
+  h.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (!asked && !vw.cloud_busy() && frame > 2) {
+      scene_points = vw.cloud_points();
+      ASSERT_TRUE(vw.open_files({las.string()}));
+      asked = true;
+    } else if (asked && !vw.cloud_busy()) {
+      vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&h), 0);
+  EXPECT_EQ(scene_points, 50'000u);
+  if (v.cloud_points() == 0)
+    GTEST_SKIP() << "the LAS reader is not in this build yet: " << v.status();
+  EXPECT_GT(v.cloud_points(), 10'000u);
+  std::vector<uint32_t> px;
+  int w = 0, hh = 0;
+  ASSERT_TRUE(v.read_image(px, w, hh));
+  EXPECT_GT(count_not(px, w, 0, 0, w, hh, kBackground), size_t(w * hh / 50));
+}
