@@ -19,9 +19,13 @@ TEST(Scenes, DeterministicForSeedAndCount) {
     EXPECT_EQ(0, std::memcmp(a.positions.data(), b.positions.data(), a.size() * sizeof(Float3)))
         << s.name;
     EXPECT_EQ(a.colors, b.colors) << s.name;
-    // A prefix of a larger cloud is the smaller cloud: point i depends on (seed, i) only.
-    const PointCloud big = make_scene(s.name, 50000, 5);
-    EXPECT_EQ(0, std::memcmp(a.positions.data(), big.positions.data(), a.size() * sizeof(Float3)));
+    // For the random scenes a prefix of a larger cloud is the smaller cloud: point i depends on
+    // (seed, i) only. (The terrain stratifies its ground by the point count.)
+    if (s.name != "terrain") {
+      const PointCloud big = make_scene(s.name, 50000, 5);
+      EXPECT_EQ(0,
+                std::memcmp(a.positions.data(), big.positions.data(), a.size() * sizeof(Float3)));
+    }
     const PointCloud other = make_scene(s.name, 20000, 6);
     EXPECT_NE(0, std::memcmp(a.positions.data(), other.positions.data(), a.size() * sizeof(Float3)));
   }
