@@ -187,8 +187,8 @@ void Viewer::Impl::draw_panel() {
   }
 
   if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::Text("frame %.2f ms (%.0f FPS)", double(hist_frame.average()),
-                hist_frame.average() > 0 ? 1000.0 / double(hist_frame.average()) : 0.0);
+    ImGui::Text("frame %.2f ms (%.1f FPS)", frame_avg_ms,
+                frame_avg_ms > 0 ? 1000.0 / frame_avg_ms : 0.0);
     ImGui::Text("render %.2f  upload %.2f  UI %.2f ms", render_ms, upload_ms, ui_ms);
     ImGui::Text("  clear %.2f raster %.2f resolve %.2f copy %.2f", last_stats.clear_ms,
                 last_stats.raster_ms, last_stats.resolve_ms, last_stats.copy_ms);

@@ -193,6 +193,8 @@ void Viewer::Impl::render_frame() {
   Stopwatch sw;
 #if PR_HAVE_CUDA
   if (use_gpu && gpu) {
+    // GPU mode chosen while minimized: register now that there is a buffer to register.
+    if (!interop && interop_why.empty()) update_interop_registration(true);
     bool ok;
     if (interop) {
       ok = gpu->render_to_gl(camera, rs, st, &err);
@@ -534,10 +536,8 @@ bool Viewer::open(std::string* error) {
   m.refresh_listing();
 
   const std::string mode = m.opt.mode.value_or(m.settings.mode);
-  if (mode == "gpu" && !m.switch_mode(true)) {
-    std::fprintf(stderr,
-                 "pointraster: --mode gpu is not available here; the viewer runs on the CPU\n");
-  }
+  // When the GPU is unavailable, switch_mode prints the one-line reason and stays on the CPU.
+  if (mode == "gpu") m.switch_mode(true);
   return true;
 }
 
@@ -559,6 +559,7 @@ int Viewer::run(const ViewerHooks* hooks) {
     m.frame_ms = now - last;
     last = now;
     m.hist_frame.push(float(m.frame_ms));
+    m.frame_avg_ms = m.frame_avg_ms == 0 ? m.frame_ms : 0.95 * m.frame_avg_ms + 0.05 * m.frame_ms;
     if (ImGui::GetIO().WantCaptureKeyboard) m.fly.release_all();
     m.fly.update(m.camera, m.frame_ms * 1e-3);
 

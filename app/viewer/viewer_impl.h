@@ -70,6 +70,7 @@ struct Viewer::Impl {
   // Timings, ms.
   FrameStats last_stats;
   double render_ms = 0, upload_ms = 0, ui_ms = 0, frame_ms = 0;
+  double frame_avg_ms = 0;  // exponential average over about 20 frames, for the FPS readout
   History hist_frame{300}, hist_render{300}, hist_upload{300}, hist_ui{300};
 
   std::string status;  // last message

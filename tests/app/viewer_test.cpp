@@ -471,3 +471,55 @@ TEST(Window, OpensARealFileInTheBackground) {
   ASSERT_TRUE(v.read_image(px, w, hh));
   EXPECT_GT(count_not(px, w, 0, 0, w, hh, kBackground), size_t(w * hh / 50));
 }
+
+TEST(Window, SettingsPersistAndTheScreenshotKeySavesThePicture) {
+  REQUIRE_DISPLAY();
+  const fs::path d = fresh_config("persist");
+  const fs::path shots = d / "shots";
+  fs::create_directories(shots);
+  const fs::path cwd = fs::current_path();
+  fs::current_path(shots);  // the screenshot key writes into the current folder
+  {
+    pr::Viewer v(scripted(0, 700, 420, 100'000));  // interactive (no --frames): saves settings
+    std::string err;
+    ASSERT_TRUE(v.open(&err)) << err;
+    int pressed = -1;
+    pr::ViewerHooks h;
+    h.on_frame = [&](int frame, pr::Viewer& vw) {
+      if (pressed < 0 && !vw.cloud_busy() && frame > 3) {
+        SDL_Event e = key_event(SDLK_p, SDL_SCANCODE_P, true);
+        SDL_PushEvent(&e);
+        e = key_event(SDLK_p, SDL_SCANCODE_P, false);
+        SDL_PushEvent(&e);
+        pressed = frame;
+      }
+      if (pressed >= 0 && frame == pressed + 2) {
+        SDL_Event e = key_event(SDLK_ESCAPE, SDL_SCANCODE_ESCAPE, true);  // Esc quits
+        SDL_PushEvent(&e);
+      }
+      if (frame > 3000) vw.request_quit();
+    };
+    EXPECT_EQ(v.run(&h), 0);
+  }
+  fs::current_path(cwd);
+  std::vector<fs::path> pngs;
+  for (const auto& e : fs::directory_iterator(shots))
+    if (e.path().extension() == ".png") pngs.push_back(e.path());
+  ASSERT_EQ(pngs.size(), 1u);
+  EXPECT_EQ(pngs[0].filename().string().rfind("pointraster-", 0), 0u);
+  pr::Image img;
+  std::string err;
+  ASSERT_TRUE(pr::read_png(pngs[0].string(), img, &err)) << err;
+  EXPECT_EQ(img.width, 700);  // the rendered image only, without the panel
+  EXPECT_EQ(img.height, 420);
+  EXPECT_GT(count_not(img.rgba, img.width, 0, 0, img.width, img.height, kBackground),
+            size_t(700 * 420 / 10));
+  EXPECT_LT(count_text(img.rgba, img.width, 10, 10, 380, 400), 400u) << "panel in the image?";
+  // Settings and the panel layout were written, and the next run reads the window size back.
+  ASSERT_TRUE(fs::exists(d / "pointraster" / "settings.ini"));
+  EXPECT_TRUE(fs::exists(d / "pointraster" / "imgui.ini"));
+  const auto s = pr::load_settings((d / "pointraster" / "settings.ini").string());
+  EXPECT_EQ(s.width, 700);
+  EXPECT_EQ(s.height, 420);
+  EXPECT_EQ(s.mode, "cpu");
+}
