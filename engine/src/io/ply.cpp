@@ -332,17 +332,53 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
       }
       PointSink sink(in, out, attrs, choose_origin(sample));
       const size_t n = size_t(v.count);
-      if (!sink.run(fixed_blocks(n), [&](size_t blk, BlockWriter& w, std::string&) {
-            const size_t i0 = blk << 16, i1 = std::min(n, i0 + (size_t(1) << 16));
-            for (size_t i = i0; i < i1; ++i) {
-              RawPoint pt;
-              size_t s;
-              decode_at(b + i * v.stride, pt, s);
-              w(pt);
-            }
-            return true;
-          }, error))
-        return false;
+      // Fixed records: read only the properties we keep, at their offsets.
+      size_t off[kFields];
+      Scalar type[kFields];
+      for (int k = 0; k < kFields; ++k) {
+        const int f = l.field[k];
+        off[k] = f >= 0 ? v.props[f].offset : 0;
+        type[k] = f >= 0 ? v.props[f].type : Scalar::kU8;
+      }
+      const bool xyz_f32 = type[kX] == Scalar::kF32 && type[kY] == Scalar::kF32 &&
+                           type[kZ] == Scalar::kF32 && l.field[kZ] >= 0 && !swap;
+      const bool rgb_u8 = has_color && type[kR] == Scalar::kU8 && type[kG] == Scalar::kU8 &&
+                          type[kB] == Scalar::kU8;
+      const uint8_t* const vb = b;
+      const size_t stride = v.stride;
+      auto block = [&](size_t blk, BlockWriter& w, std::string&) {
+        const size_t i0 = blk << 16, i1 = std::min(n, i0 + (size_t(1) << 16));
+        for (size_t i = i0; i < i1; ++i) {
+          const uint8_t* r = vb + i * stride;
+          RawPoint pt;
+          if (xyz_f32) {
+            float f3[3];
+            std::memcpy(&f3[0], r + off[kX], 4);
+            std::memcpy(&f3[1], r + off[kY], 4);
+            std::memcpy(&f3[2], r + off[kZ], 4);
+            pt.x = f3[0], pt.y = f3[1], pt.z = f3[2];
+          } else {
+            pt.x = read_scalar(r + off[kX], type[kX], swap);
+            pt.y = read_scalar(r + off[kY], type[kY], swap);
+            pt.z = l.field[kZ] >= 0 ? read_scalar(r + off[kZ], type[kZ], swap) : 0.0;
+          }
+          if (rgb_u8) {
+            pt.color = rgba(r[off[kR]], r[off[kG]], r[off[kB]]);
+          } else if (has_color) {
+            pt.color = rgba(color_channel(read_scalar(r + off[kR], type[kR], swap), type[kR]),
+                            color_channel(read_scalar(r + off[kG], type[kG], swap), type[kG]),
+                            color_channel(read_scalar(r + off[kB], type[kB], swap), type[kB]));
+          } else {
+            pt.color = rgba(255, 255, 255);
+          }
+          pt.intensity = l.field[kI] >= 0 ? float(read_scalar(r + off[kI], type[kI], swap)) : 0.0f;
+          pt.classification =
+              l.field[kC] >= 0 ? clamp_u8(read_scalar(r + off[kC], type[kC], swap)) : 0;
+          w(pt);
+        }
+        return true;
+      };
+      if (!sink.run(fixed_blocks(n), block, error)) return false;
       finish(in, out, sink.bounds, attrs);
       return true;
     }
