@@ -76,6 +76,20 @@ void Viewer::Impl::refresh_listing() {
   if (ec) set_status("folder " + listing_dir + ": " + ec.message(), true);
 }
 
+void Viewer::Impl::apply_point_target(uint64_t n) {
+  point_target = n;
+  if (!cloud) return;
+  if (scene.empty()) {
+    point_target = std::min<uint64_t>(n, cloud->size());
+    rs.point_count = point_target;
+  } else if (n != scene_points) {
+    if (job.busy())
+      set_status("still making " + job.label() + "; try again when it is done", true);
+    else
+      job.start_scene(scene, n);
+  }
+}
+
 void Viewer::Impl::draw_panel() {
   const float s = ui_scale;
   ImGui::SetNextWindowPos(ImVec2(10 * s, 10 * s), ImGuiCond_FirstUseEver);
@@ -168,17 +182,10 @@ void Viewer::Impl::draw_panel() {
     ImGui::BeginDisabled(!cloud);
     ImGui::SliderScalar("points", ImGuiDataType_U64, &point_target, &pmin, &pmax, "%llu",
                         ImGuiSliderFlags_Logarithmic);
-    if (is_scene) {
-      // The scene regenerates when the slider is let go (not per drag step), in the background.
-      if (ImGui::IsItemDeactivatedAfterEdit() && point_target != scene_points) {
-        if (job.busy())
-          set_status("still making " + job.label(), true);
-        else
-          job.start_scene(scene, point_target);
-      }
-    } else if (cloud) {
-      rs.point_count = point_target;  // an even, deterministic subset (RenderSettings)
-    }
+    // A scene regenerates when the slider is let go (not per drag step), in the background; a
+    // loaded cloud draws an even, deterministic subset (RenderSettings::point_count) at once.
+    if (is_scene ? ImGui::IsItemDeactivatedAfterEdit() : ImGui::IsItemEdited())
+      apply_point_target(point_target);
     ImGui::EndDisabled();
     ImGui::Text("drawn %s of %s (%s)", human_count(double(last_stats.points_drawn)).c_str(),
                 human_count(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");

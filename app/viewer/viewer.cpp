@@ -413,6 +413,12 @@ bool Viewer::cloud_busy() const {
 uint64_t Viewer::cloud_points() const {
   return impl_->cloud ? impl_->cloud->size() : 0;
 }
+void Viewer::set_point_count(uint64_t n) {
+  impl_->apply_point_target(n);
+}
+uint64_t Viewer::points_drawn() const {
+  return impl_->last_stats.points_drawn;
+}
 std::string Viewer::status() const {
   return impl_->status;
 }

@@ -54,6 +54,11 @@ class Viewer {
   /// True while a file load or scene regeneration runs.
   bool cloud_busy() const;
   uint64_t cloud_points() const;
+  /// What the point-count slider does: a subset of a loaded cloud, or the scene regenerated in
+  /// the background (the old one stays on screen meanwhile).
+  void set_point_count(uint64_t n);
+  /// Points the renderer drew in the last frame.
+  uint64_t points_drawn() const;
   /// The last message shown in the panel's status line (errors included).
   std::string status() const;
   /// The image on screen now, read back from the display texture (top row first).

@@ -95,7 +95,8 @@ struct Viewer::Impl {
   bool save_screenshot_key();
   void start_open(const std::vector<std::string>& paths);
   void refresh_listing();
-  void draw_panel();  // panel.cpp
+  void apply_point_target(uint64_t n);  // panel.cpp
+  void draw_panel();                    // panel.cpp
   size_t device_bytes() const;
 };
 

@@ -448,7 +448,9 @@ TEST(Window, OpensARealFileInTheBackground) {
   pr::Viewer v(scripted(0, 640, 400, 50'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
-  uint64_t scene_points = 0;
+  uint64_t scene_points = 0, full_drawn = 0, subset_drawn = 0;
+  int subset_frame = -1, full_w = 0, full_h = 0;
+  std::vector<uint32_t> full_img;
   bool asked = false;
   pr::ViewerHooks h;
   h.on_frame = [&](int frame, pr::Viewer& vw) {
@@ -456,7 +458,13 @@ TEST(Window, OpensARealFileInTheBackground) {
       scene_points = vw.cloud_points();
       ASSERT_TRUE(vw.open_files({las.string()}));
       asked = true;
-    } else if (asked && !vw.cloud_busy()) {
+    } else if (asked && !vw.cloud_busy() && subset_frame < 0) {
+      full_drawn = vw.points_drawn();
+      vw.read_image(full_img, full_w, full_h);
+      vw.set_point_count(5000);  // the slider: an even subset of the loaded cloud
+      subset_frame = frame;
+    } else if (subset_frame >= 0 && frame == subset_frame + 2) {
+      subset_drawn = vw.points_drawn();
       vw.request_quit();
     }
     if (frame > 5000) vw.request_quit();
@@ -466,10 +474,11 @@ TEST(Window, OpensARealFileInTheBackground) {
   if (v.cloud_points() == 0)
     GTEST_SKIP() << "the LAS reader is not in this build yet: " << v.status();
   EXPECT_GT(v.cloud_points(), 10'000u);
-  std::vector<uint32_t> px;
-  int w = 0, hh = 0;
-  ASSERT_TRUE(v.read_image(px, w, hh));
-  EXPECT_GT(count_not(px, w, 0, 0, w, hh, kBackground), size_t(w * hh / 50));
+  EXPECT_EQ(full_drawn, v.cloud_points());
+  EXPECT_EQ(subset_drawn, 5000u);
+  ASSERT_EQ(full_img.size(), size_t(full_w) * size_t(full_h));
+  EXPECT_GT(count_not(full_img, full_w, 0, 0, full_w, full_h, kBackground),
+            size_t(full_w * full_h / 50));
 }
 
 TEST(Window, SettingsPersistAndTheScreenshotKeySavesThePicture) {
@@ -522,4 +531,36 @@ TEST(Window, SettingsPersistAndTheScreenshotKeySavesThePicture) {
   EXPECT_EQ(s.width, 700);
   EXPECT_EQ(s.height, 420);
   EXPECT_EQ(s.mode, "cpu");
+}
+
+TEST(Window, SceneRegeneratesInTheBackgroundWhileTheOldOneIsDrawn) {
+  REQUIRE_DISPLAY();
+  fresh_config("regen");
+  pr::Viewer v(scripted(0, 640, 400, 100'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int asked_at = -1, busy_frames = 0;
+  uint64_t drawn_while_busy = 0;
+  glm::dvec3 cam_before{0.0};
+  pr::ViewerHooks h;
+  h.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (asked_at < 0 && !vw.cloud_busy() && frame > 2) {
+      cam_before = vw.camera().position;
+      vw.set_point_count(3'000'000);
+      asked_at = frame;
+      EXPECT_TRUE(vw.cloud_busy());
+    } else if (asked_at >= 0 && vw.cloud_busy()) {
+      ++busy_frames;
+      drawn_while_busy = vw.points_drawn();
+    } else if (asked_at >= 0 && frame > asked_at + 1) {
+      if (vw.points_drawn() == 3'000'000u || frame > asked_at + 4000) vw.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&h), 0);
+  // Frames kept coming while the new scene was made, showing the old cloud.
+  EXPECT_GE(busy_frames, 1);
+  EXPECT_EQ(drawn_while_busy, 100'000u);
+  EXPECT_EQ(v.cloud_points(), 3'000'000u);
+  EXPECT_EQ(v.points_drawn(), 3'000'000u);
+  EXPECT_EQ(v.camera().position, cam_before);  // a new density, the same view
 }
