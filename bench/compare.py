@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Ratios of issue 6 from one run: the seed's peers (peers.txt from run_peers.sh: lines
+"name points loops total_seconds") against pointraster_bench's JSON rows.
+
+  compare.py PEERS_TXT BENCH_JSON [BENCH_JSON...]
+
+"ours" for the seed's peers is the seed's own setup: the cube in random order seen from the seed's
+camera (0, 0, 10) inside it ("inside"), 1920x1080, a whole image with depth test against the
+peers' projection only. Ratios are peer time / our time (higher is better for us).
+"""
+import json
+import sys
+
+
+def load_peers(path):
+    peers = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 4 and p[3] not in ("", "nan"):
+                try:
+                    peers[(p[0], int(p[1]))] = float(p[3]) * 1000.0 / int(p[2])
+                except ValueError:
+                    pass
+    return peers
+
+
+def load_rows(paths):
+    rows, meta = [], {}
+    for p in paths:
+        try:
+            with open(p) as f:
+                d = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"compare.py: skipping {p}: {e}")
+            continue
+        meta.setdefault("gpu", d.get("gpu"))
+        meta.setdefault("gl", d.get("gl"))
+        meta.setdefault("host", d.get("host"))
+        if d.get("copy_bw_bytes_per_s"):
+            meta["copy_bw"] = d["copy_bw_bytes_per_s"]
+        rows.extend(d.get("rows", []))
+    return rows, meta
+
+
+def find(rows, renderer, points, order="random", camera="inside", size=(1920, 1080)):
+    for r in rows:
+        if (r["renderer"], r["points"], r["order"], r["camera"], r["width"], r["height"]) == (
+                renderer, points, order, camera, size[0], size[1]):
+            return r
+    return None
+
+
+def fmt_n(n):
+    return f"{n:.0e}".replace("e+0", "e")
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    peers = load_peers(sys.argv[1])
+    rows, meta = load_rows(sys.argv[2:])
+    print(f"host: {meta.get('host')}; gpu: {meta.get('gpu')}; gl: {meta.get('gl')}")
+    if meta.get("copy_bw"):
+        print(f"cudaMemcpy device-to-device: {meta['copy_bw'] * 1e-12:.3f} TB/s")
+    print(f"{'comparison':<52} {'ours ms':>10} {'theirs ms':>11} {'ratio':>9}  target")
+    lines = []
+
+    def line(label, ours, theirs, target):
+        ratio = theirs / ours if ours > 0 else float("inf")
+        verdict = ""
+        if target:
+            verdict = f">= {target:g}x " + ("met" if ratio >= target else "NOT met")
+        lines.append((label, ours, theirs, ratio, verdict))
+        print(f"{label:<52} {ours:10.4f} {theirs:11.4f} {ratio:8.1f}x  {verdict}")
+
+    for n, target in ((100000, 50), (1000000, None), (10000000, 30)):
+        c = peers.get(("cupy", n))
+        for cam in ("inside", "overview"):
+            g = find(rows, "gpu", n, camera=cam)
+            if c is not None and g:
+                line(f"GPU ({cam}) vs seed CuPy @ {fmt_n(n)}", g["median_ms"], c,
+                     target if cam == "inside" else None)
+    for n in (100000, 10000000):
+        c = peers.get(("numba", n))
+        g = find(rows, "gpu", n)
+        if c is not None and g:
+            line(f"GPU (inside) vs seed Numba @ {fmt_n(n)}", g["median_ms"], c, None)
+    for r in rows:
+        if r["renderer"] != "gl":
+            continue
+        g = find(rows, "gpu", r["points"], r["order"], r["camera"], (r["width"], r["height"]))
+        if g:
+            target = 200 if r["points"] >= 10000000 else None
+            line(f"GPU vs GL_POINTS @ {fmt_n(r['points'])} {r['order']} {r['camera']}",
+                 g["median_ms"], r["median_ms"], target)
+    for n in (100000, 1000000, 10000000):
+        p = peers.get(("numpy", n))
+        for cam in ("inside", "overview"):
+            c = find(rows, "cpu", n, camera=cam)
+            if p is not None and c:
+                line(f"CPU ({cam}) vs seed NumPy @ {fmt_n(n)}", c["median_ms"], p,
+                     3 if (cam == "inside" and n >= 1000000) else None)
+    if not lines:
+        print("(nothing to compare: no matching peer and benchmark rows)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

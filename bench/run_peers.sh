@@ -1,0 +1,80 @@
+#!/bin/bash
+# Issue 6 in one go: the seed's own scripts (../shared/peers: NumPy, CuPy, Numba CUDA) and
+# pointraster_bench (CPU, GPU, GL_POINTS) on the same machine in the same run, then the ratios.
+#
+#   bench/run_peers.sh                 here: builds with bench/run_bench.sh's build dir if needed
+#   (GPU machine) source .device-bench/env.sh; bash bench/run_peers.sh
+#
+# Environment: OUT (logs and JSON, default build-bench/peers-out), PEERS (the seed's scripts:
+# .device-bench/peers, else ../shared/peers), PYTHON (default python3), BENCH_EXE,
+# POINTS (default 1e5,1e6,1e7,1e8), BILLION=1 adds 1e9, QUICK=1 runs fewer peer loops.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/build-bench/peers-out}
+mkdir -p "$out"
+peers=${PEERS:-}
+for d in "$root/.device-bench/peers" "$root/../shared/peers"; do
+  [ -z "$peers" ] && [ -f "$d/seed_numpy.py" ] && peers=$d
+done
+[ -n "$peers" ] || { echo "run_peers.sh: the seed's scripts are not found (set PEERS)"; exit 1; }
+py=${PYTHON:-python3}
+exe=${BENCH_EXE:-$(command -v pointraster_bench || echo "$root/build-bench/bin/pointraster_bench")}
+[ -x "$exe" ] || { echo "run_peers.sh: $exe missing (bench/run_bench.sh builds it)"; exit 1; }
+[ -z "${DISPLAY:-}" ] && export SDL_VIDEODRIVER=${SDL_VIDEODRIVER:-offscreen}
+export PYTHONUNBUFFERED=1
+peers_txt=$out/peers.txt
+: > "$peers_txt"
+echo "== machine"
+nproc; grep -m1 'model name' /proc/cpuinfo
+command -v nvidia-smi > /dev/null &&
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+
+# One peer run: N points, LOOPS calls; the script prints the total seconds of its timed loop.
+peer() {
+  local name=$1 script=$2 n=$3 loops=$4 log secs
+  log=$out/peer_${name}_$n.log
+  if ! N=$n LOOPS=$loops timeout 300 "$py" "$peers/$script" > "$log" 2>&1; then
+    echo "peer $name N=$n: failed: $(tail -1 "$log")"
+    return
+  fi
+  secs=$(sed -n 's/^--- \([0-9.e-]*\) seconds ---$/\1/p' "$log" | tail -1)
+  awk -v s="$secs" -v l="$loops" -v n="$n" -v name="$name" \
+    'BEGIN { printf "peer %-6s %11d points: %10.4f ms a call (%d calls)\n", name, n, s * 1000 / l, l }'
+  echo "$name $n $loops $secs" >> "$peers_txt"
+}
+q=${QUICK:-0}
+echo "== the seed's peers ($peers, $("$py" --version 2>&1))"
+peer numpy seed_numpy.py 100000 $([ "$q" = 1 ] && echo 100 || echo 1000)
+peer numpy seed_numpy.py 1000000 $([ "$q" = 1 ] && echo 10 || echo 50)
+peer numpy seed_numpy.py 10000000 $([ "$q" = 1 ] && echo 2 || echo 5)
+if "$py" -c "import cupy; cupy.cuda.runtime.getDeviceCount()" > /dev/null 2>&1; then
+  peer cupy seed_cupy.py 100000 1000
+  peer cupy seed_cupy.py 1000000 300
+  peer cupy seed_cupy.py 10000000 100
+else
+  echo "peer cupy: skipped (no CuPy or no GPU here)"
+fi
+if "$py" -c "from numba import cuda; assert cuda.is_available()" > /dev/null 2>&1; then
+  peer numba seed_numba.py 100000 200
+  peer numba seed_numba.py 10000000 5
+else
+  echo "peer numba: skipped (no numba-cuda or no GPU here)"
+fi
+
+echo "== pointraster_bench"
+rc=0
+"$exe" --points "${POINTS:-1e5,1e6,1e7,1e8}" --frames "${FRAMES:-30}" --budget "${BUDGET:-1.5}" \
+  --json-out "$out/bench.json" ${BENCH_ARGS:-} || rc=$?
+if [ "${BILLION:-0}" = 1 ]; then
+  echo "== pointraster_bench, one billion points"
+  "$exe" --points 1e9 --frames 10 --budget 2 --json-out "$out/bench_1e9.json" ${BENCH_ARGS:-} || rc=$?
+fi
+if [ "${RESOLUTIONS:-1}" = 1 ]; then
+  echo "== cost against resolution (GPU and CPU, 1e7 points, random order)"
+  "$exe" --renderers gpu,cpu --points "${RES_POINTS:-1e7}" --orders random \
+    --cameras overview,inside --sizes 640x360,1280x720,1920x1080,3840x2160 --frames 20 --budget 1 \
+    --json-out "$out/bench_res.json" || rc=$?
+fi
+echo "== ratios"
+"$py" "$root/bench/compare.py" "$peers_txt" "$out"/bench*.json | tee "$out/ratios.txt"
+exit $rc
