@@ -564,3 +564,47 @@ TEST(Window, SceneRegeneratesInTheBackgroundWhileTheOldOneIsDrawn) {
   EXPECT_EQ(v.points_drawn(), 3'000'000u);
   EXPECT_EQ(v.camera().position, cam_before);  // a new density, the same view
 }
+
+// On a machine with a CUDA device (the device recipe runs this binary with
+// SDL_VIDEODRIVER=offscreen): the live switch shows the same image on both renderers, through
+// interop when the GL context is on the CUDA device.
+TEST(Window, LiveSwitchToGpuShowsTheSameImage) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  fresh_config("switch");
+  pr::Viewer v(scripted(0, 800, 500, 1'000'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<uint32_t> cpu_img, gpu_img, back_img;
+  int w = 0, h = 0, switched_at = -1;
+  bool switched = false;
+  std::string path;
+  pr::ViewerHooks hk;
+  hk.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (switched_at < 0 && !vw.cloud_busy() && frame > 3) {
+      vw.read_image(cpu_img, w, h);
+      switched = vw.set_mode("gpu");
+      switched_at = frame;
+    } else if (switched_at >= 0 && frame == switched_at + 3) {
+      vw.read_image(gpu_img, w, h);
+      path = vw.display_path();
+      // G toggles back to the CPU, live.
+      SDL_Event e = key_event(SDLK_g, SDL_SCANCODE_G, true);
+      SDL_PushEvent(&e);
+    } else if (switched_at >= 0 && frame == switched_at + 6) {
+      vw.read_image(back_img, w, h);
+      vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hk), 0);
+  ASSERT_TRUE(switched) << v.status();
+  std::printf("display path in GPU mode: %s\n", path.c_str());
+  EXPECT_EQ(v.mode(), "cpu");
+  ASSERT_EQ(cpu_img.size(), gpu_img.size());
+  size_t diff = 0;
+  for (size_t i = 0; i < cpu_img.size(); ++i) diff += cpu_img[i] != gpu_img[i];
+  EXPECT_EQ(diff, 0u) << "CPU and GPU images differ in " << diff << " pixels";
+  EXPECT_EQ(back_img, cpu_img);
+}
