@@ -24,11 +24,16 @@ int main(int argc, char** argv) {
   int w = 1920, h = 1080, frames = 200;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--scene") scene = v;
-    else if (a == "--points") n = uint64_t(std::strtod(v.c_str(), nullptr));
-    else if (a == "--width") w = std::atoi(v.c_str());
-    else if (a == "--height") h = std::atoi(v.c_str());
-    else if (a == "--frames") frames = std::atoi(v.c_str());
+    if (a == "--scene")
+      scene = v;
+    else if (a == "--points")
+      n = uint64_t(std::strtod(v.c_str(), nullptr));
+    else if (a == "--width")
+      w = std::atoi(v.c_str());
+    else if (a == "--height")
+      h = std::atoi(v.c_str());
+    else if (a == "--frames")
+      frames = std::atoi(v.c_str());
   }
   std::string why;
   auto gpu = make_cuda_renderer(&why);
@@ -101,11 +106,12 @@ int main(int argc, char** argv) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::printf("interop %s %llu points %dx%d: frame (render_to_gl + texture + blit + swap + "
-              "glFinish) median %.3f ms, render_to_gl %.3f ms, device clear+raster+resolve "
-              "%.3f ms, %d frames, GL error 0x%x, GL_RENDERER %s\n",
-              scene.c_str(), (unsigned long long)n, w, h, med(total), med(render), med(dev),
-              frames, err, reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+  std::printf(
+      "interop %s %llu points %dx%d: frame (render_to_gl + texture + blit + swap + "
+      "glFinish) median %.3f ms, render_to_gl %.3f ms, device clear+raster+resolve "
+      "%.3f ms, %d frames, GL error 0x%x, GL_RENDERER %s\n",
+      scene.c_str(), (unsigned long long)n, w, h, med(total), med(render), med(dev), frames, err,
+      reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
   gpu->unregister_gl_buffer();
   SDL_GL_DeleteContext(ctx);
   SDL_DestroyWindow(win);

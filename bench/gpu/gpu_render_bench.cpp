@@ -37,7 +37,9 @@ std::vector<std::string> split(const std::string& s) {
   return v;
 }
 
-uint64_t parse_count(const std::string& s) { return uint64_t(std::strtod(s.c_str(), nullptr)); }
+uint64_t parse_count(const std::string& s) {
+  return uint64_t(std::strtod(s.c_str(), nullptr));
+}
 
 double pct(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
@@ -104,20 +106,25 @@ void morton_sort(PointCloud& c) {
   // Parallel sort: sort chunks, then merge pairwise.
   const unsigned t = default_threads();
   const size_t chunk = (n + t - 1) / t;
-  parallel_for(t, [&](size_t s, size_t e) {
-    for (size_t k = s; k < e; ++k) {
-      const size_t a = std::min(n, k * chunk), z = std::min(n, (k + 1) * chunk);
-      std::sort(keyed.begin() + long(a), keyed.begin() + long(z));
-    }
-  }, t, 1);
+  parallel_for(
+      t,
+      [&](size_t s, size_t e) {
+        for (size_t k = s; k < e; ++k) {
+          const size_t a = std::min(n, k * chunk), z = std::min(n, (k + 1) * chunk);
+          std::sort(keyed.begin() + long(a), keyed.begin() + long(z));
+        }
+      },
+      t, 1);
   for (size_t w = chunk; w < n; w *= 2)
-    parallel_for((n + 2 * w - 1) / (2 * w), [&](size_t s, size_t e) {
-      for (size_t k = s; k < e; ++k) {
-        const size_t a = k * 2 * w, m = std::min(n, a + w), z = std::min(n, a + 2 * w);
-        std::inplace_merge(keyed.begin() + long(a), keyed.begin() + long(m),
-                           keyed.begin() + long(z));
-      }
-    }, t, 1);
+    parallel_for((n + 2 * w - 1) / (2 * w),
+                 [&](size_t s, size_t e) {
+                   for (size_t k = s; k < e; ++k) {
+                     const size_t a = k * 2 * w, m = std::min(n, a + w), z = std::min(n, a + 2 * w);
+                     std::inplace_merge(keyed.begin() + long(a), keyed.begin() + long(m),
+                                        keyed.begin() + long(z));
+                   }
+                 },
+                 t, 1);
   PodVector<Float3> pos(n);
   PodVector<uint32_t> col(n);
   parallel_for(n, [&](size_t s, size_t e) {
@@ -148,19 +155,29 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--scene") scene = next();
-    else if (a == "--points") counts = split(next());
-    else if (a == "--orders") orders = split(next());
-    else if (a == "--cameras") cameras = split(next());
-    else if (a == "--width") width = std::atoi(next().c_str());
-    else if (a == "--height") height = std::atoi(next().c_str());
-    else if (a == "--frames") frames = std::atoi(next().c_str());
-    else if (a == "--check-max") check_max = std::atoi(next().c_str());
-    else if (a == "--json") json = true;
+    if (a == "--scene")
+      scene = next();
+    else if (a == "--points")
+      counts = split(next());
+    else if (a == "--orders")
+      orders = split(next());
+    else if (a == "--cameras")
+      cameras = split(next());
+    else if (a == "--width")
+      width = std::atoi(next().c_str());
+    else if (a == "--height")
+      height = std::atoi(next().c_str());
+    else if (a == "--frames")
+      frames = std::atoi(next().c_str());
+    else if (a == "--check-max")
+      check_max = std::atoi(next().c_str());
+    else if (a == "--json")
+      json = true;
     else {
-      std::fprintf(stderr, "usage: gpu_render_bench [--scene S] [--points 1e5,1e6,...] "
-                           "[--orders random,morton] [--cameras overview,inside] [--width W] "
-                           "[--height H] [--frames N] [--json]\n");
+      std::fprintf(stderr,
+                   "usage: gpu_render_bench [--scene S] [--points 1e5,1e6,...] "
+                   "[--orders random,morton] [--cameras overview,inside] [--width W] "
+                   "[--height H] [--frames N] [--json]\n");
       return 2;
     }
   }
@@ -239,23 +256,25 @@ int main(int argc, char** argv) {
         const double bpp = double(gpu->memory_bytes() - size_t(width) * height * 12) / double(n);
         const double frac = bw > 0 ? (double(n) * 12.0 / (pct(raster, 0.5) * 1e-3)) / bw : 0.0;
         if (json) {
-          std::printf("%s  {\"renderer\": \"gpu\", \"scene\": \"%s\", \"points\": %llu, "
-                      "\"order\": \"%s\", \"camera\": \"%s\", \"width\": %d, \"height\": %d, "
-                      "\"frame_ms_median\": %.4f, \"frame_ms_p10\": %.4f, \"frame_ms_p90\": %.4f, "
-                      "\"raster_ms_median\": %.4f, \"render_with_copy_ms_median\": %.4f, "
-                      "\"gpoints_per_s\": %.2f, \"bytes_per_point\": %.1f, "
-                      "\"copy_bw_fraction\": %.3f, \"check\": \"%s\"}",
-                      first_row ? "" : ",\n", scene.c_str(), (unsigned long long)n, order.c_str(),
-                      camname.c_str(), width, height, med, pct(dev, 0.1), pct(dev, 0.9),
-                      pct(raster, 0.5), pct(host, 0.5), gpts, bpp, frac, check.c_str());
+          std::printf(
+              "%s  {\"renderer\": \"gpu\", \"scene\": \"%s\", \"points\": %llu, "
+              "\"order\": \"%s\", \"camera\": \"%s\", \"width\": %d, \"height\": %d, "
+              "\"frame_ms_median\": %.4f, \"frame_ms_p10\": %.4f, \"frame_ms_p90\": %.4f, "
+              "\"raster_ms_median\": %.4f, \"render_with_copy_ms_median\": %.4f, "
+              "\"gpoints_per_s\": %.2f, \"bytes_per_point\": %.1f, "
+              "\"copy_bw_fraction\": %.3f, \"check\": \"%s\"}",
+              first_row ? "" : ",\n", scene.c_str(), (unsigned long long)n, order.c_str(),
+              camname.c_str(), width, height, med, pct(dev, 0.1), pct(dev, 0.9), pct(raster, 0.5),
+              pct(host, 0.5), gpts, bpp, frac, check.c_str());
           first_row = false;
         } else {
-          std::printf("gpu %-6s %11llu %-7s %-8s frame %8.4f ms [p10 %.4f p90 %.4f] raster %8.4f "
-                      "render+copy %8.4f ms  %7.2f G pts/s  %4.1f B/pt  %4.0f%% of copy bw  "
-                      "check %s\n",
-                      scene.c_str(), (unsigned long long)n, order.c_str(), camname.c_str(), med,
-                      pct(dev, 0.1), pct(dev, 0.9), pct(raster, 0.5), pct(host, 0.5), gpts, bpp,
-                      frac * 100.0, check.c_str());
+          std::printf(
+              "gpu %-6s %11llu %-7s %-8s frame %8.4f ms [p10 %.4f p90 %.4f] raster %8.4f "
+              "render+copy %8.4f ms  %7.2f G pts/s  %4.1f B/pt  %4.0f%% of copy bw  "
+              "check %s\n",
+              scene.c_str(), (unsigned long long)n, order.c_str(), camname.c_str(), med,
+              pct(dev, 0.1), pct(dev, 0.9), pct(raster, 0.5), pct(host, 0.5), gpts, bpp,
+              frac * 100.0, check.c_str());
         }
         std::fflush(stdout);
       }

@@ -5,6 +5,9 @@
 // the CPU's whatever order the threads run in.
 #include "raster.h"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace pr::cuda {
 
 namespace {
@@ -13,7 +16,7 @@ namespace {
 // t, t + kThreads, ... so every load instruction of a warp reads one contiguous run of memory, and
 // the kPerThread loads are issued before the first is used (more bytes in flight per thread).
 constexpr int kThreads = 256;
-constexpr int kPerThread = 4;
+constexpr int kPerThreadDefault = 4;
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
 
 /// Early depth test + atomic: a plain load first. A stale value can only be larger than the
@@ -23,7 +26,7 @@ __device__ __forceinline__ void depth_min(unsigned long long* slot, unsigned lon
   if (key < *slot) atomicMin(slot, key);
 }
 
-template <bool kSubset>
+template <bool kSubset, bool kBatchedTest, bool kL2Load, int kPerThread>
 __global__ void __launch_bounds__(kThreads)
     raster_points(ProjParams p, const Float3* __restrict__ pos, uint64_t count, uint64_t step,
                   unsigned long long* keys) {
@@ -47,12 +50,35 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   const size_t width = size_t(p.width);
+  if constexpr (!kBatchedTest) {
 #pragma unroll
-  for (int k = 0; k < kPerThread; ++k) {
-    int ix, iy;
-    uint64_t key;
-    if (!project_to_pixel(p, x[k], y[k], z[k], src[k], ix, iy, key)) continue;
-    depth_min(keys + size_t(iy) * width + size_t(ix), key);
+    for (int k = 0; k < kPerThread; ++k) {
+      int ix, iy;
+      uint64_t key;
+      if (!project_to_pixel(p, x[k], y[k], z[k], src[k], ix, iy, key)) continue;
+      depth_min(keys + size_t(iy) * width + size_t(ix), key);
+    }
+  } else {
+    // Batched early depth test: all kPerThread pixel loads are issued before the first compare, so
+    // a thread has kPerThread random L2 reads in flight instead of one (the atomics in between
+    // would otherwise keep the compiler from hoisting the loads). In a dense cloud seen whole, most
+    // points fail this test, so the frame is bound by these reads' latency.
+    size_t slot[kPerThread];
+    unsigned long long key[kPerThread], old[kPerThread];
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      int ix = 0, iy = 0;
+      uint64_t kk = kEmptyKey;
+      const bool hit = project_to_pixel(p, x[k], y[k], z[k], src[k], ix, iy, kk);
+      slot[k] = hit ? size_t(iy) * width + size_t(ix) : 0;
+      key[k] = hit ? kk : kEmptyKey;  // kEmptyKey never passes the test below
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k)
+      old[k] = key[k] != kEmptyKey ? (kL2Load ? __ldcg(keys + slot[k]) : keys[slot[k]]) : 0ull;
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k)
+      if (key[k] < old[k]) atomicMin(keys + slot[k], key[k]);
   }
 }
 
@@ -95,13 +121,39 @@ void launch_raster(const ProjParams& p, const Float3* pos, uint64_t count, uint6
                    unsigned long long* keys, cudaStream_t stream) {
   if (count == 0) return;
   const bool subset = step != kFullStep;
+  // PR_CUDA_RASTER=simple|batched|batched_l2 picks the raster variant, for A/B runs in bench/:
+  // the one-point-at-a-time early test (default), or the batched test (all 4 loads of a thread
+  // before the first atomic) with plain loads or with L2-only (__ldcg) loads. Measured on the H200
+  // (docs/GPU.md): batched_l2 is 25-30% slower at 1e9 points but 35% faster on the 10M terrain.
+  static const int mode = [] {
+    const char* v = std::getenv("PR_CUDA_RASTER");
+    if (v && std::strcmp(v, "batched") == 0) return 1;
+    if (v && std::strcmp(v, "batched_l2") == 0) return 2;
+    return 0;
+  }();
   if (p.point_size <= 1) {
-    const uint64_t per_block = uint64_t(kThreads) * kPerThread;
+    const uint64_t per_block = uint64_t(kThreads) * kPerThreadDefault;
     const unsigned blocks = unsigned((count + per_block - 1) / per_block);
-    if (subset)
-      raster_points<true><<<blocks, kThreads, 0, stream>>>(p, pos, count, step, keys);
-    else
-      raster_points<false><<<blocks, kThreads, 0, stream>>>(p, pos, count, step, keys);
+    auto go = [&](auto kernel) {
+      kernel<<<blocks, kThreads, 0, stream>>>(p, pos, count, step, keys);
+    };
+    constexpr int kP = kPerThreadDefault;
+    if (mode == 0) {
+      if (subset)
+        go(raster_points<true, false, false, kP>);
+      else
+        go(raster_points<false, false, false, kP>);
+    } else if (mode == 1) {
+      if (subset)
+        go(raster_points<true, true, false, kP>);
+      else
+        go(raster_points<false, true, false, kP>);
+    } else {
+      if (subset)
+        go(raster_points<true, true, true, kP>);
+      else
+        go(raster_points<false, true, true, kP>);
+    }
   } else {
     const unsigned blocks = unsigned((count + kThreads - 1) / kThreads);
     if (subset)

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Everything the CUDA renderer needs checked and measured on the GPU machine, in one call:
+#   (here)  /work/shared/device/bundle.sh .device build-cuda/bin/{kernel_tests,kernel_gl_tests,\
+#           gpu_render_bench,gpu_interop_bench}; cp bench/gpu/run_device.sh .device/
+#   (run)   source .device/env.sh; bash .device/run_device.sh        with carry [".device"]
+# Logs go to $OUT (they come back); the summary lines are printed last.
+cd "$(dirname "$0")/.." || exit 1
+source .device/env.sh
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+echo "== kernel_tests"; kernel_tests --gtest_brief=1 > "$out/kernel_tests.log" 2>&1; echo "rc=$?"
+grep -E "PASSED|FAILED|tests ran" "$out/kernel_tests.log" | tail -5
+for v in batched batched_l2; do  # the other raster variants must match the CPU too
+  echo "== kernel_tests PR_CUDA_RASTER=$v"; PR_CUDA_RASTER=$v kernel_tests --gtest_brief=1 2>&1 | grep -E "PASSED|FAILED" | tail -3
+done
+echo "== kernel_gl_tests"; kernel_gl_tests > "$out/kernel_gl_tests.log" 2>&1; echo "rc=$?"
+grep -E "GL_RENDERER|PASSED|FAILED|interop" "$out/kernel_gl_tests.log" | tail -5
+echo "== compute-sanitizer memcheck (a few frames: plain, splats, NaN points, depth; the out-of-memory test is left out: memcheck reports its intended cudaMalloc failure)"
+compute-sanitizer --tool memcheck --error-exitcode 9 kernel_tests --gtest_brief=1 \
+  --gtest_filter='CudaRenderer.StageTimes*:CudaRenderer.Depth*:CudaRenderer.NanAndInf*:Scenes/Parity.GpuImageEqualsCpuImage/galaxy_scene_333x177_ps2' \
+  > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$out/memcheck.log"
+echo "== interop loop, default scene"
+gpu_interop_bench --scene terrain --points 10e6 --width 1920 --height 1080 --frames 200 2>&1 | tee "$out/interop.log"
+echo "== render bench"
+gpu_render_bench --scene cube --points 1e5,1e6,1e7,1e8 --orders random,morton --cameras overview,inside --frames 50 2>&1 | tee "$out/bench_cube.log"
+gpu_render_bench --scene terrain --points 10e6 --cameras inside,overview --frames 50 2>&1 | tee "$out/bench_terrain.log"
+echo "== raster variants A/B (same run), cube 1e8 and 1e9"
+for v in simple batched batched_l2; do
+  echo "-- PR_CUDA_RASTER=$v"
+  PR_CUDA_RASTER=$v gpu_render_bench --scene cube --points 1e8 --orders random,morton --cameras overview,inside --frames 30 2>&1 | grep "^gpu" | tee -a "$out/bench_variants.log"
+done
+if [ "${BILLION:-1}" = 1 ]; then
+  for v in simple batched batched_l2; do
+    echo "-- PR_CUDA_RASTER=$v 1e9"
+    PR_CUDA_RASTER=$v gpu_render_bench --scene cube --points 1e9 --orders random,morton --cameras overview,inside --frames 20 2>&1 | grep -v "^device" | tee -a "$out/bench_1e9.log"
+  done
+fi
