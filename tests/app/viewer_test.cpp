@@ -440,7 +440,7 @@ TEST(Window, LoadErrorsAreShownAndTheWindowKeepsRunning) {
   EXPECT_EQ(v.cloud_points(), 0u);
 }
 
-TEST(Window, OpensARealFileInTheBackground) {
+TEST(Window, OpensADroppedFileInTheBackground) {
   REQUIRE_DISPLAY();
   const fs::path las = fs::path(PR_TESTDATA) / "las" / "autzen_trim.las";
   if (!fs::exists(las)) GTEST_SKIP() << "test data not found: " << las;
@@ -449,16 +449,27 @@ TEST(Window, OpensARealFileInTheBackground) {
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   uint64_t scene_points = 0, full_drawn = 0, subset_drawn = 0;
-  int subset_frame = -1, full_w = 0, full_h = 0;
+  int subset_frame = -1, full_w = 0, full_h = 0, asked_frame = 0;
   std::vector<uint32_t> full_img;
   bool asked = false;
   pr::ViewerHooks h;
   h.on_frame = [&](int frame, pr::Viewer& vw) {
     if (!asked && !vw.cloud_busy() && frame > 2) {
       scene_points = vw.cloud_points();
-      ASSERT_TRUE(vw.open_files({las.string()}));
+      // Dropped on the window, as a file manager does: SDL_DROPFILE (SDL owns the string until
+      // the handler frees it) then SDL_DROPCOMPLETE.
+      SDL_Event e{};
+      e.type = SDL_DROPFILE;
+      e.drop.file = SDL_strdup(las.c_str());
+      e.drop.windowID = SDL_GetWindowID(vw.window());
+      SDL_PushEvent(&e);
+      SDL_Event c{};
+      c.type = SDL_DROPCOMPLETE;
+      c.drop.windowID = e.drop.windowID;
+      SDL_PushEvent(&c);
       asked = true;
-    } else if (asked && !vw.cloud_busy() && subset_frame < 0) {
+      asked_frame = frame;
+    } else if (asked && frame >= asked_frame + 2 && !vw.cloud_busy() && subset_frame < 0) {
       full_drawn = vw.points_drawn();
       vw.read_image(full_img, full_w, full_h);
       vw.set_point_count(5000);  // the slider: an even subset of the loaded cloud
