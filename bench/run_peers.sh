@@ -70,7 +70,7 @@ if [ "${BILLION:-0}" = 1 ]; then
   "$exe" --points 1e9 --frames 10 --budget 2 --json-out "$out/bench_1e9.json" ${BENCH_ARGS:-} || rc=$?
 fi
 if [ "${RESOLUTIONS:-1}" = 1 ]; then
-  echo "== cost against resolution (GPU and CPU, 1e7 points, random order)"
+  echo "== cost against resolution (GPU and CPU, ${RES_POINTS:-1e7} points, random order)"
   "$exe" --renderers gpu,cpu --points "${RES_POINTS:-1e7}" --orders random \
     --cameras overview,inside --sizes 640x360,1280x720,1920x1080,3840x2160 --frames 20 --budget 1 \
     --json-out "$out/bench_res.json" || rc=$?
