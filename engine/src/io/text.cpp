@@ -169,7 +169,9 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
         continue;
       }
       if (n != 1 || !(v[0] >= 0) || v[0] != std::floor(v[0])) break;
-      uint64_t want = uint64_t(v[0]);
+      // a count beyond the file's size cannot be met (and must not overflow the conversion)
+      uint64_t want = v[0] > double(in.size) ? uint64_t(in.size) + 1 : uint64_t(v[0]);
+      const uint64_t declared = want;
       const char* rb = next;
       t = next;
       while (want > 0 && t < end) {
@@ -183,9 +185,9 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
         t = nx;
       }
       if (want > 0)
-        return fail(in, error, "a PTS block declares " + std::to_string(uint64_t(v[0])) +
+        return fail(in, error, "a PTS block declares " + std::to_string(declared) +
                                    " points but the file ends after " +
-                                   std::to_string(uint64_t(v[0]) - want) + " (truncated?)");
+                                   std::to_string(declared - want) + " (truncated?)");
       regions.emplace_back(size_t(rb - text), size_t(t - text));
     }
   } else {
