@@ -327,6 +327,25 @@ int main(int argc, char** argv) {
     std::fprintf(table, "# gl: %s\n", gl_name.c_str());
   }
   print_header(table);
+  auto document = [&]() {
+    std::ostringstream js;
+    js << "{\n  \"host\": \"" << json_escape(cpu_model())
+       << "\",\n  \"cpu_threads\": " << cpu.threads() << ",\n  \"gpu\": \"" << json_escape(gpu_name)
+       << "\",\n  \"gl\": \"" << json_escape(gl_name)
+       << "\",\n  \"copy_bw_bytes_per_s\": " << copy_bw << ",\n  \"failures\": " << failures
+       << ",\n  \"rows\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i)
+      js << "    " << row_json(rows[i]) << (i + 1 < rows.size() ? ",\n" : "\n");
+    js << "  ]\n}\n";
+    return js.str();
+  };
+  // Rewritten after every row, so a run cut short by a time limit still leaves its rows.
+  auto write_json_out = [&]() {
+    if (o.json_out.empty()) return;
+    std::ofstream f(o.json_out);
+    f << document();
+    if (!f) std::fprintf(stderr, "pointraster_bench: cannot write %s\n", o.json_out.c_str());
+  };
 
   for (uint64_t n : o.points) {
     const uint64_t avail = host_memory_available();
@@ -442,6 +461,7 @@ int main(int argc, char** argv) {
               if (copy_bw > 0)
                 r.copy_fraction = double(n) * r.bytes_per_point / (r.ms.median * 1e-3) / copy_bw;
               rows.push_back(r);
+              write_json_out();
               print_row(table, r);
             } else {
               std::fprintf(table, "# gpu frame failed: %s\n", why.c_str());
@@ -486,6 +506,7 @@ int main(int argc, char** argv) {
                 r.copy_fraction = double(n) * r.bytes_per_point / (r.ms.median * 1e-3) / copy_bw;
               r.note = soft ? "glFinish wall time (software GL)" : "GL timer query";
               rows.push_back(r);
+              write_json_out();
               print_row(table, r);
             } else {
               std::fprintf(table, "# gl frame failed: %s\n", why.c_str());
@@ -513,6 +534,7 @@ int main(int argc, char** argv) {
               std::snprintf(b, sizeof b, "%u threads", cpu.threads());
               r.note = b;
               rows.push_back(r);
+              write_json_out();
               print_row(table, r);
             } else {
               std::fprintf(table, "# cpu frame failed: %s\n", why.c_str());
@@ -531,20 +553,8 @@ int main(int argc, char** argv) {
     if (gl) gl->set_cloud(kEmpty, &why);
   }
 
-  std::ostringstream js;
-  js << "{\n  \"host\": \"" << json_escape(cpu_model())
-     << "\",\n  \"cpu_threads\": " << cpu.threads() << ",\n  \"gpu\": \"" << json_escape(gpu_name)
-     << "\",\n  \"gl\": \"" << json_escape(gl_name) << "\",\n  \"copy_bw_bytes_per_s\": " << copy_bw
-     << ",\n  \"failures\": " << failures << ",\n  \"rows\": [\n";
-  for (size_t i = 0; i < rows.size(); ++i)
-    js << "    " << row_json(rows[i]) << (i + 1 < rows.size() ? ",\n" : "\n");
-  js << "  ]\n}\n";
-  if (o.json) std::fputs(js.str().c_str(), stdout);
-  if (!o.json_out.empty()) {
-    std::ofstream f(o.json_out);
-    f << js.str();
-    if (!f) std::fprintf(stderr, "pointraster_bench: cannot write %s\n", o.json_out.c_str());
-  }
+  if (o.json) std::fputs(document().c_str(), stdout);
+  write_json_out();
   if (failures) std::fprintf(table, "# %d check(s) FAILED\n", failures);
   return failures ? 1 : 0;
 }

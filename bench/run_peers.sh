@@ -7,11 +7,12 @@
 #
 # Environment: OUT (logs and JSON, default build-bench/peers-out), PEERS (the seed's scripts:
 # .device-bench/peers, else ../shared/peers), PYTHON (default python3), BENCH_EXE,
-# POINTS (default 1e5,1e6,1e7,1e8), BILLION=1 adds 1e9, QUICK=1 runs fewer peer loops.
+# POINTS (default 1e5,1e6,1e7,1e8), BILLION=1 adds 1e9, QUICK=1 runs fewer peer loops,
+# PEER_LOGS (folder for the peers' own output, default OUT; the device tool returns 8 files at most).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/build-bench/peers-out}
-mkdir -p "$out"
+mkdir -p "$out" "${PEER_LOGS:-$out}"
 peers=${PEERS:-}
 for d in "$root/.device-bench/peers" "$root/../shared/peers"; do
   [ -z "$peers" ] && [ -f "$d/seed_numpy.py" ] && peers=$d
@@ -32,8 +33,8 @@ command -v nvidia-smi > /dev/null &&
 # One peer run: N points, LOOPS calls; the script prints the total seconds of its timed loop.
 peer() {
   local name=$1 script=$2 n=$3 loops=$4 log secs
-  log=$out/peer_${name}_$n.log
-  if ! N=$n LOOPS=$loops timeout 300 "$py" "$peers/$script" > "$log" 2>&1; then
+  log=${PEER_LOGS:-$out}/peer_${name}_$n.log
+  if ! N=$n LOOPS=$loops timeout "${PEER_TIMEOUT:-120}" "$py" "$peers/$script" > "$log" 2>&1; then
     echo "peer $name N=$n: failed: $(tail -1 "$log")"
     return
   fi
@@ -63,15 +64,16 @@ fi
 
 echo "== pointraster_bench"
 rc=0
-"$exe" --points "${POINTS:-1e5,1e6,1e7,1e8}" --frames "${FRAMES:-30}" --budget "${BUDGET:-1.5}" \
+t=${BENCH_TIMEOUT:-0}
+timeout "$t" "$exe" --points "${POINTS:-1e5,1e6,1e7,1e8}" --frames "${FRAMES:-30}" --budget "${BUDGET:-1.5}" \
   --json-out "$out/bench.json" ${BENCH_ARGS:-} || rc=$?
 if [ "${BILLION:-0}" = 1 ]; then
   echo "== pointraster_bench, one billion points"
-  "$exe" --points 1e9 --frames 10 --budget 2 --json-out "$out/bench_1e9.json" ${BENCH_ARGS:-} || rc=$?
+  timeout "$t" "$exe" --points 1e9 --frames 10 --budget 2 --json-out "$out/bench_1e9.json" ${BENCH_ARGS:-} || rc=$?
 fi
 if [ "${RESOLUTIONS:-1}" = 1 ]; then
   echo "== cost against resolution (GPU and CPU, ${RES_POINTS:-1e7} points, random order)"
-  "$exe" --renderers gpu,cpu --points "${RES_POINTS:-1e7}" --orders random \
+  timeout "$t" "$exe" --renderers gpu,cpu --points "${RES_POINTS:-1e7}" --orders random \
     --cameras overview,inside --sizes 640x360,1280x720,1920x1080,3840x2160 --frames 20 --budget 1 \
     --json-out "$out/bench_res.json" || rc=$?
 fi
