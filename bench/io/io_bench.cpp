@@ -27,11 +27,13 @@ int main(int argc, char** argv) {
       {"LAS 1.2 format 3", "bench.las", 1e9, 34.0},
       {"XYZ ascii (x y z r g b)", "bench.xyz", 2e8, 36.0},
   };
-  std::printf("| file | size MB | points | best load s | MB/s | Mpoints/s |\n|---|---|---|---|---|---|\n");
+  std::printf(
+      "| file | size MB | points | best load s | MB/s | Mpoints/s |\n|---|---|---|---|---|---|\n");
   for (const Case& c : cases) {
     const std::string path = dir + "/" + c.file;
     const size_t n = size_t(c.bytes * scale / c.bytes_per_point);
-    if (!fs::exists(path) || std::abs(double(fs::file_size(path)) - c.bytes * scale) > 0.05 * c.bytes * scale) {
+    if (!fs::exists(path) ||
+        std::abs(double(fs::file_size(path)) - c.bytes * scale) > 0.05 * c.bytes * scale) {
       pr::PointCloud cloud;
       cloud.origin = {500000.0, 4500000.0, 100.0};
       cloud.resize(n);

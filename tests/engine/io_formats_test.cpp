@@ -2,10 +2,10 @@
 // our own writers for every format variant.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <unistd.h>
 #include <fstream>
 #include <random>
 
@@ -18,8 +18,8 @@ namespace {
 
 const std::string kData = PR_TESTDATA_DIR;
 
-#define REQUIRE_TESTDATA()                                                        \
-  if (!fs::exists(kData))                                                         \
+#define REQUIRE_TESTDATA() \
+  if (!fs::exists(kData))  \
   GTEST_SKIP() << "test data folder " << kData << " is absent (../shared beside the checkout)"
 
 struct Loaded {
@@ -143,7 +143,8 @@ TEST(IoSharedFiles, KnownValues) {
     ASSERT_TRUE(l.ok) << l.error;
     EXPECT_GT(l.cloud.size(), 100000u);
     EXPECT_LT(l.cloud.size(), 307200u);
-    for (size_t i = 0; i < l.cloud.size(); i += 97) ASSERT_TRUE(std::isfinite(l.cloud.positions[i].z));
+    for (size_t i = 0; i < l.cloud.size(); i += 97)
+      ASSERT_TRUE(std::isfinite(l.cloud.positions[i].z));
   }
   {  // CRLF and a header naming the intensity column
     Loaded l = load(kData + "/text/crlf_test.txt");
@@ -156,8 +157,10 @@ TEST(IoSharedFiles, KnownValues) {
 TEST(IoSharedFiles, BadFilesFailWithMessage) {
   REQUIRE_TESTDATA();
   const std::pair<const char*, const char*> bad[] = {
-      {"pcd/missingheader.pcd", "header"},  {"ply/no_vertex.ply", "vertex"},
-      {"laz/simple.laz", "LAZ"},            {"laz/1_4_w_evlr.laz", "LAZ"},
+      {"pcd/missingheader.pcd", "header"},
+      {"ply/no_vertex.ply", "vertex"},
+      {"laz/simple.laz", "LAZ"},
+      {"laz/1_4_w_evlr.laz", "LAZ"},
       {"e57/A4.e57", "E57"},
   };
   for (const auto& [f, word] : bad) {
@@ -194,7 +197,8 @@ class IoRoundTrip : public ::testing::Test {
     c.classification.resize(n);
     for (size_t i = 0; i < n; ++i) {
       // millimetre grid so LAS (scale 0.001) stores the points exactly
-      c.positions[i] = {std::round(u(rng) * 1000.0f) / 1000.0f, std::round(u(rng) * 1000.0f) / 1000.0f,
+      c.positions[i] = {std::round(u(rng) * 1000.0f) / 1000.0f,
+                        std::round(u(rng) * 1000.0f) / 1000.0f,
                         std::round(u(rng) * 100.0f) / 1000.0f};
       c.colors[i] = rgba(uint8_t(i * 7), uint8_t(i * 13), uint8_t(i * 29));
       if (intensity) c.intensity[i] = float(i % 4000);
@@ -314,12 +318,13 @@ void write_file(const std::string& p, const std::string& s) {
 TEST_F(IoRoundTrip, PlyVariants) {
   // vertex not first, faces before it with list properties, CRLF, comments, short/ushort/float
   // colors, r/g/b names, scalar_ intensity
-  const std::string hdr =
+  std::string ply =
       "ply\r\nformat ascii 1.0\r\ncomment hi\r\nobj_info x\r\nelement face 2\r\n"
       "property list uchar int vertex_indices\r\nelement vertex 2\r\nproperty double x\r\n"
       "property double y\r\n  property double z  \r\nproperty ushort r\r\nproperty ushort g\r\n"
       "property ushort b\r\nproperty float scalar_Reflectance\r\nend_header\r\n";
-  write_file(path("a.ply"), hdr + "3 0 1 2\r\n3 1 2 3\r\n1 2 3 65535 0 32896 0.5\r\n4 5 6 0 65535 0 7\r\n");
+  ply.append("3 0 1 2\r\n3 1 2 3\r\n1 2 3 65535 0 32896 0.5\r\n4 5 6 0 65535 0 7\r\n");
+  write_file(path("a.ply"), ply);
   Loaded l = load(path("a.ply"));
   ASSERT_TRUE(l.ok) << l.error;
   ASSERT_EQ(l.cloud.size(), 2u);

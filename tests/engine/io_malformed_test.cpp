@@ -2,9 +2,9 @@
 // reader allocates for a count the file cannot hold.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstring>
 #include <filesystem>
-#include <unistd.h>
 #include <fstream>
 #include <random>
 
@@ -79,7 +79,8 @@ TEST_F(IoMalformed, TruncatedFiles) {
   // header only, cut in the middle of the header
   const std::string las = read(path("t.las"));
   expect_fail(write("h.las", las.substr(0, 100)), "truncated");
-  expect_fail(write("h.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"), "end_header");
+  expect_fail(write("h.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"),
+              "end_header");
   expect_fail(write("h.pcd", "VERSION 0.7\nFIELDS x y z\n"), "DATA");
 }
 
@@ -96,18 +97,22 @@ TEST_F(IoMalformed, HeaderClaimsMorePointsThanTheFileHolds) {
   const uint64_t huge64 = uint64_t(1) << 60;
   std::memcpy(&las[247], &huge64, 8);
   expect_fail(write("big14.las", las), "declares");
-  expect_fail(write("big.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 999999999999\n"
-                               "property float x\nproperty float y\nproperty float z\nend_header\n"
-                               "0123456789ab"),
+  expect_fail(write("big.ply",
+                    "ply\nformat binary_little_endian 1.0\nelement vertex 999999999999\n"
+                    "property float x\nproperty float y\nproperty float z\nend_header\n"
+                    "0123456789ab"),
               "declares");
-  expect_fail(write("biga.ply", "ply\nformat ascii 1.0\nelement vertex 1000000000\nproperty float x\n"
-                                "property float y\nproperty float z\nend_header\n1 2 3\n"),
+  expect_fail(write("biga.ply",
+                    "ply\nformat ascii 1.0\nelement vertex 1000000000\nproperty float x\n"
+                    "property float y\nproperty float z\nend_header\n1 2 3\n"),
               "declares");
-  expect_fail(write("big.pcd", "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\n"
-                               "WIDTH 100000000000\nHEIGHT 1\nPOINTS 100000000000\nDATA binary\n0123"),
+  expect_fail(write("big.pcd",
+                    "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\n"
+                    "WIDTH 100000000000\nHEIGHT 1\nPOINTS 100000000000\nDATA binary\n0123"),
               "declares");
-  std::string pcdc = "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 100000000\nHEIGHT 1\n"
-                     "POINTS 100000000\nDATA binary_compressed\n";
+  std::string pcdc =
+      "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 100000000\nHEIGHT 1\n"
+      "POINTS 100000000\nDATA binary_compressed\n";
   const uint32_t cs = 4, us = 1200000000u;
   pcdc.append(reinterpret_cast<const char*>(&cs), 4);
   pcdc.append(reinterpret_cast<const char*>(&us), 4);
@@ -117,11 +122,13 @@ TEST_F(IoMalformed, HeaderClaimsMorePointsThanTheFileHolds) {
 }
 
 TEST_F(IoMalformed, ZeroPoints) {
-  expect_fail(write("z.ply", "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\n"
-                             "property float y\nproperty float z\nend_header\n"),
+  expect_fail(write("z.ply",
+                    "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\n"
+                    "property float y\nproperty float z\nend_header\n"),
               "no points");
-  expect_fail(write("z.pcd", "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 0\nHEIGHT 1\n"
-                             "POINTS 0\nDATA ascii\n"),
+  expect_fail(write("z.pcd",
+                    "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 0\nHEIGHT 1\n"
+                    "POINTS 0\nDATA ascii\n"),
               "no points");
   std::string err;
   ASSERT_TRUE(save_las(path("z.las"), PointCloud{}, 1, &err));
@@ -131,15 +138,18 @@ TEST_F(IoMalformed, ZeroPoints) {
 }
 
 TEST_F(IoMalformed, UnknownTypesAndBadHeaders) {
-  expect_fail(write("u.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\n"
-                             "end_header\n1\n"),
+  expect_fail(write("u.ply",
+                    "ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\n"
+                    "end_header\n1\n"),
               "unknown property type");
   expect_fail(write("e.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n"), "encoding");
-  expect_fail(write("u.pcd", "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F Q\nWIDTH 1\nHEIGHT 1\n"
-                             "POINTS 1\nDATA ascii\n1 2 3\n"),
+  expect_fail(write("u.pcd",
+                    "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F Q\nWIDTH 1\nHEIGHT 1\n"
+                    "POINTS 1\nDATA ascii\n1 2 3\n"),
               "unknown type");
-  expect_fail(write("n.pcd", "VERSION 0.7\nFIELDS a b\nSIZE 4 4\nTYPE F F\nWIDTH 1\nHEIGHT 1\n"
-                             "POINTS 1\nDATA ascii\n1 2\n"),
+  expect_fail(write("n.pcd",
+                    "VERSION 0.7\nFIELDS a b\nSIZE 4 4\nTYPE F F\nWIDTH 1\nHEIGHT 1\n"
+                    "POINTS 1\nDATA ascii\n1 2\n"),
               "x, y, z");
   std::string err;
   ASSERT_TRUE(save_las(path("f.las"), cloud(3), 1, &err));
@@ -162,8 +172,9 @@ TEST_F(IoMalformed, GarbageAndCorruptData) {
   for (int i = 0; i < 100; ++i) text += i % 2 ? "1 2 three\n" : "1 2 3\n";
   expect_fail(write("half.xyz", text), "not points");
   // valid-looking PLY header followed by random bytes: loads (any float values) or fails cleanly
-  const std::string hdr = "ply\nformat binary_little_endian 1.0\nelement vertex 8000\nproperty float x\n"
-                          "property float y\nproperty float z\nend_header\n";
+  const std::string hdr =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 8000\nproperty float x\n"
+      "property float y\nproperty float z\nend_header\n";
   PointCloud c;
   std::string err;
   const bool ok = load_point_cloud(write("noise.ply", hdr + g), c, nullptr, &err);
@@ -174,8 +185,9 @@ TEST_F(IoMalformed, GarbageAndCorruptData) {
     EXPECT_FALSE(err.empty());
   }
   // corrupt LZF stream
-  std::string pcdc = "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 2\nHEIGHT 1\n"
-                     "POINTS 2\nDATA binary_compressed\n";
+  std::string pcdc =
+      "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 2\nHEIGHT 1\n"
+      "POINTS 2\nDATA binary_compressed\n";
   const uint32_t cs = 4, us = 24;
   pcdc.append(reinterpret_cast<const char*>(&cs), 4);
   pcdc.append(reinterpret_cast<const char*>(&us), 4);

@@ -84,7 +84,8 @@ int write_cmd(const std::string& kind, size_t n, const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "read") return read_cmd(argv[2], std::strtoull(argv[3], nullptr, 10));
+  if (argc == 4 && std::string(argv[1]) == "read")
+    return read_cmd(argv[2], std::strtoull(argv[3], nullptr, 10));
   if (argc == 5 && std::string(argv[1]) == "write")
     return write_cmd(argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
   std::fprintf(stderr, "usage: io_sample read FILE N | io_sample write KIND N FILE\n");

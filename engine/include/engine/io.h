@@ -14,7 +14,7 @@ namespace pr {
 /// Shared with a loading thread: it writes progress, the UI may set cancel.
 struct LoadProgress {
   std::atomic<double> fraction{0.0};  ///< 0..1
-  std::atomic<bool> cancel{false};    ///< set to ask the loader to stop (it then fails, "cancelled")
+  std::atomic<bool> cancel{false};  ///< set to ask the loader to stop (it then fails, "cancelled")
 };
 
 /// What --info reports about a file.
@@ -23,7 +23,7 @@ struct FileInfo {
   std::string format;   ///< "PLY", "LAS", "PCD", "PTS", "XYZ"
   std::string version;  ///< e.g. "binary_little_endian 1.0", "1.4 format 6", "0.7 binary"
   uint64_t points = 0;
-  Bounds bounds;        ///< in the file's own coordinates (double)
+  Bounds bounds;  ///< in the file's own coordinates (double)
   glm::dvec3 origin{0.0};
   bool has_color = false;
   bool has_intensity = false;

@@ -118,37 +118,40 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
   std::atomic<size_t> next{0}, done{0};
   std::atomic<bool> stop{false};
   const unsigned threads = unsigned(std::min<size_t>(default_threads(), std::max<size_t>(nb, 1)));
-  parallel_for(threads, [&](size_t, size_t) {
-    for (;;) {
-      const size_t b = next.fetch_add(1);
-      if (b >= nb || stop.load(std::memory_order_relaxed)) return;
-      if (in_.progress && in_.progress->cancel.load(std::memory_order_relaxed)) {
-        stop = true;
-        errs[b] = "cancelled";
-        return;
-      }
-      BlockWriter w{c.positions.data(),
-                    c.colors.data(),
-                    attrs_.intensity ? c.intensity.data() : nullptr,
-                    attrs_.classification ? c.classification.data() : nullptr,
-                    start[b],
-                    caps[b],
-                    0,
-                    origin_};
-      if (!produce(b, w, errs[b]) || w.overflow) {
-        if (errs[b].empty()) errs[b] = "more points than the header declares";
-        stop = true;
-        return;
-      }
-      kept[b] = w.n;
-      if (w.n) {
-        bb[b].extend(glm::dvec3(w.lo[0], w.lo[1], w.lo[2]));
-        bb[b].extend(glm::dvec3(w.hi[0], w.hi[1], w.hi[2]));
-      }
-      const size_t d = done.fetch_add(1) + 1;
-      if (in_.progress) in_.progress->fraction.store(double(d) / double(nb));
-    }
-  }, threads, 1);
+  parallel_for(
+      threads,
+      [&](size_t, size_t) {
+        for (;;) {
+          const size_t b = next.fetch_add(1);
+          if (b >= nb || stop.load(std::memory_order_relaxed)) return;
+          if (in_.progress && in_.progress->cancel.load(std::memory_order_relaxed)) {
+            stop = true;
+            errs[b] = "cancelled";
+            return;
+          }
+          BlockWriter w{c.positions.data(),
+                        c.colors.data(),
+                        attrs_.intensity ? c.intensity.data() : nullptr,
+                        attrs_.classification ? c.classification.data() : nullptr,
+                        start[b],
+                        caps[b],
+                        0,
+                        origin_};
+          if (!produce(b, w, errs[b]) || w.overflow) {
+            if (errs[b].empty()) errs[b] = "more points than the header declares";
+            stop = true;
+            return;
+          }
+          kept[b] = w.n;
+          if (w.n) {
+            bb[b].extend(glm::dvec3(w.lo[0], w.lo[1], w.lo[2]));
+            bb[b].extend(glm::dvec3(w.hi[0], w.hi[1], w.hi[2]));
+          }
+          const size_t d = done.fetch_add(1) + 1;
+          if (in_.progress) in_.progress->fraction.store(double(d) / double(nb));
+        }
+      },
+      threads, 1);
   for (size_t b = 0; b < nb; ++b) {
     if (!errs[b].empty()) {
       *out_.cloud = PointCloud{};
@@ -187,8 +190,12 @@ void finish(const Input& in, Output& out, const Bounds& bounds, Attributes attrs
 
 // ---- text helpers ----
 
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-inline bool is_sep(char c) { return is_space(c) || c == ',' || c == ';'; }
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+inline bool is_sep(char c) {
+  return is_space(c) || c == ',' || c == ';';
+}
 
 /// Parses a number at [p, e) (a leading '+' allowed); returns the end or nullptr.
 inline const char* parse_double(const char* p, const char* e, double& v) {

@@ -43,7 +43,9 @@ bool las_is_compressed(const uint8_t* d, size_t n) {
 
 bool read_las(const Input& in, Output& out, std::string* error) {
   const uint8_t* d = in.data;
-  if (in.size < 227) return fail(in, error, "truncated LAS header (" + std::to_string(in.size) + " bytes, need 227)");
+  if (in.size < 227)
+    return fail(in, error,
+                "truncated LAS header (" + std::to_string(in.size) + " bytes, need 227)");
   const int major = d[24], minor = d[25];
   const uint16_t header_size = get<uint16_t>(d + 94);
   const uint32_t offset = get<uint32_t>(d + 96);
@@ -51,8 +53,8 @@ bool read_las(const Input& in, Output& out, std::string* error) {
   const uint16_t rec = get<uint16_t>(d + 105);
   uint64_t count = get<uint32_t>(d + 107);
   if (major != 1 || minor > 4)
-    return fail(in, error, "unsupported LAS version " + std::to_string(major) + "." +
-                               std::to_string(minor));
+    return fail(in, error,
+                "unsupported LAS version " + std::to_string(major) + "." + std::to_string(minor));
   if (header_size < 227 || header_size > in.size)
     return fail(in, error, "bad LAS header size " + std::to_string(header_size));
   if (minor >= 4 && header_size >= 375 && in.size >= 375) {
@@ -61,19 +63,22 @@ bool read_las(const Input& in, Output& out, std::string* error) {
   }
   if (fmt > 10) return fail(in, error, "unsupported LAS point format " + std::to_string(fmt));
   if (rec < kFormatSize[fmt])
-    return fail(in, error, "LAS record length " + std::to_string(rec) + " is shorter than point format " +
-                               std::to_string(fmt) + " needs (" + std::to_string(kFormatSize[fmt]) + ")");
+    return fail(in, error,
+                "LAS record length " + std::to_string(rec) + " is shorter than point format " +
+                    std::to_string(fmt) + " needs (" + std::to_string(kFormatSize[fmt]) + ")");
   if (offset < header_size || offset > in.size)
     return fail(in, error, "bad LAS offset to point data " + std::to_string(offset));
   const uint64_t avail = (in.size - offset) / rec;
   if (count > avail)
-    return fail(in, error, "the header declares " + std::to_string(count) + " points but the file holds " +
-                               std::to_string(avail) + " (truncated?)");
+    return fail(in, error,
+                "the header declares " + std::to_string(count) + " points but the file holds " +
+                    std::to_string(avail) + " (truncated?)");
   if (count == 0) return fail(in, error, "the file holds no points");
   const double sx = get<double>(d + 131), sy = get<double>(d + 139), sz = get<double>(d + 147);
   const double ox = get<double>(d + 155), oy = get<double>(d + 163), oz = get<double>(d + 171);
   if (!(std::isfinite(sx) && std::isfinite(sy) && std::isfinite(sz) && std::isfinite(ox) &&
-        std::isfinite(oy) && std::isfinite(oz)) || sx == 0.0 || sy == 0.0 || sz == 0.0)
+        std::isfinite(oy) && std::isfinite(oz)) ||
+      sx == 0.0 || sy == 0.0 || sz == 0.0)
     return fail(in, error, "bad LAS scale or offset in the header");
 
   const uint8_t* base = d + offset;
@@ -95,48 +100,55 @@ bool read_las(const Input& in, Output& out, std::string* error) {
   Attributes attrs{rgb != 0, true, true};
   PointSink sink(in, out, attrs, choose_origin(sample));
   // Colors are 16-bit by the specification, but many writers store 8-bit values: decode as 16-bit
-  // (high byte) and remember the largest channel; if it never exceeds 255, redo the colors as 8-bit.
+  // (high byte) and remember the largest channel; if it never exceeds 255, redo the colors as
+  // 8-bit.
   std::atomic<uint32_t> max_channel{0};
-  const bool ok = sink.run(fixed_blocks(size_t(count)), [&](size_t b, BlockWriter& w, std::string&) {
-    const size_t i0 = b << 16, i1 = std::min<size_t>(size_t(count), i0 + (size_t(1) << 16));
-    uint32_t mx = 0;
-    for (size_t i = i0; i < i1; ++i) {
-      const uint8_t* r = base + i * rec;
-      RawPoint p;
-      xyz(i, p.x, p.y, p.z);
-      p.intensity = float(get<uint16_t>(r + 12));
-      p.classification = extended ? r[16] : uint8_t(r[15] & 0x1F);
-      if (rgb) {
-        const uint16_t cr = get<uint16_t>(r + rgb), cg = get<uint16_t>(r + rgb + 2),
-                       cb = get<uint16_t>(r + rgb + 4);
-        mx = std::max<uint32_t>(mx, std::max(cr, std::max(cg, cb)));
-        p.color = rgba(uint8_t(cr >> 8), uint8_t(cg >> 8), uint8_t(cb >> 8));
-      } else {
-        p.color = rgba(255, 255, 255);
-      }
-      w(p);
-    }
-    uint32_t cur = max_channel.load();
-    while (mx > cur && !max_channel.compare_exchange_weak(cur, mx)) {
-    }
-    return true;
-  }, error);
+  const bool ok = sink.run(
+      fixed_blocks(size_t(count)),
+      [&](size_t b, BlockWriter& w, std::string&) {
+        const size_t i0 = b << 16, i1 = std::min<size_t>(size_t(count), i0 + (size_t(1) << 16));
+        uint32_t mx = 0;
+        for (size_t i = i0; i < i1; ++i) {
+          const uint8_t* r = base + i * rec;
+          RawPoint p;
+          xyz(i, p.x, p.y, p.z);
+          p.intensity = float(get<uint16_t>(r + 12));
+          p.classification = extended ? r[16] : uint8_t(r[15] & 0x1F);
+          if (rgb) {
+            const uint16_t cr = get<uint16_t>(r + rgb), cg = get<uint16_t>(r + rgb + 2),
+                           cb = get<uint16_t>(r + rgb + 4);
+            mx = std::max<uint32_t>(mx, std::max(cr, std::max(cg, cb)));
+            p.color = rgba(uint8_t(cr >> 8), uint8_t(cg >> 8), uint8_t(cb >> 8));
+          } else {
+            p.color = rgba(255, 255, 255);
+          }
+          w(p);
+        }
+        uint32_t cur = max_channel.load();
+        while (mx > cur && !max_channel.compare_exchange_weak(cur, mx)) {
+        }
+        return true;
+      },
+      error);
   if (!ok) return false;
   if (rgb && max_channel.load() <= 255 && out.cloud->size() == count) {
     // Coordinates were all finite integers times finite scales, so no point was dropped and
     // cloud index i is record i.
     PointCloud& c = *out.cloud;
-    parallel_for(c.size(), [&](size_t i0, size_t i1) {
-      for (size_t i = i0; i < i1; ++i) {
-        const uint8_t* r = base + i * rec + rgb;
-        c.colors[i] = rgba(uint8_t(get<uint16_t>(r)), uint8_t(get<uint16_t>(r + 2)),
-                           uint8_t(get<uint16_t>(r + 4)));
-      }
-    }, 0, 1 << 16);
+    parallel_for(
+        c.size(),
+        [&](size_t i0, size_t i1) {
+          for (size_t i = i0; i < i1; ++i) {
+            const uint8_t* r = base + i * rec + rgb;
+            c.colors[i] = rgba(uint8_t(get<uint16_t>(r)), uint8_t(get<uint16_t>(r + 2)),
+                               uint8_t(get<uint16_t>(r + 4)));
+          }
+        },
+        0, 1 << 16);
   }
   out.info->format = "LAS";
-  out.info->version = std::to_string(major) + "." + std::to_string(minor) + " format " +
-                      std::to_string(fmt);
+  out.info->version =
+      std::to_string(major) + "." + std::to_string(minor) + " format " + std::to_string(fmt);
   finish(in, out, sink.bounds, attrs);
   return true;
 }

@@ -85,14 +85,22 @@ struct Fd {
 
 const char* format_name(FileFormat f) {
   switch (f) {
-    case FileFormat::kPly: return "PLY";
-    case FileFormat::kLas: return "LAS";
-    case FileFormat::kLaz: return "LAZ";
-    case FileFormat::kPcd: return "PCD";
-    case FileFormat::kPts: return "PTS";
-    case FileFormat::kXyz: return "XYZ";
-    case FileFormat::kE57: return "E57";
-    case FileFormat::kUnknown: break;
+    case FileFormat::kPly:
+      return "PLY";
+    case FileFormat::kLas:
+      return "LAS";
+    case FileFormat::kLaz:
+      return "LAZ";
+    case FileFormat::kPcd:
+      return "PCD";
+    case FileFormat::kPts:
+      return "PTS";
+    case FileFormat::kXyz:
+      return "XYZ";
+    case FileFormat::kE57:
+      return "E57";
+    case FileFormat::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -130,11 +138,21 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
   if (format == FileFormat::kUnknown) format = detect_format(data, size, name);
   bool ok = false;
   switch (format) {
-    case FileFormat::kPly: ok = io::read_ply(in, o, error); break;
-    case FileFormat::kLas: ok = io::read_las(in, o, error); break;
-    case FileFormat::kPcd: ok = io::read_pcd(in, o, error); break;
-    case FileFormat::kPts: ok = io::read_text(in, o, true, error); break;
-    case FileFormat::kXyz: ok = io::read_text(in, o, false, error); break;
+    case FileFormat::kPly:
+      ok = io::read_ply(in, o, error);
+      break;
+    case FileFormat::kLas:
+      ok = io::read_las(in, o, error);
+      break;
+    case FileFormat::kPcd:
+      ok = io::read_pcd(in, o, error);
+      break;
+    case FileFormat::kPts:
+      ok = io::read_text(in, o, true, error);
+      break;
+    case FileFormat::kXyz:
+      ok = io::read_text(in, o, false, error);
+      break;
     case FileFormat::kLaz:
       return io::fail(in, error,
                       "LAZ (compressed LAS) is not supported; decompress it to LAS first, e.g. "
@@ -146,7 +164,8 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
     case FileFormat::kUnknown: {
       const std::string ext = extension(name);
       if (ext == "pcd")
-        return io::fail(in, error, "not a PCD file: the header (VERSION, FIELDS, ... DATA) is missing");
+        return io::fail(in, error,
+                        "not a PCD file: the header (VERSION, FIELDS, ... DATA) is missing");
       if (ext == "ply") return io::fail(in, error, "not a PLY file: it does not start with 'ply'");
       if (ext == "las" || ext == "laz")
         return io::fail(in, error, "not a LAS file: it does not start with 'LASF'");
@@ -197,8 +216,8 @@ bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, 
   m.addr = mmap(nullptr, m.size, PROT_READ, MAP_PRIVATE, f.fd, 0);
   if (m.addr == MAP_FAILED) return sys_fail("cannot map");
   madvise(m.addr, m.size, MADV_WILLNEED);
-  const bool ok = parse_point_cloud(m.addr, m.size, path, FileFormat::kUnknown, out, info, error,
-                                    progress);
+  const bool ok =
+      parse_point_cloud(m.addr, m.size, path, FileFormat::kUnknown, out, info, error, progress);
   if (ok && info)
     info->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ok;

@@ -33,17 +33,43 @@ inline double read_value(const uint8_t* p, char type, size_t size) {
       }
     case 'U':
       switch (size) {
-        case 1: return double(*p);
-        case 2: { uint16_t v; std::memcpy(&v, p, 2); return double(v); }
-        case 4: { uint32_t v; std::memcpy(&v, p, 4); return double(v); }
-        default: { uint64_t v; std::memcpy(&v, p, 8); return double(v); }
+        case 1:
+          return double(*p);
+        case 2: {
+          uint16_t v;
+          std::memcpy(&v, p, 2);
+          return double(v);
+        }
+        case 4: {
+          uint32_t v;
+          std::memcpy(&v, p, 4);
+          return double(v);
+        }
+        default: {
+          uint64_t v;
+          std::memcpy(&v, p, 8);
+          return double(v);
+        }
       }
     default:
       switch (size) {
-        case 1: return double(int8_t(*p));
-        case 2: { int16_t v; std::memcpy(&v, p, 2); return double(v); }
-        case 4: { int32_t v; std::memcpy(&v, p, 4); return double(v); }
-        default: { int64_t v; std::memcpy(&v, p, 8); return double(v); }
+        case 1:
+          return double(int8_t(*p));
+        case 2: {
+          int16_t v;
+          std::memcpy(&v, p, 2);
+          return double(v);
+        }
+        case 4: {
+          int32_t v;
+          std::memcpy(&v, p, 4);
+          return double(v);
+        }
+        default: {
+          int64_t v;
+          std::memcpy(&v, p, 8);
+          return double(v);
+        }
       }
   }
 }
@@ -127,9 +153,12 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     } else if (key == "width" || key == "height" || key == "points") {
       uint64_t v;
       if (tok.size() < 2 || !number(tok[1], v)) return fail(in, error, where + "bad " + key);
-      if (key == "width") width = v;
-      else if (key == "height") height = v;
-      else points = v, have_points = true;
+      if (key == "width")
+        width = v;
+      else if (key == "height")
+        height = v;
+      else
+        points = v, have_points = true;
     } else if (key == "viewpoint") {
       // The sensor pose; points are stored in the cloud's frame, so it does not move them.
     } else if (key == "data") {
@@ -156,7 +185,8 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     fd.size = sizes[i], fd.type = types[i], fd.count = counts[i];
     if ((fd.type == 'F' && fd.size != 4 && fd.size != 8) ||
         (fd.size != 1 && fd.size != 2 && fd.size != 4 && fd.size != 8))
-      return fail(in, error, "PCD field '" + fd.name + "' has unsupported size " + std::to_string(fd.size));
+      return fail(in, error,
+                  "PCD field '" + fd.name + "' has unsupported size " + std::to_string(fd.size));
     fd.offset = stride;
     fd.token = tokens;
     stride += fd.size * fd.count;
@@ -166,15 +196,24 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     auto set = [&](int which) {
       if (f[which] < 0) f[which] = k;
     };
-    if (n == "x") set(kX);
-    else if (n == "y") set(kY);
-    else if (n == "z") set(kZ);
-    else if ((n == "rgb" || n == "rgba") && fd.size == 4) set(kPacked);
-    else if (n == "r" || n == "red") set(kR);
-    else if (n == "g" || n == "green") set(kG);
-    else if (n == "b" || n == "blue") set(kB);
-    else if (n == "intensity") set(kI);
-    else if (n == "classification") set(kC);
+    if (n == "x")
+      set(kX);
+    else if (n == "y")
+      set(kY);
+    else if (n == "z")
+      set(kZ);
+    else if ((n == "rgb" || n == "rgba") && fd.size == 4)
+      set(kPacked);
+    else if (n == "r" || n == "red")
+      set(kR);
+    else if (n == "g" || n == "green")
+      set(kG);
+    else if (n == "b" || n == "blue")
+      set(kB);
+    else if (n == "intensity")
+      set(kI);
+    else if (n == "classification")
+      set(kC);
   }
   if (f[kX] < 0 || f[kY] < 0 || f[kZ] < 0) return fail(in, error, "PCD file has no x, y, z fields");
   if (points == 0) return fail(in, error, "the file holds no points (POINTS 0)");
@@ -192,9 +231,10 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     std::vector<size_t> step(fields.size());
     if (data_kind == "binary") {
       if (points > avail / stride)
-        return fail(in, error, "the header declares " + std::to_string(points) +
-                                   " points but the file holds " + std::to_string(avail / stride) +
-                                   " (truncated?)");
+        return fail(in, error,
+                    "the header declares " + std::to_string(points) +
+                        " points but the file holds " + std::to_string(avail / stride) +
+                        " (truncated?)");
       for (size_t i = 0; i < fields.size(); ++i)
         base[i] = in.data + data_off + fields[i].offset, step[i] = stride;
     } else {
@@ -203,11 +243,13 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
       std::memcpy(&csize, in.data + data_off, 4);
       std::memcpy(&usize, in.data + data_off + 4, 4);
       if (csize > avail - 8)
-        return fail(in, error, "truncated PCD: the compressed block is " + std::to_string(csize) +
-                                   " bytes, the file holds " + std::to_string(avail - 8));
+        return fail(in, error,
+                    "truncated PCD: the compressed block is " + std::to_string(csize) +
+                        " bytes, the file holds " + std::to_string(avail - 8));
       if (points > usize / stride || uint64_t(usize) != points * stride)
-        return fail(in, error, "PCD compressed block holds " + std::to_string(usize) +
-                                   " bytes, the header needs " + std::to_string(points * stride));
+        return fail(in, error,
+                    "PCD compressed block holds " + std::to_string(usize) +
+                        " bytes, the header needs " + std::to_string(points * stride));
       // LZF expands at most 264 bytes per 3 input bytes, so a larger claim is corrupt (and must not
       // make us allocate).
       if (uint64_t(usize) > uint64_t(csize) * 88 + 64)
@@ -258,15 +300,18 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
         sample.extend({pt.x, pt.y, pt.z});
     }
     PointSink sink(in, out, attrs, choose_origin(sample));
-    if (!sink.run(fixed_blocks(n), [&](size_t blk, BlockWriter& w, std::string&) {
-          const size_t i0 = blk << 16, i1 = std::min(n, i0 + (size_t(1) << 16));
-          for (size_t i = i0; i < i1; ++i) {
-            RawPoint pt;
-            decode(i, pt);
-            w(pt);
-          }
-          return true;
-        }, error))
+    if (!sink.run(
+            fixed_blocks(n),
+            [&](size_t blk, BlockWriter& w, std::string&) {
+              const size_t i0 = blk << 16, i1 = std::min(n, i0 + (size_t(1) << 16));
+              for (size_t i = i0; i < i1; ++i) {
+                RawPoint pt;
+                decode(i, pt);
+                w(pt);
+              }
+              return true;
+            },
+            error))
       return false;
     finish(in, out, sink.bounds, attrs);
     return true;
@@ -286,9 +331,9 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     q = nl ? nl + 1 : end;
   }
   if (left != 0)
-    return fail(in, error, "the header declares " + std::to_string(points) +
-                               " points but the file holds " + std::to_string(points - left) +
-                               " lines (truncated?)");
+    return fail(in, error,
+                "the header declares " + std::to_string(points) + " points but the file holds " +
+                    std::to_string(points - left) + " lines (truncated?)");
   if (tokens > 4096) return fail(in, error, "PCD has too many values per point");
   auto parse_line = [&](const char* s, const char* e, RawPoint& pt) {
     double v[4096];
@@ -336,31 +381,34 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     }
   }
   PointSink sink(in, out, attrs, choose_origin(sample));
-  if (!sink.run(caps, [&](size_t c, BlockWriter& w, std::string& err) {
-        const char* s = text + chunks[c].first;
-        const char* e = text + chunks[c].second;
-        while (s < e) {
-          const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(e - s)));
-          const char* le = nl ? nl : e;
-          bool blank = true;
-          for (const char* t = s; t < le; ++t)
-            if (!is_space(*t)) {
-              blank = false;
-              break;
+  if (!sink.run(
+          caps,
+          [&](size_t c, BlockWriter& w, std::string& err) {
+            const char* s = text + chunks[c].first;
+            const char* e = text + chunks[c].second;
+            while (s < e) {
+              const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(e - s)));
+              const char* le = nl ? nl : e;
+              bool blank = true;
+              for (const char* t = s; t < le; ++t)
+                if (!is_space(*t)) {
+                  blank = false;
+                  break;
+                }
+              if (!blank) {
+                RawPoint pt;
+                if (!parse_line(s, le, pt)) {
+                  err = "PCD line " + std::to_string(count_lines(text, s) + 1) + ": expected " +
+                        std::to_string(tokens) + " numbers";
+                  return false;
+                }
+                w(pt);
+              }
+              s = nl ? nl + 1 : e;
             }
-          if (!blank) {
-            RawPoint pt;
-            if (!parse_line(s, le, pt)) {
-              err = "PCD line " + std::to_string(count_lines(text, s) + 1) + ": expected " +
-                    std::to_string(tokens) + " numbers";
-              return false;
-            }
-            w(pt);
-          }
-          s = nl ? nl + 1 : e;
-        }
-        return true;
-      }, error))
+            return true;
+          },
+          error))
     return false;
   finish(in, out, sink.bounds, attrs);
   return true;

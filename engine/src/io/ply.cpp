@@ -34,13 +34,17 @@ bool scalar_from_name(const std::string& n, Scalar& s) {
 size_t scalar_size(Scalar s) {
   switch (s) {
     case Scalar::kI8:
-    case Scalar::kU8: return 1;
+    case Scalar::kU8:
+      return 1;
     case Scalar::kI16:
-    case Scalar::kU16: return 2;
+    case Scalar::kU16:
+      return 2;
     case Scalar::kI32:
     case Scalar::kU32:
-    case Scalar::kF32: return 4;
-    case Scalar::kF64: return 8;
+    case Scalar::kF32:
+      return 4;
+    case Scalar::kF64:
+      return 8;
   }
   return 1;
 }
@@ -57,14 +61,22 @@ inline T load(const uint8_t* p, bool swap) {
 
 inline double read_scalar(const uint8_t* p, Scalar s, bool swap) {
   switch (s) {
-    case Scalar::kI8: return double(int8_t(*p));
-    case Scalar::kU8: return double(*p);
-    case Scalar::kI16: return double(load<int16_t>(p, swap));
-    case Scalar::kU16: return double(load<uint16_t>(p, swap));
-    case Scalar::kI32: return double(load<int32_t>(p, swap));
-    case Scalar::kU32: return double(load<uint32_t>(p, swap));
-    case Scalar::kF32: return double(load<float>(p, swap));
-    case Scalar::kF64: return load<double>(p, swap);
+    case Scalar::kI8:
+      return double(int8_t(*p));
+    case Scalar::kU8:
+      return double(*p);
+    case Scalar::kI16:
+      return double(load<int16_t>(p, swap));
+    case Scalar::kU16:
+      return double(load<uint16_t>(p, swap));
+    case Scalar::kI32:
+      return double(load<int32_t>(p, swap));
+    case Scalar::kU32:
+      return double(load<uint32_t>(p, swap));
+    case Scalar::kF32:
+      return double(load<float>(p, swap));
+    case Scalar::kF64:
+      return load<double>(p, swap);
   }
   return 0.0;
 }
@@ -74,13 +86,17 @@ inline double read_scalar(const uint8_t* p, Scalar s, bool swap) {
 inline uint8_t color_channel(double v, Scalar s) {
   switch (s) {
     case Scalar::kI8:
-    case Scalar::kU8: return clamp_u8(v);
+    case Scalar::kU8:
+      return clamp_u8(v);
     case Scalar::kI16:
-    case Scalar::kU16: return clamp_u8(v / 257.0);
+    case Scalar::kU16:
+      return clamp_u8(v / 257.0);
     case Scalar::kI32:
-    case Scalar::kU32: return clamp_u8(v / 16843009.0);
+    case Scalar::kU32:
+      return clamp_u8(v / 16843009.0);
     case Scalar::kF32:
-    case Scalar::kF64: return clamp_u8(v * 255.0);
+    case Scalar::kF64:
+      return clamp_u8(v * 255.0);
   }
   return 0;
 }
@@ -119,16 +135,26 @@ Layout vertex_layout(const Element& v) {
     auto set = [&](int f) {
       if (l.field[f] < 0) l.field[f] = k;
     };
-    if (n == "x") set(kX);
-    else if (n == "y") set(kY);
-    else if (n == "z") set(kZ);
-    else if (n == "red" || n == "r" || n == "diffuse_red") set(kR);
-    else if (n == "green" || n == "g" || n == "diffuse_green") set(kG);
-    else if (n == "blue" || n == "b" || n == "diffuse_blue") set(kB);
-    else if (n == "alpha" || n == "a" || n == "diffuse_alpha") set(kA);
-    else if (n == "intensity" || n == "scalar_intensity") set(kI);
-    else if (n == "classification" || n == "scalar_classification") set(kC);
-    else if (n.rfind("scalar_", 0) == 0 && scalar_any < 0) scalar_any = k;
+    if (n == "x")
+      set(kX);
+    else if (n == "y")
+      set(kY);
+    else if (n == "z")
+      set(kZ);
+    else if (n == "red" || n == "r" || n == "diffuse_red")
+      set(kR);
+    else if (n == "green" || n == "g" || n == "diffuse_green")
+      set(kG);
+    else if (n == "blue" || n == "b" || n == "diffuse_blue")
+      set(kB);
+    else if (n == "alpha" || n == "a" || n == "diffuse_alpha")
+      set(kA);
+    else if (n == "intensity" || n == "scalar_intensity")
+      set(kI);
+    else if (n == "classification" || n == "scalar_classification")
+      set(kC);
+    else if (n.rfind("scalar_", 0) == 0 && scalar_any < 0)
+      scalar_any = k;
   }
   if (l.field[kI] < 0) l.field[kI] = scalar_any;
   return l;
@@ -212,10 +238,14 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
     }
     if (tok[0] == "format") {
       if (tok.size() < 2) return fail(in, error, where + "format without encoding");
-      if (tok[1] == "ascii") enc = kAscii;
-      else if (tok[1] == "binary_little_endian") enc = kLittle;
-      else if (tok[1] == "binary_big_endian") enc = kBig;
-      else return fail(in, error, where + "unknown encoding '" + tok[1] + "'");
+      if (tok[1] == "ascii")
+        enc = kAscii;
+      else if (tok[1] == "binary_little_endian")
+        enc = kLittle;
+      else if (tok[1] == "binary_big_endian")
+        enc = kBig;
+      else
+        return fail(in, error, where + "unknown encoding '" + tok[1] + "'");
     } else if (tok[0] == "element") {
       if (tok.size() < 3) return fail(in, error, where + "element needs a name and a count");
       Element e;
@@ -251,8 +281,10 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
   for (Element& e : elems) {
     for (Prop& pr : e.props) {
       pr.offset = e.stride;
-      if (pr.list) e.fixed = false;
-      else e.stride += scalar_size(pr.type);
+      if (pr.list)
+        e.fixed = false;
+      else
+        e.stride += scalar_size(pr.type);
     }
   }
   size_t vi = elems.size();
@@ -286,23 +318,28 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
       const Element& e = elems[i];
       if (e.fixed) {
         if (e.stride && e.count > uint64_t(bend - b) / e.stride)
-          return fail(in, error, "truncated PLY: element '" + e.name + "' runs past the end of the file");
+          return fail(in, error,
+                      "truncated PLY: element '" + e.name + "' runs past the end of the file");
         b += e.count * e.stride;
       } else {
         for (uint64_t k = 0; k < e.count; ++k) {
           const size_t s = instance_size(e, b, bend, swap);
           if (s == 0)
-            return fail(in, error, "truncated PLY: element '" + e.name + "' runs past the end of the file");
+            return fail(in, error,
+                        "truncated PLY: element '" + e.name + "' runs past the end of the file");
           b += s;
         }
       }
     }
     const size_t avail = size_t(bend - b);
     if (v.fixed && v.count > avail / v.stride)
-      return fail(in, error, "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
-                                 std::to_string(avail / v.stride) + " (truncated?)");
+      return fail(in, error,
+                  "the header declares " + std::to_string(v.count) +
+                      " vertices but the file holds " + std::to_string(avail / v.stride) +
+                      " (truncated?)");
     if (!v.fixed && v.count > avail)
-      return fail(in, error, "the header declares more vertices than the file can hold (truncated?)");
+      return fail(in, error,
+                  "the header declares more vertices than the file can hold (truncated?)");
     auto decode_at = [&](const uint8_t* r, RawPoint& pt, size_t& size) {
       double val[256];
       size_t o = 0;
@@ -397,22 +434,26 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
       }
     }
     PointSink sink(in, out, attrs, choose_origin(sample));
-    if (!sink.run({size_t(v.count)}, [&](size_t, BlockWriter& w, std::string& err) {
-          const uint8_t* r = b;
-          for (uint64_t i = 0; i < v.count; ++i) {
-            const size_t s = instance_size(v, r, bend, swap);
-            if (!s) {
-              err = "truncated PLY: vertex " + std::to_string(i) + " runs past the end of the file";
-              return false;
-            }
-            RawPoint pt;
-            size_t s2;
-            decode_at(r, pt, s2);
-            w(pt);
-            r += s;
-          }
-          return true;
-        }, error))
+    if (!sink.run(
+            {size_t(v.count)},
+            [&](size_t, BlockWriter& w, std::string& err) {
+              const uint8_t* r = b;
+              for (uint64_t i = 0; i < v.count; ++i) {
+                const size_t s = instance_size(v, r, bend, swap);
+                if (!s) {
+                  err = "truncated PLY: vertex " + std::to_string(i) +
+                        " runs past the end of the file";
+                  return false;
+                }
+                RawPoint pt;
+                size_t s2;
+                decode_at(r, pt, s2);
+                w(pt);
+                r += s;
+              }
+              return true;
+            },
+            error))
       return false;
     finish(in, out, sink.bounds, attrs);
     return true;
@@ -431,12 +472,14 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
   };
   for (size_t i = 0; i < vi; ++i)
     if (skip_lines(elems[i].count) != 0)
-      return fail(in, error, "truncated PLY: element '" + elems[i].name + "' has fewer lines than declared");
+      return fail(in, error,
+                  "truncated PLY: element '" + elems[i].name + "' has fewer lines than declared");
   const char* vb = q;
   const uint64_t missing = skip_lines(v.count);
   if (missing != 0)
-    return fail(in, error, "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
-                               std::to_string(v.count - missing) + " (truncated?)");
+    return fail(in, error,
+                "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
+                    std::to_string(v.count - missing) + " (truncated?)");
   const char* ve = q;
   auto parse_line = [&](const char* s, const char* e, RawPoint& pt) {
     double val[256];
@@ -474,32 +517,36 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
       const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(ve - s)));
       const char* le = nl ? nl : ve;
       RawPoint pt;
-      if (!is_blank(s, le) && parse_line(s, le, pt) && std::isfinite(pt.x) &&
-          std::isfinite(pt.y) && std::isfinite(pt.z))
+      if (!is_blank(s, le) && parse_line(s, le, pt) && std::isfinite(pt.x) && std::isfinite(pt.y) &&
+          std::isfinite(pt.z))
         sample.extend({pt.x, pt.y, pt.z});
       s = nl ? nl + 1 : ve;
     }
   }
   PointSink sink(in, out, attrs, choose_origin(sample));
-  if (!sink.run(caps, [&](size_t c, BlockWriter& w, std::string& err) {
-        const char* s = text + chunks[c].first;
-        const char* e = text + chunks[c].second;
-        while (s < e) {
-          const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(e - s)));
-          const char* le = nl ? nl : e;
-          if (!is_blank(s, le)) {
-            RawPoint pt;
-            if (!parse_line(s, le, pt)) {
-              err = "PLY vertex line " + std::to_string(count_lines(text, s) + 1) +
-                    ": cannot parse '" + std::string(s, std::min<size_t>(size_t(le - s), 60)) + "'";
-              return false;
+  if (!sink.run(
+          caps,
+          [&](size_t c, BlockWriter& w, std::string& err) {
+            const char* s = text + chunks[c].first;
+            const char* e = text + chunks[c].second;
+            while (s < e) {
+              const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(e - s)));
+              const char* le = nl ? nl : e;
+              if (!is_blank(s, le)) {
+                RawPoint pt;
+                if (!parse_line(s, le, pt)) {
+                  err = "PLY vertex line " + std::to_string(count_lines(text, s) + 1) +
+                        ": cannot parse '" + std::string(s, std::min<size_t>(size_t(le - s), 60)) +
+                        "'";
+                  return false;
+                }
+                w(pt);
+              }
+              s = nl ? nl + 1 : e;
             }
-            w(pt);
-          }
-          s = nl ? nl + 1 : e;
-        }
-        return true;
-      }, error))
+            return true;
+          },
+          error))
     return false;
   finish(in, out, sink.bounds, attrs);
   return true;

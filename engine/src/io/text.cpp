@@ -13,7 +13,7 @@ namespace {
 
 struct Columns {
   int x = 0, y = 1, z = 2, i = -1, r = -1, g = -1, b = -1, c = -1;
-  int needed = 3;    // columns a data line must have
+  int needed = 3;     // columns a data line must have
   double cscale = 1;  // 255 when colors are written as 0..1
 };
 
@@ -38,14 +38,22 @@ bool columns_from_header(const char* s, const char* e, Columns& k) {
     for (const char* u = s; u < t; ++u)
       if (*u != '/' && *u != '#' && *u != '"' && *u != '\'') n += *u;
     n = lower(n);
-    if (n == "x") h.x = col;
-    else if (n == "y") h.y = col;
-    else if (n == "z") h.z = col;
-    else if (n == "r" || n == "red") h.r = col;
-    else if (n == "g" || n == "green") h.g = col;
-    else if (n == "b" || n == "blue") h.b = col;
-    else if (n == "i" || n == "intensity" || n == "scalar_intensity") h.i = col;
-    else if (n == "classification") h.c = col;
+    if (n == "x")
+      h.x = col;
+    else if (n == "y")
+      h.y = col;
+    else if (n == "z")
+      h.z = col;
+    else if (n == "r" || n == "red")
+      h.r = col;
+    else if (n == "g" || n == "green")
+      h.g = col;
+    else if (n == "b" || n == "blue")
+      h.b = col;
+    else if (n == "i" || n == "intensity" || n == "scalar_intensity")
+      h.i = col;
+    else if (n == "classification")
+      h.c = col;
     ++col;
     s = t;
   }
@@ -83,8 +91,10 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
       if (n < 0 && !have_header) have_header = columns_from_header(s, le, k);
     } else if (n < 0) {
       if (have_header || !columns_from_header(s, le, k))
-        return fail(in, error, "line " + std::to_string(guard + 1) + " is neither a header naming x, y, z nor numbers: '" +
-                                   std::string(s, std::min<size_t>(size_t(le - s), 60)) + "'");
+        return fail(in, error,
+                    "line " + std::to_string(guard + 1) +
+                        " is neither a header naming x, y, z nor numbers: '" +
+                        std::string(s, std::min<size_t>(size_t(le - s), 60)) + "'");
       have_header = true;
     } else if (n == 1 && pts) {
       if (!count_line) count_line = s;  // the first block's point count
@@ -93,8 +103,9 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
       first_data = s;
       break;
     } else {
-      return fail(in, error, "line " + std::to_string(guard + 1) + " has " + std::to_string(n) +
-                                 " numbers; need at least x y z");
+      return fail(in, error,
+                  "line " + std::to_string(guard + 1) + " has " + std::to_string(n) +
+                      " numbers; need at least x y z");
     }
     s = next;
   }
@@ -185,9 +196,10 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
         t = nx;
       }
       if (want > 0)
-        return fail(in, error, "a PTS block declares " + std::to_string(declared) +
-                                   " points but the file ends after " +
-                                   std::to_string(declared - want) + " (truncated?)");
+        return fail(in, error,
+                    "a PTS block declares " + std::to_string(declared) +
+                        " points but the file ends after " + std::to_string(declared - want) +
+                        " (truncated?)");
       regions.emplace_back(size_t(rb - text), size_t(t - text));
     }
   } else {
@@ -199,29 +211,35 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
     chunks.insert(chunks.end(), c.begin(), c.end());
   }
   std::vector<size_t> caps(chunks.size());
-  parallel_for(chunks.size(), [&](size_t a, size_t b) {
-    for (size_t c = a; c < b; ++c)
-      caps[c] = count_lines(text + chunks[c].first, text + chunks[c].second);
-  }, 0, 1);
+  parallel_for(
+      chunks.size(),
+      [&](size_t a, size_t b) {
+        for (size_t c = a; c < b; ++c)
+          caps[c] = count_lines(text + chunks[c].first, text + chunks[c].second);
+      },
+      0, 1);
   std::vector<size_t> bad(chunks.size(), 0), first_bad(chunks.size(), SIZE_MAX);
   PointSink sink(in, out, attrs, choose_origin(sample));
-  if (!sink.run(caps, [&](size_t c, BlockWriter& w, std::string&) {
-        const char* a = text + chunks[c].first;
-        const char* e = text + chunks[c].second;
-        while (a < e) {
-          const char* next;
-          const char* le = line_end(a, e, &next);
-          RawPoint pt;
-          const int r = parse_line(a, le, pt);
-          if (r == 1) {
-            w(pt);
-          } else if (r < 0) {
-            if (bad[c]++ == 0) first_bad[c] = size_t(a - text);
-          }
-          a = next;
-        }
-        return true;
-      }, error))
+  if (!sink.run(
+          caps,
+          [&](size_t c, BlockWriter& w, std::string&) {
+            const char* a = text + chunks[c].first;
+            const char* e = text + chunks[c].second;
+            while (a < e) {
+              const char* next;
+              const char* le = line_end(a, e, &next);
+              RawPoint pt;
+              const int r = parse_line(a, le, pt);
+              if (r == 1) {
+                w(pt);
+              } else if (r < 0) {
+                if (bad[c]++ == 0) first_bad[c] = size_t(a - text);
+              }
+              a = next;
+            }
+            return true;
+          },
+          error))
     return false;
   size_t nbad = 0, lines = 0, fb = SIZE_MAX;
   for (size_t c = 0; c < chunks.size(); ++c) {
@@ -236,9 +254,10 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
     const char* le = line_end(t, end, &next);
     const size_t nbad_total = nbad;
     *out.cloud = PointCloud{};
-    return fail(in, error, std::to_string(nbad_total) + " lines are not points, e.g. line " +
-                               std::to_string(count_lines(text, t) + 1) + ": '" +
-                               std::string(t, std::min<size_t>(size_t(le - t), 60)) + "'");
+    return fail(in, error,
+                std::to_string(nbad_total) + " lines are not points, e.g. line " +
+                    std::to_string(count_lines(text, t) + 1) + ": '" +
+                    std::string(t, std::min<size_t>(size_t(le - t), 60)) + "'");
   }
   out.info->format = pts ? "PTS" : "XYZ";
   std::string cols = "x y z";

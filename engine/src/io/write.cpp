@@ -56,7 +56,9 @@ glm::dvec3 world(const PointCloud& c, size_t i) {
   return c.origin + glm::dvec3(p.x, p.y, p.z);
 }
 
-uint8_t ch(uint32_t c, int k) { return uint8_t(c >> (8 * k)); }
+uint8_t ch(uint32_t c, int k) {
+  return uint8_t(c >> (8 * k));
+}
 
 }  // namespace
 
@@ -83,12 +85,12 @@ bool save_ply(const std::string& path, const PointCloud& c, PlyEncoding enc, std
       const uint32_t col = c.colors[i];
       if (enc == PlyEncoding::kAscii) {
         char line[160];
-        const int n = c.has_intensity()
-                          ? std::snprintf(line, sizeof line, "%.17g %.17g %.17g %d %d %d %.9g\n", w.x,
-                                          w.y, w.z, ch(col, 0), ch(col, 1), ch(col, 2),
-                                          double(c.intensity[i]))
-                          : std::snprintf(line, sizeof line, "%.17g %.17g %.17g %d %d %d\n", w.x, w.y,
-                                          w.z, ch(col, 0), ch(col, 1), ch(col, 2));
+        const int n =
+            c.has_intensity()
+                ? std::snprintf(line, sizeof line, "%.17g %.17g %.17g %d %d %d %.9g\n", w.x, w.y,
+                                w.z, ch(col, 0), ch(col, 1), ch(col, 2), double(c.intensity[i]))
+                : std::snprintf(line, sizeof line, "%.17g %.17g %.17g %d %d %d\n", w.x, w.y, w.z,
+                                ch(col, 0), ch(col, 1), ch(col, 2));
         b.insert(b.end(), line, line + n);
         continue;
       }
@@ -164,7 +166,8 @@ bool save_las(const std::string& path, const PointCloud& c, int fmt, std::string
       }
       if (kRgb[fmt]) {
         const uint32_t col = c.colors[i];
-        for (int k = 0; k < 3; ++k) poke<uint16_t>(r + kRgb[fmt] + 2 * k, uint16_t(ch(col, k) * 257));
+        for (int k = 0; k < 3; ++k)
+          poke<uint16_t>(r + kRgb[fmt] + 2 * k, uint16_t(ch(col, k) * 257));
       }
     }
     std::fwrite(b.data(), 1, b.size(), o.f);
@@ -192,8 +195,10 @@ bool save_pcd(const std::string& path, const PointCloud& c, bool binary, std::st
       continue;
     }
     b.clear();
-    if (dbl) put(b, w.x), put(b, w.y), put(b, w.z);
-    else put(b, c.positions[i].x), put(b, c.positions[i].y), put(b, c.positions[i].z);
+    if (dbl)
+      put(b, w.x), put(b, w.y), put(b, w.z);
+    else
+      put(b, c.positions[i].x), put(b, c.positions[i].y), put(b, c.positions[i].z);
     put(b, packed);
     std::fwrite(b.data(), 1, b.size(), o.f);
   }
@@ -212,7 +217,8 @@ bool save_xyz(const std::string& path, const PointCloud& c, char sep, std::strin
       char line[1024];  // fixed notation of a double is at most 309 digits + 4
       size_t n = 0;
       for (int k = 0; k < 3; ++k) {
-        n = size_t(std::to_chars(line + n, line + 1000, w[k], std::chars_format::fixed, 3).ptr - line);
+        n = size_t(std::to_chars(line + n, line + 1000, w[k], std::chars_format::fixed, 3).ptr -
+                   line);
         line[n++] = sep;
       }
       for (int k = 0; k < 3; ++k) {
