@@ -124,7 +124,8 @@ void launch_raster(const ProjParams& p, const Float3* pos, uint64_t count, uint6
   // PR_CUDA_RASTER=simple|batched|batched_l2 picks the raster variant, for A/B runs in bench/:
   // the one-point-at-a-time early test (default), or the batched test (all 4 loads of a thread
   // before the first atomic) with plain loads or with L2-only (__ldcg) loads. Measured on the H200
-  // (docs/GPU.md): batched_l2 is 25-30% slower at 1e9 points but 35% faster on the 10M terrain.
+  // in one run (docs/GPU.md): both batched forms tie on random overviews and are 15-30% slower
+  // elsewhere (1e9 points, camera inside: 3.5 vs 2.7 ms), so the simple form is the default.
   static const int mode = [] {
     const char* v = std::getenv("PR_CUDA_RASTER");
     if (v && std::strcmp(v, "batched") == 0) return 1;
