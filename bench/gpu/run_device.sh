@@ -21,6 +21,14 @@ compute-sanitizer --tool memcheck --error-exitcode 9 kernel_tests --gtest_brief=
   > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$out/memcheck.log"
 echo "== interop loop, default scene"
 gpu_interop_bench --scene terrain --points 10e6 --width 1920 --height 1080 --frames 200 2>&1 | tee "$out/interop.log"
+if command -v pointraster > /dev/null; then
+  echo "== pointraster --headless, default scene, 1920x1080, 10M points: gpu, then cpu; same PNG?"
+  pointraster --headless --mode gpu --width 1920 --height 1080 --points 10M --frames 50 \
+    --screenshot "$out/gpu.png" 2>&1 | tail -2
+  pointraster --headless --mode cpu --width 1920 --height 1080 --points 10M --frames 3 \
+    --screenshot "$out/cpu.png" 2>&1 | tail -1
+  cmp "$out/gpu.png" "$out/cpu.png" && echo "gpu.png == cpu.png (byte for byte)"
+fi
 echo "== render bench"
 gpu_render_bench --scene cube --points 1e5,1e6,1e7,1e8 --orders random,morton --cameras overview,inside --frames 50 2>&1 | tee "$out/bench_cube.log"
 gpu_render_bench --scene terrain --points 10e6 --cameras inside,overview --frames 50 2>&1 | tee "$out/bench_terrain.log"
@@ -30,7 +38,7 @@ for v in simple batched batched_l2; do
   PR_CUDA_RASTER=$v gpu_render_bench --scene cube --points 1e8 --orders random,morton --cameras overview,inside --frames 30 2>&1 | grep "^gpu" | tee -a "$out/bench_variants.log"
 done
 if [ "${BILLION:-1}" = 1 ]; then
-  for v in simple batched batched_l2; do
+  for v in ${BILLION_VARIANTS:-simple batched batched_l2}; do
     echo "-- PR_CUDA_RASTER=$v 1e9"
     PR_CUDA_RASTER=$v gpu_render_bench --scene cube --points 1e9 --orders random,morton --cameras overview,inside --frames 20 2>&1 | grep -v "^device" | tee -a "$out/bench_1e9.log"
   done
