@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <ostream>
 
 #include "engine/cpu_renderer.h"
 #include "engine/scenes.h"
@@ -79,6 +80,10 @@ struct ParityCase {
   std::string camera;
   int width, height, point_size;
 };
+
+void PrintTo(const ParityCase& c, std::ostream* os) {
+  *os << c.scene << "/" << c.camera << "/" << c.width << "x" << c.height << "/ps" << c.point_size;
+}
 
 std::string case_name(const testing::TestParamInfo<ParityCase>& i) {
   return i.param.scene + "_" + i.param.camera + "_" + std::to_string(i.param.width) + "x" +
