@@ -274,6 +274,7 @@ void Viewer::Impl::handle_event(const SDL_Event& e) {
         quit = true;
       if (e.window.event == SDL_WINDOWEVENT_FOCUS_LOST) {
         fly.release_all();
+        if (looking) SDL_SetRelativeMouseMode(SDL_FALSE);
         looking = false;
       }
       break;
@@ -333,10 +334,18 @@ void Viewer::Impl::handle_event(const SDL_Event& e) {
       break;
     }
     case SDL_MOUSEBUTTONDOWN:
-      if (e.button.button == SDL_BUTTON_RIGHT && !io.WantCaptureMouse) looking = true;
+      if (e.button.button == SDL_BUTTON_RIGHT && !io.WantCaptureMouse) {
+        looking = true;
+        // Relative mode hides the pointer and keeps reporting motion at the screen's edge, so a
+        // long drag keeps turning. Where the platform refuses it, plain motion events still work.
+        SDL_SetRelativeMouseMode(SDL_TRUE);
+      }
       break;
     case SDL_MOUSEBUTTONUP:
-      if (e.button.button == SDL_BUTTON_RIGHT) looking = false;
+      if (e.button.button == SDL_BUTTON_RIGHT && looking) {
+        looking = false;
+        SDL_SetRelativeMouseMode(SDL_FALSE);
+      }
       break;
     case SDL_MOUSEMOTION:
       if (looking) fly.look(camera, double(e.motion.xrel), double(e.motion.yrel));
@@ -455,7 +464,14 @@ bool Viewer::open(std::string* error) {
   if (m.opt.point_size > 1) m.settings.point_size = std::min(m.opt.point_size, 8);
   m.vsync = m.opt.vsync.value_or(m.settings.vsync);
 
-  if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
+  // The X connection is occasionally refused for a moment (seen under Xvfb on a loaded machine):
+  // try a few times before giving up.
+  int video = SDL_InitSubSystem(SDL_INIT_VIDEO);
+  for (int attempt = 1; video != 0 && attempt < 4; ++attempt) {
+    SDL_Delay(200);
+    video = SDL_InitSubSystem(SDL_INIT_VIDEO);
+  }
+  if (video != 0) {
     if (error) *error = std::string("cannot start SDL video: ") + SDL_GetError();
     return false;
   }
