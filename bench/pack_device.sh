@@ -3,13 +3,26 @@
 #   bench/pack_device.sh            -> .device-bench/{bin,lib,env.sh,peers/}
 # then, with the device tool: carry [".device-bench"], command
 #   set -o pipefail; source .device-bench/env.sh; BILLION=1 bash bench/run_peers.sh 2>&1 | tee $OUT/log
+# HEAD=1 builds the last commit (git archive into /tmp/bench-head) instead of the working tree,
+# so that files other people are editing right now do not end up in the measured binary.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 grep -qx '/.device-bench/' .git/info/exclude 2>/dev/null || echo /.device-bench/ >> .git/info/exclude
-cmake -S . -B build-bench -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" > /dev/null
-cmake --build build-bench -j2 --target pointraster_bench
-../shared/device/bundle.sh .device-bench build-bench/bin/pointraster_bench
+src=$root
+build=$root/build-bench
+if [ "${HEAD:-0}" = 1 ]; then
+  src=/tmp/bench-head/src
+  build=/tmp/bench-head/build
+  rm -rf "$src"; mkdir -p "$src"
+  git archive HEAD | tar -x -C "$src"
+  echo "pack_device.sh: building commit $(git rev-parse --short HEAD)"
+fi
+cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" > /dev/null
+cmake --build "$build" -j2 --target pointraster_bench
+../shared/device/bundle.sh .device-bench "$build/bin/pointraster_bench"
 mkdir -p .device-bench/peers
 cp ../shared/peers/*.py .device-bench/peers/
+{ git rev-parse HEAD; [ "${HEAD:-0}" = 1 ] && echo "(clean HEAD)" || git status --short -- engine kernels bench; } \
+  > .device-bench/commit
 du -sh .device-bench
