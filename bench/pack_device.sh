@@ -14,8 +14,11 @@ build=$root/build-bench
 if [ "${HEAD:-0}" = 1 ]; then
   src=/tmp/bench-head/src
   build=/tmp/bench-head/build
-  rm -rf "$src"; mkdir -p "$src"
-  git archive HEAD | tar -x -C "$src"
+  # Unpack next to the last copy and sync by content, so unchanged files keep their times and
+  # the build stays incremental.
+  rm -rf /tmp/bench-head/new; mkdir -p /tmp/bench-head/new "$src"
+  git archive HEAD | tar -x -C /tmp/bench-head/new
+  rsync -rc --delete /tmp/bench-head/new/ "$src/"
   echo "pack_device.sh: building commit $(git rev-parse --short HEAD)"
 fi
 cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" > /dev/null
