@@ -18,7 +18,17 @@ if [ "${HEAD:-0}" = 1 ]; then
   # the build stays incremental.
   rm -rf /tmp/bench-head/new; mkdir -p /tmp/bench-head/new "$src"
   git archive HEAD | tar -x -C /tmp/bench-head/new
-  rsync -rc --delete /tmp/bench-head/new/ "$src/"
+  python3 - /tmp/bench-head/new "$src" <<'PY'
+import filecmp, os, shutil, sys
+new, dst = sys.argv[1], sys.argv[2]
+for d, _, files in os.walk(new):
+    for f in files:
+        a = os.path.join(d, f)
+        b = os.path.join(dst, os.path.relpath(a, new))
+        if not (os.path.exists(b) and filecmp.cmp(a, b, shallow=False)):
+            os.makedirs(os.path.dirname(b), exist_ok=True)
+            shutil.copy2(a, b)
+PY
   echo "pack_device.sh: building commit $(git rev-parse --short HEAD)"
 fi
 cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" > /dev/null
