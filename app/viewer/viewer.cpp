@@ -570,6 +570,8 @@ int Viewer::run(const ViewerHooks* hooks) {
   int counted = 0;  // scripted frames: counted once the cloud is on screen
   const int frames = m.opt.frames;
   int rc = 0;
+  // Scripted runs print the median of each stage over the counted frames when they end.
+  std::vector<double> t_frame, t_render, t_upload, t_ui;
   while (!m.quit) {
     if (hooks && hooks->on_frame) hooks->on_frame(m.frame, *this);
     SDL_Event e;
@@ -626,7 +628,15 @@ int Viewer::run(const ViewerHooks* hooks) {
     m.ui_ms = ui.ms();
     m.hist_ui.push(float(m.ui_ms));
 
-    if (!m.job.busy()) ++counted;
+    if (!m.job.busy()) {
+      ++counted;
+      if (frames > 0 && counted > 1) {  // the first counted frame still pays for the upload
+        t_frame.push_back(m.frame_ms);
+        t_render.push_back(m.render_ms);
+        t_upload.push_back(m.upload_ms);
+        t_ui.push_back(m.ui_ms);
+      }
+    }
     const bool last_frame = frames > 0 && counted >= frames;
     if (last_frame && !m.opt.screenshot.empty()) {
       const auto px = read_framebuffer(dw, dh);
@@ -644,6 +654,15 @@ int Viewer::run(const ViewerHooks* hooks) {
     if (last_frame) break;
   }
   if (m.initial_load_failed && frames > 0) rc = 1;
+  if (!t_frame.empty()) {
+    // frame = wall time from one loop iteration to the next: events, render, display, UI, swap.
+    std::printf(
+        "viewer summary mode=%s points=%llu frames=%zu median_frame_ms=%.4f median_render_ms=%.4f "
+        "median_upload_ms=%.4f median_ui_ms=%.4f vsync=%s path=\"%s\"\n",
+        m.use_gpu ? "gpu" : "cpu", (unsigned long long)m.last_stats.points_drawn, t_frame.size(),
+        median(t_frame), median(t_render), median(t_upload), median(t_ui), m.vsync ? "on" : "off",
+        display_path().c_str());
+  }
   return rc;
 }
 
