@@ -8,6 +8,8 @@
 #include <cuda_gl_interop.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "kernels/cuda_renderer.h"
@@ -60,7 +62,9 @@ class CudaRendererImpl final : public CudaRenderer {
     unregister_gl_buffer();
     free_device(pos_);
     free_device(colors_);
+    free_device(orig_);
     free_device(keys_);
+    free_device(depth32_);
     free_device(rgba_);
     free_device(depth_);
     for (cudaEvent_t& e : ev_)
@@ -78,40 +82,69 @@ class CudaRendererImpl final : public CudaRenderer {
     device_name_ = b;
     PR_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : ev_) PR_CUDA_TRY(cudaEventCreate(&e));
+    // A/B switches for benchmarks (docs/GPU.md); an unknown variant name is reported, not fatal.
+    if (const char* v = std::getenv("PR_CUDA_RASTER"); v && *v) {
+      std::string why;
+      if (!set_raster_variant(v, &why)) std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+    }
+    if (const char* v = std::getenv("PR_CUDA_SORT"))
+      sort_ =
+          std::strcmp(v, "morton") == 0 || std::strcmp(v, "on") == 0 || std::strcmp(v, "1") == 0;
     return true;
   }
+
+  bool set_raster_variant(const std::string& name, std::string* error) override {
+    cuda::Variant v;
+    if (!cuda::parse_variant(name, &v)) {
+      if (error)
+        *error = "unknown CUDA raster variant '" + name +
+                 "' (simple, prefilter32, merge, merge_prefilter32)";
+      return false;
+    }
+    variant_ = v;
+    return true;
+  }
+  std::string raster_variant() const override { return cuda::variant_name(variant_); }
+  void set_spatial_sort(bool on) override { sort_ = on; }
+  bool cloud_sorted() const override { return sorted_; }
 
   std::string name() const override { return "gpu"; }
   std::string device_name() const override { return device_name_; }
 
   size_t memory_bytes() const override {
-    return cap_points_ * (sizeof(Float3) + sizeof(uint32_t)) +
+    return cap_points_ * (sizeof(Float3) + sizeof(uint32_t) + (orig_ ? sizeof(uint32_t) : 0)) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
-           (depth_ ? cap_pixels_ * sizeof(float) : 0);
+           (depth_ ? cap_pixels_ * sizeof(float) : 0) +
+           (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
   }
 
   bool reserve_points(uint64_t n, std::string* error) override {
     points_ = 0;
-    if (n <= cap_points_ && n >= cap_points_ / 2) return true;
+    sorted_ = false;
+    if (n <= cap_points_ && n >= cap_points_ / 2 && (orig_ != nullptr) == sort_) return true;
     free_device(pos_);
     free_device(colors_);
+    free_device(orig_);
     cap_points_ = 0;
     if (n == 0) return true;
     const size_t pos_bytes = size_t(n) * sizeof(Float3);
-    const size_t col_bytes = size_t(n) * sizeof(uint32_t);
+    const size_t col_bytes = size_t(n) * sizeof(uint32_t) * (sort_ ? 2 : 1);
     cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
-    if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), col_bytes);
+    if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), n * sizeof(uint32_t));
+    if (e == cudaSuccess && sort_)
+      e = cudaMalloc(reinterpret_cast<void**>(&orig_), n * sizeof(uint32_t));
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
       free_device(pos_);
       free_device(colors_);
+      free_device(orig_);
       size_t free_b = 0, total_b = 0;
       if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
       if (error)
         *error = "out of GPU memory: " + std::to_string(n) + " points need " +
-                 gib(double(pos_bytes + col_bytes)) + " (16 bytes a point), the device has " +
-                 gib(double(free_b)) + " free of " + gib(double(total_b)) + " (" +
-                 cudaGetErrorName(e) + ")";
+                 gib(double(pos_bytes + col_bytes)) + " (" + (sort_ ? "20" : "16") +
+                 " bytes a point), the device has " + gib(double(free_b)) + " free of " +
+                 gib(double(total_b)) + " (" + cudaGetErrorName(e) + ")";
       return false;
     }
     cap_points_ = n;
@@ -134,8 +167,9 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (!reserve_points(n, error)) return false;
     if (n > 0) {
-      PR_CUDA_TRY(
-          cudaMemcpy(pos_, cloud.positions.data(), n * sizeof(Float3), cudaMemcpyHostToDevice));
+      if (!(orig_ && upload_sorted(cloud)))
+        PR_CUDA_TRY(
+            cudaMemcpy(pos_, cloud.positions.data(), n * sizeof(Float3), cudaMemcpyHostToDevice));
       PR_CUDA_TRY(
           cudaMemcpy(colors_, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
     }
@@ -268,11 +302,46 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
  private:
+  /// The spatially sorted upload: positions to a temporary device buffer, Morton sort into pos_
+  /// (orig_ gets each one's original index). False, with a note on stderr, when there is no room
+  /// for the sort's temporaries (28 bytes a point while it runs); the caller then uploads the
+  /// cloud in its own order, which draws the same image more slowly.
+  bool upload_sorted(const PointCloud& cloud) {
+    const uint64_t n = cloud.size();
+    Float3* src = nullptr;
+    std::string what = "cudaMalloc(sort source)";
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&src), n * sizeof(Float3));
+    if (e == cudaSuccess) {
+      what = "cudaMemcpy(sort source)";
+      e = cudaMemcpy(src, cloud.positions.data(), n * sizeof(Float3), cudaMemcpyHostToDevice);
+    }
+    if (e == cudaSuccess) {
+      const Bounds b = cloud.local_bounds();
+      float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      if (!b.empty)
+        for (int a = 0; a < 3; ++a) {
+          lo[a] = float(b.min[a]);
+          hi[a] = float(b.max[a]);
+        }
+      e = cuda::morton_sort(src, pos_, orig_, n, lo, hi, stream_, &what);
+    }
+    free_device(src);
+    if (e != cudaSuccess) {
+      std::fprintf(stderr, "pointraster: spatial sort skipped (%s); uploading in file order\n",
+                   cuda_message(what.c_str(), e).c_str());
+      free_device(orig_);  // the kernels then read positions in upload order
+      return false;
+    }
+    sorted_ = true;
+    return true;
+  }
+
   bool ensure_frame(size_t npix, bool want_depth, std::string* error) {
     if (npix != cap_pixels_) {
       free_device(keys_);
       free_device(rgba_);
       free_device(depth_);
+      free_device(depth32_);
       cap_pixels_ = 0;
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&keys_), npix * sizeof(unsigned long long)));
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&rgba_), npix * sizeof(uint32_t)));
@@ -281,6 +350,11 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (want_depth && !depth_)
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&depth_), npix * sizeof(float)));
+    if (cuda::uses_depth32(variant_) && !depth32_) {
+      // The prefilter's 32-bit depth buffer; the resolve keeps it cleared from then on.
+      PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&depth32_), npix * sizeof(uint32_t)));
+      PR_CUDA_TRY(cudaMemsetAsync(depth32_, 0xff, npix * sizeof(uint32_t), stream_));
+    }
     return true;
   }
 
@@ -297,10 +371,15 @@ class CudaRendererImpl final : public CudaRenderer {
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
     keys_clean_ = false;
     PR_CUDA_TRY(cudaEventRecord(ev_[1], stream_));
-    cuda::launch_raster(p, pos_, count, subset_step(points_, count), keys_, stream_);
+    cuda::RasterInput in;
+    in.pos = pos_;
+    in.orig = sorted_ ? orig_ : nullptr;
+    in.total = points_;
+    in.count = count;
+    cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
     PR_CUDA_TRY(cudaEventRecord(ev_[2], stream_));
-    cuda::launch_resolve(keys_, npix, colors_, s.background, rgba, depth, stream_);
+    cuda::launch_resolve(keys_, depth32_, npix, colors_, s.background, rgba, depth, stream_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(cudaEventRecord(ev_[3], stream_));
     keys_clean_ = true;
@@ -325,6 +404,10 @@ class CudaRendererImpl final : public CudaRenderer {
   cudaEvent_t ev_[5] = {};
   Float3* pos_ = nullptr;
   uint32_t* colors_ = nullptr;
+  uint32_t* orig_ = nullptr;  // spatially sorted upload: original index of each stored position
+  cuda::Variant variant_ = cuda::Variant::kSimple;
+  bool sort_ = false, sorted_ = false;
+  uint32_t* depth32_ = nullptr;
   uint64_t cap_points_ = 0, points_ = 0;
   glm::dvec3 origin_{0.0};
   unsigned long long* keys_ = nullptr;

@@ -1,14 +1,40 @@
 // The CUDA rasterizer's kernels: projection + depth test into a 64-bit visibility buffer, and the
 // resolve pass. The math is projection.h, the same header the CPU renderer compiles, built with
 // -fmad=false so both compute the same floats; the depth test keeps the smallest
-// (depth bits << 32 | point index) key, which is order independent, so the image is identical to
-// the CPU's whatever order the threads run in.
+// (depth bits << 32 | original point index) key, which is order independent, so the image is
+// identical to the CPU's whatever order the threads run in, whatever order the points are stored
+// in (a spatially sorted upload keeps each point's original index), and whichever early-test
+// variant runs (they only skip points that cannot win).
 #include "raster.h"
 
-#include <cstdlib>
-#include <cstring>
-
 namespace pr::cuda {
+
+bool parse_variant(const std::string& name, Variant* v) {
+  if (name == "simple")
+    *v = Variant::kSimple;
+  else if (name == "prefilter32")
+    *v = Variant::kPrefilter32;
+  else if (name == "merge")
+    *v = Variant::kMerge;
+  else if (name == "merge_prefilter32")
+    *v = Variant::kMergePrefilter32;
+  else
+    return false;
+  return true;
+}
+
+const char* variant_name(Variant v) {
+  switch (v) {
+    case Variant::kPrefilter32:
+      return "prefilter32";
+    case Variant::kMerge:
+      return "merge";
+    case Variant::kMergePrefilter32:
+      return "merge_prefilter32";
+    default:
+      return "simple";
+  }
+}
 
 namespace {
 
@@ -16,32 +42,73 @@ namespace {
 // t, t + kThreads, ... so every load instruction of a warp reads one contiguous run of memory, and
 // the kPerThread loads are issued before the first is used (more bytes in flight per thread).
 constexpr int kThreads = 256;
-constexpr int kPerThreadDefault = 4;
+constexpr int kPerThread = 4;
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
+constexpr unsigned kFullMask = 0xffffffffu;
 
-/// Early depth test + atomic: a plain load first. A stale value can only be larger than the
-/// current one (keys only decrease during a frame), so skipping the atomic when key >= stale is
-/// always right, and most points of a dense cloud lose here without touching the atomic unit.
-__device__ __forceinline__ void depth_min(unsigned long long* slot, unsigned long long key) {
-  if (key < *slot) atomicMin(slot, key);
+/// Whether original index j is in the drawn subset {subset_index(i, step) : i < count}. step >=
+/// 2^32, so i -> subset_index(i, step) is strictly increasing, and the i that maps to j (if any)
+/// lies in [j 2^32 / step, j 2^32 / step + 1): it is i0 = floor(j 2^32 / step) or i0 + 1. No
+/// product overflows: i0 * step <= j << 32, and i1 < count keeps i1 * step < total << 32.
+__device__ __forceinline__ bool subset_contains(uint32_t j, uint64_t count, uint64_t step) {
+  const uint64_t i0 = (uint64_t(j) << 32) / step;
+  if (i0 < count && subset_index(i0, step) == j) return true;
+  const uint64_t i1 = i0 + 1;
+  return i1 < count && subset_index(i1, step) == j;
 }
 
-template <bool kSubset, bool kBatchedTest, bool kL2Load, int kPerThread>
+/// Early depth test + atomic for one point at pixel `pix` with depth bits `dbits` (positive floats'
+/// bits order like the floats). A plain load first: a stale value can only be larger than the
+/// current one (keys only decrease during a frame), so skipping when the point is farther is
+/// always right, and most points of a dense cloud lose here without touching the atomic unit.
+/// `index()` gives the point's original index; it runs only for points that may still win, so a
+/// sorted upload reads its index array for those alone.
+/// With kPrefilter the first read is the 32-bit depth buffer (half the bytes of the 64-bit one,
+/// so more of it stays in the L2): it holds the minimum depth of the points that got past it, each
+/// of which (or a nearer one) then reaches the 64-bit atomic, so a point strictly farther than it
+/// cannot win; equal depths go on to the 64-bit key, whose index word breaks the tie.
+template <bool kPrefilter, class IndexFn>
+__device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* depth32, size_t pix,
+                                           uint32_t dbits, IndexFn index) {
+  if constexpr (kPrefilter) {
+    const uint32_t d = depth32[pix];
+    if (dbits > d) return;
+    if (dbits < d && atomicMin(depth32 + pix, dbits) < dbits) return;
+  }
+  const unsigned long long cur = keys[pix];
+  if (dbits > uint32_t(cur >> 32)) return;
+  const unsigned long long key = (static_cast<unsigned long long>(dbits) << 32) | index();
+  if (key < cur) atomicMin(keys + pix, key);
+}
+
+template <bool kSubset, bool kSorted, bool kPrefilter, bool kMerge>
 __global__ void __launch_bounds__(kThreads)
-    raster_points(ProjParams p, const Float3* __restrict__ pos, uint64_t count, uint64_t step,
-                  unsigned long long* keys) {
+    raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
+                  uint32_t* depth32) {
+  // A sorted upload walks every stored point (the subset is a set of original indices, spread
+  // over the storage order); a plain one only the drawn ones.
+  const uint64_t n = kSorted ? in.total : in.count;
   const uint64_t base = uint64_t(blockIdx.x) * (kThreads * kPerThread) + threadIdx.x;
   float x[kPerThread], y[kPerThread], z[kPerThread];
-  uint32_t src[kPerThread];
+  uint64_t src[kPerThread];  // storage position
+  uint32_t id[kPerThread];   // original index, where known before the depth test
 #pragma unroll
   for (int k = 0; k < kPerThread; ++k) {
     const uint64_t i = base + uint64_t(k) * kThreads;
-    const uint64_t s = kSubset ? subset_index(i, step) : i;
-    src[k] = uint32_t(s);
-    if (i < count) {
+    bool ok = i < n;
+    const uint64_t s = (!kSorted && kSubset) ? subset_index(i, step) : i;
+    src[k] = s;
+    id[k] = uint32_t(s);
+    if constexpr (kSorted && kSubset) {
+      if (ok) {
+        id[k] = __ldcs(in.orig + i);
+        ok = subset_contains(id[k], in.count, step);
+      }
+    }
+    if (ok) {
       // Streaming loads (evict first): each point is read once a frame, and the L2 is better
       // spent on the visibility buffer, which every atomic touches.
-      const float* f = reinterpret_cast<const float*>(pos + s);
+      const float* f = reinterpret_cast<const float*>(in.pos + s);
       x[k] = __ldcs(f);
       y[k] = __ldcs(f + 1);
       z[k] = __ldcs(f + 2);
@@ -50,125 +117,163 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   const size_t width = size_t(p.width);
-  if constexpr (!kBatchedTest) {
 #pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      int ix, iy;
-      uint64_t key;
-      if (!project_to_pixel(p, x[k], y[k], z[k], src[k], ix, iy, key)) continue;
-      depth_min(keys + size_t(iy) * width + size_t(ix), key);
+  for (int k = 0; k < kPerThread; ++k) {
+    int ix = 0, iy = 0;
+    uint64_t key = 0;
+    const bool hit = project_to_pixel(p, x[k], y[k], z[k], 0u, ix, iy, key);
+    const size_t pix = hit ? size_t(iy) * width + size_t(ix) : ~size_t(0);
+    const uint32_t dbits = uint32_t(key >> 32);
+    const uint64_t s = src[k];
+    const uint32_t known = id[k];
+    auto index = [&]() -> uint32_t {
+      if constexpr (kSorted && !kSubset) return __ldg(in.orig + s);
+      return known;
+    };
+    if constexpr (kMerge) {
+      // Lanes whose points land on the same pixel agree on the nearest of them first (depth, then
+      // lowest original index), so one of them tests and writes for all: in coherent order a
+      // warp's 32 points cover a few pixels. Each lane's mask names only lanes with the same
+      // mask, as the reduce intrinsics require.
+      const unsigned m = __match_any_sync(kFullMask, static_cast<unsigned long long>(pix));
+      if (m == (1u << (threadIdx.x & 31u))) {
+        if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, index);
+        continue;
+      }
+      const uint32_t dmin = __reduce_min_sync(m, dbits);
+      const bool cand = hit && dbits == dmin;
+      const uint32_t my = cand ? index() : 0xffffffffu;  // never a real index (n < 2^32 - 1)
+      const uint32_t imin = __reduce_min_sync(m, my);
+      if (cand && my == imin)
+        depth_test<kPrefilter>(keys, depth32, pix, dbits, [my]() { return my; });
+    } else {
+      if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, index);
     }
-  } else {
-    // Batched early depth test: all kPerThread pixel loads are issued before the first compare, so
-    // a thread has kPerThread random L2 reads in flight instead of one (the atomics in between
-    // would otherwise keep the compiler from hoisting the loads). In a dense cloud seen whole, most
-    // points fail this test, so the frame is bound by these reads' latency.
-    size_t slot[kPerThread];
-    unsigned long long key[kPerThread], old[kPerThread];
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      int ix = 0, iy = 0;
-      uint64_t kk = kEmptyKey;
-      const bool hit = project_to_pixel(p, x[k], y[k], z[k], src[k], ix, iy, kk);
-      slot[k] = hit ? size_t(iy) * width + size_t(ix) : 0;
-      key[k] = hit ? kk : kEmptyKey;  // kEmptyKey never passes the test below
-    }
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k)
-      old[k] = key[k] != kEmptyKey ? (kL2Load ? __ldcg(keys + slot[k]) : keys[slot[k]]) : 0ull;
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k)
-      if (key[k] < old[k]) atomicMin(keys + slot[k], key[k]);
   }
 }
 
 /// Point size > 1: every pixel of the clipped square gets the point's key (as on the CPU).
-template <bool kSubset>
+template <bool kSubset, bool kSorted>
 __global__ void __launch_bounds__(kThreads)
-    raster_splats(ProjParams p, const Float3* __restrict__ pos, uint64_t count, uint64_t step,
-                  unsigned long long* keys) {
+    raster_splats(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
   const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= count) return;
-  const uint64_t s = kSubset ? subset_index(i, step) : i;
-  const Float3 v = pos[s];
+  const uint64_t n = kSorted ? in.total : in.count;
+  if (i >= n) return;
+  uint64_t s = i;
+  uint32_t id = uint32_t(i);
+  if constexpr (kSorted) {
+    id = in.orig[i];
+    if (kSubset && !subset_contains(id, in.count, step)) return;
+  } else {
+    s = kSubset ? subset_index(i, step) : i;
+    id = uint32_t(s);
+  }
+  const Float3 v = in.pos[s];
   int ix, iy;
   uint64_t key;
-  if (!project_to_pixel(p, v.x, v.y, v.z, uint32_t(s), ix, iy, key)) return;
+  if (!project_to_pixel(p, v.x, v.y, v.z, id, ix, iy, key)) return;
   int x0, y0, x1, y1;
   splat_rect(p, ix, iy, x0, y0, x1, y1);
   const size_t width = size_t(p.width);
   for (int yy = y0; yy < y1; ++yy)
-    for (int xx = x0; xx < x1; ++xx) depth_min(keys + size_t(yy) * width + size_t(xx), key);
+    for (int xx = x0; xx < x1; ++xx) {
+      unsigned long long* slot = keys + size_t(yy) * width + size_t(xx);
+      if (key < *slot) atomicMin(slot, static_cast<unsigned long long>(key));
+    }
 }
 
-__global__ void resolve(unsigned long long* __restrict__ keys, size_t pixels,
-                        const uint32_t* __restrict__ colors, uint32_t background,
+__global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
+                        size_t pixels, const uint32_t* __restrict__ colors, uint32_t background,
                         uint32_t* __restrict__ rgba, float* __restrict__ depth) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= pixels) return;
   const unsigned long long k = keys[i];
   keys[i] = kEmptyKey;  // the clear of the next frame, fused in
+  if (depth32) depth32[i] = 0xffffffffu;
   const bool empty = k == kEmptyKey;
-  // Colors are fetched only for visible pixels (a visibility buffer): the raster pass reads
-  // 12 bytes a point, never the colors.
+  // Colors are fetched only for visible pixels (a visibility buffer): the raster pass never
+  // reads them. They stay in original order, indexed by the key's original index.
   __stcs(rgba + i, empty ? background : __ldg(colors + key_index(k)));
   if (depth) depth[i] = empty ? __int_as_float(0x7f800000) : key_depth(k);
 }
 
-}  // namespace
-
-void launch_raster(const ProjParams& p, const Float3* pos, uint64_t count, uint64_t step,
-                   unsigned long long* keys, cudaStream_t stream) {
-  if (count == 0) return;
-  const bool subset = step != kFullStep;
-  // PR_CUDA_RASTER=simple|batched|batched_l2 picks the raster variant, for A/B runs in bench/:
-  // the one-point-at-a-time early test (default), or the batched test (all 4 loads of a thread
-  // before the first atomic) with plain loads or with L2-only (__ldcg) loads. Measured on the H200
-  // in one run (docs/GPU.md): both batched forms tie on random overviews and are 15-30% slower
-  // elsewhere (1e9 points, camera inside: 3.5 vs 2.7 ms), so the simple form is the default.
-  static const int mode = [] {
-    const char* v = std::getenv("PR_CUDA_RASTER");
-    if (v && std::strcmp(v, "batched") == 0) return 1;
-    if (v && std::strcmp(v, "batched_l2") == 0) return 2;
-    return 0;
-  }();
-  if (p.point_size <= 1) {
-    const uint64_t per_block = uint64_t(kThreads) * kPerThreadDefault;
-    const unsigned blocks = unsigned((count + per_block - 1) / per_block);
-    auto go = [&](auto kernel) {
-      kernel<<<blocks, kThreads, 0, stream>>>(p, pos, count, step, keys);
-    };
-    constexpr int kP = kPerThreadDefault;
-    if (mode == 0) {
-      if (subset)
-        go(raster_points<true, false, false, kP>);
-      else
-        go(raster_points<false, false, false, kP>);
-    } else if (mode == 1) {
-      if (subset)
-        go(raster_points<true, true, false, kP>);
-      else
-        go(raster_points<false, true, false, kP>);
-    } else {
-      if (subset)
-        go(raster_points<true, true, true, kP>);
-      else
-        go(raster_points<false, true, true, kP>);
-    }
-  } else {
-    const unsigned blocks = unsigned((count + kThreads - 1) / kThreads);
-    if (subset)
-      raster_splats<true><<<blocks, kThreads, 0, stream>>>(p, pos, count, step, keys);
-    else
-      raster_splats<false><<<blocks, kThreads, 0, stream>>>(p, pos, count, step, keys);
+template <bool kSubset, bool kSorted>
+void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64_t step,
+                   unsigned long long* keys, uint32_t* depth32, cudaStream_t stream) {
+  const uint64_t n = kSorted ? in.total : in.count;
+  const uint64_t per_block = uint64_t(kThreads) * kPerThread;
+  const unsigned blocks = unsigned((n + per_block - 1) / per_block);
+  if (blocks == 0) return;
+  switch (v) {
+    case Variant::kPrefilter32:
+      raster_points<kSubset, kSorted, true, false>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      break;
+    case Variant::kMerge:
+      raster_points<kSubset, kSorted, false, true>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      break;
+    case Variant::kMergePrefilter32:
+      raster_points<kSubset, kSorted, true, true>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      break;
+    default:
+      raster_points<kSubset, kSorted, false, false>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
   }
 }
 
-void launch_resolve(unsigned long long* keys, size_t pixels, const uint32_t* colors,
-                    uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream) {
+template <bool kSubset, bool kSorted>
+void launch_splats(const ProjParams& p, const RasterInput& in, uint64_t step,
+                   unsigned long long* keys, cudaStream_t stream) {
+  const uint64_t n = kSorted ? in.total : in.count;
+  const unsigned blocks = unsigned((n + kThreads - 1) / kThreads);
+  if (blocks == 0) return;
+  raster_splats<kSubset, kSorted><<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
+}
+
+}  // namespace
+
+void launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
+                   uint32_t* depth32, cudaStream_t stream) {
+  if (in.count == 0 || in.total == 0) return;
+  const uint64_t step = subset_step(in.total, in.count);
+  const bool subset = step != kFullStep;
+  const bool sorted = in.orig != nullptr;
+  if (uses_depth32(v) && !depth32) v = Variant::kSimple;
+  if (p.point_size <= 1) {
+    if (sorted) {
+      if (subset)
+        launch_points<true, true>(p, in, v, step, keys, depth32, stream);
+      else
+        launch_points<false, true>(p, in, v, step, keys, depth32, stream);
+    } else {
+      if (subset)
+        launch_points<true, false>(p, in, v, step, keys, depth32, stream);
+      else
+        launch_points<false, false>(p, in, v, step, keys, depth32, stream);
+    }
+  } else {
+    if (sorted) {
+      if (subset)
+        launch_splats<true, true>(p, in, step, keys, stream);
+      else
+        launch_splats<false, true>(p, in, step, keys, stream);
+    } else {
+      if (subset)
+        launch_splats<true, false>(p, in, step, keys, stream);
+      else
+        launch_splats<false, false>(p, in, step, keys, stream);
+    }
+  }
+}
+
+void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels,
+                    const uint32_t* colors, uint32_t background, uint32_t* rgba, float* depth,
+                    cudaStream_t stream) {
   if (pixels == 0) return;
   const unsigned blocks = unsigned((pixels + kThreads - 1) / kThreads);
-  resolve<<<blocks, kThreads, 0, stream>>>(keys, pixels, colors, background, rgba, depth);
+  resolve<<<blocks, kThreads, 0, stream>>>(keys, depth32, pixels, colors, background, rgba, depth);
 }
 
 }  // namespace pr::cuda

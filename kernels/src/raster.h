@@ -1,9 +1,11 @@
-// The rasterization kernels' launchers (kernels/src/raster.cu). Device pointers only: the host-side
-// class in cuda_renderer.cu owns the buffers, the stream and the timing events.
+// The rasterization kernels' launchers (kernels/src/raster.cu) and the upload-time spatial sort
+// (kernels/src/spatial_sort.cu). Device pointers only: the host-side class in cuda_renderer.cu owns
+// the buffers, the stream and the timing events.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <cuda_runtime_api.h>
 
@@ -12,17 +14,48 @@
 
 namespace pr::cuda {
 
-/// Projects points [0, count) (source index subset_index(i, step), or i when step == 1 << 32)
-/// and depth-tests their keys into `keys` (W*H, kEmptyKey where empty) with atomicMin, after a
-/// plain load that skips the atomic when a nearer point is already there (early depth test).
+/// How the early depth test runs (docs/GPU.md has the A/B measurements). Every variant gives the
+/// same image: the 64-bit (depth bits << 32 | original index) key decides.
+enum class Variant : int {
+  kSimple = 0,       ///< plain read of the 64-bit key, atomicMin when nearer
+  kPrefilter32 = 1,  ///< a 32-bit depth buffer (4 B a pixel) read first; 64-bit atomic behind it
+  kMerge = 2,        ///< warp-level merging of points that hit the same pixel, then kSimple
+  kMergePrefilter32 = 3,
+};
+bool parse_variant(const std::string& name, Variant* v);
+const char* variant_name(Variant v);
+inline bool uses_depth32(Variant v) {
+  return v == Variant::kPrefilter32 || v == Variant::kMergePrefilter32;
+}
+
+/// The cloud as the raster kernels see it.
+struct RasterInput {
+  const Float3* pos = nullptr;     ///< positions in device order
+  const uint32_t* orig = nullptr;  ///< spatially sorted upload: original index of each position
+  uint64_t total = 0;              ///< points uploaded
+  uint64_t count = 0;              ///< points drawn: the subset subset_index(i, step), i < count
+};
+
+/// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
+/// `depth32` W*H, all ones where empty, needed by the prefilter variants, may be null otherwise).
+/// The key's low word is always the point's original index, so ties resolve as on the CPU.
 /// Point size > 1 splats splat_rect() squares, as the CPU does.
-void launch_raster(const ProjParams& p, const Float3* pos, uint64_t count, uint64_t step,
-                   unsigned long long* keys, cudaStream_t stream);
+void launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
+                   uint32_t* depth32, cudaStream_t stream);
 
 /// Turns the visibility buffer into RGBA8 (`colors[key_index]` or `background`) and, when `depth`
-/// is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey on the way,
-/// so the next frame needs no separate clear.
-void launch_resolve(unsigned long long* keys, size_t pixels, const uint32_t* colors,
-                    uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream);
+/// is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey (and, when
+/// not null, every depth32 entry to all ones) on the way, so the next frame needs no clear.
+void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels,
+                    const uint32_t* colors, uint32_t background, uint32_t* rgba, float* depth,
+                    cudaStream_t stream);
+
+/// Sorts `n` device positions `src` along a Morton (Z-order) curve of the box [lo, hi], 10 bits an
+/// axis, with CUB's radix sort: `dst` gets the sorted positions and `orig` the original index of
+/// each. Allocates its temporaries (16 bytes a point) and frees them before returning; on failure
+/// returns the error (the caller falls back to the unsorted upload) with `what` naming the call.
+cudaError_t morton_sort(const Float3* src, Float3* dst, uint32_t* orig, uint64_t n,
+                        const float lo[3], const float hi[3], cudaStream_t stream,
+                        std::string* what);
 
 }  // namespace pr::cuda

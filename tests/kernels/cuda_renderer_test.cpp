@@ -369,5 +369,118 @@ TEST(CudaRenderer, StageTimesAreMeasured) {
   EXPECT_GE(st.total_ms, st.raster_ms);
 }
 
+// ------------------------------------------------------------------ variants and sorted uploads
+
+struct VariantCase {
+  std::string variant;
+  bool sort;
+};
+
+std::string variant_case_name(const testing::TestParamInfo<VariantCase>& i) {
+  return i.param.variant + (i.param.sort ? "_sorted" : "_file_order");
+}
+
+class Variants : public testing::TestWithParam<VariantCase> {};
+
+/// Every early-test variant, with and without the upload-time Morton sort, draws the CPU's image:
+/// scenes x cameras x sizes (point sizes 1 and 3), subsets, exact ties, NaN points, a repeated
+/// frame (the fused clear of the 32-bit buffer) and a resize.
+TEST_P(Variants, EveryPathEqualsCpu) {
+  PR_REQUIRE_GPU(gpu);
+  const VariantCase& v = GetParam();
+  std::string err;
+  ASSERT_TRUE(gpu->set_raster_variant(v.variant, &err)) << err;
+  EXPECT_EQ(gpu->raster_variant(), v.variant);
+  gpu->set_spatial_sort(v.sort);
+  const int sizes[][3] = {{1023, 769, 1}, {640, 480, 3}, {1920, 1080, 1}, {333, 177, 2}};
+  for (const char* scene : {"cube", "terrain", "galaxy"}) {
+    const PointCloud& cloud = scene_cloud(scene, 300'000);
+    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    EXPECT_EQ(gpu->cloud_sorted(), v.sort);
+    EXPECT_GE(gpu->memory_bytes(), cloud.size() * (v.sort ? 20u : 16u));
+    for (const char* cam : {"scene", "inside", "behind"})
+      for (const auto& sz : sizes) {
+        RenderSettings rs;
+        rs.width = sz[0];
+        rs.height = sz[1];
+        rs.point_size = sz[2];
+        rs.background = kBackground;
+        const Camera c = make_camera(cam, scene, cloud, double(sz[0]) / double(sz[1]));
+        const std::string what = std::string(scene) + "/" + cam + "/" + std::to_string(sz[0]) +
+                                 "x" + std::to_string(sz[1]) + "/ps" + std::to_string(sz[2]);
+        for (int again = 0; again < 2; ++again) {
+          Frame f;
+          render_both(*gpu, cloud, c, rs, f, /*upload=*/false);
+          expect_same(f, what + (again ? " again" : ""));
+          EXPECT_GT(test::count_drawn(f.gpu, kBackground), 0u) << what;
+        }
+      }
+    for (uint64_t count :
+         {uint64_t{100'000}, uint64_t{299'999}, uint64_t{7}, uint64_t{1}, uint64_t{0}}) {
+      for (int ps : {1, 3}) {
+        RenderSettings rs;
+        rs.width = 640;
+        rs.height = 480;
+        rs.point_size = ps;
+        rs.background = kBackground;
+        rs.point_count = count;
+        Frame f;
+        render_both(*gpu, cloud, make_camera("scene", scene, cloud, 4.0 / 3.0), rs, f, false);
+        expect_same(
+            f, std::string(scene) + " count " + std::to_string(count) + " ps" + std::to_string(ps));
+        EXPECT_EQ(f.gpu_stats.points_drawn, effective_count(cloud.size(), count));
+      }
+    }
+  }
+  // Exact ties: 50 positions, 40 points each (shuffled): only the original index decides, also
+  // when the sort puts the copies side by side and the merge variants fold them in one warp.
+  PointCloud ties;
+  ties.resize(2000);
+  uint32_t state = 777;
+  for (size_t i = 0; i < ties.size(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    const int k = int((state >> 8) % 50);
+    ties.positions[i] = Float3{float(k % 10) - 4.5f, float(k / 10) - 2.0f, 0.0f};
+    ties.colors[i] = rgba(uint8_t(i), uint8_t(i >> 8), uint8_t(k), 255);
+  }
+  Camera tie_cam;
+  tie_cam.position = {0.0, 0.0, -40.0};
+  RenderSettings rs;
+  rs.width = 320;
+  rs.height = 240;
+  rs.background = kBackground;
+  Frame f;
+  render_both(*gpu, ties, tie_cam, rs, f);
+  expect_same(f, "ties");
+  EXPECT_GT(test::count_drawn(f.gpu, kBackground), 40u);
+  // Bad coordinates among good ones.
+  PointCloud bad = make_scene("cube", 100'000);
+  Camera overview;
+  overview.frame(bad.world_bounds(), 4.0 / 3.0);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 0; i < bad.size(); i += 7)
+    bad.positions[i] = i % 2 ? Float3{nan, 0.f, 0.f} : Float3{1e-45f, 3.0e38f, -3.0e38f};
+  render_both(*gpu, bad, overview, rs, f);
+  expect_same(f, "nan");
+  EXPECT_GT(test::count_drawn(f.gpu, kBackground), 1000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, Variants,
+    testing::Values(VariantCase{"simple", false}, VariantCase{"prefilter32", false},
+                    VariantCase{"merge", false}, VariantCase{"merge_prefilter32", false},
+                    VariantCase{"simple", true}, VariantCase{"prefilter32", true},
+                    VariantCase{"merge", true}, VariantCase{"merge_prefilter32", true}),
+    variant_case_name);
+
+TEST(CudaRenderer, UnknownRasterVariantIsRefused) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  const std::string before = gpu->raster_variant();
+  EXPECT_FALSE(gpu->set_raster_variant("fastest", &err));
+  EXPECT_NE(err.find("fastest"), std::string::npos) << err;
+  EXPECT_EQ(gpu->raster_variant(), before);
+}
+
 }  // namespace
 }  // namespace pr

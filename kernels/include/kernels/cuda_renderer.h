@@ -26,9 +26,25 @@ class CudaRenderer : public Renderer {
                             std::string* error) = 0;
   /// "NVIDIA H200 (sm_90, 139 GiB)".
   virtual std::string device_name() const = 0;
+  /// Early depth test variant, for A/B measurements (docs/GPU.md): "simple", "prefilter32" (a
+  /// 32-bit depth buffer read before the 64-bit key), "merge" (warp-level merging of points on the
+  /// same pixel), "merge_prefilter32". All give the same image. The default comes from the
+  /// environment variable PR_CUDA_RASTER, else "simple". False with the reason for other names.
+  virtual bool set_raster_variant(const std::string& name, std::string* error) = 0;
+  virtual std::string raster_variant() const = 0;
+  /// Upload-time spatial sort: when on, set_cloud() reorders the points along a Morton curve on
+  /// the GPU (CUB radix sort, once per cloud), so random-order input is drawn with the memory
+  /// coherence of sorted input; the image is unchanged (each point keeps its original index, 4
+  /// more bytes a point: 20 instead of 16). Takes effect at the next set_cloud(). The default
+  /// comes from PR_CUDA_SORT (morton|on|1 = on), else off.
+  virtual void set_spatial_sort(bool on) = 0;
+  /// Whether the current cloud is stored sorted (false when off, or when the sort had no room and
+  /// the cloud was uploaded in its own order).
+  virtual bool cloud_sorted() const = 0;
   /// Makes room in device memory for a cloud of `points` points (16 bytes each: float xyz and
-  /// RGBA8); set_cloud() calls it. False with a message naming the sizes when the device cannot
-  /// hold them; the renderer then has no cloud (draws the background) and keeps working.
+  /// RGBA8, plus a 4-byte original index with the spatial sort); set_cloud() calls it. False with a
+  /// message naming the sizes when the device cannot hold them; the renderer then has no cloud
+  /// (draws the background) and keeps working.
   virtual bool reserve_points(uint64_t points, std::string* error) = 0;
 };
 
