@@ -44,7 +44,10 @@ def load_rows(paths):
 
 
 def find(rows, renderer, points, order="random", camera="inside", size=(1920, 1080)):
+    """The row of the renderer's default build (no PR_CUDA_* switch in its note)."""
     for r in rows:
+        if "PR_CUDA_" in r.get("note", ""):
+            continue
         if (r["renderer"], r["points"], r["order"], r["camera"], r["width"], r["height"]) == (
                 renderer, points, order, camera, size[0], size[1]):
             return r
@@ -95,6 +98,12 @@ def main():
             target = 200 if r["points"] >= 10000000 else None
             line(f"GPU vs GL_POINTS @ {fmt_n(r['points'])} {r['order']} {r['camera']}",
                  g["median_ms"], r["median_ms"], target)
+    for r in rows:  # GPU rows run with a switch (PR_CUDA_SORT=on, ...) against the default
+        if r["renderer"] == "gpu" and "PR_CUDA_" in r.get("note", ""):
+            g = find(rows, "gpu", r["points"], r["order"], r["camera"], (r["width"], r["height"]))
+            if g:
+                line(f"GPU default vs {r['note']} @ {fmt_n(r['points'])} {r['order']} "
+                     f"{r['camera']}", r["median_ms"], g["median_ms"], None)
     for n in (100000, 1000000, 10000000):
         p = peers.get(("numpy", n))
         for cam in ("inside", "overview"):

@@ -279,6 +279,11 @@ int main(int argc, char** argv) {
   std::fprintf(table, "# host: %s, %u threads for the CPU renderer, %.1f GiB available\n",
                cpu_model().c_str(), cpu.threads(), double(host_memory_available()) / 1073741824.0);
 
+  // The CUDA renderer's A/B switches (docs/GPU.md), named in the GPU rows when set.
+  std::string gpu_switches;
+  for (const char* var : {"PR_CUDA_RASTER", "PR_CUDA_SORT"})
+    if (const char* v = std::getenv(var); v && *v)
+      gpu_switches += std::string(gpu_switches.empty() ? "" : " ") + var + "=" + v;
   double copy_bw = 0.0;
   std::string gpu_name = "none", gl_name = "none";
 #if defined(PR_BENCH_CUDA)
@@ -433,6 +438,7 @@ int main(int argc, char** argv) {
           if (run_gpu) {
             Row r = base;
             r.renderer = "gpu";
+            r.note = gpu_switches;
             Image img;
             size_t diff = 0;
             if (!gpu->render(cam, small, img, st, &why)) {

@@ -8,6 +8,7 @@
 # Environment: OUT (logs and JSON, default build-bench/peers-out), PEERS (the seed's scripts:
 # .device-bench/peers, else ../shared/peers), PYTHON (default python3), BENCH_EXE,
 # POINTS (default 1e5,1e6,1e7,1e8), BILLION=1 adds 1e9, QUICK=1 runs fewer peer loops,
+# SORTED_POINTS (e.g. 1e8,1e9: GPU rows with the renderer's own upload-time sort),
 # PEER_LOGS (folder for the peers' own output, default OUT; the device tool returns 8 files at most).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,6 +71,11 @@ timeout "$t" "$exe" --points "${POINTS:-1e5,1e6,1e7,1e8}" --frames "${FRAMES:-30
 if [ "${BILLION:-0}" = 1 ]; then
   echo "== pointraster_bench, one billion points"
   timeout "$t" "$exe" --points 1e9 --frames 10 --budget 2 --json-out "$out/bench_1e9.json" ${BENCH_ARGS:-} || rc=$?
+fi
+if [ -n "${SORTED_POINTS:-}" ]; then
+  echo "== GPU with the renderer's upload-time Morton sort (PR_CUDA_SORT=on), random order"
+  PR_CUDA_SORT=on timeout "$t" "$exe" --renderers gpu --points "$SORTED_POINTS" --orders random \
+    --frames 20 --budget 1 --json-out "$out/bench_sorted.json" || rc=$?
 fi
 if [ "${RESOLUTIONS:-1}" = 1 ]; then
   echo "== cost against resolution (GPU and CPU, ${RES_POINTS:-1e7} points, random order)"
