@@ -98,7 +98,7 @@ class CudaRendererImpl final : public CudaRenderer {
     if (!cuda::parse_variant(name, &v)) {
       if (error)
         *error = "unknown CUDA raster variant '" + name +
-                 "' (simple, prefilter32, merge, merge_prefilter32)";
+                 "' (simple, prefilter32, merge, merge_prefilter32, simple_v1)";
       return false;
     }
     variant_ = v;

@@ -18,6 +18,8 @@ bool parse_variant(const std::string& name, Variant* v) {
     *v = Variant::kMerge;
   else if (name == "merge_prefilter32")
     *v = Variant::kMergePrefilter32;
+  else if (name == "simple_v1")
+    *v = Variant::kSimpleV1;
   else
     return false;
   return true;
@@ -31,6 +33,8 @@ const char* variant_name(Variant v) {
       return "merge";
     case Variant::kMergePrefilter32:
       return "merge_prefilter32";
+    case Variant::kSimpleV1:
+      return "simple_v1";
     default:
       return "simple";
   }
@@ -81,7 +85,7 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* d
   if (key < cur) atomicMin(keys + pix, key);
 }
 
-template <bool kSubset, bool kSorted, bool kPrefilter, bool kMerge>
+template <bool kSubset, bool kSorted, bool kPrefilter, bool kMerge, bool kV1 = false>
 __global__ void __launch_bounds__(kThreads)
     raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
                   uint32_t* depth32) {
@@ -130,22 +134,47 @@ __global__ void __launch_bounds__(kThreads)
       if constexpr (kSorted && !kSubset) return __ldg(in.orig + s);
       return known;
     };
-    if constexpr (kMerge) {
-      // Lanes whose points land on the same pixel agree on the nearest of them first (depth, then
-      // lowest original index), so one of them tests and writes for all: in coherent order a
-      // warp's 32 points cover a few pixels. Each lane's mask names only lanes with the same
-      // mask, as the reduce intrinsics require.
-      const unsigned m = __match_any_sync(kFullMask, static_cast<unsigned long long>(pix));
-      if (m == (1u << (threadIdx.x & 31u))) {
+    if constexpr (kV1) {
+      if (hit) {
+        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) | index();
+        if (full < keys[pix]) atomicMin(keys + pix, full);
+      }
+    } else if constexpr (kMerge) {
+      // Runs of consecutive lanes whose points land on the same pixel agree on the nearest of
+      // them first (depth, then lowest original index), so the run's first lane tests and writes
+      // for all: in coherent order a warp's 32 points cover a few pixels. Shuffles only (the
+      // first version used __match_any_sync, which measured 2-4x slower). When every lane is its
+      // own run (random order) the warp takes the plain path after one shuffle and one ballot.
+      // The 32-bit pixel id is exact: the launcher uses this only for images under 2^32 pixels.
+      const unsigned lane = threadIdx.x & 31u;
+      const uint32_t pid = hit ? uint32_t(pix) : 0xffffffffu;
+      const uint32_t prev = __shfl_up_sync(kFullMask, pid, 1);
+      const unsigned heads = __ballot_sync(kFullMask, lane == 0 || prev != pid);
+      if (heads == kFullMask) {  // the same for the whole warp: no divergence below
         if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, index);
         continue;
       }
-      const uint32_t dmin = __reduce_min_sync(m, dbits);
-      const bool cand = hit && dbits == dmin;
-      const uint32_t my = cand ? index() : 0xffffffffu;  // never a real index (n < 2^32 - 1)
-      const uint32_t imin = __reduce_min_sync(m, my);
-      if (cand && my == imin)
-        depth_test<kPrefilter>(keys, depth32, pix, dbits, [my]() { return my; });
+      // Lane's run is [head, end): head the last run start <= lane, end the next run start.
+      const unsigned above = heads & ~((2u << lane) - 1u);  // lane 31: 2u << 31 == 0, none
+      const unsigned end = above ? unsigned(__ffs(int(above)) - 1) : 32u;
+      const unsigned head = 31u - unsigned(__clz(int(heads & ((2u << lane) - 1u))));
+      // Segmented minimum towards the run's head: after offset o, lane holds the minimum over
+      // [lane, lane + 2o) within its run.
+      uint32_t d = hit ? dbits : 0xffffffffu;  // a hit's depth bits are < 0x7f800000
+#pragma unroll
+      for (unsigned o = 1; o < 32; o <<= 1) {
+        const uint32_t v = __shfl_down_sync(kFullMask, d, o);
+        if (lane + o < end) d = min(d, v);
+      }
+      const uint32_t dmin = __shfl_sync(kFullMask, d, int(head));
+      uint32_t my = (hit && dbits == dmin) ? index() : 0xffffffffu;  // never a real index
+#pragma unroll
+      for (unsigned o = 1; o < 32; o <<= 1) {
+        const uint32_t v = __shfl_down_sync(kFullMask, my, o);
+        if (lane + o < end) my = min(my, v);
+      }
+      if (lane == head && dmin != 0xffffffffu)
+        depth_test<kPrefilter>(keys, depth32, pix, dmin, [my]() { return my; });
     } else {
       if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, index);
     }
@@ -217,6 +246,10 @@ void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64
       raster_points<kSubset, kSorted, true, true>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
       break;
+    case Variant::kSimpleV1:
+      raster_points<kSubset, kSorted, false, false, true>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      break;
     default:
       raster_points<kSubset, kSorted, false, false>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
@@ -241,6 +274,11 @@ void launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
   const bool subset = step != kFullStep;
   const bool sorted = in.orig != nullptr;
   if (uses_depth32(v) && !depth32) v = Variant::kSimple;
+  // The merge variants name pixels with 32 bits.
+  if (uint64_t(p.width) * uint64_t(p.height) >= 0xffffffffull) {
+    if (v == Variant::kMerge) v = Variant::kSimple;
+    if (v == Variant::kMergePrefilter32) v = Variant::kPrefilter32;
+  }
   if (p.point_size <= 1) {
     if (sorted) {
       if (subset)

@@ -21,6 +21,7 @@ enum class Variant : int {
   kPrefilter32 = 1,  ///< a 32-bit depth buffer (4 B a pixel) read first; 64-bit atomic behind it
   kMerge = 2,        ///< warp-level merging of points that hit the same pixel, then kSimple
   kMergePrefilter32 = 3,
+  kSimpleV1 = 4,  ///< kSimple as first written (one full-key compare), for an A/B
 };
 bool parse_variant(const std::string& name, Variant* v);
 const char* variant_name(Variant v);

@@ -470,7 +470,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(VariantCase{"simple", false}, VariantCase{"prefilter32", false},
                     VariantCase{"merge", false}, VariantCase{"merge_prefilter32", false},
                     VariantCase{"simple", true}, VariantCase{"prefilter32", true},
-                    VariantCase{"merge", true}, VariantCase{"merge_prefilter32", true}),
+                    VariantCase{"merge", true}, VariantCase{"merge_prefilter32", true},
+                    VariantCase{"simple_v1", false}, VariantCase{"simple_v1", true}),
     variant_case_name);
 
 TEST(CudaRenderer, UnknownRasterVariantIsRefused) {
