@@ -304,8 +304,9 @@ class CudaRendererImpl final : public CudaRenderer {
  private:
   /// The spatially sorted upload: positions to a temporary device buffer, Morton sort into pos_
   /// (orig_ gets each one's original index). False, with a note on stderr, when there is no room
-  /// for the sort's temporaries (28 bytes a point while it runs); the caller then uploads the
-  /// cloud in its own order, which draws the same image more slowly.
+  /// for the sort's temporaries (about 24 bytes a point while it runs: a source copy, two code
+  /// arrays, an index array, CUB's scratch); the caller then uploads the cloud in its own order,
+  /// which draws the same image more slowly.
   bool upload_sorted(const PointCloud& cloud) {
     const uint64_t n = cloud.size();
     Float3* src = nullptr;
