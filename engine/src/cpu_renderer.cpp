@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/parallel.h"
+#include "project_batch.h"
 
 namespace pr {
 
@@ -87,36 +88,22 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
     parallel_for(count, [&](size_t b, size_t e) {
       if (!big && step == (uint64_t{1} << 32)) {
         // All points, 1-pixel splats: project a batch into small arrays first, in a loop with no
-        // branches or atomics that the compiler vectorizes (SSE: 4 points an instruction, the
-        // same IEEE operations as the scalar code), then depth-test the batch's survivors.
+        // branches or atomics that the compiler vectorizes (project_batch), then depth-test the
+        // batch's survivors.
         constexpr size_t kBatch = 512;
         alignas(64) uint32_t pix[kBatch];
         alignas(64) float dep[kBatch];
-        const float fw = float(p.width), fh = float(p.height);
-        const ProjParams pp = p;  // a local copy: no aliasing with the output arrays
         for (size_t b0 = b; b0 < e; b0 += kBatch) {
           const size_t n = std::min(kBatch, e - b0);
-          // Positions read as a flat float array: GCC vectorizes the stride-3 loads of floats,
-          // not of struct members.
-          const float* xyz = reinterpret_cast<const float*>(pos + b0);
+          project_batch(p, reinterpret_cast<const float*>(pos + b0), n, pix, dep);
+          // The depth test reads one random pixel a point: prefetch a few points ahead so that
+          // several cache misses are in flight instead of one.
+          constexpr size_t kAhead = 16;
+          for (size_t j = 0; j < std::min(n, kAhead); ++j)
+            if (pix[j] != ~0u) __builtin_prefetch(keys + pix[j], 1);
           for (size_t j = 0; j < n; ++j) {
-            float cx, cy, cz;
-            to_camera(pp, xyz[3 * j], xyz[3 * j + 1], xyz[3 * j + 2], cx, cy, cz);
-            // Exactly project() + to_pixel(), written for the vectorizer.
-            const float f = pp.focus / cz;
-            const float px = (cx * f) * pp.scale + pp.cx;
-            const float py = pp.cy - (cy * f) * pp.scale;
-            const int inside = int(cz > pp.near_z) & int(cz < 3.0e38f) & int(px >= 0.0f) &
-                               int(px < fw) & int(py >= 0.0f) & int(py < fh);
-            // Clamped (NaN to 0) before the conversion so culled points convert harmlessly.
-            const float cpx = px >= 0.0f ? (px > fw - 1.0f ? fw - 1.0f : px) : 0.0f;
-            const float cpy = py >= 0.0f ? (py > fh - 1.0f ? fh - 1.0f : py) : 0.0f;
-            const uint32_t idx = uint32_t(int(cpy)) * uint32_t(pp.width) + uint32_t(int(cpx));
-            const uint32_t m = 0u - uint32_t(inside);
-            pix[j] = (idx & m) | ~m;
-            dep[j] = cz;
-          }
-          for (size_t j = 0; j < n; ++j) {
+            if (j + kAhead < n && pix[j + kAhead] != ~0u)
+              __builtin_prefetch(keys + pix[j + kAhead], 1);
             if (pix[j] == ~0u) continue;
             const uint64_t key = pack_key(dep[j], uint32_t(b0 + j));
             uint64_t* slot = keys + pix[j];

@@ -1,0 +1,38 @@
+#include "project_batch.h"
+
+namespace pr {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define PR_TARGET_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define PR_TARGET_CLONES
+#endif
+
+PR_TARGET_CLONES
+void project_batch(const ProjParams& p_in, const float* __restrict xyz, size_t n,
+                   uint32_t* __restrict pix, float* __restrict depth) {
+  const ProjParams pp = p_in;  // a local copy: provably not aliased by the outputs
+  const float fw = float(pp.width), fh = float(pp.height);
+  for (size_t j = 0; j < n; ++j) {
+    float cx, cy, cz;
+    // Positions read as a flat float array: GCC vectorizes stride-3 loads of floats, not of
+    // struct members.
+    to_camera(pp, xyz[3 * j], xyz[3 * j + 1], xyz[3 * j + 2], cx, cy, cz);
+    // Exactly project() + to_pixel(), written for the vectorizer.
+    const float f = pp.focus / cz;
+    const float px = (cx * f) * pp.scale + pp.cx;
+    const float py = pp.cy - (cy * f) * pp.scale;
+    const int inside = int(cz > pp.near_z) & int(cz < 3.0e38f) & int(px >= 0.0f) & int(px < fw) &
+                       int(py >= 0.0f) & int(py < fh);
+    // Clamped (NaN to 0) before the conversion so culled points convert harmlessly.
+    const float cpx = px >= 0.0f ? (px > fw - 1.0f ? fw - 1.0f : px) : 0.0f;
+    const float cpy = py >= 0.0f ? (py > fh - 1.0f ? fh - 1.0f : py) : 0.0f;
+    const uint32_t idx = uint32_t(int(cpy)) * uint32_t(pp.width) + uint32_t(int(cpx));
+    const uint32_t m = 0u - uint32_t(inside);
+    pix[j] = (idx & m) | ~m;
+    depth[j] = cz;
+  }
+}
+
+}  // namespace pr
