@@ -58,7 +58,26 @@ def fmt_n(n):
     return f"{n:.0e}".replace("e+0", "e")
 
 
+def markdown(paths):
+    """compare.py --markdown BENCH_JSON...: the rows as a Markdown table (for docs/PERFORMANCE.md)."""
+    rows, _ = load_rows(paths)
+    print("| renderer | points | order | camera | size | median ms | min .. max ms | points/s "
+          "| B/pt | copy bw | check |")
+    print("| --- | ---: | --- | --- | --- | ---: | --- | ---: | ---: | ---: | --- |")
+    for r in rows:
+        pps = r["points"] / (r["median_ms"] * 1e-3) if r["median_ms"] > 0 else 0
+        rate = f"{pps * 1e-9:.2f} G" if pps >= 1e9 else f"{pps * 1e-6:.1f} M"
+        frac = f"{r['copy_bw_fraction'] * 100:.1f}%" if r["copy_bw_fraction"] >= 0 else "-"
+        name = r["renderer"] + (f" ({r['note']})" if "PR_CUDA_" in r.get("note", "") else "")
+        print(f"| {name} | {fmt_n(r['points'])} | {r['order']} | {r['camera']} | "
+              f"{r['width']}x{r['height']} | {r['median_ms']:.4f} | {r['min_ms']:.4f} .. "
+              f"{r['max_ms']:.4f} | {rate} | {r['bytes_per_point']:.0f} | {frac} | {r['check']} |")
+    return 0
+
+
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "--markdown":
+        return markdown(sys.argv[2:])
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
