@@ -36,6 +36,15 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
     return false;
   }
   cloud_ = &cloud;
+  compact_active_ = false;
+  compact_ = CompactCloud{};
+  if (compact_on_) {
+    if (!build_compact(cloud, compact_morton_, &compact_, error)) {
+      cloud_ = nullptr;
+      return false;
+    }
+    compact_active_ = true;
+  }
   return true;
 }
 
@@ -71,8 +80,8 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   const uint64_t total_points = cloud ? cloud->size() : 0;
   const uint64_t count = effective_count(total_points, s.point_count);
   stats.points_drawn = count;
-  const ProjParams p = camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0),
-                                     s.point_size);
+  const ProjParams p =
+      camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0), s.point_size);
   sw.reset();
   if (count > 0) {
     const Float3* pos = cloud->positions.data();
@@ -85,60 +94,117 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       std::atomic_ref<uint8_t>(dirty[size_t(y / kTile) * tiles_x + size_t(x / kTile)])
           .store(1, std::memory_order_relaxed);
     };
-    parallel_for(count, [&](size_t b, size_t e) {
-      if (!big && step == (uint64_t{1} << 32)) {
-        // All points, 1-pixel splats: project a batch into small arrays first, in a loop with no
-        // branches or atomics that the compiler vectorizes (project_batch), then depth-test the
-        // batch's survivors.
-        constexpr size_t kBatch = 512;
-        alignas(64) uint32_t pix[kBatch];
-        alignas(64) float dep[kBatch];
-        for (size_t b0 = b; b0 < e; b0 += kBatch) {
-          const size_t n = std::min(kBatch, e - b0);
-          project_batch(p, reinterpret_cast<const float*>(pos + b0), n, pix, dep);
-          // The depth test reads one random pixel a point: prefetch a few points ahead so that
-          // several cache misses are in flight instead of one.
-          constexpr size_t kAhead = 16;
-          for (size_t j = 0; j < std::min(n, kAhead); ++j)
-            if (pix[j] != ~0u) __builtin_prefetch(keys + pix[j], 1);
-          for (size_t j = 0; j < n; ++j) {
-            if (j + kAhead < n && pix[j + kAhead] != ~0u)
-              __builtin_prefetch(keys + pix[j + kAhead], 1);
-            if (pix[j] == ~0u) continue;
-            const uint64_t key = pack_key(dep[j], uint32_t(b0 + j));
-            uint64_t* slot = keys + pix[j];
-            if (key < *slot) {
-              mark(int(pix[j] % uint32_t(p.width)), int(pix[j] / uint32_t(p.width)));
-              depth_min(slot, key);
+    culled_batches_ = 0;
+    if (compact_active_) {
+      // Compact positions: batch by batch (the box test first), every stored point decoded with
+      // the shared decoder; a subset keeps the stored points whose original index is in it.
+      const CompactCloud& cc = compact_;
+      const bool subset = step != (uint64_t{1} << 32);
+      const bool cull = compact_cull_;
+      std::atomic<uint64_t> culled{0};
+      parallel_for(
+          cc.batches.size(),
+          [&](size_t b0, size_t b1) {
+            uint64_t my_culled = 0;
+            for (size_t bi = b0; bi < b1; ++bi) {
+              const CompactBatch box = cc.batches[bi];
+              if (cull && !compact_box_visible(p, box)) {
+                ++my_culled;
+                continue;
+              }
+              const size_t s0 = bi * kCompactBatch,
+                           s1 = std::min(size_t(total_points), s0 + kCompactBatch);
+              for (size_t si = s0; si < s1; ++si) {
+                const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
+                if (subset && !in_subset(id, count, step)) continue;
+                float x, y, z;
+                if (!compact_decode(box, cc.words[si], x, y, z)) continue;
+                int ix, iy;
+                uint64_t key;
+                if (!project_to_pixel(p, x, y, z, id, ix, iy, key)) continue;
+                if (!big) {
+                  uint64_t* slot = keys + size_t(iy) * width + size_t(ix);
+                  if (key < *slot) {
+                    mark(ix, iy);
+                    depth_min(slot, key);
+                  }
+                } else {
+                  int x0, y0, x1, y1;
+                  splat_rect(p, ix, iy, x0, y0, x1, y1);
+                  mark(x0, y0);
+                  mark(x1 - 1, y0);
+                  mark(x0, y1 - 1);
+                  mark(x1 - 1, y1 - 1);
+                  for (int yy = y0; yy < y1; ++yy)
+                    for (int xx = x0; xx < x1; ++xx)
+                      depth_min(keys + size_t(yy) * width + size_t(xx), key);
+                }
+              }
             }
-          }
-        }
-        return;
-      }
-      for (size_t i = b; i < e; ++i) {
-        const uint64_t src = subset_index(i, step);
-        const Float3 v = pos[src];
-        int ix, iy;
-        uint64_t key;
-        if (!project_to_pixel(p, v.x, v.y, v.z, uint32_t(src), ix, iy, key)) continue;
-        if (!big) {
-          uint64_t* slot = keys + size_t(iy) * width + size_t(ix);
-          if (key < *slot) {  // early depth test: skip the atomic for hidden points
-            mark(ix, iy);
-            depth_min(slot, key);
-          }
-        } else {
-          int x0, y0, x1, y1;
-          splat_rect(p, ix, iy, x0, y0, x1, y1);
-          mark(x0, y0);
-          mark(x1 - 1, y0);
-          mark(x0, y1 - 1);
-          mark(x1 - 1, y1 - 1);
-          for (int y = y0; y < y1; ++y)
-            for (int x = x0; x < x1; ++x) depth_min(keys + size_t(y) * width + size_t(x), key);
-        }
-      }
-    }, threads_, 1 << 14);
+            culled.fetch_add(my_culled, std::memory_order_relaxed);
+          },
+          threads_, 4);
+      culled_batches_ = culled.load();
+    } else {
+      parallel_for(
+          count,
+          [&](size_t b, size_t e) {
+            if (!big && step == (uint64_t{1} << 32)) {
+              // All points, 1-pixel splats: project a batch into small arrays first, in a loop with
+              // no branches or atomics that the compiler vectorizes (project_batch), then
+              // depth-test the batch's survivors.
+              constexpr size_t kBatch = 512;
+              alignas(64) uint32_t pix[kBatch];
+              alignas(64) float dep[kBatch];
+              for (size_t b0 = b; b0 < e; b0 += kBatch) {
+                const size_t n = std::min(kBatch, e - b0);
+                project_batch(p, reinterpret_cast<const float*>(pos + b0), n, pix, dep);
+                // The depth test reads one random pixel a point: prefetch a few points ahead so
+                // that several cache misses are in flight instead of one.
+                constexpr size_t kAhead = 16;
+                for (size_t j = 0; j < std::min(n, kAhead); ++j)
+                  if (pix[j] != ~0u) __builtin_prefetch(keys + pix[j], 1);
+                for (size_t j = 0; j < n; ++j) {
+                  if (j + kAhead < n && pix[j + kAhead] != ~0u)
+                    __builtin_prefetch(keys + pix[j + kAhead], 1);
+                  if (pix[j] == ~0u) continue;
+                  const uint64_t key = pack_key(dep[j], uint32_t(b0 + j));
+                  uint64_t* slot = keys + pix[j];
+                  if (key < *slot) {
+                    mark(int(pix[j] % uint32_t(p.width)), int(pix[j] / uint32_t(p.width)));
+                    depth_min(slot, key);
+                  }
+                }
+              }
+              return;
+            }
+            for (size_t i = b; i < e; ++i) {
+              const uint64_t src = subset_index(i, step);
+              const Float3 v = pos[src];
+              int ix, iy;
+              uint64_t key;
+              if (!project_to_pixel(p, v.x, v.y, v.z, uint32_t(src), ix, iy, key)) continue;
+              if (!big) {
+                uint64_t* slot = keys + size_t(iy) * width + size_t(ix);
+                if (key < *slot) {  // early depth test: skip the atomic for hidden points
+                  mark(ix, iy);
+                  depth_min(slot, key);
+                }
+              } else {
+                int x0, y0, x1, y1;
+                splat_rect(p, ix, iy, x0, y0, x1, y1);
+                mark(x0, y0);
+                mark(x1 - 1, y0);
+                mark(x0, y1 - 1);
+                mark(x1 - 1, y1 - 1);
+                for (int y = y0; y < y1; ++y)
+                  for (int x = x0; x < x1; ++x)
+                    depth_min(keys + size_t(y) * width + size_t(x), key);
+              }
+            }
+          },
+          threads_, 1 << 14);
+    }
   }
   stats.raster_ms = sw.ms();
 
@@ -150,30 +216,33 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   float* depth = s.want_depth ? out.depth.data() : nullptr;
   const uint32_t bg = s.background;
   const int W = s.width, H = s.height;
-  parallel_for(size_t(tiles_y_), [&](size_t ty0, size_t ty1) {
-    for (size_t ty = ty0; ty < ty1; ++ty) {
-      const int y0 = int(ty) * kTile, y1 = std::min(H, y0 + kTile);
-      for (size_t tx = 0; tx < tiles_x; ++tx) {
-        const int x0 = int(tx) * kTile, x1 = std::min(W, x0 + kTile);
-        uint8_t& flag = dirty[ty * tiles_x + tx];
-        for (int y = y0; y < y1; ++y) {
-          const size_t row = size_t(y) * size_t(W);
-          if (!flag) {
-            std::fill(rgba + row + size_t(x0), rgba + row + size_t(x1), bg);
-            if (depth) std::fill(depth + row + size_t(x0), depth + row + size_t(x1), INFINITY);
-            continue;
-          }
-          for (size_t i = row + size_t(x0); i < row + size_t(x1); ++i) {
-            const uint64_t k = keys[i];
-            rgba[i] = resolve_key(k, colors, bg);
-            if (depth) depth[i] = k == kEmptyKey ? INFINITY : key_depth(k);
-            keys[i] = kEmptyKey;
+  parallel_for(
+      size_t(tiles_y_),
+      [&](size_t ty0, size_t ty1) {
+        for (size_t ty = ty0; ty < ty1; ++ty) {
+          const int y0 = int(ty) * kTile, y1 = std::min(H, y0 + kTile);
+          for (size_t tx = 0; tx < tiles_x; ++tx) {
+            const int x0 = int(tx) * kTile, x1 = std::min(W, x0 + kTile);
+            uint8_t& flag = dirty[ty * tiles_x + tx];
+            for (int y = y0; y < y1; ++y) {
+              const size_t row = size_t(y) * size_t(W);
+              if (!flag) {
+                std::fill(rgba + row + size_t(x0), rgba + row + size_t(x1), bg);
+                if (depth) std::fill(depth + row + size_t(x0), depth + row + size_t(x1), INFINITY);
+                continue;
+              }
+              for (size_t i = row + size_t(x0); i < row + size_t(x1); ++i) {
+                const uint64_t k = keys[i];
+                rgba[i] = resolve_key(k, colors, bg);
+                if (depth) depth[i] = k == kEmptyKey ? INFINITY : key_depth(k);
+                keys[i] = kEmptyKey;
+              }
+            }
+            flag = 0;
           }
         }
-        flag = 0;
-      }
-    }
-  }, threads_, 1);
+      },
+      threads_, 1);
   stats.resolve_ms = sw.ms();
   stats.total_ms = total.ms();
   (void)error;

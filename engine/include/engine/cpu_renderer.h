@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "engine/compact.h"
 #include "engine/renderer.h"
 
 namespace pr {
@@ -20,12 +21,27 @@ class CpuRenderer final : public Renderer {
   bool render(const Camera& camera, const RenderSettings& settings, Image& out, FrameStats& stats,
               std::string* error) override;
   size_t memory_bytes() const override {
-    return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity();
+    return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity() + compact_.memory_bytes();
   }
   unsigned threads() const { return threads_; }
 
   /// The visibility buffer of the last frame (W*H keys, kEmptyKey where empty). For tests.
   const std::vector<uint64_t>& keys() const { return keys_; }
+
+  /// Opt-in compact positions (engine/compact.h; off by default): the next set_cloud() encodes the
+  /// cloud with build_compact(cloud, morton) and frames are drawn from the decoded words, batch by
+  /// batch with box culling, exactly as the CUDA renderer's compact mode draws them.
+  void set_compact(bool on, bool morton = false) {
+    compact_on_ = on;
+    compact_morton_ = morton;
+  }
+  /// Whether the current cloud is drawn from its compact form.
+  bool compact_active() const { return compact_active_; }
+  const CompactCloud& compact() const { return compact_; }
+  /// Batch culling in compact mode (on by default; off for tests that prove it conservative).
+  void set_compact_culling(bool on) { compact_cull_ = on; }
+  /// Batches culled in the last compact frame.
+  uint64_t culled_batches() const { return culled_batches_; }
 
  private:
   unsigned threads_;
@@ -38,6 +54,9 @@ class CpuRenderer final : public Renderer {
   // proportion to the covered area (most of the seed's cube lies outside its narrow view).
   std::vector<uint8_t> tile_dirty_;
   int tiles_x_ = 0, tiles_y_ = 0, keys_w_ = 0, keys_h_ = 0;
+  bool compact_on_ = false, compact_morton_ = false, compact_active_ = false, compact_cull_ = true;
+  CompactCloud compact_;
+  uint64_t culled_batches_ = 0;
 };
 
 /// Resolves one visibility-buffer key to a pixel color: the winning point's color, or the

@@ -1,0 +1,151 @@
+// Compact quantized positions (opt-in; issue 6, after Schuetz et al., "Software Rasterization of 2
+// Billion Points in Real Time", HPG 2022): the cloud is cut into batches of kCompactBatch
+// consecutive stored points; each batch keeps its bounding box as a float corner `lo` and a float
+// step `scale` per axis, and each point one 32-bit word of three 10-bit offsets:
+//
+//   x = lo.x + float(q.x) * scale.x      q.x = word & 1023, q.y = word >> 10 & 1023, q.z = word >>
+//   20
+//
+// so positions cost 4 bytes a point (plus 24 bytes a batch). The CPU and the GPU both decode with
+// compact_decode() below (IEEE float, no FMA: host -ffp-contract=off, nvcc -fmad=false), so they
+// project the very same floats with project_to_pixel() and draw identical images.
+//
+// Precision: scale = (max - min) / 1023 of the batch's points, and the encoder picks the nearest
+// of the 1024 steps, so each coordinate is off by at most scale/2 (+ float rounding): 1/2046 of
+// the batch box's extent on that axis. In file order the batches of a random cloud span the whole
+// cloud (1/2046 of its size: a display-quality level of detail, visible as a grid when the camera
+// is close); after the Morton sort (build_compact(..., morton = true)) a batch of 4096 points of a
+// billion-point cube spans about 1/60 of the cube per axis, so the error is about 1/125,000 of the
+// cube. Points with a non-finite coordinate or one beyond +-kCompactMaxCoord are stored as invalid
+// (bit 31) and draw nothing.
+//
+// Culling: compact_box_visible() tests a batch's box against the view (near plane and the four
+// image edges) in double precision with margins for every float rounding of decode and
+// projection, so it returns false only when no point of the batch can land in the image.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/point_cloud.h"
+#include "engine/projection.h"
+
+namespace pr {
+
+constexpr uint32_t kCompactBatch = 4096;                      ///< points per batch
+constexpr int kCompactBits = 10;                              ///< bits per axis
+constexpr uint32_t kCompactMaxQ = (1u << kCompactBits) - 1u;  ///< 1023
+constexpr uint32_t kCompactInvalid = 0x80000000u;  ///< word flag: the point draws nothing
+constexpr float kCompactMaxCoord = 1e30f;          ///< larger |coordinates| are invalid
+
+/// A batch's box: points decode to lo + q * scale, q in [0, 1023] per axis.
+struct CompactBatch {
+  float lo[3];
+  float scale[3];
+};
+static_assert(sizeof(CompactBatch) == 24);
+
+/// The shared decoder. False for invalid points (their coordinates are then meaningless).
+PR_HD bool compact_decode(const CompactBatch& b, uint32_t w, float& x, float& y, float& z) {
+  x = b.lo[0] + float(w & kCompactMaxQ) * b.scale[0];
+  y = b.lo[1] + float((w >> kCompactBits) & kCompactMaxQ) * b.scale[1];
+  z = b.lo[2] + float((w >> (2 * kCompactBits)) & kCompactMaxQ) * b.scale[2];
+  return (w & kCompactInvalid) == 0u;
+}
+
+PR_HD double compact_abs(double v) {
+  return v < 0.0 ? -v : v;
+}
+
+/// Whether any point of batch `b` may draw (conservative: false only when none can).
+///
+/// The decoded points lie in [lo, lo + 1023 scale] up to the decode's float rounding (padded by
+/// 1e-6 relative). The camera transform c = R (v - shift) maps that box into the box centred on
+/// R (centre - shift) with half extents |R| h (exact in real numbers), padded by the float
+/// camera transform's rounding (a few float epsilons times |v - shift|: 1e-6 of it). A point draws
+/// only when its float c.z > near_z, so the batch is culled when even the largest padded z is not
+/// beyond the near plane. With near_z > 0 a drawn point has c.z > 0, and then px >= 0 is
+/// c.x F / c.z + cx >= 0 (F = focus * pixels per unit), i.e. the linear form
+/// c.x F + (cx + M) c.z, with a margin M of one pixel for the rounding of the division and the
+/// products. A linear form is negative over the whole box when its maximum, at the centre plus
+/// sum |coefficient| * half extent, is negative; so each image edge is one such test. Written so
+/// that NaN anywhere culls nothing.
+PR_HD bool compact_box_visible(const ProjParams& p, const CompactBatch& b) {
+  double c[3], h[3];
+  double mag = 0.0;
+  for (int a = 0; a < 3; ++a) {
+    double lo = double(b.lo[a]);
+    double hi = lo + double(kCompactMaxQ) * double(b.scale[a]);
+    const double pad = 1e-6 * (compact_abs(lo) + compact_abs(hi));
+    lo -= pad;
+    hi += pad;
+    const double s = double(p.shift[a]);
+    c[a] = 0.5 * ((lo - s) + (hi - s));
+    h[a] = 0.5 * (hi - lo);
+    const double m0 = compact_abs(lo - s), m1 = compact_abs(hi - s);
+    mag += m0 > m1 ? m0 : m1;
+  }
+  const double delta = 1e-6 * mag;  // float camera-transform rounding, generously
+  double cc[3], ch[3];
+  for (int i = 0; i < 3; ++i) {
+    cc[i] = 0.0;
+    ch[i] = delta;
+    for (int a = 0; a < 3; ++a) {
+      const double r = double(p.r[3 * i + a]);
+      cc[i] += r * c[a];
+      ch[i] += compact_abs(r) * h[a];
+    }
+  }
+  const double near_z = double(p.near_z);
+  if (cc[2] + ch[2] <= near_z) return false;  // wholly behind the near plane
+  if (!(near_z > 0.0)) return true;           // the edge tests below need c.z > 0
+  const double F = double(p.focus) * double(p.scale);
+  const double M = 1.0;
+  const double W = double(p.width), H = double(p.height);
+  const double px0 = double(p.cx), py0 = double(p.cy);
+  // max over the box of alpha * c.x (or c.y) + beta * c.z
+  auto max_form = [&](int axis, double alpha, double beta) {
+    return alpha * cc[axis] + beta * cc[2] + compact_abs(alpha) * ch[axis] +
+           compact_abs(beta) * ch[2];
+  };
+  if (max_form(0, F, px0 + M) < 0.0) return false;       // px < -M: left of the image
+  if (max_form(0, -F, W + M - px0) < 0.0) return false;  // px > W + M: right of it
+  if (max_form(1, -F, py0 + M) < 0.0) return false;      // py < -M: above it
+  if (max_form(1, F, H + M - py0) < 0.0) return false;   // py > H + M: below it
+  return true;
+}
+
+/// Whether original index j is in the drawn subset {subset_index(i, step) : i < count} (step from
+/// subset_step(), >= 2^32). i -> subset_index(i, step) is strictly increasing, and the i that maps
+/// to j (if any) lies in [j 2^32 / step, j 2^32 / step + 1): i0 = floor(j 2^32 / step) or i0 + 1.
+PR_HD bool in_subset(uint32_t j, uint64_t count, uint64_t step) {
+  const uint64_t i0 = (uint64_t(j) << 32) / step;
+  if (i0 < count && subset_index(i0, step) == j) return true;
+  const uint64_t i1 = i0 + 1;
+  return i1 < count && subset_index(i1, step) == j;
+}
+
+/// A cloud's positions in compact form, built on the host (build_compact) and uploaded as is by
+/// the CUDA renderer, so both renderers draw from the same words.
+struct CompactCloud {
+  PodVector<uint32_t> words;        ///< one per stored point
+  PodVector<CompactBatch> batches;  ///< one per kCompactBatch stored points
+  PodVector<uint32_t> orig;         ///< empty (stored in original order) or original index
+  uint64_t size() const { return words.size(); }
+  /// Bytes of the arrays: 4 a point (+4 with orig) + 24 a batch.
+  size_t memory_bytes() const {
+    return words.size() * 4 + orig.size() * 4 + batches.size() * sizeof(CompactBatch);
+  }
+};
+
+/// Encodes `cloud` (positions only; colors stay in the cloud, in original order). With `morton`,
+/// the points are first ordered along a 30-bit Morton curve of the cloud's bounds (ties by
+/// original index) and `orig` keeps each stored point's original index, so batches are compact
+/// boxes (precise and cullable). False with a message when the cloud has 2^32 - 1 points or more.
+bool build_compact(const PointCloud& cloud, bool morton, CompactCloud* out, std::string* error);
+
+/// The positions the compact form decodes to, in original order (invalid points as NaN), in a
+/// cloud with the same origin and colors: what a plain renderer must draw to match a compact one.
+PointCloud decode_compact(const CompactCloud& c, const PointCloud& source);
+
+}  // namespace pr

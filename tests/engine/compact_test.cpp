@@ -1,0 +1,311 @@
+// Compact quantized positions (engine/compact.h): the quantization error bound, the CPU compact
+// image against the plain CPU path on the decoded floats, and batch culling that never drops a
+// visible point (culled vs unculled images over many random cameras, and the box test against
+// the projection of the box's corners and random points in it).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/compact.h"
+#include "engine/cpu_renderer.h"
+#include "engine/scenes.h"
+
+namespace pr {
+namespace {
+
+constexpr uint32_t kBg = rgba(7, 8, 9);
+
+size_t count_diff(const Image& a, const Image& b, std::string* first) {
+  if (a.rgba.size() != b.rgba.size()) return ~size_t(0);
+  size_t n = 0;
+  for (size_t i = 0; i < a.rgba.size(); ++i)
+    if (a.rgba[i] != b.rgba[i]) {
+      if (n++ == 0 && first)
+        *first = "first at (" + std::to_string(i % size_t(a.width)) + ", " +
+                 std::to_string(i / size_t(a.width)) + ")";
+    }
+  return n;
+}
+
+size_t count_drawn(const Image& img) {
+  size_t n = 0;
+  for (uint32_t c : img.rgba) n += c != kBg;
+  return n;
+}
+
+Image render(CpuRenderer& r, const Camera& cam, const RenderSettings& rs) {
+  Image img;
+  FrameStats st;
+  std::string err;
+  EXPECT_TRUE(r.render(cam, rs, img, st, &err)) << err;
+  return img;
+}
+
+/// A camera at a random place (inside, outside or far from the bounds) looking in a random
+/// direction with a random focal length: many boxes end up straddling the image edges and the
+/// near plane.
+Camera random_camera(std::mt19937& rng, const Bounds& b) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  Camera cam;
+  const glm::dvec3 size = b.size();
+  const double k = u(rng) < 0.5 ? 1.0 : 3.0;  // inside the box or around it
+  cam.position = b.center() + (glm::dvec3(u(rng), u(rng), u(rng)) - 0.5) * size * k;
+  cam.yaw = u(rng) * 6.283185307;
+  cam.pitch = (u(rng) - 0.5) * 3.0;
+  cam.focus = 0.5 + u(rng) * 8.0;
+  if (u(rng) < 0.2) cam.near_z = u(rng) * glm::length(size) * 0.3;  // a deep near plane
+  return cam;
+}
+
+// ------------------------------------------------------------------ encoding
+
+TEST(Compact, DecodeErrorIsAtMostHalfAStep) {
+  for (bool morton : {false, true}) {
+    PointCloud cloud = make_scene("galaxy", 50'000);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    cloud.positions[3] = Float3{nan, 0.f, 0.f};
+    cloud.positions[4] = Float3{0.f, std::numeric_limits<float>::infinity(), 0.f};
+    cloud.positions[5] = Float3{0.f, 0.f, 2e30f};  // beyond kCompactMaxCoord: invalid
+    CompactCloud cc;
+    std::string err;
+    ASSERT_TRUE(build_compact(cloud, morton, &cc, &err)) << err;
+    ASSERT_EQ(cc.size(), cloud.size());
+    ASSERT_EQ(cc.batches.size(), (cloud.size() + kCompactBatch - 1) / kCompactBatch);
+    ASSERT_EQ(cc.orig.size(), morton ? cloud.size() : 0u);
+    std::vector<uint8_t> seen(cloud.size(), 0);
+    double worst_rel = 0.0;  // error / step, over all valid coordinates
+    size_t invalid = 0;
+    for (size_t s = 0; s < cc.size(); ++s) {
+      const size_t j = morton ? cc.orig[s] : s;
+      ASSERT_LT(j, cloud.size());
+      ASSERT_EQ(seen[j], 0) << "orig must be a permutation";
+      seen[j] = 1;
+      const CompactBatch& b = cc.batches[s / kCompactBatch];
+      float d[3];
+      const bool valid = compact_decode(b, cc.words[s], d[0], d[1], d[2]);
+      const Float3 v = cloud.positions[j];
+      if (j >= 3 && j <= 5) {
+        EXPECT_FALSE(valid) << "point " << j << " must be stored invalid";
+        ++invalid;
+        continue;
+      }
+      ASSERT_TRUE(valid) << j;
+      const float f[3] = {v.x, v.y, v.z};
+      for (int a = 0; a < 3; ++a) {
+        const double err_a = std::fabs(double(d[a]) - double(f[a]));
+        const double step = double(b.scale[a]);
+        // Half a step, plus the decode's float rounding (a few ulps of the coordinate).
+        const double ulp = std::ldexp(std::fabs(double(f[a])) + std::fabs(double(b.lo[a])), -21);
+        EXPECT_LE(err_a, 0.5 * step + ulp) << "point " << j << " axis " << a;
+        EXPECT_GE(d[a], b.lo[a] - float(ulp));
+        if (step > 0) worst_rel = std::max(worst_rel, err_a / step);
+      }
+    }
+    EXPECT_EQ(invalid, 3u);
+    EXPECT_GT(worst_rel, 0.3) << "the bound is tight: some coordinate is near half a step off";
+    EXPECT_LE(worst_rel, 0.5 + 1e-3);
+  }
+}
+
+TEST(Compact, MortonOrderGivesTightBoxes) {
+  const PointCloud cloud = make_scene("cube", 1'000'000);
+  CompactCloud plain, sorted;
+  std::string err;
+  ASSERT_TRUE(build_compact(cloud, false, &plain, &err)) << err;
+  ASSERT_TRUE(build_compact(cloud, true, &sorted, &err)) << err;
+  auto mean_step = [](const CompactCloud& c) {
+    double s = 0;
+    for (const CompactBatch& b : c.batches) s += double(b.scale[0] + b.scale[1] + b.scale[2]);
+    return s / double(3 * c.batches.size());
+  };
+  // 1e6 points in 245 batches: file-order boxes span the cube, sorted ones about 1/6 of it.
+  EXPECT_LT(mean_step(sorted) * 3.0, mean_step(plain));
+}
+
+TEST(Compact, EmptyCloudAndAllInvalid) {
+  PointCloud empty;
+  CompactCloud cc;
+  std::string err;
+  ASSERT_TRUE(build_compact(empty, true, &cc, &err)) << err;
+  EXPECT_EQ(cc.size(), 0u);
+  EXPECT_TRUE(cc.batches.empty());
+  PointCloud bad = make_scene("cube", 5000);
+  for (auto& v : bad.positions) v = Float3{NAN, 1.f, 1.f};
+  ASSERT_TRUE(build_compact(bad, false, &cc, &err)) << err;
+  for (uint32_t w : cc.words) EXPECT_EQ(w, kCompactInvalid);
+  CpuRenderer r(2);
+  r.set_compact(true);
+  ASSERT_TRUE(r.set_cloud(bad, &err)) << err;
+  EXPECT_TRUE(r.compact_active());
+  RenderSettings rs;
+  rs.width = 64;
+  rs.height = 48;
+  rs.background = kBg;
+  EXPECT_EQ(count_drawn(render(r, Camera{}, rs)), 0u);
+}
+
+// ------------------------------------------------------------------ CPU compact == plain CPU on
+// the decoded floats
+
+struct Scene {
+  const char* name;
+  bool morton;
+};
+
+TEST(Compact, CpuCompactEqualsPlainPathOnDecodedPositions) {
+  for (const Scene sc : {Scene{"cube", false}, Scene{"cube", true}, Scene{"terrain", false},
+                         Scene{"terrain", true}, Scene{"galaxy", true}}) {
+    const PointCloud cloud = make_scene(sc.name, 200'000);
+    CpuRenderer compact(2);
+    compact.set_compact(true, sc.morton);
+    std::string err;
+    ASSERT_TRUE(compact.set_cloud(cloud, &err)) << err;
+    ASSERT_TRUE(compact.compact_active());
+    const PointCloud decoded = decode_compact(compact.compact(), cloud);
+    CpuRenderer plain(2);
+    ASSERT_TRUE(plain.set_cloud(decoded, &err)) << err;
+    const Bounds b = cloud.world_bounds();
+    std::vector<Camera> cams = {scene_camera(sc.name, cloud)};
+    Camera inside;
+    inside.position = b.min + b.size() * 0.3;
+    inside.look_at(b.center());
+    cams.push_back(inside);
+    Camera behind;
+    behind.position = b.center();
+    behind.yaw = 0.4;
+    cams.push_back(behind);
+    const int sizes[][3] = {{640, 480, 1}, {333, 177, 2}, {320, 240, 3}, {1, 1, 1}};
+    for (size_t ci = 0; ci < cams.size(); ++ci)
+      for (const auto& sz : sizes)
+        for (uint64_t count : {~uint64_t{0}, uint64_t{100'000}, uint64_t{7}, uint64_t{0}}) {
+          RenderSettings rs;
+          rs.width = sz[0];
+          rs.height = sz[1];
+          rs.point_size = sz[2];
+          rs.background = kBg;
+          rs.point_count = count;
+          rs.want_depth = true;
+          const Image a = render(compact, cams[ci], rs);
+          const Image r = render(plain, cams[ci], rs);
+          std::string first;
+          const std::string what = std::string(sc.name) + (sc.morton ? "/morton" : "") + " cam " +
+                                   std::to_string(ci) + " " + std::to_string(sz[0]) + "x" +
+                                   std::to_string(sz[1]) + " ps" + std::to_string(sz[2]) +
+                                   " count " + std::to_string(count);
+          EXPECT_EQ(count_diff(a, r, &first), 0u) << what << ": " << first;
+          EXPECT_EQ(std::memcmp(a.depth.data(), r.depth.data(), a.depth.size() * sizeof(float)), 0)
+              << what;
+          if (count == 0) {
+            EXPECT_EQ(count_drawn(a), 0u) << what;
+          }
+          if (ci == 0 && count > 100'000 && sz[0] > 1) {
+            EXPECT_GT(count_drawn(a), 100u) << what;
+          }
+        }
+  }
+}
+
+// ------------------------------------------------------------------ culling is conservative
+
+TEST(Compact, BatchCullingNeverDropsAVisiblePoint) {
+  std::mt19937 rng(2024);
+  uint64_t culled_total = 0, frames_drawing = 0, frames_culling = 0;
+  for (const Scene sc : {Scene{"cube", true}, Scene{"terrain", true}, Scene{"galaxy", false}}) {
+    const PointCloud cloud = make_scene(sc.name, 120'000);
+    CpuRenderer culled(2), unculled(2);
+    culled.set_compact(true, sc.morton);
+    unculled.set_compact(true, sc.morton);
+    unculled.set_compact_culling(false);
+    std::string err;
+    ASSERT_TRUE(culled.set_cloud(cloud, &err)) << err;
+    ASSERT_TRUE(unculled.set_cloud(cloud, &err)) << err;
+    const Bounds b = cloud.world_bounds();
+    for (int i = 0; i < 150; ++i) {
+      const Camera cam = random_camera(rng, b);
+      RenderSettings rs;
+      rs.width = i % 3 == 0 ? 97 : 320;
+      rs.height = i % 3 == 0 ? 61 : 200;
+      rs.point_size = 1 + i % 4;  // splats reach over the image edges
+      rs.background = kBg;
+      rs.want_depth = true;
+      const Image a = render(culled, cam, rs);
+      const Image r = render(unculled, cam, rs);
+      EXPECT_EQ(unculled.culled_batches(), 0u);
+      std::string first;
+      EXPECT_EQ(count_diff(a, r, &first), 0u) << sc.name << " camera " << i << ": " << first;
+      EXPECT_EQ(std::memcmp(a.depth.data(), r.depth.data(), a.depth.size() * sizeof(float)), 0);
+      culled_total += culled.culled_batches();
+      frames_drawing += count_drawn(a) > 0;
+      frames_culling += culled.culled_batches() > 0 && count_drawn(a) > 0;
+    }
+  }
+  // The comparison means something only if cameras both draw and cull.
+  EXPECT_GT(frames_drawing, 150u);
+  EXPECT_GT(frames_culling, 50u);
+  EXPECT_GT(culled_total, 1000u);
+}
+
+TEST(Compact, BoxTestAgainstProjectedCornersAndSamples) {
+  // Random boxes and cameras: whenever the box test says "not visible", none of the box's
+  // decodable points (the 8 corners, the centre and 200 random steps) projects into the image.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_int_distribution<uint32_t> q(0, kCompactMaxQ);
+  int rejected = 0, accepted = 0;
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  for (int i = 0; i < 20'000; ++i) {
+    CompactBatch b;
+    const float mag = i % 2 ? 1.0f : 1000.0f;  // large coordinates stress the rounding pads
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = u(rng) * 10.0f + (a == 0 ? mag - 1.0f : 0.0f);
+      b.scale[a] = (u(rng) + 1.0f) * (i % 5 == 0 ? 1e-5f : 0.003f);
+    }
+    Camera cam = random_camera(rng, world);
+    cam.position.x += double(mag - 1.0f);
+    const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
+    if (compact_box_visible(p, b)) {
+      ++accepted;
+      continue;
+    }
+    ++rejected;
+    auto check = [&](uint32_t qx, uint32_t qy, uint32_t qz) {
+      float x, y, z;
+      ASSERT_TRUE(compact_decode(b, qx | (qy << 10) | (qz << 20), x, y, z));
+      int ix, iy;
+      uint64_t key;
+      ASSERT_FALSE(project_to_pixel(p, x, y, z, 0, ix, iy, key))
+          << "box " << i << " culled but point (" << qx << "," << qy << "," << qz
+          << ") lands on pixel " << ix << "," << iy;
+    };
+    for (uint32_t c = 0; c < 8; ++c)
+      check(c & 1 ? kCompactMaxQ : 0, c & 2 ? kCompactMaxQ : 0, c & 4 ? kCompactMaxQ : 0);
+    check(511, 511, 511);
+    for (int k = 0; k < 200; ++k) check(q(rng), q(rng), q(rng));
+  }
+  EXPECT_GT(rejected, 2000);
+  EXPECT_GT(accepted, 1000);
+}
+
+TEST(Compact, OffByDefaultAndReportsMemory) {
+  const PointCloud cloud = make_scene("cube", 10'000);
+  CpuRenderer r(2);
+  std::string err;
+  ASSERT_TRUE(r.set_cloud(cloud, &err)) << err;
+  EXPECT_FALSE(r.compact_active());
+  const size_t before = r.memory_bytes();
+  r.set_compact(true, true);
+  ASSERT_TRUE(r.set_cloud(cloud, &err)) << err;
+  EXPECT_TRUE(r.compact_active());
+  // 4 B word + 4 B original index a point + 24 B a batch.
+  EXPECT_EQ(r.memory_bytes() - before, 10'000u * 8u + 3u * sizeof(CompactBatch));
+}
+
+}  // namespace
+}  // namespace pr
