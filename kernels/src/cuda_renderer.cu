@@ -63,6 +63,8 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(pos_);
     free_device(colors_);
     free_device(orig_);
+    free_device(words_);
+    free_device(batches_);
     free_device(keys_);
     free_device(depth32_);
     free_device(rgba_);
@@ -90,6 +92,8 @@ class CudaRendererImpl final : public CudaRenderer {
     if (const char* v = std::getenv("PR_CUDA_SORT"))
       sort_ =
           std::strcmp(v, "morton") == 0 || std::strcmp(v, "on") == 0 || std::strcmp(v, "1") == 0;
+    if (const char* v = std::getenv("PR_CUDA_COMPACT"))
+      compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     return true;
   }
 
@@ -107,12 +111,16 @@ class CudaRendererImpl final : public CudaRenderer {
   std::string raster_variant() const override { return cuda::variant_name(variant_); }
   void set_spatial_sort(bool on) override { sort_ = on; }
   bool cloud_sorted() const override { return sorted_; }
+  void set_compact_positions(bool on) override { compact_ = on; }
+  bool compact_positions() const override { return compact_active_; }
 
   std::string name() const override { return "gpu"; }
   std::string device_name() const override { return device_name_; }
 
   size_t memory_bytes() const override {
-    return cap_points_ * (sizeof(Float3) + sizeof(uint32_t) + (orig_ ? sizeof(uint32_t) : 0)) +
+    return cap_points_ * ((pos_ ? sizeof(Float3) : 0) + (words_ ? sizeof(uint32_t) : 0) +
+                          sizeof(uint32_t) + (orig_ ? sizeof(uint32_t) : 0)) +
+           cap_batches_ * sizeof(CompactBatch) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
            (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
@@ -121,15 +129,28 @@ class CudaRendererImpl final : public CudaRenderer {
   bool reserve_points(uint64_t n, std::string* error) override {
     points_ = 0;
     sorted_ = false;
-    if (n <= cap_points_ && n >= cap_points_ / 2 && (orig_ != nullptr) == sort_) return true;
+    compact_active_ = false;
+    if (n <= cap_points_ && n >= cap_points_ / 2 && (orig_ != nullptr) == sort_ &&
+        (words_ != nullptr) == compact_)
+      return true;
     free_device(pos_);
     free_device(colors_);
     free_device(orig_);
+    free_device(words_);
+    free_device(batches_);
     cap_points_ = 0;
+    cap_batches_ = 0;
     if (n == 0) return true;
-    const size_t pos_bytes = size_t(n) * sizeof(Float3);
+    // Plain: float xyz (12 B); compact: a 3x10-bit word (4 B) + a 24-byte box per batch.
+    const uint64_t batches = (n + kCompactBatch - 1) / kCompactBatch;
+    const size_t pos_bytes =
+        compact_ ? size_t(n) * sizeof(uint32_t) + size_t(batches) * sizeof(CompactBatch)
+                 : size_t(n) * sizeof(Float3);
     const size_t col_bytes = size_t(n) * sizeof(uint32_t) * (sort_ ? 2 : 1);
-    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
+    cudaError_t e = compact_ ? cudaMalloc(reinterpret_cast<void**>(&words_), n * sizeof(uint32_t))
+                             : cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
+    if (e == cudaSuccess && compact_)
+      e = cudaMalloc(reinterpret_cast<void**>(&batches_), batches * sizeof(CompactBatch));
     if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), n * sizeof(uint32_t));
     if (e == cudaSuccess && sort_)
       e = cudaMalloc(reinterpret_cast<void**>(&orig_), n * sizeof(uint32_t));
@@ -138,16 +159,20 @@ class CudaRendererImpl final : public CudaRenderer {
       free_device(pos_);
       free_device(colors_);
       free_device(orig_);
+      free_device(words_);
+      free_device(batches_);
       size_t free_b = 0, total_b = 0;
       if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
       if (error)
         *error = "out of GPU memory: " + std::to_string(n) + " points need " +
-                 gib(double(pos_bytes + col_bytes)) + " (" + (sort_ ? "20" : "16") +
+                 gib(double(pos_bytes + col_bytes)) + " (" +
+                 (compact_ ? (sort_ ? "12" : "8") : (sort_ ? "20" : "16")) +
                  " bytes a point), the device has " + gib(double(free_b)) + " free of " +
                  gib(double(total_b)) + " (" + cudaGetErrorName(e) + ")";
       return false;
     }
     cap_points_ = n;
+    cap_batches_ = compact_ ? batches : 0;
     return true;
   }
 
@@ -165,6 +190,7 @@ class CudaRendererImpl final : public CudaRenderer {
                  std::to_string(n) + " points";
       return false;
     }
+    if (compact_) return set_compact_cloud(cloud, error);
     if (!reserve_points(n, error)) return false;
     if (n > 0) {
       if (!(orig_ && upload_sorted(cloud)))
@@ -337,6 +363,30 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
 
+  /// The compact upload: encoded on the host by the engine's build_compact (the CPU renderer's
+  /// compact mode runs the same function), then words, boxes, original indices and colors copied.
+  bool set_compact_cloud(const PointCloud& cloud, std::string* error) {
+    const uint64_t n = cloud.size();
+    CompactCloud cc;
+    if (!build_compact(cloud, sort_, &cc, error)) return false;
+    if (!reserve_points(n, error)) return false;
+    if (n > 0) {
+      PR_CUDA_TRY(
+          cudaMemcpy(words_, cc.words.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+      PR_CUDA_TRY(cudaMemcpy(batches_, cc.batches.data(), cc.batches.size() * sizeof(CompactBatch),
+                             cudaMemcpyHostToDevice));
+      if (orig_ && !cc.orig.empty())
+        PR_CUDA_TRY(
+            cudaMemcpy(orig_, cc.orig.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+      PR_CUDA_TRY(
+          cudaMemcpy(colors_, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    }
+    sorted_ = orig_ != nullptr && !cc.orig.empty();
+    compact_active_ = true;
+    points_ = n;
+    return true;
+  }
+
   bool ensure_frame(size_t npix, bool want_depth, std::string* error) {
     if (npix != cap_pixels_) {
       free_device(keys_);
@@ -372,12 +422,22 @@ class CudaRendererImpl final : public CudaRenderer {
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
     keys_clean_ = false;
     PR_CUDA_TRY(cudaEventRecord(ev_[1], stream_));
-    cuda::RasterInput in;
-    in.pos = pos_;
-    in.orig = sorted_ ? orig_ : nullptr;
-    in.total = points_;
-    in.count = count;
-    cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
+    if (compact_active_) {
+      cuda::CompactInput in;
+      in.words = words_;
+      in.batches = batches_;
+      in.orig = sorted_ ? orig_ : nullptr;
+      in.total = points_;
+      in.count = count;
+      cuda::launch_compact_raster(p, in, keys_, stream_);
+    } else {
+      cuda::RasterInput in;
+      in.pos = pos_;
+      in.orig = sorted_ ? orig_ : nullptr;
+      in.total = points_;
+      in.count = count;
+      cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
+    }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
     PR_CUDA_TRY(cudaEventRecord(ev_[2], stream_));
     cuda::launch_resolve(keys_, depth32_, npix, colors_, s.background, rgba, depth, stream_);
@@ -408,6 +468,11 @@ class CudaRendererImpl final : public CudaRenderer {
   uint32_t* orig_ = nullptr;  // spatially sorted upload: original index of each stored position
   cuda::Variant variant_ = cuda::Variant::kSimple;
   bool sort_ = false, sorted_ = false;
+  // Compact positions (engine/compact.h): requested, and in use for the current cloud.
+  bool compact_ = false, compact_active_ = false;
+  uint32_t* words_ = nullptr;
+  CompactBatch* batches_ = nullptr;
+  uint64_t cap_batches_ = 0;
   uint32_t* depth32_ = nullptr;
   uint64_t cap_points_ = 0, points_ = 0;
   glm::dvec3 origin_{0.0};

@@ -60,3 +60,25 @@ cudaError_t morton_sort(const Float3* src, Float3* dst, uint32_t* orig, uint64_t
                         std::string* what);
 
 }  // namespace pr::cuda
+
+#include "engine/compact.h"
+
+namespace pr::cuda {
+
+/// A compact cloud (engine/compact.h) as the compact raster kernel sees it.
+struct CompactInput {
+  const uint32_t* words = nullptr;        ///< one 3x10-bit word per stored point
+  const CompactBatch* batches = nullptr;  ///< one box per kCompactBatch stored points
+  const uint32_t* orig = nullptr;         ///< Morton-ordered build: original index, else null
+  uint64_t total = 0;                     ///< points stored
+  uint64_t count = 0;                     ///< points drawn (the subset's size)
+};
+
+/// One block per batch: the box test (compact_box_visible, the CPU's), then every stored point
+/// decoded with compact_decode and depth-tested like the simple variant (key = depth bits << 32 |
+/// original index). Subsets keep the stored points whose original index is in the subset. Point
+/// size > 1 splats splat_rect() squares. Same image as CpuRenderer with set_compact(true).
+void launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
+                           cudaStream_t stream);
+
+}  // namespace pr::cuda

@@ -474,6 +474,126 @@ INSTANTIATE_TEST_SUITE_P(
                     VariantCase{"simple_v1", false}, VariantCase{"simple_v1", true}),
     variant_case_name);
 
+// ------------------------------------------------------------------ compact quantized positions
+
+class CompactPositions : public testing::TestWithParam<bool> {};
+
+std::string compact_case_name(const testing::TestParamInfo<bool>& i) {
+  return i.param ? "morton_order" : "file_order";
+}
+
+/// Compact positions (engine/compact.h) on the GPU draw exactly what the CPU renderer draws from
+/// the same compact form: the Variants grid (scenes x cameras x sizes x point sizes, each frame
+/// twice), subsets at point sizes 1 and 3, exact ties, NaN / huge coordinates; memory_bytes() is
+/// the real allocation (8 or 12 B a point + 24 B a batch); switching compact off afterwards gives
+/// the plain image again.
+TEST_P(CompactPositions, GpuEqualsCpuCompact) {
+  PR_REQUIRE_GPU(gpu);
+  const bool morton = GetParam();
+  std::string err;
+  gpu->set_compact_positions(true);
+  gpu->set_spatial_sort(morton);
+  auto compact_frame = [&](CpuRenderer& cpu, const Camera& c, const RenderSettings& rs, Frame& f) {
+    ASSERT_TRUE(cpu.render(c, rs, f.cpu, f.cpu_stats, &err)) << err;
+    ASSERT_TRUE(gpu->render(c, rs, f.gpu, f.gpu_stats, &err)) << err;
+  };
+  const int sizes[][3] = {{1023, 769, 1}, {640, 480, 3}, {1920, 1080, 1}, {333, 177, 2}};
+  for (const char* scene : {"cube", "terrain", "galaxy"}) {
+    const PointCloud& cloud = scene_cloud(scene, 300'000);
+    CpuRenderer cpu;
+    cpu.set_compact(true, morton);
+    ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    EXPECT_TRUE(gpu->compact_positions());
+    EXPECT_EQ(gpu->cloud_sorted(), morton);
+    if (std::string(scene) == "cube") {  // before any frame: no pixel buffers yet
+      const size_t batches = (cloud.size() + kCompactBatch - 1) / kCompactBatch;
+      EXPECT_EQ(gpu->memory_bytes(),
+                cloud.size() * (morton ? 12u : 8u) + batches * sizeof(CompactBatch));
+    }
+    for (const char* cam : {"scene", "inside", "behind"})
+      for (const auto& sz : sizes) {
+        RenderSettings rs;
+        rs.width = sz[0];
+        rs.height = sz[1];
+        rs.point_size = sz[2];
+        rs.background = kBackground;
+        const Camera c = make_camera(cam, scene, cloud, double(sz[0]) / double(sz[1]));
+        const std::string what = std::string(scene) + "/" + cam + "/" + std::to_string(sz[0]) +
+                                 "x" + std::to_string(sz[1]) + "/ps" + std::to_string(sz[2]);
+        for (int again = 0; again < 2; ++again) {
+          Frame f;
+          compact_frame(cpu, c, rs, f);
+          expect_same(f, what + (again ? " again" : ""));
+          EXPECT_GT(test::count_drawn(f.gpu, kBackground), 0u) << what;
+        }
+      }
+    for (uint64_t count :
+         {uint64_t{100'000}, uint64_t{299'999}, uint64_t{7}, uint64_t{1}, uint64_t{0}}) {
+      for (int ps : {1, 3}) {
+        RenderSettings rs;
+        rs.width = 640;
+        rs.height = 480;
+        rs.point_size = ps;
+        rs.background = kBackground;
+        rs.point_count = count;
+        rs.want_depth = true;
+        Frame f;
+        compact_frame(cpu, make_camera("scene", scene, cloud, 4.0 / 3.0), rs, f);
+        const std::string what =
+            std::string(scene) + " count " + std::to_string(count) + " ps" + std::to_string(ps);
+        expect_same(f, what);
+        EXPECT_EQ(
+            std::memcmp(f.gpu.depth.data(), f.cpu.depth.data(), f.cpu.depth.size() * sizeof(float)),
+            0)
+            << what;
+        EXPECT_EQ(f.gpu_stats.points_drawn, effective_count(cloud.size(), count));
+      }
+    }
+  }
+  // Exact ties and bad coordinates, as in the Variants suite.
+  PointCloud ties;
+  ties.resize(2000);
+  uint32_t state = 777;
+  for (size_t i = 0; i < ties.size(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    const int k = int((state >> 8) % 50);
+    ties.positions[i] = Float3{float(k % 10) - 4.5f, float(k / 10) - 2.0f, 0.0f};
+    ties.colors[i] = rgba(uint8_t(i), uint8_t(i >> 8), uint8_t(k), 255);
+  }
+  PointCloud bad = make_scene("cube", 100'000);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 0; i < bad.size(); i += 7)
+    bad.positions[i] = i % 2 ? Float3{nan, 0.f, 0.f} : Float3{1e-45f, 3.0e38f, -3.0e38f};
+  Camera tie_cam;
+  tie_cam.position = {0.0, 0.0, -40.0};
+  Camera overview;
+  overview.frame(make_scene("cube", 100'000).world_bounds(), 4.0 / 3.0);
+  RenderSettings rs;
+  rs.width = 320;
+  rs.height = 240;
+  rs.background = kBackground;
+  for (const PointCloud* c : {&ties, &bad}) {
+    CpuRenderer cpu;
+    cpu.set_compact(true, morton);
+    ASSERT_TRUE(cpu.set_cloud(*c, &err)) << err;
+    ASSERT_TRUE(gpu->set_cloud(*c, &err)) << err;
+    Frame f;
+    compact_frame(cpu, c == &ties ? tie_cam : overview, rs, f);
+    expect_same(f, c == &ties ? "ties" : "nan");
+    EXPECT_GT(test::count_drawn(f.gpu, kBackground), 40u);
+  }
+  // Off again: the next upload is the plain one and matches the plain CPU path.
+  gpu->set_compact_positions(false);
+  Frame f;
+  render_both(*gpu, scene_cloud("cube", 300'000), Camera{}, rs, f);
+  EXPECT_FALSE(gpu->compact_positions());
+  expect_same(f, "compact off again");
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CompactPositions, testing::Values(false, true),
+                         compact_case_name);
+
 TEST(CudaRenderer, UnknownRasterVariantIsRefused) {
   PR_REQUIRE_GPU(gpu);
   std::string err;

@@ -41,6 +41,18 @@ class CudaRenderer : public Renderer {
   /// Whether the current cloud is stored sorted (false when off, or when the sort had no room and
   /// the cloud was uploaded in its own order).
   virtual bool cloud_sorted() const = 0;
+  /// Compact quantized positions (engine/compact.h; off by default): set_cloud() encodes the
+  /// cloud on the host with build_compact() (batches of 4096 points, a float box each, 3 x 10-bit
+  /// offsets a point) and uploads 4 bytes of position a point instead of 12; frames cull whole
+  /// batches against the view and decode with the CPU's decoder. The image equals CpuRenderer's
+  /// with set_compact(true, sort) (not the full-precision image: each coordinate moves by up to
+  /// half a step of its batch box, 1/2046 of the box). With the spatial sort on, the Morton order
+  /// is computed on the host by build_compact and the original index is kept (12 bytes a point:
+  /// word, index, color); without it 8 bytes a point. Takes effect at the next set_cloud(). The
+  /// default comes from PR_CUDA_COMPACT (1|on), else off.
+  virtual void set_compact_positions(bool on) = 0;
+  /// Whether the current cloud is stored in compact form.
+  virtual bool compact_positions() const = 0;
   /// Makes room in device memory for a cloud of `points` points (16 bytes each: float xyz and
   /// RGBA8, plus a 4-byte original index with the spatial sort); set_cloud() calls it. False with a
   /// message naming the sizes when the device cannot hold them; the renderer then has no cloud
