@@ -6,7 +6,12 @@
 //   gpu_render_bench [--scene cube] [--points 1e5,1e6,1e7,1e8,1e9] [--width 1920 --height 1080]
 //                    [--frames 50] [--orders random,morton] [--cameras overview,inside] [--json]
 //                    [--variants simple,prefilter32,merge,merge_prefilter32] [--sorts off,morton]
+//                    [--compact off,on]
 //
+// --compact on uploads compact quantized positions (engine/compact.h: 4 B a point in batches of
+// 4096 with culled boxes; with --sorts morton the Morton order is computed on the host by the
+// encoder and the upload time includes it); the check then compares with the CPU renderer's
+// compact mode. The variant does not apply to compact rows (one kernel).
 // --variants times each early-test variant of the CUDA renderer on the same uploaded cloud, in the
 // same process (A/B in one run); --sorts uploads the cloud in its own order (off) and/or sorted
 // along a Morton curve on the GPU at upload (morton; the upload time then includes the sort).
@@ -22,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -150,7 +156,7 @@ int main(int argc, char** argv) {
   std::string scene = "cube";
   std::vector<std::string> counts = {"1e5", "1e6", "1e7", "1e8"};
   std::vector<std::string> orders = {"random"}, cameras = {"overview", "inside"};
-  std::vector<std::string> variants = {""}, sorts = {"off"};
+  std::vector<std::string> variants = {""}, sorts = {"off"}, compacts = {"off"};
   int width = 1920, height = 1080, frames = 50, check_max = 0;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
@@ -174,6 +180,8 @@ int main(int argc, char** argv) {
       variants = split(next());
     else if (a == "--sorts")
       sorts = split(next());
+    else if (a == "--compact")
+      compacts = split(next());
     else if (a == "--width")
       width = std::atoi(next().c_str());
     else if (a == "--height")
@@ -189,7 +197,7 @@ int main(int argc, char** argv) {
                    "usage: gpu_render_bench [--scene S] [--points 1e5,1e6,...] "
                    "[--orders random,morton] [--cameras overview,inside] [--width W] "
                    "[--height H] [--frames N] [--variants simple,merge,...] "
-                   "[--sorts off,morton] [--json]\n");
+                   "[--sorts off,morton] [--compact off,on] [--json]\n");
       return 2;
     }
   }
@@ -218,115 +226,129 @@ int main(int argc, char** argv) {
         morton_sort(cloud);
         if (!json) std::printf("# morton order on the host in %.0f ms\n", ms.ms());
       }
-      for (const std::string& sort : sorts) {
-        const bool sorted = sort == "morton";
-        if (sorted && order == "morton") continue;  // already in Morton order
-        gpu->set_spatial_sort(sorted);
-        Stopwatch up;
-        if (!gpu->set_cloud(cloud, &why)) {
-          std::fprintf(stderr, "gpu_render_bench: %s %s: %s\n", cs.c_str(), order.c_str(),
-                       why.c_str());
-          ++failures;
-          continue;
-        }
-        const double upload_ms = up.ms();
-        const std::string order_name = order + (gpu->cloud_sorted() ? "+gpusort" : "");
-        if (!json)
-          std::printf("# %s %llu points (%s): generated in %.0f ms, uploaded in %.0f ms%s\n",
-                      scene.c_str(), (unsigned long long)n, order_name.c_str(), gen_ms, upload_ms,
-                      gpu->cloud_sorted() ? " (Morton sort on the GPU included)" : "");
-        for (const std::string& camname : cameras) {
-          Camera cam = scene_camera(scene, cloud);
-          if (camname == "overview") cam.frame(cloud.world_bounds(), double(width) / height);
-          Image cpu_small;
-          if (n <= 200'000'000ull) {
-            auto cpu = make_cpu_renderer();
-            RenderSettings small;
-            small.width = 320;
-            small.height = 180;
-            FrameStats s1;
-            cpu->set_cloud(cloud, &why);
-            if (!cpu->render(cam, small, cpu_small, s1, &why)) {
-              std::fprintf(stderr, "gpu_render_bench: check render failed: %s\n", why.c_str());
-              return 1;
-            }
+      for (const std::string& sort : sorts)
+        for (const std::string& compact_s : compacts) {
+          const bool sorted = sort == "morton";
+          const bool compact = compact_s == "on";
+          if (sorted && order == "morton") continue;  // already in Morton order
+          gpu->set_spatial_sort(sorted);
+          gpu->set_compact_positions(compact);
+          Stopwatch up;
+          if (!gpu->set_cloud(cloud, &why)) {
+            std::fprintf(stderr, "gpu_render_bench: %s %s: %s\n", cs.c_str(), order.c_str(),
+                         why.c_str());
+            ++failures;
+            continue;
           }
-          for (const std::string& variant : variants) {
-            if (!variant.empty() && !gpu->set_raster_variant(variant, &why)) {
-              std::fprintf(stderr, "gpu_render_bench: %s\n", why.c_str());
-              return 2;
-            }
-            // Correctness first: the GPU image equals the CPU's on a small frame.
-            std::string check = "skipped";
-            if (!cpu_small.rgba.empty()) {
+          const double upload_ms = up.ms();
+          const std::string order_name = order + (gpu->cloud_sorted() ? "+gpusort" : "") +
+                                         (gpu->compact_positions() ? "+compact" : "");
+          if (!json)
+            std::printf("# %s %llu points (%s): generated in %.0f ms, uploaded in %.0f ms%s\n",
+                        scene.c_str(), (unsigned long long)n, order_name.c_str(), gen_ms, upload_ms,
+                        gpu->cloud_sorted()
+                            ? (compact ? " (Morton order on the host + encoding included)"
+                                       : " (Morton sort on the GPU included)")
+                            : (compact ? " (encoding on the host included)" : ""));
+          for (const std::string& camname : cameras) {
+            Camera cam = scene_camera(scene, cloud);
+            if (camname == "overview") cam.frame(cloud.world_bounds(), double(width) / height);
+            Image cpu_small;
+            if (n <= 200'000'000ull) {
+              auto cpu = std::make_unique<CpuRenderer>();
+              cpu->set_compact(compact, sorted);
               RenderSettings small;
               small.width = 320;
               small.height = 180;
-              Image b;
-              FrameStats s2;
-              if (!gpu->render(cam, small, b, s2, &why)) {
+              FrameStats s1;
+              cpu->set_cloud(cloud, &why);
+              if (!cpu->render(cam, small, cpu_small, s1, &why)) {
                 std::fprintf(stderr, "gpu_render_bench: check render failed: %s\n", why.c_str());
                 return 1;
               }
-              size_t diff = 0;
-              for (size_t i = 0; i < cpu_small.rgba.size(); ++i)
-                diff += cpu_small.rgba[i] != b.rgba[i];
-              check = diff == 0 ? "ok" : "FAIL(" + std::to_string(diff) + " px)";
-              if (diff) ++failures;
             }
-            RenderSettings rs;
-            rs.width = width;
-            rs.height = height;
-            Image img;
-            std::vector<double> dev, host, raster;
-            const int warm = n >= 500'000'000ull ? 3 : 5;
-            for (int f = 0; f < frames + warm; ++f) {
-              FrameStats st;
-              if (!gpu->render(cam, rs, img, st, &why)) {
-                std::fprintf(stderr, "gpu_render_bench: frame failed: %s\n", why.c_str());
-                return 1;
+            for (const std::string& variant : variants) {
+              // One kernel for compact positions: the early-test variants do not apply.
+              if (compact && &variant != &variants.front()) continue;
+              if (!variant.empty() && !gpu->set_raster_variant(variant, &why)) {
+                std::fprintf(stderr, "gpu_render_bench: %s\n", why.c_str());
+                return 2;
               }
-              if (f < warm) continue;
-              dev.push_back(st.clear_ms + st.raster_ms + st.resolve_ms);
-              raster.push_back(st.raster_ms);
-              host.push_back(st.total_ms);
+              // Correctness first: the GPU image equals the CPU's on a small frame.
+              std::string check = "skipped";
+              if (!cpu_small.rgba.empty()) {
+                RenderSettings small;
+                small.width = 320;
+                small.height = 180;
+                Image b;
+                FrameStats s2;
+                if (!gpu->render(cam, small, b, s2, &why)) {
+                  std::fprintf(stderr, "gpu_render_bench: check render failed: %s\n", why.c_str());
+                  return 1;
+                }
+                size_t diff = 0;
+                for (size_t i = 0; i < cpu_small.rgba.size(); ++i)
+                  diff += cpu_small.rgba[i] != b.rgba[i];
+                check = diff == 0 ? "ok" : "FAIL(" + std::to_string(diff) + " px)";
+                if (diff) ++failures;
+              }
+              RenderSettings rs;
+              rs.width = width;
+              rs.height = height;
+              Image img;
+              std::vector<double> dev, host, raster;
+              const int warm = n >= 500'000'000ull ? 3 : 5;
+              for (int f = 0; f < frames + warm; ++f) {
+                FrameStats st;
+                if (!gpu->render(cam, rs, img, st, &why)) {
+                  std::fprintf(stderr, "gpu_render_bench: frame failed: %s\n", why.c_str());
+                  return 1;
+                }
+                if (f < warm) continue;
+                dev.push_back(st.clear_ms + st.raster_ms + st.resolve_ms);
+                raster.push_back(st.raster_ms);
+                host.push_back(st.total_ms);
+              }
+              const double med = pct(dev, 0.5);
+              const double gpts = double(n) / (med * 1e-3) * 1e-9;
+              const std::string vname = compact ? std::string("compact") : gpu->raster_variant();
+              // Per point: everything the renderer holds minus the per-pixel buffers (64-bit key +
+              // RGBA8, and the 32-bit depth of the prefilter variants).
+              const bool d32 = vname.find("prefilter32") != std::string::npos;
+              const double pix_bytes = double(size_t(width) * height) * (d32 ? 16.0 : 12.0);
+              const double bpp = (double(gpu->memory_bytes()) - pix_bytes) / double(n);
+              // The raster's compulsory reads: 12 bytes of position a point.
+              // (4 bytes with compact positions.)
+              const double frac =
+                  bw > 0 ? (double(n) * (compact ? 4.0 : 12.0) / (pct(raster, 0.5) * 1e-3)) / bw
+                         : 0.0;
+              if (json) {
+                std::printf(
+                    "%s  {\"renderer\": \"gpu\", \"scene\": \"%s\", \"points\": %llu, "
+                    "\"order\": \"%s\", \"camera\": \"%s\", \"variant\": \"%s\", "
+                    "\"width\": %d, \"height\": %d, "
+                    "\"frame_ms_median\": %.4f, \"frame_ms_p10\": %.4f, \"frame_ms_p90\": %.4f, "
+                    "\"raster_ms_median\": %.4f, \"render_with_copy_ms_median\": %.4f, "
+                    "\"upload_ms\": %.1f, \"gpoints_per_s\": %.2f, \"bytes_per_point\": %.1f, "
+                    "\"copy_bw_fraction\": %.3f, \"check\": \"%s\"}",
+                    first_row ? "" : ",\n", scene.c_str(), (unsigned long long)n,
+                    order_name.c_str(), camname.c_str(), vname.c_str(), width, height, med,
+                    pct(dev, 0.1), pct(dev, 0.9), pct(raster, 0.5), pct(host, 0.5), upload_ms, gpts,
+                    bpp, frac, check.c_str());
+                first_row = false;
+              } else {
+                std::printf(
+                    "gpu %-6s %11llu %-14s %-8s %-17s frame %8.4f ms [p10 %.4f p90 %.4f] raster "
+                    "%8.4f render+copy %8.4f ms  %7.2f G pts/s  %4.1f B/pt  %4.0f%% of copy bw  "
+                    "check %s\n",
+                    scene.c_str(), (unsigned long long)n, order_name.c_str(), camname.c_str(),
+                    vname.c_str(), med, pct(dev, 0.1), pct(dev, 0.9), pct(raster, 0.5),
+                    pct(host, 0.5), gpts, bpp, frac * 100.0, check.c_str());
+              }
+              std::fflush(stdout);
             }
-            const double med = pct(dev, 0.5);
-            const double gpts = double(n) / (med * 1e-3) * 1e-9;
-            const std::string vname = gpu->raster_variant();
-            // Per point: everything the renderer holds minus the per-pixel buffers (64-bit key +
-            // RGBA8, and the 32-bit depth of the prefilter variants).
-            const bool d32 = vname.find("prefilter32") != std::string::npos;
-            const double pix_bytes = double(size_t(width) * height) * (d32 ? 16.0 : 12.0);
-            const double bpp = (double(gpu->memory_bytes()) - pix_bytes) / double(n);
-            // The raster's compulsory reads: 12 bytes of position a point.
-            const double frac = bw > 0 ? (double(n) * 12.0 / (pct(raster, 0.5) * 1e-3)) / bw : 0.0;
-            if (json) {
-              std::printf(
-                  "%s  {\"renderer\": \"gpu\", \"scene\": \"%s\", \"points\": %llu, "
-                  "\"order\": \"%s\", \"camera\": \"%s\", \"variant\": \"%s\", "
-                  "\"width\": %d, \"height\": %d, "
-                  "\"frame_ms_median\": %.4f, \"frame_ms_p10\": %.4f, \"frame_ms_p90\": %.4f, "
-                  "\"raster_ms_median\": %.4f, \"render_with_copy_ms_median\": %.4f, "
-                  "\"upload_ms\": %.1f, \"gpoints_per_s\": %.2f, \"bytes_per_point\": %.1f, "
-                  "\"copy_bw_fraction\": %.3f, \"check\": \"%s\"}",
-                  first_row ? "" : ",\n", scene.c_str(), (unsigned long long)n, order_name.c_str(),
-                  camname.c_str(), vname.c_str(), width, height, med, pct(dev, 0.1), pct(dev, 0.9),
-                  pct(raster, 0.5), pct(host, 0.5), upload_ms, gpts, bpp, frac, check.c_str());
-              first_row = false;
-            } else {
-              std::printf(
-                  "gpu %-6s %11llu %-14s %-8s %-17s frame %8.4f ms [p10 %.4f p90 %.4f] raster "
-                  "%8.4f render+copy %8.4f ms  %7.2f G pts/s  %4.1f B/pt  %4.0f%% of copy bw  "
-                  "check %s\n",
-                  scene.c_str(), (unsigned long long)n, order_name.c_str(), camname.c_str(),
-                  vname.c_str(), med, pct(dev, 0.1), pct(dev, 0.9), pct(raster, 0.5),
-                  pct(host, 0.5), gpts, bpp, frac * 100.0, check.c_str());
-            }
-            std::fflush(stdout);
           }
         }
-      }
     }
   }
   if (json) std::printf("\n]\n");
