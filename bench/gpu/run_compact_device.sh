@@ -19,11 +19,11 @@ timeout "${T_TESTS:-60}" kernel_tests --gtest_brief=1 \
   > "$out/kernel_tests.log" 2>&1
 echo "rc=$?"; grep -E "PASSED|FAILED|SKIPPED|tests ran|Failure" "$out/kernel_tests.log" | tail -12
 echo "== 1e8 (every row checked against the CPU image at 320x180)"
-timeout "${T_SMALL:-50}" gpu_render_bench --scene cube --points 1e8 --orders random,morton \
+timeout "${T_SMALL:-40}" gpu_render_bench --scene cube --points 1e8 --orders random,morton \
   --sorts off,morton --compact off,on --cameras overview,inside --frames 20 > "$out/bench_1e8.log" 2>&1
 echo "rc=$?"
 echo "== 1e9"
-timeout "${T_BIG:-120}" gpu_render_bench --scene cube --points 1e9 --orders random,morton \
+timeout "${T_BIG:-140}" gpu_render_bench --scene cube --points 1e9 --orders random,morton \
   --sorts off,morton --compact off,on --cameras overview,inside --frames 10 > "$out/bench_1e9.log" 2>&1
 echo "rc=$?"
 echo "== table (frame = clear + raster + resolve device ms, median)"
