@@ -123,6 +123,17 @@ def main():
             if g:
                 line(f"GPU default vs {r['note']} @ {fmt_n(r['points'])} {r['order']} "
                      f"{r['camera']}", r["median_ms"], g["median_ms"], None)
+    for r in rows:  # the opt-in storage modes (gpu+sort, gpu+compact, ...) against the default
+        if r["renderer"].startswith("gpu+"):
+            g = find(rows, "gpu", r["points"], r["order"], r["camera"], (r["width"], r["height"]))
+            if g:
+                line(f"{r['renderer']} vs GPU default @ {fmt_n(r['points'])} {r['order']} "
+                     f"{r['camera']}", r["median_ms"], g["median_ms"], None)
+            gl = find(rows, "gl", r["points"], r["order"], r["camera"], (r["width"], r["height"]))
+            if gl:
+                line(f"{r['renderer']} vs GL_POINTS @ {fmt_n(r['points'])} {r['order']} "
+                     f"{r['camera']}", r["median_ms"], gl["median_ms"],
+                     200 if r["points"] >= 10000000 else None)
     for n in (100000, 1000000, 10000000):
         p = peers.get(("numpy", n))
         for cam in ("inside", "overview"):

@@ -53,6 +53,10 @@ struct Options {
   bool json = false;
   std::string json_out;
   std::pair<int, int> check_size = {320, 180};
+  // The CUDA renderer's opt-in storage modes (docs/GPU.md), each timed as its own renderer row:
+  // default, sort (upload-time Morton sort), compact (quantized positions), compact+sort.
+  std::vector<std::string> gpu_modes = {"default"};
+  bool gpu_modes_given = false;
 };
 
 struct Row {
@@ -140,6 +144,18 @@ bool parse_args(int argc, char** argv, Options& o) {
       if (!one_count(o.gpu_max)) return false;
     } else if (a == "--gl-max") {
       if (!one_count(o.gl_max)) return false;
+    } else if (a == "--gpu-modes") {
+      if (!value(v)) return false;
+      o.gpu_modes = split_list(v);
+      o.gpu_modes_given = true;
+      for (const std::string& m : o.gpu_modes)
+        if (m != "default" && m != "sort" && m != "compact" && m != "compact+sort") {
+          std::fprintf(stderr,
+                       "pointraster_bench: unknown GPU mode '%s' (default, sort, compact, "
+                       "compact+sort)\n",
+                       m.c_str());
+          return false;
+        }
     } else if (a == "--json-out") {
       if (!value(v)) return false;
       o.json_out = v;
@@ -352,6 +368,51 @@ int main(int argc, char** argv) {
     if (!f) std::fprintf(stderr, "pointraster_bench: cannot write %s\n", o.json_out.c_str());
   };
 
+#if defined(PR_BENCH_CUDA)
+  // One GPU row: the small frame must equal `ref` pixel for pixel, then the timed frames.
+  auto gpu_row = [&](Row r, const std::string& label, const std::string& note, const Camera& cam,
+                     const RenderSettings& small, const RenderSettings& rs, const Image& ref) {
+    r.renderer = label;
+    r.note = note;
+    Image img;
+    FrameStats st;
+    size_t diff = 0;
+    if (!gpu->render(cam, small, img, st, &why)) {
+      r.check = "FAIL(" + why + ")";
+    } else {
+      for (size_t i = 0; i < img.rgba.size() && i < ref.rgba.size(); ++i)
+        diff += img.rgba[i] != ref.rgba[i];
+      r.check = diff == 0 ? "ok" : "FAIL(" + std::to_string(diff) + " px differ)";
+    }
+    if (r.check != "ok") ++failures;
+    auto frame = [&](double& t, double& x, std::string* e) {
+      FrameStats fs;
+      if (!gpu->render(cam, rs, img, fs, e)) return false;
+      t = fs.clear_ms + fs.raster_ms + fs.resolve_ms;
+      x = fs.total_ms;
+      return true;
+    };
+    std::vector<double> ms, extra;
+    if (!time_frames(o, frame, ms, extra, &why)) {
+      std::fprintf(table, "# %s frame failed: %s\n", label.c_str(), why.c_str());
+      ++failures;
+      return;
+    }
+    r.ms = summarize(ms);
+    r.extra_ms = summarize(extra).median;
+    r.extra_name = "render_with_host_copy_ms";
+    const auto fb = gpu_frame_bytes.find({rs.width, rs.height});
+    const double held = double(gpu->memory_bytes());
+    r.bytes_per_point =
+        (held - (fb != gpu_frame_bytes.end() ? fb->second - 16.0 : 0.0)) / double(r.points);
+    if (copy_bw > 0)
+      r.copy_fraction = double(r.points) * r.bytes_per_point / (r.ms.median * 1e-3) / copy_bw;
+    rows.push_back(r);
+    write_json_out();
+    print_row(table, r);
+  };
+#endif
+
   for (uint64_t n : o.points) {
     const uint64_t avail = host_memory_available();
     const bool want_morton =
@@ -392,7 +453,13 @@ int main(int argc, char** argv) {
         continue;
       }
 #if defined(PR_BENCH_CUDA)
-      if (gpu && n <= o.gpu_max) {
+      const bool want_default =
+          std::find(o.gpu_modes.begin(), o.gpu_modes.end(), "default") != o.gpu_modes.end();
+      if (gpu && n <= o.gpu_max && want_default) {
+        if (o.gpu_modes_given) {  // explicit modes: "default" means both switches off
+          gpu->set_spatial_sort(false);
+          gpu->set_compact_positions(false);
+        }
         Stopwatch up;
         run_gpu = gpu->set_cloud(cloud, &why);
         if (!run_gpu)
@@ -438,45 +505,7 @@ int main(int argc, char** argv) {
           rs.height = H;
           std::vector<double> ms, extra;
 #if defined(PR_BENCH_CUDA)
-          if (run_gpu) {
-            Row r = base;
-            r.renderer = "gpu";
-            r.note = gpu_switches;
-            Image img;
-            size_t diff = 0;
-            if (!gpu->render(cam, small, img, st, &why)) {
-              r.check = "FAIL(" + why + ")";
-            } else {
-              for (size_t i = 0; i < img.rgba.size() && i < ref.rgba.size(); ++i)
-                diff += img.rgba[i] != ref.rgba[i];
-              r.check = diff == 0 ? "ok" : "FAIL(" + std::to_string(diff) + " px differ)";
-            }
-            if (r.check != "ok") ++failures;
-            auto frame = [&](double& t, double& x, std::string* e) {
-              FrameStats fs;
-              if (!gpu->render(cam, rs, img, fs, e)) return false;
-              t = fs.clear_ms + fs.raster_ms + fs.resolve_ms;
-              x = fs.total_ms;
-              return true;
-            };
-            if (time_frames(o, frame, ms, extra, &why)) {
-              r.ms = summarize(ms);
-              r.extra_ms = summarize(extra).median;
-              r.extra_name = "render_with_host_copy_ms";
-              const auto fb = gpu_frame_bytes.find(wh);
-              const double held = double(gpu->memory_bytes());
-              r.bytes_per_point =
-                  (held - (fb != gpu_frame_bytes.end() ? fb->second - 16.0 : 0.0)) / double(n);
-              if (copy_bw > 0)
-                r.copy_fraction = double(n) * r.bytes_per_point / (r.ms.median * 1e-3) / copy_bw;
-              rows.push_back(r);
-              write_json_out();
-              print_row(table, r);
-            } else {
-              std::fprintf(table, "# gpu frame failed: %s\n", why.c_str());
-              ++failures;
-            }
-          }
+          if (run_gpu) gpu_row(base, "gpu", gpu_switches, cam, small, rs, ref);
 #endif
           if (run_gl) {
             Row r = base;
@@ -556,6 +585,58 @@ int main(int argc, char** argv) {
           }
         }
       }
+#if defined(PR_BENCH_CUDA)
+      // The opt-in storage modes, each uploaded once and checked against a CPU renderer set up
+      // the same way (compact positions draw the dequantized points, on both sides).
+      for (const std::string& mode : o.gpu_modes) {
+        if (mode == "default" || !gpu || n > o.gpu_max) continue;
+        const bool sort = mode.find("sort") != std::string::npos;
+        const bool compact = mode.find("compact") != std::string::npos;
+        gpu->set_spatial_sort(sort);
+        gpu->set_compact_positions(compact);
+        Stopwatch up;
+        if (!gpu->set_cloud(cloud, &why)) {
+          std::fprintf(table, "# gpu+%s %llu %s: skipped: %s\n", mode.c_str(),
+                       (unsigned long long)n, order.c_str(), why.c_str());
+          continue;
+        }
+        std::fprintf(table, "# gpu+%s: uploaded in %.0f ms%s\n", mode.c_str(), up.ms(),
+                     compact ? " (encoding on the host included)" : "");
+        CpuRenderer ref_cpu(o.threads);
+        ref_cpu.set_compact(compact, sort);
+        if (!ref_cpu.set_cloud(cloud, &why)) {
+          std::fprintf(table, "# cpu reference for %s: %s\n", mode.c_str(), why.c_str());
+          ++failures;
+          continue;
+        }
+        for (const auto& wh : o.sizes) {
+          for (const std::string& camname : o.cameras) {
+            Camera cam = scene_camera("cube", cloud);
+            if (camname == "overview")
+              cam.frame(cloud.world_bounds(), double(wh.first) / double(wh.second));
+            Row base;
+            base.points = n;
+            base.order = order;
+            base.camera = camname;
+            base.width = wh.first;
+            base.height = wh.second;
+            RenderSettings small, rs;
+            small.width = o.check_size.first;
+            small.height = o.check_size.second;
+            rs.width = wh.first;
+            rs.height = wh.second;
+            Image ref;
+            FrameStats st;
+            if (!ref_cpu.render(cam, small, ref, st, &why)) {
+              std::fprintf(table, "# cpu check frame failed: %s\n", why.c_str());
+              ++failures;
+              continue;
+            }
+            gpu_row(base, "gpu+" + mode, gpu_switches, cam, small, rs, ref);
+          }
+        }
+      }
+#endif
     }
     // The renderers keep pointers to the cloud: hand them an empty one before it goes.
     static const PointCloud kEmpty;
