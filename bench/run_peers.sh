@@ -22,7 +22,10 @@ done
 [ -n "$peers" ] || { echo "run_peers.sh: the seed's scripts are not found (set PEERS)"; exit 1; }
 py=${PYTHON:-python3}
 exe=${BENCH_EXE:-$(command -v pointraster_bench || echo "$root/build-bench/bin/pointraster_bench")}
-[ -x "$exe" ] || { echo "run_peers.sh: $exe missing (bench/run_bench.sh builds it)"; exit 1; }
+if [ ! -x "$exe" ]; then  # not packed for the GPU machine: build it here
+  BUILD_ONLY=1 "$root/bench/run_bench.sh" > /dev/null || exit 1
+  exe=$root/build-bench/bin/pointraster_bench
+fi
 [ -z "${DISPLAY:-}" ] && export SDL_VIDEODRIVER=${SDL_VIDEODRIVER:-offscreen}
 export PYTHONUNBUFFERED=1
 peers_txt=$out/peers.txt
