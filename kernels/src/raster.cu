@@ -217,9 +217,13 @@ __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restr
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= pixels) return;
   const unsigned long long k = keys[i];
-  keys[i] = kEmptyKey;  // the clear of the next frame, fused in
-  if (depth32) depth32[i] = 0xffffffffu;
   const bool empty = k == kEmptyKey;
+  // The clear of the next frame, fused in, and only where a point landed: most pixels of a
+  // sparse frame are empty already, and skipping their write halves the resolve's traffic.
+  if (!empty) {
+    keys[i] = kEmptyKey;
+    if (depth32) depth32[i] = 0xffffffffu;
+  }
   // Colors are fetched only for visible pixels (a visibility buffer): the raster pass never
   // reads them. They stay in original order, indexed by the key's original index.
   __stcs(rgba + i, empty ? background : __ldg(colors + key_index(k)));
