@@ -18,9 +18,8 @@ struct Spread {
 Spread summarize(std::vector<double> v);
 
 /// Reorders the cloud (positions, colors and any per-point attributes) along a Morton curve of
-/// its bounding box, 10 bits per axis: the order a scanner's tiles or an octree's leaves give,
-/// where consecutive points are close in space. Parallel: a bucket pass on the top 16 bits of the
-/// 30-bit code, then each bucket sorted on its own. Deterministic (ties keep their index order).
+/// its bounding box, 10 bits per axis (engine/morton.h): the order a scanner's tiles or an
+/// octree's leaves give, where consecutive points are close in space. Deterministic.
 void morton_sort(PointCloud& cloud);
 
 /// The kernel's MemAvailable in bytes (0 when unknown).

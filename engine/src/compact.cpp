@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/morton.h"
 #include "engine/parallel.h"
 
 namespace pr {
@@ -16,94 +17,6 @@ namespace {
 bool valid_point(const Float3& v) {
   auto ok = [](float f) { return std::isfinite(f) && std::fabs(f) <= kCompactMaxCoord; };
   return ok(v.x) && ok(v.y) && ok(v.z);
-}
-
-uint32_t spread10(uint32_t v) {
-  v &= 0x3ffu;
-  v = (v | (v << 16)) & 0x030000ffu;
-  v = (v | (v << 8)) & 0x0300f00fu;
-  v = (v | (v << 4)) & 0x030c30c3u;
-  v = (v | (v << 2)) & 0x09249249u;
-  return v;
-}
-
-/// Storage order along a Morton curve of the valid points' bounds: (code << 32 | index) keys,
-/// bucketed by the code's top 15 bits in parallel (counting sort), then each bucket sorted.
-/// Invalid points get the largest code, so they gather in the last batches.
-std::vector<uint32_t> morton_order(const PointCloud& cloud) {
-  const size_t n = cloud.size();
-  double lo[3] = {0, 0, 0}, inv[3] = {0, 0, 0};
-  // Bounds of the finite points (parallel); huge ones only widen the curve's box.
-  const Bounds bb = cloud.local_bounds();
-  if (!bb.empty)
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = bb.min[a];
-      inv[a] = bb.max[a] > bb.min[a] ? 1.0 / (bb.max[a] - bb.min[a]) : 0.0;
-    }
-  std::vector<uint64_t> keys(n);
-  parallel_for(n, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) {
-      const Float3& v = cloud.positions[i];
-      uint32_t code = 0x3fffffffu;
-      if (valid_point(v)) {
-        const float f[3] = {v.x, v.y, v.z};
-        code = 0;
-        for (int a = 0; a < 3; ++a) {
-          const double t = std::clamp((double(f[a]) - lo[a]) * inv[a] * 1023.0, 0.0, 1023.0);
-          code |= spread10(uint32_t(t)) << a;
-        }
-      }
-      keys[i] = (uint64_t(code) << 32) | i;
-    }
-  });
-  // Counting sort by the top 15 of the 30 code bits, per thread range, then sort each bucket.
-  constexpr int kShift = 32 + 15;
-  constexpr size_t kBuckets = size_t(1) << 15;
-  const unsigned threads = default_threads();
-  const size_t chunk = (n + threads - 1) / std::max(1u, threads);
-  std::vector<std::vector<uint64_t>> hist(threads, std::vector<uint64_t>(kBuckets, 0));
-  parallel_for(
-      threads,
-      [&](size_t t0, size_t t1) {
-        for (size_t t = t0; t < t1; ++t)
-          for (size_t i = t * chunk; i < std::min(n, (t + 1) * chunk); ++i)
-            ++hist[t][keys[i] >> kShift];
-      },
-      threads, 1);
-  std::vector<uint64_t> bucket_start(kBuckets + 1, 0);
-  uint64_t run = 0;
-  for (size_t k = 0; k < kBuckets; ++k) {
-    bucket_start[k] = run;
-    for (unsigned t = 0; t < threads; ++t) {
-      const uint64_t c = hist[t][k];
-      hist[t][k] = run;  // becomes the thread's write cursor in bucket k
-      run += c;
-    }
-  }
-  bucket_start[kBuckets] = run;
-  std::vector<uint64_t> sorted(n);
-  parallel_for(
-      threads,
-      [&](size_t t0, size_t t1) {
-        for (size_t t = t0; t < t1; ++t)
-          for (size_t i = t * chunk; i < std::min(n, (t + 1) * chunk); ++i)
-            sorted[hist[t][keys[i] >> kShift]++] = keys[i];
-      },
-      threads, 1);
-  keys = std::vector<uint64_t>();
-  parallel_for(
-      kBuckets,
-      [&](size_t k0, size_t k1) {
-        for (size_t k = k0; k < k1; ++k)
-          std::sort(sorted.begin() + long(bucket_start[k]),
-                    sorted.begin() + long(bucket_start[k + 1]));
-      },
-      threads, 64);
-  std::vector<uint32_t> order(n);
-  parallel_for(n, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) order[i] = uint32_t(sorted[i] & 0xffffffffu);
-  });
-  return order;
 }
 
 }  // namespace

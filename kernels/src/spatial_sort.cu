@@ -5,6 +5,7 @@
 // position keeps its original index (the key's low word), and colors stay in original order.
 #include <cub/device/device_radix_sort.cuh>
 
+#include "engine/morton.h"
 #include "raster.h"
 
 namespace pr::cuda {
@@ -12,16 +13,6 @@ namespace pr::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-/// Spreads the low 10 bits of v to every third bit.
-__device__ __forceinline__ uint32_t spread10(uint32_t v) {
-  v &= 0x3ffu;
-  v = (v | (v << 16)) & 0x030000ffu;
-  v = (v | (v << 8)) & 0x0300f00fu;
-  v = (v | (v << 4)) & 0x030c30c3u;
-  v = (v | (v << 2)) & 0x09249249u;
-  return v;
-}
 
 struct Box {
   float lo[3], inv[3];
@@ -38,8 +29,8 @@ __global__ void morton_codes(const Float3* __restrict__ pos, uint64_t n, Box b,
     const float t = (x - lo) * inv * 1023.0f;
     return uint32_t(t >= 0.0f ? (t <= 1023.0f ? t : 1023.0f) : 0.0f);  // NaN -> 0
   };
-  codes[i] = spread10(q(v.x, b.lo[0], b.inv[0])) | (spread10(q(v.y, b.lo[1], b.inv[1])) << 1) |
-             (spread10(q(v.z, b.lo[2], b.inv[2])) << 2);
+  codes[i] = morton_code(q(v.x, b.lo[0], b.inv[0]), q(v.y, b.lo[1], b.inv[1]),
+                         q(v.z, b.lo[2], b.inv[2]));
   index[i] = uint32_t(i);
 }
 

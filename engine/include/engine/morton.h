@@ -1,0 +1,40 @@
+// Morton (Z-order) codes and the spatial order they give a cloud: consecutive points end up close
+// in space, the order a scanner's tiles or an octree's leaves give. Used by the compact encoder,
+// the CUDA renderer's upload-time sort and the benchmarks' "Morton order" clouds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/point_cloud.h"
+#include "engine/projection.h"  // PR_HD
+
+namespace pr {
+
+/// Spreads the low 10 bits of v to every third bit (bit k goes to bit 3k).
+PR_HD uint32_t morton_spread10(uint32_t v) {
+  v &= 0x3ffu;
+  v = (v | (v << 16)) & 0x030000ffu;
+  v = (v | (v << 8)) & 0x0300f00fu;
+  v = (v | (v << 4)) & 0x030c30c3u;
+  v = (v | (v << 2)) & 0x09249249u;
+  return v;
+}
+
+/// The 30-bit Morton code of a cell given by three 10-bit coordinates.
+PR_HD uint32_t morton_code(uint32_t x, uint32_t y, uint32_t z) {
+  return morton_spread10(x) | (morton_spread10(y) << 1) | (morton_spread10(z) << 2);
+}
+
+/// The permutation that orders the cloud along a Morton curve of its finite points' bounds, 10
+/// bits an axis: order[i] is the index of the point that goes to position i. Points with a
+/// non-finite coordinate or one beyond +-1e30 go last; equal codes keep their index order, so
+/// the result is deterministic. Parallel (a counting pass on the code's top bits, then each
+/// bucket sorted on its own).
+std::vector<uint32_t> morton_order(const PointCloud& cloud);
+
+/// Reorders every per-point array of the cloud (positions, colors, intensity, classification) so
+/// that new point i is old point order[i].
+void apply_order(PointCloud& cloud, const std::vector<uint32_t>& order);
+
+}  // namespace pr
