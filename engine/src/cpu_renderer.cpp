@@ -94,6 +94,25 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       std::atomic_ref<uint8_t>(dirty[size_t(y / kTile) * tiles_x + size_t(x / kTile)])
           .store(1, std::memory_order_relaxed);
     };
+    // Depth-tests one projected point: its pixel, or its point_size square, and marks the tiles.
+    auto plot = [&](int ix, int iy, uint64_t key) {
+      if (!big) {
+        uint64_t* slot = keys + size_t(iy) * width + size_t(ix);
+        if (key < *slot) {  // early depth test: skip the atomic for hidden points
+          mark(ix, iy);
+          depth_min(slot, key);
+        }
+        return;
+      }
+      int x0, y0, x1, y1;
+      splat_rect(p, ix, iy, x0, y0, x1, y1);
+      mark(x0, y0);
+      mark(x1 - 1, y0);
+      mark(x0, y1 - 1);
+      mark(x1 - 1, y1 - 1);
+      for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) depth_min(keys + size_t(y) * width + size_t(x), key);
+    };
     culled_batches_ = 0;
     if (compact_active_) {
       // Compact positions: batch by batch (the box test first), every stored point decoded with
@@ -121,24 +140,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
                 if (!compact_decode(box, cc.words[si], x, y, z)) continue;
                 int ix, iy;
                 uint64_t key;
-                if (!project_to_pixel(p, x, y, z, id, ix, iy, key)) continue;
-                if (!big) {
-                  uint64_t* slot = keys + size_t(iy) * width + size_t(ix);
-                  if (key < *slot) {
-                    mark(ix, iy);
-                    depth_min(slot, key);
-                  }
-                } else {
-                  int x0, y0, x1, y1;
-                  splat_rect(p, ix, iy, x0, y0, x1, y1);
-                  mark(x0, y0);
-                  mark(x1 - 1, y0);
-                  mark(x0, y1 - 1);
-                  mark(x1 - 1, y1 - 1);
-                  for (int yy = y0; yy < y1; ++yy)
-                    for (int xx = x0; xx < x1; ++xx)
-                      depth_min(keys + size_t(yy) * width + size_t(xx), key);
-                }
+                if (project_to_pixel(p, x, y, z, id, ix, iy, key)) plot(ix, iy, key);
               }
             }
             culled.fetch_add(my_culled, std::memory_order_relaxed);
@@ -183,24 +185,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
               const Float3 v = pos[src];
               int ix, iy;
               uint64_t key;
-              if (!project_to_pixel(p, v.x, v.y, v.z, uint32_t(src), ix, iy, key)) continue;
-              if (!big) {
-                uint64_t* slot = keys + size_t(iy) * width + size_t(ix);
-                if (key < *slot) {  // early depth test: skip the atomic for hidden points
-                  mark(ix, iy);
-                  depth_min(slot, key);
-                }
-              } else {
-                int x0, y0, x1, y1;
-                splat_rect(p, ix, iy, x0, y0, x1, y1);
-                mark(x0, y0);
-                mark(x1 - 1, y0);
-                mark(x0, y1 - 1);
-                mark(x1 - 1, y1 - 1);
-                for (int y = y0; y < y1; ++y)
-                  for (int x = x0; x < x1; ++x)
-                    depth_min(keys + size_t(y) * width + size_t(x), key);
-              }
+              if (project_to_pixel(p, v.x, v.y, v.z, uint32_t(src), ix, iy, key)) plot(ix, iy, key);
             }
           },
           threads_, 1 << 14);
