@@ -132,7 +132,17 @@ void Viewer::Impl::draw_panel() {
     ImGui::TextDisabled("(G)");
     if (!gpu_why.empty() && !use_gpu) ImGui::TextWrapped("GPU unavailable: %s", gpu_why.c_str());
 #if PR_HAVE_CUDA
-    if (use_gpu && gpu) ImGui::Text("device: %s", gpu->device_name().c_str());
+    if (use_gpu && gpu) {
+      ImGui::Text("device: %s", gpu->device_name().c_str());
+      // The upload-time Morton sort: same image, faster for clouds stored in no spatial order
+      // (2x at 1e9 random points), 4 more bytes a point; it re-uploads the cloud.
+      bool sorted = gpu->cloud_sorted();
+      if (ImGui::Checkbox("spatial sort on upload (+4 B/point)", &sorted)) set_gpu_sort(sorted);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Reorders the points on the GPU along a Morton curve once, so that unordered clouds\n"
+            "draw as fast as spatially ordered ones. The image does not change.");
+    }
 #endif
     if (!use_gpu) ImGui::Text("CPU threads: %u", opt.threads ? opt.threads : default_threads());
     ImGui::TextWrapped(

@@ -161,6 +161,35 @@ bool Viewer::Impl::switch_mode(bool want_gpu) {
 #endif
 }
 
+void Viewer::Impl::set_gpu_sort(bool on) {
+#if PR_HAVE_CUDA
+  if (!gpu) return;
+  gpu->set_spatial_sort(on);
+  if (!cloud) return;
+  std::string why;
+  Stopwatch sw;
+  if (gpu->set_cloud(*cloud, &why)) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "GPU cloud re-uploaded %s in %.2f s",
+                  gpu->cloud_sorted() ? "in Morton order" : "in its own order", sw.ms() * 1e-3);
+    set_status(msg, false);
+    return;
+  }
+  // No room for the sorted form: back to the plain upload, or to the CPU.
+  gpu->set_spatial_sort(false);
+  if (gpu->set_cloud(*cloud, &why)) {
+    set_status("spatial sort refused (" + why + "); the cloud stays in its own order", true);
+    return;
+  }
+  set_status("GPU renderer refused the cloud (" + why + "); drawing on the CPU", true);
+  gpu.reset();
+  interop = false;
+  use_gpu = false;
+#else
+  (void)on;
+#endif
+}
+
 void Viewer::Impl::update_interop_registration(bool size_changed) {
 #if PR_HAVE_CUDA
   if (!use_gpu || !gpu || display->empty()) return;
@@ -406,6 +435,14 @@ std::string Viewer::mode() const {
 }
 bool Viewer::set_mode(const std::string& mode) {
   return impl_->switch_mode(mode == "gpu");
+}
+bool Viewer::set_gpu_sort(bool on) {
+  impl_->set_gpu_sort(on);
+#if PR_HAVE_CUDA
+  return impl_->gpu && impl_->gpu->cloud_sorted();
+#else
+  return false;
+#endif
 }
 int Viewer::display_allocations() const {
   return impl_->display ? impl_->display->allocations() : 0;

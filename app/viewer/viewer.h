@@ -44,6 +44,9 @@ class Viewer {
   std::string mode() const;
   /// Asks to switch renderer; false (and a message in the panel) when it cannot.
   bool set_mode(const std::string& mode);
+  /// The panel's "spatial sort on upload" (GPU mode): re-uploads the cloud to the GPU sorted along
+  /// a Morton curve, or in its own order. Returns whether the GPU cloud is now sorted.
+  bool set_gpu_sort(bool on);
   /// How the image reaches the screen: "CPU render + PBO upload", "CUDA-GL interop", ...
   std::string display_path() const;
   /// Times the display buffers were allocated (once per size change).

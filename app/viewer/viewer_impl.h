@@ -88,6 +88,7 @@ struct Viewer::Impl {
   void set_status(const std::string& s, bool error);
   void install_cloud(CloudJob::Result& r);
   bool switch_mode(bool gpu);
+  void set_gpu_sort(bool on);  // re-uploads the cloud to the GPU, sorted or not
   void update_interop_registration(bool size_changed);
   void render_frame();
   void handle_event(const SDL_Event& e);

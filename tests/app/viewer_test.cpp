@@ -599,9 +599,9 @@ TEST(Window, LiveSwitchToGpuShowsTheSameImage) {
   pr::Viewer v(scripted(0, 800, 500, 1'000'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
-  std::vector<uint32_t> cpu_img, gpu_img, back_img;
+  std::vector<uint32_t> cpu_img, gpu_img, sorted_img, back_img;
   int w = 0, h = 0, switched_at = -1;
-  bool switched = false;
+  bool switched = false, sorted = false;
   std::string path;
   pr::ViewerHooks hk;
   hk.on_frame = [&](int frame, pr::Viewer& vw) {
@@ -612,10 +612,15 @@ TEST(Window, LiveSwitchToGpuShowsTheSameImage) {
     } else if (switched_at >= 0 && frame == switched_at + 3) {
       vw.read_image(gpu_img, w, h);
       path = vw.display_path();
+      // The panel's spatial sort re-uploads the cloud in Morton order: same image.
+      sorted = vw.set_gpu_sort(true);
+    } else if (switched_at >= 0 && frame == switched_at + 6) {
+      vw.read_image(sorted_img, w, h);
+      vw.set_gpu_sort(false);
       // G toggles back to the CPU, live.
       SDL_Event e = key_event(SDLK_g, SDL_SCANCODE_G, true);
       SDL_PushEvent(&e);
-    } else if (switched_at >= 0 && frame == switched_at + 6) {
+    } else if (switched_at >= 0 && frame == switched_at + 9) {
       vw.read_image(back_img, w, h);
       vw.request_quit();
     }
@@ -629,5 +634,7 @@ TEST(Window, LiveSwitchToGpuShowsTheSameImage) {
   size_t diff = 0;
   for (size_t i = 0; i < cpu_img.size(); ++i) diff += cpu_img[i] != gpu_img[i];
   EXPECT_EQ(diff, 0u) << "CPU and GPU images differ in " << diff << " pixels";
+  EXPECT_TRUE(sorted) << v.status();
+  EXPECT_EQ(sorted_img, cpu_img) << "the spatially sorted GPU cloud draws another image";
   EXPECT_EQ(back_img, cpu_img);
 }
