@@ -69,6 +69,7 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(depth32_);
     free_device(rgba_);
     free_device(depth_);
+    if (graph_exec_) PR_CUDA_LOG(cudaGraphExecDestroy(graph_exec_));
     for (cudaEvent_t& e : ev_)
       if (e) PR_CUDA_LOG(cudaEventDestroy(e));
     if (stream_) PR_CUDA_LOG(cudaStreamDestroy(stream_));
@@ -94,6 +95,8 @@ class CudaRendererImpl final : public CudaRenderer {
           std::strcmp(v, "morton") == 0 || std::strcmp(v, "on") == 0 || std::strcmp(v, "1") == 0;
     if (const char* v = std::getenv("PR_CUDA_COMPACT"))
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
+    if (const char* v = std::getenv("PR_CUDA_GRAPH"))
+      graph_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     return true;
   }
 
@@ -112,6 +115,8 @@ class CudaRendererImpl final : public CudaRenderer {
   void set_spatial_sort(bool on) override { sort_ = on; }
   bool cloud_sorted() const override { return sorted_; }
   void set_compact_positions(bool on) override { compact_ = on; }
+  void set_frame_graph(bool on) override { graph_ = on; }
+  bool frame_graph() const override { return graph_; }
   bool compact_positions() const override { return compact_active_; }
 
   std::string name() const override { return "gpu"; }
@@ -411,17 +416,79 @@ class CudaRendererImpl final : public CudaRenderer {
 
   /// Clear (only when the last resolve did not), raster, resolve into `rgba` (device memory or
   /// the mapped GL buffer). Records events 0..3; the caller records 4 after its copy.
+  /// With set_frame_graph(true) or PR_CUDA_GRAPH=1 the frame's operations are captured into a
+  /// CUDA graph and launched as one: the graph is re-captured each frame (the camera changes the kernels' parameters) and
+  /// the instantiated graph updated in place (cudaGraphExecUpdate), so the GPU runs the stages
+  /// back to back instead of waiting for each launch from the host.
   bool frame(const Camera& camera, const RenderSettings& s, uint32_t* rgba, float* depth,
              FrameStats& stats, std::string* error) {
+    if (!graph_) {
+      if (!enqueue_frame(camera, s, rgba, depth, stats, false, error)) return false;
+      keys_clean_ = true;
+      return true;
+    }
+    PR_CUDA_TRY(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    std::string inner;
+    const bool ok = enqueue_frame(camera, s, rgba, depth, stats, true, &inner);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t end = cudaStreamEndCapture(stream_, &graph);  // always end the capture
+    if (!ok || end != cudaSuccess) {
+      if (graph) PR_CUDA_LOG(cudaGraphDestroy(graph));
+      if (error) *error = !ok ? inner : "CUDA: " + cuda_message("cudaStreamEndCapture", end);
+      return false;
+    }
+    // A frame of the same shape (same operations, other parameters) updates the instantiated
+    // graph in place; another shape (the first frame's clear, a new variant, a subset) or a
+    // refused update instantiates anew.
+    if (graph_exec_ && shape_ == graph_shape_) {
+      cudaGraphExecUpdateResultInfo info{};
+      if (cudaGraphExecUpdate(graph_exec_, graph, &info) != cudaSuccess) {
+        (void)cudaGetLastError();
+        PR_CUDA_LOG(cudaGraphExecDestroy(graph_exec_));
+        graph_exec_ = nullptr;
+      }
+    } else if (graph_exec_) {
+      PR_CUDA_LOG(cudaGraphExecDestroy(graph_exec_));
+      graph_exec_ = nullptr;
+    }
+    graph_shape_ = shape_;
+    if (!graph_exec_) {
+      const cudaError_t e = cudaGraphInstantiate(&graph_exec_, graph, 0);
+      if (e != cudaSuccess) {
+        graph_exec_ = nullptr;
+        PR_CUDA_LOG(cudaGraphDestroy(graph));
+        if (error) *error = "CUDA: " + cuda_message("cudaGraphInstantiate", e);
+        return false;
+      }
+    }
+    PR_CUDA_LOG(cudaGraphDestroy(graph));
+    PR_CUDA_TRY(cudaGraphLaunch(graph_exec_, stream_));
+    keys_clean_ = true;
+    return true;
+  }
+
+  /// Records a timing event; inside a graph capture as an event-record node of the graph.
+  cudaError_t record(cudaEvent_t e, bool capturing) {
+    return capturing ? cudaEventRecordWithFlags(e, stream_, cudaEventRecordExternal)
+                     : cudaEventRecord(e, stream_);
+  }
+
+  bool enqueue_frame(const Camera& camera, const RenderSettings& s, uint32_t* rgba, float* depth,
+                     FrameStats& stats, bool capturing, std::string* error) {
     const size_t npix = size_t(s.width) * size_t(s.height);
     const uint64_t count = effective_count(points_, s.point_count);
     stats.points_drawn = count;
     const ProjParams p = camera.params(s.width, s.height, origin_, s.point_size);
-    PR_CUDA_TRY(cudaEventRecord(ev_[0], stream_));
+    // What decides which operations the frame has (for the graph's in-place update).
+    shape_ = uint64_t(!keys_clean_) | uint64_t(compact_active_) << 1 | uint64_t(sorted_) << 2 |
+             uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
+             uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
+             uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8;
+    PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
     keys_clean_ = false;
-    PR_CUDA_TRY(cudaEventRecord(ev_[1], stream_));
+    PR_CUDA_TRY(record(ev_[1], capturing));
     if (compact_active_) {
       cuda::CompactInput in;
       in.words = words_;
@@ -439,11 +506,10 @@ class CudaRendererImpl final : public CudaRenderer {
       cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
     }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
-    PR_CUDA_TRY(cudaEventRecord(ev_[2], stream_));
+    PR_CUDA_TRY(record(ev_[2], capturing));
     cuda::launch_resolve(keys_, depth32_, npix, colors_, s.background, rgba, depth, stream_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
-    PR_CUDA_TRY(cudaEventRecord(ev_[3], stream_));
-    keys_clean_ = true;
+    PR_CUDA_TRY(record(ev_[3], capturing));
     return true;
   }
 
@@ -463,6 +529,9 @@ class CudaRendererImpl final : public CudaRenderer {
   std::string device_name_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev_[5] = {};
+  bool graph_ = false;  // each frame as one CUDA graph launch (PR_CUDA_GRAPH=1)
+  cudaGraphExec_t graph_exec_ = nullptr;
+  uint64_t shape_ = 0, graph_shape_ = ~uint64_t{0};
   Float3* pos_ = nullptr;
   uint32_t* colors_ = nullptr;
   uint32_t* orig_ = nullptr;  // spatially sorted upload: original index of each stored position

@@ -374,10 +374,12 @@ TEST(CudaRenderer, StageTimesAreMeasured) {
 struct VariantCase {
   std::string variant;
   bool sort;
+  bool graph = false;  // each frame as one CUDA graph launch
 };
 
 std::string variant_case_name(const testing::TestParamInfo<VariantCase>& i) {
-  return i.param.variant + (i.param.sort ? "_sorted" : "_file_order");
+  return i.param.variant + (i.param.sort ? "_sorted" : "_file_order") +
+         (i.param.graph ? "_graph" : "");
 }
 
 class Variants : public testing::TestWithParam<VariantCase> {};
@@ -392,6 +394,8 @@ TEST_P(Variants, EveryPathEqualsCpu) {
   ASSERT_TRUE(gpu->set_raster_variant(v.variant, &err)) << err;
   EXPECT_EQ(gpu->raster_variant(), v.variant);
   gpu->set_spatial_sort(v.sort);
+  gpu->set_frame_graph(v.graph);
+  EXPECT_EQ(gpu->frame_graph(), v.graph);
   const int sizes[][3] = {{1023, 769, 1}, {640, 480, 3}, {1920, 1080, 1}, {333, 177, 2}};
   for (const char* scene : {"cube", "terrain", "galaxy"}) {
     const PointCloud& cloud = scene_cloud(scene, 300'000);
@@ -471,7 +475,9 @@ INSTANTIATE_TEST_SUITE_P(
                     VariantCase{"merge", false}, VariantCase{"merge_prefilter32", false},
                     VariantCase{"simple", true}, VariantCase{"prefilter32", true},
                     VariantCase{"merge", true}, VariantCase{"merge_prefilter32", true},
-                    VariantCase{"simple_v1", false}, VariantCase{"simple_v1", true}),
+                    VariantCase{"simple_v1", false}, VariantCase{"simple_v1", true},
+                    VariantCase{"simple", false, true}, VariantCase{"simple", true, true},
+                    VariantCase{"prefilter32", false, true}),
     variant_case_name);
 
 // ------------------------------------------------------------------ compact quantized positions
