@@ -1,6 +1,7 @@
 // The CPU rasterizer: depth order, ties, empty clouds, NaN points, point size, subsets, and
 // identical images for any thread count.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -167,7 +168,8 @@ TEST(CpuRenderer, CubeSceneSeenFromSeedCamera) {
 TEST(Image, PngWrittenAndReadable) {
   const PointCloud c = make_scene("galaxy", 50000, 2);
   const Image img = render(c, scene_camera("galaxy", c), 97, 61);
-  const auto path = std::filesystem::temp_directory_path() / "pointraster_png_test.png";
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("pointraster_png_test_" + std::to_string(::getpid()) + ".png");
   std::string err;
   ASSERT_TRUE(write_png(path.string(), img, &err)) << err;
   Image back;

@@ -179,8 +179,10 @@ TEST(IoSharedFiles, BadFilesFailWithMessage) {
 class IoRoundTrip : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The process id keeps parallel test processes apart (ctest -j runs each test in its own
+    // process, and under AddressSanitizer their fixtures can sit at the same address).
     dir_ = fs::temp_directory_path() /
-           ("pr_io_rt_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+           ("pr_io_rt_" + std::to_string(::getpid()) + "_" +
             std::to_string(reinterpret_cast<uintptr_t>(this)));
     fs::create_directories(dir_);
   }
