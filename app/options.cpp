@@ -73,6 +73,7 @@ std::string usage_text() {
        "  --camera X,Y,Z,YAW,PITCH  camera position (world units) and angles in degrees\n"
        "                        (yaw about +y, 0 looks along +z; pitch up positive)\n"
        "  --focus F             focal length in image-plane units (vertical fov = 2*atan(1/F))\n"
+       "  --up y|z              the world's up axis (default: z for files, y for scenes)\n"
        "  --frames K            frames to render (headless default 5; viewer: quit after K)\n"
        "  --screenshot OUT.png  save the last frame (headless: the image; viewer: the window)\n"
        "  --point-size S        point size in pixels, 1 to 16 (default 1)\n"
@@ -152,6 +153,11 @@ int parse_options(int argc, char** argv, Options& o) {
         const double f = parse_double(a, need());
         if (!(f > 0.0) || f > 1e4) throw BadValue{"option --focus: must be > 0 and <= 10000"};
         o.focus = f;
+      } else if (a == "--up") {
+        const std::string v = need();
+        if (v != "y" && v != "z" && v != "Y" && v != "Z")
+          throw BadValue{"option --up: '" + v + "' is not y or z"};
+        o.up = char(v[0] | 0x20);
       } else if (a == "--frames") {
         const int k = parse_number<int>(a, need());
         if (k < 1) throw BadValue{"option --frames: must be at least 1"};

@@ -24,6 +24,7 @@ struct Options {
   std::optional<uint64_t> points;
   std::optional<CameraArg> camera;
   std::optional<double> focus;
+  std::optional<char> up;     ///< 'y' or 'z'; unset: z for files (LAS and scans are z-up), y for scenes
   int frames = 0;             ///< 0: headless renders 5 frames; the viewer runs until closed
   std::string screenshot;
   int point_size = 1;

@@ -23,6 +23,18 @@ void apply_camera_options(const Options& o, Camera& cam) {
   if (o.focus) cam.focus = *o.focus;
 }
 
+UpAxis up_axis_for(const Options& o, bool from_files) {
+  if (o.up) return *o.up == 'z' ? UpAxis::kZ : UpAxis::kY;
+  return from_files ? UpAxis::kZ : UpAxis::kY;
+}
+
+void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, UpAxis up) {
+  cam.up_axis = up;
+  cam.yaw = 0.0;
+  cam.pitch = -0.5;
+  cam.frame(world_bounds, aspect);
+}
+
 bool build_session(const Options& o, Session& s, std::string* error) {
   s = Session{};
   if (!o.files.empty()) {
@@ -35,13 +47,18 @@ bool build_session(const Options& o, Session& s, std::string* error) {
     }
     const int w = o.width.value_or(1280), h = o.height.value_or(720);
     s.camera.focus = 1.5;
-    s.camera.yaw = 0.0;
-    s.camera.pitch = -0.5;
-    s.camera.frame(s.cloud.world_bounds(), double(w) / double(h));
+    frame_files_camera(s.camera, s.cloud.world_bounds(), double(w) / double(h),
+                       up_axis_for(o, true));
   } else {
     s.scene = o.scene.empty() ? kDefaultScene : o.scene;
     s.cloud = make_scene(s.scene, o.points.value_or(kDefaultScenePoints));
     s.camera = scene_camera(s.scene, s.cloud);
+    if (up_axis_for(o, false) == UpAxis::kZ) {
+      // The scenes are built y-up: keep the view, expressed in the z-up frame's angles.
+      const glm::dvec3 target = s.camera.position + s.camera.forward();
+      s.camera.up_axis = UpAxis::kZ;
+      s.camera.look_at(target);
+    }
   }
   apply_camera_options(o, s.camera);
   return true;

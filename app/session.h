@@ -31,6 +31,13 @@ bool build_session(const Options& o, Session& s, std::string* error);
 /// Applies --camera and --focus to a camera.
 void apply_camera_options(const Options& o, Camera& cam);
 
+/// The up axis for a cloud: --up when given, else z for files (LAS and scanner formats are z-up)
+/// and y for the procedural scenes (built in the seed's y-up frame).
+UpAxis up_axis_for(const Options& o, bool from_files);
+
+/// The starting view of loaded files: looking down at about 29 degrees, the whole cloud framed.
+void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, UpAxis up);
+
 /// Whether this build and machine can render on the GPU; the reason when not.
 bool gpu_mode_available(std::string* why);
 

@@ -157,6 +157,12 @@ void Viewer::Impl::draw_panel() {
   }
 
   if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
+    int up = camera.up_axis == UpAxis::kZ ? 1 : 0;
+    ImGui::Text("up axis");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Y (scenes)", up == 0)) set_up_axis(UpAxis::kY);
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Z (LAS, scans)", up == 1)) set_up_axis(UpAxis::kZ);
     ImGui::InputScalarN("position", ImGuiDataType_Double, &camera.position.x, 3, nullptr, nullptr,
                         "%.2f");
     double yaw_deg = camera.yaw * 180.0 / kPi, pitch_deg = camera.pitch * 180.0 / kPi;

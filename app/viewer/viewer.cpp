@@ -53,6 +53,18 @@ size_t Viewer::Impl::device_bytes() const {
 #endif
 }
 
+void Viewer::Impl::set_up_axis(UpAxis up) {
+  if (up == camera.up_axis) return;
+  if (scene.empty()) files_up = up;
+  const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
+  if (cloud && !cloud->empty()) {
+    frame_files_camera(camera, cloud->world_bounds(), double(w) / double(h), up);
+  } else {
+    camera.up_axis = up;
+  }
+  home_camera = camera;
+}
+
 void Viewer::Impl::frame_cloud() {
   if (!cloud || cloud->empty()) return;
   const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
@@ -100,14 +112,17 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     // A regenerated scene keeps the view: only the density changed.
   } else if (!scene.empty()) {
     camera = scene_camera(scene, *cloud);
+    if (up_axis_for(opt, false) == UpAxis::kZ) {  // --up z on a scene: as build_session does
+      const glm::dvec3 target = camera.position + camera.forward();
+      camera.up_axis = UpAxis::kZ;
+      camera.look_at(target);
+    }
     fly.speed = FlyCamera::speed_for(cloud->world_bounds());
   } else {
     // As build_session frames files: looking slightly down on the whole cloud.
     camera.focus = first_cloud ? 1.5 : camera.focus;
-    camera.yaw = 0.0;
-    camera.pitch = -0.5;
     const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
-    camera.frame(cloud->world_bounds(), double(w) / double(h));
+    frame_files_camera(camera, cloud->world_bounds(), double(w) / double(h), files_up);
     fly.speed = FlyCamera::speed_for(cloud->world_bounds());
   }
   if (first_cloud) {
@@ -392,6 +407,7 @@ void Viewer::Impl::handle_event(const SDL_Event& e) {
 
 Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
   impl_->opt = options;
+  impl_->files_up = up_axis_for(options, true);
 }
 
 Viewer::~Viewer() {

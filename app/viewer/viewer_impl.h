@@ -47,6 +47,7 @@ struct Viewer::Impl {
   bool first_cloud = true;
   bool initial_load_failed = false;
   Camera home_camera;  // what R returns to
+  UpAxis files_up = UpAxis::kZ;  // up axis for loaded files (--up, or the panel's choice)
 
   // Renderers: the CPU one always exists; the GPU one is made on first use and kept.
   std::unique_ptr<Renderer> cpu;
@@ -93,6 +94,7 @@ struct Viewer::Impl {
   void render_frame();
   void handle_event(const SDL_Event& e);
   void frame_cloud();
+  void set_up_axis(UpAxis up);  // re-frames the cloud seen with that axis up
   bool save_screenshot_key();
   void start_open(const std::vector<std::string>& paths);
   void refresh_listing();

@@ -9,14 +9,25 @@ namespace {
 constexpr double kPitchLimit = 1.5607963267948966;  // pi/2 - 0.01
 }
 
-glm::dvec3 Camera::forward() const {
-  return {std::sin(yaw) * std::cos(pitch), std::sin(pitch), std::cos(yaw) * std::cos(pitch)};
+glm::dvec3 Camera::to_world(const glm::dvec3& v) const {
+  return up_axis == UpAxis::kZ ? glm::dvec3(v.x, v.z, v.y) : v;
 }
 
-glm::dvec3 Camera::right() const { return {std::cos(yaw), 0.0, -std::sin(yaw)}; }
+// The axes in the yaw/pitch frame (x right, y up, z forward at yaw = pitch = 0), then to world.
+glm::dvec3 Camera::forward() const {
+  return to_world(
+      {std::sin(yaw) * std::cos(pitch), std::sin(pitch), std::cos(yaw) * std::cos(pitch)});
+}
 
-// right x up = forward, as in the seed's identity camera (x right, y up, z forward).
-glm::dvec3 Camera::up() const { return glm::cross(forward(), right()); }
+glm::dvec3 Camera::right() const { return to_world({std::cos(yaw), 0.0, -std::sin(yaw)}); }
+
+// In the yaw/pitch frame right x up = forward, as in the seed's identity camera.
+glm::dvec3 Camera::up() const {
+  const glm::dvec3 f{std::sin(yaw) * std::cos(pitch), std::sin(pitch),
+                     std::cos(yaw) * std::cos(pitch)};
+  const glm::dvec3 r{std::cos(yaw), 0.0, -std::sin(yaw)};
+  return to_world(glm::cross(f, r));
+}
 
 glm::dmat3 Camera::rows() const {
   // glm is column-major: build the transpose of the column matrix so that row i is axis i.
@@ -37,7 +48,7 @@ void Camera::turn(double dyaw, double dpitch) {
 }
 
 void Camera::look_at(const glm::dvec3& target) {
-  const glm::dvec3 d = target - position;
+  const glm::dvec3 d = to_world(target - position);  // to_world is its own inverse
   const double len = glm::length(d);
   if (!(len > 0.0) || !std::isfinite(len)) return;
   yaw = std::atan2(d.x, d.z);

@@ -87,3 +87,64 @@ TEST(Camera, MoveLocalFollowsAxes) {
 
 }  // namespace
 }  // namespace pr
+
+namespace pr {
+namespace {
+
+TEST(Camera, ZUpLooksNorthWithEastOnTheRightNotMirrored) {
+  Camera c;
+  c.up_axis = UpAxis::kZ;
+  c.position = {0, 0, 0};
+  EXPECT_NEAR(glm::length(c.forward() - glm::dvec3(0, 1, 0)), 0.0, 1e-12);
+  EXPECT_NEAR(glm::length(c.up() - glm::dvec3(0, 0, 1)), 0.0, 1e-12);
+  EXPECT_NEAR(glm::length(c.right() - glm::dvec3(1, 0, 0)), 0.0, 1e-12);
+  // Right-handed world: right = forward x up (the seed's y-up frame has right = up x forward).
+  for (double yaw : {0.0, 0.7, -2.5})
+    for (double pitch : {0.0, 0.4, -1.1}) {
+      c.yaw = yaw;
+      c.pitch = pitch;
+      EXPECT_NEAR(glm::length(glm::cross(c.forward(), c.up()) - c.right()), 0.0, 1e-12);
+      EXPECT_GT(c.up().z, 0.0);
+    }
+  // A point north-east and above, seen looking north: right half, upper half of the image.
+  c.yaw = 0.0;
+  c.pitch = 0.0;
+  const ProjParams p = c.params(200, 100, glm::dvec3(0.0));
+  int ix, iy;
+  uint64_t key;
+  ASSERT_TRUE(project_to_pixel(p, 1.0f, 10.0f, 1.0f, 0, ix, iy, key));  // focus 5: u = w = 0.5
+  EXPECT_GT(ix, 100);
+  EXPECT_LT(iy, 50);
+  EXPECT_EQ(key_depth(key), 10.0f);
+  // Yaw turns about +z: a quarter turn right looks east.
+  c.turn(3.14159265358979 / 2.0, 0.0);
+  EXPECT_NEAR(glm::length(c.forward() - glm::dvec3(1, 0, 0)), 0.0, 1e-12);
+}
+
+TEST(Camera, ZUpLookAtAndFrame) {
+  Camera c;
+  c.up_axis = UpAxis::kZ;
+  c.position = {100, 200, 50};
+  c.look_at({130, 260, 20});
+  const glm::dvec3 d = glm::normalize(glm::dvec3(30, 60, -30));
+  EXPECT_NEAR(glm::length(c.forward() - d), 0.0, 1e-9);
+  Bounds b;
+  b.extend({636000.0, 848900.0, 400.0});
+  b.extend({637200.0, 849500.0, 520.0});
+  c.pitch = -0.5;
+  c.frame(b, 16.0 / 9.0);
+  const ProjParams p = c.params(1600, 900, b.center());
+  for (int i = 0; i < 8; ++i) {
+    const glm::dvec3 corner{i & 1 ? b.max.x : b.min.x, i & 2 ? b.max.y : b.min.y,
+                            i & 4 ? b.max.z : b.min.z};
+    const glm::dvec3 local = corner - b.center();
+    int ix, iy;
+    uint64_t key;
+    EXPECT_TRUE(
+        project_to_pixel(p, float(local.x), float(local.y), float(local.z), 0, ix, iy, key))
+        << "corner " << i;
+  }
+}
+
+}  // namespace
+}  // namespace pr

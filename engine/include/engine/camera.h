@@ -9,6 +9,14 @@
 
 namespace pr {
 
+/// Which world axis points up.
+///  kY: the seed's frame, and the procedural scenes': yaw = pitch = 0 looks along +z with +y up
+///      and +x to the right (the seed's identity rotation; a left-handed view).
+///  kZ: geographic and scanner data (LAS, PTS, most XYZ: x east, y north, z up, right-handed):
+///      yaw = 0 looks north (+y) with +z up and +x (east) to the right, not mirrored. yaw turns
+///      about +z.
+enum class UpAxis { kY, kZ };
+
 class Camera {
  public:
   glm::dvec3 position{0.0, 0.0, 10.0};  ///< world coordinates (double: UTM-size values)
@@ -16,6 +24,7 @@ class Camera {
   double pitch = 0.0;  ///< radians, positive looks up; clamped to (-pi/2, pi/2)
   double focus = 5.0;  ///< focal length in image-plane units; tan(vfov/2) = 1/focus
   double near_z = 0.01;
+  UpAxis up_axis = UpAxis::kY;
 
   /// Rotation whose rows are the camera's right, up and forward axes (the seed's unit_vec).
   /// yaw = pitch = 0 gives the identity: right +x, up +y, forward +z.
@@ -32,6 +41,10 @@ class Camera {
   void move_local(const glm::dvec3& delta);
   /// Turns by yaw/pitch deltas (radians); pitch is clamped just short of straight up/down.
   void turn(double dyaw, double dpitch);
+  /// Maps a direction of the yaw/pitch frame (x right, y up, z forward at yaw = pitch = 0) to
+  /// world coordinates: the identity for kY; for kZ it swaps y and z (a reflection, which turns
+  /// the seed's left-handed view into a right-handed one for z-up data).
+  glm::dvec3 to_world(const glm::dvec3& v) const;
   /// Points the camera at a world position.
   void look_at(const glm::dvec3& target);
   /// Places the camera so the bounds fit in view for an image of the given aspect (W/H), keeping
