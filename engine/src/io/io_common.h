@@ -227,6 +227,13 @@ inline int parse_numbers(const char* p, const char* e, double* out, int max) {
   }
 }
 
+/// True when [p, e) holds only spaces.
+inline bool is_blank(const char* p, const char* e) {
+  for (; p < e; ++p)
+    if (!is_space(*p)) return false;
+  return true;
+}
+
 /// Splits [b, e) into about `parts` pieces at line starts.
 std::vector<std::pair<size_t, size_t>> split_lines(const char* base, size_t b, size_t e,
                                                    size_t parts);
@@ -237,5 +244,56 @@ size_t count_lines(const char* p, const char* e);
 std::string lower(std::string s);
 
 uint8_t clamp_u8(double v);
+
+/// Reads the text body [begin, end) of `text` in parallel, one point a non-blank line, straight
+/// into the cloud, then finish(): the origin comes from the first 64 lines, the work is split in
+/// about 64 pieces at line starts. `parse(s, le, pt)` reads the line [s, le); a line it rejects
+/// fails the read with the message `describe(line_number, s, le)`. PLY and PCD ascii bodies.
+template <class Parse, class Describe>
+bool read_text_rows(const Input& in, Output& out, Attributes attrs, const char* text,
+                    size_t begin, size_t end, Parse&& parse, Describe&& describe,
+                    std::string* error) {
+  const auto chunks = split_lines(text, begin, end, 64);
+  std::vector<size_t> caps(chunks.size());
+  for (size_t c = 0; c < chunks.size(); ++c)
+    caps[c] = count_lines(text + chunks[c].first, text + chunks[c].second);
+  Bounds sample;
+  const char* s = text + begin;
+  const char* const q = text + end;
+  for (int k = 0; k < 64 && s < q; ++k) {
+    const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(q - s)));
+    const char* le = nl ? nl : q;
+    RawPoint pt;
+    if (!is_blank(s, le) && parse(s, le, pt) && std::isfinite(pt.x) && std::isfinite(pt.y) &&
+        std::isfinite(pt.z))
+      sample.extend({pt.x, pt.y, pt.z});
+    s = nl ? nl + 1 : q;
+  }
+  PointSink sink(in, out, attrs, choose_origin(sample));
+  if (!sink.run(
+          caps,
+          [&](size_t c, BlockWriter& w, std::string& err) {
+            const char* a = text + chunks[c].first;
+            const char* e = text + chunks[c].second;
+            while (a < e) {
+              const char* nl = static_cast<const char*>(std::memchr(a, '\n', size_t(e - a)));
+              const char* le = nl ? nl : e;
+              if (!is_blank(a, le)) {
+                RawPoint pt;
+                if (!parse(a, le, pt)) {
+                  err = describe(count_lines(text, a) + 1, a, le);
+                  return false;
+                }
+                w(pt);
+              }
+              a = nl ? nl + 1 : e;
+            }
+            return true;
+          },
+          error))
+    return false;
+  finish(in, out, sink.bounds, attrs);
+  return true;
+}
 
 }  // namespace pr::io

@@ -323,11 +323,7 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
   while (left > 0 && q < end) {
     const char* nl = static_cast<const char*>(std::memchr(q, '\n', size_t(end - q)));
     const char* le = nl ? nl : end;
-    for (const char* s = q; s < le; ++s)
-      if (!is_space(*s)) {
-        --left;
-        break;
-      }
+    if (!is_blank(q, le)) --left;
     q = nl ? nl + 1 : end;
   }
   if (left != 0)
@@ -363,55 +359,13 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     pt.classification = f[kC] >= 0 ? clamp_u8(v[fields[f[kC]].token]) : 0;
     return true;
   };
-  const auto chunks = split_lines(text, data_off, size_t(q - text), 64);
-  std::vector<size_t> caps(chunks.size());
-  for (size_t c = 0; c < chunks.size(); ++c)
-    caps[c] = count_lines(text + chunks[c].first, text + chunks[c].second);
-  Bounds sample;
-  {
-    const char* s = p;
-    for (int k = 0; k < 64 && s < q; ++k) {
-      const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(q - s)));
-      const char* le = nl ? nl : q;
-      RawPoint pt;
-      if (parse_line(s, le, pt) && std::isfinite(pt.x) && std::isfinite(pt.y) &&
-          std::isfinite(pt.z))
-        sample.extend({pt.x, pt.y, pt.z});
-      s = nl ? nl + 1 : q;
-    }
-  }
-  PointSink sink(in, out, attrs, choose_origin(sample));
-  if (!sink.run(
-          caps,
-          [&](size_t c, BlockWriter& w, std::string& err) {
-            const char* s = text + chunks[c].first;
-            const char* e = text + chunks[c].second;
-            while (s < e) {
-              const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(e - s)));
-              const char* le = nl ? nl : e;
-              bool blank = true;
-              for (const char* t = s; t < le; ++t)
-                if (!is_space(*t)) {
-                  blank = false;
-                  break;
-                }
-              if (!blank) {
-                RawPoint pt;
-                if (!parse_line(s, le, pt)) {
-                  err = "PCD line " + std::to_string(count_lines(text, s) + 1) + ": expected " +
-                        std::to_string(tokens) + " numbers";
-                  return false;
-                }
-                w(pt);
-              }
-              s = nl ? nl + 1 : e;
-            }
-            return true;
-          },
-          error))
-    return false;
-  finish(in, out, sink.bounds, attrs);
-  return true;
+  return read_text_rows(
+      in, out, attrs, text, data_off, size_t(q - text), parse_line,
+      [&](size_t line, const char*, const char*) {
+        return "PCD line " + std::to_string(line) + ": expected " + std::to_string(tokens) +
+               " numbers";
+      },
+      error);
 }
 
 }  // namespace pr::io

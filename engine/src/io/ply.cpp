@@ -194,11 +194,6 @@ size_t instance_size(const Element& e, const uint8_t* p, const uint8_t* end, boo
   return n;
 }
 
-bool is_blank(const char* p, const char* e) {
-  for (; p < e; ++p)
-    if (!is_space(*p)) return false;
-  return true;
-}
 
 }  // namespace
 
@@ -506,50 +501,13 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
     make_point(val, l, v, pt);
     return true;
   };
-  const auto chunks = split_lines(text, size_t(vb - text), size_t(ve - text), 64);
-  std::vector<size_t> caps(chunks.size());
-  for (size_t c = 0; c < chunks.size(); ++c)
-    caps[c] = count_lines(text + chunks[c].first, text + chunks[c].second);
-  Bounds sample;
-  {
-    const char* s = vb;
-    for (int k = 0; k < 64 && s < ve; ++k) {
-      const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(ve - s)));
-      const char* le = nl ? nl : ve;
-      RawPoint pt;
-      if (!is_blank(s, le) && parse_line(s, le, pt) && std::isfinite(pt.x) && std::isfinite(pt.y) &&
-          std::isfinite(pt.z))
-        sample.extend({pt.x, pt.y, pt.z});
-      s = nl ? nl + 1 : ve;
-    }
-  }
-  PointSink sink(in, out, attrs, choose_origin(sample));
-  if (!sink.run(
-          caps,
-          [&](size_t c, BlockWriter& w, std::string& err) {
-            const char* s = text + chunks[c].first;
-            const char* e = text + chunks[c].second;
-            while (s < e) {
-              const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(e - s)));
-              const char* le = nl ? nl : e;
-              if (!is_blank(s, le)) {
-                RawPoint pt;
-                if (!parse_line(s, le, pt)) {
-                  err = "PLY vertex line " + std::to_string(count_lines(text, s) + 1) +
-                        ": cannot parse '" + std::string(s, std::min<size_t>(size_t(le - s), 60)) +
-                        "'";
-                  return false;
-                }
-                w(pt);
-              }
-              s = nl ? nl + 1 : e;
-            }
-            return true;
-          },
-          error))
-    return false;
-  finish(in, out, sink.bounds, attrs);
-  return true;
+  return read_text_rows(
+      in, out, attrs, text, size_t(vb - text), size_t(ve - text), parse_line,
+      [](size_t line, const char* s, const char* le) {
+        return "PLY vertex line " + std::to_string(line) + ": cannot parse '" +
+               std::string(s, std::min<size_t>(size_t(le - s), 60)) + "'";
+      },
+      error);
 }
 
 }  // namespace pr::io
