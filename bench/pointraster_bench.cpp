@@ -53,8 +53,9 @@ struct Options {
   bool json = false;
   std::string json_out;
   std::pair<int, int> check_size = {320, 180};
-  // The CUDA renderer's opt-in storage modes (docs/GPU.md), each timed as its own renderer row:
-  // default, sort (upload-time Morton sort), compact (quantized positions), compact+sort.
+  // The CUDA renderer's storage modes (docs/GPU.md), each timed as its own renderer row: default
+  // (the upload-time Morton sort), nosort (the cloud in its own order), compact (quantized
+  // positions, sorted), compact+nosort.
   std::vector<std::string> gpu_modes = {"default"};
   bool gpu_modes_given = false;
 };
@@ -149,10 +150,10 @@ bool parse_args(int argc, char** argv, Options& o) {
       o.gpu_modes = split_list(v);
       o.gpu_modes_given = true;
       for (const std::string& m : o.gpu_modes)
-        if (m != "default" && m != "sort" && m != "compact" && m != "compact+sort") {
+        if (m != "default" && m != "nosort" && m != "compact" && m != "compact+nosort") {
           std::fprintf(stderr,
-                       "pointraster_bench: unknown GPU mode '%s' (default, sort, compact, "
-                       "compact+sort)\n",
+                       "pointraster_bench: unknown GPU mode '%s' (default, nosort, compact, "
+                       "compact+nosort)\n",
                        m.c_str());
           return false;
         }
@@ -456,8 +457,8 @@ int main(int argc, char** argv) {
       const bool want_default =
           std::find(o.gpu_modes.begin(), o.gpu_modes.end(), "default") != o.gpu_modes.end();
       if (gpu && n <= o.gpu_max && want_default) {
-        if (o.gpu_modes_given) {  // explicit modes: "default" means both switches off
-          gpu->set_spatial_sort(false);
+        if (o.gpu_modes_given) {  // explicit modes: "default" means the renderer's defaults
+          gpu->set_spatial_sort(true);
           gpu->set_compact_positions(false);
         }
         Stopwatch up;
@@ -586,11 +587,11 @@ int main(int argc, char** argv) {
         }
       }
 #if defined(PR_BENCH_CUDA)
-      // The opt-in storage modes, each uploaded once and checked against a CPU renderer set up
+      // The other storage modes, each uploaded once and checked against a CPU renderer set up
       // the same way (compact positions draw the dequantized points, on both sides).
       for (const std::string& mode : o.gpu_modes) {
         if (mode == "default" || !gpu || n > o.gpu_max) continue;
-        const bool sort = mode.find("sort") != std::string::npos;
+        const bool sort = mode.find("nosort") == std::string::npos;
         const bool compact = mode.find("compact") != std::string::npos;
         gpu->set_spatial_sort(sort);
         gpu->set_compact_positions(compact);

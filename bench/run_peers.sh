@@ -8,7 +8,7 @@
 # Environment: OUT (logs and JSON, default build-bench/peers-out), PEERS (the seed's scripts:
 # .device-bench/peers, else ../shared/peers), PYTHON (default python3), BENCH_EXE,
 # POINTS (default 1e5,1e6,1e7,1e8), BILLION=1 adds 1e9, QUICK=1 runs fewer peer loops,
-# SORTED_POINTS (e.g. 1e8,1e9: GPU rows with the renderer's own upload-time sort),
+# NOSORT_POINTS (e.g. 1e8,1e9: GPU rows without the renderer's upload-time sort),
 # MODES_POINTS (e.g. 1e8,1e9: GPU rows for each storage mode, GPU_MODES, MODES_ORDERS),
 # PEER_LOGS (folder for the peers' own output, default OUT; the device tool returns 8 files at most).
 set -uo pipefail
@@ -76,15 +76,15 @@ if [ "${BILLION:-0}" = 1 ]; then
   echo "== pointraster_bench, one billion points"
   timeout "$t" "$exe" --points 1e9 --frames 10 --budget 2 --json-out "$out/bench_1e9.json" ${BENCH_ARGS:-} || rc=$?
 fi
-if [ -n "${SORTED_POINTS:-}" ]; then
-  echo "== GPU with the renderer's upload-time Morton sort (PR_CUDA_SORT=on), random order"
-  PR_CUDA_SORT=on timeout "$t" "$exe" --renderers gpu --points "$SORTED_POINTS" --orders random \
-    --frames 20 --budget 1 --json-out "$out/bench_sorted.json" || rc=$?
+if [ -n "${NOSORT_POINTS:-}" ]; then
+  echo "== GPU without the renderer's upload-time Morton sort (PR_CUDA_SORT=off), random order"
+  PR_CUDA_SORT=off timeout "$t" "$exe" --renderers gpu --points "$NOSORT_POINTS" --orders random \
+    --frames 20 --budget 1 --json-out "$out/bench_nosort.json" || rc=$?
 fi
 if [ -n "${MODES_POINTS:-}" ]; then
-  echo "== GPU storage modes (default, sort, compact, compact+sort), each checked against the CPU"
+  echo "== GPU storage modes (default, nosort, compact, compact+nosort), each checked against the CPU"
   timeout "$t" "$exe" --renderers gpu --points "$MODES_POINTS" --orders "${MODES_ORDERS:-random}" \
-    --gpu-modes "${GPU_MODES:-default,sort,compact,compact+sort}" --frames 20 --budget 1 \
+    --gpu-modes "${GPU_MODES:-default,nosort,compact,compact+nosort}" --frames 20 --budget 1 \
     --json-out "$out/bench_modes.json" || rc=$?
 fi
 if [ "${RESOLUTIONS:-1}" = 1 ]; then

@@ -85,6 +85,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   sw.reset();
   if (count > 0) {
     const Float3* pos = cloud->positions.data();
+    const uint32_t* colors = cloud->colors.data();
     const uint64_t step = subset_step(total_points, count);
     const size_t width = size_t(s.width);
     const bool big = p.point_size > 1;
@@ -116,7 +117,8 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
     culled_batches_ = 0;
     if (compact_active_) {
       // Compact positions: batch by batch (the box test first), every stored point decoded with
-      // the shared decoder; a subset keeps the stored points whose original index is in it.
+      // the shared decoder; a subset keeps the stored points whose original index is in it. The
+      // key carries the point's color, read through the original index.
       const CompactCloud& cc = compact_;
       const bool subset = step != (uint64_t{1} << 32);
       const bool cull = compact_cull_;
@@ -140,7 +142,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
                 if (!compact_decode(box, cc.words[si], x, y, z)) continue;
                 int ix, iy;
                 uint64_t key;
-                if (project_to_pixel(p, x, y, z, id, ix, iy, key)) plot(ix, iy, key);
+                if (project_to_pixel(p, x, y, z, colors[id], ix, iy, key)) plot(ix, iy, key);
               }
             }
             culled.fetch_add(my_culled, std::memory_order_relaxed);
@@ -170,7 +172,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
                   if (j + kAhead < n && pix[j + kAhead] != ~0u)
                     __builtin_prefetch(keys + pix[j + kAhead], 1);
                   if (pix[j] == ~0u) continue;
-                  const uint64_t key = pack_key(dep[j], uint32_t(b0 + j));
+                  const uint64_t key = pack_key(dep[j], colors[b0 + j]);
                   uint64_t* slot = keys + pix[j];
                   if (key < *slot) {
                     mark(int(pix[j] % uint32_t(p.width)), int(pix[j] / uint32_t(p.width)));
@@ -185,7 +187,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
               const Float3 v = pos[src];
               int ix, iy;
               uint64_t key;
-              if (project_to_pixel(p, v.x, v.y, v.z, uint32_t(src), ix, iy, key)) plot(ix, iy, key);
+              if (project_to_pixel(p, v.x, v.y, v.z, colors[src], ix, iy, key)) plot(ix, iy, key);
             }
           },
           threads_, 1 << 14);
@@ -196,7 +198,6 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   // Resolve by tiles: touched tiles turn keys into colors and reset the keys; untouched tiles
   // are background.
   sw.reset();
-  const uint32_t* colors = cloud ? cloud->colors.data() : nullptr;
   uint32_t* rgba = out.rgba.data();
   float* depth = s.want_depth ? out.depth.data() : nullptr;
   const uint32_t bg = s.background;
@@ -218,7 +219,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
               }
               for (size_t i = row + size_t(x0); i < row + size_t(x1); ++i) {
                 const uint64_t k = keys[i];
-                rgba[i] = resolve_key(k, colors, bg);
+                rgba[i] = resolve_key(k, bg);
                 if (depth) depth[i] = k == kEmptyKey ? INFINITY : key_depth(k);
                 keys[i] = kEmptyKey;
               }

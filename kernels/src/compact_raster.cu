@@ -14,6 +14,7 @@ constexpr int kPerLoad = 4;  // words loaded before the first is used
 static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
 
+// kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
 template <bool kSubset, bool kOrig, bool kSplat>
 __global__ void __launch_bounds__(kThreads)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
@@ -43,9 +44,8 @@ __global__ void __launch_bounds__(kThreads)
       const uint64_t i = base + k0 + uint32_t(k * kThreads) + threadIdx.x;
       float x, y, z;
       if (!compact_decode(b, w[k], x, y, z)) continue;
-      uint32_t id = uint32_t(i);
       if constexpr (kSubset) {
-        if constexpr (kOrig) id = __ldg(in.orig + i);
+        const uint32_t id = kOrig ? __ldg(in.orig + i) : uint32_t(i);
         if (!in_subset(id, in.count, step)) continue;
       }
       int ix = 0, iy = 0;
@@ -53,8 +53,8 @@ __global__ void __launch_bounds__(kThreads)
       if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
       const uint32_t dbits = uint32_t(key >> 32);
       if constexpr (kSplat) {
-        if constexpr (kOrig && !kSubset) id = __ldg(in.orig + i);
-        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) | id;
+        const unsigned long long full =
+            (static_cast<unsigned long long>(dbits) << 32) | __ldg(in.colors + i);
         int x0, y0, x1, y1;
         splat_rect(p, ix, iy, x0, y0, x1, y1);
         for (int yy = y0; yy < y1; ++yy)
@@ -63,13 +63,13 @@ __global__ void __launch_bounds__(kThreads)
             if (full < *slot) atomicMin(slot, full);
           }
       } else {
-        // The simple variant's early test: the depth word first, the index only for points that
-        // may still win (a Morton-ordered build reads its index array for those alone).
+        // The simple variant's early test: the depth word first, the color only for points that
+        // may still win.
         const size_t pix = size_t(iy) * width + size_t(ix);
         const unsigned long long cur = keys[pix];
         if (dbits > uint32_t(cur >> 32)) continue;
-        if constexpr (kOrig && !kSubset) id = __ldg(in.orig + i);
-        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) | id;
+        const unsigned long long full =
+            (static_cast<unsigned long long>(dbits) << 32) | __ldg(in.colors + i);
         if (full < cur) atomicMin(keys + pix, full);
       }
     }
@@ -91,23 +91,20 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
 
 }  // namespace
 
-void launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
+bool launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
                            cudaStream_t stream) {
-  if (in.count == 0 || in.total == 0) return;
+  if (in.count == 0 || in.total == 0) return true;
   const uint64_t step = subset_step(in.total, in.count);
   const bool subset = step != kFullStep;
-  const bool orig = in.orig != nullptr;
-  if (subset) {
-    if (orig)
-      launch<true, true>(p, in, step, keys, stream);
-    else
-      launch<true, false>(p, in, step, keys, stream);
-  } else {
-    if (orig)
-      launch<false, true>(p, in, step, keys, stream);
-    else
-      launch<false, false>(p, in, step, keys, stream);
-  }
+  if (!subset)
+    launch<false, false>(p, in, step, keys, stream);
+  else if (!in.permuted)
+    launch<true, false>(p, in, step, keys, stream);
+  else if (in.orig)
+    launch<true, true>(p, in, step, keys, stream);
+  else
+    return false;
+  return true;
 }
 
 }  // namespace pr::cuda

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/parallel.h"
 #include "kernels/cuda_renderer.h"
 #include "raster.h"
 
@@ -91,8 +92,7 @@ class CudaRendererImpl final : public CudaRenderer {
       if (!set_raster_variant(v, &why)) std::fprintf(stderr, "pointraster: %s\n", why.c_str());
     }
     if (const char* v = std::getenv("PR_CUDA_SORT"))
-      sort_ =
-          std::strcmp(v, "morton") == 0 || std::strcmp(v, "on") == 0 || std::strcmp(v, "1") == 0;
+      sort_ = !(std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
     if (const char* v = std::getenv("PR_CUDA_COMPACT"))
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
@@ -124,7 +124,7 @@ class CudaRendererImpl final : public CudaRenderer {
 
   size_t memory_bytes() const override {
     return cap_points_ * ((pos_ ? sizeof(Float3) : 0) + (words_ ? sizeof(uint32_t) : 0) +
-                          sizeof(uint32_t) + (orig_ ? sizeof(uint32_t) : 0)) +
+                          (colors_ ? sizeof(uint32_t) : 0) + (orig_ ? sizeof(uint32_t) : 0)) +
            cap_batches_ * sizeof(CompactBatch) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
@@ -135,9 +135,10 @@ class CudaRendererImpl final : public CudaRenderer {
     points_ = 0;
     sorted_ = false;
     compact_active_ = false;
-    if (n <= cap_points_ && n >= cap_points_ / 2 && (orig_ != nullptr) == sort_ &&
-        (words_ != nullptr) == compact_)
-      return true;
+    free_device(orig_);  // belongs to the previous cloud's order
+    host_orig_ = PodVector<uint32_t>();
+    cloud_ = nullptr;
+    if (n <= cap_points_ && n >= cap_points_ / 2 && (words_ != nullptr) == compact_) return true;
     free_device(pos_);
     free_device(colors_);
     free_device(orig_);
@@ -151,14 +152,12 @@ class CudaRendererImpl final : public CudaRenderer {
     const size_t pos_bytes =
         compact_ ? size_t(n) * sizeof(uint32_t) + size_t(batches) * sizeof(CompactBatch)
                  : size_t(n) * sizeof(Float3);
-    const size_t col_bytes = size_t(n) * sizeof(uint32_t) * (sort_ ? 2 : 1);
+    const size_t col_bytes = size_t(n) * sizeof(uint32_t);
     cudaError_t e = compact_ ? cudaMalloc(reinterpret_cast<void**>(&words_), n * sizeof(uint32_t))
                              : cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
     if (e == cudaSuccess && compact_)
       e = cudaMalloc(reinterpret_cast<void**>(&batches_), batches * sizeof(CompactBatch));
     if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), n * sizeof(uint32_t));
-    if (e == cudaSuccess && sort_)
-      e = cudaMalloc(reinterpret_cast<void**>(&orig_), n * sizeof(uint32_t));
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
       free_device(pos_);
@@ -171,7 +170,7 @@ class CudaRendererImpl final : public CudaRenderer {
       if (error)
         *error = "out of GPU memory: " + std::to_string(n) + " points need " +
                  gib(double(pos_bytes + col_bytes)) + " (" +
-                 (compact_ ? (sort_ ? "12" : "8") : (sort_ ? "20" : "16")) +
+                 (compact_ ? "8" : "16") +
                  " bytes a point), the device has " + gib(double(free_b)) + " free of " +
                  gib(double(total_b)) + " (" + cudaGetErrorName(e) + ")";
       return false;
@@ -197,13 +196,13 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (compact_) return set_compact_cloud(cloud, error);
     if (!reserve_points(n, error)) return false;
-    if (n > 0) {
-      if (!(orig_ && upload_sorted(cloud)))
-        PR_CUDA_TRY(
-            cudaMemcpy(pos_, cloud.positions.data(), n * sizeof(Float3), cudaMemcpyHostToDevice));
+    if (n > 0 && !(sort_ && n > 1 && upload_sorted(cloud))) {
+      PR_CUDA_TRY(
+          cudaMemcpy(pos_, cloud.positions.data(), n * sizeof(Float3), cudaMemcpyHostToDevice));
       PR_CUDA_TRY(
           cudaMemcpy(colors_, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
     }
+    cloud_ = &cloud;
     points_ = n;
     return true;
   }
@@ -333,18 +332,18 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
  private:
-  /// The spatially sorted upload: positions to a temporary device buffer, Morton sort into pos_
-  /// (orig_ gets each one's original index). False, with a note on stderr, when there is no room
-  /// for the sort's temporaries (about 24 bytes a point while it runs: a source copy, two code
-  /// arrays, an index array, CUB's scratch); the caller then uploads the cloud in its own order,
-  /// which draws the same image more slowly.
-  bool upload_sorted(const PointCloud& cloud) {
+  /// The Morton order of `cloud`'s positions into the device array `order` (n entries), computed
+  /// on the GPU from a temporary copy of the positions. The same cloud always gives the same order
+  /// (a stable radix sort of the same codes). `src_out`, when not null, receives the temporary
+  /// copy (the caller frees it); otherwise it is freed here.
+  cudaError_t morton_order_of(const PointCloud& cloud, uint32_t* order, Float3** src_out,
+                              std::string* what) {
     const uint64_t n = cloud.size();
     Float3* src = nullptr;
-    std::string what = "cudaMalloc(sort source)";
+    *what = "cudaMalloc(sort source)";
     cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&src), n * sizeof(Float3));
     if (e == cudaSuccess) {
-      what = "cudaMemcpy(sort source)";
+      *what = "cudaMemcpy(sort source)";
       e = cudaMemcpy(src, cloud.positions.data(), n * sizeof(Float3), cudaMemcpyHostToDevice);
     }
     if (e == cudaSuccess) {
@@ -355,21 +354,98 @@ class CudaRendererImpl final : public CudaRenderer {
           lo[a] = float(b.min[a]);
           hi[a] = float(b.max[a]);
         }
-      e = cuda::morton_sort(src, pos_, orig_, n, lo, hi, stream_, &what);
+      e = cuda::morton_order(src, order, n, lo, hi, stream_, what);
+    }
+    if (e == cudaSuccess && src_out)
+      *src_out = src;
+    else
+      free_device(src);
+    return e;
+  }
+
+  /// The spatially sorted upload: the Morton order computed on the GPU, then positions and colors
+  /// gathered into pos_ and colors_ in that order; no index is kept (the key's tie rule does not
+  /// need one; a subset computes it again, ensure_orig()). False, with a note on stderr, when
+  /// there is no room for the temporaries (about 36 bytes a point while it runs: a source copy,
+  /// the order, two code arrays, an index array, CUB's scratch); the caller then uploads the cloud
+  /// in its own order, which draws the same image more slowly.
+  bool upload_sorted(const PointCloud& cloud) {
+    const uint64_t n = cloud.size();
+    uint32_t* order = nullptr;
+    uint32_t* csrc = nullptr;
+    Float3* src = nullptr;
+    std::string what = "cudaMalloc(order)";
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&order), n * sizeof(uint32_t));
+    if (e == cudaSuccess) e = morton_order_of(cloud, order, &src, &what);
+    if (e == cudaSuccess) {
+      what = "gather(positions)";
+      e = cuda::gather(src, order, n, pos_, stream_);
+    }
+    if (e == cudaSuccess) {
+      what = "cudaStreamSynchronize(gather)";
+      e = cudaStreamSynchronize(stream_);
     }
     free_device(src);
+    if (e == cudaSuccess) {
+      what = "cudaMalloc(color source)";
+      e = cudaMalloc(reinterpret_cast<void**>(&csrc), n * sizeof(uint32_t));
+    }
+    if (e == cudaSuccess) {
+      what = "cudaMemcpy(color source)";
+      e = cudaMemcpy(csrc, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice);
+    }
+    if (e == cudaSuccess) {
+      what = "gather(colors)";
+      e = cuda::gather(csrc, order, n, colors_, stream_);
+    }
+    if (e == cudaSuccess) {
+      what = "cudaStreamSynchronize(gather)";
+      e = cudaStreamSynchronize(stream_);
+    }
+    free_device(csrc);
+    free_device(order);
     if (e != cudaSuccess) {
       std::fprintf(stderr, "pointraster: spatial sort skipped (%s); uploading in file order\n",
                    cuda_message(what.c_str(), e).c_str());
-      free_device(orig_);  // the kernels then read positions in upload order
       return false;
     }
     sorted_ = true;
     return true;
   }
 
+  /// A subset of a permuted cloud needs each stored point's original index: made on the first
+  /// such frame (4 bytes a point, kept until the next cloud): the compact build's index is on the
+  /// host already; the sorted upload's order is computed again from the cloud (the same order).
+  bool ensure_orig(std::string* error) {
+    if (orig_) return true;
+    const uint64_t n = points_;
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&orig_), n * sizeof(uint32_t));
+    std::string what = "cudaMalloc(original index)";
+    if (e == cudaSuccess) {
+      if (!host_orig_.empty()) {
+        what = "cudaMemcpy(original index)";
+        e = cudaMemcpy(orig_, host_orig_.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice);
+      } else if (cloud_ && cloud_->size() == n) {
+        e = morton_order_of(*cloud_, orig_, nullptr, &what);
+      } else {
+        e = cudaErrorInvalidValue;
+        what = "ensure_orig: the sorted cloud is gone";
+      }
+    }
+    if (e != cudaSuccess) {
+      free_device(orig_);
+      if (error)
+        *error = "CUDA: cannot draw a subset of the sorted cloud: " +
+                 cuda_message(what.c_str(), e) + " (" + std::to_string(n) +
+                 " points need 4 more bytes each; all points can still be drawn)";
+      return false;
+    }
+    return true;
+  }
+
   /// The compact upload: encoded on the host by the engine's build_compact (the CPU renderer's
-  /// compact mode runs the same function), then words, boxes, original indices and colors copied.
+  /// compact mode runs the same function), then words, boxes and colors (in storage order)
+  /// copied. A Morton-ordered build keeps its original index on the host for subsets.
   bool set_compact_cloud(const PointCloud& cloud, std::string* error) {
     const uint64_t n = cloud.size();
     CompactCloud cc;
@@ -380,14 +456,24 @@ class CudaRendererImpl final : public CudaRenderer {
           cudaMemcpy(words_, cc.words.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
       PR_CUDA_TRY(cudaMemcpy(batches_, cc.batches.data(), cc.batches.size() * sizeof(CompactBatch),
                              cudaMemcpyHostToDevice));
-      if (orig_ && !cc.orig.empty())
+      if (cc.orig.empty()) {
         PR_CUDA_TRY(
-            cudaMemcpy(orig_, cc.orig.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-      PR_CUDA_TRY(
-          cudaMemcpy(colors_, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+            cudaMemcpy(colors_, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+      } else {
+        PodVector<uint32_t> colors(n);
+        const uint32_t* from = cloud.colors.data();
+        const uint32_t* orig = cc.orig.data();
+        parallel_for(n, [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) colors[i] = from[orig[i]];
+        });
+        PR_CUDA_TRY(
+            cudaMemcpy(colors_, colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+      }
     }
-    sorted_ = orig_ != nullptr && !cc.orig.empty();
+    sorted_ = !cc.orig.empty();
+    host_orig_ = std::move(cc.orig);
     compact_active_ = true;
+    cloud_ = &cloud;
     points_ = n;
     return true;
   }
@@ -422,6 +508,9 @@ class CudaRendererImpl final : public CudaRenderer {
   /// back to back instead of waiting for each launch from the host.
   bool frame(const Camera& camera, const RenderSettings& s, uint32_t* rgba, float* depth,
              FrameStats& stats, std::string* error) {
+    // A subset of a permuted cloud: the original index first (not inside a graph capture).
+    if (sorted_ && effective_count(points_, s.point_count) < points_ && !ensure_orig(error))
+      return false;
     if (!graph_) {
       if (!enqueue_frame(camera, s, rgba, depth, stats, false, error)) return false;
       keys_clean_ = true;
@@ -489,25 +578,34 @@ class CudaRendererImpl final : public CudaRenderer {
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
     keys_clean_ = false;
     PR_CUDA_TRY(record(ev_[1], capturing));
+    bool launched = true;
     if (compact_active_) {
       cuda::CompactInput in;
       in.words = words_;
       in.batches = batches_;
-      in.orig = sorted_ ? orig_ : nullptr;
+      in.colors = colors_;
+      in.orig = orig_;
+      in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      cuda::launch_compact_raster(p, in, keys_, stream_);
+      launched = cuda::launch_compact_raster(p, in, keys_, stream_);
     } else {
       cuda::RasterInput in;
       in.pos = pos_;
-      in.orig = sorted_ ? orig_ : nullptr;
+      in.colors = colors_;
+      in.orig = orig_;
+      in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
+      launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
+    }
+    if (!launched) {
+      if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
+      return false;
     }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
     PR_CUDA_TRY(record(ev_[2], capturing));
-    cuda::launch_resolve(keys_, depth32_, npix, colors_, s.background, rgba, depth, stream_);
+    cuda::launch_resolve(keys_, depth32_, npix, s.background, rgba, depth, stream_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(record(ev_[3], capturing));
     return true;
@@ -534,9 +632,13 @@ class CudaRendererImpl final : public CudaRenderer {
   uint64_t shape_ = 0, graph_shape_ = ~uint64_t{0};
   Float3* pos_ = nullptr;
   uint32_t* colors_ = nullptr;
-  uint32_t* orig_ = nullptr;  // spatially sorted upload: original index of each stored position
+  // A permuted cloud drawn as a subset: original index of each stored point (made on demand).
+  uint32_t* orig_ = nullptr;
+  PodVector<uint32_t> host_orig_;        // the compact Morton build's original index (host)
+  const PointCloud* cloud_ = nullptr;  // the cloud uploaded last (for ensure_orig)
   cuda::Variant variant_ = cuda::Variant::kSimple;
-  bool sort_ = false, sorted_ = false;
+  // Upload-time Morton sort: requested (on by default), and in effect for the current cloud.
+  bool sort_ = true, sorted_ = false;
   // Compact positions (engine/compact.h): requested, and in use for the current cloud.
   bool compact_ = false, compact_active_ = false;
   uint32_t* words_ = nullptr;

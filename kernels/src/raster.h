@@ -15,7 +15,7 @@
 namespace pr::cuda {
 
 /// How the early depth test runs (docs/GPU.md has the A/B measurements). Every variant gives the
-/// same image: the 64-bit (depth bits << 32 | original index) key decides.
+/// same image: the 64-bit (depth bits << 32 | RGBA8 color) key decides.
 enum class Variant : int {
   kSimple = 0,       ///< plain read of the 64-bit key, atomicMin when nearer
   kPrefilter32 = 1,  ///< a 32-bit depth buffer (4 B a pixel) read first; 64-bit atomic behind it
@@ -31,33 +31,41 @@ inline bool uses_depth32(Variant v) {
 
 /// The cloud as the raster kernels see it.
 struct RasterInput {
-  const Float3* pos = nullptr;     ///< positions in device order
-  const uint32_t* orig = nullptr;  ///< spatially sorted upload: original index of each position
-  uint64_t total = 0;              ///< points uploaded
-  uint64_t count = 0;              ///< points drawn: the subset subset_index(i, step), i < count
+  const Float3* pos = nullptr;       ///< positions in storage order
+  const uint32_t* colors = nullptr;  ///< RGBA8 in storage order
+  /// Points stored in another order than the cloud's (the Morton-sorted upload) and a subset
+  /// drawn: the original index of each stored point, which decides membership. Null otherwise:
+  /// the stored order is the original one, or every point is drawn.
+  const uint32_t* orig = nullptr;
+  bool permuted = false;  ///< stored in another order than the cloud's
+  uint64_t total = 0;     ///< points uploaded
+  uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
 /// `depth32` W*H, all ones where empty, needed by the prefilter variants, may be null otherwise).
-/// The key's low word is always the point's original index, so ties resolve as on the CPU.
-/// Point size > 1 splats splat_rect() squares, as the CPU does.
-void launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
+/// The key's low word is the point's color, so ties resolve as on the CPU whatever the storage
+/// order. Point size > 1 splats splat_rect() squares, as the CPU does. False (nothing launched)
+/// when a subset of a permuted cloud is asked for without `orig`.
+bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
                    uint32_t* depth32, cudaStream_t stream);
 
-/// Turns the visibility buffer into RGBA8 (`colors[key_index]` or `background`) and, when `depth`
-/// is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey (and, when
-/// not null, every depth32 entry to all ones) on the way, so the next frame needs no clear.
+/// Turns the visibility buffer into RGBA8 (the key's color word, or `background`) and, when
+/// `depth` is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey (and,
+/// when not null, every depth32 entry to all ones) on the way, so the next frame needs no clear.
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels,
-                    const uint32_t* colors, uint32_t background, uint32_t* rgba, float* depth,
-                    cudaStream_t stream);
+                    uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream);
 
-/// Sorts `n` device positions `src` along a Morton (Z-order) curve of the box [lo, hi], 10 bits an
-/// axis, with CUB's radix sort: `dst` gets the sorted positions and `orig` the original index of
-/// each. Allocates its temporaries (16 bytes a point) and frees them before returning; on failure
-/// returns the error (the caller falls back to the unsorted upload) with `what` naming the call.
-cudaError_t morton_sort(const Float3* src, Float3* dst, uint32_t* orig, uint64_t n,
-                        const float lo[3], const float hi[3], cudaStream_t stream,
-                        std::string* what);
+/// The Morton (Z-order) order of `n` device positions `src` in the box [lo, hi], 10 bits an axis,
+/// by CUB's (stable) radix sort: `order[k]` is the index of the k-th point along the curve (ties
+/// keep the original order). Allocates its temporaries (about 16 bytes a point) and frees them
+/// before returning; on failure returns the error with `what` naming the call.
+cudaError_t morton_order(const Float3* src, uint32_t* order, uint64_t n, const float lo[3],
+                         const float hi[3], cudaStream_t stream, std::string* what);
+
+/// dst[k] = src[order[k]] for k < n (device arrays; T is Float3 or uint32_t).
+template <class T>
+cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cudaStream_t stream);
 
 }  // namespace pr::cuda
 
@@ -69,16 +77,20 @@ namespace pr::cuda {
 struct CompactInput {
   const uint32_t* words = nullptr;        ///< one 3x10-bit word per stored point
   const CompactBatch* batches = nullptr;  ///< one box per kCompactBatch stored points
-  const uint32_t* orig = nullptr;         ///< Morton-ordered build: original index, else null
-  uint64_t total = 0;                     ///< points stored
-  uint64_t count = 0;                     ///< points drawn (the subset's size)
+  const uint32_t* colors = nullptr;       ///< RGBA8 in storage order
+  /// Morton-ordered build with a subset drawn: original index of each stored point, else null.
+  const uint32_t* orig = nullptr;
+  bool permuted = false;  ///< Morton-ordered build
+  uint64_t total = 0;     ///< points stored
+  uint64_t count = 0;     ///< points drawn (the subset's size)
 };
 
 /// One block per batch: the box test (compact_box_visible, the CPU's), then every stored point
 /// decoded with compact_decode and depth-tested like the simple variant (key = depth bits << 32 |
-/// original index). Subsets keep the stored points whose original index is in the subset. Point
-/// size > 1 splats splat_rect() squares. Same image as CpuRenderer with set_compact(true).
-void launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
+/// color). Subsets keep the stored points whose original index is in the subset. Point size > 1
+/// splats splat_rect() squares. Same image as CpuRenderer with set_compact(true). False (nothing
+/// launched) when a subset of a permuted cloud is asked for without `orig`.
+bool launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
                            cudaStream_t stream);
 
 }  // namespace pr::cuda

@@ -1,8 +1,8 @@
 // Upload-time spatial reordering: the points are sorted along a Morton (Z-order) curve once, in
 // set_cloud(), so that a warp's consecutive points land on nearby pixels whatever order the file
 // or generator gave them in. The raster kernels then read the 64-bit visibility buffer coherently
-// (a few cache lines a warp instead of 32 random ones). The image does not change: each sorted
-// position keeps its original index (the key's low word), and colors stay in original order.
+// (a few cache lines a warp instead of 32 random ones). The image does not change: the key's tie
+// rule (depth, then color) does not depend on where a point is stored.
 #include <cub/device/device_radix_sort.cuh>
 
 #include "engine/morton.h"
@@ -34,8 +34,9 @@ __global__ void morton_codes(const Float3* __restrict__ pos, uint64_t n, Box b,
   index[i] = uint32_t(i);
 }
 
-__global__ void gather(const Float3* __restrict__ src, const uint32_t* __restrict__ order,
-                       uint64_t n, Float3* __restrict__ dst) {
+template <class T>
+__global__ void gather_kernel(const T* __restrict__ src, const uint32_t* __restrict__ order,
+                              uint64_t n, T* __restrict__ dst) {
   const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
   dst[i] = src[order[i]];
@@ -43,9 +44,20 @@ __global__ void gather(const Float3* __restrict__ src, const uint32_t* __restric
 
 }  // namespace
 
-cudaError_t morton_sort(const Float3* src, Float3* dst, uint32_t* orig, uint64_t n,
-                        const float lo[3], const float hi[3], cudaStream_t stream,
-                        std::string* what) {
+template <class T>
+cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  gather_kernel<T><<<unsigned((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(src, order,
+                                                                                     n, dst);
+  return cudaGetLastError();
+}
+template cudaError_t gather<Float3>(const Float3*, const uint32_t*, uint64_t, Float3*,
+                                    cudaStream_t);
+template cudaError_t gather<uint32_t>(const uint32_t*, const uint32_t*, uint64_t, uint32_t*,
+                                      cudaStream_t);
+
+cudaError_t morton_order(const Float3* src, uint32_t* order, uint64_t n, const float lo[3],
+                         const float hi[3], cudaStream_t stream, std::string* what) {
   if (n == 0) return cudaSuccess;
   Box b{};
   for (int a = 0; a < 3; ++a) {
@@ -71,20 +83,16 @@ cudaError_t morton_sort(const Float3* src, Float3* dst, uint32_t* orig, uint64_t
     morton_codes<<<blocks, kThreads, 0, stream>>>(src, n, b, codes, index);
     step(cudaGetLastError(), "morton_codes<<<>>>");
   }
-  cub::DoubleBuffer<uint32_t> keys(codes, codes_alt), vals(index, orig);
+  cub::DoubleBuffer<uint32_t> keys(codes, codes_alt), vals(index, order);
   if (e == cudaSuccess &&
       step(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, vals, n, 0, 30, stream),
            "cub::DeviceRadixSort::SortPairs(size)") &&
       step(cudaMalloc(&temp, temp_bytes), "cudaMalloc(sort temp)") &&
       step(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, vals, n, 0, 30, stream),
            "cub::DeviceRadixSort::SortPairs")) {
-    if (vals.Current() != orig)
-      step(cudaMemcpyAsync(orig, vals.Current(), n * 4, cudaMemcpyDeviceToDevice, stream),
-           "cudaMemcpyAsync(orig)");
-    if (e == cudaSuccess) {
-      gather<<<blocks, kThreads, 0, stream>>>(src, orig, n, dst);
-      step(cudaGetLastError(), "gather<<<>>>");
-    }
+    if (vals.Current() != order)
+      step(cudaMemcpyAsync(order, vals.Current(), n * 4, cudaMemcpyDeviceToDevice, stream),
+           "cudaMemcpyAsync(order)");
   }
   step(cudaStreamSynchronize(stream), "cudaStreamSynchronize(sort)");
   if (e != cudaSuccess) (void)cudaGetLastError();

@@ -70,9 +70,19 @@ TEST(CpuRenderer, NearestPointWinsWhateverTheOrder) {
   }
 }
 
-TEST(CpuRenderer, EqualDepthTieGoesToLowestIndex) {
-  const PointCloud c = cloud_of({{{0, 0, 3}, kRed}, {{0, 0, 3}, kGreen}, {{0, 0, 3}, kBlue}});
-  for (unsigned t : {1u, 2u, 4u}) EXPECT_EQ(render(c, origin_camera(), 4, 4, t).at(2, 2), kRed);
+TEST(CpuRenderer, EqualDepthTieGoesToTheSmallerColorWhateverTheOrder) {
+  // kRed's word 0xff0000ff is the smallest of the three (rgba() puts red in the low byte). The
+  // rule depends on the points alone, so every storage order and thread count gives kRed.
+  ASSERT_LT(kRed, kGreen);
+  ASSERT_LT(kRed, kBlue);
+  const PointCloud a = cloud_of({{{0, 0, 3}, kRed}, {{0, 0, 3}, kGreen}, {{0, 0, 3}, kBlue}});
+  const PointCloud b = cloud_of({{{0, 0, 3}, kBlue}, {{0, 0, 3}, kGreen}, {{0, 0, 3}, kRed}});
+  const PointCloud c = cloud_of({{{0, 0, 3}, kGreen}, {{0, 0, 3}, kRed}, {{0, 0, 3}, kBlue}});
+  for (const PointCloud* cl : {&a, &b, &c})
+    for (unsigned t : {1u, 2u, 4u}) EXPECT_EQ(render(*cl, origin_camera(), 4, 4, t).at(2, 2), kRed);
+  // Two equal depths of which neither is the smallest color overall: still the smaller word.
+  const PointCloud d = cloud_of({{{0, 0, 3}, kBlue}, {{0, 0, 3}, kGreen}, {{0, 0, 4}, kRed}});
+  EXPECT_EQ(render(d, origin_camera(), 4, 4).at(2, 2), kGreen);
 }
 
 TEST(CpuRenderer, EmptyCloudGivesBackground) {

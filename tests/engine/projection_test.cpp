@@ -105,7 +105,7 @@ TEST(Projection, HandPlacedPixels) {
   ASSERT_TRUE(project_to_pixel(p, 0, 0, 10, 7, ix, iy, key));
   EXPECT_EQ(ix, 100);
   EXPECT_EQ(iy, 50);
-  EXPECT_EQ(key_index(key), 7u);
+  EXPECT_EQ(key_color(key), 7u);
   EXPECT_EQ(key_depth(key), 10.0f);
   // x = 2.5 at z = 10: u = 2.5 * 2 / 10 = 0.5 -> px = 0.5 * 50 + 100 = 125.
   ASSERT_TRUE(project_to_pixel(p, 2.5f, 0, 10, 0, ix, iy, key));
@@ -140,7 +140,7 @@ TEST(Projection, PointsExactlyOnImageEdges) {
   EXPECT_EQ(iy, 3);
 }
 
-TEST(Projection, KeysOrderByDepthThenIndex) {
+TEST(Projection, KeysOrderByDepthThenColor) {
   EXPECT_LT(pack_key(1.0f, 100), pack_key(2.0f, 0));
   EXPECT_LT(pack_key(1.0f, 3), pack_key(1.0f, 4));
   EXPECT_LT(pack_key(1e-6f, 0xfffffffe), pack_key(1e30f, 0));

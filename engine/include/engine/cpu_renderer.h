@@ -59,10 +59,10 @@ class CpuRenderer final : public Renderer {
   uint64_t culled_batches_ = 0;
 };
 
-/// Resolves one visibility-buffer key to a pixel color: the winning point's color, or the
-/// background. Shared by the CPU resolve and the tests.
-inline uint32_t resolve_key(uint64_t key, const uint32_t* colors, uint32_t background) {
-  return key == kEmptyKey ? background : colors[key_index(key)];
+/// Resolves one visibility-buffer key to a pixel color: the winning point's color (the key's low
+/// word), or the background. Shared by the CPU resolve and the tests.
+inline uint32_t resolve_key(uint64_t key, uint32_t background) {
+  return key == kEmptyKey ? background : key_color(key);
 }
 
 }  // namespace pr

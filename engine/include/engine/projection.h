@@ -13,11 +13,14 @@
 // tan(vfov/2) = 1/focus. Unlike the seed, which takes abs(z) and so mirrors points behind the camera
 // in front of it, points with c.z <= near are culled.
 //
-// The depth test packs (depth, point index) into one 64-bit key: a positive float's bit pattern
-// orders like the float, so the key's high word orders by depth and the low word (the point index)
-// breaks ties deterministically: the nearest point wins, and of equal depths the lowest index. One
-// 64-bit atomicMin (GPU) or compare-exchange loop (CPU) per pixel does the whole depth test, and
-// the resolve pass turns the winning index into a color (a "visibility buffer").
+// The depth test packs (depth, color) into one 64-bit key: a positive float's bit pattern orders
+// like the float, so the key's high word orders by depth and the low word (the point's RGBA8
+// color) breaks ties: the nearest point wins, and of equal depths the smaller color word. The tie
+// rule depends on the point alone, not on where it is stored, so a renderer may keep its points in
+// any order (the CUDA renderer sorts them along a Morton curve) and still draw the same image; and
+// two points at one depth with one color look the same whichever wins. One 64-bit atomicMin (GPU)
+// or compare-exchange loop (CPU) per pixel does the whole depth test, and the resolve pass reads
+// the winner's color straight from the key (no gather).
 #pragma once
 
 #include <cstdint>
@@ -66,12 +69,13 @@ PR_HD float bits_float(uint32_t u) {
 #endif
 }
 
-/// Depth (positive) and point index packed so that smaller keys are nearer points.
-PR_HD uint64_t pack_key(float depth, uint32_t index) {
-  return (uint64_t(float_bits(depth)) << 32) | index;
+/// Depth (positive) and RGBA8 color packed so that smaller keys are nearer points (of equal
+/// depths, the smaller color word).
+PR_HD uint64_t pack_key(float depth, uint32_t color) {
+  return (uint64_t(float_bits(depth)) << 32) | color;
 }
 PR_HD float key_depth(uint64_t key) { return bits_float(uint32_t(key >> 32)); }
-PR_HD uint32_t key_index(uint64_t key) { return uint32_t(key & 0xffffffffu); }
+PR_HD uint32_t key_color(uint64_t key) { return uint32_t(key & 0xffffffffu); }
 
 /// Camera-space coordinates of a point: c = R * (v - shift). The seed's
 /// `dot(unit_vec, (v - shift).T)`.
@@ -127,7 +131,7 @@ PR_HD bool to_pixel(const ProjParams& p, float u, float w, int& ix, int& iy) {
 /// Branch-free up to the final test (the comparisons are combined with `&`, not `&&`): in a random
 /// cloud whether a point is culled is a coin toss, and a mispredicted branch per point costs more
 /// than the whole projection. Same results as project() followed by to_pixel().
-PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint32_t index,
+PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint32_t color,
                             int& ix, int& iy, uint64_t& key) {
   const Projected q = project(p, x, y, z);
   const float px = q.u * p.scale + p.cx;
@@ -139,7 +143,7 @@ PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint
   iy = int(py);
   if (ix >= p.width) ix = p.width - 1;
   if (iy >= p.height) iy = p.height - 1;
-  key = pack_key(q.depth, index);
+  key = pack_key(q.depth, color);
   return true;
 }
 
