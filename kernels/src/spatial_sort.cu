@@ -29,8 +29,8 @@ __global__ void morton_codes(const Float3* __restrict__ pos, uint64_t n, Box b,
     const float t = (x - lo) * inv * 1023.0f;
     return uint32_t(t >= 0.0f ? (t <= 1023.0f ? t : 1023.0f) : 0.0f);  // NaN -> 0
   };
-  codes[i] = morton_code(q(v.x, b.lo[0], b.inv[0]), q(v.y, b.lo[1], b.inv[1]),
-                         q(v.z, b.lo[2], b.inv[2]));
+  codes[i] =
+      morton_code(q(v.x, b.lo[0], b.inv[0]), q(v.y, b.lo[1], b.inv[1]), q(v.z, b.lo[2], b.inv[2]));
   index[i] = uint32_t(i);
 }
 
@@ -47,8 +47,8 @@ __global__ void gather_kernel(const T* __restrict__ src, const uint32_t* __restr
 template <class T>
 cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  gather_kernel<T><<<unsigned((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(src, order,
-                                                                                     n, dst);
+  gather_kernel<T>
+      <<<unsigned((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(src, order, n, dst);
   return cudaGetLastError();
 }
 template cudaError_t gather<Float3>(const Float3*, const uint32_t*, uint64_t, Float3*,

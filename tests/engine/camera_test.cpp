@@ -69,8 +69,8 @@ TEST(Camera, FrameKeepsAllCornersInView) {
       const glm::dvec3 local = corner - b.center();
       int ix, iy;
       uint64_t key;
-      EXPECT_TRUE(project_to_pixel(p, float(local.x), float(local.y), float(local.z), 0, ix, iy,
-                                   key))
+      EXPECT_TRUE(
+          project_to_pixel(p, float(local.x), float(local.y), float(local.z), 0, ix, iy, key))
           << "corner " << i << " aspect " << aspect;
     }
   }
@@ -140,8 +140,7 @@ TEST(Camera, ZUpLookAtAndFrame) {
     const glm::dvec3 local = corner - b.center();
     int ix, iy;
     uint64_t key;
-    EXPECT_TRUE(
-        project_to_pixel(p, float(local.x), float(local.y), float(local.z), 0, ix, iy, key))
+    EXPECT_TRUE(project_to_pixel(p, float(local.x), float(local.y), float(local.z), 0, ix, iy, key))
         << "corner " << i;
   }
 }

@@ -181,9 +181,8 @@ class IoRoundTrip : public ::testing::Test {
   void SetUp() override {
     // The process id keeps parallel test processes apart (ctest -j runs each test in its own
     // process, and under AddressSanitizer their fixtures can sit at the same address).
-    dir_ = fs::temp_directory_path() /
-           ("pr_io_rt_" + std::to_string(::getpid()) + "_" +
-            std::to_string(reinterpret_cast<uintptr_t>(this)));
+    dir_ = fs::temp_directory_path() / ("pr_io_rt_" + std::to_string(::getpid()) + "_" +
+                                        std::to_string(reinterpret_cast<uintptr_t>(this)));
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -39,8 +39,8 @@ TEST(ProjectBatch, EqualsScalarProjectionBitForBit) {
     for (size_t i = 0; i < n; ++i) {
       int ix = -1, iy = -1;
       uint64_t key = 0;
-      const bool hit = project_to_pixel(p, xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2],
-                                        uint32_t(i), ix, iy, key);
+      const bool hit =
+          project_to_pixel(p, xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], uint32_t(i), ix, iy, key);
       ASSERT_EQ(hit, pix[i] != ~0u) << "point " << i << " camera " << c;
       if (!hit) continue;
       ++drawn;

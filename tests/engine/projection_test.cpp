@@ -70,7 +70,7 @@ TEST(Projection, CullsAtAndBehindNearPlane) {
   cam.position = {0, 0, 0};
   cam.near_z = 0.5;
   const ProjParams p = cam.params(64, 64, glm::dvec3(0.0));
-  EXPECT_FALSE(project(p, 0, 0, -1).visible);   // behind: the seed would mirror it
+  EXPECT_FALSE(project(p, 0, 0, -1).visible);  // behind: the seed would mirror it
   EXPECT_FALSE(project(p, 0, 0, 0).visible);
   EXPECT_FALSE(project(p, 0, 0, 0.5f).visible);  // exactly on the near plane
   EXPECT_TRUE(project(p, 0, 0, 0.5001f).visible);

@@ -27,7 +27,8 @@ TEST(Scenes, DeterministicForSeedAndCount) {
                 std::memcmp(a.positions.data(), big.positions.data(), a.size() * sizeof(Float3)));
     }
     const PointCloud other = make_scene(s.name, 20000, 6);
-    EXPECT_NE(0, std::memcmp(a.positions.data(), other.positions.data(), a.size() * sizeof(Float3)));
+    EXPECT_NE(0,
+              std::memcmp(a.positions.data(), other.positions.data(), a.size() * sizeof(Float3)));
   }
 }
 
@@ -68,9 +69,12 @@ TEST(Scenes, UnknownSceneThrows) {
 TEST(Parallel, CoversEveryIndexOnce) {
   for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(100003)}) {
     std::vector<int> hits(n, 0);
-    parallel_for(n, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) hits[i]++;
-    }, 7, 10);
+    parallel_for(
+        n,
+        [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) hits[i]++;
+        },
+        7, 10);
     for (int h : hits) ASSERT_EQ(h, 1);
   }
 }

@@ -139,8 +139,26 @@ TEST(CudaRenderer, ReportsDeviceAndMemory) {
   EXPECT_EQ(gpu->name(), "gpu");
   EXPECT_NE(gpu->device_name().find("sm_"), std::string::npos) << gpu->device_name();
   std::string err;
-  ASSERT_TRUE(gpu->set_cloud(scene_cloud("cube", 100'000), &err)) << err;
-  EXPECT_GE(gpu->memory_bytes(), 100'000u * 16u);
+  const PointCloud& cloud = scene_cloud("cube", 100'000);
+  ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+  // Sorted by default, still 16 bytes a point (no frame buffers yet).
+  EXPECT_TRUE(gpu->cloud_sorted());
+  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u);
+  // A subset of the sorted cloud makes the original index once (4 more bytes a point) and still
+  // draws the CPU's image; the next cloud drops it.
+  RenderSettings rs;
+  rs.width = 64;
+  rs.height = 48;
+  rs.point_count = 30'000;
+  Camera cam;
+  cam.frame(cloud.world_bounds(), 4.0 / 3.0);
+  Frame f;
+  render_both(*gpu, cloud, cam, rs, f, /*upload=*/false);
+  expect_same(f, "subset of the sorted cloud");
+  const size_t frame_bytes = gpu->memory_bytes() - 100'000u * 20u;
+  EXPECT_LT(frame_bytes, size_t(64 * 48 * 40)) << gpu->memory_bytes();
+  ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u + frame_bytes);
 }
 
 TEST(CudaRenderer, SubsetCountsMatchCpu) {
@@ -169,21 +187,23 @@ TEST(CudaRenderer, SubsetCountsMatchCpu) {
   }
 }
 
-TEST(CudaRenderer, EqualDepthsResolveToTheLowestIndex) {
+TEST(CudaRenderer, EqualDepthsResolveToTheSmallestColor) {
   PR_REQUIRE_GPU(gpu);
   // 50 positions on a grid, each used by 40 points of different colors, shuffled: many exactly
-  // equal depths per pixel, so only the index tie-break decides the winner.
+  // equal depths per pixel, so only the color tie-break decides the winner, in file order and
+  // after the upload-time sort (which puts the copies side by side in another order).
   PointCloud cloud;
   const int kPositions = 50, kCopies = 40;
   cloud.resize(size_t(kPositions) * kCopies);
-  std::vector<int> first(kPositions, -1);
+  std::vector<int> best(kPositions, -1);  // the copy with the smallest color word
   uint32_t state = 12345;
   for (int i = 0; i < kPositions * kCopies; ++i) {
     state = state * 1664525u + 1013904223u;
     const int k = int((state >> 8) % kPositions);
     cloud.positions[i] = Float3{float(k % 10) - 4.5f, float(k / 10) - 2.0f, 0.0f};
-    cloud.colors[i] = rgba(uint8_t(i), uint8_t(i >> 8), uint8_t(k), 255);
-    if (first[k] < 0) first[k] = i;
+    // Later points get smaller colors (the high byte falls), so "first stored" would be wrong.
+    cloud.colors[i] = rgba(uint8_t(k), uint8_t(i), uint8_t(i >> 8), uint8_t(255 - (i >> 3)));
+    if (best[k] < 0 || cloud.colors[i] < cloud.colors[size_t(best[k])]) best[k] = i;
   }
   Camera cam;  // looking along +z at the grid in the z = 0 plane
   cam.position = {0.0, 0.0, -40.0};
@@ -191,22 +211,26 @@ TEST(CudaRenderer, EqualDepthsResolveToTheLowestIndex) {
   rs.width = 320;
   rs.height = 240;
   rs.background = kBackground;
-  Frame f;
-  render_both(*gpu, cloud, cam, rs, f);
-  expect_same(f, "ties");
-  // Independently of the CPU: each used position shows its lowest-index point's color.
-  const ProjParams p = cam.params(rs.width, rs.height, cloud.origin);
-  int checked = 0;
-  for (int k = 0; k < kPositions; ++k) {
-    if (first[k] < 0) continue;
-    const Float3 v = cloud.positions[size_t(first[k])];
-    int ix, iy;
-    uint64_t key;
-    ASSERT_TRUE(project_to_pixel(p, v.x, v.y, v.z, 0, ix, iy, key));
-    EXPECT_EQ(f.gpu.at(ix, iy), cloud.colors[size_t(first[k])]) << "position " << k;
-    ++checked;
+  for (bool sort : {false, true}) {
+    gpu->set_spatial_sort(sort);
+    Frame f;
+    render_both(*gpu, cloud, cam, rs, f);
+    EXPECT_EQ(gpu->cloud_sorted(), sort);
+    expect_same(f, sort ? "ties, sorted" : "ties");
+    // Independently of the CPU: each used position shows its smallest color.
+    const ProjParams p = cam.params(rs.width, rs.height, cloud.origin);
+    int checked = 0;
+    for (int k = 0; k < kPositions; ++k) {
+      if (best[k] < 0) continue;
+      const Float3 v = cloud.positions[size_t(best[k])];
+      int ix, iy;
+      uint64_t key;
+      ASSERT_TRUE(project_to_pixel(p, v.x, v.y, v.z, 0, ix, iy, key));
+      EXPECT_EQ(f.gpu.at(ix, iy), cloud.colors[size_t(best[k])]) << "position " << k;
+      ++checked;
+    }
+    EXPECT_GT(checked, 40);
   }
-  EXPECT_GT(checked, 40);
 }
 
 TEST(CudaRenderer, NanAndInfinitePointsDrawNothingAndBreakNothing) {
@@ -403,7 +427,6 @@ TEST_P(Variants, EveryPathEqualsCpu) {
     EXPECT_EQ(gpu->cloud_sorted(), v.sort);
     // 16 bytes a point sorted or not: no index is kept until a subset is drawn.
     EXPECT_GE(gpu->memory_bytes(), cloud.size() * 16u);
-    EXPECT_LT(gpu->memory_bytes(), cloud.size() * 17u);
     for (const char* cam : {"scene", "inside", "behind"})
       for (const auto& sz : sizes) {
         RenderSettings rs;
@@ -517,8 +540,7 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
     EXPECT_EQ(gpu->cloud_sorted(), morton);
     if (std::string(scene) == "cube") {  // before any frame: no pixel buffers yet
       const size_t batches = (cloud.size() + kCompactBatch - 1) / kCompactBatch;
-      EXPECT_EQ(gpu->memory_bytes(),
-                cloud.size() * 8u + batches * sizeof(CompactBatch));
+      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 8u + batches * sizeof(CompactBatch));
     }
     for (const char* cam : {"scene", "inside", "behind"})
       for (const auto& sz : sizes) {
@@ -602,6 +624,108 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, CompactPositions, testing::Values(false, true),
                          compact_case_name);
+
+// ------------------------------------------------------------------ sparse frames
+
+class SparseFrames : public testing::TestWithParam<bool> {};
+
+/// Clouds with far fewer points than pixels take sparse frames (the image persists, only the
+/// pixels drawn this frame or last frame are written). A sequence that moves the camera, changes
+/// the background, asks for depth, changes the point count across the threshold and to zero,
+/// switches the point size, the variant and the image size, and alternates with a dense cloud:
+/// every frame equals the CPU's image (and depth) pixel for pixel. Param: CUDA graph per frame.
+TEST_P(SparseFrames, EverySequenceEqualsCpu) {
+  PR_REQUIRE_GPU(gpu);
+  gpu->set_frame_graph(GetParam());
+  std::string err;
+  const PointCloud& small = scene_cloud("cube", 20'000);    // 640x480 / 8 = 38,400: sparse
+  const PointCloud& big = scene_cloud("terrain", 300'000);  // dense
+  auto cpu = make_cpu_renderer();
+  ASSERT_TRUE(cpu->set_cloud(small, &err)) << err;
+  ASSERT_TRUE(gpu->set_cloud(small, &err)) << err;
+  RenderSettings rs;
+  rs.width = 640;
+  rs.height = 480;
+  rs.background = kBackground;
+  Camera cam;
+  cam.frame(small.world_bounds(), 4.0 / 3.0);
+  const Camera overview = cam;
+  int frame_no = 0;
+  auto check = [&](const std::string& what) {
+    Frame f;
+    ASSERT_TRUE(cpu->render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
+    ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
+    expect_same(f, "frame " + std::to_string(frame_no) + ": " + what);
+    if (rs.want_depth) {
+      ASSERT_EQ(f.cpu.depth.size(), f.gpu.depth.size());
+      size_t bad = 0;
+      for (size_t i = 0; i < f.cpu.depth.size(); ++i)
+        bad += std::memcmp(&f.cpu.depth[i], &f.gpu.depth[i], sizeof(float)) != 0;
+      EXPECT_EQ(bad, 0u) << "depth, frame " << frame_no << ": " << what;
+    }
+    ++frame_no;
+  };
+  for (int i = 0; i < 6; ++i) {  // orbit: each frame draws other pixels
+    cam.yaw = overview.yaw + 0.15 * i;
+    cam.position = overview.position + glm::dvec3(3.0 * i, -2.0 * i, 1.0 * i);
+    check("orbit " + std::to_string(i));
+  }
+  cam = overview;
+  check("back to the overview");
+  check("the same frame again");
+  cam.position = {0.0, 0.0, 10.0};  // inside the cube: few points in view
+  cam.yaw = cam.pitch = 0.0;
+  check("inside");
+  cam = overview;
+  check("overview after inside");
+  rs.background = rgba(200, 10, 10);
+  check("another background");
+  rs.want_depth = true;
+  check("depth on");
+  cam.yaw += 0.3;
+  check("depth on, moved");
+  rs.want_depth = false;
+  check("depth off");
+  rs.point_count = 500;
+  check("500 points");
+  rs.point_count = 0;
+  check("no points");
+  rs.point_count = 10'000;
+  check("10,000 points");
+  rs.point_count = ~uint64_t{0};
+  rs.point_size = 2;
+  check("point size 2 (dense)");
+  rs.point_size = 1;
+  check("point size 1 again");
+  ASSERT_TRUE(gpu->set_raster_variant("merge", &err)) << err;
+  check("merge variant (sparse frames use the simple test)");
+  ASSERT_TRUE(gpu->set_raster_variant("simple", &err)) << err;
+  rs.width = 1023;
+  rs.height = 769;
+  check("resized");
+  check("resized, again");
+  // A dense cloud in between, then the small one again.
+  ASSERT_TRUE(cpu->set_cloud(big, &err)) << err;
+  ASSERT_TRUE(gpu->set_cloud(big, &err)) << err;
+  cam.frame(big.world_bounds(), 1023.0 / 769.0);
+  check("dense cloud");
+  check("dense cloud again");
+  ASSERT_TRUE(cpu->set_cloud(small, &err)) << err;
+  ASSERT_TRUE(gpu->set_cloud(small, &err)) << err;
+  check("small cloud after the dense one");
+  cam = overview;
+  check("small cloud, overview");
+  // Subsets of the sorted small cloud, sparse.
+  rs.point_count = 5'000;
+  check("subset of the sorted cloud");
+  cam.yaw -= 0.2;
+  check("subset, moved");
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, SparseFrames, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool>& i) {
+                           return std::string(i.param ? "graph" : "launches");
+                         });
 
 TEST(CudaRenderer, UnknownRasterVariantIsRefused) {
   PR_REQUIRE_GPU(gpu);

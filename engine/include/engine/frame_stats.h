@@ -10,11 +10,11 @@
 namespace pr {
 
 struct FrameStats {
-  double clear_ms = 0.0;    ///< clearing the depth/visibility buffer
-  double raster_ms = 0.0;   ///< projection and depth-tested rasterization
-  double resolve_ms = 0.0;  ///< visibility buffer -> RGBA8
-  double copy_ms = 0.0;     ///< device->host or device->GL copy, when there is one
-  double total_ms = 0.0;    ///< whole render() call
+  double clear_ms = 0.0;      ///< clearing the depth/visibility buffer
+  double raster_ms = 0.0;     ///< projection and depth-tested rasterization
+  double resolve_ms = 0.0;    ///< visibility buffer -> RGBA8
+  double copy_ms = 0.0;       ///< device->host or device->GL copy, when there is one
+  double total_ms = 0.0;      ///< whole render() call
   uint64_t points_drawn = 0;  ///< points submitted this frame
   double points_per_second() const {
     return total_ms > 0.0 ? double(points_drawn) / (total_ms * 1e-3) : 0.0;

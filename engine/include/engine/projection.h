@@ -10,8 +10,8 @@
 //   pixels         px = u * s + W/2,  py = H/2 - w * s,   s = H/2
 //
 // so the image plane spans [-1, 1] vertically (y up) and [-W/H, W/H] horizontally, and
-// tan(vfov/2) = 1/focus. Unlike the seed, which takes abs(z) and so mirrors points behind the camera
-// in front of it, points with c.z <= near are culled.
+// tan(vfov/2) = 1/focus. Unlike the seed, which takes abs(z) and so mirrors points behind the
+// camera in front of it, points with c.z <= near are culled.
 //
 // The depth test packs (depth, color) into one 64-bit key: a positive float's bit pattern orders
 // like the float, so the key's high word orders by depth and the low word (the point's RGBA8
@@ -36,14 +36,14 @@ namespace pr {
 
 /// Everything a frame's projection needs, in plain floats so it can be passed to a kernel by value.
 struct ProjParams {
-  float r[9];        ///< rotation, row-major: rows are right, up, forward
-  float shift[3];    ///< camera position in the cloud's local (float) frame
-  float focus;       ///< focal length in image-plane units (seed: 5)
-  float near_z;      ///< points with camera-space z <= near_z are culled
-  float scale;       ///< pixels per image-plane unit (H/2)
-  float cx, cy;      ///< image centre in pixels (W/2, H/2)
-  int width, height; ///< image size in pixels
-  int point_size;    ///< square splat side in pixels (1 = one pixel per point)
+  float r[9];         ///< rotation, row-major: rows are right, up, forward
+  float shift[3];     ///< camera position in the cloud's local (float) frame
+  float focus;        ///< focal length in image-plane units (seed: 5)
+  float near_z;       ///< points with camera-space z <= near_z are culled
+  float scale;        ///< pixels per image-plane unit (H/2)
+  float cx, cy;       ///< image centre in pixels (W/2, H/2)
+  int width, height;  ///< image size in pixels
+  int point_size;     ///< square splat side in pixels (1 = one pixel per point)
 };
 
 /// The key that marks an empty pixel (larger than any point's key).
@@ -74,8 +74,12 @@ PR_HD float bits_float(uint32_t u) {
 PR_HD uint64_t pack_key(float depth, uint32_t color) {
   return (uint64_t(float_bits(depth)) << 32) | color;
 }
-PR_HD float key_depth(uint64_t key) { return bits_float(uint32_t(key >> 32)); }
-PR_HD uint32_t key_color(uint64_t key) { return uint32_t(key & 0xffffffffu); }
+PR_HD float key_depth(uint64_t key) {
+  return bits_float(uint32_t(key >> 32));
+}
+PR_HD uint32_t key_color(uint64_t key) {
+  return uint32_t(key & 0xffffffffu);
+}
 
 /// Camera-space coordinates of a point: c = R * (v - shift). The seed's
 /// `dot(unit_vec, (v - shift).T)`.
@@ -91,9 +95,9 @@ PR_HD void to_camera(const ProjParams& p, float x, float y, float z, float& cx, 
 
 /// Result of projecting one point.
 struct Projected {
-  float u, w;   ///< image-plane coordinates (the seed's x*focus/z, y*focus/z)
-  float depth;  ///< camera-space z
-  bool visible; ///< in front of the near plane and finite
+  float u, w;    ///< image-plane coordinates (the seed's x*focus/z, y*focus/z)
+  float depth;   ///< camera-space z
+  bool visible;  ///< in front of the near plane and finite
 };
 
 /// The seed's projection, with near-plane culling instead of abs(z). NaN and infinite inputs come
@@ -131,13 +135,13 @@ PR_HD bool to_pixel(const ProjParams& p, float u, float w, int& ix, int& iy) {
 /// Branch-free up to the final test (the comparisons are combined with `&`, not `&&`): in a random
 /// cloud whether a point is culled is a coin toss, and a mispredicted branch per point costs more
 /// than the whole projection. Same results as project() followed by to_pixel().
-PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint32_t color,
-                            int& ix, int& iy, uint64_t& key) {
+PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint32_t color, int& ix,
+                            int& iy, uint64_t& key) {
   const Projected q = project(p, x, y, z);
   const float px = q.u * p.scale + p.cx;
   const float py = p.cy - q.w * p.scale;
-  const bool inside = q.visible & (px >= 0.0f) & (px < float(p.width)) & (py >= 0.0f) &
-                      (py < float(p.height));
+  const bool inside =
+      q.visible & (px >= 0.0f) & (px < float(p.width)) & (py >= 0.0f) & (py < float(p.height));
   if (!inside) return false;
   ix = int(px);
   iy = int(py);
@@ -165,7 +169,9 @@ PR_HD void splat_rect(const ProjParams& p, int ix, int iy, int& x0, int& y0, int
 /// Which source index the i-th drawn point reads when `count` of `total` points are drawn: an
 /// evenly spread, deterministic subset (all points when count == total). `step` is
 /// total/count in 32.32 fixed point, from subset_step().
-PR_HD uint64_t subset_index(uint64_t i, uint64_t step) { return (i * step) >> 32; }
+PR_HD uint64_t subset_index(uint64_t i, uint64_t step) {
+  return (i * step) >> 32;
+}
 
 inline uint64_t subset_step(uint64_t total, uint64_t count) {
   if (count == 0 || count >= total) return uint64_t{1} << 32;

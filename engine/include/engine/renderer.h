@@ -16,10 +16,10 @@ namespace pr {
 struct RenderSettings {
   int width = 1280;
   int height = 720;
-  int point_size = 1;                    ///< square splat side in pixels, >= 1
-  uint32_t background = rgba(0, 0, 0);   ///< RGBA8 of empty pixels
-  uint64_t point_count = ~uint64_t{0};   ///< points to draw (an even subset when < cloud size)
-  bool want_depth = false;               ///< also fill Image::depth
+  int point_size = 1;                   ///< square splat side in pixels, >= 1
+  uint32_t background = rgba(0, 0, 0);  ///< RGBA8 of empty pixels
+  uint64_t point_count = ~uint64_t{0};  ///< points to draw (an even subset when < cloud size)
+  bool want_depth = false;              ///< also fill Image::depth
 };
 
 class Renderer {
