@@ -97,6 +97,10 @@ def main():
         lines.append((label, ours, theirs, ratio, verdict))
         print(f"{label:<52} {ours:10.4f} {theirs:11.4f} {ratio:8.1f}x  {verdict}")
 
+    c = peers.get(("cupy_cold", 100000))  # the seed's script as first run: compile included
+    g = find(rows, "gpu", 100000, camera="inside")
+    if c is not None and g:
+        line("GPU (inside) vs seed CuPy first run @ 100K", g["median_ms"], c, 50)
     for n, target in ((100000, 50), (1000000, None), (10000000, 30)):
         c = peers.get(("cupy", n))
         for cam in ("inside", "overview"):

@@ -7,12 +7,10 @@
 // cuda_gl_interop.h includes <GL/gl.h> for GLuint/GLenum; nothing else of GL is used here.
 #include <cuda_gl_interop.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <utility>
 
 #include "engine/parallel.h"
 #include "kernels/cuda_renderer.h"
@@ -69,7 +67,6 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(words_);
     free_device(batches_);
     free_device(keys_);
-    free_sparse();
     free_device(depth32_);
     free_device(rgba_);
     free_device(depth_);
@@ -98,10 +95,10 @@ class CudaRendererImpl final : public CudaRenderer {
       sort_ = !(std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
     if (const char* v = std::getenv("PR_CUDA_COMPACT"))
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
-    if (const char* v = std::getenv("PR_CUDA_SPARSE"))
-      sparse_on_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
+    if (const char* v = std::getenv("PR_CUDA_RESOLVE"))
+      vec_resolve_ = std::strcmp(v, "scalar") != 0;
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
-      graph_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
+      graph_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     return true;
   }
 
@@ -133,8 +130,7 @@ class CudaRendererImpl final : public CudaRenderer {
            cap_batches_ * sizeof(CompactBatch) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
-           (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0) +
-           (keys2_ ? cap_pixels_ * sizeof(unsigned long long) + 2 * sparse_cap_ * 4 + 12 : 0);
+           (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
   }
 
   bool reserve_points(uint64_t n, std::string* error) override {
@@ -496,7 +492,6 @@ class CudaRendererImpl final : public CudaRenderer {
   bool ensure_frame(size_t npix, bool want_depth, std::string* error) {
     if (npix != cap_pixels_) {
       free_device(keys_);
-      free_sparse();
       free_device(rgba_);
       free_device(depth_);
       free_device(depth32_);
@@ -527,10 +522,9 @@ class CudaRendererImpl final : public CudaRenderer {
     // A subset of a permuted cloud: the original index first (not inside a graph capture).
     if (sorted_ && effective_count(points_, s.point_count) < points_ && !ensure_orig(error))
       return false;
-    plan_sparse(s, rgba, depth);  // allocates what sparse frames need, before any capture
     if (!graph_) {
       if (!enqueue_frame(camera, s, rgba, depth, stats, false, error)) return false;
-      finish_sparse(s, rgba, depth);
+      keys_clean_ = true;
       return true;
     }
     PR_CUDA_TRY(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
@@ -569,77 +563,8 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     PR_CUDA_LOG(cudaGraphDestroy(graph));
     PR_CUDA_TRY(cudaGraphLaunch(graph_exec_, stream_));
-    finish_sparse(s, rgba, depth);
-    return true;
-  }
-
-  // ---- sparse frames (cuda::SparseLists): for clouds with far fewer points than pixels, into
-  // the renderer's own image (render()), which keeps its content between frames; the GL buffer
-  // is mapped write-discard, so render_to_gl() frames are always dense.
-  enum class Sparse : int { kOff = 0, kEnter = 1, kSteady = 2 };
-
-  void free_sparse() {
-    free_device(keys2_);
-    free_device(lists_[0]);
-    free_device(lists_[1]);
-    free_device(counts_);
-    sparse_cap_ = 0;
-    sparse_active_ = false;
-    keys2_dirty_ = true;
-  }
-
-  /// Decides this frame's mode (sparse_next_) and allocates the second visibility buffer, the two
-  /// lists (one entry a drawn point, up to an eighth of the pixels) and the three counters.
-  void plan_sparse(const RenderSettings& s, uint32_t* rgba, float* depth) {
-    sparse_next_ = Sparse::kOff;
-    const size_t npix = size_t(s.width) * size_t(s.height);
-    const uint64_t count = effective_count(points_, s.point_count);
-    if (!sparse_on_ || rgba != rgba_ || s.point_size > 1 || compact_active_ || count == 0 ||
-        count > npix / 8 || npix >= 0xffffffffull)
-      return;
-    if (!keys2_) {
-      const size_t cap = npix / 8;
-      bool ok = cudaMalloc(reinterpret_cast<void**>(&keys2_), npix * 8) == cudaSuccess &&
-                cudaMalloc(reinterpret_cast<void**>(&lists_[0]), cap * 4) == cudaSuccess &&
-                cudaMalloc(reinterpret_cast<void**>(&lists_[1]), cap * 4) == cudaSuccess &&
-                cudaMalloc(reinterpret_cast<void**>(&counts_), 3 * 4) == cudaSuccess;
-      if (!ok) {  // dense frames work as well, only slower: no error
-        (void)cudaGetLastError();
-        free_sparse();
-        return;
-      }
-      sparse_cap_ = cap;
-      keys2_dirty_ = true;
-    }
-    const bool same = sparse_active_ && sparse_rgba_ == rgba && sparse_depth_ == depth &&
-                      sparse_npix_ == npix && sparse_bg_ == s.background;
-    sparse_next_ = same ? Sparse::kSteady : Sparse::kEnter;
-  }
-
-  /// After a frame was enqueued: the sparse bookkeeping for the next one.
-  void finish_sparse(const RenderSettings& s, uint32_t* rgba, float* depth) {
-    if (sparse_next_ == Sparse::kOff) {
-      keys_clean_ = true;  // the dense resolve reset every key
-      return;
-    }
-    sparse_active_ = true;
-    sparse_rgba_ = rgba;
-    sparse_depth_ = depth;
-    sparse_npix_ = size_t(s.width) * size_t(s.height);
-    sparse_bg_ = s.background;
-    sparse_prev_bound_ = effective_count(points_, s.point_count);
-    ++sparse_f_;
-  }
-
-  /// Leaving sparse frames: the last one's buffer still holds its keys; the other is all empty
-  /// and becomes keys_ for the dense frames.
-  void leave_sparse() {
-    if (!sparse_active_) return;
-    const uint64_t last = sparse_f_ - 1;  // the last sparse frame drew into buffer last & 1
-    if ((last & 1) == 0) std::swap(keys_, keys2_);
     keys_clean_ = true;
-    keys2_dirty_ = true;
-    sparse_active_ = false;
+    return true;
   }
 
   /// Records a timing event; inside a graph capture as an event-record node of the graph.
@@ -654,33 +579,16 @@ class CudaRendererImpl final : public CudaRenderer {
     const uint64_t count = effective_count(points_, s.point_count);
     stats.points_drawn = count;
     const ProjParams p = camera.params(s.width, s.height, origin_, s.point_size);
-    const Sparse sparse = sparse_next_;
-    if (sparse != Sparse::kSteady) leave_sparse();  // entering again starts from clean buffers
     // What decides which operations the frame has (for the graph's in-place update).
     shape_ = uint64_t(!keys_clean_) | uint64_t(compact_active_) << 1 | uint64_t(sorted_) << 2 |
              uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
-             uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 | uint64_t(sparse) << 16 |
-             uint64_t(keys2_dirty_) << 18;
+             uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
+             uint64_t(vec_resolve_) << 16;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
     keys_clean_ = false;
-    if (sparse == Sparse::kEnter) {
-      if (keys2_dirty_)
-        PR_CUDA_TRY(cudaMemsetAsync(keys2_, 0xff, npix * sizeof(unsigned long long), stream_));
-      keys2_dirty_ = false;
-      PR_CUDA_TRY(cudaMemsetAsync(counts_, 0, 3 * sizeof(uint32_t), stream_));
-      sparse_f_ = 0;
-    }
-    // Sparse frame f draws into buffer f & 1 and list f & 1, counts with counter f % 3.
-    unsigned long long* const bufs[2] = {keys_, keys2_};
-    unsigned long long* const kcur = sparse == Sparse::kOff ? keys_ : bufs[sparse_f_ & 1];
-    cuda::TrackList track;
-    if (sparse != Sparse::kOff) {
-      track.list = lists_[sparse_f_ & 1];
-      track.count = counts_ + sparse_f_ % 3;
-    }
     PR_CUDA_TRY(record(ev_[1], capturing));
     bool launched = true;
     if (compact_active_) {
@@ -701,8 +609,7 @@ class CudaRendererImpl final : public CudaRenderer {
       in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      in.track = track;
-      launched = cuda::launch_raster(p, in, variant_, kcur, depth32_, stream_);
+      launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
     }
     if (!launched) {
       if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
@@ -710,23 +617,7 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
     PR_CUDA_TRY(record(ev_[2], capturing));
-    if (sparse == Sparse::kOff) {
-      cuda::launch_resolve(keys_, depth32_, npix, s.background, rgba, depth, stream_);
-    } else if (sparse == Sparse::kEnter) {
-      // The first sparse frame writes the whole image (its content is not known) and keeps its
-      // keys for the next frame's resolve.
-      cuda::launch_resolve(kcur, nullptr, npix, s.background, rgba, depth, stream_, false);
-    } else {
-      cuda::SparseLists l;
-      l.cur = lists_[sparse_f_ & 1];
-      l.cur_count = counts_ + sparse_f_ % 3;
-      l.prev = lists_[(sparse_f_ + 1) & 1];
-      l.prev_count = counts_ + (sparse_f_ + 2) % 3;
-      l.zero = counts_ + (sparse_f_ + 1) % 3;
-      cuda::launch_resolve_sparse(kcur, bufs[(sparse_f_ + 1) & 1], l,
-                                  std::max<uint64_t>(count, sparse_prev_bound_), s.background, rgba,
-                                  depth, stream_);
-    }
+    cuda::launch_resolve(keys_, depth32_, npix, s.background, rgba, depth, stream_, vec_resolve_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(record(ev_[3], capturing));
     return true;
@@ -748,7 +639,7 @@ class CudaRendererImpl final : public CudaRenderer {
   std::string device_name_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev_[5] = {};
-  bool graph_ = false;  // each frame as one CUDA graph launch (PR_CUDA_GRAPH=1)
+  bool graph_ = true;  // each frame as one CUDA graph launch (PR_CUDA_GRAPH=0: separate launches)
   cudaGraphExec_t graph_exec_ = nullptr;
   uint64_t shape_ = 0, graph_shape_ = ~uint64_t{0};
   Float3* pos_ = nullptr;
@@ -773,17 +664,7 @@ class CudaRendererImpl final : public CudaRenderer {
   float* depth_ = nullptr;
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
-  // Sparse frames: PR_CUDA_SPARSE=0|off turns them off (for A/B runs).
-  bool sparse_on_ = true, sparse_active_ = false, keys2_dirty_ = true;
-  Sparse sparse_next_ = Sparse::kOff;
-  unsigned long long* keys2_ = nullptr;  // the second visibility buffer
-  uint32_t* lists_[2] = {nullptr, nullptr};
-  uint32_t* counts_ = nullptr;  // three counters, used in turn
-  size_t sparse_cap_ = 0, sparse_npix_ = 0;
-  uint64_t sparse_f_ = 0, sparse_prev_bound_ = 0;
-  uint32_t* sparse_rgba_ = nullptr;
-  float* sparse_depth_ = nullptr;
-  uint32_t sparse_bg_ = 0;
+  bool vec_resolve_ = true;  // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
   cudaGraphicsResource_t gl_res_ = nullptr;
   int gl_width_ = 0, gl_height_ = 0;
 };

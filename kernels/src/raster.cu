@@ -5,8 +5,6 @@
 // the CPU's whatever order the threads run in, whatever order the points are stored in (the
 // Morton-sorted upload), and whichever early-test variant runs (they only skip points that cannot
 // win).
-#include <cooperative_groups.h>
-
 #include "raster.h"
 
 namespace pr::cuda {
@@ -61,14 +59,10 @@ constexpr unsigned kFullMask = 0xffffffffu;
 /// With kPrefilter the first read is the 32-bit depth buffer (half the bytes of the 64-bit one,
 /// so more of it stays in the L2): it holds the minimum depth of the points that got past it, each
 /// of which (or a nearer one) then reaches the 64-bit atomic, so a point strictly farther than it
-/// cannot win; equal depths go on to the 64-bit key, whose color word breaks the tie.
-/// With kTrack (sparse frames, launch_raster's `track`), the point that turns an empty pixel into
-/// a drawn one (the atomic returns kEmptyKey: exactly one a pixel a frame) appends the pixel to the
-/// frame's list, one atomicAdd a warp for the lanes appending together.
-template <bool kPrefilter, bool kTrack = false, class ColorFn>
+/// cannot win; equal depths go on to the 64-bit key, whose index word breaks the tie.
+template <bool kPrefilter, class ColorFn>
 __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* depth32, size_t pix,
-                                           uint32_t dbits, ColorFn color,
-                                           const TrackList& track = {}) {
+                                           uint32_t dbits, ColorFn color) {
   if constexpr (kPrefilter) {
     const uint32_t d = depth32[pix];
     if (dbits > d) return;
@@ -77,21 +71,7 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* d
   const unsigned long long cur = keys[pix];
   if (dbits > uint32_t(cur >> 32)) return;
   const unsigned long long key = (static_cast<unsigned long long>(dbits) << 32) | color();
-  if (key < cur) {
-    const unsigned long long old = atomicMin(keys + pix, key);
-    if constexpr (kTrack) {
-      if (old == kEmptyKey) {
-        namespace cg = cooperative_groups;
-        const cg::coalesced_group g = cg::coalesced_threads();
-        uint32_t base = 0;
-        if (g.thread_rank() == 0) base = atomicAdd(track.count, g.size());
-        base = g.shfl(base, 0);
-        track.list[base + g.thread_rank()] = uint32_t(pix);
-      }
-    } else {
-      (void)old;
-    }
-  }
+  if (key < cur) atomicMin(keys + pix, key);
 }
 
 /// Which stored points a launch walks: all of them; a subset of a cloud stored in its own order
@@ -99,7 +79,7 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* d
 /// cloud (every stored point, kept when its original index is in the subset).
 enum Walk : int { kAll = 0, kStrided = 1, kPermutedSubset = 2 };
 
-template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kTrack = false>
+template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false>
 __global__ void __launch_bounds__(kThreads)
     raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
                   uint32_t* depth32) {
@@ -181,7 +161,7 @@ __global__ void __launch_bounds__(kThreads)
       if (lane == head && dmin != 0xffffffffu)
         depth_test<kPrefilter>(keys, depth32, pix, dmin, [my]() { return my; });
     } else {
-      if (hit) depth_test<kPrefilter, kTrack>(keys, depth32, pix, dbits, color, in.track);
+      if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, color);
     }
   }
 }
@@ -211,17 +191,17 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/// One pixel a thread.
 __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
                         size_t pixels, uint32_t background, uint32_t* __restrict__ rgba,
-                        float* __restrict__ depth, bool reset, uint32_t* zero) {
+                        float* __restrict__ depth) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i == 0 && zero) *zero = 0u;
   if (i >= pixels) return;
   const unsigned long long k = keys[i];
   const bool empty = k == kEmptyKey;
   // The clear of the next frame, fused in, and only where a point landed: most pixels of a
   // sparse frame are empty already, and skipping their write halves the resolve's traffic.
-  if (reset && !empty) {
+  if (!empty) {
     keys[i] = kEmptyKey;
     if (depth32) depth32[i] = 0xffffffffu;
   }
@@ -230,29 +210,35 @@ __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restr
   if (depth) depth[i] = empty ? __int_as_float(0x7f800000) : key_depth(k);
 }
 
-/// The sparse resolve (see launch_resolve_sparse): the pixels drawn this frame get their color,
-/// the pixels drawn last frame and not this one the background, and last frame's keys are reset.
-/// Nothing in this kernel writes `keys` (this frame's buffer), so the two lists cannot race.
-__global__ void resolve_sparse(const unsigned long long* __restrict__ keys,
-                               unsigned long long* __restrict__ prev_keys, SparseLists l,
-                               uint32_t background, uint32_t* __restrict__ rgba,
-                               float* __restrict__ depth) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0) *l.zero = 0u;  // the counter of the frame after next
-  if (i < *l.cur_count) {
-    const uint32_t p = l.cur[i];
-    const unsigned long long k = keys[p];
-    rgba[p] = key_color(k);
-    if (depth) depth[p] = key_depth(k);
+/// Four pixels a thread, as two 16-byte key loads and one 16-byte color store (a quarter of the
+/// threads and blocks of resolve()); the caller checks the alignment and runs the tail of fewer
+/// than four pixels with resolve().
+__global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
+                         size_t quads, uint32_t background, uint32_t* __restrict__ rgba,
+                         float* __restrict__ depth) {
+  const size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q >= quads) return;
+  ulonglong2* kp = reinterpret_cast<ulonglong2*>(keys) + 2 * q;
+  const ulonglong2 a = kp[0], b = kp[1];
+  const unsigned long long k[4] = {a.x, a.y, b.x, b.y};
+  uint32_t c[4];
+  float d[4];
+  bool any = false;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const bool empty = k[j] == kEmptyKey;
+    any |= !empty;
+    c[j] = empty ? background : key_color(k[j]);
+    d[j] = empty ? __int_as_float(0x7f800000) : key_depth(k[j]);
   }
-  if (i < *l.prev_count) {
-    const uint32_t p = l.prev[i];
-    if (keys[p] == kEmptyKey) {
-      rgba[p] = background;
-      if (depth) depth[p] = __int_as_float(0x7f800000);
-    }
-    prev_keys[p] = kEmptyKey;
+  if (any) {  // the fused clear, only where a point landed
+    const ulonglong2 e = make_ulonglong2(kEmptyKey, kEmptyKey);
+    if (a.x != kEmptyKey || a.y != kEmptyKey) kp[0] = e;
+    if (b.x != kEmptyKey || b.y != kEmptyKey) kp[1] = e;
+    if (depth32) reinterpret_cast<uint4*>(depth32)[q] = make_uint4(~0u, ~0u, ~0u, ~0u);
   }
+  __stcs(reinterpret_cast<uint4*>(rgba) + q, make_uint4(c[0], c[1], c[2], c[3]));
+  if (depth) reinterpret_cast<float4*>(depth)[q] = make_float4(d[0], d[1], d[2], d[3]);
 }
 
 template <int kWalk>
@@ -262,11 +248,6 @@ void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64
   const uint64_t per_block = uint64_t(kThreads) * kPerThread;
   const unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
-  if (in.track.list) {  // sparse frames: the simple variant, appending new pixels to the list
-    raster_points<kWalk, false, false, false, true>
-        <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
-    return;
-  }
   switch (v) {
     case Variant::kPrefilter32:
       raster_points<kWalk, true, false>
@@ -313,9 +294,6 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
     if (v == Variant::kMergePrefilter32) v = Variant::kPrefilter32;
   }
   const int walk = !subset ? kAll : in.permuted ? kPermutedSubset : kStrided;
-  if (in.track.list &&
-      (p.point_size > 1 || uint64_t(p.width) * uint64_t(p.height) >= 0xffffffffull))
-    return false;  // tracking is for 1-pixel points, pixels named with 32 bits
   if (p.point_size <= 1) {
     if (walk == kAll)
       launch_points<kAll>(p, in, v, step, keys, depth32, stream);
@@ -335,18 +313,24 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 }
 
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,
-                    uint32_t* rgba, float* depth, cudaStream_t stream, bool reset, uint32_t* zero) {
+                    uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4) {
   if (pixels == 0) return;
-  const unsigned blocks = unsigned((pixels + kThreads - 1) / kThreads);
-  resolve<<<blocks, kThreads, 0, stream>>>(keys, depth32, pixels, background, rgba, depth, reset,
-                                           zero);
-}
-
-void launch_resolve_sparse(const unsigned long long* keys, unsigned long long* prev_keys,
-                           const SparseLists& lists, uint64_t bound, uint32_t background,
-                           uint32_t* rgba, float* depth, cudaStream_t stream) {
-  const unsigned blocks = bound > 0 ? unsigned((bound + kThreads - 1) / kThreads) : 1u;
-  resolve_sparse<<<blocks, kThreads, 0, stream>>>(keys, prev_keys, lists, background, rgba, depth);
+  auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+  size_t done = 0;
+  if (vec4 && aligned(keys) && aligned(rgba) && (!depth || aligned(depth)) &&
+      (!depth32 || aligned(depth32))) {
+    const size_t quads = pixels / 4;
+    if (quads > 0) {
+      const unsigned blocks = unsigned((quads + kThreads - 1) / kThreads);
+      resolve4<<<blocks, kThreads, 0, stream>>>(keys, depth32, quads, background, rgba, depth);
+    }
+    done = quads * 4;
+  }
+  if (done == pixels) return;
+  const size_t rest = pixels - done;
+  const unsigned blocks = unsigned((rest + kThreads - 1) / kThreads);
+  resolve<<<blocks, kThreads, 0, stream>>>(keys + done, depth32 ? depth32 + done : nullptr, rest,
+                                           background, rgba + done, depth ? depth + done : nullptr);
 }
 
 }  // namespace pr::cuda

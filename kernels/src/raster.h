@@ -29,12 +29,6 @@ inline bool uses_depth32(Variant v) {
   return v == Variant::kPrefilter32 || v == Variant::kMergePrefilter32;
 }
 
-/// Sparse frames: where the raster pass appends each pixel it turns from empty to drawn.
-struct TrackList {
-  uint32_t* list = nullptr;   ///< room for one entry a drawn point
-  uint32_t* count = nullptr;  ///< entries appended (zero at the start of the frame)
-};
-
 /// The cloud as the raster kernels see it.
 struct RasterInput {
   const Float3* pos = nullptr;       ///< positions in storage order
@@ -46,7 +40,6 @@ struct RasterInput {
   bool permuted = false;  ///< stored in another order than the cloud's
   uint64_t total = 0;     ///< points uploaded
   uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
-  TrackList track;        ///< sparse frames (1-pixel points only): list the newly drawn pixels
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
@@ -58,31 +51,12 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
                    uint32_t* depth32, cudaStream_t stream);
 
 /// Turns the visibility buffer into RGBA8 (the key's color word, or `background`) and, when
-/// `depth` is not null, camera-space depth (+inf where empty). With `reset`, resets every key to
-/// kEmptyKey (and, when not null, every depth32 entry to all ones) on the way, so the next frame
-/// needs no clear. `zero`, when not null, is set to 0 (a sparse-frame counter).
+/// `depth` is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey (and,
+/// when not null, every depth32 entry to all ones) on the way, so the next frame needs no clear.
+/// `vec4`: four pixels a thread with 16-byte loads and stores where the buffers are 16-byte
+/// aligned (the same result with a quarter of the threads).
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,
-                    uint32_t* rgba, float* depth, cudaStream_t stream, bool reset = true,
-                    uint32_t* zero = nullptr);
-
-/// Sparse frames, for clouds that draw far fewer points than the image has pixels: the image
-/// persists from frame to frame and only what changed is written. Two visibility buffers take
-/// turns: this frame's (`keys`, all empty before the raster pass) and last frame's (`prev_keys`,
-/// still holding its keys at the pixels of its list). The resolve writes the color of each pixel
-/// of this frame's list, the background at each pixel of last frame's list that this frame left
-/// empty, and resets last frame's keys there, so that buffer is all empty for the next frame.
-/// Cost: O(points) instead of O(pixels).
-struct SparseLists {
-  const uint32_t* cur = nullptr;  ///< this frame's pixels
-  const uint32_t* cur_count = nullptr;
-  const uint32_t* prev = nullptr;  ///< last frame's pixels
-  const uint32_t* prev_count = nullptr;
-  uint32_t* zero = nullptr;  ///< the counter the frame after this one appends to
-};
-/// `bound`: at least the larger of the two lists' lengths (the host knows: points drawn).
-void launch_resolve_sparse(const unsigned long long* keys, unsigned long long* prev_keys,
-                           const SparseLists& lists, uint64_t bound, uint32_t background,
-                           uint32_t* rgba, float* depth, cudaStream_t stream);
+                    uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4 = true);
 
 /// The Morton (Z-order) order of `n` device positions `src` in the box [lo, hi], 10 bits an axis,
 /// by CUB's (stable) radix sort: `order[k]` is the index of the k-th point along the curve (ties

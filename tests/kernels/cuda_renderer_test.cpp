@@ -625,21 +625,21 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
 INSTANTIATE_TEST_SUITE_P(Kernels, CompactPositions, testing::Values(false, true),
                          compact_case_name);
 
-// ------------------------------------------------------------------ sparse frames
+// ------------------------------------------------------------------ frame sequences
 
-class SparseFrames : public testing::TestWithParam<bool> {};
+class FrameSequences : public testing::TestWithParam<bool> {};
 
-/// Clouds with far fewer points than pixels take sparse frames (the image persists, only the
-/// pixels drawn this frame or last frame are written). A sequence that moves the camera, changes
-/// the background, asks for depth, changes the point count across the threshold and to zero,
-/// switches the point size, the variant and the image size, and alternates with a dense cloud:
-/// every frame equals the CPU's image (and depth) pixel for pixel. Param: CUDA graph per frame.
-TEST_P(SparseFrames, EverySequenceEqualsCpu) {
+/// State carried from frame to frame (the fused clear, the graph's in-place update, the original
+/// index made for a subset of a sorted cloud): a sequence that moves the camera, changes the
+/// background, asks for depth, changes the point count and to zero, switches the point size, the
+/// variant and the image size, and alternates with another cloud: every frame equals the CPU's
+/// image (and depth) pixel for pixel. Param: CUDA graph per frame (the default) or launches.
+TEST_P(FrameSequences, EveryFrameEqualsCpu) {
   PR_REQUIRE_GPU(gpu);
   gpu->set_frame_graph(GetParam());
   std::string err;
-  const PointCloud& small = scene_cloud("cube", 20'000);    // 640x480 / 8 = 38,400: sparse
-  const PointCloud& big = scene_cloud("terrain", 300'000);  // dense
+  const PointCloud& small = scene_cloud("cube", 20'000);
+  const PointCloud& big = scene_cloud("terrain", 300'000);
   auto cpu = make_cpu_renderer();
   ASSERT_TRUE(cpu->set_cloud(small, &err)) << err;
   ASSERT_TRUE(gpu->set_cloud(small, &err)) << err;
@@ -694,35 +694,35 @@ TEST_P(SparseFrames, EverySequenceEqualsCpu) {
   check("10,000 points");
   rs.point_count = ~uint64_t{0};
   rs.point_size = 2;
-  check("point size 2 (dense)");
+  check("point size 2");
   rs.point_size = 1;
   check("point size 1 again");
   ASSERT_TRUE(gpu->set_raster_variant("merge", &err)) << err;
-  check("merge variant (sparse frames use the simple test)");
+  check("merge variant");
   ASSERT_TRUE(gpu->set_raster_variant("simple", &err)) << err;
   rs.width = 1023;
   rs.height = 769;
   check("resized");
   check("resized, again");
-  // A dense cloud in between, then the small one again.
+  // Another cloud in between, then the small one again.
   ASSERT_TRUE(cpu->set_cloud(big, &err)) << err;
   ASSERT_TRUE(gpu->set_cloud(big, &err)) << err;
   cam.frame(big.world_bounds(), 1023.0 / 769.0);
-  check("dense cloud");
-  check("dense cloud again");
+  check("terrain");
+  check("terrain again");
   ASSERT_TRUE(cpu->set_cloud(small, &err)) << err;
   ASSERT_TRUE(gpu->set_cloud(small, &err)) << err;
-  check("small cloud after the dense one");
+  check("small cloud after the terrain");
   cam = overview;
   check("small cloud, overview");
-  // Subsets of the sorted small cloud, sparse.
+  // Subsets of the sorted small cloud.
   rs.point_count = 5'000;
   check("subset of the sorted cloud");
   cam.yaw -= 0.2;
   check("subset, moved");
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, SparseFrames, testing::Values(false, true),
+INSTANTIATE_TEST_SUITE_P(Kernels, FrameSequences, testing::Values(false, true),
                          [](const testing::TestParamInfo<bool>& i) {
                            return std::string(i.param ? "graph" : "launches");
                          });

@@ -44,9 +44,9 @@ class CudaRenderer : public Renderer {
   /// Whether the current cloud is stored sorted (false when off, or when the sort had no room and
   /// the cloud was uploaded in its own order).
   virtual bool cloud_sorted() const = 0;
-  /// Each frame as one CUDA graph launch (captured and updated in place every frame) instead of
-  /// separate launches: the GPU runs the stages back to back (1e5 points at 1080p: 0.017 instead
-  /// of 0.022-0.025 ms on the H200). Same image. Off by default; PR_CUDA_GRAPH=1|on turns it on.
+  /// Each frame as one CUDA graph launch (on by default; captured and updated in place every
+  /// frame) instead of separate launches: the GPU runs the stages back to back (1e5 points at
+  /// 1080p on the H200: 0.018 instead of 0.021 ms). Same image. PR_CUDA_GRAPH=0|off turns it off.
   virtual void set_frame_graph(bool on) = 0;
   virtual bool frame_graph() const = 0;
   /// Compact quantized positions (engine/compact.h; off by default): set_cloud() encodes the
