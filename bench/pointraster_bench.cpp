@@ -54,8 +54,8 @@ struct Options {
   std::string json_out;
   std::pair<int, int> check_size = {320, 180};
   // The CUDA renderer's storage modes (docs/GPU.md), each timed as its own renderer row: default
-  // (the upload-time Morton sort), nosort (the cloud in its own order), compact (quantized
-  // positions, sorted), compact+nosort.
+  // (the upload-time Morton sort when the cloud's order is incoherent), nosort (the cloud in its
+  // own order), compact (quantized positions, sorted), compact+nosort.
   std::vector<std::string> gpu_modes = {"default"};
   bool gpu_modes_given = false;
 };
@@ -479,7 +479,7 @@ int main(int argc, char** argv) {
           std::find(o.gpu_modes.begin(), o.gpu_modes.end(), "default") != o.gpu_modes.end();
       if (gpu && n <= o.gpu_max && want_default) {
         if (o.gpu_modes_given) {  // explicit modes: "default" means the renderer's defaults
-          gpu->set_spatial_sort(true);
+          gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
           gpu->set_compact_positions(false);
         }
         Stopwatch up;

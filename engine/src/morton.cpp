@@ -29,6 +29,40 @@ void gather(PodVector<T>& a, const std::vector<uint32_t>& order) {
 
 }  // namespace
 
+double order_coherence(const PointCloud& cloud, size_t samples) {
+  const size_t n = cloud.size();
+  if (n < 2 || samples == 0) return 1.0;
+  const Bounds bb = cloud.local_bounds();
+  if (bb.empty) return 1.0;
+  // Cells of about 64 points of a uniform cloud: 2^bits a side, bits = log2(cbrt(n / 64)).
+  const int bits = std::clamp(int(std::lround(std::log2(std::cbrt(double(n) / 64.0)))), 1, 10);
+  const double side = double(1 << bits);
+  double lo[3], inv[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = bb.min[a];
+    inv[a] = bb.max[a] > bb.min[a] ? side / (bb.max[a] - bb.min[a]) : 0.0;
+  }
+  auto cell = [&](const Float3& v, uint32_t* c) {
+    if (!finite_point(v)) return false;
+    const float f[3] = {v.x, v.y, v.z};
+    *c = 0;
+    for (int a = 0; a < 3; ++a)
+      *c = *c << 10 | uint32_t(std::clamp((double(f[a]) - lo[a]) * inv[a], 0.0, side - 1.0));
+    return true;
+  };
+  const size_t pairs = n - 1;
+  const size_t m = std::min(samples, pairs);
+  size_t same = 0, counted = 0;
+  for (size_t k = 0; k < m; ++k) {
+    const size_t i = std::min(pairs - 1, size_t(double(k) * double(pairs) / double(m)));  // spread
+    uint32_t a = 0, b = 0;
+    if (!cell(cloud.positions[i], &a) || !cell(cloud.positions[i + 1], &b)) continue;
+    ++counted;
+    same += a == b;
+  }
+  return counted ? double(same) / double(counted) : 1.0;
+}
+
 // (code << 32 | index) keys, bucketed by the code's top 15 bits in parallel (counting sort), then
 // each bucket sorted. Invalid points get the largest code, so they gather at the end.
 std::vector<uint32_t> morton_order(const PointCloud& cloud) {

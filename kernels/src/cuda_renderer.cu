@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/morton.h"
 #include "engine/parallel.h"
 #include "kernels/cuda_renderer.h"
 #include "raster.h"
@@ -91,8 +92,13 @@ class CudaRendererImpl final : public CudaRenderer {
       std::string why;
       if (!set_raster_variant(v, &why)) std::fprintf(stderr, "pointraster: %s\n", why.c_str());
     }
-    if (const char* v = std::getenv("PR_CUDA_SORT"))
-      sort_ = !(std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
+    if (const char* v = std::getenv("PR_CUDA_SORT")) {
+      if (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0)
+        sort_ = SortMode::kOff;
+      else if (std::strcmp(v, "on") == 0 || std::strcmp(v, "1") == 0 ||
+               std::strcmp(v, "morton") == 0)
+        sort_ = SortMode::kOn;
+    }
     if (const char* v = std::getenv("PR_CUDA_COMPACT"))
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_RESOLVE"))
@@ -114,7 +120,7 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
   std::string raster_variant() const override { return cuda::variant_name(variant_); }
-  void set_spatial_sort(bool on) override { sort_ = on; }
+  void set_sort_mode(SortMode mode) override { sort_ = mode; }
   bool cloud_sorted() const override { return sorted_; }
   void set_compact_positions(bool on) override { compact_ = on; }
   void set_frame_graph(bool on) override { graph_ = on; }
@@ -197,7 +203,7 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (compact_) return set_compact_cloud(cloud, error);
     if (!reserve_points(n, error)) return false;
-    if (n > 0 && !(sort_ && n > 1 && upload_sorted(cloud))) {
+    if (n > 0 && !(want_sort(cloud) && upload_sorted(cloud))) {
       PR_CUDA_TRY(cudaMemcpyAsync(pos_, cloud.positions.data(), n * sizeof(Float3),
                                   cudaMemcpyHostToDevice, stream_));
       PR_CUDA_TRY(cudaMemcpyAsync(colors_, cloud.colors.data(), n * sizeof(uint32_t),
@@ -336,6 +342,11 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
  private:
+  bool want_sort(const PointCloud& cloud) const {
+    if (sort_ == SortMode::kOff || cloud.size() < 2) return false;
+    return sort_ == SortMode::kOn || order_coherence(cloud) < kCoherentOrder;
+  }
+
   /// The Morton order of `cloud`'s positions into the device array `order` (n entries), computed
   /// on the GPU from a temporary copy of the positions. The same cloud always gives the same order
   /// (a stable radix sort of the same codes). `src_out`, when not null, receives the temporary
@@ -458,7 +469,7 @@ class CudaRendererImpl final : public CudaRenderer {
   bool set_compact_cloud(const PointCloud& cloud, std::string* error) {
     const uint64_t n = cloud.size();
     CompactCloud cc;
-    if (!build_compact(cloud, sort_, &cc, error)) return false;
+    if (!build_compact(cloud, want_sort(cloud), &cc, error)) return false;
     if (!reserve_points(n, error)) return false;
     if (n > 0) {
       PR_CUDA_TRY(cudaMemcpyAsync(words_, cc.words.data(), n * sizeof(uint32_t),
@@ -650,7 +661,8 @@ class CudaRendererImpl final : public CudaRenderer {
   const PointCloud* cloud_ = nullptr;  // the cloud uploaded last (for ensure_orig)
   cuda::Variant variant_ = cuda::Variant::kSimple;
   // Upload-time Morton sort: requested (on by default), and in effect for the current cloud.
-  bool sort_ = true, sorted_ = false;
+  SortMode sort_ = SortMode::kAuto;
+  bool sorted_ = false;
   // Compact positions (engine/compact.h): requested, and in use for the current cloud.
   bool compact_ = false, compact_active_ = false;
   uint32_t* words_ = nullptr;

@@ -13,6 +13,7 @@
 
 #include "engine/compact.h"
 #include "engine/cpu_renderer.h"
+#include "engine/morton.h"
 #include "engine/scenes.h"
 
 namespace pr {
@@ -125,6 +126,28 @@ TEST(Compact, MortonOrderGivesTightBoxes) {
   };
   // 1e6 points in 245 batches: file-order boxes span the cube, sorted ones about 1/6 of it.
   EXPECT_LT(mean_step(sorted) * 3.0, mean_step(plain));
+}
+
+TEST(Morton, OrderCoherenceTellsRandomFromSpatialOrder) {
+  PointCloud cube = make_scene("cube", 200'000);  // uniform random order
+  const double random = order_coherence(cube);
+  EXPECT_LT(random, 0.01);
+  EXPECT_LT(random, kCoherentOrder);
+  apply_order(cube, morton_order(cube));
+  EXPECT_GT(order_coherence(cube), 0.85);
+  // The procedural terrain is generated row by row: coherent; the galaxy is sampled at random.
+  EXPECT_GT(order_coherence(make_scene("terrain", 200'000)), kCoherentOrder);
+  EXPECT_LT(order_coherence(make_scene("galaxy", 200'000)), kCoherentOrder);
+  // Degenerate clouds: nothing to gain from sorting.
+  PointCloud one = make_scene("cube", 1);
+  EXPECT_EQ(order_coherence(one), 1.0);
+  EXPECT_EQ(order_coherence(PointCloud{}), 1.0);
+  // Non-finite points are not counted: half of them NaN, the rest sorted.
+  for (size_t i = 0; i < cube.size(); i += 2) cube.positions[i] = Float3{NAN, 0.f, 0.f};
+  const double c = order_coherence(cube);
+  EXPECT_EQ(c, 1.0);  // every pair has a NaN: none counted
+  // Deterministic.
+  EXPECT_EQ(order_coherence(cube), c);
 }
 
 TEST(Compact, EmptyCloudAndAllInvalid) {

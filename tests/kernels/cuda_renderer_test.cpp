@@ -161,6 +161,36 @@ TEST(CudaRenderer, ReportsDeviceAndMemory) {
   EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u + frame_bytes);
 }
 
+TEST(CudaRenderer, AutomaticSortSortsOnlyIncoherentClouds) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  // The default mode: the random cube is sorted, the row-by-row terrain kept as it is; forcing
+  // either way works; every image equals the CPU's.
+  const PointCloud& cube = scene_cloud("cube", 300'000);
+  const PointCloud& terrain = scene_cloud("terrain", 300'000);
+  RenderSettings rs;
+  rs.width = 320;
+  rs.height = 240;
+  rs.background = kBackground;
+  struct Case {
+    CudaRenderer::SortMode mode;
+    const PointCloud* cloud;
+    bool sorted;
+  };
+  for (const Case& c : {Case{CudaRenderer::SortMode::kAuto, &cube, true},
+                        Case{CudaRenderer::SortMode::kAuto, &terrain, false},
+                        Case{CudaRenderer::SortMode::kOn, &terrain, true},
+                        Case{CudaRenderer::SortMode::kOff, &cube, false}}) {
+    gpu->set_sort_mode(c.mode);
+    Frame f;
+    Camera cam;
+    cam.frame(c.cloud->world_bounds(), 4.0 / 3.0);
+    render_both(*gpu, *c.cloud, cam, rs, f);
+    EXPECT_EQ(gpu->cloud_sorted(), c.sorted) << int(c.mode);
+    expect_same(f, "sort mode " + std::to_string(int(c.mode)));
+  }
+}
+
 TEST(CudaRenderer, SubsetCountsMatchCpu) {
   PR_REQUIRE_GPU(gpu);
   const PointCloud& cloud = scene_cloud("terrain", 300'000);
