@@ -524,10 +524,11 @@ class CudaRendererImpl final : public CudaRenderer {
 
   /// Clear (only when the last resolve did not), raster, resolve into `rgba` (device memory or
   /// the mapped GL buffer). Records events 0..3; the caller records 4 after its copy.
-  /// With set_frame_graph(true) or PR_CUDA_GRAPH=1 the frame's operations are captured into a
-  /// CUDA graph and launched as one: the graph is re-captured each frame (the camera changes the
-  /// kernels' parameters) and the instantiated graph updated in place (cudaGraphExecUpdate), so the
-  /// GPU runs the stages back to back instead of waiting for each launch from the host.
+  /// With set_frame_graph(true) (the default; PR_CUDA_GRAPH=0 turns it off) the frame's operations
+  /// are captured into a CUDA graph and launched as one: the graph is re-captured each frame (the
+  /// camera changes the kernels' parameters) and the instantiated graph updated in place
+  /// (cudaGraphExecUpdate), so the GPU runs the stages back to back instead of waiting for each
+  /// launch from the host.
   bool frame(const Camera& camera, const RenderSettings& s, uint32_t* rgba, float* depth,
              FrameStats& stats, std::string* error) {
     // A subset of a permuted cloud: the original index first (not inside a graph capture).
