@@ -12,15 +12,6 @@
 
 namespace pr {
 
-namespace {
-
-bool valid_point(const Float3& v) {
-  auto ok = [](float f) { return std::isfinite(f) && std::fabs(f) <= kCompactMaxCoord; };
-  return ok(v.x) && ok(v.y) && ok(v.z);
-}
-
-}  // namespace
-
 bool build_compact(const PointCloud& cloud, bool morton, CompactCloud* out, std::string* error) {
   const size_t n = cloud.size();
   if (n >= size_t(std::numeric_limits<uint32_t>::max())) {
@@ -50,49 +41,20 @@ bool build_compact(const PointCloud& cloud, bool morton, CompactCloud* out, std:
           bool any = false;
           for (size_t s = s0; s < s1; ++s) {
             const Float3& v = at(s);
-            if (!valid_point(v)) continue;
-            const float f[3] = {v.x, v.y, v.z};
+            if (!morton_valid(v.x, v.y, v.z)) continue;
+            const float f[3] = {compact_unsign_zero(v.x), compact_unsign_zero(v.y),
+                                compact_unsign_zero(v.z)};
             for (int a = 0; a < 3; ++a) {
               mn[a] = any ? std::min(mn[a], f[a]) : f[a];
               mx[a] = any ? std::max(mx[a], f[a]) : f[a];
             }
             any = true;
           }
-          CompactBatch& box = out->batches[b];
-          for (int a = 0; a < 3; ++a) {
-            box.lo[a] = mn[a];
-            // |coordinates| <= 1e30, so the extent is finite.
-            box.scale[a] = (mx[a] - mn[a]) / float(kCompactMaxQ);
-          }
+          const CompactBatch box = compact_box(mn, mx);
+          out->batches[b] = box;
           for (size_t s = s0; s < s1; ++s) {
             const Float3& v = at(s);
-            if (!valid_point(v)) {
-              out->words[s] = kCompactInvalid;
-              continue;
-            }
-            const float f[3] = {v.x, v.y, v.z};
-            uint32_t w = 0;
-            for (int a = 0; a < 3; ++a) {
-              uint32_t q = 0;
-              if (box.scale[a] > 0.0f) {
-                // Nearest of the decoder's steps: try floor and floor + 1 of the exact quotient,
-                // decoded exactly as compact_decode() does.
-                const double t = (double(f[a]) - double(box.lo[a])) / double(box.scale[a]);
-                const uint32_t q0 = uint32_t(std::clamp(std::floor(t), 0.0, double(kCompactMaxQ)));
-                q = q0;
-                float best = std::fabs(box.lo[a] + float(q0) * box.scale[a] - f[a]);
-                for (uint32_t cand : {q0 + 1u, q0 > 0 ? q0 - 1u : q0}) {
-                  if (cand > kCompactMaxQ) continue;
-                  const float err = std::fabs(box.lo[a] + float(cand) * box.scale[a] - f[a]);
-                  if (err < best) {
-                    best = err;
-                    q = cand;
-                  }
-                }
-              }
-              w |= q << (kCompactBits * a);
-            }
-            out->words[s] = w;
+            out->words[s] = compact_encode(box, v.x, v.y, v.z);
           }
         }
       },

@@ -11,10 +11,8 @@ namespace pr {
 
 namespace {
 
-/// Finite and within +-kCompactMaxCoord on every axis (the compact encoder's drawable points).
 bool finite_point(const Float3& v) {
-  auto ok = [](float f) { return std::isfinite(f) && std::fabs(f) <= kCompactMaxCoord; };
-  return ok(v.x) && ok(v.y) && ok(v.z);
+  return morton_valid(v.x, v.y, v.z);
 }
 
 template <class T>
@@ -65,30 +63,26 @@ double order_coherence(const PointCloud& cloud, size_t samples) {
 
 // (code << 32 | index) keys, bucketed by the code's top 15 bits in parallel (counting sort), then
 // each bucket sorted. Invalid points get the largest code, so they gather at the end.
-std::vector<uint32_t> morton_order(const PointCloud& cloud) {
-  const size_t n = cloud.size();
-  double lo[3] = {0, 0, 0}, inv[3] = {0, 0, 0};
+MortonBox morton_box(const PointCloud& cloud) {
+  MortonBox box{{0, 0, 0}, {0, 0, 0}};
   // Bounds of the finite points (parallel); huge ones only widen the curve's box.
   const Bounds bb = cloud.local_bounds();
   if (!bb.empty)
     for (int a = 0; a < 3; ++a) {
-      lo[a] = bb.min[a];
-      inv[a] = bb.max[a] > bb.min[a] ? 1.0 / (bb.max[a] - bb.min[a]) : 0.0;
+      box.lo[a] = bb.min[a];
+      box.inv[a] = bb.max[a] > bb.min[a] ? 1.0 / (bb.max[a] - bb.min[a]) : 0.0;
     }
+  return box;
+}
+
+std::vector<uint32_t> morton_order(const PointCloud& cloud) {
+  const size_t n = cloud.size();
+  const MortonBox box = morton_box(cloud);
   std::vector<uint64_t> keys(n);
   parallel_for(n, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) {
       const Float3& v = cloud.positions[i];
-      uint32_t code = 0x3fffffffu;
-      if (finite_point(v)) {
-        const float f[3] = {v.x, v.y, v.z};
-        code = 0;
-        for (int a = 0; a < 3; ++a) {
-          const double t = std::clamp((double(f[a]) - lo[a]) * inv[a] * 1023.0, 0.0, 1023.0);
-          code |= morton_spread10(uint32_t(t)) << a;
-        }
-      }
-      keys[i] = (uint64_t(code) << 32) | i;
+      keys[i] = (uint64_t(morton_code_of(box, v.x, v.y, v.z)) << 32) | i;
     }
   });
   // Counting sort by the top 15 of the 30 code bits, per thread range, then sort each bucket.
@@ -140,7 +134,6 @@ std::vector<uint32_t> morton_order(const PointCloud& cloud) {
   });
   return order;
 }
-
 
 void apply_order(PointCloud& cloud, const std::vector<uint32_t>& order) {
   gather(cloud.positions, order);

@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "engine/compact.h"
+#include "engine/morton.h"
 #include "engine/point_cloud.h"
 #include "engine/projection.h"
 
@@ -58,12 +60,18 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,
                     uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4 = true);
 
-/// The Morton (Z-order) order of `n` device positions `src` in the box [lo, hi], 10 bits an axis,
-/// by CUB's (stable) radix sort: `order[k]` is the index of the k-th point along the curve (ties
-/// keep the original order). Allocates its temporaries (about 16 bytes a point) and frees them
-/// before returning; on failure returns the error with `what` naming the call.
-cudaError_t morton_order(const Float3* src, uint32_t* order, uint64_t n, const float lo[3],
-                         const float hi[3], cudaStream_t stream, std::string* what);
+/// The Morton (Z-order) order of `n` device positions `src` in `box` (morton_code_of(), the
+/// host's function), by CUB's (stable) radix sort: `order[k]` is the index of the k-th point
+/// along the curve (ties keep the original order), the very order of the host's morton_order().
+/// Allocates its temporaries (about 16 bytes a point) and frees them before returning; on failure
+/// returns the error with `what` naming the call.
+cudaError_t morton_order(const Float3* src, uint32_t* order, uint64_t n, const MortonBox& box,
+                         cudaStream_t stream, std::string* what);
+
+/// The compact form (engine/compact.h) of `n` device positions `pos` taken in `order` (null: as
+/// stored) into `words` (n) and `batches` (one per kCompactBatch): equal to build_compact()'s.
+cudaError_t encode_compact(const Float3* pos, const uint32_t* order, uint64_t n, uint32_t* words,
+                           CompactBatch* batches, cudaStream_t stream);
 
 /// dst[k] = src[order[k]] for k < n (device arrays; T is Float3 or uint32_t).
 template <class T>

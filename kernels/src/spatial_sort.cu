@@ -5,6 +5,7 @@
 // rule (depth, then color) does not depend on where a point is stored.
 #include <cub/device/device_radix_sort.cuh>
 
+#include "engine/compact.h"
 #include "engine/morton.h"
 #include "raster.h"
 
@@ -14,24 +15,68 @@ namespace {
 
 constexpr int kThreads = 256;
 
-struct Box {
-  float lo[3], inv[3];
-};
-
-/// 30-bit Morton code of each point in the box (NaN and points outside clamp to the box's
-/// faces: the order only affects speed, never the image) and the identity index.
-__global__ void morton_codes(const Float3* __restrict__ pos, uint64_t n, Box b,
+/// Each point's Morton code, by the host's own function (engine/morton.h: double precision,
+/// invalid points last), and the identity index.
+__global__ void morton_codes(const Float3* __restrict__ pos, uint64_t n, MortonBox b,
                              uint32_t* __restrict__ codes, uint32_t* __restrict__ index) {
   const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
   const Float3 v = pos[i];
-  auto q = [](float x, float lo, float inv) {
-    const float t = (x - lo) * inv * 1023.0f;
-    return uint32_t(t >= 0.0f ? (t <= 1023.0f ? t : 1023.0f) : 0.0f);  // NaN -> 0
-  };
-  codes[i] =
-      morton_code(q(v.x, b.lo[0], b.inv[0]), q(v.y, b.lo[1], b.inv[1]), q(v.z, b.lo[2], b.inv[2]));
+  codes[i] = morton_code_of(b, v.x, v.y, v.z);
   index[i] = uint32_t(i);
+}
+
+/// One block per batch of kCompactBatch stored points (stored point s is source point order[s],
+/// or s without an order): the batch's box from the minimum and maximum of its valid points, then
+/// each point's word, with the host encoder's functions (engine/compact.h), so the words and boxes
+/// equal build_compact()'s. Minimum and maximum are exact in any order (zeros unsigned first).
+__global__ void __launch_bounds__(kThreads)
+    encode_compact(const Float3* __restrict__ pos, const uint32_t* __restrict__ order, uint64_t n,
+                   uint32_t* __restrict__ words, CompactBatch* __restrict__ batches) {
+  __shared__ float smn[3][kThreads], smx[3][kThreads];
+  __shared__ int sany[kThreads];
+  __shared__ CompactBatch box;
+  const uint64_t s0 = uint64_t(blockIdx.x) * kCompactBatch;
+  const uint64_t s1 = s0 + kCompactBatch < n ? s0 + kCompactBatch : n;
+  float mn[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
+  bool any = false;
+  for (uint64_t s = s0 + threadIdx.x; s < s1; s += kThreads) {
+    const Float3 v = pos[order ? order[s] : s];
+    if (!morton_valid(v.x, v.y, v.z)) continue;
+    const float f[3] = {compact_unsign_zero(v.x), compact_unsign_zero(v.y),
+                        compact_unsign_zero(v.z)};
+    for (int a = 0; a < 3; ++a) {
+      mn[a] = any ? fminf(mn[a], f[a]) : f[a];
+      mx[a] = any ? fmaxf(mx[a], f[a]) : f[a];
+    }
+    any = true;
+  }
+  for (int a = 0; a < 3; ++a) {
+    smn[a][threadIdx.x] = mn[a];
+    smx[a][threadIdx.x] = mx[a];
+  }
+  sany[threadIdx.x] = any ? 1 : 0;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float bmn[3] = {0, 0, 0}, bmx[3] = {0, 0, 0};
+    bool bany = false;
+    for (int t = 0; t < kThreads; ++t) {
+      if (!sany[t]) continue;
+      for (int a = 0; a < 3; ++a) {
+        bmn[a] = bany ? fminf(bmn[a], smn[a][t]) : smn[a][t];
+        bmx[a] = bany ? fmaxf(bmx[a], smx[a][t]) : smx[a][t];
+      }
+      bany = true;
+    }
+    box = compact_box(bmn, bmx);
+    batches[blockIdx.x] = box;
+  }
+  __syncthreads();
+  const CompactBatch b = box;
+  for (uint64_t s = s0 + threadIdx.x; s < s1; s += kThreads) {
+    const Float3 v = pos[order ? order[s] : s];
+    words[s] = compact_encode(b, v.x, v.y, v.z);
+  }
 }
 
 template <class T>
@@ -56,15 +101,17 @@ template cudaError_t gather<Float3>(const Float3*, const uint32_t*, uint64_t, Fl
 template cudaError_t gather<uint32_t>(const uint32_t*, const uint32_t*, uint64_t, uint32_t*,
                                       cudaStream_t);
 
-cudaError_t morton_order(const Float3* src, uint32_t* order, uint64_t n, const float lo[3],
-                         const float hi[3], cudaStream_t stream, std::string* what) {
+cudaError_t encode_compact(const Float3* pos, const uint32_t* order, uint64_t n, uint32_t* words,
+                           CompactBatch* batches, cudaStream_t stream) {
+  const uint64_t nb = (n + kCompactBatch - 1) / kCompactBatch;
+  if (nb == 0) return cudaSuccess;
+  encode_compact<<<unsigned(nb), kThreads, 0, stream>>>(pos, order, n, words, batches);
+  return cudaGetLastError();
+}
+
+cudaError_t morton_order(const Float3* src, uint32_t* order, uint64_t n, const MortonBox& b,
+                         cudaStream_t stream, std::string* what) {
   if (n == 0) return cudaSuccess;
-  Box b{};
-  for (int a = 0; a < 3; ++a) {
-    const float ext = hi[a] - lo[a];
-    b.lo[a] = lo[a];
-    b.inv[a] = ext > 0.0f ? 1.0f / ext : 0.0f;
-  }
   uint32_t *codes = nullptr, *codes_alt = nullptr, *index = nullptr;
   void* temp = nullptr;
   size_t temp_bytes = 0;

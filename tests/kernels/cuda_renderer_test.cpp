@@ -7,6 +7,7 @@
 #include <memory>
 #include <ostream>
 
+#include "engine/compact.h"
 #include "engine/cpu_renderer.h"
 #include "engine/scenes.h"
 #include "gpu_test_util.h"
@@ -756,6 +757,51 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FrameSequences, testing::Values(false, true),
                          [](const testing::TestParamInfo<bool>& i) {
                            return std::string(i.param ? "graph" : "launches");
                          });
+
+/// The GPU's compact encoder (the GPU Morton sort, then one block a batch) stores the very words
+/// and boxes of the host's build_compact(), bit for bit, in Morton and in file order, on scenes
+/// and on a cloud with NaN, infinite, huge and signed-zero coordinates.
+TEST(CudaRenderer, GpuCompactEncodingEqualsTheHosts) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  PointCloud odd = make_scene("cube", 50'000);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < odd.size(); i += 11) {
+    const int k = int(i / 11 % 5);
+    odd.positions[i] = k == 0   ? Float3{nan, 1.f, 2.f}
+                       : k == 1 ? Float3{1.f, inf, 2.f}
+                       : k == 2 ? Float3{2e30f, 0.f, 0.f}
+                       : k == 3 ? Float3{-0.0f, -0.0f, 0.0f}
+                                : Float3{0.0f, 0.0f, -0.0f};
+  }
+  gpu->set_compact_positions(true);
+  for (bool morton : {true, false}) {
+    gpu->set_spatial_sort(morton);
+    for (const PointCloud* c :
+         {&scene_cloud("cube", 300'000), &scene_cloud("terrain", 300'000),
+          &scene_cloud("galaxy", 300'000), static_cast<const PointCloud*>(&odd)}) {
+      ASSERT_TRUE(gpu->set_cloud(*c, &err)) << err;
+      ASSERT_TRUE(gpu->compact_positions());
+      EXPECT_EQ(gpu->cloud_sorted(), morton);
+      CompactCloud host, dev;
+      ASSERT_TRUE(build_compact(*c, morton, &host, &err)) << err;
+      ASSERT_TRUE(gpu->download_compact(&dev, &err)) << err;
+      ASSERT_EQ(dev.words.size(), host.words.size());
+      ASSERT_EQ(dev.batches.size(), host.batches.size());
+      size_t bad_words = 0, bad_boxes = 0;
+      for (size_t i = 0; i < host.words.size(); ++i) bad_words += dev.words[i] != host.words[i];
+      for (size_t i = 0; i < host.batches.size(); ++i)
+        bad_boxes += std::memcmp(&dev.batches[i], &host.batches[i], sizeof(CompactBatch)) != 0;
+      EXPECT_EQ(bad_words, 0u) << (morton ? "morton" : "file order") << ", " << c->size();
+      EXPECT_EQ(bad_boxes, 0u) << (morton ? "morton" : "file order") << ", " << c->size();
+    }
+  }
+  gpu->set_compact_positions(false);
+  ASSERT_TRUE(gpu->set_cloud(odd, &err)) << err;
+  EXPECT_FALSE(gpu->download_compact(nullptr, &err));
+  EXPECT_NE(err.find("compact"), std::string::npos) << err;
+}
 
 TEST(CudaRenderer, UnknownRasterVariantIsRefused) {
   PR_REQUIRE_GPU(gpu);

@@ -24,6 +24,7 @@
 // projection, so it returns false only when no point of the batch can land in the image.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -51,6 +52,61 @@ PR_HD bool compact_decode(const CompactBatch& b, uint32_t w, float& x, float& y,
   y = b.lo[1] + float((w >> kCompactBits) & kCompactMaxQ) * b.scale[1];
   z = b.lo[2] + float((w >> (2 * kCompactBits)) & kCompactMaxQ) * b.scale[2];
   return (w & kCompactInvalid) == 0u;
+}
+
+/// A batch's box from the minimum and maximum of its valid points (mn = mx = 0 when it has none):
+/// lo = mn, scale = (mx - mn) / 1023 per axis.
+PR_HD CompactBatch compact_box(const float mn[3], const float mx[3]) {
+  CompactBatch b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = mn[a];
+    // |coordinates| <= 1e30, so the extent is finite.
+    b.scale[a] = (mx[a] - mn[a]) / float(kCompactMaxQ);
+  }
+  return b;
+}
+
+/// -0 as +0, so that a batch's minimum and maximum do not depend on the order they are taken in.
+PR_HD float compact_unsign_zero(float f) {
+  return f + 0.0f;
+}
+
+PR_HD float compact_fabsf(float f) {
+  return f < 0.0f ? -f : f;
+}
+
+/// The word of one point of a batch with box `b`: per axis the nearest of the decoder's 1024 steps
+/// (floor and floor +- 1 of the exact quotient, each decoded as compact_decode() does); invalid
+/// points (morton_valid() false) get kCompactInvalid. The host's build_compact() and the CUDA
+/// renderer's GPU encoder both call this, so they store the same words.
+PR_HD uint32_t compact_encode(const CompactBatch& b, float x, float y, float z) {
+  if (!((x >= -kCompactMaxCoord) & (x <= kCompactMaxCoord) & (y >= -kCompactMaxCoord) &
+        (y <= kCompactMaxCoord) & (z >= -kCompactMaxCoord) & (z <= kCompactMaxCoord)))
+    return kCompactInvalid;
+  const float f[3] = {x, y, z};
+  uint32_t w = 0;
+  for (int a = 0; a < 3; ++a) {
+    uint32_t q = 0;
+    if (b.scale[a] > 0.0f) {
+      const double t = (double(f[a]) - double(b.lo[a])) / double(b.scale[a]);
+      double fl = floor(t);
+      fl = fl < 0.0 ? 0.0 : (fl > double(kCompactMaxQ) ? double(kCompactMaxQ) : fl);
+      const uint32_t q0 = uint32_t(fl);
+      q = q0;
+      float best = compact_fabsf(b.lo[a] + float(q0) * b.scale[a] - f[a]);
+      const uint32_t cands[2] = {q0 + 1u, q0 > 0u ? q0 - 1u : q0};
+      for (uint32_t cand : cands) {
+        if (cand > kCompactMaxQ) continue;
+        const float err = compact_fabsf(b.lo[a] + float(cand) * b.scale[a] - f[a]);
+        if (err < best) {
+          best = err;
+          q = cand;
+        }
+      }
+    }
+    w |= q << (kCompactBits * a);
+  }
+  return w;
 }
 
 PR_HD double compact_abs(double v) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/compact.h"
 #include "engine/renderer.h"
 
 namespace pr {
@@ -68,6 +69,10 @@ class CudaRenderer : public Renderer {
   virtual void set_compact_positions(bool on) = 0;
   /// Whether the current cloud is stored in compact form.
   virtual bool compact_positions() const = 0;
+  /// Copies the device's compact form of the current cloud (words and batch boxes; `orig` left
+  /// empty) back to the host, for tests and tools. False with a message when the cloud is not
+  /// stored in compact form or a copy fails.
+  virtual bool download_compact(CompactCloud* out, std::string* error) const = 0;
   /// Makes room in device memory for a cloud of `points` points (16 bytes each: float xyz and
   /// RGBA8; 8 in compact form); set_cloud() calls it. False with a
   /// message naming the sizes when the device cannot hold them; the renderer then has no cloud
