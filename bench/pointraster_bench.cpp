@@ -623,7 +623,7 @@ int main(int argc, char** argv) {
           continue;
         }
         std::fprintf(table, "# gpu+%s: uploaded in %.0f ms%s\n", mode.c_str(), up.ms(),
-                     compact ? " (encoding on the host included)" : "");
+                     compact ? " (compact encoding included)" : "");
         CpuRenderer ref_cpu(o.threads);
         ref_cpu.set_compact(compact, sort);
         if (!ref_cpu.set_cloud(cloud, &why)) {

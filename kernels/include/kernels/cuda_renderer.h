@@ -57,15 +57,14 @@ class CudaRenderer : public Renderer {
   virtual void set_frame_graph(bool on) = 0;
   virtual bool frame_graph() const = 0;
   /// Compact quantized positions (engine/compact.h; off by default): set_cloud() encodes the
-  /// cloud on the host with build_compact() (batches of 4096 points, a float box each, 3 x 10-bit
-  /// offsets a point) and uploads 4 bytes of position a point instead of 12; frames cull whole
-  /// batches against the view and decode with the CPU's decoder. The image equals CpuRenderer's
-  /// with set_compact(true, sort) (not the full-precision image: each coordinate moves by up to
-  /// half a step of its batch box, 1/2046 of the box). With the spatial sort on, the Morton order
-  /// is computed on the host by build_compact (slow: 35 s for 1e9 points) and the colors stored
-  /// in that order: 8 bytes a point (word and color) either way; the original index stays on the
-  /// host for subsets. Takes effect at the next set_cloud(). The default comes from
-  /// PR_CUDA_COMPACT (1|on), else off.
+  /// cloud on the GPU (batches of 4096 points, a float box each, 3 x 10-bit offsets a point; the
+  /// host's build_compact() when the GPU has no room for the temporaries; both give the same
+  /// words) and keeps 4 bytes of position a point instead of 12; frames cull whole batches
+  /// against the view and decode with the CPU's decoder. The image equals CpuRenderer's with
+  /// set_compact(true, sorted) (not the full-precision image: each coordinate moves by up to half
+  /// a step of its batch box, 1/2046 of the box). With the spatial sort (see set_sort_mode) the
+  /// points and colors are stored in Morton order: 8 bytes a point either way. Takes effect at
+  /// the next set_cloud(). The default comes from PR_CUDA_COMPACT (1|on), else off.
   virtual void set_compact_positions(bool on) = 0;
   /// Whether the current cloud is stored in compact form.
   virtual bool compact_positions() const = 0;
