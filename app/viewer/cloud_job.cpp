@@ -87,9 +87,14 @@ bool CloudJob::start_scene(std::string name, uint64_t points) {
     Stopwatch sw;
     Result r;
     try {
-      r.cloud = std::make_unique<PointCloud>(make_scene(name, points));
-      r.scene = name;
-      r.ok = true;
+      auto cloud = std::make_unique<PointCloud>(make_scene(name, points, 1, &progress_));
+      if (progress_.cancel) {
+        r.error = "loading cancelled";
+      } else {
+        r.cloud = std::move(cloud);
+        r.scene = name;
+        r.ok = true;
+      }
     } catch (const std::bad_alloc&) {
       r.error = "out of memory generating " + std::to_string(points) + " points of " + name;
     } catch (const std::exception& e) {

@@ -475,6 +475,9 @@ bool Viewer::cloud_busy() const {
 uint64_t Viewer::cloud_points() const {
   return impl_->cloud ? impl_->cloud->size() : 0;
 }
+void Viewer::cancel_cloud_job() {
+  impl_->job.cancel();
+}
 void Viewer::set_point_count(uint64_t n) {
   impl_->apply_point_target(n);
 }

@@ -56,6 +56,9 @@ class Viewer {
   int image_height() const;
   /// True while a file load or scene regeneration runs.
   bool cloud_busy() const;
+  /// What the progress bar's Cancel button does: stops the running load or regeneration; the
+  /// cloud on screen stays.
+  void cancel_cloud_job();
   uint64_t cloud_points() const;
   /// What the point-count slider does: a subset of a loaded cloud, or the scene regenerated in
   /// the background (the old one stays on screen meanwhile).

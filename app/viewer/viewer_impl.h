@@ -46,7 +46,7 @@ struct Viewer::Impl {
   CloudJob job;
   bool first_cloud = true;
   bool initial_load_failed = false;
-  Camera home_camera;  // what R returns to
+  Camera home_camera;            // what R returns to
   UpAxis files_up = UpAxis::kZ;  // up axis for loaded files (--up, or the panel's choice)
 
   // Renderers: the CPU one always exists; the GPU one is made on first use and kept.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "engine/io.h"
 #include "engine/parallel.h"
 
 namespace pr {
@@ -53,7 +54,8 @@ inline uint32_t lerp_color(uint32_t a, uint32_t b, float t) {
 inline uint32_t shade(uint32_t c, float k) {
   k = std::clamp(k, 0.0f, 2.0f);
   uint32_t out = c & 0xff000000u;
-  for (int s = 0; s < 24; s += 8) out |= uint32_t(std::min(255.0f, float((c >> s) & 255u) * k)) << s;
+  for (int s = 0; s < 24; s += 8)
+    out |= uint32_t(std::min(255.0f, float((c >> s) & 255u) * k)) << s;
   return out;
 }
 
@@ -77,10 +79,10 @@ double value_noise(double x, double z, uint64_t seed) {
   return (a + (b - a) * tx) + ((c + (d - c) * tx) - (a + (b - a) * tx)) * tz;
 }
 
-constexpr double kHalf = 500.0;      // terrain spans [-500, 500] in x and z
-constexpr double kWater = 8.0;       // lake level
+constexpr double kHalf = 500.0;  // terrain spans [-500, 500] in x and z
+constexpr double kWater = 8.0;   // lake level
 constexpr double kCityX0 = 120.0, kCityX1 = 420.0, kCityZ0 = -420.0, kCityZ1 = -120.0;
-constexpr double kBlock = 30.0;      // city block size
+constexpr double kBlock = 30.0;  // city block size
 
 /// Terrain height: fractal noise, a ridge of mountains to the north, flattened where the city is.
 double terrain_height(double x, double z, uint64_t seed) {
@@ -91,12 +93,14 @@ double terrain_height(double x, double z, uint64_t seed) {
     amp *= 0.5;
     freq *= 2.0;
   }
-  h /= norm;                                        // 0..1
+  h /= norm;                                                           // 0..1
   const double ridge = std::exp(-std::pow((z - 380.0) / 160.0, 2.0));  // mountains in the north
   double height = (h - 0.35) * 90.0 + ridge * 160.0 * h;
   // Flatten the city's land.
-  const double cx = std::clamp((x - kCityX0) / 40.0, 0.0, 1.0) * std::clamp((kCityX1 - x) / 40.0, 0.0, 1.0);
-  const double cz = std::clamp((z - kCityZ0) / 40.0, 0.0, 1.0) * std::clamp((kCityZ1 - z) / 40.0, 0.0, 1.0);
+  const double cx =
+      std::clamp((x - kCityX0) / 40.0, 0.0, 1.0) * std::clamp((kCityX1 - x) / 40.0, 0.0, 1.0);
+  const double cz =
+      std::clamp((z - kCityZ0) / 40.0, 0.0, 1.0) * std::clamp((kCityZ1 - z) / 40.0, 0.0, 1.0);
   const double city = cx * cz;
   return height * (1.0 - city) + 14.0 * city;
 }
@@ -111,14 +115,17 @@ struct Heightfield {
 
   Heightfield(uint64_t seed, uint64_t n) : h(size_t(kN) * kN), forest(size_t(kN) * kN) {
     strata = std::max<uint64_t>(1, uint64_t(std::ceil(std::sqrt(double(n)))));
-    parallel_for(size_t(kN), [&](size_t r0, size_t r1) {
-      for (size_t r = r0; r < r1; ++r)
-        for (size_t c = 0; c < size_t(kN); ++c) {
-          const double x = -kHalf + double(c) * kCell, z = -kHalf + double(r) * kCell;
-          h[r * kN + c] = float(terrain_height(x, z, seed));
-          forest[r * kN + c] = float(value_noise(x / 120.0, z / 120.0, seed + 99));
-        }
-    }, 0, 16);
+    parallel_for(
+        size_t(kN),
+        [&](size_t r0, size_t r1) {
+          for (size_t r = r0; r < r1; ++r)
+            for (size_t c = 0; c < size_t(kN); ++c) {
+              const double x = -kHalf + double(c) * kCell, z = -kHalf + double(r) * kCell;
+              h[r * kN + c] = float(terrain_height(x, z, seed));
+              forest[r * kN + c] = float(value_noise(x / 120.0, z / 120.0, seed + 99));
+            }
+        },
+        0, 16);
   }
   static double lerp2(const std::vector<float>& g, double x, double z) {
     const double gx = std::clamp((x + kHalf) / kCell, 0.0, double(kN - 1) - 1e-9);
@@ -136,11 +143,16 @@ struct Heightfield {
 uint32_t ground_color(double h, double slope, Rng& r) {
   const float j = r.range(0.88f, 1.08f);
   uint32_t c;
-  if (h <= kWater + 0.8) c = rgba(214, 200, 150);                       // sand
-  else if (h < 45.0) c = lerp_color(rgba(86, 140, 60), rgba(70, 110, 50), float((h - kWater) / 37.0));
-  else if (h < 95.0) c = lerp_color(rgba(90, 100, 60), rgba(125, 115, 105), float((h - 45.0) / 50.0));
-  else if (h < 125.0) c = rgba(130, 125, 120);                          // rock
-  else c = rgba(245, 248, 252);                                         // snow
+  if (h <= kWater + 0.8)
+    c = rgba(214, 200, 150);  // sand
+  else if (h < 45.0)
+    c = lerp_color(rgba(86, 140, 60), rgba(70, 110, 50), float((h - kWater) / 37.0));
+  else if (h < 95.0)
+    c = lerp_color(rgba(90, 100, 60), rgba(125, 115, 105), float((h - 45.0) / 50.0));
+  else if (h < 125.0)
+    c = rgba(130, 125, 120);  // rock
+  else
+    c = rgba(245, 248, 252);                                                  // snow
   if (slope > 0.9 && h > 20.0) c = lerp_color(c, rgba(120, 112, 104), 0.7f);  // cliffs are rock
   return shade(c, j);
 }
@@ -156,7 +168,8 @@ void terrain_point(const void* ctx, uint64_t seed, uint64_t i, Float3& pos, uint
     const uint64_t bh = mix64(seed ^ (uint64_t(bx) * 7919u + uint64_t(bz) * 104729u));
     const double w = 10.0 + double(bh & 7), d = 10.0 + double((bh >> 3) & 7);
     const double height = 15.0 + double((bh >> 8) % 120) * (((bh >> 20) & 3) == 0 ? 1.0 : 0.4);
-    const double x0 = kCityX0 + (bx + 0.5) * kBlock - w * 0.5, z0 = kCityZ0 + (bz + 0.5) * kBlock - d * 0.5;
+    const double x0 = kCityX0 + (bx + 0.5) * kBlock - w * 0.5,
+                 z0 = kCityZ0 + (bz + 0.5) * kBlock - d * 0.5;
     const double y0 = 14.0;
     const double face = r.uniformd() * (2.0 * (w + d) * height + w * d);
     double x, y, z;
@@ -167,16 +180,23 @@ void terrain_point(const void* ctx, uint64_t seed, uint64_t i, Float3& pos, uint
     } else {
       double t = r.uniformd() * 2.0 * (w + d);
       y = y0 + r.uniformd() * height;
-      if (t < w) x = x0 + t, z = z0;
-      else if ((t -= w) < d) x = x0 + w, z = z0 + t;
-      else if ((t -= d) < w) x = x0 + w - t, z = z0 + d;
-      else t -= w, x = x0, z = z0 + d - t;
+      if (t < w)
+        x = x0 + t, z = z0;
+      else if ((t -= w) < d)
+        x = x0 + w, z = z0 + t;
+      else if ((t -= d) < w)
+        x = x0 + w - t, z = z0 + d;
+      else
+        t -= w, x = x0, z = z0 + d - t;
     }
-    const uint32_t base = lerp_color(rgba(150, 150, 160), rgba(190, 180, 165), float((bh >> 30) & 255) / 255.0f);
+    const uint32_t base =
+        lerp_color(rgba(150, 150, 160), rgba(190, 180, 165), float((bh >> 30) & 255) / 255.0f);
     // Windows: a lit grid on the walls.
     const double u = std::fmod(x + z, 3.0), v = std::fmod(y - y0, 3.5);
     const bool window = !roof && u > 0.8 && u < 2.2 && v > 1.0 && v < 2.6;
-    const bool lit = window && (mix64(bh ^ uint64_t(int64_t((x + z) / 3.0)) * 31u ^ uint64_t(int64_t(y / 3.5))) & 3) != 0;
+    const bool lit =
+        window &&
+        (mix64(bh ^ uint64_t(int64_t((x + z) / 3.0)) * 31u ^ uint64_t(int64_t(y / 3.5))) & 3) != 0;
     col = roof ? shade(base, 0.8f) : window ? (lit ? rgba(255, 215, 120) : rgba(40, 50, 70)) : base;
     pos = Float3{float(x), float(y), float(z)};
     return;
@@ -191,9 +211,11 @@ void terrain_point(const void* ctx, uint64_t seed, uint64_t i, Float3& pos, uint
   if (kind < 0.25f && h > kWater + 2.0 && h < 70.0) {
     // A tree: on a 9 m grid, in cells the noise says are forest; a trunk and a round crown.
     const double gx = std::floor(x / 9.0), gz = std::floor(z / 9.0);
-    const uint64_t th = mix64(seed ^ 0xABCDEFull ^ (uint64_t(int64_t(gx)) * 73856093u) ^ (uint64_t(int64_t(gz)) * 19349663u));
+    const uint64_t th = mix64(seed ^ 0xABCDEFull ^ (uint64_t(int64_t(gx)) * 73856093u) ^
+                              (uint64_t(int64_t(gz)) * 19349663u));
     const bool forest = hf.forestness(x, z) > 0.5;
-    const bool in_city = x > kCityX0 - 20 && x < kCityX1 + 20 && z > kCityZ0 - 20 && z < kCityZ1 + 20;
+    const bool in_city =
+        x > kCityX0 - 20 && x < kCityX1 + 20 && z > kCityZ0 - 20 && z < kCityZ1 + 20;
     if (forest && !in_city && (th & 3) != 0) {
       const double tx = (gx + 0.3 + 0.4 * double((th >> 8) & 255) / 255.0) * 9.0;
       const double tz = (gz + 0.3 + 0.4 * double((th >> 16) & 255) / 255.0) * 9.0;
@@ -217,7 +239,8 @@ void terrain_point(const void* ctx, uint64_t seed, uint64_t i, Float3& pos, uint
   }
   if (h < kWater) {  // the lake: a flat, gently varying blue surface
     pos = Float3{float(x), float(kWater), float(z)};
-    col = lerp_color(rgba(30, 70, 130), rgba(60, 110, 170), float(std::min(1.0, (kWater - h) / 20.0)) * -1.0f + 1.0f);
+    col = lerp_color(rgba(30, 70, 130), rgba(60, 110, 170),
+                     float(std::min(1.0, (kWater - h) / 20.0)) * -1.0f + 1.0f);
     col = shade(col, r.range(0.95f, 1.05f));
     return;
   }
@@ -246,7 +269,7 @@ void galaxy_point(const void*, uint64_t seed, uint64_t i, Float3& pos, uint32_t&
     col = lerp_color(rgba(255, 240, 200), rgba(255, 180, 90), float(d));
   } else {  // four logarithmic spiral arms
     const int arm = int(r.uniform() * 4.0f);
-    const double t = std::pow(r.uniformd(), 0.7);       // 0 centre .. 1 rim
+    const double t = std::pow(r.uniformd(), 0.7);  // 0 centre .. 1 rim
     const double radius = 30.0 + t * 470.0;
     const double angle = arm * kPi * 0.5 + std::log(radius / 30.0) * 2.2 + r.normal() * 0.18;
     const double spread = 6.0 + 20.0 * t;
@@ -254,7 +277,8 @@ void galaxy_point(const void*, uint64_t seed, uint64_t i, Float3& pos, uint32_t&
     z = radius * std::sin(angle) + r.normal() * spread;
     y = r.normal() * (6.0 * (1.0 - t) + 2.0);
     const bool young = r.uniform() < 0.15f;
-    col = young ? rgba(160, 190, 255) : lerp_color(rgba(255, 230, 200), rgba(120, 150, 255), float(t));
+    col = young ? rgba(160, 190, 255)
+                : lerp_color(rgba(255, 230, 200), rgba(120, 150, 255), float(t));
     if (r.uniform() < 0.04f) col = rgba(255, 120, 160);  // H II regions
   }
   col = shade(col, r.range(0.7f, 1.1f));
@@ -294,9 +318,11 @@ const std::vector<SceneInfo>& scene_list() {
   return list;
 }
 
-bool is_scene(const std::string& name) { return scene_fn(name) != nullptr; }
+bool is_scene(const std::string& name) {
+  return scene_fn(name) != nullptr;
+}
 
-PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed) {
+PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed, LoadProgress* progress) {
   const PointFn fn = scene_fn(name);
   if (!fn) throw std::invalid_argument("unknown scene '" + name + "'");
   PointCloud c;
@@ -307,16 +333,28 @@ PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed) {
   std::unique_ptr<Heightfield> hf;
   if (name == "terrain" && n > 0) hf = std::make_unique<Heightfield>(seed, n);
   const void* ctx = hf.get();
-  parallel_for(n, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) fn(ctx, seed, i, pos[i], col[i]);
-  }, 0, 1 << 15);
+  // In slices of 4M points, so that a cancel is seen within a fraction of a second; point i
+  // depends only on (seed, i), so the slicing does not change the cloud.
+  constexpr uint64_t kSlice = uint64_t{1} << 22;
+  for (uint64_t s0 = 0; s0 < n; s0 += kSlice) {
+    if (progress && progress->cancel.load()) return PointCloud{};
+    const uint64_t s1 = std::min(n, s0 + kSlice);
+    parallel_for(
+        size_t(s1 - s0),
+        [&](size_t b, size_t e) {
+          for (size_t i = s0 + b; i < s0 + e; ++i) fn(ctx, seed, i, pos[i], col[i]);
+        },
+        0, 1 << 15);
+    if (progress) progress->fraction = double(s1) / double(n);
+  }
+  if (progress && progress->cancel.load()) return PointCloud{};
   return c;
 }
 
 Camera scene_camera(const std::string& name, const PointCloud& cloud) {
   Camera cam;
   if (name == "cube") return cam;  // the seed's camera: (0, 0, 10), identity rotation, focus 5
-  cam.focus = 1.5;  // about 67 degrees vertical field of view
+  cam.focus = 1.5;                 // about 67 degrees vertical field of view
   if (name == "terrain") {
     cam.position = {-60.0, 150.0, -640.0};
     cam.look_at({40.0, 10.0, -100.0});

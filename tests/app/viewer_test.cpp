@@ -588,6 +588,37 @@ TEST(Window, SceneRegeneratesInTheBackgroundWhileTheOldOneIsDrawn) {
   EXPECT_EQ(v.camera().position, cam_before);  // a new density, the same view
 }
 
+TEST(Window, CancelStopsARegenerationAndKeepsTheCloudOnScreen) {
+  REQUIRE_DISPLAY();
+  fresh_config("cancel");
+  pr::Viewer v(scripted(0, 640, 400, 100'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int asked_at = -1, cancelled_at = -1, done_at = -1;
+  pr::ViewerHooks h;
+  h.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (asked_at < 0 && !vw.cloud_busy() && frame > 2) {
+      vw.set_point_count(80'000'000);  // seconds of work on two cores: 20 slices of 4M points
+      asked_at = frame;
+    } else if (asked_at >= 0 && cancelled_at < 0 && frame > asked_at + 1) {
+      EXPECT_TRUE(vw.cloud_busy());
+      vw.cancel_cloud_job();  // the progress bar's Cancel button
+      cancelled_at = frame;
+    } else if (cancelled_at >= 0 && !vw.cloud_busy() && done_at < 0) {
+      done_at = frame;
+    } else if (done_at >= 0 && frame > done_at + 2) {
+      vw.request_quit();
+    }
+    if (frame > 20000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&h), 0);
+  EXPECT_GE(done_at, 0) << "the job never finished";
+  EXPECT_NE(v.status().find("cancelled"), std::string::npos) << v.status();
+  // The old cloud stayed and is still drawn.
+  EXPECT_EQ(v.cloud_points(), 100'000u);
+  EXPECT_EQ(v.points_drawn(), 100'000u);
+}
+
 // On a machine with a CUDA device (the device recipe runs this binary with
 // SDL_VIDEODRIVER=offscreen): the live switch shows the same image on both renderers, through
 // interop when the GL context is on the CUDA device.

@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "engine/frame_stats.h"
+#include "engine/io.h"
 #include "engine/parallel.h"
 #include "engine/point_cloud.h"
 #include "engine/scenes.h"
@@ -108,6 +111,30 @@ TEST(FrameStats, HistoryKeepsTheLastValuesInOrder) {
   EXPECT_FLOAT_EQ(h.average(), 3.f);
   EXPECT_EQ(median({5.0, 1.0, 3.0}), 3.0);
   EXPECT_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
+}
+
+TEST(Scenes, GenerationReportsProgressAndStopsWhenCancelled) {
+  // With a progress object: the same cloud, and the fraction ends at 1.
+  LoadProgress p;
+  const PointCloud a = make_scene("terrain", 100'000, 1, &p);
+  const PointCloud b = make_scene("terrain", 100'000);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(std::memcmp(a.positions.data(), b.positions.data(), a.size() * sizeof(Float3)), 0);
+  EXPECT_EQ(p.fraction.load(), 1.0);
+  // Cancelled before it starts: an empty cloud at once.
+  LoadProgress c;
+  c.cancel = true;
+  EXPECT_EQ(make_scene("cube", 50'000'000, 1, &c).size(), 0u);
+  // Cancelled while it runs (20 slices of 4M points): it stops at the next slice.
+  LoadProgress d;
+  std::thread watcher([&] {
+    while (d.fraction.load() == 0.0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    d.cancel = true;
+  });
+  const PointCloud e = make_scene("cube", 80'000'000, 1, &d);
+  watcher.join();
+  EXPECT_EQ(e.size(), 0u);
+  EXPECT_LT(d.fraction.load(), 1.0);
 }
 
 }  // namespace

@@ -23,8 +23,13 @@ const std::vector<SceneInfo>& scene_list();
 bool is_scene(const std::string& name);
 constexpr const char* kDefaultScene = "terrain";
 
+struct LoadProgress;  // engine/io.h
+
 /// Generates `n` points of scene `name`. Throws std::invalid_argument for an unknown name.
-PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed = 1);
+/// With `progress`, reports the fraction done and stops early when its `cancel` is set: the
+/// result is then an empty cloud (the caller sees `cancel`).
+PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed = 1,
+                      LoadProgress* progress = nullptr);
 
 /// A good starting camera for the scene (the seed's camera for "cube").
 Camera scene_camera(const std::string& name, const PointCloud& cloud);
