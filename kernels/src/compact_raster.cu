@@ -59,11 +59,8 @@ __global__ void __launch_bounds__(kThreads)
         splat_rect(p, ix, iy, x0, y0, x1, y1);
         for (int yy = y0; yy < y1; ++yy)
           for (int xx = x0; xx < x1; ++xx) {
-            const size_t px = size_t(yy) * width + size_t(xx);
-            if (full < keys[px]) {
-              if (in.seg) in.seg[px / kSegmentPixels] = 1;
-              atomicMin(keys + px, full);
-            }
+            unsigned long long* slot = keys + size_t(yy) * width + size_t(xx);
+            if (full < *slot) atomicMin(slot, full);
           }
       } else {
         // The simple variant's early test: the depth word first, the color only for points that
@@ -73,10 +70,7 @@ __global__ void __launch_bounds__(kThreads)
         if (dbits > uint32_t(cur >> 32)) continue;
         const unsigned long long full =
             (static_cast<unsigned long long>(dbits) << 32) | __ldg(in.colors + i);
-        if (full < cur) {
-          if (in.seg) in.seg[pix / kSegmentPixels] = 1;
-          atomicMin(keys + pix, full);
-        }
+        if (full < cur) atomicMin(keys + pix, full);
       }
     }
   }

@@ -71,8 +71,6 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(depth32_);
     free_device(rgba_);
     free_device(depth_);
-    free_device(seg_[0]);
-    free_device(seg_[1]);
     if (graph_exec_) PR_CUDA_LOG(cudaGraphExecDestroy(graph_exec_));
     for (cudaEvent_t& e : ev_)
       if (e) PR_CUDA_LOG(cudaEventDestroy(e));
@@ -105,9 +103,6 @@ class CudaRendererImpl final : public CudaRenderer {
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_RESOLVE"))
       vec_resolve_ = std::strcmp(v, "scalar") != 0;
-    if (const char* v = std::getenv("PR_CUDA_SEGMENTS")) segments_ = std::strcmp(v, "0") != 0;
-    if (const char* v = std::getenv("PR_CUDA_STAGE_EVENTS"))
-      stage_events_ = std::strcmp(v, "0") != 0;
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
       graph_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     return true;
@@ -156,8 +151,7 @@ class CudaRendererImpl final : public CudaRenderer {
            cap_batches_ * sizeof(CompactBatch) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
-           (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0) +
-           (seg_[0] ? 2 * ((cap_pixels_ + cuda::kSegmentPixels - 1) / cuda::kSegmentPixels) : 0);
+           (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
   }
 
   bool reserve_points(uint64_t n, std::string* error) override {
@@ -584,15 +578,9 @@ class CudaRendererImpl final : public CudaRenderer {
       free_device(rgba_);
       free_device(depth_);
       free_device(depth32_);
-      free_device(seg_[0]);
-      free_device(seg_[1]);
       cap_pixels_ = 0;
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&keys_), npix * sizeof(unsigned long long)));
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&rgba_), npix * sizeof(uint32_t)));
-      // Segment bytes (cuda::Segments), two arrays in turn; zeroed with the keys' clear.
-      const size_t nseg = (npix + cuda::kSegmentPixels - 1) / cuda::kSegmentPixels;
-      PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&seg_[0]), nseg));
-      PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&seg_[1]), nseg));
       cap_pixels_ = npix;
       keys_clean_ = false;
     }
@@ -682,21 +670,10 @@ class CudaRendererImpl final : public CudaRenderer {
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
              uint64_t(vec_resolve_) << 16;
     PR_CUDA_TRY(record(ev_[0], capturing));
-    const size_t nseg = (npix + cuda::kSegmentPixels - 1) / cuda::kSegmentPixels;
-    if (!keys_clean_) {  // kEmptyKey is all ones; no segment touched
+    if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
-      PR_CUDA_TRY(cudaMemsetAsync(seg_[0], 0, nseg, stream_));
-      PR_CUDA_TRY(cudaMemsetAsync(seg_[1], 0, nseg, stream_));
-    }
     keys_clean_ = false;
-    // This frame marks seg_[seg_turn_] and the resolve zeroes the other for the next frame.
-    cuda::Segments sg;
-    if (segments_) {
-      sg.cur = seg_[seg_turn_];
-      sg.next = seg_[seg_turn_ ^ 1];
-    }
-    seg_turn_ ^= 1;
-    if (stage_events_) PR_CUDA_TRY(record(ev_[1], capturing));
+    PR_CUDA_TRY(record(ev_[1], capturing));
     bool launched = true;
     if (compact_active_) {
       cuda::CompactInput in;
@@ -707,7 +684,6 @@ class CudaRendererImpl final : public CudaRenderer {
       in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      in.seg = const_cast<uint8_t*>(sg.cur);
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
     } else {
       cuda::RasterInput in;
@@ -717,7 +693,6 @@ class CudaRendererImpl final : public CudaRenderer {
       in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      in.seg = const_cast<uint8_t*>(sg.cur);
       launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
     }
     if (!launched) {
@@ -725,9 +700,8 @@ class CudaRendererImpl final : public CudaRenderer {
       return false;
     }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
-    if (stage_events_) PR_CUDA_TRY(record(ev_[2], capturing));
-    cuda::launch_resolve(keys_, depth32_, npix, s.background, rgba, depth, stream_, vec_resolve_,
-                         sg);
+    PR_CUDA_TRY(record(ev_[2], capturing));
+    cuda::launch_resolve(keys_, depth32_, npix, s.background, rgba, depth, stream_, vec_resolve_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(record(ev_[3], capturing));
     return true;
@@ -735,12 +709,10 @@ class CudaRendererImpl final : public CudaRenderer {
 
   bool read_times(FrameStats& st, bool with_copy, std::string* error) {
     float ms[4] = {};
-    if (stage_events_) {
-      for (int i = 0; i < 3; ++i) PR_CUDA_TRY(cudaEventElapsedTime(&ms[i], ev_[i], ev_[i + 1]));
-    } else {  // the whole GPU frame counts as raster
-      PR_CUDA_TRY(cudaEventElapsedTime(&ms[1], ev_[0], ev_[3]));
+    for (int i = 0; i < 4; ++i) {
+      if (i == 3 && !with_copy) break;
+      PR_CUDA_TRY(cudaEventElapsedTime(&ms[i], ev_[i], ev_[i + 1]));
     }
-    if (with_copy) PR_CUDA_TRY(cudaEventElapsedTime(&ms[3], ev_[3], ev_[4]));
     st.clear_ms = ms[0];
     st.raster_ms = ms[1];
     st.resolve_ms = ms[2];
@@ -778,12 +750,6 @@ class CudaRendererImpl final : public CudaRenderer {
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
   bool vec_resolve_ = true;  // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
-  // Segment occupancy (cuda::Segments; PR_CUDA_SEGMENTS=0 turns it off, for A/B runs).
-  bool segments_ = true;
-  uint8_t* seg_[2] = {nullptr, nullptr};
-  int seg_turn_ = 0;
-  // Events between the stages (PR_CUDA_STAGE_EVENTS=0: only around the frame, for A/B runs).
-  bool stage_events_ = true;
   cudaGraphicsResource_t gl_res_ = nullptr;
   int gl_width_ = 0, gl_height_ = 0;
 };

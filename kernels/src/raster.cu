@@ -50,12 +50,6 @@ constexpr int kPerThread = 4;
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
 constexpr unsigned kFullMask = 0xffffffffu;
 
-/// Marks the segment of pixel `pix` as touched this frame (see Segments); a plain byte store,
-/// the same value from every writer.
-__device__ __forceinline__ void mark_segment(uint8_t* seg, size_t pix) {
-  if (seg) seg[pix / kSegmentPixels] = 1;
-}
-
 /// Early depth test + atomic for one point at pixel `pix` with depth bits `dbits` (positive floats'
 /// bits order like the floats). A plain load first: a stale value can only be larger than the
 /// current one (keys only decrease during a frame), so skipping when the point is farther is
@@ -67,22 +61,17 @@ __device__ __forceinline__ void mark_segment(uint8_t* seg, size_t pix) {
 /// of which (or a nearer one) then reaches the 64-bit atomic, so a point strictly farther than it
 /// cannot win; equal depths go on to the 64-bit key, whose index word breaks the tie.
 template <bool kPrefilter, class ColorFn>
-__device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* depth32,
-                                           uint8_t* seg, size_t pix, uint32_t dbits,
-                                           ColorFn color) {
+__device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* depth32, size_t pix,
+                                           uint32_t dbits, ColorFn color) {
   if constexpr (kPrefilter) {
     const uint32_t d = depth32[pix];
     if (dbits > d) return;
-    mark_segment(seg, pix);  // before any write to either buffer
     if (dbits < d && atomicMin(depth32 + pix, dbits) < dbits) return;
   }
   const unsigned long long cur = keys[pix];
   if (dbits > uint32_t(cur >> 32)) return;
   const unsigned long long key = (static_cast<unsigned long long>(dbits) << 32) | color();
-  if (key < cur) {
-    if constexpr (!kPrefilter) mark_segment(seg, pix);
-    atomicMin(keys + pix, key);
-  }
+  if (key < cur) atomicMin(keys + pix, key);
 }
 
 /// Which stored points a launch walks: all of them; a subset of a cloud stored in its own order
@@ -132,10 +121,7 @@ __global__ void __launch_bounds__(kThreads)
     if constexpr (kV1) {
       if (hit) {
         const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) | color();
-        if (full < keys[pix]) {
-          mark_segment(in.seg, pix);
-          atomicMin(keys + pix, full);
-        }
+        if (full < keys[pix]) atomicMin(keys + pix, full);
       }
     } else if constexpr (kMerge) {
       // Runs of consecutive lanes whose points land on the same pixel agree on the nearest of
@@ -149,7 +135,7 @@ __global__ void __launch_bounds__(kThreads)
       const uint32_t prev = __shfl_up_sync(kFullMask, pid, 1);
       const unsigned heads = __ballot_sync(kFullMask, lane == 0 || prev != pid);
       if (heads == kFullMask) {  // the same for the whole warp: no divergence below
-        if (hit) depth_test<kPrefilter>(keys, depth32, in.seg, pix, dbits, color);
+        if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, color);
         continue;
       }
       // Lane's run is [head, end): head the last run start <= lane, end the next run start.
@@ -173,9 +159,9 @@ __global__ void __launch_bounds__(kThreads)
         if (lane + o < end) my = min(my, v);
       }
       if (lane == head && dmin != 0xffffffffu)
-        depth_test<kPrefilter>(keys, depth32, in.seg, pix, dmin, [my]() { return my; });
+        depth_test<kPrefilter>(keys, depth32, pix, dmin, [my]() { return my; });
     } else {
-      if (hit) depth_test<kPrefilter>(keys, depth32, in.seg, pix, dbits, color);
+      if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, color);
     }
   }
 }
@@ -200,26 +186,17 @@ __global__ void __launch_bounds__(kThreads)
   const size_t width = size_t(p.width);
   for (int yy = y0; yy < y1; ++yy)
     for (int xx = x0; xx < x1; ++xx) {
-      const size_t pix = size_t(yy) * width + size_t(xx);
-      if (key < keys[pix]) {
-        mark_segment(in.seg, pix);
-        atomicMin(keys + pix, static_cast<unsigned long long>(key));
-      }
+      unsigned long long* slot = keys + size_t(yy) * width + size_t(xx);
+      if (key < *slot) atomicMin(slot, static_cast<unsigned long long>(key));
     }
 }
 
-/// One pixel a thread, pixels [first, first + count).
+/// One pixel a thread.
 __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
-                        size_t first, size_t count, uint32_t background,
-                        uint32_t* __restrict__ rgba, float* __restrict__ depth, Segments sg) {
-  const size_t i = first + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= first + count) return;
-  if (sg.next && (i & (kSegmentPixels - 1)) == 0) sg.next[i / kSegmentPixels] = 0;
-  if (sg.cur && !sg.cur[i / kSegmentPixels]) {  // no point touched this segment: no key to read
-    __stcs(rgba + i, background);
-    if (depth) depth[i] = __int_as_float(0x7f800000);
-    return;
-  }
+                        size_t pixels, uint32_t background, uint32_t* __restrict__ rgba,
+                        float* __restrict__ depth) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= pixels) return;
   const unsigned long long k = keys[i];
   const bool empty = k == kEmptyKey;
   // The clear of the next frame, fused in, and only where a point landed: most pixels of a
@@ -238,20 +215,9 @@ __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restr
 /// than four pixels with resolve().
 __global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
                          size_t quads, uint32_t background, uint32_t* __restrict__ rgba,
-                         float* __restrict__ depth, Segments sg) {
+                         float* __restrict__ depth) {
   const size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= quads) return;
-  constexpr size_t kQuadsPerSegment = kSegmentPixels / 4;
-  if (sg.next && (q & (kQuadsPerSegment - 1)) == 0) sg.next[q / kQuadsPerSegment] = 0;
-  if (sg.cur && !sg.cur[q / kQuadsPerSegment]) {  // untouched segment: background, no key read
-    __stcs(reinterpret_cast<uint4*>(rgba) + q,
-           make_uint4(background, background, background, background));
-    if (depth) {
-      const float inf = __int_as_float(0x7f800000);
-      reinterpret_cast<float4*>(depth)[q] = make_float4(inf, inf, inf, inf);
-    }
-    return;
-  }
   ulonglong2* kp = reinterpret_cast<ulonglong2*>(keys) + 2 * q;
   const ulonglong2 a = kp[0], b = kp[1];
   const unsigned long long k[4] = {a.x, a.y, b.x, b.y};
@@ -347,8 +313,7 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 }
 
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,
-                    uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4,
-                    const Segments& sg) {
+                    uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4) {
   if (pixels == 0) return;
   auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   size_t done = 0;
@@ -357,14 +322,15 @@ void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, 
     const size_t quads = pixels / 4;
     if (quads > 0) {
       const unsigned blocks = unsigned((quads + kThreads - 1) / kThreads);
-      resolve4<<<blocks, kThreads, 0, stream>>>(keys, depth32, quads, background, rgba, depth, sg);
+      resolve4<<<blocks, kThreads, 0, stream>>>(keys, depth32, quads, background, rgba, depth);
     }
     done = quads * 4;
   }
   if (done == pixels) return;
   const size_t rest = pixels - done;
   const unsigned blocks = unsigned((rest + kThreads - 1) / kThreads);
-  resolve<<<blocks, kThreads, 0, stream>>>(keys, depth32, done, rest, background, rgba, depth, sg);
+  resolve<<<blocks, kThreads, 0, stream>>>(keys + done, depth32 ? depth32 + done : nullptr, rest,
+                                           background, rgba + done, depth ? depth + done : nullptr);
 }
 
 }  // namespace pr::cuda

@@ -31,18 +31,6 @@ inline bool uses_depth32(Variant v) {
   return v == Variant::kPrefilter32 || v == Variant::kMergePrefilter32;
 }
 
-/// Occupancy of the image by segments of kSegmentPixels consecutive pixels (row-major order): the
-/// raster passes set a segment's byte before their first write to a pixel of it (key or 32-bit
-/// depth), and the resolve writes the background into untouched segments without reading their
-/// keys (a frame inside a cloud touches few of them). Two byte arrays take turns: the resolve
-/// reads this frame's (`cur`) and zeroes the other (`next`), which the next frame marks. Null
-/// pointers: no tracking, every key is read.
-constexpr size_t kSegmentPixels = 64;
-struct Segments {
-  const uint8_t* cur = nullptr;
-  uint8_t* next = nullptr;
-};
-
 /// The cloud as the raster kernels see it.
 struct RasterInput {
   const Float3* pos = nullptr;       ///< positions in storage order
@@ -51,10 +39,9 @@ struct RasterInput {
   /// drawn: the original index of each stored point, which decides membership. Null otherwise:
   /// the stored order is the original one, or every point is drawn.
   const uint32_t* orig = nullptr;
-  bool permuted = false;   ///< stored in another order than the cloud's
-  uint64_t total = 0;      ///< points uploaded
-  uint64_t count = 0;      ///< points drawn: the subset subset_index(i, step), i < count
-  uint8_t* seg = nullptr;  ///< this frame's segment bytes (Segments::cur), or null
+  bool permuted = false;  ///< stored in another order than the cloud's
+  uint64_t total = 0;     ///< points uploaded
+  uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
@@ -70,10 +57,8 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 /// when not null, every depth32 entry to all ones) on the way, so the next frame needs no clear.
 /// `vec4`: four pixels a thread with 16-byte loads and stores where the buffers are 16-byte
 /// aligned (the same result with a quarter of the threads).
-/// `sg`: the segment bytes (see Segments), or none.
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,
-                    uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4 = true,
-                    const Segments& sg = {});
+                    uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4 = true);
 
 /// The Morton (Z-order) order of `n` device positions `src` in `box` (morton_code_of(), the
 /// host's function), by CUB's (stable) radix sort: `order[k]` is the index of the k-th point
@@ -105,10 +90,9 @@ struct CompactInput {
   const uint32_t* colors = nullptr;       ///< RGBA8 in storage order
   /// Morton-ordered build with a subset drawn: original index of each stored point, else null.
   const uint32_t* orig = nullptr;
-  bool permuted = false;   ///< Morton-ordered build
-  uint64_t total = 0;      ///< points stored
-  uint64_t count = 0;      ///< points drawn (the subset's size)
-  uint8_t* seg = nullptr;  ///< this frame's segment bytes (Segments::cur), or null
+  bool permuted = false;  ///< Morton-ordered build
+  uint64_t total = 0;     ///< points stored
+  uint64_t count = 0;     ///< points drawn (the subset's size)
 };
 
 /// One block per batch: the box test (compact_box_visible, the CPU's), then every stored point
