@@ -213,8 +213,21 @@ void Viewer::Impl::draw_panel() {
     ImGui::Text("frame %.2f ms (%.1f FPS)", frame_avg_ms,
                 frame_avg_ms > 0 ? 1000.0 / frame_avg_ms : 0.0);
     ImGui::Text("render %.2f  upload %.2f  UI %.2f ms", render_ms, upload_ms, ui_ms);
-    ImGui::Text("  clear %.2f raster %.2f resolve %.2f copy %.2f", last_stats.clear_ms,
-                last_stats.raster_ms, last_stats.resolve_ms, last_stats.copy_ms);
+    if (last_stats.stages)
+      ImGui::Text("  clear %.2f raster %.2f resolve %.2f copy %.2f", last_stats.clear_ms,
+                  last_stats.raster_ms, last_stats.resolve_ms, last_stats.copy_ms);
+    else
+      ImGui::Text("  gpu frame %.3f  copy %.2f", last_stats.raster_ms, last_stats.copy_ms);
+#if PR_HAVE_CUDA
+    if (use_gpu && gpu) {
+      bool split = gpu->stage_timing();
+      if (ImGui::Checkbox("time the GPU stages apart", &split)) gpu->set_stage_timing(split);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Clear, raster and resolve timed apart with CUDA events between them.\n"
+            "The events cost about 4 microseconds a frame, which matters for small clouds.");
+    }
+#endif
     ImGui::Text("renderer: %s points/s", human_count(last_stats.points_per_second()).c_str());
     plot("frame", hist_frame, "ms");
     plot("render", hist_render, "ms");

@@ -103,6 +103,8 @@ class CudaRendererImpl final : public CudaRenderer {
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_RESOLVE"))
       vec_resolve_ = std::strcmp(v, "scalar") != 0;
+    if (const char* v = std::getenv("PR_CUDA_STAGE_EVENTS"))
+      stage_events_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
       graph_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     return true;
@@ -124,6 +126,8 @@ class CudaRendererImpl final : public CudaRenderer {
   bool cloud_sorted() const override { return sorted_; }
   void set_compact_positions(bool on) override { compact_ = on; }
   void set_frame_graph(bool on) override { graph_ = on; }
+  void set_stage_timing(bool on) override { stage_events_ = on; }
+  bool stage_timing() const override { return stage_events_; }
   bool frame_graph() const override { return graph_; }
   bool compact_positions() const override { return compact_active_; }
   bool download_compact(CompactCloud* out, std::string* error) const override {
@@ -668,12 +672,12 @@ class CudaRendererImpl final : public CudaRenderer {
              uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
-             uint64_t(vec_resolve_) << 16;
+             uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
     keys_clean_ = false;
-    PR_CUDA_TRY(record(ev_[1], capturing));
+    if (stage_events_) PR_CUDA_TRY(record(ev_[1], capturing));
     bool launched = true;
     if (compact_active_) {
       cuda::CompactInput in;
@@ -700,7 +704,7 @@ class CudaRendererImpl final : public CudaRenderer {
       return false;
     }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
-    PR_CUDA_TRY(record(ev_[2], capturing));
+    if (stage_events_) PR_CUDA_TRY(record(ev_[2], capturing));
     cuda::launch_resolve(keys_, depth32_, npix, s.background, rgba, depth, stream_, vec_resolve_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(record(ev_[3], capturing));
@@ -709,10 +713,13 @@ class CudaRendererImpl final : public CudaRenderer {
 
   bool read_times(FrameStats& st, bool with_copy, std::string* error) {
     float ms[4] = {};
-    for (int i = 0; i < 4; ++i) {
-      if (i == 3 && !with_copy) break;
-      PR_CUDA_TRY(cudaEventElapsedTime(&ms[i], ev_[i], ev_[i + 1]));
+    if (stage_events_) {
+      for (int i = 0; i < 3; ++i) PR_CUDA_TRY(cudaEventElapsedTime(&ms[i], ev_[i], ev_[i + 1]));
+    } else {  // the whole GPU frame, reported as raster
+      PR_CUDA_TRY(cudaEventElapsedTime(&ms[1], ev_[0], ev_[3]));
     }
+    if (with_copy) PR_CUDA_TRY(cudaEventElapsedTime(&ms[3], ev_[3], ev_[4]));
+    st.stages = stage_events_;
     st.clear_ms = ms[0];
     st.raster_ms = ms[1];
     st.resolve_ms = ms[2];
@@ -749,7 +756,8 @@ class CudaRendererImpl final : public CudaRenderer {
   float* depth_ = nullptr;
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
-  bool vec_resolve_ = true;  // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
+  bool stage_events_ = false;  // events between the stages (set_stage_timing)
+  bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
   cudaGraphicsResource_t gl_res_ = nullptr;
   int gl_width_ = 0, gl_height_ = 0;
 };

@@ -417,11 +417,27 @@ TEST(CudaRenderer, StageTimesAreMeasured) {
   rs.height = 480;
   Image img;
   FrameStats st;
+  // By default only the whole GPU frame is timed (reported as raster).
+  EXPECT_FALSE(gpu->stage_timing());
   ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
+  EXPECT_FALSE(st.stages);
   EXPECT_GT(st.raster_ms, 0.0);
-  EXPECT_GT(st.resolve_ms, 0.0);
+  EXPECT_EQ(st.resolve_ms, 0.0);
   EXPECT_GT(st.copy_ms, 0.0);
   EXPECT_GE(st.total_ms, st.raster_ms);
+  // Stages apart, with and without the frame graph; the image does not change.
+  const Image whole = img;
+  gpu->set_stage_timing(true);
+  for (bool graph : {true, false}) {
+    gpu->set_frame_graph(graph);
+    ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
+    EXPECT_TRUE(st.stages);
+    EXPECT_GT(st.raster_ms, 0.0);
+    EXPECT_GT(st.resolve_ms, 0.0);
+    EXPECT_GT(st.copy_ms, 0.0);
+    EXPECT_GE(st.total_ms, st.raster_ms + st.resolve_ms);
+    EXPECT_EQ(img.rgba, whole.rgba);
+  }
 }
 
 // ------------------------------------------------------------------ variants and sorted uploads

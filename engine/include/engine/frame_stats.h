@@ -16,6 +16,9 @@ struct FrameStats {
   double copy_ms = 0.0;       ///< device->host or device->GL copy, when there is one
   double total_ms = 0.0;      ///< whole render() call
   uint64_t points_drawn = 0;  ///< points submitted this frame
+  /// Whether clear/raster/resolve are timed apart. The CUDA renderer times only the whole GPU
+  /// frame unless asked (set_stage_timing): then raster_ms holds clear + raster + resolve.
+  bool stages = true;
   double points_per_second() const {
     return total_ms > 0.0 ? double(points_drawn) / (total_ms * 1e-3) : 0.0;
   }
