@@ -395,10 +395,38 @@ class CudaRendererImpl final : public CudaRenderer {
   /// there is no room for the temporaries (about 36 bytes a point while it runs: a source copy,
   /// the order, two code arrays, an index array, CUB's scratch); the caller then uploads the cloud
   /// in its own order, which draws the same image more slowly.
+  /// The cloud's colors into colors_, in `order` (device, null: as stored); waits for them.
+  cudaError_t upload_colors(const PointCloud& cloud, const uint32_t* order, std::string* what) {
+    const uint64_t n = cloud.size();
+    if (!order) {
+      *what = "cudaMemcpyAsync(colors)";
+      cudaError_t e = cudaMemcpyAsync(colors_, cloud.colors.data(), n * sizeof(uint32_t),
+                                      cudaMemcpyHostToDevice, stream_);
+      return e == cudaSuccess ? cudaStreamSynchronize(stream_) : e;
+    }
+    uint32_t* csrc = nullptr;
+    *what = "cudaMalloc(color source)";
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&csrc), n * sizeof(uint32_t));
+    if (e == cudaSuccess) {
+      *what = "cudaMemcpyAsync(color source)";
+      e = cudaMemcpyAsync(csrc, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                          stream_);
+    }
+    if (e == cudaSuccess) {
+      *what = "gather(colors)";
+      e = cuda::gather(csrc, order, n, colors_, stream_);
+    }
+    if (e == cudaSuccess) {
+      *what = "cudaStreamSynchronize(gather)";
+      e = cudaStreamSynchronize(stream_);
+    }
+    free_device(csrc);
+    return e;
+  }
+
   bool upload_sorted(const PointCloud& cloud) {
     const uint64_t n = cloud.size();
     uint32_t* order = nullptr;
-    uint32_t* csrc = nullptr;
     Float3* src = nullptr;
     std::string what = "cudaMalloc(order)";
     cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&order), n * sizeof(uint32_t));
@@ -412,24 +440,7 @@ class CudaRendererImpl final : public CudaRenderer {
       e = cudaStreamSynchronize(stream_);
     }
     free_device(src);
-    if (e == cudaSuccess) {
-      what = "cudaMalloc(color source)";
-      e = cudaMalloc(reinterpret_cast<void**>(&csrc), n * sizeof(uint32_t));
-    }
-    if (e == cudaSuccess) {
-      what = "cudaMemcpyAsync(color source)";
-      e = cudaMemcpyAsync(csrc, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                          stream_);
-    }
-    if (e == cudaSuccess) {
-      what = "gather(colors)";
-      e = cuda::gather(csrc, order, n, colors_, stream_);
-    }
-    if (e == cudaSuccess) {
-      what = "cudaStreamSynchronize(gather)";
-      e = cudaStreamSynchronize(stream_);
-    }
-    free_device(csrc);
+    if (e == cudaSuccess) e = upload_colors(cloud, order, &what);
     free_device(order);
     if (e != cudaSuccess) {
       std::fprintf(stderr, "pointraster: spatial sort skipped (%s); uploading in file order\n",
@@ -518,7 +529,6 @@ class CudaRendererImpl final : public CudaRenderer {
   bool encode_on_gpu(const PointCloud& cloud, bool sort) {
     const uint64_t n = cloud.size();
     uint32_t* order = nullptr;
-    uint32_t* csrc = nullptr;
     Float3* src = nullptr;
     std::string what;
     cudaError_t e = cudaSuccess;
@@ -544,28 +554,7 @@ class CudaRendererImpl final : public CudaRenderer {
       e = cudaStreamSynchronize(stream_);
     }
     free_device(src);
-    if (e == cudaSuccess && order) {
-      what = "cudaMalloc(color source)";
-      e = cudaMalloc(reinterpret_cast<void**>(&csrc), n * sizeof(uint32_t));
-      if (e == cudaSuccess) {
-        what = "cudaMemcpyAsync(color source)";
-        e = cudaMemcpyAsync(csrc, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                            stream_);
-      }
-      if (e == cudaSuccess) {
-        what = "gather(colors)";
-        e = cuda::gather(csrc, order, n, colors_, stream_);
-      }
-      if (e == cudaSuccess) {
-        what = "cudaStreamSynchronize(gather)";
-        e = cudaStreamSynchronize(stream_);
-      }
-    } else if (e == cudaSuccess) {
-      what = "cudaMemcpyAsync(colors)";
-      e = cudaMemcpyAsync(colors_, cloud.colors.data(), n * sizeof(uint32_t),
-                          cudaMemcpyHostToDevice, stream_);
-    }
-    free_device(csrc);
+    if (e == cudaSuccess) e = upload_colors(cloud, order, &what);
     free_device(order);
     if (e != cudaSuccess) {
       std::fprintf(stderr, "pointraster: compact encoding on the GPU skipped (%s); on the host\n",
