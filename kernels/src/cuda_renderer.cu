@@ -452,8 +452,9 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
   /// A subset of a permuted cloud needs each stored point's original index: made on the first
-  /// such frame (4 bytes a point, kept until the next cloud): the compact build's index is on the
-  /// host already; the sorted upload's order is computed again from the cloud (the same order).
+  /// such frame (4 bytes a point, kept until the next cloud): a compact cloud encoded on the host
+  /// kept it there; otherwise the Morton order is computed again from the cloud on the GPU (the
+  /// same codes and the same stable sort give the same order).
   bool ensure_orig(std::string* error) {
     if (orig_) return true;
     const uint64_t n = points_;
@@ -726,7 +727,7 @@ class CudaRendererImpl final : public CudaRenderer {
   uint32_t* colors_ = nullptr;
   // A permuted cloud drawn as a subset: original index of each stored point (made on demand).
   uint32_t* orig_ = nullptr;
-  PodVector<uint32_t> host_orig_;      // the compact Morton build's original index (host)
+  PodVector<uint32_t> host_orig_;      // a host-encoded compact Morton build's original index
   const PointCloud* cloud_ = nullptr;  // the cloud uploaded last (for ensure_orig)
   cuda::Variant variant_ = cuda::Variant::kSimple;
   // Upload-time Morton sort: requested (on by default), and in effect for the current cloud.

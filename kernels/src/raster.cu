@@ -59,7 +59,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 /// With kPrefilter the first read is the 32-bit depth buffer (half the bytes of the 64-bit one,
 /// so more of it stays in the L2): it holds the minimum depth of the points that got past it, each
 /// of which (or a nearer one) then reaches the 64-bit atomic, so a point strictly farther than it
-/// cannot win; equal depths go on to the 64-bit key, whose index word breaks the tie.
+/// cannot win; equal depths go on to the 64-bit key, whose color word breaks the tie.
 template <bool kPrefilter, class ColorFn>
 __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* depth32, size_t pix,
                                            uint32_t dbits, ColorFn color) {
