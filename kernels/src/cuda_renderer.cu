@@ -103,7 +103,6 @@ class CudaRendererImpl final : public CudaRenderer {
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_RESOLVE"))
       vec_resolve_ = std::strcmp(v, "scalar") != 0;
-    if (const char* v = std::getenv("PR_CUDA_LOADS")) vec_loads_ = std::strcmp(v, "vec4") == 0;
     if (const char* v = std::getenv("PR_CUDA_STAGE_EVENTS"))
       stage_events_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
@@ -663,8 +662,7 @@ class CudaRendererImpl final : public CudaRenderer {
              uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
-             uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 |
-             uint64_t(vec_loads_) << 18;
+             uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -689,7 +687,6 @@ class CudaRendererImpl final : public CudaRenderer {
       in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      in.vec_loads = vec_loads_;
       launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
     }
     if (!launched) {
@@ -750,7 +747,6 @@ class CudaRendererImpl final : public CudaRenderer {
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
   bool stage_events_ = false;  // events between the stages (set_stage_timing)
-  bool vec_loads_ = false;     // raster: 16-byte point loads (PR_CUDA_LOADS=vec4, for A/B runs)
   bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
   cudaGraphicsResource_t gl_res_ = nullptr;
   int gl_width_ = 0, gl_height_ = 0;

@@ -79,7 +79,7 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* d
 /// cloud (every stored point, kept when its original index is in the subset).
 enum Walk : int { kAll = 0, kStrided = 1, kPermutedSubset = 2 };
 
-template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kVec = false>
+template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false>
 __global__ void __launch_bounds__(kThreads)
     raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
                   uint32_t* depth32) {
@@ -87,31 +87,8 @@ __global__ void __launch_bounds__(kThreads)
   const uint64_t base = uint64_t(blockIdx.x) * (kThreads * kPerThread) + threadIdx.x;
   float x[kPerThread], y[kPerThread], z[kPerThread];
   uint64_t src[kPerThread];  // storage position
-  // kVec (all points drawn): each thread takes kPerThread = 4 consecutive points, 48 bytes read
-  // as three 16-byte loads, instead of points t, t + 256, ... read as 12 scalar loads.
-  const uint64_t first = (uint64_t(blockIdx.x) * kThreads + threadIdx.x) * kPerThread;
-  if constexpr (kVec) {
-    static_assert(kPerThread == 4 && kWalk == kAll);
-    if (first + kPerThread <= n) {
-      const float4* v = reinterpret_cast<const float4*>(in.pos + first);
-      const float4 a = __ldcs(v), b = __ldcs(v + 1), c = __ldcs(v + 2);
-      x[0] = a.x, y[0] = a.y, z[0] = a.z, x[1] = a.w, y[1] = b.x, z[1] = b.y;
-      x[2] = b.z, y[2] = b.w, z[2] = c.x, x[3] = c.y, y[3] = c.z, z[3] = c.w;
-    } else {
 #pragma unroll
-      for (int k = 0; k < kPerThread; ++k) {
-        const bool ok = first + k < n;
-        const float* f = reinterpret_cast<const float*>(in.pos + (ok ? first + k : 0));
-        x[k] = ok ? __ldcs(f) : __int_as_float(0x7fc00000);
-        y[k] = ok ? __ldcs(f + 1) : x[k];
-        z[k] = ok ? __ldcs(f + 2) : x[k];
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) src[k] = first + k;
-  }
-#pragma unroll
-  for (int k = 0; k < kPerThread && !kVec; ++k) {
+  for (int k = 0; k < kPerThread; ++k) {
     const uint64_t i = base + uint64_t(k) * kThreads;
     bool ok = i < n;
     const uint64_t s = kWalk == kStrided ? subset_index(i, step) : i;
@@ -271,13 +248,6 @@ void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64
   const uint64_t per_block = uint64_t(kThreads) * kPerThread;
   const unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
-  if constexpr (kWalk == kAll) {
-    if (in.vec_loads && v == Variant::kSimple) {
-      raster_points<kAll, false, false, false, true>
-          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
-      return;
-    }
-  }
   switch (v) {
     case Variant::kPrefilter32:
       raster_points<kWalk, true, false>

@@ -42,8 +42,6 @@ struct RasterInput {
   bool permuted = false;  ///< stored in another order than the cloud's
   uint64_t total = 0;     ///< points uploaded
   uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
-  /// All points drawn with the simple variant: 16-byte loads of 4 consecutive points a thread.
-  bool vec_loads = false;
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
