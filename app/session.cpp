@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/morton.h"
 #include "engine/scenes.h"
 #if PR_HAVE_CUDA
 #include "kernels/cuda_renderer.h"
@@ -45,6 +46,7 @@ bool build_session(const Options& o, Session& s, std::string* error) {
       s.files.push_back(info);
       append_cloud(s.cloud, c);
     }
+    sort_if_incoherent(s.cloud);  // as the viewer does: same image, faster on the CPU
     const int w = o.width.value_or(1280), h = o.height.value_or(720);
     s.camera.focus = 1.5;
     frame_files_camera(s.camera, s.cloud.world_bounds(), double(w) / double(h),
@@ -52,6 +54,7 @@ bool build_session(const Options& o, Session& s, std::string* error) {
   } else {
     s.scene = o.scene.empty() ? kDefaultScene : o.scene;
     s.cloud = make_scene(s.scene, o.points.value_or(kDefaultScenePoints));
+    sort_if_incoherent(s.cloud);
     s.camera = scene_camera(s.scene, s.cloud);
     if (up_axis_for(o, false) == UpAxis::kZ) {
       // The scenes are built y-up: keep the view, expressed in the z-up frame's angles.

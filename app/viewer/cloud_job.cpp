@@ -57,6 +57,7 @@ bool CloudJob::start_files(std::vector<std::string> paths) {
         append_cloud(*merged, c);
       }
       if (r.error.empty()) {
+        r.sorted = sort_if_incoherent(*merged);
         if (paths.size() > 1 || merged->name.empty())
           merged->name = paths.size() == 1 ? label_ : label_;
         r.cloud = std::move(merged);
@@ -91,6 +92,7 @@ bool CloudJob::start_scene(std::string name, uint64_t points) {
       if (progress_.cancel) {
         r.error = "loading cancelled";
       } else {
+        r.sorted = sort_if_incoherent(*cloud);
         r.cloud = std::move(cloud);
         r.scene = name;
         r.ok = true;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/io.h"
+#include "engine/morton.h"
 #include "engine/point_cloud.h"
 
 namespace pr {
@@ -23,6 +24,7 @@ class CloudJob {
     std::vector<FileInfo> files;  ///< empty for a scene
     std::string scene;            ///< scene name, empty for files
     double seconds = 0.0;
+    bool sorted = false;  ///< reordered along a Morton curve (sort_if_incoherent)
   };
 
   CloudJob() = default;

@@ -96,8 +96,8 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   files = std::move(r.files);
   scene = r.scene;
   char msg[256];
-  std::snprintf(msg, sizeof msg, "%s: %zu points ready in %.2f s", cloud->name.c_str(),
-                cloud->size(), r.seconds);
+  std::snprintf(msg, sizeof msg, "%s: %zu points ready in %.2f s%s", cloud->name.c_str(),
+                cloud->size(), r.seconds, r.sorted ? " (reordered along a Morton curve)" : "");
   set_status(msg, false);
   if (!scene.empty()) {
     scene_points = cloud->size();

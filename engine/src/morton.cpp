@@ -61,6 +61,13 @@ double order_coherence(const PointCloud& cloud, size_t samples) {
   return counted ? double(same) / double(counted) : 1.0;
 }
 
+bool sort_if_incoherent(PointCloud& cloud, uint64_t max_points) {
+  if (cloud.size() < 2 || cloud.size() > max_points) return false;
+  if (order_coherence(cloud) >= kCoherentOrder) return false;
+  apply_order(cloud, morton_order(cloud));
+  return true;
+}
+
 // (code << 32 | index) keys, bucketed by the code's top 15 bits in parallel (counting sort), then
 // each bucket sorted. Invalid points get the largest code, so they gather at the end.
 MortonBox morton_box(const PointCloud& cloud) {
