@@ -61,13 +61,15 @@ std::string usage_text() {
        "  pointraster --info [--json] FILE...         describe point-cloud files\n"
        "\n"
        "options:\n"
-       "  --headless            render offscreen: no window; prints frame times and a summary line\n"
+       "  --headless            render offscreen: no window; prints frame times and a summary "
+       "line\n"
        "  --mode cpu|gpu        renderer (gpu needs a CUDA device; default: cpu, or the viewer's "
        "last choice)\n"
        "  --width W, --height H image (headless) or window size in pixels (default 1280x720)\n"
        "  --scene NAME          procedural scene when no FILE is given:";
   for (const auto& sc : scene_list()) s << " " << sc.name;
-  s << " (default " << kDefaultScene << ")\n"
+  s << " (default " << kDefaultScene
+    << ")\n"
        "  --points N            points to draw, e.g. 1000000, 1e6, 10M (default: scene 4M, files: "
        "all)\n"
        "  --camera X,Y,Z,YAW,PITCH  camera position (world units) and angles in degrees\n"
@@ -79,6 +81,7 @@ std::string usage_text() {
        "  --point-size S        point size in pixels, 1 to 16 (default 1)\n"
        "  --threads T           CPU renderer threads (default: all cores)\n"
        "  --vsync on|off        viewer vsync (default on)\n"
+       "  --ui-scale S          panel scale, 0.5 to 4 (default: from the display's DPI, else 1)\n"
        "  --info                print format, point count, bounds, origin and attributes per FILE\n"
        "  --json                with --info: one JSON object per file\n"
        "  --help                this text\n";
@@ -121,7 +124,8 @@ int parse_options(int argc, char** argv, Options& o) {
         o.json = true;
       } else if (a == "--mode") {
         const std::string m = need();
-        if (m != "cpu" && m != "gpu") throw BadValue{"option --mode: '" + m + "' is not cpu or gpu"};
+        if (m != "cpu" && m != "gpu")
+          throw BadValue{"option --mode: '" + m + "' is not cpu or gpu"};
         o.mode = m;
       } else if (a == "--width" || a == "--height") {
         const int v = parse_number<int>(a, need());
@@ -144,8 +148,8 @@ int parse_options(int argc, char** argv, Options& o) {
           const size_t comma = v.find(',', start);
           if ((k < 4) != (comma != std::string::npos))
             throw BadValue{"option --camera: expected X,Y,Z,YAW,PITCH, got '" + v + "'"};
-          c[k] = parse_double(a, v.substr(start, comma == std::string::npos ? std::string::npos
-                                                                            : comma - start));
+          c[k] = parse_double(
+              a, v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
           start = comma + 1;
         }
         o.camera = CameraArg{c[0], c[1], c[2], c[3], c[4]};
@@ -173,6 +177,10 @@ int parse_options(int argc, char** argv, Options& o) {
         const int t = parse_number<int>(a, need());
         if (t < 1 || t > 1024) throw BadValue{"option --threads: must be 1 to 1024"};
         o.threads = unsigned(t);
+      } else if (a == "--ui-scale") {
+        const double s = parse_double(a, need());
+        if (!(s >= 0.5 && s <= 4.0)) throw BadValue{"option --ui-scale: must be 0.5 to 4"};
+        o.ui_scale = float(s);
       } else if (a == "--vsync") {
         const std::string v = need();
         if (v != "on" && v != "off") throw BadValue{"option --vsync: '" + v + "' is not on or off"};

@@ -16,20 +16,22 @@ struct CameraArg {
 struct Options {
   bool help = false;
   bool headless = false;
-  bool info = false;          ///< --info: print what each FILE holds and exit
-  bool json = false;          ///< --info --json
+  bool info = false;                ///< --info: print what each FILE holds and exit
+  bool json = false;                ///< --info --json
   std::optional<std::string> mode;  ///< "cpu" | "gpu"; unset: the viewer's saved choice, else cpu
   std::optional<int> width, height;
-  std::string scene;          ///< empty: the default scene (when no FILE is given)
+  std::string scene;  ///< empty: the default scene (when no FILE is given)
   std::optional<uint64_t> points;
   std::optional<CameraArg> camera;
   std::optional<double> focus;
-  std::optional<char> up;     ///< 'y' or 'z'; unset: z for files (LAS and scans are z-up), y for scenes
-  int frames = 0;             ///< 0: headless renders 5 frames; the viewer runs until closed
+  std::optional<char>
+      up;          ///< 'y' or 'z'; unset: z for files (LAS and scans are z-up), y for scenes
+  int frames = 0;  ///< 0: headless renders 5 frames; the viewer runs until closed
   std::string screenshot;
   int point_size = 1;
-  unsigned threads = 0;       ///< CPU renderer threads (0 = all cores)
+  unsigned threads = 0;  ///< CPU renderer threads (0 = all cores)
   std::optional<bool> vsync;
+  std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI
   std::vector<std::string> files;
 };
 

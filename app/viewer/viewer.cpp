@@ -475,6 +475,9 @@ bool Viewer::cloud_busy() const {
 uint64_t Viewer::cloud_points() const {
   return impl_->cloud ? impl_->cloud->size() : 0;
 }
+float Viewer::ui_scale() const {
+  return impl_->ui_scale;
+}
 void Viewer::cancel_cloud_job() {
   impl_->job.cancel();
 }
@@ -571,6 +574,7 @@ bool Viewer::open(std::string* error) {
   // ImGui. On HiDPI screens where SDL reports window size == drawable size (X11), scale the UI by
   // the display's DPI; where the drawable is larger than the window (macOS, Wayland), the backend
   // already scales coordinates and the font is rasterized at the pixel density to stay sharp.
+  // --ui-scale overrides the DPI (X11 servers often report none, or a wrong one).
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
@@ -588,6 +592,7 @@ bool Viewer::open(std::string* error) {
       SDL_GetDisplayDPI(SDL_GetWindowDisplayIndex(m.window), &ddpi, nullptr, nullptr) == 0 &&
       ddpi > 120.0f)
     dpi_scale = std::min(ddpi / 96.0f, 3.0f);
+  if (m.opt.ui_scale) dpi_scale = *m.opt.ui_scale;
   m.ui_scale = dpi_scale;
   ImFontConfig fc;
   fc.SizePixels = 13.0f * dpi_scale * fb_scale;

@@ -54,6 +54,8 @@ class Viewer {
   /// Size of the image being rendered (the drawable), 0x0 while minimized.
   int image_width() const;
   int image_height() const;
+  /// The panel's scale (the display's DPI / 96, or --ui-scale; 1 on ordinary screens).
+  float ui_scale() const;
   /// True while a file load or scene regeneration runs.
   bool cloud_busy() const;
   /// What the progress bar's Cancel button does: stops the running load or regeneration; the

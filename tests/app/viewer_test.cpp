@@ -269,6 +269,39 @@ TEST(Window, ScriptedRunScreenshotShowsSceneAndPanel) {
   EXPECT_FALSE(fs::exists(d / "pointraster" / "settings.ini"));
 }
 
+// The panel's scale: on a HiDPI X11 screen from the display's DPI, and always from --ui-scale
+// (X11 servers, Xvfb among them, often report no DPI at all). Twice the scale: about twice the
+// text, in a panel twice as wide.
+TEST(Window, UiScaleOptionScalesThePanel) {
+  REQUIRE_DISPLAY();
+  const fs::path d = fresh_config("uiscale");
+  size_t text[2] = {0, 0}, text_far[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    const fs::path png = d / ("ui" + std::to_string(k) + ".png");
+    const std::string cmd = "'" + pointraster_bin() +
+                            "' --frames 6 --width 1200 --height 800 --points 50k --mode cpu "
+                            "--vsync off --ui-scale " +
+                            (k ? "2" : "1") + " --screenshot '" + png.string() + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    pr::Image img;
+    std::string err;
+    ASSERT_TRUE(pr::read_png(png.string(), img, &err)) << err;
+    text[k] = count_text(img.rgba, img.width, 0, 0, 1200, 800);
+    // Right of where the 1x panel ends (it is 370 px wide at 10 px from the left).
+    text_far[k] = count_text(img.rgba, img.width, 420, 0, 740, 800);
+  }
+  EXPECT_GT(text[1], text[0] * 3 / 2) << text[0] << " vs " << text[1];
+  EXPECT_LT(text_far[0], 300u);
+  EXPECT_GT(text_far[1], 1000u) << "the 2x panel should reach past x = 420";
+  pr::Options o = scripted(2, 640, 400, 20'000);
+  o.ui_scale = 1.5f;
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  EXPECT_FLOAT_EQ(v.ui_scale(), 1.5f);
+  EXPECT_EQ(v.run(), 0);
+}
+
 TEST(Window, ResizeMidRunReallocatesOnceAndKeepsDrawing) {
   REQUIRE_DISPLAY();
   fresh_config("resize");

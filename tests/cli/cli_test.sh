@@ -34,6 +34,8 @@ expect_usage_error --headless --focus 0
 expect_usage_error --headless --frames
 expect_usage_error --json
 expect_usage_error --headless --up x
+expect_usage_error --ui-scale 9
+expect_usage_error --ui-scale abc
 
 # Headless CPU render: frame times, summary as the last line, a PNG of the requested size.
 "$bin" --headless --mode cpu --width 320 --height 200 --scene cube --points 20000 --frames 3 \
