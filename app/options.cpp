@@ -63,8 +63,9 @@ std::string usage_text() {
        "options:\n"
        "  --headless            render offscreen: no window; prints frame times and a summary "
        "line\n"
-       "  --mode cpu|gpu        renderer (gpu needs a CUDA device; default: cpu, or the viewer's "
-       "last choice)\n"
+       "  --mode cpu|gpu        renderer (gpu needs a CUDA device; headless default: cpu; viewer "
+       "default:\n"
+       "                        its last choice, else gpu when a CUDA device is there, else cpu)\n"
        "  --width W, --height H image (headless) or window size in pixels (default 1280x720)\n"
        "  --scene NAME          procedural scene when no FILE is given:";
   for (const auto& sc : scene_list()) s << " " << sc.name;

@@ -46,7 +46,7 @@ ViewerSettings load_settings(const std::string& path) {
     int i = 0;
     if (k == "width" && parse_int(v, 64, 16384, i)) s.width = i;
     if (k == "height" && parse_int(v, 64, 16384, i)) s.height = i;
-    if (k == "mode" && (v == "cpu" || v == "gpu")) s.mode = v;
+    if (k == "mode" && (v == "cpu" || v == "gpu" || v == "auto")) s.mode = v;
     if (k == "vsync" && (v == "0" || v == "1")) s.vsync = v == "1";
     if (k == "point_size" && parse_int(v, 1, 16, i)) s.point_size = i;
     if (k == "background") {

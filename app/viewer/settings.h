@@ -11,7 +11,7 @@ namespace pr {
 
 struct ViewerSettings {
   int width = 1280, height = 720;
-  std::string mode = "cpu";
+  std::string mode = "auto";  ///< "cpu", "gpu", or "auto": gpu when a CUDA device is there
   bool vsync = true;
   int point_size = 1;
   float background[3] = {0.063f, 0.071f, 0.094f};

@@ -620,7 +620,8 @@ bool Viewer::open(std::string* error) {
 
   const std::string mode = m.opt.mode.value_or(m.settings.mode);
   // When the GPU is unavailable, switch_mode prints the one-line reason and stays on the CPU.
-  if (mode == "gpu") m.switch_mode(true);
+  // "auto" (no --mode, no saved choice): the GPU when there is one, without a word otherwise.
+  if (mode == "gpu" || (mode == "auto" && gpu_mode_available(nullptr))) m.switch_mode(true);
   return true;
 }
 

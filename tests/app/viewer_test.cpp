@@ -194,7 +194,7 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   }
   const auto u = pr::load_settings((d / "bad.ini").string());
   EXPECT_EQ(u.width, pr::ViewerSettings{}.width);
-  EXPECT_EQ(u.mode, "cpu");
+  EXPECT_EQ(u.mode, "auto");  // the default: the GPU when there is one
   EXPECT_EQ(u.point_size, 1);
   EXPECT_EQ(pr::config_dir(), (d / "pointraster").string());
 }
@@ -300,6 +300,23 @@ TEST(Window, UiScaleOptionScalesThePanel) {
   ASSERT_TRUE(v.open(&err)) << err;
   EXPECT_FLOAT_EQ(v.ui_scale(), 1.5f);
   EXPECT_EQ(v.run(), 0);
+}
+
+// No --mode and no saved choice: the GPU when a CUDA device is there, else the CPU without an
+// error on the status line.
+TEST(Window, DefaultModeIsTheGpuWhenThereIsOne) {
+  REQUIRE_DISPLAY();
+  fresh_config("automode");
+  pr::Options o = scripted(3, 640, 400, 20'000);
+  o.mode.reset();
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  EXPECT_EQ(v.run(), 0);
+  std::string why;
+  const bool gpu = pr::gpu_mode_available(&why);
+  EXPECT_EQ(v.mode(), gpu ? "gpu" : "cpu") << why;
+  EXPECT_EQ(v.status().find("unavailable"), std::string::npos) << v.status();
 }
 
 TEST(Window, ResizeMidRunReallocatesOnceAndKeepsDrawing) {
