@@ -18,7 +18,7 @@ struct Options {
   bool headless = false;
   bool info = false;                ///< --info: print what each FILE holds and exit
   bool json = false;                ///< --info --json
-  std::optional<std::string> mode;  ///< "cpu" | "gpu"; unset: the viewer's saved choice, else cpu
+  std::optional<std::string> mode;  ///< "cpu" | "gpu"; unset: headless cpu, viewer its saved choice
   std::optional<int> width, height;
   std::string scene;  ///< empty: the default scene (when no FILE is given)
   std::optional<uint64_t> points;

@@ -41,7 +41,7 @@ bool build_compact(const PointCloud& cloud, bool morton, CompactCloud* out, std:
           bool any = false;
           for (size_t s = s0; s < s1; ++s) {
             const Float3& v = at(s);
-            if (!morton_valid(v.x, v.y, v.z)) continue;
+            if (!compact_valid(v.x, v.y, v.z)) continue;
             const float f[3] = {compact_unsign_zero(v.x), compact_unsign_zero(v.y),
                                 compact_unsign_zero(v.z)};
             for (int a = 0; a < 3; ++a) {

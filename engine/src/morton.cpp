@@ -11,10 +11,6 @@ namespace pr {
 
 namespace {
 
-bool finite_point(const Float3& v) {
-  return morton_valid(v.x, v.y, v.z);
-}
-
 template <class T>
 void gather(PodVector<T>& a, const std::vector<uint32_t>& order) {
   if (a.empty()) return;
@@ -41,7 +37,7 @@ double order_coherence(const PointCloud& cloud, size_t samples) {
     inv[a] = bb.max[a] > bb.min[a] ? side / (bb.max[a] - bb.min[a]) : 0.0;
   }
   auto cell = [&](const Float3& v, uint32_t* c) {
-    if (!finite_point(v)) return false;
+    if (!compact_valid(v.x, v.y, v.z)) return false;
     const float f[3] = {v.x, v.y, v.z};
     *c = 0;
     for (int a = 0; a < 3; ++a)

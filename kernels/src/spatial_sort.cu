@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kThreads)
   bool any = false;
   for (uint64_t s = s0 + threadIdx.x; s < s1; s += kThreads) {
     const Float3 v = pos[order ? order[s] : s];
-    if (!morton_valid(v.x, v.y, v.z)) continue;
+    if (!compact_valid(v.x, v.y, v.z)) continue;
     const float f[3] = {compact_unsign_zero(v.x), compact_unsign_zero(v.y),
                         compact_unsign_zero(v.z)};
     for (int a = 0; a < 3; ++a) {

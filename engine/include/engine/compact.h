@@ -54,6 +54,13 @@ PR_HD bool compact_decode(const CompactBatch& b, uint32_t w, float& x, float& y,
   return (w & kCompactInvalid) == 0u;
 }
 
+/// Whether a point can be stored in compact form: finite and within +-kCompactMaxCoord on every
+/// axis. Written so that NaN fails. The Morton codes (engine/morton.h) use the same rule.
+PR_HD bool compact_valid(float x, float y, float z) {
+  const float m = kCompactMaxCoord;
+  return (x >= -m) & (x <= m) & (y >= -m) & (y <= m) & (z >= -m) & (z <= m);
+}
+
 /// A batch's box from the minimum and maximum of its valid points (mn = mx = 0 when it has none):
 /// lo = mn, scale = (mx - mn) / 1023 per axis.
 PR_HD CompactBatch compact_box(const float mn[3], const float mx[3]) {
@@ -77,12 +84,10 @@ PR_HD float compact_fabsf(float f) {
 
 /// The word of one point of a batch with box `b`: per axis the nearest of the decoder's 1024 steps
 /// (floor and floor +- 1 of the exact quotient, each decoded as compact_decode() does); invalid
-/// points (morton_valid() false) get kCompactInvalid. The host's build_compact() and the CUDA
+/// points (compact_valid() false) get kCompactInvalid. The host's build_compact() and the CUDA
 /// renderer's GPU encoder both call this, so they store the same words.
 PR_HD uint32_t compact_encode(const CompactBatch& b, float x, float y, float z) {
-  if (!((x >= -kCompactMaxCoord) & (x <= kCompactMaxCoord) & (y >= -kCompactMaxCoord) &
-        (y <= kCompactMaxCoord) & (z >= -kCompactMaxCoord) & (z <= kCompactMaxCoord)))
-    return kCompactInvalid;
+  if (!compact_valid(x, y, z)) return kCompactInvalid;
   const float f[3] = {x, y, z};
   uint32_t w = 0;
   for (int a = 0; a < 3; ++a) {

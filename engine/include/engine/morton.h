@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/compact.h"
 #include "engine/point_cloud.h"
 #include "engine/projection.h"  // PR_HD
 
@@ -26,13 +27,6 @@ PR_HD uint32_t morton_code(uint32_t x, uint32_t y, uint32_t z) {
   return morton_spread10(x) | (morton_spread10(y) << 1) | (morton_spread10(z) << 2);
 }
 
-/// Whether a point can be drawn in compact form and has a Morton cell: finite and within +-1e30
-/// (compact.h's kCompactMaxCoord) on every axis. Written so that NaN fails.
-PR_HD bool morton_valid(float x, float y, float z) {
-  const float m = 1e30f;
-  return (x >= -m) & (x <= m) & (y >= -m) & (y <= m) & (z >= -m) & (z <= m);
-}
-
 /// The box a cloud's Morton codes are taken in: the corner and 1 / extent per axis (0 for a flat
 /// axis), in double. morton_box() makes it from the cloud's local bounds.
 struct MortonBox {
@@ -42,10 +36,10 @@ struct MortonBox {
 MortonBox morton_box(const PointCloud& cloud);
 
 /// The 30-bit Morton code of a point in the box, 10 bits an axis; 0x3fffffff (the largest) for a
-/// point that is not morton_valid(), so such points sort last. The host's morton_order() and the
-/// CUDA renderer's upload sort both call this, so they give the same order.
+/// point that is not compact_valid() (engine/compact.h), so such points sort last. The host's
+/// morton_order() and the CUDA renderer's upload sort both call this, so they give the same order.
 PR_HD uint32_t morton_code_of(const MortonBox& b, float x, float y, float z) {
-  if (!morton_valid(x, y, z)) return 0x3fffffffu;
+  if (!compact_valid(x, y, z)) return 0x3fffffffu;
   const float f[3] = {x, y, z};
   uint32_t code = 0;
   for (int a = 0; a < 3; ++a) {
