@@ -24,10 +24,13 @@ void gather(PodVector<T>& a, const std::vector<uint32_t>& order) {
 }  // namespace
 
 double order_coherence(const PointCloud& cloud, size_t samples) {
+  if (cloud.size() < 2 || samples == 0) return 1.0;
+  return order_coherence(cloud, cloud.local_bounds(), samples);
+}
+
+double order_coherence(const PointCloud& cloud, const Bounds& bb, size_t samples) {
   const size_t n = cloud.size();
-  if (n < 2 || samples == 0) return 1.0;
-  const Bounds bb = cloud.local_bounds();
-  if (bb.empty) return 1.0;
+  if (n < 2 || samples == 0 || bb.empty) return 1.0;
   // Cells of about 64 points of a uniform cloud: 2^bits a side, bits = log2(cbrt(n / 64)).
   const int bits = std::clamp(int(std::lround(std::log2(std::cbrt(double(n) / 64.0)))), 1, 10);
   const double side = double(1 << bits);
@@ -59,17 +62,17 @@ double order_coherence(const PointCloud& cloud, size_t samples) {
 
 bool sort_if_incoherent(PointCloud& cloud, uint64_t max_points) {
   if (cloud.size() < 2 || cloud.size() > max_points) return false;
-  if (order_coherence(cloud) >= kCoherentOrder) return false;
-  apply_order(cloud, morton_order(cloud));
+  const Bounds bounds = cloud.local_bounds();  // one pass, for both
+  if (order_coherence(cloud, bounds) >= kCoherentOrder) return false;
+  apply_order(cloud, morton_order(cloud, bounds));
   return true;
 }
 
 // (code << 32 | index) keys, bucketed by the code's top 15 bits in parallel (counting sort), then
 // each bucket sorted. Invalid points get the largest code, so they gather at the end.
-MortonBox morton_box(const PointCloud& cloud) {
+MortonBox morton_box(const Bounds& bb) {
   MortonBox box{{0, 0, 0}, {0, 0, 0}};
-  // Bounds of the finite points (parallel); huge ones only widen the curve's box.
-  const Bounds bb = cloud.local_bounds();
+  // Bounds of the finite points; huge ones only widen the curve's box.
   if (!bb.empty)
     for (int a = 0; a < 3; ++a) {
       box.lo[a] = bb.min[a];
@@ -79,8 +82,12 @@ MortonBox morton_box(const PointCloud& cloud) {
 }
 
 std::vector<uint32_t> morton_order(const PointCloud& cloud) {
+  return morton_order(cloud, cloud.local_bounds());
+}
+
+std::vector<uint32_t> morton_order(const PointCloud& cloud, const Bounds& local_bounds) {
   const size_t n = cloud.size();
-  const MortonBox box = morton_box(cloud);
+  const MortonBox box = morton_box(local_bounds);
   std::vector<uint64_t> keys(n);
   parallel_for(n, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) {

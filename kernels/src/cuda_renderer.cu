@@ -220,9 +220,11 @@ class CudaRendererImpl final : public CudaRenderer {
                  std::to_string(n) + " points";
       return false;
     }
-    if (compact_) return set_compact_cloud(cloud, error);
+    // The bounds, once (a pass over the positions), for the sort's decision and its codes.
+    const Bounds bounds = sort_ == SortMode::kOff ? Bounds{} : cloud.local_bounds();
+    if (compact_) return set_compact_cloud(cloud, bounds, error);
     if (!reserve_points(n, error)) return false;
-    if (n > 0 && !(want_sort(cloud) && upload_sorted(cloud))) {
+    if (n > 0 && !(want_sort(cloud, bounds) && upload_sorted(cloud, bounds))) {
       PR_CUDA_TRY(cudaMemcpyAsync(pos_, cloud.positions.data(), n * sizeof(Float3),
                                   cudaMemcpyHostToDevice, stream_));
       PR_CUDA_TRY(cudaMemcpyAsync(colors_, cloud.colors.data(), n * sizeof(uint32_t),
@@ -361,17 +363,18 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
  private:
-  bool want_sort(const PointCloud& cloud) const {
+  /// `bounds`: the cloud's local bounds.
+  bool want_sort(const PointCloud& cloud, const Bounds& bounds) const {
     if (sort_ == SortMode::kOff || cloud.size() < 2) return false;
-    return sort_ == SortMode::kOn || order_coherence(cloud) < kCoherentOrder;
+    return sort_ == SortMode::kOn || order_coherence(cloud, bounds) < kCoherentOrder;
   }
 
   /// The Morton order of `cloud`'s positions into the device array `order` (n entries), computed
   /// on the GPU from a temporary copy of the positions. The same cloud always gives the same order
   /// (a stable radix sort of the same codes). `src_out`, when not null, receives the temporary
   /// copy (the caller frees it); otherwise it is freed here.
-  cudaError_t morton_order_of(const PointCloud& cloud, uint32_t* order, Float3** src_out,
-                              std::string* what) {
+  cudaError_t morton_order_of(const PointCloud& cloud, const Bounds& bounds, uint32_t* order,
+                              Float3** src_out, std::string* what) {
     const uint64_t n = cloud.size();
     Float3* src = nullptr;
     *what = "cudaMalloc(sort source)";
@@ -381,7 +384,7 @@ class CudaRendererImpl final : public CudaRenderer {
       e = cudaMemcpyAsync(src, cloud.positions.data(), n * sizeof(Float3), cudaMemcpyHostToDevice,
                           stream_);
     }
-    if (e == cudaSuccess) e = cuda::morton_order(src, order, n, morton_box(cloud), stream_, what);
+    if (e == cudaSuccess) e = cuda::morton_order(src, order, n, morton_box(bounds), stream_, what);
     if (e == cudaSuccess && src_out)
       *src_out = src;
     else
@@ -424,13 +427,13 @@ class CudaRendererImpl final : public CudaRenderer {
     return e;
   }
 
-  bool upload_sorted(const PointCloud& cloud) {
+  bool upload_sorted(const PointCloud& cloud, const Bounds& bounds) {
     const uint64_t n = cloud.size();
     uint32_t* order = nullptr;
     Float3* src = nullptr;
     std::string what = "cudaMalloc(order)";
     cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&order), n * sizeof(uint32_t));
-    if (e == cudaSuccess) e = morton_order_of(cloud, order, &src, &what);
+    if (e == cudaSuccess) e = morton_order_of(cloud, bounds, order, &src, &what);
     if (e == cudaSuccess) {
       what = "gather(positions)";
       e = cuda::gather(src, order, n, pos_, stream_);
@@ -467,7 +470,7 @@ class CudaRendererImpl final : public CudaRenderer {
                             stream_);
         if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
       } else if (cloud_ && cloud_->size() == n) {
-        e = morton_order_of(*cloud_, orig_, nullptr, &what);
+        e = morton_order_of(*cloud_, cloud_->local_bounds(), orig_, nullptr, &what);
       } else {
         e = cudaErrorInvalidValue;
         what = "ensure_orig: the sorted cloud is gone";
@@ -490,11 +493,11 @@ class CudaRendererImpl final : public CudaRenderer {
   /// compact mode runs), colors gathered into the same order. Without room for the temporaries
   /// (12 bytes a point for the positions, 4 for the order, the sort's own), encoded on the host
   /// instead (slower: 33 s for 1e9 points in Morton order on 16 cores).
-  bool set_compact_cloud(const PointCloud& cloud, std::string* error) {
+  bool set_compact_cloud(const PointCloud& cloud, const Bounds& bounds, std::string* error) {
     const uint64_t n = cloud.size();
-    const bool sort = want_sort(cloud);
+    const bool sort = want_sort(cloud, bounds);
     if (!reserve_points(n, error)) return false;
-    if (n > 0 && !encode_on_gpu(cloud, sort)) {
+    if (n > 0 && !encode_on_gpu(cloud, sort, bounds)) {
       CompactCloud cc;
       if (!build_compact(cloud, sort, &cc, error)) return false;
       PR_CUDA_TRY(cudaMemcpyAsync(words_, cc.words.data(), n * sizeof(uint32_t),
@@ -527,7 +530,7 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
   /// The GPU encoder of set_compact_cloud(); false (with a note on stderr) when it could not run.
-  bool encode_on_gpu(const PointCloud& cloud, bool sort) {
+  bool encode_on_gpu(const PointCloud& cloud, bool sort, const Bounds& bounds) {
     const uint64_t n = cloud.size();
     uint32_t* order = nullptr;
     Float3* src = nullptr;
@@ -536,7 +539,7 @@ class CudaRendererImpl final : public CudaRenderer {
     if (sort) {
       what = "cudaMalloc(order)";
       e = cudaMalloc(reinterpret_cast<void**>(&order), n * sizeof(uint32_t));
-      if (e == cudaSuccess) e = morton_order_of(cloud, order, &src, &what);
+      if (e == cudaSuccess) e = morton_order_of(cloud, bounds, order, &src, &what);
     } else {
       what = "cudaMalloc(positions)";
       e = cudaMalloc(reinterpret_cast<void**>(&src), n * sizeof(Float3));

@@ -28,12 +28,12 @@ PR_HD uint32_t morton_code(uint32_t x, uint32_t y, uint32_t z) {
 }
 
 /// The box a cloud's Morton codes are taken in: the corner and 1 / extent per axis (0 for a flat
-/// axis), in double. morton_box() makes it from the cloud's local bounds.
+/// axis), in double. morton_box() makes it from a cloud's local bounds.
 struct MortonBox {
   double lo[3];
   double inv[3];
 };
-MortonBox morton_box(const PointCloud& cloud);
+MortonBox morton_box(const Bounds& local_bounds);
 
 /// The 30-bit Morton code of a point in the box, 10 bits an axis; 0x3fffffff (the largest) for a
 /// point that is not compact_valid() (engine/compact.h), so such points sort last. The host's
@@ -54,16 +54,19 @@ PR_HD uint32_t morton_code_of(const MortonBox& b, float x, float y, float z) {
 /// bits an axis: order[i] is the index of the point that goes to position i. Points with a
 /// non-finite coordinate or one beyond +-1e30 go last; equal codes keep their index order, so
 /// the result is deterministic. Parallel (a counting pass on the code's top bits, then each
-/// bucket sorted on its own).
+/// bucket sorted on its own). `local_bounds`: the cloud's, when the caller has them already.
 std::vector<uint32_t> morton_order(const PointCloud& cloud);
+std::vector<uint32_t> morton_order(const PointCloud& cloud, const Bounds& local_bounds);
 
 /// How spatially coherent the cloud's stored order already is: of `samples` pairs of consecutive
 /// points (i, i + 1) at evenly spread i, the fraction whose two points lie in the same cell of a
 /// grid over the bounds with about 64 points a cell on average (2^b cells a side, b =
 /// log2(cbrt(n / 64)) in [1, 10]); pairs with a non-finite point are not counted. About 1/cells
 /// for points in random order, close to 1 for a grid, a scan or a Morton order. 1 for clouds of
-/// fewer than two points. Deterministic, and costs `samples` pairs of reads.
+/// fewer than two points. Deterministic, and costs `samples` pairs of reads (and, without
+/// `local_bounds`, a pass over the positions for them).
 double order_coherence(const PointCloud& cloud, size_t samples = 4096);
+double order_coherence(const PointCloud& cloud, const Bounds& local_bounds, size_t samples = 4096);
 
 /// Above this order_coherence() a cloud is drawn in its own order (the CUDA renderer's automatic
 /// upload-time sort leaves it alone: re-sorting a coherent order gains nothing and can lose the
