@@ -55,7 +55,8 @@ struct Options {
   std::pair<int, int> check_size = {320, 180};
   // The CUDA renderer's storage modes (docs/GPU.md), each timed as its own renderer row: default
   // (the upload-time Morton sort when the cloud's order is incoherent), nosort (the cloud in its
-  // own order), compact (quantized positions, sorted), compact+nosort.
+  // own order), compact (quantized positions, sorted), nocull (no batch culling); joined with '+'
+  // (compact+nosort, nosort+nocull, ...).
   std::vector<std::string> gpu_modes = {"default"};
   bool gpu_modes_given = false;
 };
@@ -149,14 +150,26 @@ bool parse_args(int argc, char** argv, Options& o) {
       if (!value(v)) return false;
       o.gpu_modes = split_list(v);
       o.gpu_modes_given = true;
-      for (const std::string& m : o.gpu_modes)
-        if (m != "default" && m != "nosort" && m != "compact" && m != "compact+nosort") {
+      for (const std::string& m : o.gpu_modes) {
+        bool known = m == "default";
+        if (!known) {
+          known = true;
+          size_t b = 0;
+          while (b <= m.size()) {
+            const size_t e = std::min(m.find('+', b), m.size());
+            const std::string t = m.substr(b, e - b);
+            known = known && (t == "nosort" || t == "compact" || t == "nocull");
+            b = e + 1;
+          }
+        }
+        if (!known) {
           std::fprintf(stderr,
-                       "pointraster_bench: unknown GPU mode '%s' (default, nosort, compact, "
-                       "compact+nosort)\n",
+                       "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
+                       "nocull joined with '+')\n",
                        m.c_str());
           return false;
         }
+      }
     } else if (a == "--json-out") {
       if (!value(v)) return false;
       o.json_out = v;
@@ -299,7 +312,7 @@ int main(int argc, char** argv) {
   // The CUDA renderer's A/B switches (docs/GPU.md), named in the GPU rows when set.
   std::string gpu_switches;
   for (const char* var : {"PR_CUDA_RASTER", "PR_CUDA_SORT", "PR_CUDA_GRAPH", "PR_CUDA_RESOLVE",
-                          "PR_CUDA_STAGE_EVENTS"})
+                          "PR_CUDA_CULL", "PR_CUDA_STAGE_EVENTS"})
     if (const char* v = std::getenv(var); v && *v)
       gpu_switches += std::string(gpu_switches.empty() ? "" : " ") + var + "=" + v;
   double copy_bw = 0.0;
@@ -482,6 +495,7 @@ int main(int argc, char** argv) {
         if (o.gpu_modes_given) {  // explicit modes: "default" means the renderer's defaults
           gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
           gpu->set_compact_positions(false);
+          gpu->set_culling(true);
         }
         Stopwatch up;
         run_gpu = gpu->set_cloud(cloud, &why);
@@ -615,8 +629,10 @@ int main(int argc, char** argv) {
         if (mode == "default" || !gpu || n > o.gpu_max) continue;
         const bool sort = mode.find("nosort") == std::string::npos;
         const bool compact = mode.find("compact") != std::string::npos;
+        const bool cull = mode.find("nocull") == std::string::npos;
         gpu->set_spatial_sort(sort);
         gpu->set_compact_positions(compact);
+        gpu->set_culling(cull);
         Stopwatch up;
         if (!gpu->set_cloud(cloud, &why)) {
           std::fprintf(table, "# gpu+%s %llu %s: skipped: %s\n", mode.c_str(),

@@ -38,6 +38,8 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
   cloud_ = &cloud;
   compact_active_ = false;
   compact_ = CompactCloud{};
+  boxes_ = PodVector<PointBox>();
+  if (!compact_on_) compute_point_boxes(cloud.positions.data(), cloud.size(), &boxes_);
   if (compact_on_) {
     if (!build_compact(cloud, compact_morton_, &compact_, error)) {
       cloud_ = nullptr;
@@ -83,6 +85,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   const ProjParams p =
       camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0), s.point_size);
   sw.reset();
+  culled_batches_ = 0;
   if (count > 0) {
     const Float3* pos = cloud->positions.data();
     const uint32_t* colors = cloud->colors.data();
@@ -114,14 +117,13 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) depth_min(keys + size_t(y) * width + size_t(x), key);
     };
-    culled_batches_ = 0;
     if (compact_active_) {
       // Compact positions: batch by batch (the box test first), every stored point decoded with
       // the shared decoder; a subset keeps the stored points whose original index is in it. The
       // key carries the point's color, read through the original index.
       const CompactCloud& cc = compact_;
       const bool subset = step != (uint64_t{1} << 32);
-      const bool cull = compact_cull_;
+      const bool cull = cull_;
       std::atomic<uint64_t> culled{0};
       parallel_for(
           cc.batches.size(),
@@ -150,47 +152,80 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
           threads_, 4);
       culled_batches_ = culled.load();
     } else {
-      parallel_for(
-          count,
-          [&](size_t b, size_t e) {
-            if (!big && step == (uint64_t{1} << 32)) {
-              // All points, 1-pixel splats: project a batch into small arrays first, in a loop with
-              // no branches or atomics that the compiler vectorizes (project_batch), then
-              // depth-test the batch's survivors.
-              constexpr size_t kBatch = 512;
-              alignas(64) uint32_t pix[kBatch];
-              alignas(64) float dep[kBatch];
-              for (size_t b0 = b; b0 < e; b0 += kBatch) {
-                const size_t n = std::min(kBatch, e - b0);
-                project_batch(p, reinterpret_cast<const float*>(pos + b0), n, pix, dep);
-                // The depth test reads one random pixel a point: prefetch a few points ahead so
-                // that several cache misses are in flight instead of one.
-                constexpr size_t kAhead = 16;
-                for (size_t j = 0; j < std::min(n, kAhead); ++j)
-                  if (pix[j] != ~0u) __builtin_prefetch(keys + pix[j], 1);
-                for (size_t j = 0; j < n; ++j) {
-                  if (j + kAhead < n && pix[j + kAhead] != ~0u)
-                    __builtin_prefetch(keys + pix[j + kAhead], 1);
-                  if (pix[j] == ~0u) continue;
-                  const uint64_t key = pack_key(dep[j], colors[b0 + j]);
-                  uint64_t* slot = keys + pix[j];
-                  if (key < *slot) {
-                    mark(int(pix[j] % uint32_t(p.width)), int(pix[j] / uint32_t(p.width)));
-                    depth_min(slot, key);
-                  }
+      // All points, 1-pixel splats: project a run into small arrays first, in a loop with no
+      // branches or atomics that the compiler vectorizes (project_batch), then depth-test the
+      // run's survivors.
+      auto draw_run = [&](size_t b, size_t e) {
+        constexpr size_t kRun = 512;
+        alignas(64) uint32_t pix[kRun];
+        alignas(64) float dep[kRun];
+        for (size_t b0 = b; b0 < e; b0 += kRun) {
+          const size_t n = std::min(kRun, e - b0);
+          project_batch(p, reinterpret_cast<const float*>(pos + b0), n, pix, dep);
+          // The depth test reads one random pixel a point: prefetch a few points ahead so that
+          // several cache misses are in flight instead of one.
+          constexpr size_t kAhead = 16;
+          for (size_t j = 0; j < std::min(n, kAhead); ++j)
+            if (pix[j] != ~0u) __builtin_prefetch(keys + pix[j], 1);
+          for (size_t j = 0; j < n; ++j) {
+            if (j + kAhead < n && pix[j + kAhead] != ~0u)
+              __builtin_prefetch(keys + pix[j + kAhead], 1);
+            if (pix[j] == ~0u) continue;
+            const uint64_t key = pack_key(dep[j], colors[b0 + j]);
+            uint64_t* slot = keys + pix[j];
+            if (key < *slot) {
+              mark(int(pix[j] % uint32_t(p.width)), int(pix[j] / uint32_t(p.width)));
+              depth_min(slot, key);
+            }
+          }
+        }
+      };
+      // Any point size, points [b, e) of the stored order.
+      auto draw_points = [&](size_t b, size_t e) {
+        if (!big) return draw_run(b, e);
+        for (size_t i = b; i < e; ++i) {
+          const Float3 v = pos[i];
+          int ix, iy;
+          uint64_t key;
+          if (project_to_pixel(p, v.x, v.y, v.z, colors[i], ix, iy, key)) plot(ix, iy, key);
+        }
+      };
+      const bool all = step == (uint64_t{1} << 32);
+      if (all && cull_ && boxes_.size() == (total_points + kPointBatch - 1) / kPointBatch) {
+        // Batch by batch, the box test first (engine/culling.h).
+        const PointBox* boxes = boxes_.data();
+        std::atomic<uint64_t> culled{0};
+        parallel_for(
+            boxes_.size(),
+            [&](size_t b0, size_t b1) {
+              uint64_t my_culled = 0;
+              for (size_t bi = b0; bi < b1; ++bi) {
+                if (!point_box_visible(p, boxes[bi])) {
+                  ++my_culled;
+                  continue;
                 }
+                draw_points(bi * kPointBatch,
+                            std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)));
               }
-              return;
-            }
-            for (size_t i = b; i < e; ++i) {
-              const uint64_t src = subset_index(i, step);
-              const Float3 v = pos[src];
-              int ix, iy;
-              uint64_t key;
-              if (project_to_pixel(p, v.x, v.y, v.z, colors[src], ix, iy, key)) plot(ix, iy, key);
-            }
-          },
-          threads_, 1 << 14);
+              culled.fetch_add(my_culled, std::memory_order_relaxed);
+            },
+            threads_, 4);
+        culled_batches_ = culled.load();
+      } else {
+        parallel_for(
+            count,
+            [&](size_t b, size_t e) {
+              if (all) return draw_points(b, e);
+              for (size_t i = b; i < e; ++i) {
+                const uint64_t src = subset_index(i, step);
+                const Float3 v = pos[src];
+                int ix, iy;
+                uint64_t key;
+                if (project_to_pixel(p, v.x, v.y, v.z, colors[src], ix, iy, key)) plot(ix, iy, key);
+              }
+            },
+            threads_, 1 << 14);
+      }
     }
   }
   stats.raster_ms = sw.ms();

@@ -79,12 +79,11 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* d
 /// cloud (every stored point, kept when its original index is in the subset).
 enum Walk : int { kAll = 0, kStrided = 1, kPermutedSubset = 2 };
 
-template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false>
-__global__ void __launch_bounds__(kThreads)
-    raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
-                  uint32_t* depth32) {
-  const uint64_t n = kWalk == kStrided ? in.count : in.total;
-  const uint64_t base = uint64_t(blockIdx.x) * (kThreads * kPerThread) + threadIdx.x;
+/// kChunk consecutive points of a block: thread t takes points base, base + kThreads, ...
+template <int kWalk, bool kPrefilter, bool kMerge, bool kV1>
+__device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterInput& in,
+                                             uint64_t step, unsigned long long* keys,
+                                             uint32_t* depth32, uint64_t n, uint64_t base) {
   float x[kPerThread], y[kPerThread], z[kPerThread];
   uint64_t src[kPerThread];  // storage position
 #pragma unroll
@@ -166,12 +165,47 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// Point size > 1: every pixel of the clipped square gets the point's key (as on the CPU).
-template <int kWalk>
+/// Batch culling (engine/culling.h): thread 0 tests the box of batch `batch` with the shared,
+/// conservative point_box_visible() (double precision: once per kPointBatch points), and the
+/// block learns the answer through shared memory. A culled batch costs a 24-byte read.
+__device__ __forceinline__ bool batch_visible(const ProjParams& p, const PointBox* boxes,
+                                              uint64_t batch) {
+  __shared__ int visible;
+  if (threadIdx.x == 0) visible = point_box_visible(p, boxes[batch]) ? 1 : 0;
+  __syncthreads();
+  return visible != 0;
+}
+
+constexpr int kChunk = kThreads * kPerThread;  // points a block covers in one round
+static_assert(kPointBatch % kChunk == 0);
+
+/// kCull: one block per batch of kPointBatch stored points (kAll and kPermutedSubset walks), the
+/// box test first, then kPointBatch / kChunk rounds; otherwise one round of kChunk points a block.
+template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kCull = false>
 __global__ void __launch_bounds__(kThreads)
-    raster_splats(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
-  const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+    raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
+                  uint32_t* depth32) {
+  static_assert(!kCull || kWalk != kStrided);
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
+  uint64_t first = uint64_t(blockIdx.x) * kChunk;
+  constexpr int kRounds = kCull ? int(kPointBatch / kChunk) : 1;
+  if constexpr (kCull) {
+    if (!batch_visible(p, in.boxes, blockIdx.x)) return;
+    first = uint64_t(blockIdx.x) * kPointBatch;
+  }
+  for (int round = 0; round < kRounds; ++round) {
+    if (kCull && first + uint64_t(round) * kChunk >= n) break;
+    raster_chunk<kWalk, kPrefilter, kMerge, kV1>(p, in, step, keys, depth32, n,
+                                                 first + uint64_t(round) * kChunk + threadIdx.x);
+  }
+}
+
+/// Point size > 1: every pixel of the clipped square gets the point's key (as on the CPU). One
+/// point a thread; kCull as in raster_points (kPointBatch / kThreads rounds a batch).
+template <int kWalk>
+__device__ __forceinline__ void splat_point(const ProjParams& p, const RasterInput& in,
+                                            uint64_t step, unsigned long long* keys, uint64_t n,
+                                            uint64_t i) {
   if (i >= n) return;
   const uint64_t s = kWalk == kStrided ? subset_index(i, step) : i;
   if constexpr (kWalk == kPermutedSubset) {
@@ -189,6 +223,21 @@ __global__ void __launch_bounds__(kThreads)
       unsigned long long* slot = keys + size_t(yy) * width + size_t(xx);
       if (key < *slot) atomicMin(slot, static_cast<unsigned long long>(key));
     }
+}
+
+template <int kWalk, bool kCull = false>
+__global__ void __launch_bounds__(kThreads)
+    raster_splats(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
+  static_assert(!kCull || kWalk != kStrided);
+  const uint64_t n = kWalk == kStrided ? in.count : in.total;
+  if constexpr (kCull) {
+    if (!batch_visible(p, in.boxes, blockIdx.x)) return;
+    const uint64_t first = uint64_t(blockIdx.x) * kPointBatch + threadIdx.x;
+    for (uint32_t k = 0; k < kPointBatch; k += kThreads)
+      splat_point<kWalk>(p, in, step, keys, n, first + k);
+  } else {
+    splat_point<kWalk>(p, in, step, keys, n, uint64_t(blockIdx.x) * kThreads + threadIdx.x);
+  }
 }
 
 /// One pixel a thread.
@@ -241,42 +290,44 @@ __global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __rest
   if (depth) reinterpret_cast<float4*>(depth)[q] = make_float4(d[0], d[1], d[2], d[3]);
 }
 
-template <int kWalk>
+template <int kWalk, bool kCull = false>
 void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64_t step,
                    unsigned long long* keys, uint32_t* depth32, cudaStream_t stream) {
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
-  const uint64_t per_block = uint64_t(kThreads) * kPerThread;
+  const uint64_t per_block = kCull ? uint64_t(kPointBatch) : uint64_t(kChunk);
   const unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
   switch (v) {
     case Variant::kPrefilter32:
-      raster_points<kWalk, true, false>
+      raster_points<kWalk, true, false, false, kCull>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
       break;
     case Variant::kMerge:
-      raster_points<kWalk, false, true>
+      raster_points<kWalk, false, true, false, kCull>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
       break;
     case Variant::kMergePrefilter32:
-      raster_points<kWalk, true, true><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      raster_points<kWalk, true, true, false, kCull>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
       break;
     case Variant::kSimpleV1:
-      raster_points<kWalk, false, false, true>
+      raster_points<kWalk, false, false, true, kCull>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
       break;
     default:
-      raster_points<kWalk, false, false>
+      raster_points<kWalk, false, false, false, kCull>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
   }
 }
 
-template <int kWalk>
+template <int kWalk, bool kCull = false>
 void launch_splats(const ProjParams& p, const RasterInput& in, uint64_t step,
                    unsigned long long* keys, cudaStream_t stream) {
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
-  const unsigned blocks = unsigned((n + kThreads - 1) / kThreads);
+  const uint64_t per_block = kCull ? uint64_t(kPointBatch) : uint64_t(kThreads);
+  const unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
-  raster_splats<kWalk><<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
+  raster_splats<kWalk, kCull><<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
 }
 
 }  // namespace
@@ -294,18 +345,28 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
     if (v == Variant::kMergePrefilter32) v = Variant::kPrefilter32;
   }
   const int walk = !subset ? kAll : in.permuted ? kPermutedSubset : kStrided;
+  // The boxes cover the stored order, so they serve the walks over every stored point.
+  const bool cull = in.boxes != nullptr && walk != kStrided;
   if (p.point_size <= 1) {
-    if (walk == kAll)
+    if (walk == kAll && cull)
+      launch_points<kAll, true>(p, in, v, step, keys, depth32, stream);
+    else if (walk == kAll)
       launch_points<kAll>(p, in, v, step, keys, depth32, stream);
     else if (walk == kStrided)
       launch_points<kStrided>(p, in, v, step, keys, depth32, stream);
+    else if (cull)
+      launch_points<kPermutedSubset, true>(p, in, v, step, keys, depth32, stream);
     else
       launch_points<kPermutedSubset>(p, in, v, step, keys, depth32, stream);
   } else {
-    if (walk == kAll)
+    if (walk == kAll && cull)
+      launch_splats<kAll, true>(p, in, step, keys, stream);
+    else if (walk == kAll)
       launch_splats<kAll>(p, in, step, keys, stream);
     else if (walk == kStrided)
       launch_splats<kStrided>(p, in, step, keys, stream);
+    else if (cull)
+      launch_splats<kPermutedSubset, true>(p, in, step, keys, stream);
     else
       launch_splats<kPermutedSubset>(p, in, step, keys, stream);
   }

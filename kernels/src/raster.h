@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "engine/compact.h"
+#include "engine/culling.h"
 #include "engine/morton.h"
 #include "engine/point_cloud.h"
 #include "engine/projection.h"
@@ -42,6 +43,9 @@ struct RasterInput {
   bool permuted = false;  ///< stored in another order than the cloud's
   uint64_t total = 0;     ///< points uploaded
   uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
+  /// One box per kPointBatch stored points (engine/culling.h), or null: no culling. Used when
+  /// every stored point is walked (all points, or a subset of a permuted cloud).
+  const PointBox* boxes = nullptr;
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
@@ -72,6 +76,10 @@ cudaError_t morton_order(const Float3* src, uint32_t* order, uint64_t n, const M
 /// stored) into `words` (n) and `batches` (one per kCompactBatch): equal to build_compact()'s.
 cudaError_t encode_compact(const Float3* pos, const uint32_t* order, uint64_t n, uint32_t* words,
                            CompactBatch* batches, cudaStream_t stream);
+
+/// The boxes of `n` device positions in batches of kPointBatch (engine/culling.h), equal to the
+/// host's compute_point_boxes() bit for bit.
+cudaError_t compute_boxes(const Float3* pos, uint64_t n, PointBox* boxes, cudaStream_t stream);
 
 /// dst[k] = src[order[k]] for k < n (device arrays; T is Float3 or uint32_t).
 template <class T>

@@ -79,6 +79,34 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// One block per batch of kPointBatch stored points: the box of its finite points (box_point(),
+/// box_grow(): the host's functions; minimum and maximum are exact in any order).
+__global__ void __launch_bounds__(kThreads)
+    point_boxes(const Float3* __restrict__ pos, uint64_t n, PointBox* __restrict__ boxes) {
+  __shared__ PointBox part[kThreads / 32];
+  const uint64_t s0 = uint64_t(blockIdx.x) * kPointBatch;
+  const uint64_t s1 = s0 + kPointBatch < n ? s0 + kPointBatch : n;
+  PointBox b = empty_point_box();
+  for (uint64_t s = s0 + threadIdx.x; s < s1; s += kThreads) {
+    const Float3 v = pos[s];
+    if (box_point(v.x, v.y, v.z)) box_grow(b, v.x, v.y, v.z);
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    PointBox other;
+    for (int a = 0; a < 3; ++a) {
+      other.lo[a] = __shfl_down_sync(0xffffffffu, b.lo[a], o);
+      other.hi[a] = __shfl_down_sync(0xffffffffu, b.hi[a], o);
+    }
+    box_grow(b, other);
+  }
+  if ((threadIdx.x & 31u) == 0) part[threadIdx.x / 32] = b;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kThreads / 32; ++w) box_grow(b, part[w]);
+    boxes[blockIdx.x] = b;
+  }
+}
+
 template <class T>
 __global__ void gather_kernel(const T* __restrict__ src, const uint32_t* __restrict__ order,
                               uint64_t n, T* __restrict__ dst) {
@@ -106,6 +134,13 @@ cudaError_t encode_compact(const Float3* pos, const uint32_t* order, uint64_t n,
   const uint64_t nb = (n + kCompactBatch - 1) / kCompactBatch;
   if (nb == 0) return cudaSuccess;
   encode_compact<<<unsigned(nb), kThreads, 0, stream>>>(pos, order, n, words, batches);
+  return cudaGetLastError();
+}
+
+cudaError_t compute_boxes(const Float3* pos, uint64_t n, PointBox* boxes, cudaStream_t stream) {
+  const uint64_t nb = (n + kPointBatch - 1) / kPointBatch;
+  if (nb == 0) return cudaSuccess;
+  point_boxes<<<unsigned(nb), kThreads, 0, stream>>>(pos, n, boxes);
   return cudaGetLastError();
 }
 

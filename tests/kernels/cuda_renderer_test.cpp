@@ -6,9 +6,13 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <random>
 
+#include "../engine/random_camera.h"
 #include "engine/compact.h"
 #include "engine/cpu_renderer.h"
+#include "engine/culling.h"
+#include "engine/morton.h"
 #include "engine/scenes.h"
 #include "gpu_test_util.h"
 
@@ -142,9 +146,10 @@ TEST(CudaRenderer, ReportsDeviceAndMemory) {
   std::string err;
   const PointCloud& cloud = scene_cloud("cube", 100'000);
   ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
-  // Sorted by default, still 16 bytes a point (no frame buffers yet).
+  // Sorted by default, still 16 bytes a point (no frame buffers yet) + a 24-byte box a batch.
   EXPECT_TRUE(gpu->cloud_sorted());
-  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u);
+  const size_t boxes = (100'000u + kPointBatch - 1) / kPointBatch * sizeof(PointBox);
+  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u + boxes);
   // A subset of the sorted cloud makes the original index once (4 more bytes a point) and still
   // draws the CPU's image; the next cloud drops it.
   RenderSettings rs;
@@ -156,10 +161,10 @@ TEST(CudaRenderer, ReportsDeviceAndMemory) {
   Frame f;
   render_both(*gpu, cloud, cam, rs, f, /*upload=*/false);
   expect_same(f, "subset of the sorted cloud");
-  const size_t frame_bytes = gpu->memory_bytes() - 100'000u * 20u;
+  const size_t frame_bytes = gpu->memory_bytes() - 100'000u * 20u - boxes;
   EXPECT_LT(frame_bytes, size_t(64 * 48 * 40)) << gpu->memory_bytes();
   ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
-  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u + frame_bytes);
+  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u + boxes + frame_bytes);
 }
 
 TEST(CudaRenderer, AutomaticSortSortsOnlyIncoherentClouds) {
@@ -817,6 +822,95 @@ TEST(CudaRenderer, GpuCompactEncodingEqualsTheHosts) {
   ASSERT_TRUE(gpu->set_cloud(odd, &err)) << err;
   EXPECT_FALSE(gpu->download_compact(nullptr, &err));
   EXPECT_NE(err.find("compact"), std::string::npos) << err;
+}
+
+/// The batch boxes (engine/culling.h) the GPU computes after the upload equal the host's
+/// compute_point_boxes() of the stored order bit for bit: the Morton order of the GPU sort (the
+/// host's morton_order()) or the file order; with NaN, infinite, huge and signed-zero points.
+TEST(CudaRenderer, GpuBatchBoxesEqualTheHosts) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  PointCloud odd = make_scene("galaxy", 3 * kPointBatch + 77);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < odd.size(); i += 13) {
+    const int k = int(i / 13 % 5);
+    odd.positions[i] = k == 0   ? Float3{nan, 1.f, 2.f}
+                       : k == 1 ? Float3{1.f, -inf, 2.f}
+                       : k == 2 ? Float3{2e30f, 0.f, -3e38f}
+                       : k == 3 ? Float3{-0.0f, -0.0f, 0.0f}
+                                : Float3{0.0f, 0.0f, -0.0f};
+  }
+  for (size_t i = kPointBatch; i < 2 * kPointBatch; ++i) odd.positions[i] = Float3{nan, 0.f, 0.f};
+  for (bool sort : {true, false}) {
+    gpu->set_spatial_sort(sort);
+    for (const PointCloud* c : {&scene_cloud("cube", 300'000), &scene_cloud("terrain", 300'000),
+                                static_cast<const PointCloud*>(&odd)}) {
+      ASSERT_TRUE(gpu->set_cloud(*c, &err)) << err;
+      EXPECT_EQ(gpu->cloud_sorted(), sort);
+      PointCloud stored = *c;
+      if (sort) apply_order(stored, morton_order(*c));
+      PodVector<PointBox> host, dev;
+      compute_point_boxes(stored.positions.data(), stored.size(), &host);
+      ASSERT_TRUE(gpu->download_boxes(&dev, &err)) << err;
+      ASSERT_EQ(dev.size(), host.size());
+      size_t bad = 0;
+      for (size_t i = 0; i < host.size(); ++i)
+        bad += std::memcmp(&dev[i], &host[i], sizeof(PointBox)) != 0;
+      EXPECT_EQ(bad, 0u) << (sort ? "sorted" : "file order") << ", " << c->size() << " points";
+    }
+  }
+  gpu->set_compact_positions(true);
+  ASSERT_TRUE(gpu->set_cloud(odd, &err)) << err;
+  EXPECT_FALSE(gpu->download_boxes(nullptr, &err)) << "compact clouds keep their own boxes";
+}
+
+/// Batch culling never changes the image: the GPU with culling (the default) and without it
+/// against the unculled CPU renderer over random cameras inside and around coherent clouds
+/// (sorted on upload or coherent as generated), point sizes 1 - 4, all points and subsets of
+/// the sorted cloud (which walk every stored point, so they cull too).
+TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
+  PR_REQUIRE_GPU(gpu);
+  EXPECT_TRUE(gpu->culling());
+  std::string err;
+  std::mt19937 rng(99);
+  size_t cpu_would_cull = 0, frames = 0;
+  for (const char* name : {"cube", "terrain", "galaxy"}) {
+    const PointCloud& cloud = scene_cloud(name, 300'000);
+    CpuRenderer cpu(0), probe(0);
+    cpu.set_culling(false);
+    ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    PointCloud sorted = cloud;  // what the CPU culls like the GPU (the stored order)
+    if (gpu->cloud_sorted()) apply_order(sorted, morton_order(cloud));
+    ASSERT_TRUE(probe.set_cloud(sorted, &err)) << err;
+    for (int i = 0; i < 60; ++i) {
+      const Camera cam = test::random_camera(rng, cloud.world_bounds());
+      RenderSettings rs;
+      rs.width = i % 3 == 0 ? 97 : 400;
+      rs.height = i % 3 == 0 ? 61 : 240;
+      rs.point_size = 1 + i % 4;
+      rs.background = kBackground;
+      rs.want_depth = true;
+      if (i % 6 == 5) rs.point_count = cloud.size() / 3;
+      gpu->set_culling(i % 7 != 3);
+      Image c, g, pi;
+      FrameStats cs, gs;
+      ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << err;
+      ASSERT_TRUE(gpu->render(cam, rs, g, gs, &err)) << err;
+      ASSERT_TRUE(probe.render(cam, rs, pi, cs, &err)) << err;
+      std::string first;
+      EXPECT_EQ(test::count_diff(c, g, &first), 0u) << name << " camera " << i << ": " << first;
+      EXPECT_EQ(std::memcmp(c.depth.data(), g.depth.data(), c.depth.size() * sizeof(float)), 0)
+          << name << " camera " << i;
+      frames += test::count_drawn(g, kBackground) > 0;
+      cpu_would_cull += probe.culled_batches() > 0 && test::count_drawn(g, kBackground) > 0;
+    }
+  }
+  gpu->set_culling(true);
+  // The comparison means something only if the cameras draw and their views skip batches.
+  EXPECT_GT(frames, 60u);
+  EXPECT_GT(cpu_would_cull, 30u);
 }
 
 TEST(CudaRenderer, UnknownRasterVariantIsRefused) {

@@ -19,15 +19,17 @@
 // cube. Points with a non-finite coordinate or one beyond +-kCompactMaxCoord are stored as invalid
 // (bit 31) and draw nothing.
 //
-// Culling: compact_box_visible() tests a batch's box against the view (near plane and the four
-// image edges) in double precision with margins for every float rounding of decode and
-// projection, so it returns false only when no point of the batch can land in the image.
+// Culling: compact_box_visible() tests a batch's box against the view with engine/culling.h's
+// box_visible() (near plane and the four image edges, in double precision with margins for every
+// float rounding of decode and projection), so it returns false only when no point of the batch
+// can land in the image.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "engine/culling.h"
 #include "engine/point_cloud.h"
 #include "engine/projection.h"
 
@@ -114,66 +116,16 @@ PR_HD uint32_t compact_encode(const CompactBatch& b, float x, float y, float z) 
   return w;
 }
 
-PR_HD double compact_abs(double v) {
-  return v < 0.0 ? -v : v;
-}
-
-/// Whether any point of batch `b` may draw (conservative: false only when none can).
-///
-/// The decoded points lie in [lo, lo + 1023 scale] up to the decode's float rounding (padded by
-/// 1e-6 relative). The camera transform c = R (v - shift) maps that box into the box centred on
-/// R (centre - shift) with half extents |R| h (exact in real numbers), padded by the float
-/// camera transform's rounding (a few float epsilons times |v - shift|: 1e-6 of it). A point draws
-/// only when its float c.z > near_z, so the batch is culled when even the largest padded z is not
-/// beyond the near plane. With near_z > 0 a drawn point has c.z > 0, and then px >= 0 is
-/// c.x F / c.z + cx >= 0 (F = focus * pixels per unit), i.e. the linear form
-/// c.x F + (cx + M) c.z, with a margin M of one pixel for the rounding of the division and the
-/// products. A linear form is negative over the whole box when its maximum, at the centre plus
-/// sum |coefficient| * half extent, is negative; so each image edge is one such test. Written so
-/// that NaN anywhere culls nothing.
+/// Whether any point of batch `b` may draw (conservative: false only when none can): the box
+/// test of engine/culling.h on [lo, lo + 1023 scale], which pads the box for the decode's float
+/// rounding (1e-6 relative).
 PR_HD bool compact_box_visible(const ProjParams& p, const CompactBatch& b) {
-  double c[3], h[3];
-  double mag = 0.0;
+  double lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
-    double lo = double(b.lo[a]);
-    double hi = lo + double(kCompactMaxQ) * double(b.scale[a]);
-    const double pad = 1e-6 * (compact_abs(lo) + compact_abs(hi));
-    lo -= pad;
-    hi += pad;
-    const double s = double(p.shift[a]);
-    c[a] = 0.5 * ((lo - s) + (hi - s));
-    h[a] = 0.5 * (hi - lo);
-    const double m0 = compact_abs(lo - s), m1 = compact_abs(hi - s);
-    mag += m0 > m1 ? m0 : m1;
+    lo[a] = double(b.lo[a]);
+    hi[a] = lo[a] + double(kCompactMaxQ) * double(b.scale[a]);
   }
-  const double delta = 1e-6 * mag;  // float camera-transform rounding, generously
-  double cc[3], ch[3];
-  for (int i = 0; i < 3; ++i) {
-    cc[i] = 0.0;
-    ch[i] = delta;
-    for (int a = 0; a < 3; ++a) {
-      const double r = double(p.r[3 * i + a]);
-      cc[i] += r * c[a];
-      ch[i] += compact_abs(r) * h[a];
-    }
-  }
-  const double near_z = double(p.near_z);
-  if (cc[2] + ch[2] <= near_z) return false;  // wholly behind the near plane
-  if (!(near_z > 0.0)) return true;           // the edge tests below need c.z > 0
-  const double F = double(p.focus) * double(p.scale);
-  const double M = 1.0;
-  const double W = double(p.width), H = double(p.height);
-  const double px0 = double(p.cx), py0 = double(p.cy);
-  // max over the box of alpha * c.x (or c.y) + beta * c.z
-  auto max_form = [&](int axis, double alpha, double beta) {
-    return alpha * cc[axis] + beta * cc[2] + compact_abs(alpha) * ch[axis] +
-           compact_abs(beta) * ch[2];
-  };
-  if (max_form(0, F, px0 + M) < 0.0) return false;       // px < -M: left of the image
-  if (max_form(0, -F, W + M - px0) < 0.0) return false;  // px > W + M: right of it
-  if (max_form(1, -F, py0 + M) < 0.0) return false;      // py < -M: above it
-  if (max_form(1, F, H + M - py0) < 0.0) return false;   // py > H + M: below it
-  return true;
+  return box_visible(p, lo, hi);
 }
 
 /// Whether original index j is in the drawn subset {subset_index(i, step) : i < count} (step from

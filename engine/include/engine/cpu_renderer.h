@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/compact.h"
+#include "engine/culling.h"
 #include "engine/renderer.h"
 
 namespace pr {
@@ -21,7 +22,8 @@ class CpuRenderer final : public Renderer {
   bool render(const Camera& camera, const RenderSettings& settings, Image& out, FrameStats& stats,
               std::string* error) override;
   size_t memory_bytes() const override {
-    return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity() + compact_.memory_bytes();
+    return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity() + compact_.memory_bytes() +
+           boxes_.size() * sizeof(PointBox);
   }
   unsigned threads() const { return threads_; }
 
@@ -38,10 +40,16 @@ class CpuRenderer final : public Renderer {
   /// Whether the current cloud is drawn from its compact form.
   bool compact_active() const { return compact_active_; }
   const CompactCloud& compact() const { return compact_; }
-  /// Batch culling in compact mode (on by default; off for tests that prove it conservative).
-  void set_compact_culling(bool on) { compact_cull_ = on; }
-  /// Batches culled in the last compact frame.
+  /// Batch culling (engine/culling.h; on by default; off for tests that prove it conservative and
+  /// for benchmarks): the boxes of kPointBatch stored points (computed by set_cloud(), or the
+  /// compact form's batches) tested against the view before their points are read. Frames that
+  /// draw every point use it; a subset of a plain cloud (every k-th point) does not.
+  void set_culling(bool on) { cull_ = on; }
+  bool culling() const { return cull_; }
+  /// Batches culled in the last frame.
   uint64_t culled_batches() const { return culled_batches_; }
+  /// The boxes of the plain cloud's batches (empty in compact mode).
+  const PodVector<PointBox>& boxes() const { return boxes_; }
 
  private:
   unsigned threads_;
@@ -54,8 +62,9 @@ class CpuRenderer final : public Renderer {
   // proportion to the covered area (most of the seed's cube lies outside its narrow view).
   std::vector<uint8_t> tile_dirty_;
   int tiles_x_ = 0, tiles_y_ = 0, keys_w_ = 0, keys_h_ = 0;
-  bool compact_on_ = false, compact_morton_ = false, compact_active_ = false, compact_cull_ = true;
+  bool compact_on_ = false, compact_morton_ = false, compact_active_ = false, cull_ = true;
   CompactCloud compact_;
+  PodVector<PointBox> boxes_;  // one per kPointBatch points of the plain cloud
   uint64_t culled_batches_ = 0;
 };
 

@@ -78,6 +78,17 @@ class CudaRenderer : public Renderer {
   /// empty) back to the host, for tests and tools. False with a message when the cloud is not
   /// stored in compact form or a copy fails.
   virtual bool download_compact(CompactCloud* out, std::string* error) const = 0;
+  /// Batch culling (engine/culling.h; on by default): set_cloud() computes the bounding box of
+  /// every kPointBatch stored points on the GPU (24 bytes a batch: 0.006 bytes a point) and
+  /// frames skip the batches whose box cannot reach the image (the CPU's conservative test), so a
+  /// camera inside a spatially coherent cloud (sorted on upload, or coherent as given) reads only
+  /// the batches around its view. Same image. Compact positions always cull their own batches.
+  /// Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
+  virtual void set_culling(bool on) = 0;
+  virtual bool culling() const = 0;
+  /// Copies the boxes of the current (plain) cloud's batches to the host, for tests. False with
+  /// a message when there are none (compact positions, no room for them, no cloud).
+  virtual bool download_boxes(PodVector<PointBox>* out, std::string* error) const = 0;
   /// Makes room in device memory for a cloud of `points` points (16 bytes each: float xyz and
   /// RGBA8; 8 in compact form); set_cloud() calls it. False with a
   /// message naming the sizes when the device cannot hold them; the renderer then has no cloud

@@ -1,0 +1,136 @@
+// Batch culling against the view frustum (issue 6, after Schuetz et al., HPG 2022): the stored
+// points are cut into batches of kPointBatch consecutive points, each with the bounding box of its
+// points; a frame first tests each box against the view and skips the batches of which no point can
+// land in the image. In a spatially coherent order (the Morton-sorted upload, a scanner's tiles,
+// sort_if_incoherent()) a batch is a small box, so a camera inside a cloud skips most of it.
+//
+// The test is the same function on the CPU and the GPU (PR_HD, double precision) and conservative:
+// box_visible() returns false only when no float point of the box can pass project_to_pixel(), so
+// culled and unculled frames are the same image (tested over thousands of random cameras). The
+// compact positions (engine/compact.h) use it for their batches too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/point_cloud.h"
+#include "engine/projection.h"
+
+namespace pr {
+
+constexpr uint32_t kPointBatch = 4096;  ///< stored points per box (24 B: 0.006 B a point)
+
+/// The bounding box of a batch's finite points (lo > hi on every axis when it has none).
+struct PointBox {
+  float lo[3];
+  float hi[3];
+};
+static_assert(sizeof(PointBox) == 24);
+
+PR_HD double cull_abs(double v) {
+  return v < 0.0 ? -v : v;
+}
+
+/// Whether a point in the box [lo, hi] may draw (conservative: false only when none can).
+///
+/// The camera transform c = R (v - shift) maps the box into the box centred on R (centre - shift)
+/// with half extents |R| h (exact in real numbers), padded by the float camera transform's
+/// rounding (a few float epsilons times |v - shift|: 1e-6 of it). A point draws only when its
+/// float c.z > near_z, so the box is culled when even the largest padded z is not beyond the near
+/// plane. With near_z > 0 a drawn point has c.z > 0, and then px >= 0 is c.x F / c.z + cx >= 0
+/// (F = focus * pixels per unit), i.e. the linear form c.x F + (cx + M) c.z >= 0, with a margin
+/// M of one pixel for the rounding of the division and the products. A linear form is negative
+/// over the whole box when its maximum, at the centre plus sum |coefficient| * half extent, is
+/// negative; so each image edge is one such test. The box itself is padded by 1e-6 relative, for
+/// callers whose points are only near it (the compact decoder's rounding). Written so that NaN
+/// anywhere culls nothing. Only the centre pixel of a point decides whether it draws (a splat
+/// whose centre is outside the image draws nothing, as on the CPU), so point sizes need no margin.
+PR_HD bool box_visible(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
+  double c[3], h[3];
+  double mag = 0.0;
+  for (int a = 0; a < 3; ++a) {
+    double lo = lo_in[a], hi = hi_in[a];
+    const double pad = 1e-6 * (cull_abs(lo) + cull_abs(hi));
+    lo -= pad;
+    hi += pad;
+    const double s = double(p.shift[a]);
+    c[a] = 0.5 * ((lo - s) + (hi - s));
+    h[a] = 0.5 * (hi - lo);
+    const double m0 = cull_abs(lo - s), m1 = cull_abs(hi - s);
+    mag += m0 > m1 ? m0 : m1;
+  }
+  const double delta = 1e-6 * mag;  // float camera-transform rounding, generously
+  double cc[3], ch[3];
+  for (int i = 0; i < 3; ++i) {
+    cc[i] = 0.0;
+    ch[i] = delta;
+    for (int a = 0; a < 3; ++a) {
+      const double r = double(p.r[3 * i + a]);
+      cc[i] += r * c[a];
+      ch[i] += cull_abs(r) * h[a];
+    }
+  }
+  const double near_z = double(p.near_z);
+  if (cc[2] + ch[2] <= near_z) return false;  // wholly behind the near plane
+  if (!(near_z > 0.0)) return true;           // the edge tests below need c.z > 0
+  const double F = double(p.focus) * double(p.scale);
+  const double M = 1.0;
+  const double W = double(p.width), H = double(p.height);
+  const double px0 = double(p.cx), py0 = double(p.cy);
+  // max over the box of alpha * c.x (or c.y) + beta * c.z
+  auto max_form = [&](int axis, double alpha, double beta) {
+    return alpha * cc[axis] + beta * cc[2] + cull_abs(alpha) * ch[axis] + cull_abs(beta) * ch[2];
+  };
+  if (max_form(0, F, px0 + M) < 0.0) return false;       // px < -M: left of the image
+  if (max_form(0, -F, W + M - px0) < 0.0) return false;  // px > W + M: right of it
+  if (max_form(1, -F, py0 + M) < 0.0) return false;      // py < -M: above it
+  if (max_form(1, F, H + M - py0) < 0.0) return false;   // py > H + M: below it
+  return true;
+}
+
+/// A batch's box test: an empty box (no finite point) draws nothing.
+PR_HD bool point_box_visible(const ProjParams& p, const PointBox& b) {
+  if (b.lo[0] > b.hi[0]) return false;
+  const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
+  const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
+  return box_visible(p, lo, hi);
+}
+
+/// Whether a point counts for its batch's box: all three coordinates finite (a point with an
+/// infinite or NaN coordinate never draws: its camera-space z is NaN or infinite). Huge finite
+/// coordinates count (they can draw), and the test's double arithmetic holds them.
+PR_HD bool box_point(float x, float y, float z) {
+  return (x - x == 0.0f) & (y - y == 0.0f) & (z - z == 0.0f);
+}
+
+/// The empty box, to be grown by box_grow().
+PR_HD PointBox empty_point_box() {
+  PointBox b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = bits_float(0x7f800000u);  // +inf
+    b.hi[a] = bits_float(0xff800000u);  // -inf
+  }
+  return b;
+}
+
+/// Grows `b` by a point (box_point() must hold) or by another box. -0 counts as +0, so that the
+/// box does not depend on the order its points are taken in (min and max are otherwise exact).
+PR_HD void box_grow(PointBox& b, float x, float y, float z) {
+  const float f[3] = {x + 0.0f, y + 0.0f, z + 0.0f};
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = f[a] < b.lo[a] ? f[a] : b.lo[a];
+    b.hi[a] = f[a] > b.hi[a] ? f[a] : b.hi[a];
+  }
+}
+PR_HD void box_grow(PointBox& b, const PointBox& o) {
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = o.lo[a] < b.lo[a] ? o.lo[a] : b.lo[a];
+    b.hi[a] = o.hi[a] > b.hi[a] ? o.hi[a] : b.hi[a];
+  }
+}
+
+/// The boxes of `n` positions in batches of kPointBatch (parallel, on the host): what the CUDA
+/// renderer computes on the device for its stored order, and what the CPU renderer culls with.
+void compute_point_boxes(const Float3* pos, size_t n, PodVector<PointBox>* out);
+
+}  // namespace pr

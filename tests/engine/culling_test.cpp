@@ -1,0 +1,183 @@
+// Batch culling (engine/culling.h): the boxes equal a brute-force minimum and maximum of each
+// batch's finite points; the box test never culls a box that holds a drawable point (random boxes,
+// cameras and points in them); and the CPU renderer draws the same image culled and unculled over
+// many random cameras, scenes, point sizes and subsets, while really culling.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "engine/cpu_renderer.h"
+#include "engine/culling.h"
+#include "engine/morton.h"
+#include "engine/scenes.h"
+#include "render_test_util.h"
+
+namespace pr {
+namespace {
+
+using test::count_diff;
+using test::count_drawn;
+using test::kBg;
+using test::random_camera;
+using test::render;
+
+TEST(Culling, BoxesAreTheMinimumAndMaximumOfTheFinitePoints) {
+  PointCloud cloud = make_scene("galaxy", 3 * kPointBatch + 123);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  // Batch 1: NaN, infinite, huge (finite, so counted) and signed-zero coordinates.
+  cloud.positions[kPointBatch + 1] = Float3{nan, 0.f, 0.f};
+  cloud.positions[kPointBatch + 2] = Float3{0.f, -inf, 0.f};
+  cloud.positions[kPointBatch + 3] = Float3{3e38f, -2e30f, 1e-45f};
+  cloud.positions[kPointBatch + 4] = Float3{-0.0f, -0.0f, -0.0f};
+  // Batch 2: no finite point at all.
+  for (size_t i = 2 * kPointBatch; i < 3 * kPointBatch; ++i)
+    cloud.positions[i] = i % 2 ? Float3{nan, nan, nan} : Float3{inf, 0.f, 0.f};
+  PodVector<PointBox> boxes;
+  compute_point_boxes(cloud.positions.data(), cloud.size(), &boxes);
+  ASSERT_EQ(boxes.size(), 4u);
+  for (size_t b = 0; b < boxes.size(); ++b) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    bool any = false;
+    for (size_t i = b * kPointBatch; i < std::min(cloud.size(), (b + 1) * kPointBatch); ++i) {
+      const Float3 v = cloud.positions[i];
+      if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z)) continue;
+      const float f[3] = {v.x, v.y, v.z};
+      for (int a = 0; a < 3; ++a) {
+        lo[a] = std::min(lo[a], double(f[a]));
+        hi[a] = std::max(hi[a], double(f[a]));
+      }
+      any = true;
+    }
+    if (!any) {
+      for (int a = 0; a < 3; ++a) EXPECT_GT(boxes[b].lo[a], boxes[b].hi[a]) << "batch " << b;
+      ProjParams p = Camera{}.params(64, 48, glm::dvec3(0.0));
+      EXPECT_FALSE(point_box_visible(p, boxes[b])) << "an empty batch draws nothing";
+      continue;
+    }
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_EQ(double(boxes[b].lo[a]), lo[a]) << "batch " << b << " axis " << a;
+      EXPECT_EQ(double(boxes[b].hi[a]), hi[a]) << "batch " << b << " axis " << a;
+      // Zeros come out unsigned, whatever order the points were taken in.
+      EXPECT_FALSE(boxes[b].lo[a] == 0.0f && std::signbit(boxes[b].lo[a]));
+    }
+  }
+  EXPECT_EQ(boxes[1].hi[0], 3e38f);  // huge but finite points count
+  EXPECT_EQ(boxes[1].lo[1], -2e30f);
+}
+
+TEST(Culling, BoxTestNeverCullsADrawablePoint) {
+  // Random boxes and cameras: whenever the box test says "not visible", none of the box's
+  // corners, its centre or 200 random float points in it projects into the image.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), t(0.0f, 1.0f);
+  int rejected = 0, accepted = 0;
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  for (int i = 0; i < 20'000; ++i) {
+    PointBox b;
+    const float mag = i % 2 ? 1.0f : 1000.0f;  // large coordinates stress the rounding pads
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = u(rng) * 10.0f + (a == 0 ? mag - 1.0f : 0.0f);
+      b.hi[a] = b.lo[a] + (u(rng) + 1.0f) * (i % 5 == 0 ? 1e-3f : 3.0f);
+    }
+    Camera cam = random_camera(rng, world);
+    cam.position.x += double(mag - 1.0f);
+    const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
+    if (point_box_visible(p, b)) {
+      ++accepted;
+      continue;
+    }
+    ++rejected;
+    auto check = [&](float x, float y, float z) {
+      int ix, iy;
+      uint64_t key;
+      ASSERT_FALSE(project_to_pixel(p, x, y, z, 0, ix, iy, key))
+          << "box " << i << " culled but point (" << x << "," << y << "," << z
+          << ") lands on pixel " << ix << "," << iy;
+    };
+    for (uint32_t c = 0; c < 8; ++c)
+      check(c & 1 ? b.hi[0] : b.lo[0], c & 2 ? b.hi[1] : b.lo[1], c & 4 ? b.hi[2] : b.lo[2]);
+    auto at = [&](int a, float s) {
+      const float v = b.lo[a] + s * (b.hi[a] - b.lo[a]);
+      return std::min(std::max(v, b.lo[a]), b.hi[a]);
+    };
+    check(at(0, 0.5f), at(1, 0.5f), at(2, 0.5f));
+    for (int k = 0; k < 200; ++k) check(at(0, t(rng)), at(1, t(rng)), at(2, t(rng)));
+  }
+  EXPECT_GT(rejected, 2000);
+  EXPECT_GT(accepted, 1000);
+}
+
+TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {
+  std::mt19937 rng(2026);
+  uint64_t culled_total = 0, frames_drawing = 0, frames_culling = 0;
+  for (const char* name : {"cube", "terrain", "galaxy"}) {
+    PointCloud cloud = make_scene(name, 150'000);
+    // Spatially coherent, as the viewer keeps or makes it (the cube and the galaxy are
+    // generated in random order; the terrain row by row).
+    sort_if_incoherent(cloud);
+    CpuRenderer culled(2), unculled(2);
+    unculled.set_culling(false);
+    EXPECT_TRUE(culled.culling());
+    std::string err;
+    ASSERT_TRUE(culled.set_cloud(cloud, &err)) << err;
+    ASSERT_TRUE(unculled.set_cloud(cloud, &err)) << err;
+    EXPECT_EQ(culled.boxes().size(), (cloud.size() + kPointBatch - 1) / kPointBatch);
+    const Bounds b = cloud.world_bounds();
+    for (int i = 0; i < 150; ++i) {
+      const Camera cam = random_camera(rng, b);
+      RenderSettings rs;
+      rs.width = i % 3 == 0 ? 97 : 320;
+      rs.height = i % 3 == 0 ? 61 : 200;
+      rs.point_size = 1 + i % 4;  // splats reach over the image edges
+      rs.background = kBg;
+      rs.want_depth = true;
+      const bool subset = i % 5 == 4;
+      if (subset) rs.point_count = cloud.size() / 3;  // every third point: drawn unculled
+      const Image a = render(culled, cam, rs);
+      const Image r = render(unculled, cam, rs);
+      EXPECT_EQ(unculled.culled_batches(), 0u);
+      if (subset) {
+        EXPECT_EQ(culled.culled_batches(), 0u);
+      }
+      std::string first;
+      EXPECT_EQ(count_diff(a, r, &first), 0u) << name << " camera " << i << ": " << first;
+      EXPECT_EQ(std::memcmp(a.depth.data(), r.depth.data(), a.depth.size() * sizeof(float)), 0);
+      culled_total += culled.culled_batches();
+      frames_drawing += count_drawn(a) > 0;
+      frames_culling += culled.culled_batches() > 0 && count_drawn(a) > 0;
+    }
+  }
+  // The comparison means something only if cameras both draw and cull.
+  EXPECT_GT(frames_drawing, 150u);
+  EXPECT_GT(frames_culling, 50u);
+  EXPECT_GT(culled_total, 1000u);
+}
+
+TEST(Culling, SeedCameraInsideTheCubeSkipsMostBatches) {
+  // The seed's camera inside its random cube sees 0.6% of the points: in Morton order nearly
+  // every batch lies outside the view.
+  PointCloud cloud = make_scene("cube", 400'000);
+  sort_if_incoherent(cloud);
+  CpuRenderer r(2);
+  std::string err;
+  ASSERT_TRUE(r.set_cloud(cloud, &err)) << err;
+  RenderSettings rs;
+  rs.width = 320;
+  rs.height = 180;
+  rs.background = kBg;
+  Camera seed = scene_camera("cube", cloud);
+  const Image img = render(r, seed, rs);
+  EXPECT_GT(count_drawn(img), 100u);
+  EXPECT_GT(r.culled_batches(), r.boxes().size() * 3 / 4)
+      << r.culled_batches() << " of " << r.boxes().size();
+}
+
+}  // namespace
+}  // namespace pr
