@@ -46,6 +46,9 @@ struct RasterInput {
   /// One box per kPointBatch stored points (engine/culling.h), or null: no culling. Used when
   /// every stored point is walked (all points, or a subset of a permuted cloud).
   const PointBox* boxes = nullptr;
+  /// Rounds of 1024 consecutive points a block of the point kernel covers (>= 1). Splats take one
+  /// point a thread, a batch a block when culled.
+  int rounds = 1;
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;

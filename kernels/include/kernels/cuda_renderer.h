@@ -86,6 +86,13 @@ class CudaRenderer : public Renderer {
   /// Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
+  /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
+  /// or 16, or -1 (the default) to choose by the cloud's size and the device (4 once the batches
+  /// fill the GPU twice over, else 1; clouds under 2^20 points are then not culled, where the
+  /// box tests cost more than the few microseconds a frame reads). A forced value culls clouds
+  /// of every size (when culling is on). For tests and A/B measurements (PR_CUDA_ROUNDS); every
+  /// choice draws the same image.
+  virtual void set_raster_rounds(int rounds) = 0;
   /// Copies the boxes of the current (plain) cloud's batches to the host, for tests. False with
   /// a message when there are none (compact positions, no room for them, no cloud).
   virtual bool download_boxes(PodVector<PointBox>* out, std::string* error) const = 0;
