@@ -610,7 +610,8 @@ int main(int argc, char** argv) {
               // Host bytes a point occupies (float xyz + RGBA8), read from main memory.
               r.bytes_per_point = double(cloud.memory_bytes()) / double(n);
               char b[64];
-              std::snprintf(b, sizeof b, "%u threads", cpu.threads());
+              std::snprintf(b, sizeof b, "%u threads%s", cpu.threads(),
+                            cpu.culling() ? "" : ", PR_CPU_CULL=0");
               r.note = b;
               rows.push_back(r);
               write_json_out();

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "engine/parallel.h"
@@ -27,7 +29,11 @@ std::unique_ptr<Renderer> make_cpu_renderer(unsigned threads) {
   return std::make_unique<CpuRenderer>(threads);
 }
 
-CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_threads() : threads) {}
+CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_threads() : threads) {
+  // A/B switch for benchmarks, like the CUDA renderer's PR_CUDA_CULL.
+  if (const char* v = std::getenv("PR_CPU_CULL"))
+    cull_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
+}
 
 bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
   if (cloud.size() >= size_t(std::numeric_limits<uint32_t>::max())) {

@@ -40,8 +40,8 @@ class CpuRenderer final : public Renderer {
   /// Whether the current cloud is drawn from its compact form.
   bool compact_active() const { return compact_active_; }
   const CompactCloud& compact() const { return compact_; }
-  /// Batch culling (engine/culling.h; on by default; off for tests that prove it conservative and
-  /// for benchmarks): the boxes of kPointBatch stored points (computed by set_cloud(), or the
+  /// Batch culling (engine/culling.h; on by default, PR_CPU_CULL=0 turns it off; off for tests
+  /// that prove it conservative and for benchmarks): the boxes of kPointBatch stored points (computed by set_cloud(), or the
   /// compact form's batches) tested against the view before their points are read. Frames that
   /// draw every point use it; a subset of a plain cloud (every k-th point) does not.
   void set_culling(bool on) { cull_ = on; }
