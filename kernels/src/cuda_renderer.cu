@@ -68,6 +68,7 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(words_);
     free_device(batches_);
     free_device(boxes_);
+    free_device(flags_);
     free_device(keys_);
     free_device(depth32_);
     free_device(rgba_);
@@ -178,7 +179,7 @@ class CudaRendererImpl final : public CudaRenderer {
   size_t memory_bytes() const override {
     return cap_points_ * ((pos_ ? sizeof(Float3) : 0) + (words_ ? sizeof(uint32_t) : 0) +
                           (colors_ ? sizeof(uint32_t) : 0) + (orig_ ? sizeof(uint32_t) : 0)) +
-           cap_batches_ * sizeof(CompactBatch) + cap_boxes_ * sizeof(PointBox) +
+           cap_batches_ * sizeof(CompactBatch) + cap_boxes_ * (sizeof(PointBox) + 1) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
            (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
@@ -399,10 +400,13 @@ class CudaRendererImpl final : public CudaRenderer {
     if (nb == 0) return;
     if (nb > cap_boxes_ || nb < cap_boxes_ / 2) {
       free_device(boxes_);
+      free_device(flags_);
       cap_boxes_ = 0;
-      const cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&boxes_), nb * sizeof(PointBox));
+      cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&boxes_), nb * sizeof(PointBox));
+      if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&flags_), nb);
       if (e != cudaSuccess) {
-        boxes_ = nullptr;
+        free_device(boxes_);
+        free_device(flags_);
         std::fprintf(stderr, "pointraster: batch culling off for this cloud (%s)\n",
                      cuda_message("cudaMalloc(boxes)", e).c_str());
         return;
@@ -420,18 +424,22 @@ class CudaRendererImpl final : public CudaRenderer {
 
   static bool valid_rounds(int r) { return r == 1 || r == 2 || r == 4 || r == 8 || r == 16; }
 
-  /// Rounds of 1024 points a block of the point kernel covers, for `n` stored points, and whether
-  /// the frame culls batches. Measured on the H200 (docs/GPU.md): 4 rounds a block (a batch) is
-  /// fastest once the blocks fill the GPU several times over (1e8 points overview 0.445 -> 0.381
-  /// ms, inside the cloud 0.302 -> 0.053 ms with culling), but with fewer blocks than the GPU holds
-  /// at once it leaves SMs idle (1e5 points: 0.013 -> 0.023 ms), so smaller clouds take one round
-  /// a block; under 2^20 points a frame reads the whole cloud in a few microseconds and the box
-  /// tests gain nothing (1e5 inside: 0.0113 culled, 0.0111 not).
+  /// Rounds of 1024 points a block of the point kernel covers, for `n` stored points: the most
+  /// (up to 16) that still give the GPU twice the blocks it holds at once. Measured on the H200
+  /// (docs/GPU.md): more rounds a block are faster as long as the blocks fill the GPU (1e9 points
+  /// overview 3.73 -> 3.16 ms unculled with 4 rounds, 3.11 with 16; 1e7: 0.078 -> 0.073 with 4
+  /// rounds, 0.081 with 8 (fewer blocks than the GPU holds)); one round keeps a small cloud's
+  /// parallelism (1e5 points with a batch a block: 0.013 -> 0.023 ms).
   int rounds_for(uint64_t n) const {
     if (forced_rounds_ > 0) return forced_rounds_;
     const uint64_t resident = uint64_t(sms_ > 0 ? sms_ : 1) * 8;  // 256-thread blocks at once
-    return n / kPointBatch >= 2 * resident ? 4 : 1;
+    int r = 1;
+    while (r < 16 && n / (uint64_t(r) * 2 * 1024) >= 2 * resident) r *= 2;
+    return r;
   }
+  /// Whether a frame of `n` stored points culls batches: under 2^20 points a frame reads the
+  /// whole cloud in a few microseconds and the box tests gain nothing (1e5 points inside the
+  /// cloud: 0.0113 ms culled, 0.0111 not; 1e6: 0.0147, 0.0144).
   bool cull_for(uint64_t n) const {
     return cull_ && boxes_ready_ && (forced_rounds_ > 0 || n >= kMinCullPoints);
   }
@@ -765,8 +773,13 @@ class CudaRendererImpl final : public CudaRenderer {
       in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      in.boxes = cull_for(points_) ? boxes_ : nullptr;
       in.rounds = rounds_for(points_);
+      if (cull_for(points_)) {  // the box tests first, a thread a batch
+        cuda::launch_batch_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch, flags_,
+                                 stream_);
+        PR_CUDA_TRY(cudaGetLastError());
+        in.flags = flags_;
+      }
       launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
     }
     if (!launched) {
@@ -823,6 +836,7 @@ class CudaRendererImpl final : public CudaRenderer {
   int forced_rounds_ = -1;  // PR_CUDA_ROUNDS / set_raster_rounds: for every cloud (A/B, tests)
   int sms_ = 0;             // multiprocessors of the device
   PointBox* boxes_ = nullptr;
+  uint8_t* flags_ = nullptr;  // this frame's box tests, a byte a batch
   uint64_t cap_boxes_ = 0;
   uint32_t* depth32_ = nullptr;
   uint64_t cap_points_ = 0, points_ = 0;

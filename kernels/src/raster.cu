@@ -165,31 +165,20 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
   }
 }
 
-/// Batch culling (engine/culling.h): thread 0 tests the box of batch `batch` with the shared,
-/// conservative point_box_visible() (double precision: once per kPointBatch points), and the
-/// block learns the answer through shared memory. A culled batch costs a 24-byte read. Called by
-/// every thread of the block (it synchronizes), as often as the block likes.
-__device__ __forceinline__ bool batch_visible(const ProjParams& p, const PointBox* boxes,
-                                              uint64_t batch) {
-  __shared__ int visible;
-  __syncthreads();  // everyone has read the previous answer
-  if (threadIdx.x == 0) visible = point_box_visible(p, boxes[batch]) ? 1 : 0;
-  __syncthreads();
-  return visible != 0;
-}
-
 constexpr int kChunk = kThreads * kPerThread;  // points a block covers in one round
 static_assert(kPointBatch % kChunk == 0);
 
 /// Each block covers in.rounds rounds of kChunk consecutive stored points. kCull (kAll and
-/// kPermutedSubset walks): the box of each batch of kPointBatch the block enters is tested first,
-/// and a culled batch's rounds are skipped. Several rounds a block measured faster with every
-/// point in view too (1e9 points: 3.73 -> 3.26 ms with 4 rounds; docs/GPU.md); likely reasons,
-/// not profiled: in a coherent order a block's rounds hit the same pixels, whose keys its SM's L1
-/// may still hold for the early depth test, and a quarter of the blocks are launched. One round
-/// keeps a small cloud's parallelism.
+/// kPermutedSubset walks): the flag of each batch of kPointBatch the block enters (this frame's
+/// box test, batch_flags()) is read first, and a culled batch's rounds are skipped. Several rounds
+/// a block measured faster with every point in view too (1e9 points: 3.73 -> 3.26 ms with 4 rounds;
+/// docs/GPU.md); likely reasons, not profiled: in a coherent order a block's rounds hit the same
+/// pixels, whose keys its SM's L1 may still hold for the early depth test, and a quarter of the
+/// blocks are launched. One round keeps a small cloud's parallelism.
+// kCull: at most 32 registers (8 blocks an SM); without the bound the flag test took the kernel
+// to 40 registers (6 blocks an SM).
 template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kCull = false>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
     raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
                   uint32_t* depth32) {
   static_assert(!kCull || kWalk != kStrided);
@@ -200,7 +189,8 @@ __global__ void __launch_bounds__(kThreads)
     const uint64_t at = first + uint64_t(round) * kChunk;
     if (at >= n) break;
     if constexpr (kCull) {
-      if ((round == 0 || at % kPointBatch == 0) && !batch_visible(p, in.boxes, at / kPointBatch)) {
+      // The same byte for every thread of the block: one broadcast load.
+      if ((round == 0 || at % kPointBatch == 0) && __ldg(in.flags + at / kPointBatch) == 0) {
         // On to the next batch: the round that starts it.
         round += int((kPointBatch - at % kPointBatch) / kChunk) - 1;
         continue;
@@ -241,13 +231,24 @@ __global__ void __launch_bounds__(kThreads)
   static_assert(!kCull || kWalk != kStrided);
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   if constexpr (kCull) {
-    if (!batch_visible(p, in.boxes, blockIdx.x)) return;
+    if (__ldg(in.flags + blockIdx.x) == 0) return;
     const uint64_t first = uint64_t(blockIdx.x) * kPointBatch + threadIdx.x;
     for (uint32_t k = 0; k < kPointBatch; k += kThreads)
       splat_point<kWalk>(p, in, step, keys, n, first + k);
   } else {
     splat_point<kWalk>(p, in, step, keys, n, uint64_t(blockIdx.x) * kThreads + threadIdx.x);
   }
+}
+
+/// Batch culling (engine/culling.h): one thread a batch runs the box test (the CPU's
+/// point_box_visible(), double precision) into a byte, before the raster kernel. Measured against
+/// thread 0 of each raster block testing its own batch (whose double arithmetic raised the raster
+/// kernel's registers or spilled them): 1e9 points 3.24 against 3.44 ms with every point in view,
+/// 0.27 against 0.43 ms inside the cloud (docs/GPU.md).
+__global__ void batch_flags(ProjParams p, const PointBox* __restrict__ boxes, uint64_t batches,
+                            uint8_t* __restrict__ flags) {
+  const uint64_t b = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (b < batches) flags[b] = point_box_visible(p, boxes[b]) ? 1 : 0;
 }
 
 /// One pixel a thread.
@@ -355,9 +356,8 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
     if (v == Variant::kMergePrefilter32) v = Variant::kPrefilter32;
   }
   const int walk = !subset ? kAll : in.permuted ? kPermutedSubset : kStrided;
-  // The boxes cover the stored order, so they serve the walks over every stored point.
-  const bool cull = in.boxes != nullptr && walk != kStrided;
-  if (in.rounds < 1) return false;
+  // The batches cover the stored order, so they serve the walks over every stored point.
+  const bool cull = walk != kStrided && in.flags != nullptr;
   if (p.point_size <= 1) {
     if (walk == kAll && cull)
       launch_points<kAll, true>(p, in, v, step, keys, depth32, stream);
@@ -382,6 +382,13 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
       launch_splats<kPermutedSubset>(p, in, step, keys, stream);
   }
   return true;
+}
+
+void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches,
+                        uint8_t* flags, cudaStream_t stream) {
+  if (batches == 0) return;
+  batch_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      p, boxes, batches, flags);
 }
 
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,

@@ -43,9 +43,10 @@ struct RasterInput {
   bool permuted = false;  ///< stored in another order than the cloud's
   uint64_t total = 0;     ///< points uploaded
   uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
-  /// One box per kPointBatch stored points (engine/culling.h), or null: no culling. Used when
-  /// every stored point is walked (all points, or a subset of a permuted cloud).
-  const PointBox* boxes = nullptr;
+  /// One byte per kPointBatch stored points from launch_batch_flags() (this frame's box tests,
+  /// engine/culling.h: 0 = no point of the batch can draw), or null: no culling. Used when every
+  /// stored point is walked (all points, or a subset of a permuted cloud).
+  const uint8_t* flags = nullptr;
   /// Rounds of 1024 consecutive points a block of the point kernel covers (>= 1). Splats take one
   /// point a thread, a batch a block when culled.
   int rounds = 1;
@@ -58,6 +59,11 @@ struct RasterInput {
 /// when a subset of a permuted cloud is asked for without `orig`.
 bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
                    uint32_t* depth32, cudaStream_t stream);
+
+/// The box test of each of `batches` batches for this frame (point_box_visible(), one thread a
+/// batch) into `flags` (a byte each), for RasterInput::flags.
+void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches,
+                        uint8_t* flags, cudaStream_t stream);
 
 /// Turns the visibility buffer into RGBA8 (the key's color word, or `background`) and, when
 /// `depth` is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey (and,

@@ -146,9 +146,10 @@ TEST(CudaRenderer, ReportsDeviceAndMemory) {
   std::string err;
   const PointCloud& cloud = scene_cloud("cube", 100'000);
   ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
-  // Sorted by default, still 16 bytes a point (no frame buffers yet) + a 24-byte box a batch.
+  // Sorted by default, still 16 bytes a point (no frame buffers yet) + a 24-byte box and a flag
+  // byte a batch.
   EXPECT_TRUE(gpu->cloud_sorted());
-  const size_t boxes = (100'000u + kPointBatch - 1) / kPointBatch * sizeof(PointBox);
+  const size_t boxes = (100'000u + kPointBatch - 1) / kPointBatch * (sizeof(PointBox) + 1);
   EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u + boxes);
   // A subset of the sorted cloud makes the original index once (4 more bytes a point) and still
   // draws the CPU's image; the next cloud drops it.

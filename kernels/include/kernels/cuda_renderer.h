@@ -79,19 +79,20 @@ class CudaRenderer : public Renderer {
   /// stored in compact form or a copy fails.
   virtual bool download_compact(CompactCloud* out, std::string* error) const = 0;
   /// Batch culling (engine/culling.h; on by default): set_cloud() computes the bounding box of
-  /// every kPointBatch stored points on the GPU (24 bytes a batch: 0.006 bytes a point) and
-  /// frames skip the batches whose box cannot reach the image (the CPU's conservative test), so a
+  /// every kPointBatch stored points on the GPU (24 bytes and a flag byte a batch: 0.006 bytes a
+  /// point); each frame first tests every box (the CPU's conservative test, a thread a batch) and
+  /// the raster kernel skips the batches whose box cannot reach the image, so a
   /// camera inside a spatially coherent cloud (sorted on upload, or coherent as given) reads only
   /// the batches around its view. Same image. Compact positions always cull their own batches.
   /// Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
-  /// or 16, or -1 (the default) to choose by the cloud's size and the device (4 once the batches
-  /// fill the GPU twice over, else 1; clouds under 2^20 points are then not culled, where the
-  /// box tests cost more than the few microseconds a frame reads). A forced value culls clouds
-  /// of every size (when culling is on). For tests and A/B measurements (PR_CUDA_ROUNDS); every
-  /// choice draws the same image.
+  /// or 16, or -1 (the default) to choose by the cloud's size and the device (the most rounds
+  /// that still give the GPU twice the blocks it holds at once; clouds under 2^20 points are
+  /// then not culled: their frames read the whole cloud in a few microseconds). A forced value
+  /// culls clouds of every size (when culling is on). For tests and A/B measurements
+  /// (PR_CUDA_ROUNDS); every choice draws the same image.
   virtual void set_raster_rounds(int rounds) = 0;
   /// Copies the boxes of the current (plain) cloud's batches to the host, for tests. False with
   /// a message when there are none (compact positions, no room for them, no cloud).
