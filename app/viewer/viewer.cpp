@@ -156,6 +156,7 @@ bool Viewer::Impl::switch_mode(bool want_gpu) {
       set_status("GPU mode unavailable: " + why + "; staying on the CPU", true);
       return false;
     }
+    gpu->set_culling(cull);
     if (cloud && !gpu->set_cloud(*cloud, &why)) {
       gpu.reset();
       set_status("GPU renderer refused the cloud (" + why + "); staying on the CPU", true);
@@ -603,7 +604,7 @@ bool Viewer::open(std::string* error) {
   ImGui_ImplOpenGL3_Init("#version 330 core");
   m.imgui_ready = true;
 
-  m.cpu = make_cpu_renderer(m.opt.threads);
+  m.cpu = std::make_unique<CpuRenderer>(m.opt.threads);
   m.display->resize(dw, dh);
 
   // The starting cloud: the command line's files, else the scene; made in the background.

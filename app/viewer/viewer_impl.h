@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cpu_renderer.h"
 #include "engine/frame_stats.h"
 #include "engine/image.h"
 #include "engine/io.h"
@@ -50,7 +51,8 @@ struct Viewer::Impl {
   UpAxis files_up = UpAxis::kZ;  // up axis for loaded files (--up, or the panel's choice)
 
   // Renderers: the CPU one always exists; the GPU one is made on first use and kept.
-  std::unique_ptr<Renderer> cpu;
+  std::unique_ptr<CpuRenderer> cpu;
+  bool cull = true;  // batch culling on both renderers (engine/culling.h; the panel's switch)
 #if PR_HAVE_CUDA
   std::unique_ptr<CudaRenderer> gpu;
 #endif
