@@ -250,7 +250,7 @@ TEST(Compact, CpuCompactEqualsPlainPathOnDecodedPositions) {
 
 TEST(Compact, BatchCullingNeverDropsAVisiblePoint) {
   std::mt19937 rng(2024);
-  uint64_t culled_total = 0, frames_drawing = 0, frames_culling = 0;
+  test::CullingTally tally;
   for (const Scene sc : {Scene{"cube", true}, Scene{"terrain", true}, Scene{"galaxy", false}}) {
     const PointCloud cloud = make_scene(sc.name, 120'000);
     CpuRenderer culled(2), unculled(2);
@@ -260,30 +260,13 @@ TEST(Compact, BatchCullingNeverDropsAVisiblePoint) {
     std::string err;
     ASSERT_TRUE(culled.set_cloud(cloud, &err)) << err;
     ASSERT_TRUE(unculled.set_cloud(cloud, &err)) << err;
-    const Bounds b = cloud.world_bounds();
-    for (int i = 0; i < 150; ++i) {
-      const Camera cam = random_camera(rng, b);
-      RenderSettings rs;
-      rs.width = i % 3 == 0 ? 97 : 320;
-      rs.height = i % 3 == 0 ? 61 : 200;
-      rs.point_size = 1 + i % 4;  // splats reach over the image edges
-      rs.background = kBg;
-      rs.want_depth = true;
-      const Image a = render(culled, cam, rs);
-      const Image r = render(unculled, cam, rs);
-      EXPECT_EQ(unculled.culled_batches(), 0u);
-      std::string first;
-      EXPECT_EQ(count_diff(a, r, &first), 0u) << sc.name << " camera " << i << ": " << first;
-      EXPECT_EQ(std::memcmp(a.depth.data(), r.depth.data(), a.depth.size() * sizeof(float)), 0);
-      culled_total += culled.culled_batches();
-      frames_drawing += count_drawn(a) > 0;
-      frames_culling += culled.culled_batches() > 0 && count_drawn(a) > 0;
-    }
+    test::compare_culling(culled, unculled, cloud.world_bounds(), cloud.size(), rng, 150, 0,
+                          sc.name, tally);
   }
   // The comparison means something only if cameras both draw and cull.
-  EXPECT_GT(frames_drawing, 150u);
-  EXPECT_GT(frames_culling, 50u);
-  EXPECT_GT(culled_total, 1000u);
+  EXPECT_GT(tally.frames_drawing, 150u);
+  EXPECT_GT(tally.frames_culling, 50u);
+  EXPECT_GT(tally.culled_batches, 1000u);
 }
 
 TEST(Compact, BoxTestAgainstProjectedCornersAndSamples) {

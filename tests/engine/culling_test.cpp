@@ -116,7 +116,7 @@ TEST(Culling, BoxTestNeverCullsADrawablePoint) {
 
 TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {
   std::mt19937 rng(2026);
-  uint64_t culled_total = 0, frames_drawing = 0, frames_culling = 0;
+  test::CullingTally tally;
   for (const char* name : {"cube", "terrain", "galaxy"}) {
     PointCloud cloud = make_scene(name, 150'000);
     // Spatially coherent, as the viewer keeps or makes it (the cube and the galaxy are
@@ -129,35 +129,14 @@ TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {
     ASSERT_TRUE(culled.set_cloud(cloud, &err)) << err;
     ASSERT_TRUE(unculled.set_cloud(cloud, &err)) << err;
     EXPECT_EQ(culled.boxes().size(), (cloud.size() + kPointBatch - 1) / kPointBatch);
-    const Bounds b = cloud.world_bounds();
-    for (int i = 0; i < 150; ++i) {
-      const Camera cam = random_camera(rng, b);
-      RenderSettings rs;
-      rs.width = i % 3 == 0 ? 97 : 320;
-      rs.height = i % 3 == 0 ? 61 : 200;
-      rs.point_size = 1 + i % 4;  // splats reach over the image edges
-      rs.background = kBg;
-      rs.want_depth = true;
-      const bool subset = i % 5 == 4;
-      if (subset) rs.point_count = cloud.size() / 3;  // every third point: drawn unculled
-      const Image a = render(culled, cam, rs);
-      const Image r = render(unculled, cam, rs);
-      EXPECT_EQ(unculled.culled_batches(), 0u);
-      if (subset) {
-        EXPECT_EQ(culled.culled_batches(), 0u);
-      }
-      std::string first;
-      EXPECT_EQ(count_diff(a, r, &first), 0u) << name << " camera " << i << ": " << first;
-      EXPECT_EQ(std::memcmp(a.depth.data(), r.depth.data(), a.depth.size() * sizeof(float)), 0);
-      culled_total += culled.culled_batches();
-      frames_drawing += count_drawn(a) > 0;
-      frames_culling += culled.culled_batches() > 0 && count_drawn(a) > 0;
-    }
+    // Every fifth frame a subset (every third point), which is drawn unculled.
+    test::compare_culling(culled, unculled, cloud.world_bounds(), cloud.size(), rng, 150, 5, name,
+                          tally);
   }
   // The comparison means something only if cameras both draw and cull.
-  EXPECT_GT(frames_drawing, 150u);
-  EXPECT_GT(frames_culling, 50u);
-  EXPECT_GT(culled_total, 1000u);
+  EXPECT_GT(tally.frames_drawing, 150u);
+  EXPECT_GT(tally.frames_culling, 50u);
+  EXPECT_GT(tally.culled_batches, 1000u);
 }
 
 TEST(Culling, SeedCameraInsideTheCubeSkipsMostBatches) {
