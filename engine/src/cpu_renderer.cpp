@@ -44,8 +44,7 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
   cloud_ = &cloud;
   compact_active_ = false;
   compact_ = CompactCloud{};
-  boxes_ = PodVector<PointBox>();
-  if (!compact_on_) compute_point_boxes(cloud.positions.data(), cloud.size(), &boxes_);
+  boxes_ = PodVector<PointBox>();  // made by the first frame that culls (not in GPU mode)
   if (compact_on_) {
     if (!build_compact(cloud, compact_morton_, &compact_, error)) {
       cloud_ = nullptr;
@@ -197,7 +196,10 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
         }
       };
       const bool all = step == (uint64_t{1} << 32);
-      if (all && cull_ && boxes_.size() == (total_points + kPointBatch - 1) / kPointBatch) {
+      const size_t batches = (total_points + kPointBatch - 1) / kPointBatch;
+      if (all && cull_ && boxes_.size() != batches)  // once per cloud: a pass over the positions
+        compute_point_boxes(pos, total_points, &boxes_);
+      if (all && cull_) {
         // Batch by batch, the box test first (engine/culling.h).
         const PointBox* boxes = boxes_.data();
         std::atomic<uint64_t> culled{0};

@@ -40,15 +40,17 @@ class CpuRenderer final : public Renderer {
   /// Whether the current cloud is drawn from its compact form.
   bool compact_active() const { return compact_active_; }
   const CompactCloud& compact() const { return compact_; }
-  /// Batch culling (engine/culling.h; on by default, PR_CPU_CULL=0 turns it off; off for tests
-  /// that prove it conservative and for benchmarks): the boxes of kPointBatch stored points (computed by set_cloud(), or the
-  /// compact form's batches) tested against the view before their points are read. Frames that
-  /// draw every point use it; a subset of a plain cloud (every k-th point) does not.
+  /// Batch culling (engine/culling.h; on by default, PR_CPU_CULL=0 turns it off): the boxes of
+  /// kPointBatch stored points (computed by the first frame that culls, once per cloud, so a
+  /// viewer drawing on the GPU never pays for them; or the compact form's batches) are tested
+  /// against the view before their points are read. Frames that draw every point use it; a
+  /// subset of a plain cloud (every k-th point) does not. Same image either way.
   void set_culling(bool on) { cull_ = on; }
   bool culling() const { return cull_; }
   /// Batches culled in the last frame.
   uint64_t culled_batches() const { return culled_batches_; }
-  /// The boxes of the plain cloud's batches (empty in compact mode).
+  /// The boxes of the plain cloud's batches (empty in compact mode and before the first culled
+  /// frame).
   const PodVector<PointBox>& boxes() const { return boxes_; }
 
  private:
