@@ -424,17 +424,19 @@ class CudaRendererImpl final : public CudaRenderer {
 
   static bool valid_rounds(int r) { return r == 1 || r == 2 || r == 4 || r == 8 || r == 16; }
 
-  /// Rounds of 1024 points a block of the point kernel covers, for `n` stored points: the most
-  /// (up to 16) that still give the GPU twice the blocks it holds at once. Measured on the H200
+  /// Rounds of 1024 points a block of the point kernel covers, for `n` stored points: the most,
+  /// up to 8, that still give the GPU twice the blocks it holds at once. Measured on the H200
   /// (docs/GPU.md): more rounds a block are faster as long as the blocks fill the GPU (1e9 points
-  /// overview 3.73 -> 3.16 ms unculled with 4 rounds, 3.11 with 16; 1e7: 0.078 -> 0.073 with 4
-  /// rounds, 0.081 with 8 (fewer blocks than the GPU holds)); one round keeps a small cloud's
-  /// parallelism (1e5 points with a batch a block: 0.013 -> 0.023 ms).
+  /// overview 3.73 -> 3.16 ms unculled with 4 rounds, 3.13 with 8; 1e7: 0.078 -> 0.073 with 4
+  /// rounds, 0.081 with 8, with fewer blocks than the GPU holds); one round keeps a small
+  /// cloud's parallelism (1e5 points with a batch a block: 0.013 -> 0.023 ms). 16 rounds: no
+  /// faster with every point in view, and slower inside the cloud at 1e8 points (0.077 against
+  /// 0.055 ms with 8: the few visible batches sit in few blocks).
   int rounds_for(uint64_t n) const {
     if (forced_rounds_ > 0) return forced_rounds_;
     const uint64_t resident = uint64_t(sms_ > 0 ? sms_ : 1) * 8;  // 256-thread blocks at once
     int r = 1;
-    while (r < 16 && n / (uint64_t(r) * 2 * 1024) >= 2 * resident) r *= 2;
+    while (r < 8 && n / (uint64_t(r) * 2 * 1024) >= 2 * resident) r *= 2;
     return r;
   }
   /// Whether a frame of `n` stored points culls batches: under 2^20 points a frame reads the

@@ -88,9 +88,9 @@ class CudaRenderer : public Renderer {
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
-  /// or 16, or -1 (the default) to choose by the cloud's size and the device (the most rounds
-  /// that still give the GPU twice the blocks it holds at once; clouds under 2^20 points are
-  /// then not culled: their frames read the whole cloud in a few microseconds). A forced value
+  /// or 16, or -1 (the default) to choose by the cloud's size and the device (the most rounds,
+  /// up to 8, that still give the GPU twice the blocks it holds at once; clouds under 2^20 points
+  /// are then not culled: their frames read the whole cloud in a few microseconds). A forced value
   /// culls clouds of every size (when culling is on). For tests and A/B measurements
   /// (PR_CUDA_ROUNDS); every choice draws the same image.
   virtual void set_raster_rounds(int rounds) = 0;
