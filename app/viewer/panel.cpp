@@ -206,12 +206,8 @@ void Viewer::Impl::draw_panel() {
     ImGui::Text("drawn %s of %s (%s)", human_count(double(last_stats.points_drawn)).c_str(),
                 human_count(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");
     ImGui::SliderInt("point size", &settings.point_size, 1, 8, "%d px");
-    if (ImGui::Checkbox("skip batches outside the view", &cull)) {
-      cpu->set_culling(cull);
-#if PR_HAVE_CUDA
-      if (gpu) gpu->set_culling(cull);
-#endif
-    }
+    bool on = cull;
+    if (ImGui::Checkbox("skip batches outside the view", &on)) set_culling(on);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(
           "Batch culling: each run of 4096 stored points has a bounding box, and a frame skips\n"

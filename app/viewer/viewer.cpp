@@ -177,6 +177,14 @@ bool Viewer::Impl::switch_mode(bool want_gpu) {
 #endif
 }
 
+void Viewer::Impl::set_culling(bool on) {
+  cull = on;
+  cpu->set_culling(on);
+#if PR_HAVE_CUDA
+  if (gpu) gpu->set_culling(on);
+#endif
+}
+
 void Viewer::Impl::set_gpu_sort(bool on) {
 #if PR_HAVE_CUDA
   if (!gpu) return;
@@ -460,6 +468,12 @@ bool Viewer::set_gpu_sort(bool on) {
 #else
   return false;
 #endif
+}
+void Viewer::set_culling(bool on) {
+  impl_->set_culling(on);
+}
+uint64_t Viewer::cpu_culled_batches() const {
+  return impl_->cpu ? impl_->cpu->culled_batches() : 0;
 }
 int Viewer::display_allocations() const {
   return impl_->display ? impl_->display->allocations() : 0;

@@ -47,6 +47,10 @@ class Viewer {
   /// The panel's "spatial sort on upload" (GPU mode): re-uploads the cloud to the GPU sorted along
   /// a Morton curve, or in its own order. Returns whether the GPU cloud is now sorted.
   bool set_gpu_sort(bool on);
+  /// Batch culling on both renderers (the panel's "skip batches outside the view"; on by default).
+  void set_culling(bool on);
+  /// Batches the CPU renderer skipped in its last frame (0 in GPU mode).
+  uint64_t cpu_culled_batches() const;
   /// How the image reaches the screen: "CPU render + PBO upload", "CUDA-GL interop", ...
   std::string display_path() const;
   /// Times the display buffers were allocated (once per size change).

@@ -92,6 +92,7 @@ struct Viewer::Impl {
   void install_cloud(CloudJob::Result& r);
   bool switch_mode(bool gpu);
   void set_gpu_sort(bool on);  // re-uploads the cloud to the GPU, sorted or not
+  void set_culling(bool on);   // batch culling on both renderers
   void update_interop_registration(bool size_changed);
   void render_frame();
   void handle_event(const SDL_Event& e);

@@ -304,6 +304,45 @@ TEST(Window, UiScaleOptionScalesThePanel) {
 
 // No --mode and no saved choice: the GPU when a CUDA device is there, else the CPU without an
 // error on the status line.
+TEST(Window, CullingSwitchKeepsTheImage) {
+  // The seed's cube seen from its own camera inside it: the loader reorders the random cube
+  // along a Morton curve, so most batches lie outside the view and are skipped; switching the
+  // culling off mid-run must not change a pixel.
+  REQUIRE_DISPLAY();
+  fresh_config("culling");
+  pr::Options o = scripted(40, 480, 300, 300'000);
+  o.scene = "cube";
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<uint32_t> culled, plain;
+  uint64_t skipped = 0, skipped_off = 1;
+  int w = 0, h = 0, switched = -1;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (switched < 0 && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+      ASSERT_TRUE(vw.read_image(culled, w, h));
+      skipped = vw.cpu_culled_batches();
+      vw.set_culling(false);
+      switched = frame;
+    }
+    if (switched >= 0 && frame == switched + 3) {
+      ASSERT_TRUE(vw.read_image(plain, w, h));
+      skipped_off = vw.cpu_culled_batches();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_GE(switched, 0) << "the cloud never finished loading";
+  EXPECT_GT(skipped, 30u) << "the seed's camera should skip most of the cube's 74 batches";
+  EXPECT_EQ(skipped_off, 0u);
+  ASSERT_EQ(culled.size(), plain.size());
+  ASSERT_FALSE(culled.empty());
+  size_t diff = 0;
+  for (size_t i = 0; i < culled.size(); ++i) diff += culled[i] != plain[i];
+  EXPECT_EQ(diff, 0u);
+  EXPECT_GT(count_not(culled, w, 0, 0, w, h, kBackground), size_t(100));
+}
+
 TEST(Window, DefaultModeIsTheGpuWhenThereIsOne) {
   REQUIRE_DISPLAY();
   fresh_config("automode");
