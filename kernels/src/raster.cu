@@ -171,10 +171,10 @@ static_assert(kPointBatch % kChunk == 0);
 /// Each block covers in.rounds rounds of kChunk consecutive stored points. kCull (kAll and
 /// kPermutedSubset walks): the flag of each batch of kPointBatch the block enters (this frame's
 /// box test, batch_flags()) is read first, and a culled batch's rounds are skipped. Several rounds
-/// a block measured faster with every point in view too (1e9 points: 3.73 -> 3.26 ms with 4 rounds;
-/// docs/GPU.md); likely reasons, not profiled: in a coherent order a block's rounds hit the same
-/// pixels, whose keys its SM's L1 may still hold for the early depth test, and a quarter of the
-/// blocks are launched. One round keeps a small cloud's parallelism.
+/// a block measured faster with every point in view too (1e9 points unculled: 3.73 -> 3.16 ms with
+/// 4 rounds; docs/GPU.md); likely reasons, not profiled: in a coherent order a block's rounds hit
+/// the same pixels, whose keys its SM's L1 may still hold for the early depth test, and a quarter
+/// of the blocks are launched. One round keeps a small cloud's parallelism.
 // kCull: at most 32 registers (8 blocks an SM); without the bound the flag test took the kernel
 // to 40 registers (6 blocks an SM).
 template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kCull = false>
