@@ -400,7 +400,7 @@ class CudaRendererImpl final : public CudaRenderer {
  private:
   /// The batch boxes of the `n` stored positions (engine/culling.h), computed on the GPU after the
   /// upload (a read of the positions: about 4 ms for 1e9 points). Without room for them (24 bytes
-  /// a batch) frames draw unculled, with a note on stderr.
+  /// and a flag byte a batch) frames draw unculled, with a note on stderr.
   void make_boxes(uint64_t n) {
     const uint64_t nb = (n + kPointBatch - 1) / kPointBatch;
     if (nb == 0) return;
@@ -587,6 +587,10 @@ class CudaRendererImpl final : public CudaRenderer {
     const uint64_t n = cloud.size();
     const bool sort = want_sort(cloud, bounds);
     if (!reserve_points(n, error)) return false;
+    // The compact form has boxes of its own: the plain cloud's go.
+    free_device(boxes_);
+    free_device(flags_);
+    cap_boxes_ = 0;
     if (n > 0 && !encode_on_gpu(cloud, sort, bounds)) {
       CompactCloud cc;
       if (!build_compact(cloud, sort, &cc, error)) return false;
