@@ -114,6 +114,46 @@ TEST(Culling, BoxTestNeverCullsADrawablePoint) {
   EXPECT_GT(accepted, 1000);
 }
 
+TEST(Culling, BoxInViewMeansEveryPointDraws) {
+  // Random boxes and cameras: whenever box_in_view() says the whole box is in view, its corners,
+  // centre and 200 random points in it all land in the image.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), t(0.0f, 1.0f);
+  int inside = 0;
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  for (int i = 0; i < 20'000; ++i) {
+    PointBox b;
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = u(rng) * 10.0f;
+      b.hi[a] = b.lo[a] + (u(rng) + 1.0f) * 2.0f;
+    }
+    Camera cam = random_camera(rng, world);
+    cam.position *= 3.0;  // mostly outside the boxes, so that many are wholly in view
+    cam.look_at(glm::dvec3(0.0));
+    const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
+    if (!box_in_view(p, b)) continue;
+    ++inside;
+    EXPECT_TRUE(point_box_visible(p, b));
+    auto at = [&](int a, float s) {
+      return std::min(std::max(b.lo[a] + s * (b.hi[a] - b.lo[a]), b.lo[a]), b.hi[a]);
+    };
+    for (int k = 0; k < 210; ++k) {
+      const float s0 = k < 8 ? float(k & 1) : k == 8 ? 0.5f : t(rng);
+      const float s1 = k < 8 ? float((k >> 1) & 1) : k == 8 ? 0.5f : t(rng);
+      const float s2 = k < 8 ? float((k >> 2) & 1) : k == 8 ? 0.5f : t(rng);
+      int ix, iy;
+      uint64_t key;
+      ASSERT_TRUE(project_to_pixel(p, at(0, s0), at(1, s1), at(2, s2), 0, ix, iy, key))
+          << "box " << i << " said in view, point " << k << " does not draw";
+    }
+  }
+  EXPECT_GT(inside, 1000);
+  PointBox empty = empty_point_box();
+  EXPECT_FALSE(box_in_view(Camera{}.params(64, 48, glm::dvec3(0.0)), empty));
+}
+
 TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {
   std::mt19937 rng(2026);
   test::CullingTally tally;

@@ -96,6 +96,30 @@ PR_HD bool point_box_visible(const ProjParams& p, const PointBox& b) {
   return box_visible(p, lo, hi);
 }
 
+/// Whether the whole box certainly lies in view: its 8 corners in front of the near plane and
+/// projected at least two pixels inside the image, so every point in it draws (the image of a box
+/// in front of the camera is the convex hull of its corners' images). A renderer that knows this
+/// skips the per-batch tests of a frame (no batch can be culled); false when unsure (it is only a
+/// shortcut: culling or not gives the same image).
+inline bool box_in_view(const ProjParams& p, const PointBox& b) {
+  if (!(b.lo[0] <= b.hi[0])) return false;
+  const double F = double(p.focus) * double(p.scale), M = 2.0;
+  for (int c = 0; c < 8; ++c) {
+    double d[3];
+    for (int a = 0; a < 3; ++a)
+      d[a] = double((c >> a) & 1 ? b.hi[a] : b.lo[a]) - double(p.shift[a]);
+    double q[3];
+    for (int i = 0; i < 3; ++i)
+      q[i] =
+          double(p.r[3 * i]) * d[0] + double(p.r[3 * i + 1]) * d[1] + double(p.r[3 * i + 2]) * d[2];
+    if (!(q[2] > double(p.near_z) * 1.01 + 1e-3 && q[2] < 1e30)) return false;
+    const double px = q[0] * F / q[2] + double(p.cx), py = double(p.cy) - q[1] * F / q[2];
+    if (!(px >= M && px <= double(p.width) - M && py >= M && py <= double(p.height) - M))
+      return false;
+  }
+  return true;
+}
+
 /// Whether a point counts for its batch's box: all three coordinates finite (a point with an
 /// infinite or NaN coordinate never draws: its camera-space z is NaN or infinite). Huge finite
 /// coordinates count (they can draw), and the test's double arithmetic holds them.
