@@ -1,7 +1,6 @@
 // The raster kernel for compact quantized positions (engine/compact.h): one block per batch of
-// kCompactBatch stored points. A kernel of its own first tests every batch's box against the view
-// with the shared (double precision, conservative) compact_box_visible(), a thread a batch, into a
-// flag byte; a culled batch then costs the raster kernel a one-byte read.
+// kCompactBatch stored points. Thread 0 tests the batch's box against the view with the shared
+// (double precision, conservative) compact_box_visible(); a culled batch costs one 24-byte read.
 // Otherwise each thread decodes its words with the shared compact_decode(), so the floats are the
 // CPU's, and runs the same projection and early depth test as the default "simple" variant.
 #include "raster.h"
@@ -16,20 +15,19 @@ static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
 
 // kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
-/// One thread a batch: compact_box_visible() into a byte.
-__global__ void compact_flags(ProjParams p, const CompactBatch* __restrict__ batches, uint64_t n,
-                              uint8_t* __restrict__ flags) {
-  const uint64_t b = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (b < n) flags[b] = compact_box_visible(p, batches[b]) ? 1 : 0;
-}
-
 template <bool kSubset, bool kOrig, bool kSplat>
 __global__ void __launch_bounds__(kThreads)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
+  __shared__ CompactBatch box;
+  __shared__ int visible;
   const uint64_t batch = blockIdx.x;
-  // The same byte and box for every thread of the block: broadcast loads.
-  if (in.flags && __ldg(in.flags + batch) == 0) return;
-  const CompactBatch b = in.batches[batch];
+  if (threadIdx.x == 0) {
+    box = in.batches[batch];
+    visible = compact_box_visible(p, box) ? 1 : 0;
+  }
+  __syncthreads();
+  if (!visible) return;
+  const CompactBatch b = box;
   const uint64_t base = batch * kCompactBatch;
   const uint64_t end = base + kCompactBatch < in.total ? base + kCompactBatch : in.total;
   const size_t width = size_t(p.width);
@@ -83,9 +81,6 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
             cudaStream_t stream) {
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   if (batches == 0) return;
-  if (in.flags)
-    compact_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-        p, in.batches, batches, in.flags);
   if (p.point_size > 1)
     compact_points<kSubset, kOrig, true>
         <<<unsigned(batches), kThreads, 0, stream>>>(p, in, step, keys);

@@ -69,7 +69,6 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(batches_);
     free_device(boxes_);
     free_device(flags_);
-    free_device(batch_flags_);
     free_device(keys_);
     free_device(depth32_);
     free_device(rgba_);
@@ -180,7 +179,7 @@ class CudaRendererImpl final : public CudaRenderer {
   size_t memory_bytes() const override {
     return cap_points_ * ((pos_ ? sizeof(Float3) : 0) + (words_ ? sizeof(uint32_t) : 0) +
                           (colors_ ? sizeof(uint32_t) : 0) + (orig_ ? sizeof(uint32_t) : 0)) +
-           cap_batches_ * (sizeof(CompactBatch) + 1) + cap_boxes_ * (sizeof(PointBox) + 1) +
+           cap_batches_ * sizeof(CompactBatch) + cap_boxes_ * (sizeof(PointBox) + 1) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
            (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
@@ -200,23 +199,19 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(orig_);
     free_device(words_);
     free_device(batches_);
-    free_device(batch_flags_);
     cap_points_ = 0;
     cap_batches_ = 0;
     if (n == 0) return true;
-    // Plain: float xyz (12 B); compact: a 3x10-bit word (4 B) + a 24-byte box and a flag byte
-    // per batch.
+    // Plain: float xyz (12 B); compact: a 3x10-bit word (4 B) + a 24-byte box per batch.
     const uint64_t batches = (n + kCompactBatch - 1) / kCompactBatch;
     const size_t pos_bytes =
-        compact_ ? size_t(n) * sizeof(uint32_t) + size_t(batches) * (sizeof(CompactBatch) + 1)
+        compact_ ? size_t(n) * sizeof(uint32_t) + size_t(batches) * sizeof(CompactBatch)
                  : size_t(n) * sizeof(Float3);
     const size_t col_bytes = size_t(n) * sizeof(uint32_t);
     cudaError_t e = compact_ ? cudaMalloc(reinterpret_cast<void**>(&words_), n * sizeof(uint32_t))
                              : cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
     if (e == cudaSuccess && compact_)
       e = cudaMalloc(reinterpret_cast<void**>(&batches_), batches * sizeof(CompactBatch));
-    if (e == cudaSuccess && compact_)
-      e = cudaMalloc(reinterpret_cast<void**>(&batch_flags_), batches);
     if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), n * sizeof(uint32_t));
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
@@ -225,7 +220,6 @@ class CudaRendererImpl final : public CudaRenderer {
       free_device(orig_);
       free_device(words_);
       free_device(batches_);
-      free_device(batch_flags_);
       size_t free_b = 0, total_b = 0;
       if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
       if (error)
@@ -787,7 +781,6 @@ class CudaRendererImpl final : public CudaRenderer {
       in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      in.flags = cull_ ? batch_flags_ : nullptr;
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
     } else {
       cuda::RasterInput in;
@@ -854,7 +847,6 @@ class CudaRendererImpl final : public CudaRenderer {
   bool compact_ = false, compact_active_ = false;
   uint32_t* words_ = nullptr;
   CompactBatch* batches_ = nullptr;
-  uint8_t* batch_flags_ = nullptr;  // the compact batches' box tests of this frame
   uint64_t cap_batches_ = 0;
   // Batch culling (engine/culling.h): wanted, and boxes of the current plain cloud on the device.
   bool cull_ = true, boxes_ready_ = false;

@@ -573,8 +573,8 @@ std::string compact_case_name(const testing::TestParamInfo<bool>& i) {
 /// Compact positions (engine/compact.h) on the GPU draw exactly what the CPU renderer draws from
 /// the same compact form: the Variants grid (scenes x cameras x sizes x point sizes, each frame
 /// twice), subsets at point sizes 1 and 3, exact ties, NaN / huge coordinates; memory_bytes() is
-/// the real allocation (8 B a point + 24 B and a flag byte a batch; the terrain drawn with
-/// culling off); switching compact off afterwards gives the plain image again.
+/// the real allocation (8 B a point + 24 B a batch); switching compact off afterwards gives
+/// the plain image again.
 TEST_P(CompactPositions, GpuEqualsCpuCompact) {
   PR_REQUIRE_GPU(gpu);
   const bool morton = GetParam();
@@ -588,7 +588,6 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
   const int sizes[][3] = {{1023, 769, 1}, {640, 480, 3}, {1920, 1080, 1}, {333, 177, 2}};
   for (const char* scene : {"cube", "terrain", "galaxy"}) {
     const PointCloud& cloud = scene_cloud(scene, 300'000);
-    gpu->set_culling(std::string(scene) != "terrain");
     CpuRenderer cpu;
     cpu.set_compact(true, morton);
     ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
@@ -597,7 +596,7 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
     EXPECT_EQ(gpu->cloud_sorted(), morton);
     if (std::string(scene) == "cube") {  // before any frame: no pixel buffers yet
       const size_t batches = (cloud.size() + kCompactBatch - 1) / kCompactBatch;
-      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 8u + batches * (sizeof(CompactBatch) + 1));
+      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 8u + batches * sizeof(CompactBatch));
     }
     for (const char* cam : {"scene", "inside", "behind"})
       for (const auto& sz : sizes) {

@@ -83,9 +83,8 @@ class CudaRenderer : public Renderer {
   /// point); each frame first tests every box (the CPU's conservative test, a thread a batch) and
   /// the raster kernel skips the batches whose box cannot reach the image, so a
   /// camera inside a spatially coherent cloud (sorted on upload, or coherent as given) reads only
-  /// the batches around its view. Same image. Compact positions cull their own batches the same
-  /// way (a flag byte each) and follow this switch too. Takes effect at the next frame;
-  /// PR_CUDA_CULL=0|off turns it off (for A/B measurements).
+  /// the batches around its view. Same image. Compact positions always cull their own batches.
+  /// Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
