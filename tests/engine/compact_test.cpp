@@ -270,46 +270,27 @@ TEST(Compact, BatchCullingNeverDropsAVisiblePoint) {
 }
 
 TEST(Compact, BoxTestAgainstProjectedCornersAndSamples) {
-  // Random boxes and cameras: whenever the box test says "not visible", none of the box's
-  // decodable points (the 8 corners, the centre and 200 random steps) projects into the image.
-  std::mt19937 rng(7);
+  // Whenever the box test says "not visible", none of the box's decodable points (the 8 corners,
+  // the centre and 200 random steps) projects into the image.
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::uniform_int_distribution<uint32_t> q(0, kCompactMaxQ);
-  int rejected = 0, accepted = 0;
-  Bounds world;
-  world.extend(glm::dvec3(-10.0));
-  world.extend(glm::dvec3(10.0));
-  for (int i = 0; i < 20'000; ++i) {
-    CompactBatch b;
-    const float mag = i % 2 ? 1.0f : 1000.0f;  // large coordinates stress the rounding pads
-    for (int a = 0; a < 3; ++a) {
-      b.lo[a] = u(rng) * 10.0f + (a == 0 ? mag - 1.0f : 0.0f);
-      b.scale[a] = (u(rng) + 1.0f) * (i % 5 == 0 ? 1e-5f : 0.003f);
-    }
-    Camera cam = random_camera(rng, world);
-    cam.position.x += double(mag - 1.0f);
-    const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
-    if (compact_box_visible(p, b)) {
-      ++accepted;
-      continue;
-    }
-    ++rejected;
-    auto check = [&](uint32_t qx, uint32_t qy, uint32_t qz) {
-      float x, y, z;
-      ASSERT_TRUE(compact_decode(b, qx | (qy << 10) | (qz << 20), x, y, z));
-      int ix, iy;
-      uint64_t key;
-      ASSERT_FALSE(project_to_pixel(p, x, y, z, 0, ix, iy, key))
-          << "box " << i << " culled but point (" << qx << "," << qy << "," << qz
-          << ") lands on pixel " << ix << "," << iy;
-    };
-    for (uint32_t c = 0; c < 8; ++c)
-      check(c & 1 ? kCompactMaxQ : 0, c & 2 ? kCompactMaxQ : 0, c & 4 ? kCompactMaxQ : 0);
-    check(511, 511, 511);
-    for (int k = 0; k < 200; ++k) check(q(rng), q(rng), q(rng));
-  }
-  EXPECT_GT(rejected, 2000);
-  EXPECT_GT(accepted, 1000);
+  test::check_box_test<CompactBatch>(
+      7,
+      [&](int i, float x0, std::mt19937& rng) {
+        CompactBatch b;
+        for (int a = 0; a < 3; ++a) {
+          b.lo[a] = u(rng) * 10.0f + (a == 0 ? x0 : 0.0f);
+          b.scale[a] = (u(rng) + 1.0f) * (i % 5 == 0 ? 1e-5f : 0.003f);
+        }
+        return b;
+      },
+      [](const ProjParams& p, const CompactBatch& b) { return compact_box_visible(p, b); },
+      [&](const CompactBatch& b, int k, std::mt19937& rng, float& x, float& y, float& z) {
+        uint32_t s[3];
+        for (int a = 0; a < 3; ++a)
+          s[a] = k < 8 ? ((k >> a) & 1 ? kCompactMaxQ : 0u) : k == 8 ? 511u : q(rng);
+        return compact_decode(b, s[0] | (s[1] << 10) | (s[2] << 20), x, y, z);
+      });
 }
 
 TEST(Compact, OffByDefaultAndReportsMemory) {

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 
 #include "engine/camera.h"
 #include "engine/cpu_renderer.h"
+#include "engine/projection.h"
 #include "random_camera.h"
 
 namespace pr::test {
@@ -77,6 +79,46 @@ inline void compare_culling(CpuRenderer& culled, CpuRenderer& unculled, const Bo
     t.frames_drawing += count_drawn(a) > 0;
     t.frames_culling += culled.culled_batches() > 0 && count_drawn(a) > 0;
   }
+}
+
+/// A conservative box test against the projection: 20,000 random boxes (`make(i, x, rng)`: a box
+/// near x, half of them near x = 1000 where float rounding is coarser) and random cameras;
+/// whenever `visible` says no, none of the box's points `sample(box, k, rng)` (k < 8: the
+/// corners, 8: the centre, then 200 random ones; false: no such point) lands in the image. The
+/// test must both cull and keep many boxes.
+template <class Box>
+void check_box_test(
+    uint32_t seed, const std::function<Box(int, float, std::mt19937&)>& make,
+    const std::function<bool(const ProjParams&, const Box&)>& visible,
+    const std::function<bool(const Box&, int, std::mt19937&, float&, float&, float&)>& sample) {
+  std::mt19937 rng(seed);
+  int rejected = 0, accepted = 0;
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  for (int i = 0; i < 20'000; ++i) {
+    const float mag = i % 2 ? 1.0f : 1000.0f;  // large coordinates stress the rounding pads
+    const Box b = make(i, mag - 1.0f, rng);
+    Camera cam = random_camera(rng, world);
+    cam.position.x += double(mag - 1.0f);
+    const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
+    if (visible(p, b)) {
+      ++accepted;
+      continue;
+    }
+    ++rejected;
+    for (int k = 0; k < 209; ++k) {
+      float x, y, z;
+      ASSERT_TRUE(sample(b, k, rng, x, y, z)) << "box " << i << " point " << k;
+      int ix, iy;
+      uint64_t key;
+      ASSERT_FALSE(project_to_pixel(p, x, y, z, 0, ix, iy, key))
+          << "box " << i << " culled but its point " << k << " (" << x << "," << y << "," << z
+          << ") lands on pixel " << ix << "," << iy;
+    }
+  }
+  EXPECT_GT(rejected, 2000);
+  EXPECT_GT(accepted, 1000);
 }
 
 }  // namespace pr::test
