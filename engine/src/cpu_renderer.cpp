@@ -185,15 +185,17 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
           }
         }
       };
+      // One stored point, any point size.
+      auto draw_one = [&](size_t i) {
+        const Float3 v = pos[i];
+        int ix, iy;
+        uint64_t key;
+        if (project_to_pixel(p, v.x, v.y, v.z, colors[i], ix, iy, key)) plot(ix, iy, key);
+      };
       // Any point size, points [b, e) of the stored order.
       auto draw_points = [&](size_t b, size_t e) {
         if (!big) return draw_run(b, e);
-        for (size_t i = b; i < e; ++i) {
-          const Float3 v = pos[i];
-          int ix, iy;
-          uint64_t key;
-          if (project_to_pixel(p, v.x, v.y, v.z, colors[i], ix, iy, key)) plot(ix, iy, key);
-        }
+        for (size_t i = b; i < e; ++i) draw_one(i);
       };
       const bool all = step == (uint64_t{1} << 32);
       const size_t batches = (total_points + kPointBatch - 1) / kPointBatch;
@@ -224,13 +226,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
             count,
             [&](size_t b, size_t e) {
               if (all) return draw_points(b, e);
-              for (size_t i = b; i < e; ++i) {
-                const uint64_t src = subset_index(i, step);
-                const Float3 v = pos[src];
-                int ix, iy;
-                uint64_t key;
-                if (project_to_pixel(p, v.x, v.y, v.z, colors[src], ix, iy, key)) plot(ix, iy, key);
-              }
+              for (size_t i = b; i < e; ++i) draw_one(size_t(subset_index(i, step)));
             },
             threads_, 1 << 14);
       }

@@ -759,13 +759,15 @@ class CudaRendererImpl final : public CudaRenderer {
     const uint64_t count = effective_count(points_, s.point_count);
     stats.points_drawn = count;
     const ProjParams p = camera.params(s.width, s.height, origin_, s.point_size);
+    const bool cull = cull_for(points_, p);
+    const int rounds = rounds_for(points_);
     // What decides which operations the frame has (for the graph's in-place update).
     shape_ = uint64_t(!keys_clean_) | uint64_t(compact_active_) << 1 | uint64_t(sorted_) << 2 |
              uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
-             uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 |
-             uint64_t(cull_for(points_, p)) << 18 | uint64_t(rounds_for(points_)) << 19;
+             uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
+             uint64_t(rounds) << 19;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -790,8 +792,8 @@ class CudaRendererImpl final : public CudaRenderer {
       in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      in.rounds = rounds_for(points_);
-      if (cull_for(points_, p)) {  // the box tests first, a thread a batch
+      in.rounds = rounds;
+      if (cull) {  // the box tests first, a thread a batch
         cuda::launch_batch_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch, flags_,
                                  stream_);
         PR_CUDA_TRY(cudaGetLastError());
