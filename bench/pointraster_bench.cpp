@@ -71,11 +71,19 @@ struct Row {
   double bytes_per_point = 0, copy_fraction = -1;
 };
 
+/// The rounds a GPU mode's token "rN" forces (set_raster_rounds), or 0 for other tokens.
+int mode_rounds(const std::string& t) {
+  for (const char* r : {"r1", "r2", "r4", "r8", "r16"})
+    if (t == r) return std::atoi(r + 1);
+  return 0;
+}
+
 const char* kUsage =
     "usage: pointraster_bench [--renderers cpu,gpu,gl] [--points 1e5,1e6,...] "
     "[--orders random,morton]\n"
     "         [--cameras overview,inside] [--sizes 1920x1080,...] [--frames N] [--budget SECONDS]\n"
-    "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n";
+    "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
+    "         [--gpu-modes default,nosort,compact,nocull,r1..r16 (tokens joined with '+')]\n";
 
 bool parse_size(const std::string& s, std::pair<int, int>& out) {
   int w = 0, h = 0;
@@ -158,14 +166,15 @@ bool parse_args(int argc, char** argv, Options& o) {
           while (b <= m.size()) {
             const size_t e = std::min(m.find('+', b), m.size());
             const std::string t = m.substr(b, e - b);
-            known = known && (t == "nosort" || t == "compact" || t == "nocull");
+            known = known && (t == "nosort" || t == "compact" || t == "nocull" ||
+                              mode_rounds(t) > 0);
             b = e + 1;
           }
         }
         if (!known) {
           std::fprintf(stderr,
                        "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                       "nocull joined with '+')\n",
+                       "nocull, r1|r2|r4|r8|r16 joined with '+')\n",
                        m.c_str());
           return false;
         }
@@ -449,6 +458,7 @@ int main(int argc, char** argv) {
   };
 #endif
 
+  bool rounds_forced = false;  // a GPU mode forced the rounds (token rN)
   for (uint64_t n : o.points) {
     const uint64_t avail = host_memory_available();
     const bool want_morton =
@@ -496,6 +506,7 @@ int main(int argc, char** argv) {
           gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
           gpu->set_compact_positions(false);
           gpu->set_culling(true);
+          if (rounds_forced) gpu->set_raster_rounds(-1);
         }
         Stopwatch up;
         run_gpu = gpu->set_cloud(cloud, &why);
@@ -626,6 +637,9 @@ int main(int argc, char** argv) {
 #if defined(PR_BENCH_CUDA)
       // The other storage modes, each uploaded once and checked against a CPU renderer set up
       // the same way (compact positions draw the dequantized points, on both sides).
+      // One CPU reference per storage form (compact, sorted) and cloud: the host's compact
+      // encoding of 1e9 points takes half a minute, and several modes share it.
+      std::map<std::pair<bool, bool>, std::unique_ptr<CpuRenderer>> refs;
       for (const std::string& mode : o.gpu_modes) {
         if (mode == "default" || !gpu || n > o.gpu_max) continue;
         const bool sort = mode.find("nosort") == std::string::npos;
@@ -634,6 +648,15 @@ int main(int argc, char** argv) {
         gpu->set_spatial_sort(sort);
         gpu->set_compact_positions(compact);
         gpu->set_culling(cull);
+        int rounds = -1;  // the renderer's choice unless a token rN forces it
+        for (size_t b = 0; b <= mode.size();) {
+          const size_t e = std::min(mode.find('+', b), mode.size());
+          if (const int r = mode_rounds(mode.substr(b, e - b)); r > 0) rounds = r;
+          b = e + 1;
+        }
+        // PR_CUDA_ROUNDS stays in force until a mode names rounds.
+        if (rounds > 0 || rounds_forced) gpu->set_raster_rounds(rounds);
+        rounds_forced = rounds_forced || rounds > 0;
         Stopwatch up;
         if (!gpu->set_cloud(cloud, &why)) {
           std::fprintf(table, "# gpu+%s %llu %s: skipped: %s\n", mode.c_str(),
@@ -642,13 +665,18 @@ int main(int argc, char** argv) {
         }
         std::fprintf(table, "# gpu+%s: uploaded in %.0f ms%s\n", mode.c_str(), up.ms(),
                      compact ? " (compact encoding included)" : "");
-        CpuRenderer ref_cpu(o.threads);
-        ref_cpu.set_compact(compact, sort);
-        if (!ref_cpu.set_cloud(cloud, &why)) {
-          std::fprintf(table, "# cpu reference for %s: %s\n", mode.c_str(), why.c_str());
-          ++failures;
-          continue;
+        std::unique_ptr<CpuRenderer>& ref_slot = refs[{compact, compact && sort}];
+        if (!ref_slot) {
+          auto made = std::make_unique<CpuRenderer>(o.threads);
+          made->set_compact(compact, sort);
+          if (!made->set_cloud(cloud, &why)) {
+            std::fprintf(table, "# cpu reference for %s: %s\n", mode.c_str(), why.c_str());
+            ++failures;
+            continue;
+          }
+          ref_slot = std::move(made);
         }
+        CpuRenderer& ref_cpu = *ref_slot;
         for (const auto& wh : o.sizes) {
           for (const std::string& camname : o.cameras) {
             Camera cam = scene_camera("cube", cloud);

@@ -1,8 +1,12 @@
-// The raster kernel for compact quantized positions (engine/compact.h): one block per batch of
-// kCompactBatch stored points. Thread 0 tests the batch's box against the view with the shared
-// (double precision, conservative) compact_box_visible(); a culled batch costs one 24-byte read.
-// Otherwise each thread decodes its words with the shared compact_decode(), so the floats are the
-// CPU's, and runs the same projection and early depth test as the default "simple" variant.
+// The raster kernel for compact quantized positions (engine/compact.h). A kernel of its own first
+// tests every batch's box against the view with the shared (double precision, conservative)
+// compact_box_visible(), a thread a batch, into a flag byte (as batch_flags() does for the plain
+// storage); each block of the raster kernel then covers in.rounds consecutive batches of
+// kCompactBatch stored points and skips the culled ones after a one-byte read. Each thread
+// decodes its words with the shared compact_decode(), so the floats are the CPU's, and runs the
+// same projection and early depth test as the default "simple" variant.
+// Before the flag kernel, thread 0 of each block tested its batch while the other 255 threads
+// waited at a barrier (docs/GPU.md has both measured).
 #include "raster.h"
 
 namespace pr::cuda {
@@ -14,38 +18,36 @@ constexpr int kPerLoad = 4;  // words loaded before the first is used
 static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
 
-// kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
+/// One thread a batch: compact_box_visible() into a byte.
+__global__ void compact_flags(ProjParams p, const CompactBatch* __restrict__ batches, uint64_t n,
+                              uint8_t* __restrict__ flags) {
+  const uint64_t b = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (b < n) flags[b] = compact_box_visible(p, batches[b]) ? 1 : 0;
+}
+
+/// The points of one batch (`cnt` of them, stored from `base`) for one block.
 template <bool kSubset, bool kOrig, bool kSplat>
-__global__ void __launch_bounds__(kThreads)
-    compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
-  __shared__ CompactBatch box;
-  __shared__ int visible;
-  const uint64_t batch = blockIdx.x;
-  if (threadIdx.x == 0) {
-    box = in.batches[batch];
-    visible = compact_box_visible(p, box) ? 1 : 0;
-  }
-  __syncthreads();
-  if (!visible) return;
-  const CompactBatch b = box;
-  const uint64_t base = batch * kCompactBatch;
-  const uint64_t end = base + kCompactBatch < in.total ? base + kCompactBatch : in.total;
+__device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
+                                              uint64_t step, unsigned long long* keys,
+                                              const CompactBatch& b, uint64_t base, uint32_t cnt) {
+  const uint32_t* words = in.words + base;
+  const uint32_t* colors = in.colors + base;
   const size_t width = size_t(p.width);
   for (uint32_t k0 = 0; k0 < kCompactBatch; k0 += kThreads * kPerLoad) {
     uint32_t w[kPerLoad];
 #pragma unroll
     for (int k = 0; k < kPerLoad; ++k) {
-      const uint64_t i = base + k0 + uint32_t(k * kThreads) + threadIdx.x;
+      const uint32_t off = k0 + uint32_t(k * kThreads) + threadIdx.x;
       // Streaming loads: read once a frame; the L2 is kept for the visibility buffer.
-      w[k] = i < end ? __ldcs(in.words + i) : kCompactInvalid;
+      w[k] = off < cnt ? __ldcs(words + off) : kCompactInvalid;
     }
 #pragma unroll
     for (int k = 0; k < kPerLoad; ++k) {
-      const uint64_t i = base + k0 + uint32_t(k * kThreads) + threadIdx.x;
+      const uint32_t off = k0 + uint32_t(k * kThreads) + threadIdx.x;
       float x, y, z;
       if (!compact_decode(b, w[k], x, y, z)) continue;
       if constexpr (kSubset) {
-        const uint32_t id = kOrig ? __ldg(in.orig + i) : uint32_t(i);
+        const uint32_t id = kOrig ? __ldg(in.orig + base + off) : uint32_t(base + off);
         if (!in_subset(id, in.count, step)) continue;
       }
       int ix = 0, iy = 0;
@@ -54,7 +56,7 @@ __global__ void __launch_bounds__(kThreads)
       const uint32_t dbits = uint32_t(key >> 32);
       if constexpr (kSplat) {
         const unsigned long long full =
-            (static_cast<unsigned long long>(dbits) << 32) | __ldg(in.colors + i);
+            (static_cast<unsigned long long>(dbits) << 32) | __ldg(colors + off);
         int x0, y0, x1, y1;
         splat_rect(p, ix, iy, x0, y0, x1, y1);
         for (int yy = y0; yy < y1; ++yy)
@@ -69,11 +71,44 @@ __global__ void __launch_bounds__(kThreads)
         const unsigned long long cur = keys[pix];
         if (dbits > uint32_t(cur >> 32)) continue;
         const unsigned long long full =
-            (static_cast<unsigned long long>(dbits) << 32) | __ldg(in.colors + i);
+            (static_cast<unsigned long long>(dbits) << 32) | __ldg(colors + off);
         if (full < cur) atomicMin(keys + pix, full);
       }
     }
   }
+}
+
+// kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
+// kCull: the batches' flags of this frame (compact_flags()) are read first.
+template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
+__global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
+    compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
+  const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
+  const uint64_t first = uint64_t(blockIdx.x) * uint64_t(in.rounds);
+  for (int r = 0; r < in.rounds; ++r) {
+    const uint64_t batch = first + uint64_t(r);
+    if (batch >= batches) break;
+    // The same byte and box for every thread of the block: broadcast loads.
+    if constexpr (kCull) {
+      if (__ldg(in.flags + batch) == 0) continue;
+    }
+    const CompactBatch b = in.batches[batch];
+    const uint64_t base = batch * kCompactBatch;
+    const uint64_t left = in.total - base;
+    const uint32_t cnt = left < kCompactBatch ? uint32_t(left) : kCompactBatch;
+    compact_batch<kSubset, kOrig, kSplat>(p, in, step, keys, b, base, cnt);
+  }
+}
+
+template <bool kSubset, bool kOrig, bool kSplat>
+void launch_cull(const ProjParams& p, const CompactInput& in, uint64_t step,
+                 unsigned long long* keys, unsigned blocks, cudaStream_t stream) {
+  if (in.flags)
+    compact_points<kSubset, kOrig, kSplat, true>
+        <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
+  else
+    compact_points<kSubset, kOrig, kSplat, false>
+        <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
 }
 
 template <bool kSubset, bool kOrig>
@@ -81,12 +116,15 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
             cudaStream_t stream) {
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   if (batches == 0) return;
+  if (in.flags)
+    compact_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+        p, in.batches, batches, in.flags);
+  const uint64_t rounds = uint64_t(in.rounds < 1 ? 1 : in.rounds);
+  const unsigned blocks = unsigned((batches + rounds - 1) / rounds);
   if (p.point_size > 1)
-    compact_points<kSubset, kOrig, true>
-        <<<unsigned(batches), kThreads, 0, stream>>>(p, in, step, keys);
+    launch_cull<kSubset, kOrig, true>(p, in, step, keys, blocks, stream);
   else
-    compact_points<kSubset, kOrig, false>
-        <<<unsigned(batches), kThreads, 0, stream>>>(p, in, step, keys);
+    launch_cull<kSubset, kOrig, false>(p, in, step, keys, blocks, stream);
 }
 
 }  // namespace

@@ -110,9 +110,14 @@ struct CompactInput {
   bool permuted = false;  ///< Morton-ordered build
   uint64_t total = 0;     ///< points stored
   uint64_t count = 0;     ///< points drawn (the subset's size)
+  int rounds = 1;         ///< batches a block of the raster kernel covers
+  /// A byte a batch that the launch fills with this frame's box tests (compact_box_visible(),
+  /// the CPU's, a kernel of its own) before the raster kernel skips the culled batches; null:
+  /// every batch is drawn.
+  uint8_t* flags = nullptr;
 };
 
-/// One block per batch: the box test (compact_box_visible, the CPU's), then every stored point
+/// Blocks of in.rounds batches: (with in.flags) the box tests first, then every stored point
 /// decoded with compact_decode and depth-tested like the simple variant (key = depth bits << 32 |
 /// color). Subsets keep the stored points whose original index is in the subset. Point size > 1
 /// splats splat_rect() squares. Same image as CpuRenderer with set_compact(true). False (nothing

@@ -596,7 +596,7 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
     EXPECT_EQ(gpu->cloud_sorted(), morton);
     if (std::string(scene) == "cube") {  // before any frame: no pixel buffers yet
       const size_t batches = (cloud.size() + kCompactBatch - 1) / kCompactBatch;
-      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 8u + batches * sizeof(CompactBatch));
+      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 8u + batches * (sizeof(CompactBatch) + 1));
     }
     for (const char* cam : {"scene", "inside", "behind"})
       for (const auto& sz : sizes) {
@@ -917,6 +917,59 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
   // The comparison means something only if the cameras draw and their views skip batches.
   EXPECT_GT(frames, 60u);
   EXPECT_GT(cpu_would_cull, 30u);
+}
+
+/// The same for compact positions (their own batches and flag kernel): the GPU with culling on
+/// and off, forced rounds (1 - 4 batches a block), against the CPU's compact form unculled; and
+/// the views skip batches (the GPU's flags are not readable, so the CPU's compact culling, which
+/// tests the same boxes with the same function, counts them).
+TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  std::mt19937 rng(7);
+  size_t culled = 0, frames = 0;
+  gpu->set_compact_positions(true);
+  for (const bool morton : {true, false}) {
+    gpu->set_spatial_sort(morton);
+    for (const char* name : {"cube", "galaxy"}) {
+      const PointCloud& cloud = scene_cloud(name, 300'000);
+      CpuRenderer cpu(0);
+      cpu.set_compact(true, morton);
+      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+      for (int i = 0; i < 30; ++i) {
+        const Camera cam = test::random_camera(rng, cloud.world_bounds());
+        RenderSettings rs;
+        rs.width = i % 3 == 0 ? 97 : 400;
+        rs.height = i % 3 == 0 ? 61 : 240;
+        rs.point_size = 1 + i % 3;
+        rs.background = kBackground;
+        rs.want_depth = true;
+        if (i % 5 == 4) rs.point_count = cloud.size() / 3;
+        gpu->set_culling(i % 7 != 3);
+        gpu->set_raster_rounds(i % 2 ? 16 : i % 4 == 0 ? 1 : 8);  // forced: culls this size
+        Image c, g;
+        FrameStats cs, gs;
+        ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << err;
+        ASSERT_TRUE(gpu->render(cam, rs, g, gs, &err)) << err;
+        std::string first;
+        const std::string what = std::string(name) + (morton ? " morton" : " file order") +
+                                 " camera " + std::to_string(i);
+        EXPECT_EQ(test::count_diff(c, g, &first), 0u) << what << ": " << first;
+        EXPECT_EQ(std::memcmp(c.depth.data(), g.depth.data(), c.depth.size() * sizeof(float)), 0)
+            << what;
+        const bool drawn = test::count_drawn(g, kBackground) > 0;
+        frames += drawn;
+        culled += drawn && cpu.culled_batches() > 0;
+      }
+    }
+  }
+  gpu->set_compact_positions(false);
+  gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
+  gpu->set_culling(true);
+  gpu->set_raster_rounds(-1);
+  EXPECT_GT(frames, 40u);
+  EXPECT_GT(culled, 15u);
 }
 
 TEST(CudaRenderer, UnknownRasterVariantIsRefused) {

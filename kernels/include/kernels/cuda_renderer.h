@@ -83,12 +83,12 @@ class CudaRenderer : public Renderer {
   /// point); each frame first tests every box (the CPU's conservative test, a thread a batch) and
   /// the raster kernel skips the batches whose box cannot reach the image, so a
   /// camera inside a spatially coherent cloud (sorted on upload, or coherent as given) reads only
-  /// the batches around its view. Same image. Compact positions always cull their own batches.
-  /// Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
+  /// the batches around its view. Same image. Compact positions cull their own batches the same
+  /// way (a flag byte each beside their boxes) and follow this switch too. Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
-  /// or 16, or -1 (the default) to choose by the cloud's size and the device (the most rounds,
+  /// or 16 (compact positions: a batch of 4096 a block up to 4 rounds, then rounds / 4), or -1 (the default) to choose by the cloud's size and the device (the most rounds,
   /// up to 8, that still give the GPU twice the blocks it holds at once; clouds under 2^20 points
   /// are then not culled: their frames read the whole cloud in a few microseconds). A forced value
   /// culls clouds of every size (when culling is on). For tests and A/B measurements
