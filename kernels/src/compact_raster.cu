@@ -18,21 +18,28 @@ constexpr int kPerLoad = 4;  // words loaded before the first is used
 static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
 
-/// One thread a batch: compact_box_visible() into a byte.
+/// One thread a batch into a byte: 0 culled (compact_box_visible() false), 2 wholly inside the
+/// view (compact_box_inside(), when `inside` allows it: the raster kernel then skips the
+/// per-point tests), 1 otherwise.
 __global__ void compact_flags(ProjParams p, const CompactBatch* __restrict__ batches, uint64_t n,
-                              uint8_t* __restrict__ flags) {
-  const uint64_t b = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (b < n) flags[b] = compact_box_visible(p, batches[b]) ? 1 : 0;
+                              bool inside, uint8_t* __restrict__ flags) {
+  const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= n) return;
+  const CompactBatch b = batches[i];
+  flags[i] = !compact_box_visible(p, b) ? 0 : inside && compact_box_inside(p, b) ? 2 : 1;
 }
 
-/// The points of one batch (`cnt` of them, stored from `base`) for one block.
-template <bool kSubset, bool kOrig, bool kSplat>
+/// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
+/// is wholly inside the view (compact_box_inside()), so each valid point's pixel comes from
+/// project_inside(), the same pixel and depth as project_to_pixel() without its tests. Pixel
+/// indices fit 32 bits (the renderer refuses larger images).
+template <bool kSubset, bool kOrig, bool kSplat, bool kInside>
 __device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
                                               uint64_t step, unsigned long long* keys,
                                               const CompactBatch& b, uint64_t base, uint32_t cnt) {
   const uint32_t* words = in.words + base;
   const uint32_t* colors = in.colors + base;
-  const size_t width = size_t(p.width);
+  const uint32_t width = uint32_t(p.width);
   for (uint32_t k0 = 0; k0 < kCompactBatch; k0 += kThreads * kPerLoad) {
     uint32_t w[kPerLoad];
 #pragma unroll
@@ -51,9 +58,14 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
         if (!in_subset(id, in.count, step)) continue;
       }
       int ix = 0, iy = 0;
-      uint64_t key = 0;
-      if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
-      const uint32_t dbits = uint32_t(key >> 32);
+      uint32_t dbits = 0;
+      if constexpr (kInside) {
+        project_inside(p, x, y, z, ix, iy, dbits);
+      } else {
+        uint64_t key = 0;
+        if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
+        dbits = uint32_t(key >> 32);
+      }
       if constexpr (kSplat) {
         const unsigned long long full =
             (static_cast<unsigned long long>(dbits) << 32) | __ldg(colors + off);
@@ -61,13 +73,13 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
         splat_rect(p, ix, iy, x0, y0, x1, y1);
         for (int yy = y0; yy < y1; ++yy)
           for (int xx = x0; xx < x1; ++xx) {
-            unsigned long long* slot = keys + size_t(yy) * width + size_t(xx);
+            unsigned long long* slot = keys + (uint32_t(yy) * width + uint32_t(xx));
             if (full < *slot) atomicMin(slot, full);
           }
       } else {
         // The simple variant's early test: the depth word first, the color only for points that
         // may still win.
-        const size_t pix = size_t(iy) * width + size_t(ix);
+        const uint32_t pix = uint32_t(iy) * width + uint32_t(ix);
         const unsigned long long cur = keys[pix];
         if (dbits > uint32_t(cur >> 32)) continue;
         const unsigned long long full =
@@ -79,7 +91,8 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
 }
 
 // kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
-// kCull: the batches' flags of this frame (compact_flags()) are read first.
+// kCull: the batches' flags of this frame (compact_flags()) are read first; without them
+// in.all_inside says whether every batch is wholly inside the view.
 template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
 __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
@@ -89,14 +102,24 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     const uint64_t batch = first + uint64_t(r);
     if (batch >= batches) break;
     // The same byte and box for every thread of the block: broadcast loads.
+    bool inside = in.all_inside;
     if constexpr (kCull) {
-      if (__ldg(in.flags + batch) == 0) continue;
+      const uint8_t f = __ldg(in.flags + batch);
+      if (f == 0) continue;
+      inside = f == 2;
     }
     const CompactBatch b = in.batches[batch];
     const uint64_t base = batch * kCompactBatch;
     const uint64_t left = in.total - base;
     const uint32_t cnt = left < kCompactBatch ? uint32_t(left) : kCompactBatch;
-    compact_batch<kSubset, kOrig, kSplat>(p, in, step, keys, b, base, cnt);
+    // Splats clip their squares to the image anyway: one path for them.
+    if constexpr (!kSplat) {
+      if (inside) {
+        compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt);
+        continue;
+      }
+    }
+    compact_batch<kSubset, kOrig, kSplat, false>(p, in, step, keys, b, base, cnt);
   }
 }
 
@@ -118,7 +141,7 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
   if (batches == 0) return;
   if (in.flags)
     compact_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-        p, in.batches, batches, in.flags);
+        p, in.batches, batches, in.inside_ok, in.flags);
   const uint64_t rounds = uint64_t(in.rounds < 1 ? 1 : in.rounds);
   const unsigned blocks = unsigned((batches + rounds - 1) / rounds);
   if (p.point_size > 1)

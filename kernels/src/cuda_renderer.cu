@@ -111,6 +111,9 @@ class CudaRendererImpl final : public CudaRenderer {
       stage_events_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_CULL"))
       cull_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
+    // A/B switch: compact batches wholly inside the view skip the per-point tests.
+    if (const char* v = std::getenv("PR_CUDA_INSIDE"))
+      inside_ok_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     if (const char* v = std::getenv("PR_CUDA_ROUNDS"); v && *v) {
       const int r = std::atoi(v);
       if (valid_rounds(r))
@@ -155,6 +158,7 @@ class CudaRendererImpl final : public CudaRenderer {
         cudaMemcpy(out->data(), boxes_, out->size() * sizeof(PointBox), cudaMemcpyDeviceToHost));
     return true;
   }
+  void set_inside_batches(bool on) override { inside_ok_ = on; }
   void set_stage_timing(bool on) override { stage_events_ = on; }
   bool stage_timing() const override { return stage_events_; }
   bool frame_graph() const override { return graph_; }
@@ -727,6 +731,13 @@ class CudaRendererImpl final : public CudaRenderer {
   /// launch from the host.
   bool frame(const Camera& camera, const RenderSettings& s, uint32_t* rgba, float* depth,
              FrameStats& stats, std::string* error) {
+    // The kernels index pixels with 32 bits (4 G pixels: 51 GB of frame buffers).
+    if (uint64_t(s.width) * uint64_t(s.height) > uint64_t(UINT32_MAX)) {
+      if (error)
+        *error = "image of " + std::to_string(s.width) + "x" + std::to_string(s.height) +
+                 " is too large for the GPU renderer (at most 2^32 - 1 pixels)";
+      return false;
+    }
     // A subset of a permuted cloud: the original index first (not inside a graph capture).
     if (sorted_ && effective_count(points_, s.point_count) < points_ && !ensure_orig(error))
       return false;
@@ -789,13 +800,17 @@ class CudaRendererImpl final : public CudaRenderer {
     const ProjParams p = camera.params(s.width, s.height, origin_, s.point_size);
     const bool cull = cull_for(points_, p);
     const int rounds = rounds_for(points_);
+    // Compact positions: with culling on and the whole cloud surely in view, no box tests and no
+    // per-point tests either.
+    const bool all_inside = compact_active_ && cull_ && inside_ok_ && !cull && points_ > 0 &&
+                            box_inside(p, cloud_box_);
     // What decides which operations the frame has (for the graph's in-place update).
     shape_ = uint64_t(!keys_clean_) | uint64_t(compact_active_) << 1 | uint64_t(sorted_) << 2 |
              uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
              uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
-             uint64_t(rounds) << 19;
+             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -813,7 +828,9 @@ class CudaRendererImpl final : public CudaRenderer {
       in.count = count;
       // Batches of kCompactBatch (4 rounds of 1024) a block.
       in.rounds = std::max(1, rounds / int(kCompactBatch / 1024));
+      in.inside_ok = inside_ok_;
       if (cull) in.flags = batch_flags_;  // the launch runs the box tests first
+      in.all_inside = all_inside;
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
     } else {
       cuda::RasterInput in;
@@ -884,6 +901,7 @@ class CudaRendererImpl final : public CudaRenderer {
   uint64_t cap_batches_ = 0;
   // Batch culling (engine/culling.h): wanted, and boxes of the current plain cloud on the device.
   bool cull_ = true, boxes_ready_ = false;
+  bool inside_ok_ = true;  // PR_CUDA_INSIDE: compact batches inside the view skip point tests
   int forced_rounds_ = -1;  // PR_CUDA_ROUNDS / set_raster_rounds: for every cloud (A/B, tests)
   int sms_ = 0;             // multiprocessors of the device
   PointBox* boxes_ = nullptr;

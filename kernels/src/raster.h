@@ -115,6 +115,10 @@ struct CompactInput {
   /// the CPU's, a kernel of its own) before the raster kernel skips the culled batches; null:
   /// every batch is drawn.
   uint8_t* flags = nullptr;
+  /// The box tests may mark batches wholly inside the view, whose points then skip their tests.
+  bool inside_ok = true;
+  /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()).
+  bool all_inside = false;
 };
 
 /// Blocks of in.rounds batches: (with in.flags) the box tests first, then every stored point

@@ -293,6 +293,33 @@ TEST(Compact, BoxTestAgainstProjectedCornersAndSamples) {
       });
 }
 
+TEST(Compact, BoxInsideMeansEveryPointDrawsAtItsPixel) {
+  // compact_box_inside(): every decodable point of a batch it accepts (corners, centre, 200
+  // random steps) draws, at the pixel and depth project_inside() gives.
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_int_distribution<uint32_t> q(0, kCompactMaxQ);
+  test::check_inside_test<CompactBatch>(
+      17,
+      [&](int i, const Camera& cam, std::mt19937& rng) {
+        CompactBatch b;
+        glm::dvec3 c = cam.position + cam.forward() * (i % 4 == 0 ? cam.near_z * 1.5 : 0.0);
+        if (i % 4 != 0) c = glm::dvec3(cam.position.x > 500.0 ? 999.0 : 0.0, 0.0, 0.0);
+        const float size = i % 4 == 0 ? 1e-3f : i % 3 == 0 ? 30.0f : 4.0f;
+        for (int a = 0; a < 3; ++a) {
+          b.lo[a] = float(c[a]) + u(rng) * size;
+          b.scale[a] = (u(rng) + 1.0f) * size * (i % 5 == 0 ? 1e-6f : 5e-4f);
+        }
+        return b;
+      },
+      [](const ProjParams& p, const CompactBatch& b) { return compact_box_inside(p, b); },
+      [&](const CompactBatch& b, int k, std::mt19937& rng, float& x, float& y, float& z) {
+        uint32_t s[3];
+        for (int a = 0; a < 3; ++a)
+          s[a] = k < 8 ? ((k >> a) & 1 ? kCompactMaxQ : 0u) : k == 8 ? 511u : q(rng);
+        return compact_decode(b, s[0] | (s[1] << 10) | (s[2] << 20), x, y, z);
+      });
+}
+
 TEST(Compact, OffByDefaultAndReportsMemory) {
   const PointCloud cloud = make_scene("cube", 10'000);
   CpuRenderer r(2);

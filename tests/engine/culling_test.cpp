@@ -138,6 +138,38 @@ TEST(Culling, BoxInViewMeansEveryPointDraws) {
   EXPECT_FALSE(box_in_view(Camera{}.params(64, 48, glm::dvec3(0.0)), empty));
 }
 
+TEST(Culling, BoxInsideMeansEveryPointDrawsAtItsPixel) {
+  // box_inside() (no per-point tests needed) against the projection itself: boxes around the
+  // origin, some far larger than the view, and some just beyond the near plane.
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), t(0.0f, 1.0f);
+  test::check_inside_test<PointBox>(
+      13,
+      [&](int i, const Camera& cam, std::mt19937& rng) {
+        PointBox b;
+        glm::dvec3 c = cam.position + cam.forward() * (i % 4 == 0 ? cam.near_z * 1.5 : 0.0);
+        if (i % 4 != 0) c = glm::dvec3(cam.position.x > 500.0 ? 999.0 : 0.0, 0.0, 0.0);
+        const float size = i % 4 == 0 ? 1e-3f : i % 3 == 0 ? 30.0f : 4.0f;
+        for (int a = 0; a < 3; ++a) {
+          b.lo[a] = float(c[a]) + u(rng) * size;
+          b.hi[a] = b.lo[a] + (u(rng) + 1.0f) * size * (i % 5 == 0 ? 1e-3f : 0.5f);
+        }
+        return b;
+      },
+      [](const ProjParams& p, const PointBox& b) { return box_inside(p, b); },
+      [&](const PointBox& b, int k, std::mt19937& rng, float& x, float& y, float& z) {
+        float v[3];
+        for (int a = 0; a < 3; ++a) {
+          const float s = k < 8 ? float((k >> a) & 1) : k == 8 ? 0.5f : t(rng);
+          v[a] = std::min(std::max(b.lo[a] + s * (b.hi[a] - b.lo[a]), b.lo[a]), b.hi[a]);
+        }
+        x = v[0];
+        y = v[1];
+        z = v[2];
+        return true;
+      });
+  EXPECT_FALSE(box_inside(Camera{}.params(64, 48, glm::dvec3(0.0)), empty_point_box()));
+}
+
 TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {
   std::mt19937 rng(2026);
   test::CullingTally tally;

@@ -121,4 +121,54 @@ void check_box_test(
   EXPECT_GT(accepted, 1000);
 }
 
+/// The dual of check_box_test(), for a "wholly inside the view" test (box_inside()): 20,000
+/// random cameras (half of them near x = 1000, where float rounding is coarser) looking at the
+/// origin from 1.5 - 3 times a random camera's distance, random boxes (`make(i, cam, rng)`, which
+/// may place them relative to the camera: just beyond its near plane, for instance); whenever
+/// `inside` says yes, every sample `sample(box, k, rng)` (k < 8: corners, 8: the centre, then 200
+/// random points) passes project_to_pixel() at the pixel and depth project_inside() gives. The
+/// test must both accept and refuse many boxes.
+template <class Box>
+void check_inside_test(
+    uint32_t seed, const std::function<Box(int, const Camera&, std::mt19937&)>& make,
+    const std::function<bool(const ProjParams&, const Box&)>& inside,
+    const std::function<bool(const Box&, int, std::mt19937&, float&, float&, float&)>& sample) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> far(1.5, 3.0);
+  int accepted = 0, refused = 0;
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  for (int i = 0; i < 20'000; ++i) {
+    const double x0 = i % 2 ? 0.0 : 999.0;  // large coordinates stress the rounding pads
+    Camera cam = random_camera(rng, world);
+    cam.position *= far(rng);
+    cam.look_at(glm::dvec3(0.0));
+    cam.position.x += x0;
+    const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
+    const Box b = make(i, cam, rng);
+    if (!inside(p, b)) {
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    for (int k = 0; k < 209; ++k) {
+      float x, y, z;
+      if (!sample(b, k, rng, x, y, z)) continue;  // a point that draws nothing by itself
+      int ix = -1, iy = -1, jx = -2, jy = -2;
+      uint64_t key = 0;
+      uint32_t dbits = 0;
+      ASSERT_TRUE(project_to_pixel(p, x, y, z, 0, ix, iy, key))
+          << "box " << i << " said inside, its point " << k << " (" << x << "," << y << "," << z
+          << ") does not draw";
+      project_inside(p, x, y, z, jx, jy, dbits);
+      ASSERT_EQ(ix, jx) << "box " << i << " point " << k;
+      ASSERT_EQ(iy, jy) << "box " << i << " point " << k;
+      ASSERT_EQ(uint32_t(key >> 32), dbits) << "box " << i << " point " << k;
+    }
+  }
+  EXPECT_GT(accepted, 2000);
+  EXPECT_GT(refused, 2000);
+}
+
 }  // namespace pr::test

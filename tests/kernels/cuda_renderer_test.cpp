@@ -920,7 +920,8 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
 }
 
 /// The same for compact positions (their own batches and flag kernel): the GPU with culling on
-/// and off, forced rounds (1 - 4 batches a block), against the CPU's compact form unculled; and
+/// and off, batches wholly inside the view skipping their points' tests or not, cameras that see
+/// the whole cloud, forced rounds (1 - 4 batches a block), against the CPU's compact form; and
 /// the views skip batches (the GPU's flags are not readable, so the CPU's compact culling, which
 /// tests the same boxes with the same function, counts them).
 TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
@@ -938,10 +939,13 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
       ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
       ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
       for (int i = 0; i < 30; ++i) {
-        const Camera cam = test::random_camera(rng, cloud.world_bounds());
+        Camera cam = test::random_camera(rng, cloud.world_bounds());
         RenderSettings rs;
         rs.width = i % 3 == 0 ? 97 : 400;
         rs.height = i % 3 == 0 ? 61 : 240;
+        // Every tenth camera frames the whole cloud: no box tests, every batch inside.
+        if (i % 10 == 9) cam.frame(cloud.world_bounds(), double(rs.width) / double(rs.height));
+        gpu->set_inside_batches(i % 5 != 2);
         rs.point_size = 1 + i % 3;
         rs.background = kBackground;
         rs.want_depth = true;
@@ -965,6 +969,7 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
     }
   }
   gpu->set_compact_positions(false);
+  gpu->set_inside_batches(true);
   gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
   gpu->set_culling(true);
   gpu->set_raster_rounds(-1);

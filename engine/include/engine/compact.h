@@ -128,6 +128,17 @@ PR_HD bool compact_box_visible(const ProjParams& p, const CompactBatch& b) {
   return box_visible(p, lo, hi);
 }
 
+/// Whether every valid point of batch `b` surely draws at pixel (int(px), int(py)) of its
+/// projection: box_inside() of engine/culling.h on the same box as compact_box_visible().
+PR_HD bool compact_box_inside(const ProjParams& p, const CompactBatch& b) {
+  double lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = double(b.lo[a]);
+    hi[a] = lo[a] + double(kCompactMaxQ) * double(b.scale[a]);
+  }
+  return box_inside(p, lo, hi);
+}
+
 /// Whether original index j is in the drawn subset {subset_index(i, step) : i < count} (step from
 /// subset_step(), >= 2^32). i -> subset_index(i, step) is strictly increasing, and the i that maps
 /// to j (if any) lies in [j 2^32 / step, j 2^32 / step + 1): i0 = floor(j 2^32 / step) or i0 + 1.

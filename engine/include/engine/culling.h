@@ -31,21 +31,16 @@ PR_HD double cull_abs(double v) {
   return v < 0.0 ? -v : v;
 }
 
-/// Whether a point in the box [lo, hi] may draw (conservative: false only when none can).
+/// The box [lo, hi] in camera space, for box_visible() and box_inside(): centre `cc` and half
+/// extents `ch` of a box that holds the float camera coordinates of every float point in (or
+/// near) [lo, hi].
 ///
 /// The camera transform c = R (v - shift) maps the box into the box centred on R (centre - shift)
 /// with half extents |R| h (exact in real numbers), padded by the float camera transform's
-/// rounding (a few float epsilons times |v - shift|: 1e-6 of it). A point draws only when its
-/// float c.z > near_z, so the box is culled when even the largest padded z is not beyond the near
-/// plane. With near_z > 0 a drawn point has c.z > 0, and then px >= 0 is c.x F / c.z + cx >= 0
-/// (F = focus * pixels per unit), i.e. the linear form c.x F + (cx + M) c.z >= 0, with a margin
-/// M of one pixel for the rounding of the division and the products. A linear form is negative
-/// over the whole box when its maximum, at the centre plus sum |coefficient| * half extent, is
-/// negative; so each image edge is one such test. The box itself is padded by 1e-6 relative, for
-/// callers whose points are only near it (the compact decoder's rounding). Written so that NaN
-/// anywhere culls nothing. Only the centre pixel of a point decides whether it draws (a splat
-/// whose centre is outside the image draws nothing, as on the CPU), so point sizes need no margin.
-PR_HD bool box_visible(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
+/// rounding (a few float epsilons times |v - shift|: 1e-6 of it). The box itself is padded by 1e-6
+/// relative, for callers whose points are only near it (the compact decoder's rounding).
+PR_HD void camera_box(const ProjParams& p, const double lo_in[3], const double hi_in[3],
+                      double cc[3], double ch[3]) {
   double c[3], h[3];
   double mag = 0.0;
   for (int a = 0; a < 3; ++a) {
@@ -60,7 +55,6 @@ PR_HD bool box_visible(const ProjParams& p, const double lo_in[3], const double 
     mag += m0 > m1 ? m0 : m1;
   }
   const double delta = 1e-6 * mag;  // float camera-transform rounding, generously
-  double cc[3], ch[3];
   for (int i = 0; i < 3; ++i) {
     cc[i] = 0.0;
     ch[i] = delta;
@@ -70,6 +64,22 @@ PR_HD bool box_visible(const ProjParams& p, const double lo_in[3], const double 
       ch[i] += cull_abs(r) * h[a];
     }
   }
+}
+
+/// Whether a point in the box [lo, hi] may draw (conservative: false only when none can).
+///
+/// A point draws only when its float c.z > near_z, so the box is culled when even the largest
+/// padded z (camera_box()) is not beyond the near plane. With near_z > 0 a drawn point has
+/// c.z > 0, and then px >= 0 is c.x F / c.z + cx >= 0 (F = focus * pixels per unit), i.e. the
+/// linear form c.x F + (cx + M) c.z >= 0, with a margin M of one pixel for the rounding of the
+/// division and the products. A linear form is negative over the whole box when its maximum, at
+/// the centre plus sum |coefficient| * half extent, is negative; so each image edge is one such
+/// test. Written so that NaN anywhere culls nothing. Only the centre pixel of a point decides
+/// whether it draws (a splat whose centre is outside the image draws nothing, as on the CPU), so
+/// point sizes need no margin.
+PR_HD bool box_visible(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
+  double cc[3], ch[3];
+  camera_box(p, lo_in, hi_in, cc, ch);
   const double near_z = double(p.near_z);
   if (cc[2] + ch[2] <= near_z) return false;  // wholly behind the near plane
   if (!(near_z > 0.0)) return true;           // the edge tests below need c.z > 0
@@ -86,6 +96,42 @@ PR_HD bool box_visible(const ProjParams& p, const double lo_in[3], const double 
   if (max_form(1, -F, py0 + M) < 0.0) return false;      // py < -M: above it
   if (max_form(1, F, H + M - py0) < 0.0) return false;   // py > H + M: below it
   return true;
+}
+
+/// Whether every float point in (or near) the box [lo, hi] surely passes project_to_pixel()'s
+/// tests: in front of the near plane, not beyond 1e30, and its pixel more than M pixels inside
+/// the image. The dual of box_visible() (conservative the other way: false when unsure), with the
+/// same camera box: its smallest z must exceed near_z, and each edge's linear form must have the
+/// right sign over the whole box (its maximum below zero), with M = 1 pixel plus 4e-6 of the image
+/// size for the rounding of the division and the products. A renderer may then skip those tests
+/// for the box's points and take int(px), int(py) as their pixel: project_to_pixel() would give
+/// the same pixel (its clamp does nothing there). Not for points outside the box (NaN ones among
+/// them). Written so that NaN anywhere answers false.
+PR_HD bool box_inside(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
+  double cc[3], ch[3];
+  camera_box(p, lo_in, hi_in, cc, ch);
+  const double near_z = double(p.near_z);
+  if (!(near_z > 0.0)) return false;
+  if (!(cc[2] - ch[2] > near_z && cc[2] + ch[2] < 1e30)) return false;
+  const double F = double(p.focus) * double(p.scale);
+  const double W = double(p.width), H = double(p.height);
+  const double M = 1.0 + 4e-6 * (W + H);
+  const double px0 = double(p.cx), py0 = double(p.cy);
+  auto max_form = [&](int axis, double alpha, double beta) {
+    return alpha * cc[axis] + beta * cc[2] + cull_abs(alpha) * ch[axis] + cull_abs(beta) * ch[2];
+  };
+  // c.z > 0 on the whole box, so px > M is F c.x + (cx - M) c.z > 0, i.e. its negation's maximum
+  // is below zero; likewise px < W - M, py > M, py < H - M.
+  return max_form(0, -F, M - px0) < 0.0 && max_form(0, F, px0 - W + M) < 0.0 &&
+         max_form(1, F, M - py0) < 0.0 && max_form(1, -F, py0 - H + M) < 0.0;
+}
+
+/// box_inside() of a PointBox; false for an empty one.
+PR_HD bool box_inside(const ProjParams& p, const PointBox& b) {
+  if (!(b.lo[0] <= b.hi[0])) return false;
+  const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
+  const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
+  return box_inside(p, lo, hi);
 }
 
 /// A batch's box test: an empty box (no finite point) draws nothing.

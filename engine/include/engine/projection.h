@@ -115,6 +115,12 @@ PR_HD Projected project(const ProjParams& p, float x, float y, float z) {
   return o;
 }
 
+/// Pixel coordinates (not yet truncated) of a projected point: px = u s + W/2, py = H/2 - w s.
+PR_HD void pixel_coords(const ProjParams& p, const Projected& q, float& px, float& py) {
+  px = q.u * p.scale + p.cx;
+  py = p.cy - q.w * p.scale;
+}
+
 /// Pixel that image-plane point (u, w) falls in; false when outside the image (or NaN). A point
 /// exactly on the left/top edge (px == 0) is inside, exactly on the right/bottom edge (px == W)
 /// is outside: pixel i covers [i, i+1).
@@ -138,8 +144,8 @@ PR_HD bool to_pixel(const ProjParams& p, float u, float w, int& ix, int& iy) {
 PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint32_t color, int& ix,
                             int& iy, uint64_t& key) {
   const Projected q = project(p, x, y, z);
-  const float px = q.u * p.scale + p.cx;
-  const float py = p.cy - q.w * p.scale;
+  float px, py;
+  pixel_coords(p, q, px, py);
   const bool inside =
       q.visible & (px >= 0.0f) & (px < float(p.width)) & (py >= 0.0f) & (py < float(p.height));
   if (!inside) return false;
@@ -149,6 +155,18 @@ PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint
   if (iy >= p.height) iy = p.height - 1;
   key = pack_key(q.depth, color);
   return true;
+}
+
+/// project_to_pixel() for a point known to pass its tests (its batch's box_inside(),
+/// engine/culling.h): the same pixel and depth bits, without the tests and the clamp.
+PR_HD void project_inside(const ProjParams& p, float x, float y, float z, int& ix, int& iy,
+                          uint32_t& depth_bits) {
+  const Projected q = project(p, x, y, z);
+  float px, py;
+  pixel_coords(p, q, px, py);
+  ix = int(px);
+  iy = int(py);
+  depth_bits = float_bits(q.depth);
 }
 
 /// The footprint of a point of size `point_size` centred on pixel (ix, iy), clipped to the image:

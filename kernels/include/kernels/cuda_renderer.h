@@ -87,6 +87,11 @@ class CudaRenderer : public Renderer {
   /// way (a flag byte each beside their boxes) and follow this switch too. Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
+  /// Compact positions: the box tests also mark batches wholly inside the view
+  /// (compact_box_inside()), whose points then skip project_to_pixel()'s tests and clamp; a frame
+  /// that has the whole cloud inside runs no box tests at all. On by default (with culling); the
+  /// same image either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
+  virtual void set_inside_batches(bool on) = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
   /// or 16 (compact positions: a batch of 4096 a block up to 4 rounds, then rounds / 4), or -1 (the default) to choose by the cloud's size and the device (the most rounds,
   /// up to 8, that still give the GPU twice the blocks it holds at once; clouds under 2^20 points
