@@ -852,10 +852,10 @@ class CudaRendererImpl final : public CudaRenderer {
     const ProjParams p = camera.params(s.width, s.height, origin_, s.point_size);
     const bool cull = cull_for(points_, p);
     const int rounds = rounds_for(points_);
-    // Compact positions: with culling on and the whole cloud surely in view, no box tests and no
-    // per-point tests either.
-    const bool all_inside = compact_active_ && cull_ && inside_ok_ && !cull && points_ > 0 &&
-                            box_inside(p, cloud_box_);
+    // With culling on and the whole cloud surely in view: no box tests, and no per-point image
+    // tests either.
+    const bool all_inside = cull_ && inside_ok_ && !cull && points_ > 0 &&
+                            (compact_active_ || boxes_ready_) && box_inside(p, cloud_box_);
     // Compact frames without box tests: the persistent grid (set_batch_walk()).
     const bool dynamic = compact_active_ && !cull && dynamic_ && s.point_size <= 1 && sched_;
     // What decides which operations the frame has (for the graph's in-place update).
@@ -902,9 +902,10 @@ class CudaRendererImpl final : public CudaRenderer {
       in.total = points_;
       in.count = count;
       in.rounds = rounds;
+      in.all_inside = all_inside;
       if (cull) {  // the box tests first, a thread a batch
-        cuda::launch_batch_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch, flags_,
-                                 stream_);
+        cuda::launch_batch_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch,
+                                 inside_ok_, flags_, stream_);
         PR_CUDA_TRY(cudaGetLastError());
         in.flags = flags_;
       }

@@ -80,7 +80,11 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* d
 enum Walk : int { kAll = 0, kStrided = 1, kPermutedSubset = 2 };
 
 /// kChunk consecutive points of a block: thread t takes points base, base + kThreads, ...
-template <int kWalk, bool kPrefilter, bool kMerge, bool kV1>
+/// kInside (the simple variant): the points' batch is wholly inside the view (box_inside()), so a
+/// point with finite coordinates (every point its box holds) passes project_to_pixel()'s image
+/// tests and needs none, and its clamp does nothing; a point with a NaN or infinite coordinate has
+/// a NaN or infinite depth, which project()'s `visible` still rejects.
+template <int kWalk, bool kPrefilter, bool kMerge, bool kV1, bool kInside = false>
 __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterInput& in,
                                              uint64_t step, unsigned long long* keys,
                                              uint32_t* depth32, uint64_t n, uint64_t base) {
@@ -109,6 +113,18 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
   const size_t width = size_t(p.width);
 #pragma unroll
   for (int k = 0; k < kPerThread; ++k) {
+    if constexpr (kInside) {
+      static_assert(!kPrefilter && !kMerge && !kV1);
+      const Projected q = project(p, x[k], y[k], z[k]);
+      if (!q.visible) continue;
+      float px, py;
+      pixel_coords(p, q, px, py);
+      const uint32_t pix = uint32_t(int(py)) * uint32_t(p.width) + uint32_t(int(px));
+      const uint64_t s = src[k];
+      depth_test<false>(keys, depth32, pix, float_bits(q.depth),
+                        [&]() -> uint32_t { return __ldg(in.colors + s); });
+      continue;
+    }
     int ix = 0, iy = 0;
     uint64_t key = 0;
     const bool hit = project_to_pixel(p, x[k], y[k], z[k], 0u, ix, iy, key);
@@ -177,7 +193,9 @@ static_assert(kPointBatch % kChunk == 0);
 /// of the blocks are launched. One round keeps a small cloud's parallelism.
 // kCull: at most 32 registers (8 blocks an SM); without the bound the flag test took the kernel
 // to 40 registers (6 blocks an SM).
-template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kCull = false>
+// kAllInside (the simple variant, no flags): every batch is wholly inside the view.
+template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kCull = false,
+          bool kAllInside = false>
 __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
     raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
                   uint32_t* depth32) {
@@ -185,14 +203,28 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   const int rounds = in.rounds;
   const uint64_t first = uint64_t(blockIdx.x) * uint64_t(rounds) * kChunk;
+  constexpr bool kSimple = !kPrefilter && !kMerge && !kV1;
+  static_assert(!kAllInside || (kSimple && !kCull && kWalk != kStrided));
+  bool inside = kAllInside;
   for (int round = 0; round < rounds; ++round) {
     const uint64_t at = first + uint64_t(round) * kChunk;
     if (at >= n) break;
     if constexpr (kCull) {
-      // The same byte for every thread of the block: one broadcast load.
-      if ((round == 0 || at % kPointBatch == 0) && __ldg(in.flags + at / kPointBatch) == 0) {
-        // On to the next batch: the round that starts it.
-        round += int((kPointBatch - at % kPointBatch) / kChunk) - 1;
+      if (round == 0 || at % kPointBatch == 0) {
+        // The same byte for every thread of the block: one broadcast load.
+        const uint8_t f = __ldg(in.flags + at / kPointBatch);
+        if (f == 0) {
+          // On to the next batch: the round that starts it.
+          round += int((kPointBatch - at % kPointBatch) / kChunk) - 1;
+          continue;
+        }
+        inside = f == 2;
+      }
+    }
+    if constexpr (kSimple && kWalk != kStrided && (kCull || kAllInside)) {
+      if (inside) {
+        raster_chunk<kWalk, false, false, false, true>(p, in, step, keys, depth32, n,
+                                                       at + threadIdx.x);
         continue;
       }
     }
@@ -245,10 +277,14 @@ __global__ void __launch_bounds__(kThreads)
 /// thread 0 of each raster block testing its own batch (whose double arithmetic raised the raster
 /// kernel's registers or spilled them): 1e9 points 3.24 against 3.44 ms with every point in view,
 /// 0.27 against 0.43 ms inside the cloud (docs/GPU.md).
+/// With `inside`, 2 marks a batch wholly inside the view (box_inside()), whose points then skip
+/// the image tests.
 __global__ void batch_flags(ProjParams p, const PointBox* __restrict__ boxes, uint64_t batches,
-                            uint8_t* __restrict__ flags) {
-  const uint64_t b = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (b < batches) flags[b] = point_box_visible(p, boxes[b]) ? 1 : 0;
+                            bool inside, uint8_t* __restrict__ flags) {
+  const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= batches) return;
+  const PointBox b = boxes[i];
+  flags[i] = !point_box_visible(p, b) ? 0 : inside && box_inside(p, b) ? 2 : 1;
 }
 
 /// One pixel a thread.
@@ -326,6 +362,13 @@ void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
       break;
     default:
+      if constexpr (!kCull && kWalk != kStrided) {
+        if (in.all_inside) {
+          raster_points<kWalk, false, false, false, false, true>
+              <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+          break;
+        }
+      }
       raster_points<kWalk, false, false, false, kCull>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
   }
@@ -385,10 +428,10 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 }
 
 void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches,
-                        uint8_t* flags, cudaStream_t stream) {
+                        bool inside, uint8_t* flags, cudaStream_t stream) {
   if (batches == 0) return;
   batch_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      p, boxes, batches, flags);
+      p, boxes, batches, inside, flags);
 }
 
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,

@@ -50,6 +50,9 @@ struct RasterInput {
   /// Rounds of 1024 consecutive points a block of the point kernel covers (>= 1). Splats take one
   /// point a thread, a batch a block when culled.
   int rounds = 1;
+  /// Without flags: every batch is wholly inside the view (the cloud's box_inside()), so the
+  /// simple variant skips the points' image tests (flags mark such batches with 2).
+  bool all_inside = false;
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
@@ -61,9 +64,10 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
                    uint32_t* depth32, cudaStream_t stream);
 
 /// The box test of each of `batches` batches for this frame (point_box_visible(), one thread a
-/// batch) into `flags` (a byte each), for RasterInput::flags.
+/// batch) into `flags` (a byte each: 0 culled, 1 drawn, 2 wholly inside the view when `inside`
+/// allows it), for RasterInput::flags.
 void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches,
-                        uint8_t* flags, cudaStream_t stream);
+                        bool inside, uint8_t* flags, cudaStream_t stream);
 
 /// Turns the visibility buffer into RGBA8 (the key's color word, or `background`) and, when
 /// `depth` is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey (and,

@@ -869,7 +869,8 @@ TEST(CudaRenderer, GpuBatchBoxesEqualTheHosts) {
   EXPECT_FALSE(gpu->download_boxes(nullptr, &err)) << "compact clouds keep their own boxes";
 }
 
-/// Batch culling never changes the image: the GPU with culling (the default) and without it
+/// Batch culling never changes the image: the GPU with culling (the default) and without it,
+/// with batches wholly inside the view skipping their points' image tests or not
 /// against the unculled CPU renderer over random cameras inside and around coherent clouds
 /// (sorted on upload or coherent as generated), point sizes 1 - 4, all points and subsets of
 /// the sorted cloud (which walk every stored point, so they cull too).
@@ -889,10 +890,13 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
     if (gpu->cloud_sorted()) apply_order(sorted, morton_order(cloud));
     ASSERT_TRUE(probe.set_cloud(sorted, &err)) << err;
     for (int i = 0; i < 60; ++i) {
-      const Camera cam = test::random_camera(rng, cloud.world_bounds());
+      Camera cam = test::random_camera(rng, cloud.world_bounds());
       RenderSettings rs;
       rs.width = i % 3 == 0 ? 97 : 400;
       rs.height = i % 3 == 0 ? 61 : 240;
+      // Every tenth camera frames the whole cloud: no box tests, every batch inside.
+      if (i % 10 == 9) cam.frame(cloud.world_bounds(), double(rs.width) / double(rs.height));
+      gpu->set_inside_batches(i % 5 != 2);
       rs.point_size = 1 + i % 4;
       rs.background = kBackground;
       rs.want_depth = true;
@@ -914,6 +918,7 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
   }
   gpu->set_culling(true);
   gpu->set_raster_rounds(-1);
+  gpu->set_inside_batches(true);
   // The comparison means something only if the cameras draw and their views skip batches.
   EXPECT_GT(frames, 60u);
   EXPECT_GT(cpu_would_cull, 30u);

@@ -87,10 +87,11 @@ class CudaRenderer : public Renderer {
   /// way (a flag byte each beside their boxes) and follow this switch too. Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
-  /// Compact positions: the box tests also mark batches wholly inside the view
-  /// (compact_box_inside()), whose points then skip project_to_pixel()'s tests and clamp; a frame
-  /// that has the whole cloud inside runs no box tests at all. On by default (with culling); the
-  /// same image either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
+  /// The box tests also mark batches wholly inside the view (box_inside(), compact_box_inside()),
+  /// whose points then skip project_to_pixel()'s image tests and clamp (the plain storage keeps
+  /// the near-plane and finiteness test, for its NaN points); a frame that has the whole cloud
+  /// inside runs no box tests at all. On by default (with culling; point size 1); the same image
+  /// either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
   virtual void set_inside_batches(bool on) = 0;
   /// Compact positions: the order the batches are drawn in, front to back for the view's octant
   /// (front_to_back_orders(), 32 bytes a batch of 4096 points), so that the early depth test
