@@ -168,8 +168,7 @@ bool parse_args(int argc, char** argv, Options& o) {
             const size_t e = std::min(m.find('+', b), m.size());
             const std::string t = m.substr(b, e - b);
             known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "noinside" ||
-                              t == "noorder" || t == "static" ||
-                              mode_rounds(t) > 0);
+                              t == "noorder" || t == "static" || mode_rounds(t) > 0);
             b = e + 1;
           }
         }

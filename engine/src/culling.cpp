@@ -57,8 +57,11 @@ void front_to_back_orders(const PointBox* boxes, size_t n, PodVector<uint32_t>* 
                                 (o & 4 ? morton_spread10(0x3ffu) << 2 : 0u);
           uint32_t* order = out->data() + o * n;
           for (size_t i = 0; i < n; ++i) order[i] = uint32_t(i);
-          auto key = [&](uint32_t i) { return codes[i] == 0xffffffffu ? codes[i] : codes[i] ^ mask; };
-          std::stable_sort(order, order + n, [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+          auto key = [&](uint32_t i) {
+            return codes[i] == 0xffffffffu ? codes[i] : codes[i] ^ mask;
+          };
+          std::stable_sort(order, order + n,
+                           [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
         }
       },
       0, 1);
