@@ -91,93 +91,47 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
 }
 
 // kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
-/// The k-th batch of the frame's walk: in.order (front to back) or the stored order. kCull: the
-/// batch's flag of this frame (compact_flags()) is read first; without flags in.all_inside says
-/// whether every batch is wholly inside the view.
+// kCull: the batches' flags of this frame (compact_flags()) are read first; without them
+// in.all_inside says whether every batch is wholly inside the view.
 template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
-__device__ __forceinline__ void compact_walk_batch(const ProjParams& p, const CompactInput& in,
-                                                   uint64_t step, unsigned long long* keys,
-                                                   uint32_t k) {
-  const uint32_t batch = in.order ? __ldg(in.order + k) : k;
-  // The same byte and box for every thread of the block: broadcast loads.
-  bool inside = in.all_inside;
-  if constexpr (kCull) {
-    const uint8_t f = __ldg(in.flags + batch);
-    if (f == 0) return;
-    inside = f == 2;
-  }
-  const CompactBatch b = in.batches[batch];
-  const uint64_t base = uint64_t(batch) * kCompactBatch;
-  const uint64_t left = in.total - base;
-  const uint32_t cnt = left < kCompactBatch ? uint32_t(left) : kCompactBatch;
-  // Splats clip their squares to the image anyway: one path for them.
-  if constexpr (!kSplat) {
-    if (inside) {
-      compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt);
-      return;
-    }
-  }
-  compact_batch<kSubset, kOrig, kSplat, false>(p, in, step, keys, b, base, cnt);
-}
-
-/// kDynamic (frames without flags): a persistent grid whose blocks take the walk's batches one at
-/// a time from a counter (in.sched[0]), so that they run in the walk's order (front to back: the
-/// early depth test then rejects more) and all blocks finish within a batch of each other (a
-/// static split of a 1e7-point cloud leaves the last of its 2.3 waves of blocks half empty). The
-/// last block to finish (in.sched[1] counts them) sets both counters back to zero for the next
-/// frame. Otherwise each block covers in.rounds consecutive batches of the walk.
-template <bool kSubset, bool kOrig, bool kSplat, bool kCull, bool kDynamic>
 __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
-  const uint32_t batches = uint32_t((in.total + kCompactBatch - 1) / kCompactBatch);
-  if constexpr (kDynamic) {
-    __shared__ uint32_t s_next;
-    if (threadIdx.x == 0) s_next = atomicAdd(in.sched, 1u);
-    __syncthreads();
-    uint32_t k = s_next;
-    while (k < batches) {
-      // The next batch is asked for before this one is drawn: the atomic's latency hides
-      // behind the drawing.
-      uint32_t next = 0;
-      if (threadIdx.x == 0) next = atomicAdd(in.sched, 1u);
-      compact_walk_batch<kSubset, kOrig, kSplat, kCull>(p, in, step, keys, k);
-      __syncthreads();  // every thread has read s_next
-      if (threadIdx.x == 0) s_next = next;
-      __syncthreads();
-      k = s_next;
+  const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
+  const uint64_t first = uint64_t(blockIdx.x) * uint64_t(in.rounds);
+  for (int r = 0; r < in.rounds; ++r) {
+    const uint64_t batch = first + uint64_t(r);
+    if (batch >= batches) break;
+    // The same byte and box for every thread of the block: broadcast loads.
+    bool inside = in.all_inside;
+    if constexpr (kCull) {
+      const uint8_t f = __ldg(in.flags + batch);
+      if (f == 0) continue;
+      inside = f == 2;
     }
-    if (threadIdx.x == 0 && atomicAdd(in.sched + 1, 1u) == gridDim.x - 1) {
-      // Every block has taken its last number: none reads the counters again this launch.
-      in.sched[0] = 0;
-      in.sched[1] = 0;
+    const CompactBatch b = in.batches[batch];
+    const uint64_t base = batch * kCompactBatch;
+    const uint64_t left = in.total - base;
+    const uint32_t cnt = left < kCompactBatch ? uint32_t(left) : kCompactBatch;
+    // Splats clip their squares to the image anyway: one path for them.
+    if constexpr (!kSplat) {
+      if (inside) {
+        compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt);
+        continue;
+      }
     }
-  } else {
-    const uint32_t first = blockIdx.x * uint32_t(in.rounds);
-    for (int r = 0; r < in.rounds; ++r) {
-      const uint32_t k = first + uint32_t(r);
-      if (k >= batches) break;
-      compact_walk_batch<kSubset, kOrig, kSplat, kCull>(p, in, step, keys, k);
-    }
+    compact_batch<kSubset, kOrig, kSplat, false>(p, in, step, keys, b, base, cnt);
   }
 }
 
 template <bool kSubset, bool kOrig, bool kSplat>
 void launch_cull(const ProjParams& p, const CompactInput& in, uint64_t step,
                  unsigned long long* keys, unsigned blocks, cudaStream_t stream) {
-  if (in.flags) {
-    compact_points<kSubset, kOrig, kSplat, true, false>
+  if (in.flags)
+    compact_points<kSubset, kOrig, kSplat, true>
         <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
-    return;
-  }
-  if constexpr (!kSplat) {
-    if (in.sched && in.grid > 0) {
-      compact_points<kSubset, kOrig, false, false, true>
-          <<<unsigned(in.grid), kThreads, 0, stream>>>(p, in, step, keys);
-      return;
-    }
-  }
-  compact_points<kSubset, kOrig, kSplat, false, false>
-      <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
+  else
+    compact_points<kSubset, kOrig, kSplat, false>
+        <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
 }
 
 template <bool kSubset, bool kOrig>

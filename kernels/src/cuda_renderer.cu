@@ -69,8 +69,6 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(words_);
     free_device(batches_);
     free_device(batch_flags_);
-    free_device(orders_);
-    free_device(sched_);
     free_device(boxes_);
     free_device(flags_);
     free_device(keys_);
@@ -116,10 +114,6 @@ class CudaRendererImpl final : public CudaRenderer {
     // A/B switch: compact batches wholly inside the view skip the per-point tests.
     if (const char* v = std::getenv("PR_CUDA_INSIDE"))
       inside_ok_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    if (const char* v = std::getenv("PR_CUDA_ORDER"))
-      front_to_back_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    if (const char* v = std::getenv("PR_CUDA_DYNAMIC"))
-      dynamic_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     if (const char* v = std::getenv("PR_CUDA_ROUNDS"); v && *v) {
       const int r = std::atoi(v);
       if (valid_rounds(r))
@@ -165,10 +159,6 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
   void set_inside_batches(bool on) override { inside_ok_ = on; }
-  void set_batch_walk(bool front_to_back, bool dynamic) override {
-    front_to_back_ = front_to_back;
-    dynamic_ = dynamic;
-  }
   void set_stage_timing(bool on) override { stage_events_ = on; }
   bool stage_timing() const override { return stage_events_; }
   bool frame_graph() const override { return graph_; }
@@ -196,7 +186,6 @@ class CudaRendererImpl final : public CudaRenderer {
     return cap_points_ * ((pos_ ? sizeof(Float3) : 0) + (words_ ? sizeof(uint32_t) : 0) +
                           (colors_ ? sizeof(uint32_t) : 0) + (orig_ ? sizeof(uint32_t) : 0)) +
            cap_batches_ * (sizeof(CompactBatch) + 1) + cap_boxes_ * (sizeof(PointBox) + 1) +
-           cap_orders_ * sizeof(uint32_t) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
            (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
@@ -208,8 +197,6 @@ class CudaRendererImpl final : public CudaRenderer {
     compact_active_ = false;
     boxes_ready_ = false;
     cloud_box_ = empty_point_box();
-    free_device(orders_);  // belong to the previous cloud's batches
-    cap_orders_ = 0;
     free_device(orig_);  // belongs to the previous cloud's order
     host_orig_ = PodVector<uint32_t>();
     cloud_ = nullptr;
@@ -456,28 +443,6 @@ class CudaRendererImpl final : public CudaRenderer {
     boxes_ready_ = true;
   }
 
-  /// The eight front-to-back walks of the current cloud's batches (front_to_back_orders(), 32
-  /// bytes a batch), made on the host from their boxes; without room for them frames walk the
-  /// stored order.
-  void make_orders(const PodVector<PointBox>& boxes) {
-    free_device(orders_);
-    cap_orders_ = 0;
-    if (boxes.size() < 2) return;
-    PodVector<uint32_t> orders;
-    front_to_back_orders(boxes.data(), boxes.size(), &orders);
-    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&orders_), orders.size() * sizeof(uint32_t));
-    if (e == cudaSuccess)
-      e = cudaMemcpy(orders_, orders.data(), orders.size() * sizeof(uint32_t),
-                     cudaMemcpyHostToDevice);
-    if (e != cudaSuccess) {
-      free_device(orders_);
-      std::fprintf(stderr, "pointraster: batches drawn in stored order (%s)\n",
-                   cuda_message("orders", e).c_str());
-      return;
-    }
-    cap_orders_ = orders.size();
-  }
-
   static bool valid_rounds(int r) { return r == 1 || r == 2 || r == 4 || r == 8 || r == 16; }
 
   /// Rounds of 1024 points a block of the point kernel covers, for `n` stored points: the most,
@@ -680,17 +645,14 @@ class CudaRendererImpl final : public CudaRenderer {
       PodVector<CompactBatch> host(nb);
       PR_CUDA_TRY(
           cudaMemcpy(host.data(), batches_, nb * sizeof(CompactBatch), cudaMemcpyDeviceToHost));
-      PodVector<PointBox> boxes(nb);
-      for (uint64_t i = 0; i < nb; ++i) {
-        PointBox& pb = boxes[i];
+      for (const CompactBatch& b : host) {
+        PointBox pb;
         for (int a = 0; a < 3; ++a) {
-          pb.lo[a] = host[i].lo[a];
-          pb.hi[a] = host[i].lo[a] + float(kCompactMaxQ) * host[i].scale[a];
+          pb.lo[a] = b.lo[a];
+          pb.hi[a] = b.lo[a] + float(kCompactMaxQ) * b.scale[a];
         }
         box_grow(cloud_box_, pb);
       }
-      make_orders(boxes);
-      ensure_sched();  // not inside a frame: a graph capture forbids the allocation
     }
     compact_active_ = true;
     cloud_ = &cloud;
@@ -735,20 +697,6 @@ class CudaRendererImpl final : public CudaRenderer {
       return false;
     }
     sorted_ = sort;
-    return true;
-  }
-
-  /// The persistent grid's two counters, zeroed once (each launch's last block zeroes them
-  /// again); false (frames then use the fixed split) when they cannot be made.
-  bool ensure_sched() {
-    if (sched_) return true;
-    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&sched_), 2 * sizeof(unsigned));
-    if (e == cudaSuccess) e = cudaMemset(sched_, 0, 2 * sizeof(unsigned));
-    if (e != cudaSuccess) {
-      free_device(sched_);
-      (void)cudaGetLastError();
-      return false;
-    }
     return true;
   }
 
@@ -856,15 +804,13 @@ class CudaRendererImpl final : public CudaRenderer {
     // tests either.
     const bool all_inside = cull_ && inside_ok_ && !cull && points_ > 0 &&
                             (compact_active_ || boxes_ready_) && box_inside(p, cloud_box_);
-    // Compact frames without box tests: the persistent grid (set_batch_walk()).
-    const bool dynamic = compact_active_ && !cull && dynamic_ && s.point_size <= 1 && sched_;
     // What decides which operations the frame has (for the graph's in-place update).
     shape_ = uint64_t(!keys_clean_) | uint64_t(compact_active_) << 1 | uint64_t(sorted_) << 2 |
              uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
              uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
-             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24 | uint64_t(dynamic) << 25;
+             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -885,13 +831,6 @@ class CudaRendererImpl final : public CudaRenderer {
       in.inside_ok = inside_ok_;
       if (cull) in.flags = batch_flags_;  // the launch runs the box tests first
       in.all_inside = all_inside;
-      const uint64_t nb = (points_ + kCompactBatch - 1) / kCompactBatch;
-      if (front_to_back_ && orders_ && cap_orders_ == 8 * nb)
-        in.order = orders_ + uint64_t(view_octant(p)) * nb;
-      if (dynamic) {
-        in.sched = sched_;
-        in.grid = std::max(1, sms_) * 8;  // 8 blocks of 256 threads an SM
-      }
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
     } else {
       cuda::RasterInput in;
@@ -964,12 +903,6 @@ class CudaRendererImpl final : public CudaRenderer {
   // Batch culling (engine/culling.h): wanted, and boxes of the current plain cloud on the device.
   bool cull_ = true, boxes_ready_ = false;
   bool inside_ok_ = true;  // PR_CUDA_INSIDE: compact batches inside the view skip point tests
-  // The walk of the batches: front to back (PR_CUDA_ORDER) and, in frames without box tests, by
-  // a persistent grid taking them one at a time (PR_CUDA_DYNAMIC).
-  bool front_to_back_ = true, dynamic_ = true;
-  uint32_t* orders_ = nullptr;  // 8 walks of the batches, octant-major
-  uint64_t cap_orders_ = 0;     // entries of orders_
-  unsigned* sched_ = nullptr;   // the persistent grid's two counters
   int forced_rounds_ = -1;  // PR_CUDA_ROUNDS / set_raster_rounds: for every cloud (A/B, tests)
   int sms_ = 0;             // multiprocessors of the device
   PointBox* boxes_ = nullptr;

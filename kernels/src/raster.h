@@ -123,13 +123,6 @@ struct CompactInput {
   bool inside_ok = true;
   /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()).
   bool all_inside = false;
-  /// The order the batches are drawn in (a batch index each; front_to_back_orders() of the
-  /// view's octant), or null for the stored order.
-  const uint32_t* order = nullptr;
-  /// Frames without flags: two counters, zero between frames, for a persistent grid of `grid`
-  /// blocks that take the batches one at a time; null (or grid 0): blocks of `rounds` batches.
-  unsigned* sched = nullptr;
-  int grid = 0;
 };
 
 /// Blocks of in.rounds batches: (with in.flags) the box tests first, then every stored point

@@ -4,8 +4,6 @@
 // many random cameras, scenes, point sizes and subsets, while really culling.
 #include <gtest/gtest.h>
 
-#include <array>
-
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -170,67 +168,6 @@ TEST(Culling, BoxInsideMeansEveryPointDrawsAtItsPixel) {
         return true;
       });
   EXPECT_FALSE(box_inside(Camera{}.params(64, 48, glm::dvec3(0.0)), empty_point_box()));
-}
-
-TEST(Culling, FrontToBackOrdersVisitNearerCellsFirst) {
-  // Unit boxes on a 6 x 5 x 4 grid (stored in a scrambled order) and two empty boxes: each of
-  // the eight orders is a permutation with the empty boxes last, and of two cells that differ
-  // along one axis alone the one nearer a camera looking into the octant comes first.
-  const int nx = 6, ny = 5, nz = 4, cells = nx * ny * nz;
-  std::vector<PointBox> boxes;
-  std::vector<std::array<int, 3>> cell;
-  for (int k = 0; k < cells; ++k) {
-    const int i = (k * 37) % cells;  // 37 is prime to 120: a scrambled permutation
-    const int c[3] = {i % nx, (i / nx) % ny, i / (nx * ny)};
-    PointBox b;
-    for (int a = 0; a < 3; ++a) {
-      b.lo[a] = float(c[a]) * 2.0f - 3.0f;
-      b.hi[a] = b.lo[a] + 1.0f;
-    }
-    boxes.push_back(b);
-    cell.push_back({c[0], c[1], c[2]});
-    if (k == 7 || k == 50) {
-      boxes.push_back(empty_point_box());
-      cell.push_back({-1, -1, -1});
-    }
-  }
-  const size_t n = boxes.size();
-  PodVector<uint32_t> orders;
-  front_to_back_orders(boxes.data(), n, &orders);
-  ASSERT_EQ(orders.size(), 8 * n);
-  for (int o = 0; o < 8; ++o) {
-    std::vector<size_t> pos(n, n);
-    for (size_t k = 0; k < n; ++k) {
-      const uint32_t i = orders[o * n + k];
-      ASSERT_LT(i, n);
-      ASSERT_EQ(pos[i], n) << "octant " << o << ": box " << i << " twice";
-      pos[i] = k;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      if (cell[i][0] < 0) {
-        EXPECT_GE(pos[i], n - 2) << "octant " << o << ": an empty box before a real one";
-        continue;
-      }
-      for (size_t j = 0; j < n; ++j) {
-        if (cell[j][0] < 0 || i == j) continue;
-        int differ = -1, count = 0;
-        for (int a = 0; a < 3; ++a)
-          if (cell[i][a] != cell[j][a]) {
-            differ = a;
-            ++count;
-          }
-        if (count != 1) continue;
-        // Looking towards +a (octant bit clear) the smaller coordinate is nearer.
-        const bool i_nearer = ((o >> differ) & 1) ? cell[i][differ] > cell[j][differ]
-                                                  : cell[i][differ] < cell[j][differ];
-        EXPECT_EQ(pos[i] < pos[j], i_nearer) << "octant " << o << " cells " << i << ", " << j;
-      }
-    }
-  }
-  // The octant of a camera.
-  Camera cam;
-  cam.look_at(cam.position + glm::dvec3(-1.0, 0.5, -2.0));
-  EXPECT_EQ(view_octant(cam.params(64, 48, glm::dvec3(0.0))), 1 | 4);
 }
 
 TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {

@@ -925,9 +925,8 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
 }
 
 /// The same for compact positions (their own batches and flag kernel): the GPU with culling on
-/// and off, batches wholly inside the view skipping their points' tests or not, front-to-back
-/// and stored walks, the persistent grid and the fixed split, cameras that see the whole cloud,
-/// forced rounds (1 - 4 batches a block), against the CPU's compact form; and
+/// and off, batches wholly inside the view skipping their points' tests or not, cameras that see
+/// the whole cloud, forced rounds (1 - 4 batches a block), against the CPU's compact form; and
 /// the views skip batches (the GPU's flags are not readable, so the CPU's compact culling, which
 /// tests the same boxes with the same function, counts them).
 TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
@@ -952,7 +951,6 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
         // Every tenth camera frames the whole cloud: no box tests, every batch inside.
         if (i % 10 == 9) cam.frame(cloud.world_bounds(), double(rs.width) / double(rs.height));
         gpu->set_inside_batches(i % 5 != 2);
-        gpu->set_batch_walk(i % 3 != 1, i % 4 != 1);
         rs.point_size = 1 + i % 3;
         rs.background = kBackground;
         rs.want_depth = true;
@@ -977,7 +975,6 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
   }
   gpu->set_compact_positions(false);
   gpu->set_inside_batches(true);
-  gpu->set_batch_walk(true, true);
   gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
   gpu->set_culling(true);
   gpu->set_raster_rounds(-1);

@@ -203,20 +203,4 @@ PR_HD void box_grow(PointBox& b, const PointBox& o) {
 /// renderer computes on the device for its stored order, and what the CPU renderer culls with.
 void compute_point_boxes(const Float3* pos, size_t n, PodVector<PointBox>* out);
 
-/// The octant of a view direction: bit a (x = 0, y = 1, z = 2) set when the camera's forward
-/// axis points towards -a. Picks one of front_to_back_orders()' orders.
-PR_HD int view_octant(const ProjParams& p) {
-  return (p.r[6] < 0.0f ? 1 : 0) | (p.r[7] < 0.0f ? 2 : 0) | (p.r[8] < 0.0f ? 4 : 0);
-}
-
-/// Eight front-to-back orders of `n` boxes, one per view_octant() (out: 8 n batch indices,
-/// octant-major). Each sorts the boxes by the Morton code of their centre (10 bits an axis, in
-/// the union of the boxes) with the octant's bit flipped at every level: an octree walked
-/// children-first in the order c XOR octant, which visits nearer cells first for every view
-/// direction in that octant (exactly so for parallel projection; for a camera inside a cell,
-/// only outside it). Two cells that differ along one axis alone come in the order of that axis,
-/// ascending when the camera looks towards +axis. Empty boxes go last. A renderer that draws
-/// nearer points first makes the early depth test reject more of the farther ones.
-void front_to_back_orders(const PointBox* boxes, size_t n, PodVector<uint32_t>* out);
-
 }  // namespace pr

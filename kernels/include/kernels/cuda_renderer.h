@@ -93,12 +93,6 @@ class CudaRenderer : public Renderer {
   /// inside runs no box tests at all. On by default (with culling; point size 1); the same image
   /// either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
   virtual void set_inside_batches(bool on) = 0;
-  /// Compact positions: the order the batches are drawn in, front to back for the view's octant
-  /// (front_to_back_orders(), 32 bytes a batch of 4096 points), so that the early depth test
-  /// rejects more of the farther points; and, in frames without box tests, a persistent grid that
-  /// takes the batches one at a time in that order instead of a fixed split. Both on by default;
-  /// the same image either way. For A/B measurements (PR_CUDA_ORDER=0, PR_CUDA_DYNAMIC=0).
-  virtual void set_batch_walk(bool front_to_back, bool dynamic) = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
   /// or 16 (compact positions: a batch of 4096 a block up to 4 rounds, then rounds / 4), or -1 (the default) to choose by the cloud's size and the device (the most rounds,
   /// up to 8, that still give the GPU twice the blocks it holds at once; clouds under 2^20 points
