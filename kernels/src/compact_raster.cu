@@ -37,24 +37,34 @@ template <bool kSubset, bool kOrig, bool kSplat, bool kInside>
 __device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
                                               uint64_t step, unsigned long long* keys,
                                               const CompactBatch& b, uint64_t base, uint32_t cnt) {
-  const uint32_t* words = in.words + base;
-  const uint32_t* colors = in.colors + base;
+  // This thread's words and colors: point k0 + k * kThreads of the thread is at offset k0 +
+  // k * kThreads from them (immediate offsets once the loops are unrolled).
+  const uint32_t* words = in.words + base + threadIdx.x;
+  const uint32_t* colors = in.colors + base + threadIdx.x;
   const uint32_t width = uint32_t(p.width);
+  const bool full = cnt == kCompactBatch;  // every batch but the last: no bounds tests
+#pragma unroll
   for (uint32_t k0 = 0; k0 < kCompactBatch; k0 += kThreads * kPerLoad) {
     uint32_t w[kPerLoad];
+    // Streaming loads: read once a frame; the L2 is kept for the visibility buffer.
+    if (full) {
 #pragma unroll
-    for (int k = 0; k < kPerLoad; ++k) {
-      const uint32_t off = k0 + uint32_t(k * kThreads) + threadIdx.x;
-      // Streaming loads: read once a frame; the L2 is kept for the visibility buffer.
-      w[k] = off < cnt ? __ldcs(words + off) : kCompactInvalid;
+      for (int k = 0; k < kPerLoad; ++k) w[k] = __ldcs(words + k0 + uint32_t(k * kThreads));
+    } else {
+#pragma unroll
+      for (int k = 0; k < kPerLoad; ++k) {
+        const uint32_t off = k0 + uint32_t(k * kThreads);
+        w[k] = off + threadIdx.x < cnt ? __ldcs(words + off) : kCompactInvalid;
+      }
     }
 #pragma unroll
     for (int k = 0; k < kPerLoad; ++k) {
-      const uint32_t off = k0 + uint32_t(k * kThreads) + threadIdx.x;
+      const uint32_t off = k0 + uint32_t(k * kThreads);
       float x, y, z;
       if (!compact_decode(b, w[k], x, y, z)) continue;
       if constexpr (kSubset) {
-        const uint32_t id = kOrig ? __ldg(in.orig + base + off) : uint32_t(base + off);
+        const uint64_t i = base + threadIdx.x + off;
+        const uint32_t id = kOrig ? __ldg(in.orig + i) : uint32_t(i);
         if (!in_subset(id, in.count, step)) continue;
       }
       int ix = 0, iy = 0;
