@@ -83,8 +83,8 @@ const char* kUsage =
     "[--orders random,morton]\n"
     "         [--cameras overview,inside] [--sizes 1920x1080,...] [--frames N] [--budget SECONDS]\n"
     "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
-    "         [--gpu-modes default,nosort,compact,nocull,noinside,overlap,nooverlap,r1..r16 (tokens "
-    "joined with '+')]\n";
+    "         [--gpu-modes default,nosort,compact,nocull,noinside,r1..r16 (tokens joined with "
+    "'+')]\n";
 
 bool parse_size(const std::string& s, std::pair<int, int>& out) {
   int w = 0, h = 0;
@@ -168,7 +168,6 @@ bool parse_args(int argc, char** argv, Options& o) {
             const size_t e = std::min(m.find('+', b), m.size());
             const std::string t = m.substr(b, e - b);
             known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "noinside" ||
-                              t == "overlap" || t == "nooverlap" ||
                               mode_rounds(t) > 0);
             b = e + 1;
           }
@@ -176,7 +175,7 @@ bool parse_args(int argc, char** argv, Options& o) {
         if (!known) {
           std::fprintf(stderr,
                        "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                       "nocull, noinside, overlap, nooverlap, r1|r2|r4|r8|r16 joined with '+')\n",
+                       "nocull, noinside, r1|r2|r4|r8|r16 joined with '+')\n",
                        m.c_str());
           return false;
         }
@@ -516,7 +515,6 @@ int main(int argc, char** argv) {
           gpu->set_compact_positions(false);
           gpu->set_culling(true);
           gpu->set_inside_batches(true);
-          gpu->set_overlapped_loads(-1);
           if (rounds_forced) gpu->set_raster_rounds(-1);
         }
         Stopwatch up;
@@ -660,9 +658,6 @@ int main(int argc, char** argv) {
         gpu->set_compact_positions(compact);
         gpu->set_culling(cull);
         gpu->set_inside_batches(mode.find("noinside") == std::string::npos);
-        gpu->set_overlapped_loads(mode.find("nooverlap") != std::string::npos ? 0
-                                  : mode.find("overlap") != std::string::npos ? 1
-                                                                              : -1);
         int rounds = -1;  // the renderer's choice unless a token rN forces it
         for (size_t b = 0; b <= mode.size();) {
           const size_t e = std::min(mode.find('+', b), mode.size());

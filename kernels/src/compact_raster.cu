@@ -100,84 +100,11 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
   }
 }
 
-/// compact_batch() for a batch wholly inside the view, written for clouds too small to fill the
-/// GPU's time with arithmetic (about 1e7 points), whose frames wait on memory instead: each
-/// point's early test is a chain of loads (its word, then its pixel's key, then, if it may win,
-/// its color), and compact_batch() runs a thread's four points of a round one after the other.
-/// Here the round's four key loads are issued together, then its color loads, and the next
-/// round's words are loaded before this round is drawn, so a thread waits about twice a round
-/// (keys, then colors) instead of up to nine times. Same points, same keys, same atomics: the same image. Costs
-/// registers (fewer blocks an SM), so it is chosen for small clouds only.
-template <bool kSubset, bool kOrig>
-__device__ __forceinline__ void compact_batch_overlapped(const ProjParams& p,
-                                                         const CompactInput& in, uint64_t step,
-                                                         unsigned long long* keys,
-                                                         const CompactBatch& b, uint64_t base,
-                                                         uint32_t cnt) {
-  const uint32_t* words = in.words + base + threadIdx.x;
-  const uint32_t* colors = in.colors + base + threadIdx.x;
-  const uint32_t width = uint32_t(p.width);
-  const bool full = cnt == kCompactBatch;
-  auto load_round = [&](uint32_t k0, uint32_t* w) {
-    if (full) {
-#pragma unroll
-      for (int k = 0; k < kPerLoad; ++k) w[k] = __ldcs(words + k0 + uint32_t(k * kThreads));
-    } else {
-#pragma unroll
-      for (int k = 0; k < kPerLoad; ++k) {
-        const uint32_t off = k0 + uint32_t(k * kThreads);
-        w[k] = off + threadIdx.x < cnt ? __ldcs(words + off) : kCompactInvalid;
-      }
-    }
-  };
-  uint32_t w[kPerLoad];
-  load_round(0, w);
-#pragma unroll
-  for (uint32_t k0 = 0; k0 < kCompactBatch; k0 += kThreads * kPerLoad) {
-    uint32_t next[kPerLoad];
-    if (k0 + kThreads * kPerLoad < kCompactBatch) load_round(k0 + kThreads * kPerLoad, next);
-    uint32_t pix[kPerLoad], dbits[kPerLoad];
-    unsigned long long cur[kPerLoad];
-#pragma unroll
-    for (int k = 0; k < kPerLoad; ++k) {
-      float x, y, z;
-      bool ok = compact_decode(b, w[k], x, y, z);
-      if constexpr (kSubset) {
-        const uint64_t i = base + threadIdx.x + k0 + uint32_t(k * kThreads);
-        const uint32_t id = kOrig ? __ldg(in.orig + i) : uint32_t(i);
-        ok = ok && in_subset(id, in.count, step);
-      }
-      int ix = 0, iy = 0;
-      project_inside(p, x, y, z, ix, iy, dbits[k]);
-      pix[k] = uint32_t(iy) * width + uint32_t(ix);
-      // A point that draws nothing (its pixel meaningless) gets depth bits above every key's:
-      // it reads no key, no color and writes nothing.
-      if (!ok) dbits[k] = 0xffffffffu;
-      cur[k] = ok ? keys[pix[k]] : 0ull;
-    }
-    uint32_t col[kPerLoad];
-#pragma unroll
-    for (int k = 0; k < kPerLoad; ++k)
-      col[k] = dbits[k] <= uint32_t(cur[k] >> 32)
-                   ? __ldg(colors + k0 + uint32_t(k * kThreads))
-                   : 0u;
-#pragma unroll
-    for (int k = 0; k < kPerLoad; ++k) {
-      if (dbits[k] > uint32_t(cur[k] >> 32)) continue;
-      const unsigned long long key = (static_cast<unsigned long long>(dbits[k]) << 32) | col[k];
-      if (key < cur[k]) atomicMin(keys + pix[k], key);
-    }
-#pragma unroll
-    for (int k = 0; k < kPerLoad; ++k) w[k] = next[k];
-  }
-}
-
 // kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
 // kCull: the batches' flags of this frame (compact_flags()) are read first; without them
-// in.all_inside says whether every batch is wholly inside the view. kOverlap: batches wholly
-// inside the view take compact_batch_overlapped() (in.overlap, small clouds).
-template <bool kSubset, bool kOrig, bool kSplat, bool kCull, bool kOverlap = false>
-__global__ void __launch_bounds__(kThreads, kSplat ? 1 : kOverlap ? 6 : 8)
+// in.all_inside says whether every batch is wholly inside the view.
+template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
+__global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   const uint64_t first = uint64_t(blockIdx.x) * uint64_t(in.rounds);
@@ -198,10 +125,7 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : kOverlap ? 6 : 8)
     // Splats clip their squares to the image anyway: one path for them.
     if constexpr (!kSplat) {
       if (inside) {
-        if constexpr (kOverlap)
-          compact_batch_overlapped<kSubset, kOrig>(p, in, step, keys, b, base, cnt);
-        else
-          compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt);
+        compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt);
         continue;
       }
     }
@@ -212,17 +136,6 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : kOverlap ? 6 : 8)
 template <bool kSubset, bool kOrig, bool kSplat>
 void launch_cull(const ProjParams& p, const CompactInput& in, uint64_t step,
                  unsigned long long* keys, unsigned blocks, cudaStream_t stream) {
-  if constexpr (!kSplat) {
-    if (in.overlap) {
-      if (in.flags)
-        compact_points<kSubset, kOrig, false, true, true>
-            <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
-      else
-        compact_points<kSubset, kOrig, false, false, true>
-            <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
-      return;
-    }
-  }
   if (in.flags)
     compact_points<kSubset, kOrig, kSplat, true>
         <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);

@@ -114,10 +114,6 @@ class CudaRendererImpl final : public CudaRenderer {
     // A/B switch: compact batches wholly inside the view skip the per-point tests.
     if (const char* v = std::getenv("PR_CUDA_INSIDE"))
       inside_ok_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    if (const char* v = std::getenv("PR_CUDA_OVERLAP"); v && *v)
-      overlap_mode_ = std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0  ? 0
-                      : std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0 ? 1
-                                                                                : -1;
     if (const char* v = std::getenv("PR_CUDA_ROUNDS"); v && *v) {
       const int r = std::atoi(v);
       if (valid_rounds(r))
@@ -163,7 +159,6 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
   void set_inside_batches(bool on) override { inside_ok_ = on; }
-  void set_overlapped_loads(int mode) override { overlap_mode_ = mode < 0 ? -1 : mode > 0 ? 1 : 0; }
   void set_stage_timing(bool on) override { stage_events_ = on; }
   bool stage_timing() const override { return stage_events_; }
   bool frame_graph() const override { return graph_; }
@@ -836,7 +831,6 @@ class CudaRendererImpl final : public CudaRenderer {
       in.inside_ok = inside_ok_;
       if (cull) in.flags = batch_flags_;  // the launch runs the box tests first
       in.all_inside = all_inside;
-      in.overlap = overlap_mode_ > 0 || (overlap_mode_ < 0 && points_ < kOverlapPoints);
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
     } else {
       cuda::RasterInput in;
@@ -909,9 +903,6 @@ class CudaRendererImpl final : public CudaRenderer {
   // Batch culling (engine/culling.h): wanted, and boxes of the current plain cloud on the device.
   bool cull_ = true, boxes_ready_ = false;
   bool inside_ok_ = true;  // PR_CUDA_INSIDE: compact batches inside the view skip point tests
-  /// Compact clouds under this many points overlap their points' loads (set_overlapped_loads()).
-  static constexpr uint64_t kOverlapPoints = uint64_t{1} << 25;
-  int overlap_mode_ = -1;  // -1: by the cloud's size; 0 off, 1 on (PR_CUDA_OVERLAP)
   int forced_rounds_ = -1;  // PR_CUDA_ROUNDS / set_raster_rounds: for every cloud (A/B, tests)
   int sms_ = 0;             // multiprocessors of the device
   PointBox* boxes_ = nullptr;

@@ -123,9 +123,6 @@ struct CompactInput {
   bool inside_ok = true;
   /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()).
   bool all_inside = false;
-  /// Batches wholly inside the view overlap their points' loads (compact_batch_overlapped()):
-  /// for small clouds, whose frames wait on memory rather than arithmetic.
-  bool overlap = false;
 };
 
 /// Blocks of in.rounds batches: (with in.flags) the box tests first, then every stored point

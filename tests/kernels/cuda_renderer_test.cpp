@@ -951,7 +951,6 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
         // Every tenth camera frames the whole cloud: no box tests, every batch inside.
         if (i % 10 == 9) cam.frame(cloud.world_bounds(), double(rs.width) / double(rs.height));
         gpu->set_inside_batches(i % 5 != 2);
-        gpu->set_overlapped_loads(i % 3 - 1);  // -1, 0, 1
         rs.point_size = 1 + i % 3;
         rs.background = kBackground;
         rs.want_depth = true;
@@ -976,7 +975,6 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
   }
   gpu->set_compact_positions(false);
   gpu->set_inside_batches(true);
-  gpu->set_overlapped_loads(-1);
   gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
   gpu->set_culling(true);
   gpu->set_raster_rounds(-1);

@@ -93,12 +93,6 @@ class CudaRenderer : public Renderer {
   /// inside runs no box tests at all. On by default (with culling; point size 1); the same image
   /// either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
   virtual void set_inside_batches(bool on) = 0;
-  /// Compact positions, batches wholly inside the view: each thread issues the key loads of its
-  /// round's points together, then their color loads, and loads the next round's words ahead
-  /// (compact_batch_overlapped(), more registers), for clouds too small to keep the GPU's
-  /// arithmetic busy. 1 on, 0 off, -1 (the default) for clouds under 2^25 points. The same
-  /// image either way. For A/B measurements (PR_CUDA_OVERLAP=0|1).
-  virtual void set_overlapped_loads(int mode) = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
   /// or 16 (compact positions: a batch of 4096 a block up to 4 rounds, then rounds / 4), or -1 (the default) to choose by the cloud's size and the device (the most rounds,
   /// up to 8, that still give the GPU twice the blocks it holds at once; clouds under 2^20 points
