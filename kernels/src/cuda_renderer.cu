@@ -637,8 +637,8 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     PR_CUDA_TRY(cudaStreamSynchronize(stream_));
     // The whole cloud's box, the union of the batches' decoded ranges (5.9 MB to copy for 1e9
-    // points), for frames that see all of it and need no batch tests (box_in_view()). Only a
-    // shortcut: culling or not, the image is the same.
+    // points), for frames that see all of it: they need no batch tests (box_in_view()), and when
+    // box_inside() holds for it no point tests either.
     cloud_box_ = empty_point_box();
     if (n > 0) {
       const uint64_t nb = (n + kCompactBatch - 1) / kCompactBatch;
@@ -646,10 +646,13 @@ class CudaRendererImpl final : public CudaRenderer {
       PR_CUDA_TRY(
           cudaMemcpy(host.data(), batches_, nb * sizeof(CompactBatch), cudaMemcpyDeviceToHost));
       for (const CompactBatch& b : host) {
+        double lo[3], hi[3];
+        compact_box_bounds(b, lo, hi);
+        // Rounded to float: box_inside() pads boxes by 1e-6 of their size, far more.
         PointBox pb;
         for (int a = 0; a < 3; ++a) {
-          pb.lo[a] = b.lo[a];
-          pb.hi[a] = b.lo[a] + float(kCompactMaxQ) * b.scale[a];
+          pb.lo[a] = float(lo[a]);
+          pb.hi[a] = float(hi[a]);
         }
         box_grow(cloud_box_, pb);
       }

@@ -273,7 +273,6 @@ TEST(Compact, BoxTestAgainstProjectedCornersAndSamples) {
   // Whenever the box test says "not visible", none of the box's decodable points (the 8 corners,
   // the centre and 200 random steps) projects into the image.
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::uniform_int_distribution<uint32_t> q(0, kCompactMaxQ);
   test::check_box_test<CompactBatch>(
       7,
       [&](int i, float x0, std::mt19937& rng) {
@@ -285,19 +284,13 @@ TEST(Compact, BoxTestAgainstProjectedCornersAndSamples) {
         return b;
       },
       [](const ProjParams& p, const CompactBatch& b) { return compact_box_visible(p, b); },
-      [&](const CompactBatch& b, int k, std::mt19937& rng, float& x, float& y, float& z) {
-        uint32_t s[3];
-        for (int a = 0; a < 3; ++a)
-          s[a] = k < 8 ? ((k >> a) & 1 ? kCompactMaxQ : 0u) : k == 8 ? 511u : q(rng);
-        return compact_decode(b, s[0] | (s[1] << 10) | (s[2] << 20), x, y, z);
-      });
+      test::sample_compact_batch);
 }
 
 TEST(Compact, BoxInsideMeansEveryPointDrawsAtItsPixel) {
   // compact_box_inside(): every decodable point of a batch it accepts (corners, centre, 200
   // random steps) draws, at the pixel and depth project_inside() gives.
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::uniform_int_distribution<uint32_t> q(0, kCompactMaxQ);
   test::check_inside_test<CompactBatch>(
       17,
       [&](int i, const Camera& cam, std::mt19937& rng) {
@@ -312,12 +305,7 @@ TEST(Compact, BoxInsideMeansEveryPointDrawsAtItsPixel) {
         return b;
       },
       [](const ProjParams& p, const CompactBatch& b) { return compact_box_inside(p, b); },
-      [&](const CompactBatch& b, int k, std::mt19937& rng, float& x, float& y, float& z) {
-        uint32_t s[3];
-        for (int a = 0; a < 3; ++a)
-          s[a] = k < 8 ? ((k >> a) & 1 ? kCompactMaxQ : 0u) : k == 8 ? 511u : q(rng);
-        return compact_decode(b, s[0] | (s[1] << 10) | (s[2] << 20), x, y, z);
-      });
+      test::sample_compact_batch);
 }
 
 TEST(Compact, OffByDefaultAndReportsMemory) {

@@ -73,7 +73,7 @@ TEST(Culling, BoxesAreTheMinimumAndMaximumOfTheFinitePoints) {
 TEST(Culling, BoxTestNeverCullsADrawablePoint) {
   // Whenever the box test says "not visible", none of the box's corners, its centre or 200
   // random float points in it projects into the image.
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f), t(0.0f, 1.0f);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   test::check_box_test<PointBox>(
       11,
       [&](int i, float x0, std::mt19937& rng) {
@@ -85,17 +85,7 @@ TEST(Culling, BoxTestNeverCullsADrawablePoint) {
         return b;
       },
       [](const ProjParams& p, const PointBox& b) { return point_box_visible(p, b); },
-      [&](const PointBox& b, int k, std::mt19937& rng, float& x, float& y, float& z) {
-        float v[3];
-        for (int a = 0; a < 3; ++a) {
-          const float s = k < 8 ? float((k >> a) & 1) : k == 8 ? 0.5f : t(rng);
-          v[a] = std::min(std::max(b.lo[a] + s * (b.hi[a] - b.lo[a]), b.lo[a]), b.hi[a]);
-        }
-        x = v[0];
-        y = v[1];
-        z = v[2];
-        return true;
-      });
+      test::sample_point_box);
 }
 
 TEST(Culling, BoxInViewMeansEveryPointDraws) {
@@ -141,7 +131,7 @@ TEST(Culling, BoxInViewMeansEveryPointDraws) {
 TEST(Culling, BoxInsideMeansEveryPointDrawsAtItsPixel) {
   // box_inside() (no per-point tests needed) against the projection itself: boxes around the
   // origin, some far larger than the view, and some just beyond the near plane.
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f), t(0.0f, 1.0f);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   test::check_inside_test<PointBox>(
       13,
       [&](int i, const Camera& cam, std::mt19937& rng) {
@@ -156,17 +146,7 @@ TEST(Culling, BoxInsideMeansEveryPointDrawsAtItsPixel) {
         return b;
       },
       [](const ProjParams& p, const PointBox& b) { return box_inside(p, b); },
-      [&](const PointBox& b, int k, std::mt19937& rng, float& x, float& y, float& z) {
-        float v[3];
-        for (int a = 0; a < 3; ++a) {
-          const float s = k < 8 ? float((k >> a) & 1) : k == 8 ? 0.5f : t(rng);
-          v[a] = std::min(std::max(b.lo[a] + s * (b.hi[a] - b.lo[a]), b.lo[a]), b.hi[a]);
-        }
-        x = v[0];
-        y = v[1];
-        z = v[2];
-        return true;
-      });
+      test::sample_point_box);
   EXPECT_FALSE(box_inside(Camera{}.params(64, 48, glm::dvec3(0.0)), empty_point_box()));
 }
 

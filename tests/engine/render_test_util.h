@@ -3,13 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <random>
 #include <string>
 
 #include "engine/camera.h"
+#include "engine/compact.h"
 #include "engine/cpu_renderer.h"
+#include "engine/culling.h"
 #include "engine/projection.h"
 #include "random_camera.h"
 
@@ -79,6 +82,33 @@ inline void compare_culling(CpuRenderer& culled, CpuRenderer& unculled, const Bo
     t.frames_drawing += count_drawn(a) > 0;
     t.frames_culling += culled.culled_batches() > 0 && count_drawn(a) > 0;
   }
+}
+
+/// Sample k of the float points in `b` for the box tests below: k < 8 the corners, 8 the centre,
+/// then random points (always a point: true).
+inline bool sample_point_box(const PointBox& b, int k, std::mt19937& rng, float& x, float& y,
+                             float& z) {
+  std::uniform_real_distribution<float> t(0.0f, 1.0f);
+  float v[3];
+  for (int a = 0; a < 3; ++a) {
+    const float s = k < 8 ? float((k >> a) & 1) : k == 8 ? 0.5f : t(rng);
+    v[a] = std::min(std::max(b.lo[a] + s * (b.hi[a] - b.lo[a]), b.lo[a]), b.hi[a]);
+  }
+  x = v[0];
+  y = v[1];
+  z = v[2];
+  return true;
+}
+
+/// Sample k of the points compact batch `b` decodes to: k < 8 the corner steps, 8 the middle
+/// step, then random steps (compact_decode()'s answer: always true for these valid words).
+inline bool sample_compact_batch(const CompactBatch& b, int k, std::mt19937& rng, float& x,
+                                 float& y, float& z) {
+  std::uniform_int_distribution<uint32_t> q(0, kCompactMaxQ);
+  uint32_t s[3];
+  for (int a = 0; a < 3; ++a)
+    s[a] = k < 8 ? ((k >> a) & 1 ? kCompactMaxQ : 0u) : k == 8 ? 511u : q(rng);
+  return compact_decode(b, s[0] | (s[1] << 10) | (s[2] << 20), x, y, z);
 }
 
 /// A conservative box test against the projection: 20,000 random boxes (`make(i, x, rng)`: a box

@@ -1,5 +1,6 @@
 // The CUDA renderer against the CPU renderer, pixel for pixel: scenes, sizes, cameras, point sizes,
 // subsets, bad points, empty clouds, resizes and the out-of-memory path. Skips without a device.
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -869,6 +870,28 @@ TEST(CudaRenderer, GpuBatchBoxesEqualTheHosts) {
   EXPECT_FALSE(gpu->download_boxes(nullptr, &err)) << "compact clouds keep their own boxes";
 }
 
+/// Frame i of the culling tests: a random camera around `cloud` (every tenth one framing the
+/// whole cloud: no box tests, every batch inside the view), a small or a medium image with depth,
+/// point sizes 1 .. max_point_size, every `subset_every`-th frame a third of the points; and the
+/// GPU's switches: culling off every seventh frame, the inside-batch short path off every fifth,
+/// forced rounds (which cull clouds of every size): rounds[0] for odd frames, rounds[1] for every
+/// fourth, rounds[2] for the others.
+void culling_frame(CudaRenderer& gpu, int i, const PointCloud& cloud, std::mt19937& rng,
+                   int max_point_size, int subset_every, std::array<int, 3> rounds, Camera* cam,
+                   RenderSettings* rs) {
+  *cam = test::random_camera(rng, cloud.world_bounds());
+  rs->width = i % 3 == 0 ? 97 : 400;
+  rs->height = i % 3 == 0 ? 61 : 240;
+  if (i % 10 == 9) cam->frame(cloud.world_bounds(), double(rs->width) / double(rs->height));
+  rs->point_size = 1 + i % max_point_size;
+  rs->background = kBackground;
+  rs->want_depth = true;
+  if (i % subset_every == subset_every - 1) rs->point_count = cloud.size() / 3;
+  gpu.set_inside_batches(i % 5 != 2);
+  gpu.set_culling(i % 7 != 3);
+  gpu.set_raster_rounds(i % 2 ? rounds[0] : i % 4 == 0 ? rounds[1] : rounds[2]);
+}
+
 /// Batch culling never changes the image: the GPU with culling (the default) and without it,
 /// with batches wholly inside the view skipping their points' image tests or not
 /// against the unculled CPU renderer over random cameras inside and around coherent clouds
@@ -890,19 +913,9 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
     if (gpu->cloud_sorted()) apply_order(sorted, morton_order(cloud));
     ASSERT_TRUE(probe.set_cloud(sorted, &err)) << err;
     for (int i = 0; i < 60; ++i) {
-      Camera cam = test::random_camera(rng, cloud.world_bounds());
+      Camera cam;
       RenderSettings rs;
-      rs.width = i % 3 == 0 ? 97 : 400;
-      rs.height = i % 3 == 0 ? 61 : 240;
-      // Every tenth camera frames the whole cloud: no box tests, every batch inside.
-      if (i % 10 == 9) cam.frame(cloud.world_bounds(), double(rs.width) / double(rs.height));
-      gpu->set_inside_batches(i % 5 != 2);
-      rs.point_size = 1 + i % 4;
-      rs.background = kBackground;
-      rs.want_depth = true;
-      if (i % 6 == 5) rs.point_count = cloud.size() / 3;
-      gpu->set_culling(i % 7 != 3);
-      gpu->set_raster_rounds(i % 2 ? 4 : i % 4 == 0 ? 1 : 16);  // forced: culls this size
+      culling_frame(*gpu, i, cloud, rng, 4, 6, {4, 1, 16}, &cam, &rs);
       Image c, g, pi;
       FrameStats cs, gs;
       ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << err;
@@ -944,19 +957,9 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
       ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
       ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
       for (int i = 0; i < 30; ++i) {
-        Camera cam = test::random_camera(rng, cloud.world_bounds());
+        Camera cam;
         RenderSettings rs;
-        rs.width = i % 3 == 0 ? 97 : 400;
-        rs.height = i % 3 == 0 ? 61 : 240;
-        // Every tenth camera frames the whole cloud: no box tests, every batch inside.
-        if (i % 10 == 9) cam.frame(cloud.world_bounds(), double(rs.width) / double(rs.height));
-        gpu->set_inside_batches(i % 5 != 2);
-        rs.point_size = 1 + i % 3;
-        rs.background = kBackground;
-        rs.want_depth = true;
-        if (i % 5 == 4) rs.point_count = cloud.size() / 3;
-        gpu->set_culling(i % 7 != 3);
-        gpu->set_raster_rounds(i % 2 ? 16 : i % 4 == 0 ? 1 : 8);  // forced: culls this size
+        culling_frame(*gpu, i, cloud, rng, 3, 5, {16, 1, 8}, &cam, &rs);
         Image c, g;
         FrameStats cs, gs;
         ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << err;

@@ -116,26 +116,28 @@ PR_HD uint32_t compact_encode(const CompactBatch& b, float x, float y, float z) 
   return w;
 }
 
-/// Whether any point of batch `b` may draw (conservative: false only when none can): the box
-/// test of engine/culling.h on [lo, lo + 1023 scale], which pads the box for the decode's float
-/// rounding (1e-6 relative).
-PR_HD bool compact_box_visible(const ProjParams& p, const CompactBatch& b) {
-  double lo[3], hi[3];
+/// The box batch `b`'s points decode into, [lo, lo + 1023 scale] per axis, in double.
+PR_HD void compact_box_bounds(const CompactBatch& b, double lo[3], double hi[3]) {
   for (int a = 0; a < 3; ++a) {
     lo[a] = double(b.lo[a]);
     hi[a] = lo[a] + double(kCompactMaxQ) * double(b.scale[a]);
   }
+}
+
+/// Whether any point of batch `b` may draw (conservative: false only when none can): the box
+/// test of engine/culling.h on compact_box_bounds(), which pads the box for the decode's float
+/// rounding (1e-6 relative).
+PR_HD bool compact_box_visible(const ProjParams& p, const CompactBatch& b) {
+  double lo[3], hi[3];
+  compact_box_bounds(b, lo, hi);
   return box_visible(p, lo, hi);
 }
 
 /// Whether every valid point of batch `b` surely draws at pixel (int(px), int(py)) of its
-/// projection: box_inside() of engine/culling.h on the same box as compact_box_visible().
+/// projection: box_inside() of engine/culling.h on the same box.
 PR_HD bool compact_box_inside(const ProjParams& p, const CompactBatch& b) {
   double lo[3], hi[3];
-  for (int a = 0; a < 3; ++a) {
-    lo[a] = double(b.lo[a]);
-    hi[a] = lo[a] + double(kCompactMaxQ) * double(b.scale[a]);
-  }
+  compact_box_bounds(b, lo, hi);
   return box_inside(p, lo, hi);
 }
 
