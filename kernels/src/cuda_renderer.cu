@@ -111,7 +111,7 @@ class CudaRendererImpl final : public CudaRenderer {
       stage_events_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_CULL"))
       cull_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    // A/B switch: compact batches wholly inside the view skip the per-point tests.
+    // A/B switch: batches wholly inside the view skip the per-point image tests.
     if (const char* v = std::getenv("PR_CUDA_INSIDE"))
       inside_ok_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     if (const char* v = std::getenv("PR_CUDA_ROUNDS"); v && *v) {
@@ -905,7 +905,7 @@ class CudaRendererImpl final : public CudaRenderer {
   uint64_t cap_batches_ = 0;
   // Batch culling (engine/culling.h): wanted, and boxes of the current plain cloud on the device.
   bool cull_ = true, boxes_ready_ = false;
-  bool inside_ok_ = true;  // PR_CUDA_INSIDE: compact batches inside the view skip point tests
+  bool inside_ok_ = true;  // PR_CUDA_INSIDE: batches inside the view skip the point tests
   int forced_rounds_ = -1;  // PR_CUDA_ROUNDS / set_raster_rounds: for every cloud (A/B, tests)
   int sms_ = 0;             // multiprocessors of the device
   PointBox* boxes_ = nullptr;
