@@ -18,15 +18,17 @@ constexpr int kPerLoad = 4;  // words loaded before the first is used
 static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
 
-/// One thread a batch into a byte: 0 culled (compact_box_visible() false), 2 wholly inside the
-/// view (compact_box_inside(), when `inside` allows it: the raster kernel then skips the
-/// per-point tests), 1 otherwise.
+/// One thread a batch into its BatchFlag (engine/culling.h): culled when compact_box_visible() is
+/// false, inside when compact_box_inside() holds and `inside` allows it (the raster kernel then
+/// skips the per-point tests), drawn otherwise.
 __global__ void compact_flags(ProjParams p, const CompactBatch* __restrict__ batches, uint64_t n,
                               bool inside, uint8_t* __restrict__ flags) {
   const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
   const CompactBatch b = batches[i];
-  flags[i] = !compact_box_visible(p, b) ? 0 : inside && compact_box_inside(p, b) ? 2 : 1;
+  flags[i] = !compact_box_visible(p, b)           ? kBatchCulled
+             : inside && compact_box_inside(p, b) ? kBatchInside
+                                                  : kBatchDrawn;
 }
 
 /// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
@@ -115,8 +117,8 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     bool inside = in.all_inside;
     if constexpr (kCull) {
       const uint8_t f = __ldg(in.flags + batch);
-      if (f == 0) continue;
-      inside = f == 2;
+      if (f == kBatchCulled) continue;
+      inside = f == kBatchInside;
     }
     const CompactBatch b = in.batches[batch];
     const uint64_t base = batch * kCompactBatch;

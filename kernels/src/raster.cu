@@ -213,12 +213,12 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
       if (round == 0 || at % kPointBatch == 0) {
         // The same byte for every thread of the block: one broadcast load.
         const uint8_t f = __ldg(in.flags + at / kPointBatch);
-        if (f == 0) {
+        if (f == kBatchCulled) {
           // On to the next batch: the round that starts it.
           round += int((kPointBatch - at % kPointBatch) / kChunk) - 1;
           continue;
         }
-        inside = f == 2;
+        inside = f == kBatchInside;
       }
     }
     if constexpr (kSimple && kWalk != kStrided && (kCull || kAllInside)) {
@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(kThreads)
   static_assert(!kCull || kWalk != kStrided);
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   if constexpr (kCull) {
-    if (__ldg(in.flags + blockIdx.x) == 0) return;
+    if (__ldg(in.flags + blockIdx.x) == kBatchCulled) return;
     const uint64_t first = uint64_t(blockIdx.x) * kPointBatch + threadIdx.x;
     for (uint32_t k = 0; k < kPointBatch; k += kThreads)
       splat_point<kWalk>(p, in, step, keys, n, first + k);
@@ -277,14 +277,16 @@ __global__ void __launch_bounds__(kThreads)
 /// thread 0 of each raster block testing its own batch (whose double arithmetic raised the raster
 /// kernel's registers or spilled them): 1e9 points 3.24 against 3.44 ms with every point in view,
 /// 0.27 against 0.43 ms inside the cloud (docs/GPU.md).
-/// With `inside`, 2 marks a batch wholly inside the view (box_inside()), whose points then skip
+/// With `inside`, kBatchInside marks a batch wholly inside the view (box_inside()), whose points then skip
 /// the image tests.
 __global__ void batch_flags(ProjParams p, const PointBox* __restrict__ boxes, uint64_t batches,
                             bool inside, uint8_t* __restrict__ flags) {
   const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= batches) return;
   const PointBox b = boxes[i];
-  flags[i] = !point_box_visible(p, b) ? 0 : inside && box_inside(p, b) ? 2 : 1;
+  flags[i] = !point_box_visible(p, b)           ? kBatchCulled
+             : inside && box_inside(p, b) ? kBatchInside
+                                          : kBatchDrawn;
 }
 
 /// One pixel a thread.

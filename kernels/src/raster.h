@@ -44,7 +44,7 @@ struct RasterInput {
   uint64_t total = 0;     ///< points uploaded
   uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
   /// One byte per kPointBatch stored points from launch_batch_flags() (this frame's box tests,
-  /// engine/culling.h: 0 = no point of the batch can draw), or null: no culling. Used when every
+  /// a BatchFlag of engine/culling.h), or null: no culling. Used when every
   /// stored point is walked (all points, or a subset of a permuted cloud).
   const uint8_t* flags = nullptr;
   /// Rounds of 1024 consecutive points a block of the point kernel covers (>= 1). Splats take one
@@ -64,7 +64,7 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
                    uint32_t* depth32, cudaStream_t stream);
 
 /// The box test of each of `batches` batches for this frame (point_box_visible(), one thread a
-/// batch) into `flags` (a byte each: 0 culled, 1 drawn, 2 wholly inside the view when `inside`
+/// batch) into `flags` (a BatchFlag each: kBatchInside for batches wholly inside the view only when `inside`
 /// allows it), for RasterInput::flags.
 void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches,
                         bool inside, uint8_t* flags, cudaStream_t stream);

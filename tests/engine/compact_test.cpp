@@ -295,9 +295,9 @@ TEST(Compact, BoxInsideMeansEveryPointDrawsAtItsPixel) {
       17,
       [&](int i, const Camera& cam, std::mt19937& rng) {
         CompactBatch b;
-        glm::dvec3 c = cam.position + cam.forward() * (i % 4 == 0 ? cam.near_z * 1.5 : 0.0);
-        if (i % 4 != 0) c = glm::dvec3(cam.position.x > 500.0 ? 999.0 : 0.0, 0.0, 0.0);
-        const float size = i % 4 == 0 ? 1e-3f : i % 3 == 0 ? 30.0f : 4.0f;
+        glm::dvec3 c;
+        float size;
+        test::inside_test_place(i, cam, &c, &size);
         for (int a = 0; a < 3; ++a) {
           b.lo[a] = float(c[a]) + u(rng) * size;
           b.scale[a] = (u(rng) + 1.0f) * size * (i % 5 == 0 ? 1e-6f : 5e-4f);

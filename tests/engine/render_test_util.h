@@ -151,6 +151,15 @@ void check_box_test(
   EXPECT_GT(accepted, 1000);
 }
 
+/// Where box i of check_inside_test() goes, for `cam`: every fourth box 1e-3 wide just beyond the
+/// near plane, the others around the origin (x = 999 for the cameras near x = 1000), a third of
+/// those 30 wide (larger than the view), the rest 4 wide.
+inline void inside_test_place(int i, const Camera& cam, glm::dvec3* centre, float* size) {
+  *centre = i % 4 == 0 ? cam.position + cam.forward() * (cam.near_z * 1.5)
+                       : glm::dvec3(cam.position.x > 500.0 ? 999.0 : 0.0, 0.0, 0.0);
+  *size = i % 4 == 0 ? 1e-3f : i % 3 == 0 ? 30.0f : 4.0f;
+}
+
 /// The dual of check_box_test(), for a "wholly inside the view" test (box_inside()): 20,000
 /// random cameras (half of them near x = 1000, where float rounding is coarser) looking at the
 /// origin from 1.5 - 3 times a random camera's distance, random boxes (`make(i, cam, rng)`, which

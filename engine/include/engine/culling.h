@@ -20,6 +20,13 @@ namespace pr {
 
 constexpr uint32_t kPointBatch = 4096;  ///< stored points per box (24 B: 0.006 B a point)
 
+/// A batch's flag for one frame, as the GPU renderer's box-test kernels write it.
+enum BatchFlag : uint8_t {
+  kBatchCulled = 0,  ///< no point of the batch can draw (box_visible() false)
+  kBatchDrawn = 1,   ///< drawn, each point with its own image tests
+  kBatchInside = 2,  ///< wholly inside the view (box_inside()): the points skip the image tests
+};
+
 /// The bounding box of a batch's finite points (lo > hi on every axis when it has none).
 struct PointBox {
   float lo[3];
