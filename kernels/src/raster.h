@@ -64,8 +64,8 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
                    uint32_t* depth32, cudaStream_t stream);
 
 /// The box test of each of `batches` batches for this frame (point_box_visible(), one thread a
-/// batch) into `flags` (a BatchFlag each: kBatchInside for batches wholly inside the view only when `inside`
-/// allows it), for RasterInput::flags.
+/// batch) into `flags` (a BatchFlag each; kBatchInside for batches wholly inside the view only
+/// when `inside` allows it), for RasterInput::flags.
 void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches,
                         bool inside, uint8_t* flags, cudaStream_t stream);
 
