@@ -39,10 +39,9 @@ template <bool kSubset, bool kOrig, bool kSplat, bool kInside>
 __device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
                                               uint64_t step, unsigned long long* keys,
                                               const CompactBatch& b, uint64_t base, uint32_t cnt) {
-  // This thread's words and colors: point k0 + k * kThreads of the thread is at offset k0 +
-  // k * kThreads from them (immediate offsets once the loops are unrolled).
+  // This thread's words: point k0 + k * kThreads of the thread is at offset k0 + k * kThreads
+  // from them (immediate offsets once the loops are unrolled).
   const uint32_t* words = in.words + base + threadIdx.x;
-  const uint32_t* colors = in.colors + base + threadIdx.x;
   const uint32_t width = uint32_t(p.width);
   const bool full = cnt == kCompactBatch;  // every batch but the last: no bounds tests
 #pragma unroll
@@ -79,8 +78,8 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
         dbits = uint32_t(key >> 32);
       }
       if constexpr (kSplat) {
-        const unsigned long long full =
-            (static_cast<unsigned long long>(dbits) << 32) | __ldg(colors + off);
+        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) |
+                                        load_rgb(in.colors, base + threadIdx.x + off);
         int x0, y0, x1, y1;
         splat_rect(p, ix, iy, x0, y0, x1, y1);
         for (int yy = y0; yy < y1; ++yy)
@@ -94,8 +93,8 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
         const uint32_t pix = uint32_t(iy) * width + uint32_t(ix);
         const unsigned long long cur = keys[pix];
         if (dbits > uint32_t(cur >> 32)) continue;
-        const unsigned long long full =
-            (static_cast<unsigned long long>(dbits) << 32) | __ldg(colors + off);
+        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) |
+                                        load_rgb(in.colors, base + threadIdx.x + off);
         if (full < cur) atomicMin(keys + pix, full);
       }
     }

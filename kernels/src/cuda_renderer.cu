@@ -184,7 +184,8 @@ class CudaRendererImpl final : public CudaRenderer {
 
   size_t memory_bytes() const override {
     return cap_points_ * ((pos_ ? sizeof(Float3) : 0) + (words_ ? sizeof(uint32_t) : 0) +
-                          (colors_ ? sizeof(uint32_t) : 0) + (orig_ ? sizeof(uint32_t) : 0)) +
+                          (orig_ ? sizeof(uint32_t) : 0)) +
+           (colors_ ? cuda::rgb_words(cap_points_) * sizeof(uint32_t) : 0) +
            cap_batches_ * (sizeof(CompactBatch) + 1) + cap_boxes_ * (sizeof(PointBox) + 1) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
@@ -211,19 +212,19 @@ class CudaRendererImpl final : public CudaRenderer {
     cap_batches_ = 0;
     if (n == 0) return true;
     // Plain: float xyz (12 B); compact: a 3x10-bit word (4 B) + a 24-byte box and a flag byte
-    // per batch.
+    // per batch. Colors: 3 bytes (cuda::load_rgb()).
     const uint64_t batches = (n + kCompactBatch - 1) / kCompactBatch;
     const size_t pos_bytes =
         compact_ ? size_t(n) * sizeof(uint32_t) + size_t(batches) * (sizeof(CompactBatch) + 1)
                  : size_t(n) * sizeof(Float3);
-    const size_t col_bytes = size_t(n) * sizeof(uint32_t);
+    const size_t col_bytes = size_t(cuda::rgb_words(n)) * sizeof(uint32_t);
     cudaError_t e = compact_ ? cudaMalloc(reinterpret_cast<void**>(&words_), n * sizeof(uint32_t))
                              : cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
     if (e == cudaSuccess && compact_)
       e = cudaMalloc(reinterpret_cast<void**>(&batches_), batches * sizeof(CompactBatch));
     if (e == cudaSuccess && compact_)
       e = cudaMalloc(reinterpret_cast<void**>(&batch_flags_), batches);
-    if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), n * sizeof(uint32_t));
+    if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), col_bytes);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
       free_device(pos_);
@@ -236,7 +237,7 @@ class CudaRendererImpl final : public CudaRenderer {
       if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
       if (error)
         *error = "out of GPU memory: " + std::to_string(n) + " points need " +
-                 gib(double(pos_bytes + col_bytes)) + " (" + (compact_ ? "8" : "16") +
+                 gib(double(pos_bytes + col_bytes)) + " (" + (compact_ ? "7" : "15") +
                  " bytes a point), the device has " + gib(double(free_b)) + " free of " +
                  gib(double(total_b)) + " (" + cudaGetErrorName(e) + ")";
       return false;
@@ -267,8 +268,11 @@ class CudaRendererImpl final : public CudaRenderer {
     if (n > 0 && !(want_sort(cloud, bounds) && upload_sorted(cloud, bounds))) {
       PR_CUDA_TRY(cudaMemcpyAsync(pos_, cloud.positions.data(), n * sizeof(Float3),
                                   cudaMemcpyHostToDevice, stream_));
-      PR_CUDA_TRY(cudaMemcpyAsync(colors_, cloud.colors.data(), n * sizeof(uint32_t),
-                                  cudaMemcpyHostToDevice, stream_));
+      std::string what;
+      if (const cudaError_t e = upload_colors(cloud, nullptr, &what); e != cudaSuccess) {
+        if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
+        return false;
+      }
     }
     make_boxes(n);
     // Every upload is ordered on stream_ (a plain cudaMemcpy runs on the legacy stream, which
@@ -501,21 +505,42 @@ class CudaRendererImpl final : public CudaRenderer {
     return e;
   }
 
-  /// The spatially sorted upload: the Morton order computed on the GPU, then positions and colors
-  /// gathered into pos_ and colors_ in that order; no index is kept (the key's tie rule does not
-  /// need one; a subset computes it again, ensure_orig()). False, with a note on stderr, when
-  /// there is no room for the temporaries (about 36 bytes a point while it runs: a source copy,
-  /// the order, two code arrays, an index array, CUB's scratch); the caller then uploads the cloud
-  /// in its own order, which draws the same image more slowly.
-  /// The cloud's colors into colors_, in `order` (device, null: as stored); waits for them.
+  /// Host colors `from` (RGBA8), taken in `orig` (host, null: as stored), packed into colors_
+  /// (3 bytes a point, cuda::load_rgb()) a chunk at a time through a host buffer of 48 MiB; waits
+  /// for them.
+  cudaError_t upload_rgb_from_host(const uint32_t* from, const uint32_t* orig, uint64_t n,
+                                   std::string* what) {
+    constexpr uint64_t kChunk = uint64_t{1} << 24;  // points a chunk, a multiple of 4
+    PodVector<uint8_t> buf(size_t(std::min(n, kChunk)) * 3 + 4);
+    for (uint64_t b = 0; b < n; b += kChunk) {
+      const uint64_t e = std::min(n, b + kChunk);
+      uint8_t* out = buf.data();
+      parallel_for(size_t(e - b), [&](size_t lo, size_t hi) {
+        for (size_t k = lo; k < hi; ++k) {
+          const uint32_t c = from[orig ? orig[b + k] : b + k];
+          out[3 * k] = uint8_t(c);
+          out[3 * k + 1] = uint8_t(c >> 8);
+          out[3 * k + 2] = uint8_t(c >> 16);
+        }
+      });
+      // The last chunk ends the array's padding word with zeros.
+      const size_t bytes = e == n ? size_t(cuda::rgb_words(n) * 4 - 3 * b) : size_t(e - b) * 3;
+      for (size_t k = size_t(e - b) * 3; k < bytes; ++k) out[k] = 0;
+      *what = "cudaMemcpyAsync(colors)";
+      cudaError_t err = cudaMemcpyAsync(reinterpret_cast<uint8_t*>(colors_) + 3 * b, out, bytes,
+                                        cudaMemcpyHostToDevice, stream_);
+      // The buffer is refilled next: wait for the copy.
+      if (err == cudaSuccess) err = cudaStreamSynchronize(stream_);
+      if (err != cudaSuccess) return err;
+    }
+    return cudaSuccess;
+  }
+
+  /// The cloud's colors into colors_ (3 bytes a point), in `order` (device, null: as stored);
+  /// waits for them.
   cudaError_t upload_colors(const PointCloud& cloud, const uint32_t* order, std::string* what) {
     const uint64_t n = cloud.size();
-    if (!order) {
-      *what = "cudaMemcpyAsync(colors)";
-      cudaError_t e = cudaMemcpyAsync(colors_, cloud.colors.data(), n * sizeof(uint32_t),
-                                      cudaMemcpyHostToDevice, stream_);
-      return e == cudaSuccess ? cudaStreamSynchronize(stream_) : e;
-    }
+    if (!order) return upload_rgb_from_host(cloud.colors.data(), nullptr, n, what);
     uint32_t* csrc = nullptr;
     *what = "cudaMalloc(color source)";
     cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&csrc), n * sizeof(uint32_t));
@@ -525,8 +550,8 @@ class CudaRendererImpl final : public CudaRenderer {
                           stream_);
     }
     if (e == cudaSuccess) {
-      *what = "gather(colors)";
-      e = cuda::gather(csrc, order, n, colors_, stream_);
+      *what = "pack_rgb(colors)";
+      e = cuda::pack_rgb(csrc, order, n, colors_, stream_);
     }
     if (e == cudaSuccess) {
       *what = "cudaStreamSynchronize(gather)";
@@ -536,6 +561,12 @@ class CudaRendererImpl final : public CudaRenderer {
     return e;
   }
 
+  /// The spatially sorted upload: the Morton order computed on the GPU, then positions and colors
+  /// gathered into pos_ and colors_ in that order; no index is kept (the key's tie rule does not
+  /// need one; a subset computes it again, ensure_orig()). False, with a note on stderr, when
+  /// there is no room for the temporaries (about 36 bytes a point while it runs: a source copy,
+  /// the order, two code arrays, an index array, CUB's scratch); the caller then uploads the cloud
+  /// in its own order, which draws the same image more slowly.
   bool upload_sorted(const PointCloud& cloud, const Bounds& bounds) {
     const uint64_t n = cloud.size();
     uint32_t* order = nullptr;
@@ -618,19 +649,12 @@ class CudaRendererImpl final : public CudaRenderer {
       PR_CUDA_TRY(cudaMemcpyAsync(batches_, cc.batches.data(),
                                   cc.batches.size() * sizeof(CompactBatch), cudaMemcpyHostToDevice,
                                   stream_));
-      if (cc.orig.empty()) {
-        PR_CUDA_TRY(cudaMemcpyAsync(colors_, cloud.colors.data(), n * sizeof(uint32_t),
-                                    cudaMemcpyHostToDevice, stream_));
-      } else {
-        PodVector<uint32_t> colors(n);
-        const uint32_t* from = cloud.colors.data();
-        const uint32_t* orig = cc.orig.data();
-        parallel_for(n, [&](size_t b, size_t e) {
-          for (size_t i = b; i < e; ++i) colors[i] = from[orig[i]];
-        });
-        PR_CUDA_TRY(cudaMemcpyAsync(colors_, colors.data(), n * sizeof(uint32_t),
-                                    cudaMemcpyHostToDevice, stream_));
-        PR_CUDA_TRY(cudaStreamSynchronize(stream_));  // before `colors` goes
+      std::string what;
+      if (const cudaError_t e = upload_rgb_from_host(
+              cloud.colors.data(), cc.orig.empty() ? nullptr : cc.orig.data(), n, &what);
+          e != cudaSuccess) {
+        if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
+        return false;
       }
       sorted_ = !cc.orig.empty();
       host_orig_ = std::move(cc.orig);
@@ -846,8 +870,8 @@ class CudaRendererImpl final : public CudaRenderer {
       in.rounds = rounds;
       in.all_inside = all_inside;
       if (cull) {  // the box tests first, a thread a batch
-        cuda::launch_batch_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch,
-                                 inside_ok_, flags_, stream_);
+        cuda::launch_batch_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch, inside_ok_,
+                                 flags_, stream_);
         PR_CUDA_TRY(cudaGetLastError());
         in.flags = flags_;
       }
@@ -905,7 +929,7 @@ class CudaRendererImpl final : public CudaRenderer {
   uint64_t cap_batches_ = 0;
   // Batch culling (engine/culling.h): wanted, and boxes of the current plain cloud on the device.
   bool cull_ = true, boxes_ready_ = false;
-  bool inside_ok_ = true;  // PR_CUDA_INSIDE: batches inside the view skip the point tests
+  bool inside_ok_ = true;   // PR_CUDA_INSIDE: batches inside the view skip the point tests
   int forced_rounds_ = -1;  // PR_CUDA_ROUNDS / set_raster_rounds: for every cloud (A/B, tests)
   int sms_ = 0;             // multiprocessors of the device
   PointBox* boxes_ = nullptr;

@@ -122,7 +122,7 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
       const uint32_t pix = uint32_t(int(py)) * uint32_t(p.width) + uint32_t(int(px));
       const uint64_t s = src[k];
       depth_test<false>(keys, depth32, pix, float_bits(q.depth),
-                        [&]() -> uint32_t { return __ldg(in.colors + s); });
+                        [&]() -> uint32_t { return load_rgb(in.colors, s); });
       continue;
     }
     int ix = 0, iy = 0;
@@ -132,7 +132,7 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
     const uint32_t dbits = uint32_t(key >> 32);
     const uint64_t s = src[k];
     // The color is read only for points that may still win (after the early test).
-    auto color = [&]() -> uint32_t { return __ldg(in.colors + s); };
+    auto color = [&]() -> uint32_t { return load_rgb(in.colors, s); };
     if constexpr (kV1) {
       if (hit) {
         const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) | color();
@@ -246,7 +246,7 @@ __device__ __forceinline__ void splat_point(const ProjParams& p, const RasterInp
   const Float3 v = in.pos[s];
   int ix, iy;
   uint64_t key;
-  if (!project_to_pixel(p, v.x, v.y, v.z, in.colors[s], ix, iy, key)) return;
+  if (!project_to_pixel(p, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key)) return;
   int x0, y0, x1, y1;
   splat_rect(p, ix, iy, x0, y0, x1, y1);
   const size_t width = size_t(p.width);
@@ -277,14 +277,14 @@ __global__ void __launch_bounds__(kThreads)
 /// thread 0 of each raster block testing its own batch (whose double arithmetic raised the raster
 /// kernel's registers or spilled them): 1e9 points 3.24 against 3.44 ms with every point in view,
 /// 0.27 against 0.43 ms inside the cloud (docs/GPU.md).
-/// With `inside`, kBatchInside marks a batch wholly inside the view (box_inside()), whose points then skip
-/// the image tests.
+/// With `inside`, kBatchInside marks a batch wholly inside the view (box_inside()), whose points
+/// then skip the image tests.
 __global__ void batch_flags(ProjParams p, const PointBox* __restrict__ boxes, uint64_t batches,
                             bool inside, uint8_t* __restrict__ flags) {
   const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= batches) return;
   const PointBox b = boxes[i];
-  flags[i] = !point_box_visible(p, b)           ? kBatchCulled
+  flags[i] = !point_box_visible(p, b)     ? kBatchCulled
              : inside && box_inside(p, b) ? kBatchInside
                                           : kBatchDrawn;
 }
@@ -429,8 +429,8 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
   return true;
 }
 
-void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches,
-                        bool inside, uint8_t* flags, cudaStream_t stream) {
+void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches, bool inside,
+                        uint8_t* flags, cudaStream_t stream) {
   if (batches == 0) return;
   batch_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       p, boxes, batches, inside, flags);

@@ -17,6 +17,33 @@
 
 namespace pr::cuda {
 
+/// Point colors on the device: 3 bytes a point (R, G, B; point i's at bytes 3i .. 3i + 2), the
+/// array padded to whole 32-bit words, which the kernels read. The alpha is not stored: points
+/// are drawn opaque (kOpaqueAlpha, projection.h), on the CPU too. 15 bytes a point with float
+/// positions, 7 with compact ones.
+inline uint64_t rgb_words(uint64_t points) {
+  return (3 * points + 3) / 4;
+}
+
+#if defined(__CUDACC__)
+/// Point i's color from the packed array `rgb` (rgb_words() words): R | G << 8 | B << 16 |
+/// kOpaqueAlpha, the RGBA8 word the CPU's keys carry. The word holding its first byte, and the
+/// next one when its bytes straddle two (both in the padded array).
+__device__ __forceinline__ uint32_t load_rgb(const uint32_t* __restrict__ rgb, uint64_t i) {
+  const uint64_t byte = 3 * i;
+  const uint32_t shift = uint32_t(byte & 3) * 8;
+  const uint32_t* w = rgb + (byte >> 2);
+  const uint32_t lo = __ldg(w);
+  const uint32_t hi = shift > 8 ? __ldg(w + 1) : 0u;
+  return __funnelshift_r(lo, hi, shift) | kOpaqueAlpha;
+}
+#endif
+
+/// dst (the packed form of load_rgb(), rgb_words(n) words) from n RGBA8 device colors `src`
+/// taken in `order` (device, null: as stored).
+cudaError_t pack_rgb(const uint32_t* src, const uint32_t* order, uint64_t n, uint32_t* dst,
+                     cudaStream_t stream);
+
 /// How the early depth test runs (docs/GPU.md has the A/B measurements). Every variant gives the
 /// same image: the 64-bit (depth bits << 32 | RGBA8 color) key decides.
 enum class Variant : int {
@@ -35,7 +62,7 @@ inline bool uses_depth32(Variant v) {
 /// The cloud as the raster kernels see it.
 struct RasterInput {
   const Float3* pos = nullptr;       ///< positions in storage order
-  const uint32_t* colors = nullptr;  ///< RGBA8 in storage order
+  const uint32_t* colors = nullptr;  ///< packed RGB (load_rgb()) in storage order
   /// Points stored in another order than the cloud's (the Morton-sorted upload) and a subset
   /// drawn: the original index of each stored point, which decides membership. Null otherwise:
   /// the stored order is the original one, or every point is drawn.
@@ -66,8 +93,8 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 /// The box test of each of `batches` batches for this frame (point_box_visible(), one thread a
 /// batch) into `flags` (a BatchFlag each; kBatchInside for batches wholly inside the view only
 /// when `inside` allows it), for RasterInput::flags.
-void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches,
-                        bool inside, uint8_t* flags, cudaStream_t stream);
+void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches, bool inside,
+                        uint8_t* flags, cudaStream_t stream);
 
 /// Turns the visibility buffer into RGBA8 (the key's color word, or `background`) and, when
 /// `depth` is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey (and,
@@ -94,7 +121,7 @@ cudaError_t encode_compact(const Float3* pos, const uint32_t* order, uint64_t n,
 /// host's compute_point_boxes() bit for bit.
 cudaError_t compute_boxes(const Float3* pos, uint64_t n, PointBox* boxes, cudaStream_t stream);
 
-/// dst[k] = src[order[k]] for k < n (device arrays; T is Float3 or uint32_t).
+/// dst[k] = src[order[k]] for k < n (device arrays; T is Float3).
 template <class T>
 cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cudaStream_t stream);
 
@@ -108,7 +135,7 @@ namespace pr::cuda {
 struct CompactInput {
   const uint32_t* words = nullptr;        ///< one 3x10-bit word per stored point
   const CompactBatch* batches = nullptr;  ///< one box per kCompactBatch stored points
-  const uint32_t* colors = nullptr;       ///< RGBA8 in storage order
+  const uint32_t* colors = nullptr;       ///< packed RGB (load_rgb()) in storage order
   /// Morton-ordered build with a subset drawn: original index of each stored point, else null.
   const uint32_t* orig = nullptr;
   bool permuted = false;  ///< Morton-ordered build

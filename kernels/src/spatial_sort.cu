@@ -115,7 +115,39 @@ __global__ void gather_kernel(const T* __restrict__ src, const uint32_t* __restr
   dst[i] = src[order[i]];
 }
 
+/// Word j of the packed colors (raster.h, load_rgb()): bytes 4j .. 4j + 3, each a channel of
+/// point byte / 3 (channel byte % 3), zero past the last point.
+__global__ void pack_rgb_kernel(const uint32_t* __restrict__ src,
+                                const uint32_t* __restrict__ order, uint64_t n, uint64_t words,
+                                uint32_t* __restrict__ dst) {
+  const uint64_t j = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (j >= words) return;
+  uint32_t out = 0;
+  uint64_t loaded = ~uint64_t{0};
+  uint32_t c = 0;
+  for (uint32_t k = 0; k < 4; ++k) {
+    const uint64_t byte = 4 * j + k;
+    const uint64_t i = byte / 3;
+    if (i >= n) break;
+    if (i != loaded) {
+      c = src[order ? order[i] : i];
+      loaded = i;
+    }
+    out |= ((c >> (8 * uint32_t(byte % 3))) & 0xffu) << (8 * k);
+  }
+  dst[j] = out;
+}
+
 }  // namespace
+
+cudaError_t pack_rgb(const uint32_t* src, const uint32_t* order, uint64_t n, uint32_t* dst,
+                     cudaStream_t stream) {
+  const uint64_t words = rgb_words(n);
+  if (words == 0) return cudaSuccess;
+  pack_rgb_kernel<<<unsigned((words + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      src, order, n, words, dst);
+  return cudaGetLastError();
+}
 
 template <class T>
 cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cudaStream_t stream) {
@@ -126,8 +158,6 @@ cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cuda
 }
 template cudaError_t gather<Float3>(const Float3*, const uint32_t*, uint64_t, Float3*,
                                     cudaStream_t);
-template cudaError_t gather<uint32_t>(const uint32_t*, const uint32_t*, uint64_t, uint32_t*,
-                                      cudaStream_t);
 
 cudaError_t encode_compact(const Float3* pos, const uint32_t* order, uint64_t n, uint32_t* words,
                            CompactBatch* batches, cudaStream_t stream) {

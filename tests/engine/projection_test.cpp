@@ -105,7 +105,7 @@ TEST(Projection, HandPlacedPixels) {
   ASSERT_TRUE(project_to_pixel(p, 0, 0, 10, 7, ix, iy, key));
   EXPECT_EQ(ix, 100);
   EXPECT_EQ(iy, 50);
-  EXPECT_EQ(key_color(key), 7u);
+  EXPECT_EQ(key_color(key), 7u | kOpaqueAlpha);  // points are drawn opaque
   EXPECT_EQ(key_depth(key), 10.0f);
   // x = 2.5 at z = 10: u = 2.5 * 2 / 10 = 0.5 -> px = 0.5 * 50 + 100 = 125.
   ASSERT_TRUE(project_to_pixel(p, 2.5f, 0, 10, 0, ix, iy, key));
@@ -145,6 +145,11 @@ TEST(Projection, KeysOrderByDepthThenColor) {
   EXPECT_LT(pack_key(1.0f, 3), pack_key(1.0f, 4));
   EXPECT_LT(pack_key(1e-6f, 0xfffffffe), pack_key(1e30f, 0));
   EXPECT_LT(pack_key(3e38f, 0xfffffffe), kEmptyKey);
+  // The alpha a color carries is not drawn: every key's color is opaque, so colors that differ
+  // only in alpha tie, and the GPU, which stores 3 bytes of color, draws the CPU's keys.
+  EXPECT_EQ(pack_key(1.0f, 0x00123456u), pack_key(1.0f, 0x7f123456u));
+  EXPECT_EQ(key_color(pack_key(1.0f, 0x00123456u)), 0xff123456u);
+  EXPECT_LT(pack_key(1.0f, 0xff123455u), pack_key(1.0f, 0x00123456u));
 }
 
 TEST(Projection, SplatRectClipsToImage) {

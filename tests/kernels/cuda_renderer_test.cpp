@@ -147,11 +147,11 @@ TEST(CudaRenderer, ReportsDeviceAndMemory) {
   std::string err;
   const PointCloud& cloud = scene_cloud("cube", 100'000);
   ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
-  // Sorted by default, still 16 bytes a point (no frame buffers yet) + a 24-byte box and a flag
-  // byte a batch.
+  // Sorted by default, still 15 bytes a point (float xyz, RGB; no frame buffers yet) + a 24-byte
+  // box and a flag byte a batch.
   EXPECT_TRUE(gpu->cloud_sorted());
   const size_t boxes = (100'000u + kPointBatch - 1) / kPointBatch * (sizeof(PointBox) + 1);
-  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u + boxes);
+  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 15u + boxes);
   // A subset of the sorted cloud makes the original index once (4 more bytes a point) and still
   // draws the CPU's image; the next cloud drops it.
   RenderSettings rs;
@@ -163,10 +163,10 @@ TEST(CudaRenderer, ReportsDeviceAndMemory) {
   Frame f;
   render_both(*gpu, cloud, cam, rs, f, /*upload=*/false);
   expect_same(f, "subset of the sorted cloud");
-  const size_t frame_bytes = gpu->memory_bytes() - 100'000u * 20u - boxes;
+  const size_t frame_bytes = gpu->memory_bytes() - 100'000u * 19u - boxes;
   EXPECT_LT(frame_bytes, size_t(64 * 48 * 40)) << gpu->memory_bytes();
   ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
-  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 16u + boxes + frame_bytes);
+  EXPECT_EQ(gpu->memory_bytes(), 100'000u * 15u + boxes + frame_bytes);
 }
 
 TEST(CudaRenderer, AutomaticSortSortsOnlyIncoherentClouds) {
@@ -239,9 +239,12 @@ TEST(CudaRenderer, EqualDepthsResolveToTheSmallestColor) {
     state = state * 1664525u + 1013904223u;
     const int k = int((state >> 8) % kPositions);
     cloud.positions[i] = Float3{float(k % 10) - 4.5f, float(k / 10) - 2.0f, 0.0f};
-    // Later points get smaller colors (the high byte falls), so "first stored" would be wrong.
-    cloud.colors[i] = rgba(uint8_t(k), uint8_t(i), uint8_t(i >> 8), uint8_t(255 - (i >> 3)));
-    if (best[k] < 0 || cloud.colors[i] < cloud.colors[size_t(best[k])]) best[k] = i;
+    // Later points get smaller colors (blue, the opaque word's high byte, falls), so "first
+    // stored" would be wrong; the alpha varies too and is not drawn (kOpaqueAlpha).
+    cloud.colors[i] = rgba(uint8_t(k), uint8_t(i), uint8_t(255 - (i >> 3)), uint8_t(i >> 4));
+    if (best[k] < 0 ||
+        (cloud.colors[i] | kOpaqueAlpha) < (cloud.colors[size_t(best[k])] | kOpaqueAlpha))
+      best[k] = i;
   }
   Camera cam;  // looking along +z at the grid in the z = 0 plane
   cam.position = {0.0, 0.0, -40.0};
@@ -264,11 +267,73 @@ TEST(CudaRenderer, EqualDepthsResolveToTheSmallestColor) {
       int ix, iy;
       uint64_t key;
       ASSERT_TRUE(project_to_pixel(p, v.x, v.y, v.z, 0, ix, iy, key));
-      EXPECT_EQ(f.gpu.at(ix, iy), cloud.colors[size_t(best[k])]) << "position " << k;
+      EXPECT_EQ(f.gpu.at(ix, iy), cloud.colors[size_t(best[k])] | kOpaqueAlpha) << "position " << k;
       ++checked;
     }
     EXPECT_GT(checked, 40);
   }
+}
+
+TEST(CudaRenderer, ColorsAreStoredInThreeBytesAndDrawnOpaque) {
+  PR_REQUIRE_GPU(gpu);
+  // A grid of points, one a pixel, each with its own color and alpha: every pixel shows its
+  // point's RGB with alpha 255, for point counts that end anywhere in a 32-bit word of the packed
+  // array (3 bytes a point), in file order and sorted, with float and compact positions.
+  std::string err;
+  size_t frame_bytes = 0;  // the frame buffers, kept from the first frame on (one size)
+  for (const int n : {1, 2, 3, 4, 5, 1001, 4099}) {
+    PointCloud cloud;
+    cloud.resize(size_t(n));
+    uint32_t state = 777u + uint32_t(n);
+    for (int i = 0; i < n; ++i) {
+      // Pixel centres (one unit a pixel below), so rounding cannot move a point to a neighbour.
+      cloud.positions[size_t(i)] = Float3{float(i % 80) - 39.5f, float(i / 80) - 29.5f, 0.0f};
+      state = state * 1664525u + 1013904223u;
+      cloud.colors[size_t(i)] = state;
+    }
+    Camera cam;  // looking along +z at the grid, one unit a pixel
+    cam.position = {0.0, 0.0, -100.0};
+    cam.focus = 1.0;
+    RenderSettings rs;
+    rs.width = 200;
+    rs.height = 200;
+    rs.background = kBackground;
+    const ProjParams p = cam.params(rs.width, rs.height, cloud.origin);
+    for (const bool compact : {false, true})
+      for (const bool sort : {false, true}) {
+        gpu->set_compact_positions(compact);
+        gpu->set_spatial_sort(sort);
+        CpuRenderer cpu;
+        cpu.set_compact(compact, sort);
+        ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+        ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+        const std::string what = std::to_string(n) + (compact ? " compact" : " float") +
+                                 (sort ? " sorted" : " file order");
+        const uint64_t batches = compact ? (uint64_t(n) + kCompactBatch - 1) / kCompactBatch
+                                         : (uint64_t(n) + kPointBatch - 1) / kPointBatch;
+        const uint64_t per_batch = compact ? sizeof(CompactBatch) + 1 : sizeof(PointBox) + 1;
+        const uint64_t rgb_bytes = (3 * uint64_t(n) + 3) / 4 * 4;
+        const uint64_t cloud_bytes = uint64_t(n) * (compact ? 4u : 12u) + rgb_bytes +
+                                     batches * per_batch;
+        EXPECT_EQ(gpu->memory_bytes(), cloud_bytes + frame_bytes) << what;
+        Image gi, ci;
+        FrameStats st;
+        ASSERT_TRUE(gpu->render(cam, rs, gi, st, &err)) << err;
+        ASSERT_TRUE(cpu.render(cam, rs, ci, st, &err)) << err;
+        EXPECT_EQ(gi.rgba, ci.rgba) << what;
+        frame_bytes = gpu->memory_bytes() - cloud_bytes;
+        for (int i = 0; i < n; ++i) {
+          const Float3 v = cloud.positions[size_t(i)];
+          int ix, iy;
+          uint64_t key;
+          ASSERT_TRUE(project_to_pixel(p, v.x, v.y, v.z, 0, ix, iy, key));
+          ASSERT_EQ(gi.at(ix, iy), cloud.colors[size_t(i)] | kOpaqueAlpha)
+              << what << " point " << i;
+        }
+      }
+  }
+  gpu->set_compact_positions(false);
+  gpu->set_spatial_sort(true);
 }
 
 TEST(CudaRenderer, NanAndInfinitePointsDrawNothingAndBreakNothing) {
@@ -482,8 +547,8 @@ TEST_P(Variants, EveryPathEqualsCpu) {
     const PointCloud& cloud = scene_cloud(scene, 300'000);
     ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
     EXPECT_EQ(gpu->cloud_sorted(), v.sort);
-    // 16 bytes a point sorted or not: no index is kept until a subset is drawn.
-    EXPECT_GE(gpu->memory_bytes(), cloud.size() * 16u);
+    // 15 bytes a point sorted or not: no index is kept until a subset is drawn.
+    EXPECT_GE(gpu->memory_bytes(), cloud.size() * 15u);
     for (const char* cam : {"scene", "inside", "behind"})
       for (const auto& sz : sizes) {
         RenderSettings rs;
@@ -597,7 +662,7 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
     EXPECT_EQ(gpu->cloud_sorted(), morton);
     if (std::string(scene) == "cube") {  // before any frame: no pixel buffers yet
       const size_t batches = (cloud.size() + kCompactBatch - 1) / kCompactBatch;
-      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 8u + batches * (sizeof(CompactBatch) + 1));
+      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 7u + batches * (sizeof(CompactBatch) + 1));
     }
     for (const char* cam : {"scene", "inside", "behind"})
       for (const auto& sz : sizes) {

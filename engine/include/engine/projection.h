@@ -69,10 +69,14 @@ PR_HD float bits_float(uint32_t u) {
 #endif
 }
 
-/// Depth (positive) and RGBA8 color packed so that smaller keys are nearer points (of equal
-/// depths, the smaller color word).
+/// The alpha byte of every drawn color: points are opaque. The renderers draw a point's RGB and
+/// ignore the alpha it may carry from its file, so the GPU stores 3 bytes of color a point.
+constexpr uint32_t kOpaqueAlpha = 0xff000000u;
+
+/// Depth (positive) and RGBA8 color (its alpha made kOpaqueAlpha) packed so that smaller keys are
+/// nearer points (of equal depths, the smaller color word).
 PR_HD uint64_t pack_key(float depth, uint32_t color) {
-  return (uint64_t(float_bits(depth)) << 32) | color;
+  return (uint64_t(float_bits(depth)) << 32) | color | kOpaqueAlpha;
 }
 PR_HD float key_depth(uint64_t key) {
   return bits_float(uint32_t(key >> 32));
