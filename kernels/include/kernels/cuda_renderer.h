@@ -36,7 +36,7 @@ class CudaRenderer : public Renderer {
   /// Upload-time spatial sort: set_cloud() reorders the points along a Morton curve on the GPU
   /// (CUB radix sort, once per cloud; 1e9 points in about 2 s with the copy), so random-order
   /// input is drawn with the memory coherence of sorted input. The image is unchanged (the key's
-  /// tie rule is depth, then color, whatever the storage order) and the cloud still costs 16
+  /// tie rule is depth, then color, whatever the storage order) and the cloud still costs 15
   /// bytes a point; drawing a subset of a sorted cloud makes each point's original index once (4
   /// more bytes a point until the next cloud). Without room for the sort's temporaries the cloud
   /// is uploaded in its own order. kAuto (the default) sorts only clouds whose own order is not
@@ -69,7 +69,8 @@ class CudaRenderer : public Renderer {
   /// against the view and decode with the CPU's decoder. The image equals CpuRenderer's with
   /// set_compact(true, sorted) (not the full-precision image: each coordinate moves by up to half
   /// a step of its batch box, 1/2046 of the box). With the spatial sort (see set_sort_mode) the
-  /// points and colors are stored in Morton order: 8 bytes a point either way. Takes effect at
+  /// points and colors are stored in Morton order: 7 bytes a point either way (4 of position, 3
+  /// of color). Takes effect at
   /// the next set_cloud(). The default comes from PR_CUDA_COMPACT (1|on), else off.
   virtual void set_compact_positions(bool on) = 0;
   /// Whether the current cloud is stored in compact form.
@@ -103,8 +104,8 @@ class CudaRenderer : public Renderer {
   /// Copies the boxes of the current (plain) cloud's batches to the host, for tests. False with
   /// a message when there are none (compact positions, no room for them, no cloud).
   virtual bool download_boxes(PodVector<PointBox>* out, std::string* error) const = 0;
-  /// Makes room in device memory for a cloud of `points` points (16 bytes each: float xyz and
-  /// RGBA8; 8 in compact form); set_cloud() calls it. False with a
+  /// Makes room in device memory for a cloud of `points` points (15 bytes each: float xyz and
+  /// RGB, points being drawn opaque; 7 in compact form); set_cloud() calls it. False with a
   /// message naming the sizes when the device cannot hold them; the renderer then has no cloud
   /// (draws the background) and keeps working.
   virtual bool reserve_points(uint64_t points, std::string* error) = 0;
