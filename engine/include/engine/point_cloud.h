@@ -60,7 +60,7 @@ class PointCloud {
   std::string name;                   ///< file name or scene name, for display
   glm::dvec3 origin{0.0};             ///< world position of local (0,0,0)
   PodVector<Float3> positions;        ///< local coordinates: world = origin + position
-  PodVector<uint32_t> colors;         ///< RGBA8, one per point
+  PodVector<uint32_t> colors;         ///< RGBA8, one per point; drawn opaque (alpha not drawn)
   PodVector<float> intensity;         ///< empty, or one per point
   PodVector<uint8_t> classification;  ///< empty, or one per point
 
