@@ -38,7 +38,8 @@ __global__ void compact_flags(ProjParams p, const CompactBatch* __restrict__ bat
 template <bool kSubset, bool kOrig, bool kSplat, bool kInside>
 __device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
                                               uint64_t step, unsigned long long* keys,
-                                              const CompactBatch& b, uint64_t base, uint32_t cnt) {
+                                              const CompactBatch& b, uint64_t base, uint32_t cnt,
+                                              uint32_t lo, uint32_t hi) {
   // This thread's words: point k0 + k * kThreads of the thread is at offset k0 + k * kThreads
   // from them (immediate offsets once the loops are unrolled).
   const uint32_t* words = in.words + base + threadIdx.x;
@@ -46,6 +47,7 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
   const bool full = cnt == kCompactBatch;  // every batch but the last: no bounds tests
 #pragma unroll
   for (uint32_t k0 = 0; k0 < kCompactBatch; k0 += kThreads * kPerLoad) {
+    if (k0 < lo || k0 >= hi) continue;  // another block's part of the batch
     uint32_t w[kPerLoad];
     // Streaming loads: read once a frame; the L2 is kept for the visibility buffer.
     if (full) {
@@ -108,7 +110,12 @@ template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
 __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
-  const uint64_t first = uint64_t(blockIdx.x) * uint64_t(in.rounds);
+  // Several blocks a batch (a small cloud), or several batches a block.
+  const uint32_t parts = uint32_t(in.parts);
+  const uint64_t first =
+      parts > 1 ? blockIdx.x / parts : uint64_t(blockIdx.x) * uint64_t(in.rounds);
+  const uint32_t span = kCompactBatch / parts;
+  const uint32_t lo = parts > 1 ? blockIdx.x % parts * span : 0u;
   for (int r = 0; r < in.rounds; ++r) {
     const uint64_t batch = first + uint64_t(r);
     if (batch >= batches) break;
@@ -126,11 +133,11 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     // Splats clip their squares to the image anyway: one path for them.
     if constexpr (!kSplat) {
       if (inside) {
-        compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt);
+        compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt, lo, lo + span);
         continue;
       }
     }
-    compact_batch<kSubset, kOrig, kSplat, false>(p, in, step, keys, b, base, cnt);
+    compact_batch<kSubset, kOrig, kSplat, false>(p, in, step, keys, b, base, cnt, lo, lo + span);
   }
 }
 
@@ -154,7 +161,8 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
     compact_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
         p, in.batches, batches, in.inside_ok, in.flags);
   const uint64_t rounds = uint64_t(in.rounds < 1 ? 1 : in.rounds);
-  const unsigned blocks = unsigned((batches + rounds - 1) / rounds);
+  const unsigned blocks = in.parts > 1 ? unsigned(batches * uint64_t(in.parts))
+                                       : unsigned((batches + rounds - 1) / rounds);
   if (p.point_size > 1)
     launch_cull<kSubset, kOrig, true>(p, in, step, keys, blocks, stream);
   else

@@ -853,8 +853,11 @@ class CudaRendererImpl final : public CudaRenderer {
       in.permuted = sorted_;
       in.total = points_;
       in.count = count;
-      // Batches of kCompactBatch (4 rounds of 1024) a block.
-      in.rounds = std::max(1, rounds / int(kCompactBatch / 1024));
+      // Batches of kCompactBatch (4 rounds of 1024) a block, or for fewer rounds a part of one
+      // (1024 or 2048 points, so that a small cloud fills the GPU as with the float storage).
+      constexpr int kRoundsABatch = int(kCompactBatch / 1024);
+      in.rounds = std::max(1, rounds / kRoundsABatch);
+      in.parts = rounds < kRoundsABatch ? kRoundsABatch / rounds : 1;
       in.inside_ok = inside_ok_;
       if (cull) in.flags = batch_flags_;  // the launch runs the box tests first
       in.all_inside = all_inside;

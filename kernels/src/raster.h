@@ -142,6 +142,9 @@ struct CompactInput {
   uint64_t total = 0;     ///< points stored
   uint64_t count = 0;     ///< points drawn (the subset's size)
   int rounds = 1;         ///< batches a block of the raster kernel covers
+  /// Blocks a batch (1, 2 or 4; then rounds is 1): each covers kCompactBatch / parts consecutive
+  /// points of its batch, so a small cloud still gives the GPU enough blocks.
+  int parts = 1;
   /// A byte a batch that the launch fills with this frame's box tests (compact_box_visible(),
   /// the CPU's, a kernel of its own) before the raster kernel skips the culled batches; null:
   /// every batch is drawn.

@@ -313,8 +313,8 @@ TEST(CudaRenderer, ColorsAreStoredInThreeBytesAndDrawnOpaque) {
                                          : (uint64_t(n) + kPointBatch - 1) / kPointBatch;
         const uint64_t per_batch = compact ? sizeof(CompactBatch) + 1 : sizeof(PointBox) + 1;
         const uint64_t rgb_bytes = (3 * uint64_t(n) + 3) / 4 * 4;
-        const uint64_t cloud_bytes = uint64_t(n) * (compact ? 4u : 12u) + rgb_bytes +
-                                     batches * per_batch;
+        const uint64_t cloud_bytes =
+            uint64_t(n) * (compact ? 4u : 12u) + rgb_bytes + batches * per_batch;
         EXPECT_EQ(gpu->memory_bytes(), cloud_bytes + frame_bytes) << what;
         Image gi, ci;
         FrameStats st;
@@ -1004,7 +1004,8 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
 
 /// The same for compact positions (their own batches and flag kernel): the GPU with culling on
 /// and off, batches wholly inside the view skipping their points' tests or not, cameras that see
-/// the whole cloud, forced rounds (1 - 4 batches a block), against the CPU's compact form; and
+/// the whole cloud, forced rounds (4 batches a block, or a half or a quarter of a batch a block),
+/// against the CPU's compact form; and
 /// the views skip batches (the GPU's flags are not readable, so the CPU's compact culling, which
 /// tests the same boxes with the same function, counts them).
 TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
@@ -1024,7 +1025,7 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
       for (int i = 0; i < 30; ++i) {
         Camera cam;
         RenderSettings rs;
-        culling_frame(*gpu, i, cloud, rng, 3, 5, {16, 1, 8}, &cam, &rs);
+        culling_frame(*gpu, i, cloud, rng, 3, 5, {16, 2, 1}, &cam, &rs);
         Image c, g;
         FrameStats cs, gs;
         ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << err;

@@ -85,7 +85,8 @@ class CudaRenderer : public Renderer {
   /// the raster kernel skips the batches whose box cannot reach the image, so a
   /// camera inside a spatially coherent cloud (sorted on upload, or coherent as given) reads only
   /// the batches around its view. Same image. Compact positions cull their own batches the same
-  /// way (a flag byte each beside their boxes) and follow this switch too. Takes effect at the next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
+  /// way (a flag byte each beside their boxes) and follow this switch too. Takes effect at the next
+  /// frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
   /// The box tests also mark batches wholly inside the view (box_inside(), compact_box_inside()),
@@ -95,10 +96,11 @@ class CudaRenderer : public Renderer {
   /// either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
   virtual void set_inside_batches(bool on) = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
-  /// or 16 (compact positions: a batch of 4096 a block up to 4 rounds, then rounds / 4), or -1 (the default) to choose by the cloud's size and the device (the most rounds,
-  /// up to 8, that still give the GPU twice the blocks it holds at once; clouds under 2^20 points
-  /// are then not culled: their frames read the whole cloud in a few microseconds). A forced value
-  /// culls clouds of every size (when culling is on). For tests and A/B measurements
+  /// or 16 (compact positions: rounds / 4 batches of 4096 a block, or for 1 and 2 rounds a quarter
+  /// or a half of a batch), or -1 (the default) to choose by the cloud's size and the device (the
+  /// most rounds, up to 8, that still give the GPU twice the blocks it holds at once; clouds under
+  /// 2^20 points are then not culled: their frames read the whole cloud in a few microseconds). A
+  /// forced value culls clouds of every size (when culling is on). For tests and A/B measurements
   /// (PR_CUDA_ROUNDS); every choice draws the same image.
   virtual void set_raster_rounds(int rounds) = 0;
   /// Copies the boxes of the current (plain) cloud's batches to the host, for tests. False with
