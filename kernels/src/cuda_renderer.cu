@@ -554,7 +554,7 @@ class CudaRendererImpl final : public CudaRenderer {
       e = cuda::pack_rgb(csrc, order, n, colors_, stream_);
     }
     if (e == cudaSuccess) {
-      *what = "cudaStreamSynchronize(gather)";
+      *what = "cudaStreamSynchronize(pack_rgb)";
       e = cudaStreamSynchronize(stream_);
     }
     free_device(csrc);
