@@ -332,8 +332,6 @@ TEST(CudaRenderer, ColorsAreStoredInThreeBytesAndDrawnOpaque) {
         }
       }
   }
-  gpu->set_compact_positions(false);
-  gpu->set_spatial_sort(true);
 }
 
 TEST(CudaRenderer, NanAndInfinitePointsDrawNothingAndBreakNothing) {
