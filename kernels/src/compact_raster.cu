@@ -1,7 +1,7 @@
 // The raster kernel for compact quantized positions (engine/compact.h). A kernel of its own first
 // tests every batch's box against the view with the shared (double precision, conservative)
-// compact_box_visible(), a thread a batch, into a flag byte (as batch_flags() does for the plain
-// storage); each block of the raster kernel then covers in.rounds consecutive batches of
+// compact_box_visible(), a thread a batch, into a flag byte (box_flags(), raster.h, as for the
+// plain storage); each block of the raster kernel then covers in.rounds consecutive batches of
 // kCompactBatch stored points and skips the culled ones after a one-byte read. Each thread
 // decodes its words with the shared compact_decode(), so the floats are the CPU's, and runs the
 // same projection and early depth test as the default "simple" variant.
@@ -17,19 +17,6 @@ constexpr int kThreads = 256;
 constexpr int kPerLoad = 4;  // words loaded before the first is used
 static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
-
-/// One thread a batch into its BatchFlag (engine/culling.h): culled when compact_box_visible() is
-/// false, inside when compact_box_inside() holds and `inside` allows it (the raster kernel then
-/// skips the per-point tests), drawn otherwise.
-__global__ void compact_flags(ProjParams p, const CompactBatch* __restrict__ batches, uint64_t n,
-                              bool inside, uint8_t* __restrict__ flags) {
-  const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= n) return;
-  const CompactBatch b = batches[i];
-  flags[i] = !compact_box_visible(p, b)           ? kBatchCulled
-             : inside && compact_box_inside(p, b) ? kBatchInside
-                                                  : kBatchDrawn;
-}
 
 /// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
 /// is wholly inside the view (compact_box_inside()), so each valid point's pixel comes from
@@ -104,7 +91,7 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
 }
 
 // kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
-// kCull: the batches' flags of this frame (compact_flags()) are read first; without them
+// kCull: the batches' flags of this frame (box_flags() in raster.h) are read first; without them
 // in.all_inside says whether every batch is wholly inside the view.
 template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
 __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
@@ -157,9 +144,7 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
             cudaStream_t stream) {
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   if (batches == 0) return;
-  if (in.flags)
-    compact_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-        p, in.batches, batches, in.inside_ok, in.flags);
+  if (in.flags) launch_box_flags(p, in.batches, batches, in.inside_ok, in.flags, stream);
   const uint64_t rounds = uint64_t(in.rounds < 1 ? 1 : in.rounds);
   const unsigned blocks = in.parts > 1 ? unsigned(batches * uint64_t(in.parts))
                                        : unsigned((batches + rounds - 1) / rounds);

@@ -186,11 +186,11 @@ static_assert(kPointBatch % kChunk == 0);
 
 /// Each block covers in.rounds rounds of kChunk consecutive stored points. kCull (kAll and
 /// kPermutedSubset walks): the flag of each batch of kPointBatch the block enters (this frame's
-/// box test, batch_flags()) is read first, and a culled batch's rounds are skipped. Several rounds
-/// a block measured faster with every point in view too (1e9 points unculled: 3.73 -> 3.16 ms with
-/// 4 rounds; docs/GPU.md); likely reasons, not profiled: in a coherent order a block's rounds hit
-/// the same pixels, whose keys its SM's L1 may still hold for the early depth test, and a quarter
-/// of the blocks are launched. One round keeps a small cloud's parallelism.
+/// box test, box_flags() in raster.h) is read first, and a culled batch's rounds are skipped.
+/// Several rounds a block measured faster with every point in view too (1e9 points unculled: 3.73
+/// -> 3.16 ms with 4 rounds; docs/GPU.md); likely reasons, not profiled: in a coherent order a
+/// block's rounds hit the same pixels, whose keys its SM's L1 may still hold for the early depth
+/// test, and a quarter of the blocks are launched. One round keeps a small cloud's parallelism.
 // kCull: at most 32 registers (8 blocks an SM); without the bound the flag test took the kernel
 // to 40 registers (6 blocks an SM).
 // kAllInside (the simple variant, no flags): every batch is wholly inside the view.
@@ -270,23 +270,6 @@ __global__ void __launch_bounds__(kThreads)
   } else {
     splat_point<kWalk>(p, in, step, keys, n, uint64_t(blockIdx.x) * kThreads + threadIdx.x);
   }
-}
-
-/// Batch culling (engine/culling.h): one thread a batch runs the box test (the CPU's
-/// point_box_visible(), double precision) into a byte, before the raster kernel. Measured against
-/// thread 0 of each raster block testing its own batch (whose double arithmetic raised the raster
-/// kernel's registers or spilled them): 1e9 points 3.24 against 3.44 ms with every point in view,
-/// 0.27 against 0.43 ms inside the cloud (docs/GPU.md).
-/// With `inside`, kBatchInside marks a batch wholly inside the view (box_inside()), whose points
-/// then skip the image tests.
-__global__ void batch_flags(ProjParams p, const PointBox* __restrict__ boxes, uint64_t batches,
-                            bool inside, uint8_t* __restrict__ flags) {
-  const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= batches) return;
-  const PointBox b = boxes[i];
-  flags[i] = !point_box_visible(p, b)     ? kBatchCulled
-             : inside && box_inside(p, b) ? kBatchInside
-                                          : kBatchDrawn;
 }
 
 /// One pixel a thread.
@@ -431,9 +414,7 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 
 void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches, bool inside,
                         uint8_t* flags, cudaStream_t stream) {
-  if (batches == 0) return;
-  batch_flags<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      p, boxes, batches, inside, flags);
+  launch_box_flags(p, boxes, batches, inside, flags, stream);
 }
 
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,
