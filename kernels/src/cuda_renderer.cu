@@ -107,6 +107,9 @@ class CudaRendererImpl final : public CudaRenderer {
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_RESOLVE"))
       vec_resolve_ = std::strcmp(v, "scalar") != 0;
+    // A/B switch: the resolve reads the keys of the whole image, not only box_pixel_rect()'s.
+    if (const char* v = std::getenv("PR_CUDA_RECT"))
+      rect_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     if (const char* v = std::getenv("PR_CUDA_STAGE_EVENTS"))
       stage_events_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_CULL"))
@@ -159,6 +162,7 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
   void set_inside_batches(bool on) override { inside_ok_ = on; }
+  void set_resolve_rect(bool on) override { rect_ = on; }
   void set_stage_timing(bool on) override { stage_events_ = on; }
   bool stage_timing() const override { return stage_events_; }
   bool frame_graph() const override { return graph_; }
@@ -886,7 +890,13 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
     if (stage_events_) PR_CUDA_TRY(record(ev_[2], capturing));
-    cuda::launch_resolve(keys_, depth32_, npix, s.background, rgba, depth, stream_, vec_resolve_);
+    // The pixels this frame's points can write (the cloud's box, splats included): the resolve
+    // reads only their keys and writes the rest as background. The whole image when the box is
+    // not known (PR_CUDA_RECT=0 or set_resolve_rect(false): always).
+    PixelRect rect{0, 0, s.width, s.height};
+    if (rect_ && (compact_active_ || boxes_ready_)) rect = box_pixel_rect(p, cloud_box_);
+    cuda::launch_resolve(keys_, depth32_, s.width, s.height, rect, s.background, rgba, depth,
+                         stream_, vec_resolve_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(record(ev_[3], capturing));
     return true;
@@ -947,6 +957,7 @@ class CudaRendererImpl final : public CudaRenderer {
   float* depth_ = nullptr;
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
+  bool rect_ = true;           // the resolve reads only the keys of the cloud's box_pixel_rect()
   bool stage_events_ = false;  // events between the stages (set_stage_timing)
   bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
   cudaGraphicsResource_t gl_res_ = nullptr;

@@ -272,13 +272,22 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// One pixel a thread.
+/// Whether pixel (x, y) is in `r`.
+__device__ __forceinline__ bool in_rect(uint32_t x, uint32_t y, const PixelRect& r) {
+  return x >= uint32_t(r.x0) && x < uint32_t(r.x1) && y >= uint32_t(r.y0) && y < uint32_t(r.y1);
+}
+
+/// One pixel a thread; pixel `first + i` of the image for the rect test.
 __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
-                        size_t pixels, uint32_t background, uint32_t* __restrict__ rgba,
+                        size_t pixels, uint32_t first, uint32_t width, PixelRect r,
+                        uint32_t background, uint32_t* __restrict__ rgba,
                         float* __restrict__ depth) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= pixels) return;
-  const unsigned long long k = keys[i];
+  const uint32_t at = first + uint32_t(i);
+  const uint32_t y = at / width;
+  // Outside the rect no point wrote: the key is empty (the last resolve cleared what was written).
+  const unsigned long long k = in_rect(at - y * width, y, r) ? keys[i] : kEmptyKey;
   const bool empty = k == kEmptyKey;
   // The clear of the next frame, fused in, and only where a point landed: most pixels of a
   // sparse frame are empty already, and skipping their write halves the resolve's traffic.
@@ -293,12 +302,29 @@ __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restr
 
 /// Four pixels a thread, as two 16-byte key loads and one 16-byte color store (a quarter of the
 /// threads and blocks of resolve()); the caller checks the alignment and runs the tail of fewer
-/// than four pixels with resolve().
+/// than four pixels with resolve(). A quad with no pixel in `r` is background without a read.
 __global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
-                         size_t quads, uint32_t background, uint32_t* __restrict__ rgba,
-                         float* __restrict__ depth) {
+                         size_t quads, uint32_t width, PixelRect r, uint32_t background,
+                         uint32_t* __restrict__ rgba, float* __restrict__ depth) {
   const size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= quads) return;
+  // The quad's pixels 4q .. 4q + 3, which may wrap to the next row when width % 4 != 0.
+  uint32_t y = uint32_t(4 * q) / width, x = uint32_t(4 * q) - y * width;
+  bool any_in = false;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    any_in |= in_rect(x, y, r);
+    if (++x == width) x = 0, ++y;
+  }
+  if (!any_in) {
+    __stcs(reinterpret_cast<uint4*>(rgba) + q,
+           make_uint4(background, background, background, background));
+    if (depth) {
+      const float inf = __int_as_float(0x7f800000);
+      reinterpret_cast<float4*>(depth)[q] = make_float4(inf, inf, inf, inf);
+    }
+    return;
+  }
   ulonglong2* kp = reinterpret_cast<ulonglong2*>(keys) + 2 * q;
   const ulonglong2 a = kp[0], b = kp[1];
   const unsigned long long k[4] = {a.x, a.y, b.x, b.y};
@@ -417,9 +443,12 @@ void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t bat
   launch_box_flags(p, boxes, batches, inside, flags, stream);
 }
 
-void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,
-                    uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4) {
-  if (pixels == 0) return;
+void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,
+                    const PixelRect& rect, uint32_t background, uint32_t* rgba, float* depth,
+                    cudaStream_t stream, bool vec4) {
+  if (width <= 0 || height <= 0) return;
+  const size_t pixels = size_t(width) * size_t(height);
+  const uint32_t w = uint32_t(width);
   auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   size_t done = 0;
   if (vec4 && aligned(keys) && aligned(rgba) && (!depth || aligned(depth)) &&
@@ -427,7 +456,8 @@ void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, 
     const size_t quads = pixels / 4;
     if (quads > 0) {
       const unsigned blocks = unsigned((quads + kThreads - 1) / kThreads);
-      resolve4<<<blocks, kThreads, 0, stream>>>(keys, depth32, quads, background, rgba, depth);
+      resolve4<<<blocks, kThreads, 0, stream>>>(keys, depth32, quads, w, rect, background, rgba,
+                                                depth);
     }
     done = quads * 4;
   }
@@ -435,7 +465,8 @@ void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, 
   const size_t rest = pixels - done;
   const unsigned blocks = unsigned((rest + kThreads - 1) / kThreads);
   resolve<<<blocks, kThreads, 0, stream>>>(keys + done, depth32 ? depth32 + done : nullptr, rest,
-                                           background, rgba + done, depth ? depth + done : nullptr);
+                                           uint32_t(done), w, rect, background, rgba + done,
+                                           depth ? depth + done : nullptr);
 }
 
 }  // namespace pr::cuda

@@ -96,13 +96,16 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches, bool inside,
                         uint8_t* flags, cudaStream_t stream);
 
-/// Turns the visibility buffer into RGBA8 (the key's color word, or `background`) and, when
-/// `depth` is not null, camera-space depth (+inf where empty). Resets every key to kEmptyKey (and,
-/// when not null, every depth32 entry to all ones) on the way, so the next frame needs no clear.
-/// `vec4`: four pixels a thread with 16-byte loads and stores where the buffers are 16-byte
-/// aligned (the same result with a quarter of the threads).
-void launch_resolve(unsigned long long* keys, uint32_t* depth32, size_t pixels, uint32_t background,
-                    uint32_t* rgba, float* depth, cudaStream_t stream, bool vec4 = true);
+/// Turns the width x height visibility buffer into RGBA8 (the key's color word, or `background`)
+/// and, when `depth` is not null, camera-space depth (+inf where empty). Resets every key to
+/// kEmptyKey (and, when not null, every depth32 entry to all ones) on the way, so the next frame
+/// needs no clear. Keys outside `rect` are not read: the caller guarantees that no point of this
+/// frame wrote there (box_pixel_rect() of the cloud's box), so they are still empty from the last
+/// resolve, and those pixels are background. `vec4`: four pixels a thread with 16-byte loads and
+/// stores where the buffers are 16-byte aligned (the same result with a quarter of the threads).
+void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,
+                    const PixelRect& rect, uint32_t background, uint32_t* rgba, float* depth,
+                    cudaStream_t stream, bool vec4 = true);
 
 /// The Morton (Z-order) order of `n` device positions `src` in `box` (morton_code_of(), the
 /// host's function), by CUB's (stable) radix sort: `order[k]` is the index of the k-th point

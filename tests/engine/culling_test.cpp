@@ -128,6 +128,74 @@ TEST(Culling, BoxInViewMeansEveryPointDraws) {
   EXPECT_FALSE(box_in_view(Camera{}.params(64, 48, glm::dvec3(0.0)), empty));
 }
 
+TEST(Culling, PixelRectHoldsEveryPixelTheBoxesPointsWrite) {
+  // Random boxes, cameras (inside, around and far from the boxes, deep near planes), image sizes
+  // and point sizes: every pixel that a corner, the centre or a random float point of the box
+  // writes (its splat's square) lies in box_pixel_rect(); and the rect is often much smaller than
+  // the image, so the test is not passed by answering the whole image.
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), t(0.0f, 1.0f);
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  int drawn = 0, small = 0, empty_with_points = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    PointBox b;
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = u(rng) * 10.0f;
+      b.hi[a] = b.lo[a] + (u(rng) + 1.0f) * (i % 7 == 0 ? 1e-3f : 2.0f);
+    }
+    Camera cam = random_camera(rng, world);
+    if (i % 3 == 0) {  // from outside, looking at the boxes: small rects
+      cam.position *= 4.0;
+      cam.look_at(glm::dvec3(0.0));
+    }
+    const int w = i % 2 ? 64 : 1920, h = i % 2 ? 48 : 1080;
+    const int ps = 1 + i % 4;
+    const ProjParams p = cam.params(w, h, glm::dvec3(0.0), ps);
+    const PixelRect r = box_pixel_rect(p, b);
+    ASSERT_TRUE(r.x0 >= 0 && r.y0 >= 0 && r.x1 <= w && r.y1 <= h) << "box " << i;
+    if (!r.empty() && int64_t(r.x1 - r.x0) * (r.y1 - r.y0) < int64_t(w) * h / 4) ++small;
+    auto at = [&](int a, float s) {
+      return std::min(std::max(b.lo[a] + s * (b.hi[a] - b.lo[a]), b.lo[a]), b.hi[a]);
+    };
+    for (int k = 0; k < 210; ++k) {
+      const float s0 = k < 8 ? float(k & 1) : k == 8 ? 0.5f : t(rng);
+      const float s1 = k < 8 ? float((k >> 1) & 1) : k == 8 ? 0.5f : t(rng);
+      const float s2 = k < 8 ? float((k >> 2) & 1) : k == 8 ? 0.5f : t(rng);
+      int ix, iy;
+      uint64_t key;
+      if (!project_to_pixel(p, at(0, s0), at(1, s1), at(2, s2), 0, ix, iy, key)) continue;
+      ++drawn;
+      empty_with_points += r.empty();
+      int x0, y0, x1, y1;
+      splat_rect(p, ix, iy, x0, y0, x1, y1);
+      ASSERT_TRUE(x0 >= r.x0 && x1 <= r.x1 && y0 >= r.y0 && y1 <= r.y1)
+          << "box " << i << ", point " << k << " writes [" << x0 << ", " << x1 << ") x [" << y0
+          << ", " << y1 << ") outside the rect [" << r.x0 << ", " << r.x1 << ") x [" << r.y0 << ", "
+          << r.y1 << ")";
+    }
+  }
+  EXPECT_EQ(empty_with_points, 0);
+  EXPECT_GT(drawn, 200'000);
+  EXPECT_GT(small, 2'000);
+  // No finite point, or the whole box behind the near plane: nothing to read.
+  const ProjParams p = Camera{}.params(64, 48, glm::dvec3(0.0));
+  EXPECT_TRUE(box_pixel_rect(p, empty_point_box()).empty());
+  PointBox behind{{-1.0f, -1.0f, -5.0f}, {1.0f, 1.0f, -4.0f}};
+  Camera back;
+  back.position = glm::dvec3(0.0);
+  back.look_at(glm::dvec3(0.0, 0.0, 1.0));  // looking along +z; the box is at z < 0
+  EXPECT_TRUE(box_pixel_rect(back.params(64, 48, glm::dvec3(0.0)), behind).empty());
+  // NaN in the camera: the whole image.
+  ProjParams bad = p;
+  bad.r[0] = std::numeric_limits<float>::quiet_NaN();
+  const PointBox ahead{{0.0f, 0.0f, 20.0f}, {1.0f, 1.0f, 21.0f}};  // Camera{} looks at it
+  EXPECT_FALSE(box_pixel_rect(p, ahead).empty());
+  const PixelRect r = box_pixel_rect(bad, ahead);
+  EXPECT_TRUE(r.x0 == 0 && r.y0 == 0 && r.x1 == 64 && r.y1 == 48);
+}
+
 TEST(Culling, BoxInsideMeansEveryPointDrawsAtItsPixel) {
   // box_inside() (no per-point tests needed) against the projection itself: boxes around the
   // origin, some far larger than the view, and some just beyond the near plane.

@@ -847,6 +847,94 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FrameSequences, testing::Values(false, true),
                            return std::string(i.param ? "graph" : "launches");
                          });
 
+/// The resolve reads only the keys of box_pixel_rect() of the cloud's box and writes the rest as
+/// background. A camera path moves the cloud across the image edges, far away (a rect of a few
+/// pixels), out of view (an empty rect), inside the cloud (the whole image) and back, with point
+/// sizes 1 and 3, an odd image width (quads that wrap rows) and depth output; float and compact
+/// positions. Every frame equals the CPU's image and depth, and the same frame with the rect off;
+/// a rect too small would lose points at its edge, and a key left outside it would show in a
+/// later frame.
+TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  const PointCloud& cloud = scene_cloud("cube", 100'000);
+  const Bounds b = cloud.world_bounds();
+  for (const bool compact : {false, true}) {
+    SCOPED_TRACE(compact ? "compact" : "float");
+    gpu->set_compact_positions(compact);
+    CpuRenderer cpu;
+    cpu.set_compact(compact, true);
+    ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    RenderSettings rs;
+    rs.width = 641;  // odd: quads of four pixels wrap to the next row
+    rs.height = 480;
+    rs.background = kBackground;
+    const double aspect = double(rs.width) / double(rs.height);
+    Camera overview;
+    overview.frame(b, aspect);
+    // The cloud's box as the renderer sees it: the union of its batch boxes (float storage).
+    PointBox box = empty_point_box();
+    if (!compact) {
+      PodVector<PointBox> boxes;
+      ASSERT_TRUE(gpu->download_boxes(&boxes, &err)) << err;
+      for (const PointBox& pb : boxes) box_grow(box, pb);
+    }
+    int partial = 0, frame_no = 0;
+    auto check = [&](const Camera& cam, const std::string& what) {
+      SCOPED_TRACE("frame " + std::to_string(frame_no++) + ": " + what);
+      if (!compact) {
+        const PixelRect r =
+            box_pixel_rect(cam.params(rs.width, rs.height, cloud.origin, rs.point_size), box);
+        partial += int64_t(r.x1 - r.x0) * (r.y1 - r.y0) < int64_t(rs.width) * rs.height / 2;
+      }
+      Frame f, off;
+      ASSERT_TRUE(cpu.render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
+      ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
+      expect_same(f, what);
+      if (rs.want_depth) {
+        size_t bad = 0;
+        for (size_t i = 0; i < f.cpu.depth.size(); ++i)
+          bad += std::memcmp(&f.cpu.depth[i], &f.gpu.depth[i], sizeof(float)) != 0;
+        EXPECT_EQ(bad, 0u) << "depth";
+      }
+      gpu->set_resolve_rect(false);
+      ASSERT_TRUE(gpu->render(cam, rs, off.gpu, off.gpu_stats, &err)) << err;
+      gpu->set_resolve_rect(true);
+      off.cpu = f.gpu;
+      expect_same(off, what + ", the rect off against on");
+    };
+    check(overview, "overview");
+    for (int i = 0; i < 8; ++i) {  // the cloud swept across the left, right, top and bottom edges
+      Camera c = overview;
+      c.yaw += (i % 2 ? 0.35 : -0.35) * (i < 4 ? 1.0 : 0.0);
+      c.pitch += (i % 2 ? 0.3 : -0.3) * (i >= 4 ? 1.0 : 0.0);
+      rs.point_size = i % 3 == 2 ? 3 : 1;
+      check(c, "swept " + std::to_string(i));
+    }
+    rs.point_size = 1;
+    Camera far = overview;
+    far.position -= far.forward() * glm::length(b.size()) * 40.0;
+    check(far, "far away");
+    rs.point_size = 3;
+    check(far, "far away, point size 3");
+    rs.point_size = 1;
+    Camera away = overview;
+    away.yaw += 3.14159;
+    check(away, "looking away");
+    check(Camera{}, "the seed's camera inside the cube");
+    rs.want_depth = true;
+    far.position += far.forward() * glm::length(b.size()) * 30.0;
+    check(far, "nearer, with depth");
+    rs.want_depth = false;
+    check(overview, "overview again");
+    if (!compact) {
+      EXPECT_GE(partial, 8);
+    }
+  }
+  gpu->set_compact_positions(false);
+}
+
 /// The GPU's compact encoder (the GPU Morton sort, then one block a batch) stores the very words
 /// and boxes of the host's build_compact(), bit for bit, in Morton and in file order, on scenes
 /// and on a cloud with NaN, infinite, huge and signed-zero coordinates.

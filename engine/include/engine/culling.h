@@ -10,6 +10,7 @@
 // compact positions (engine/compact.h) use it for their batches too.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -171,6 +172,59 @@ inline bool box_in_view(const ProjParams& p, const PointBox& b) {
       return false;
   }
   return true;
+}
+
+/// A half-open rectangle of pixels, [x0, x1) x [y0, y1).
+struct PixelRect {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty() const { return x0 >= x1 || y0 >= y1; }
+};
+
+/// The pixels that points of the box can write in a frame seen with `p`, splats included: a
+/// superset, clamped to the image; empty when no point can draw, the whole image when unsure.
+/// A renderer whose points all lie in the box can resolve the rest of the image as background
+/// without reading it (the CUDA renderer's resolve).
+///
+/// A drawn point's float camera coordinates lie in camera_box() with c.z > near_z, so in the box
+/// [x-, x+] x [y-, y+] x [max(z-, near_z), z+]. With near_z > 0 that box is in front of the
+/// camera, where px = c.x F / c.z + cx and py = cy - c.y F / c.z are linear-fractional functions
+/// of c: they take their extremes over the box at its corners. The margin is 2 pixels for the
+/// float division's rounding, plus point_size pixels for a splat's square around its centre.
+inline PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
+  const PixelRect full{0, 0, p.width > 0 ? p.width : 0, p.height > 0 ? p.height : 0};
+  if (!(b.lo[0] <= b.hi[0])) return PixelRect{};  // no finite point
+  const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
+  const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
+  double cc[3], ch[3];
+  camera_box(p, lo, hi, cc, ch);
+  const double near_z = double(p.near_z);
+  const double zhi = cc[2] + ch[2];
+  if (zhi <= near_z) return PixelRect{};  // wholly behind the near plane: nothing draws
+  if (!(near_z > 0.0)) return full;
+  const double zlo = cc[2] - ch[2] > near_z ? cc[2] - ch[2] : near_z;
+  const double F = double(p.focus) * double(p.scale);
+  double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
+  bool finite = true;
+  for (int c = 0; c < 8; ++c) {
+    const double x = c & 1 ? cc[0] + ch[0] : cc[0] - ch[0];
+    const double y = c & 2 ? cc[1] + ch[1] : cc[1] - ch[1];
+    const double z = c & 4 ? zhi : zlo;
+    const double px = x * F / z + double(p.cx), py = double(p.cy) - y * F / z;
+    finite = finite && std::isfinite(px) && std::isfinite(py);
+    xmin = px < xmin ? px : xmin;
+    xmax = px > xmax ? px : xmax;
+    ymin = py < ymin ? py : ymin;
+    ymax = py > ymax ? py : ymax;
+  }
+  const double m = 2.0 + double(p.point_size > 1 ? p.point_size : 1);
+  if (!finite) return full;  // NaN or overflow anywhere: unsure
+  auto clamp_to = [](double v, int n) { return v <= 0.0 ? 0 : v >= double(n) ? n : int(v); };
+  PixelRect r;
+  r.x0 = clamp_to(std::floor(xmin - m), full.x1);
+  r.x1 = clamp_to(std::floor(xmax + m) + 1.0, full.x1);
+  r.y0 = clamp_to(std::floor(ymin - m), full.y1);
+  r.y1 = clamp_to(std::floor(ymax + m) + 1.0, full.y1);
+  return r;
 }
 
 /// Whether a point counts for its batch's box: all three coordinates finite (a point with an

@@ -95,6 +95,11 @@ class CudaRenderer : public Renderer {
   /// inside runs no box tests at all. On by default (with culling; point size 1); the same image
   /// either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
   virtual void set_inside_batches(bool on) = 0;
+  /// The resolve reads only the keys of the pixels the cloud's box can reach (box_pixel_rect()
+  /// of the union of the batch boxes, splats included) and writes the rest of the image as
+  /// background without reading it: a frame whose cloud covers part of the view reads fewer
+  /// bytes. On by default; the same image either way. For A/B measurements (PR_CUDA_RECT=0|off).
+  virtual void set_resolve_rect(bool on) = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
   /// or 16 (compact positions: rounds / 4 batches of 4096 a block, or for 1 and 2 rounds a quarter
   /// or a half of a batch), or -1 (the default) to choose by the cloud's size and the device (the
