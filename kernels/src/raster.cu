@@ -304,17 +304,20 @@ __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restr
 /// threads and blocks of resolve()); the caller checks the alignment and runs the tail of fewer
 /// than four pixels with resolve(). A quad with no pixel in `r` is background without a read.
 __global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
-                         size_t quads, uint32_t width, PixelRect r, uint32_t background,
+                         size_t quads, uint32_t width, PixelRect r, bool whole, uint32_t background,
                          uint32_t* __restrict__ rgba, float* __restrict__ depth) {
   const size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= quads) return;
-  // The quad's pixels 4q .. 4q + 3, which may wrap to the next row when width % 4 != 0.
-  uint32_t y = uint32_t(4 * q) / width, x = uint32_t(4 * q) - y * width;
-  bool any_in = false;
+  // The quad's pixels 4q .. 4q + 3, which may wrap to the next row when width % 4 != 0. `whole`
+  // (the rect is the image, the same for every thread): no division.
+  bool any_in = whole;
+  if (!whole) {
+    uint32_t y = uint32_t(4 * q) / width, x = uint32_t(4 * q) - y * width;
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    any_in |= in_rect(x, y, r);
-    if (++x == width) x = 0, ++y;
+    for (int j = 0; j < 4; ++j) {
+      any_in |= in_rect(x, y, r);
+      if (++x == width) x = 0, ++y;
+    }
   }
   if (!any_in) {
     __stcs(reinterpret_cast<uint4*>(rgba) + q,
@@ -456,8 +459,9 @@ void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int 
     const size_t quads = pixels / 4;
     if (quads > 0) {
       const unsigned blocks = unsigned((quads + kThreads - 1) / kThreads);
-      resolve4<<<blocks, kThreads, 0, stream>>>(keys, depth32, quads, w, rect, background, rgba,
-                                                depth);
+      const bool whole = rect.x0 <= 0 && rect.y0 <= 0 && rect.x1 >= width && rect.y1 >= height;
+      resolve4<<<blocks, kThreads, 0, stream>>>(keys, depth32, quads, w, rect, whole, background,
+                                                rgba, depth);
     }
     done = quads * 4;
   }
