@@ -92,7 +92,7 @@ TEST(Culling, BoxInViewMeansEveryPointDraws) {
   // Random boxes and cameras: whenever box_in_view() says the whole box is in view, its corners,
   // centre and 200 random points in it all land in the image.
   std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f), t(0.0f, 1.0f);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   int inside = 0;
   Bounds world;
   world.extend(glm::dvec3(-10.0));
@@ -110,16 +110,12 @@ TEST(Culling, BoxInViewMeansEveryPointDraws) {
     if (!box_in_view(p, b)) continue;
     ++inside;
     EXPECT_TRUE(point_box_visible(p, b));
-    auto at = [&](int a, float s) {
-      return std::min(std::max(b.lo[a] + s * (b.hi[a] - b.lo[a]), b.lo[a]), b.hi[a]);
-    };
     for (int k = 0; k < 210; ++k) {
-      const float s0 = k < 8 ? float(k & 1) : k == 8 ? 0.5f : t(rng);
-      const float s1 = k < 8 ? float((k >> 1) & 1) : k == 8 ? 0.5f : t(rng);
-      const float s2 = k < 8 ? float((k >> 2) & 1) : k == 8 ? 0.5f : t(rng);
+      float x, y, z;
+      test::sample_point_box(b, k, rng, x, y, z);
       int ix, iy;
       uint64_t key;
-      ASSERT_TRUE(project_to_pixel(p, at(0, s0), at(1, s1), at(2, s2), 0, ix, iy, key))
+      ASSERT_TRUE(project_to_pixel(p, x, y, z, 0, ix, iy, key))
           << "box " << i << " said in view, point " << k << " does not draw";
     }
   }
@@ -134,7 +130,7 @@ TEST(Culling, PixelRectHoldsEveryPixelTheBoxesPointsWrite) {
   // writes (its splat's square) lies in box_pixel_rect(); and the rect is often much smaller than
   // the image, so the test is not passed by answering the whole image.
   std::mt19937 rng(17);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f), t(0.0f, 1.0f);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   Bounds world;
   world.extend(glm::dvec3(-10.0));
   world.extend(glm::dvec3(10.0));
@@ -156,16 +152,12 @@ TEST(Culling, PixelRectHoldsEveryPixelTheBoxesPointsWrite) {
     const PixelRect r = box_pixel_rect(p, b);
     ASSERT_TRUE(r.x0 >= 0 && r.y0 >= 0 && r.x1 <= w && r.y1 <= h) << "box " << i;
     if (!r.empty() && int64_t(r.x1 - r.x0) * (r.y1 - r.y0) < int64_t(w) * h / 4) ++small;
-    auto at = [&](int a, float s) {
-      return std::min(std::max(b.lo[a] + s * (b.hi[a] - b.lo[a]), b.lo[a]), b.hi[a]);
-    };
     for (int k = 0; k < 210; ++k) {
-      const float s0 = k < 8 ? float(k & 1) : k == 8 ? 0.5f : t(rng);
-      const float s1 = k < 8 ? float((k >> 1) & 1) : k == 8 ? 0.5f : t(rng);
-      const float s2 = k < 8 ? float((k >> 2) & 1) : k == 8 ? 0.5f : t(rng);
+      float x, y, z;
+      test::sample_point_box(b, k, rng, x, y, z);
       int ix, iy;
       uint64_t key;
-      if (!project_to_pixel(p, at(0, s0), at(1, s1), at(2, s2), 0, ix, iy, key)) continue;
+      if (!project_to_pixel(p, x, y, z, 0, ix, iy, key)) continue;
       ++drawn;
       empty_with_points += r.empty();
       int x0, y0, x1, y1;
