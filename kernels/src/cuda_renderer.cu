@@ -877,8 +877,8 @@ class CudaRendererImpl final : public CudaRenderer {
       in.rounds = rounds;
       in.all_inside = all_inside;
       if (cull) {  // the box tests first, a thread a batch
-        cuda::launch_batch_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch, inside_ok_,
-                                 flags_, stream_);
+        cuda::launch_box_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch, inside_ok_,
+                               flags_, stream_);
         PR_CUDA_TRY(cudaGetLastError());
         in.flags = flags_;
       }

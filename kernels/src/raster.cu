@@ -441,11 +441,6 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
   return true;
 }
 
-void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches, bool inside,
-                        uint8_t* flags, cudaStream_t stream) {
-  launch_box_flags(p, boxes, batches, inside, flags, stream);
-}
-
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,
                     const PixelRect& rect, uint32_t background, uint32_t* rgba, float* depth,
                     cudaStream_t stream, bool vec4) {

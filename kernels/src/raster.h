@@ -70,7 +70,7 @@ struct RasterInput {
   bool permuted = false;  ///< stored in another order than the cloud's
   uint64_t total = 0;     ///< points uploaded
   uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
-  /// One byte per kPointBatch stored points from launch_batch_flags() (this frame's box tests,
+  /// One byte per kPointBatch stored points from launch_box_flags() (this frame's box tests,
   /// a BatchFlag of engine/culling.h), or null: no culling. Used when every
   /// stored point is walked (all points, or a subset of a permuted cloud).
   const uint8_t* flags = nullptr;
@@ -89,12 +89,6 @@ struct RasterInput {
 /// when a subset of a permuted cloud is asked for without `orig`.
 bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
                    uint32_t* depth32, cudaStream_t stream);
-
-/// The box test of each of `batches` batches for this frame (point_box_visible(), one thread a
-/// batch) into `flags` (a BatchFlag each; kBatchInside for batches wholly inside the view only
-/// when `inside` allows it), for RasterInput::flags.
-void launch_batch_flags(const ProjParams& p, const PointBox* boxes, uint64_t batches, bool inside,
-                        uint8_t* flags, cudaStream_t stream);
 
 /// Turns the width x height visibility buffer into RGBA8 (the key's color word, or `background`)
 /// and, when `depth` is not null, camera-space depth (+inf where empty). Resets every key to

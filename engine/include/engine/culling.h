@@ -216,8 +216,8 @@ inline PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
     ymin = py < ymin ? py : ymin;
     ymax = py > ymax ? py : ymax;
   }
-  const double m = 2.0 + double(p.point_size > 1 ? p.point_size : 1);
   if (!finite) return full;  // NaN or overflow anywhere: unsure
+  const double m = 2.0 + double(p.point_size > 1 ? p.point_size : 1);
   auto clamp_to = [](double v, int n) { return v <= 0.0 ? 0 : v >= double(n) ? n : int(v); };
   PixelRect r;
   r.x0 = clamp_to(std::floor(xmin - m), full.x1);
