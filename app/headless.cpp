@@ -13,7 +13,7 @@ namespace pr {
 int run_headless(const Options& o) {
   const std::string mode = o.mode.value_or("cpu");
   std::string why;
-  auto renderer = make_renderer(mode, o.threads, &why);
+  auto renderer = make_renderer(mode, o.threads, o.compact, &why);
   if (!renderer) {
     std::fprintf(stderr, "pointraster: --mode %s is not available: %s\n", mode.c_str(),
                  why.c_str());
@@ -32,6 +32,9 @@ int run_headless(const Options& o) {
                  why.c_str());
     return 1;
   }
+  std::printf("positions: %s, %s renderer memory %.1f MB\n",
+              o.compact ? "compact (4 bytes, quantized)" : "float (12 bytes)", mode.c_str(),
+              double(renderer->memory_bytes()) / 1e6);
   RenderSettings rs;
   rs.width = o.width.value_or(1280);
   rs.height = o.height.value_or(720);

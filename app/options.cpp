@@ -81,6 +81,9 @@ std::string usage_text() {
        "  --screenshot OUT.png  save the last frame (headless: the image; viewer: the window)\n"
        "  --point-size S        point size in pixels, 1 to 16 (default 1)\n"
        "  --threads T           CPU renderer threads (default: all cores)\n"
+       "  --compact             compact positions: 4 bytes a point, quantized to 1/1023 of each\n"
+       "                        4096-point batch's box (GPU: 7 bytes a point instead of 15; the\n"
+       "                        viewer also falls back to them when a cloud does not fit)\n"
        "  --vsync on|off        viewer vsync (default on)\n"
        "  --ui-scale S          panel scale, 0.5 to 4 (default: from the display's DPI, else 1)\n"
        "  --info                print format, point count, bounds, origin and attributes per FILE\n"
@@ -114,6 +117,9 @@ int parse_options(int argc, char** argv, Options& o) {
       if (a == "--help" || a == "-h") {
         no_value();
         o.help = true;
+      } else if (a == "--compact") {
+        no_value();
+        o.compact = true;
       } else if (a == "--headless") {
         no_value();
         o.headless = true;

@@ -29,6 +29,7 @@ struct Options {
   int frames = 0;  ///< 0: headless renders 5 frames; the viewer runs until closed
   std::string screenshot;
   int point_size = 1;
+  bool compact = false;  ///< --compact: positions quantized to 4 bytes (engine/compact.h)
   unsigned threads = 0;  ///< CPU renderer threads (0 = all cores)
   std::optional<bool> vsync;
   std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/cpu_renderer.h"
 #include "engine/morton.h"
 #include "engine/scenes.h"
 #if PR_HAVE_CUDA
@@ -76,12 +77,19 @@ bool gpu_mode_available(std::string* why) {
 #endif
 }
 
-std::unique_ptr<Renderer> make_renderer(const std::string& mode, unsigned threads,
+std::unique_ptr<Renderer> make_renderer(const std::string& mode, unsigned threads, bool compact,
                                         std::string* why) {
-  if (mode == "cpu") return make_cpu_renderer(threads);
+  if (mode == "cpu") {
+    auto cpu = std::make_unique<CpuRenderer>(threads);
+    cpu->set_compact(compact, true);  // in Morton order, as the GPU stores them
+    return cpu;
+  }
 #if PR_HAVE_CUDA
-  return make_cuda_renderer(why);
+  auto gpu = make_cuda_renderer(why);
+  if (gpu) gpu->set_compact_positions(compact);
+  return gpu;
 #else
+  (void)compact;
   (void)gpu_mode_available(why);
   return nullptr;
 #endif

@@ -20,8 +20,8 @@ constexpr uint64_t kDefaultScenePoints = 4'000'000;
 struct Session {
   PointCloud cloud;
   Camera camera;
-  std::string scene;               ///< scene name, or empty when files were loaded
-  std::vector<FileInfo> files;     ///< what was loaded
+  std::string scene;            ///< scene name, or empty when files were loaded
+  std::vector<FileInfo> files;  ///< what was loaded
 };
 
 /// Loads the FILEs (merged into one cloud) or generates the scene; sets a starting camera, then
@@ -41,8 +41,9 @@ void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, 
 /// Whether this build and machine can render on the GPU; the reason when not.
 bool gpu_mode_available(std::string* why);
 
-/// A renderer for "cpu" or "gpu"; null with the reason when the GPU cannot be used.
-std::unique_ptr<Renderer> make_renderer(const std::string& mode, unsigned threads,
+/// A renderer for "cpu" or "gpu", drawing compact positions (engine/compact.h) when `compact`;
+/// null with the reason when the GPU cannot be used.
+std::unique_ptr<Renderer> make_renderer(const std::string& mode, unsigned threads, bool compact,
                                         std::string* why);
 
 }  // namespace pr

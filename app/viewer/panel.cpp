@@ -142,6 +142,16 @@ void Viewer::Impl::draw_panel() {
         ImGui::SetTooltip(
             "Reorders the points on the GPU along a Morton curve once, so that unordered clouds\n"
             "draw as fast as spatially ordered ones. The image does not change.");
+      // Compact positions (off unless --compact, or taken when full precision does not fit):
+      // 7 bytes a point instead of 15; switching re-uploads the cloud.
+      bool compact = gpu->compact_positions();
+      if (ImGui::Checkbox("compact positions (7 bytes a point)", &compact))
+        set_gpu_compact(compact);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Stores each position in 4 bytes instead of 12, quantized to 1/1023 of its batch's\n"
+            "box (4096 points): twice the points fit on the GPU, and a billion points draw about\n"
+            "20%% faster. Points move by up to half a step; the CPU draws full precision.");
     }
 #endif
     if (!use_gpu) ImGui::Text("CPU threads: %u", opt.threads ? opt.threads : default_threads());

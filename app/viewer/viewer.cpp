@@ -83,13 +83,9 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     set_status("CPU renderer refused the cloud: " + err, true);
     return;
   }
+  std::string note;  // the GPU's fallback to compact positions, if it took one
 #if PR_HAVE_CUDA
-  if (gpu && !gpu->set_cloud(*r.cloud, &err)) {
-    set_status("GPU renderer refused the cloud (" + err + "); drawing on the CPU", true);
-    gpu.reset();
-    interop = false;
-    use_gpu = false;
-  }
+  if (gpu && !upload_gpu(*r.cloud, &err, &note)) drop_gpu(err);
 #endif
   const bool same_scene = !r.scene.empty() && r.scene == scene && cloud;
   cloud = std::move(r.cloud);
@@ -98,7 +94,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   char msg[256];
   std::snprintf(msg, sizeof msg, "%s: %zu points ready in %.2f s%s", cloud->name.c_str(),
                 cloud->size(), r.seconds, r.sorted ? " (reordered along a Morton curve)" : "");
-  set_status(msg, false);
+  set_status(msg + note, false);
   if (!scene.empty()) {
     scene_points = cloud->size();
     point_target = scene_points;
@@ -143,7 +139,7 @@ bool Viewer::Impl::switch_mode(bool want_gpu) {
     return true;
   }
 #if PR_HAVE_CUDA
-  std::string why;
+  std::string why, note;
   if (!gpu) {
     if (!gpu_mode_available(&why)) {
       gpu_why = why;
@@ -157,7 +153,7 @@ bool Viewer::Impl::switch_mode(bool want_gpu) {
       return false;
     }
     gpu->set_culling(cull);
-    if (cloud && !gpu->set_cloud(*cloud, &why)) {
+    if (cloud && !upload_gpu(*cloud, &why, &note)) {
       gpu.reset();
       set_status("GPU renderer refused the cloud (" + why + "); staying on the CPU", true);
       return false;
@@ -167,7 +163,8 @@ bool Viewer::Impl::switch_mode(bool want_gpu) {
   interop = false;
   update_interop_registration(true);
   set_status("renderer: GPU " + gpu->device_name() +
-                 (interop ? " (CUDA-GL interop)" : " (render + upload: " + interop_why + ")"),
+                 (interop ? " (CUDA-GL interop)" : " (render + upload: " + interop_why + ")") +
+                 note,
              false);
   return true;
 #else
@@ -185,30 +182,84 @@ void Viewer::Impl::set_culling(bool on) {
 #endif
 }
 
+#if PR_HAVE_CUDA
+bool Viewer::Impl::upload_gpu(const PointCloud& c, std::string* why, std::string* note) {
+  gpu->set_compact_positions(gpu_compact);
+  if (gpu->set_cloud(c, why)) return true;
+  if (gpu_compact) return false;
+  // Full precision did not fit (or was refused): compact positions take 7 bytes a point, not 15.
+  gpu->set_compact_positions(true);
+  std::string again;
+  if (gpu->set_cloud(c, &again)) {
+    gpu_compact = true;
+    *note = "; full-precision positions did not fit on the GPU (" + *why +
+            "), so it draws compact ones (7 bytes a point)";
+    return true;
+  }
+  gpu->set_compact_positions(false);
+  return false;
+}
+
+void Viewer::Impl::drop_gpu(const std::string& why) {
+  set_status("GPU renderer refused the cloud (" + why + "); drawing on the CPU", true);
+  gpu.reset();
+  interop = false;
+  use_gpu = false;
+}
+#endif
+
 void Viewer::Impl::set_gpu_sort(bool on) {
 #if PR_HAVE_CUDA
   if (!gpu) return;
   gpu->set_spatial_sort(on);
   if (!cloud) return;
-  std::string why;
+  std::string why, note;
   Stopwatch sw;
-  if (gpu->set_cloud(*cloud, &why)) {
+  if (upload_gpu(*cloud, &why, &note)) {
     char msg[160];
     std::snprintf(msg, sizeof msg, "GPU cloud re-uploaded %s in %.2f s",
                   gpu->cloud_sorted() ? "in Morton order" : "in its own order", sw.ms() * 1e-3);
-    set_status(msg, false);
+    set_status(msg + note, false);
     return;
   }
   // No room for the sorted form: back to the plain upload, or to the CPU.
   gpu->set_spatial_sort(false);
-  if (gpu->set_cloud(*cloud, &why)) {
-    set_status("spatial sort refused (" + why + "); the cloud stays in its own order", true);
+  if (upload_gpu(*cloud, &why, &note)) {
+    set_status("spatial sort refused (" + why + "); the cloud stays in its own order" + note, true);
     return;
   }
-  set_status("GPU renderer refused the cloud (" + why + "); drawing on the CPU", true);
-  gpu.reset();
-  interop = false;
-  use_gpu = false;
+  drop_gpu(why);
+#else
+  (void)on;
+#endif
+}
+
+void Viewer::Impl::set_gpu_compact(bool on) {
+#if PR_HAVE_CUDA
+  if (!gpu) return;
+  const bool was = gpu_compact;
+  gpu_compact = on;
+  if (!cloud) return;
+  std::string why, note;
+  Stopwatch sw;
+  if (upload_gpu(*cloud, &why, &note)) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "GPU cloud re-uploaded with %s positions in %.2f s",
+                  gpu_compact ? "compact" : "full-precision", sw.ms() * 1e-3);
+    set_status(msg + note, false);
+    return;
+  }
+  // Refused (no room): the form it had, or the CPU.
+  gpu_compact = was;
+  std::string again;
+  if (upload_gpu(*cloud, &again, &note)) {
+    set_status(std::string(on ? "compact" : "full-precision") + " positions refused (" + why +
+                   "); the GPU keeps " + (gpu_compact ? "compact" : "full-precision") + " ones" +
+                   note,
+               true);
+    return;
+  }
+  drop_gpu(again);
 #else
   (void)on;
 #endif
@@ -417,6 +468,7 @@ void Viewer::Impl::handle_event(const SDL_Event& e) {
 Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
   impl_->opt = options;
   impl_->files_up = up_axis_for(options, true);
+  impl_->gpu_compact = options.compact;
 }
 
 Viewer::~Viewer() {
@@ -460,6 +512,14 @@ std::string Viewer::mode() const {
 }
 bool Viewer::set_mode(const std::string& mode) {
   return impl_->switch_mode(mode == "gpu");
+}
+bool Viewer::set_gpu_compact(bool on) {
+  impl_->set_gpu_compact(on);
+#if PR_HAVE_CUDA
+  return impl_->gpu && impl_->gpu->compact_positions();
+#else
+  return false;
+#endif
 }
 bool Viewer::set_gpu_sort(bool on) {
   impl_->set_gpu_sort(on);

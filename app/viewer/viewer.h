@@ -47,6 +47,11 @@ class Viewer {
   /// The panel's "spatial sort on upload" (GPU mode): re-uploads the cloud to the GPU sorted along
   /// a Morton curve, or in its own order. Returns whether the GPU cloud is now sorted.
   bool set_gpu_sort(bool on);
+  /// The panel's "compact positions" (GPU mode): re-uploads the cloud to the GPU with positions
+  /// quantized to 4 bytes (7 bytes a point instead of 15), or at full precision. When full
+  /// precision does not fit on the device (or --compact was given), the GPU holds compact
+  /// positions. Returns whether it does now.
+  bool set_gpu_compact(bool on);
   /// Batch culling on both renderers (the panel's "skip batches outside the view"; on by default).
   void set_culling(bool on);
   /// Batches the CPU renderer skipped in its last frame (0 in GPU mode).

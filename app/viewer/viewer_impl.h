@@ -57,9 +57,10 @@ struct Viewer::Impl {
   std::unique_ptr<CudaRenderer> gpu;
 #endif
   bool use_gpu = false;
-  bool interop = false;     // GPU renders straight into the PBO
-  std::string interop_why;  // why interop is off in GPU mode
-  std::string gpu_why;      // why GPU mode is unavailable (empty: available)
+  bool gpu_compact = false;  // compact positions on the GPU (--compact, the panel, the fallback)
+  bool interop = false;      // GPU renders straight into the PBO
+  std::string interop_why;   // why interop is off in GPU mode
+  std::string gpu_why;       // why GPU mode is unavailable (empty: available)
   bool gpu_checked = false;
 
   Camera camera;
@@ -91,8 +92,13 @@ struct Viewer::Impl {
   void set_status(const std::string& s, bool error);
   void install_cloud(CloudJob::Result& r);
   bool switch_mode(bool gpu);
-  void set_gpu_sort(bool on);  // re-uploads the cloud to the GPU, sorted or not
-  void set_culling(bool on);   // batch culling on both renderers
+  void set_gpu_sort(bool on);     // re-uploads the cloud to the GPU, sorted or not
+  void set_gpu_compact(bool on);  // re-uploads the cloud to the GPU, compact or full precision
+#if PR_HAVE_CUDA
+  bool upload_gpu(const PointCloud& c, std::string* why, std::string* note);
+  void drop_gpu(const std::string& why);  // the GPU renderer refused the cloud: on to the CPU
+#endif
+  void set_culling(bool on);  // batch culling on both renderers
   void update_interop_registration(bool size_changed);
   void render_frame();
   void handle_event(const SDL_Event& e);

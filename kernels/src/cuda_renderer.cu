@@ -107,6 +107,19 @@ class CudaRendererImpl final : public CudaRenderer {
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_RESOLVE"))
       vec_resolve_ = std::strcmp(v, "scalar") != 0;
+    if (const char* v = std::getenv("PR_CUDA_MEMORY_LIMIT"); v && *v) {
+      char* end = nullptr;
+      double b = std::strtod(v, &end);
+      const char u = end ? *end : '\0';
+      b *= u == 'k' || u == 'K'   ? 1024.0
+           : u == 'm' || u == 'M' ? 1048576.0
+           : u == 'g' || u == 'G' ? 1073741824.0
+                                  : 1.0;
+      if (end != v && b >= 1.0 && b < 1.8e19)
+        memory_limit_ = uint64_t(b);
+      else
+        std::fprintf(stderr, "pointraster: PR_CUDA_MEMORY_LIMIT=%s ignored (bytes, or 4G)\n", v);
+    }
     // A/B switch: the resolve reads the keys of the whole image, not only box_pixel_rect()'s.
     if (const char* v = std::getenv("PR_CUDA_RECT"))
       rect_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
@@ -163,6 +176,7 @@ class CudaRendererImpl final : public CudaRenderer {
   }
   void set_inside_batches(bool on) override { inside_ok_ = on; }
   void set_resolve_rect(bool on) override { rect_ = on; }
+  void set_memory_limit(uint64_t bytes) override { memory_limit_ = bytes; }
   void set_stage_timing(bool on) override { stage_events_ = on; }
   bool stage_timing() const override { return stage_events_; }
   bool frame_graph() const override { return graph_; }
@@ -222,8 +236,10 @@ class CudaRendererImpl final : public CudaRenderer {
         compact_ ? size_t(n) * sizeof(uint32_t) + size_t(batches) * (sizeof(CompactBatch) + 1)
                  : size_t(n) * sizeof(Float3);
     const size_t col_bytes = size_t(cuda::rgb_words(n)) * sizeof(uint32_t);
-    cudaError_t e = compact_ ? cudaMalloc(reinterpret_cast<void**>(&words_), n * sizeof(uint32_t))
-                             : cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
+    const bool over = memory_limit_ > 0 && pos_bytes + col_bytes > memory_limit_;
+    cudaError_t e = over       ? cudaErrorMemoryAllocation
+                    : compact_ ? cudaMalloc(reinterpret_cast<void**>(&words_), n * sizeof(uint32_t))
+                               : cudaMalloc(reinterpret_cast<void**>(&pos_), pos_bytes);
     if (e == cudaSuccess && compact_)
       e = cudaMalloc(reinterpret_cast<void**>(&batches_), batches * sizeof(CompactBatch));
     if (e == cudaSuccess && compact_)
@@ -242,8 +258,11 @@ class CudaRendererImpl final : public CudaRenderer {
       if (error)
         *error = "out of GPU memory: " + std::to_string(n) + " points need " +
                  gib(double(pos_bytes + col_bytes)) + " (" + (compact_ ? "7" : "15") +
-                 " bytes a point), the device has " + gib(double(free_b)) + " free of " +
-                 gib(double(total_b)) + " (" + cudaGetErrorName(e) + ")";
+                 " bytes a point), " +
+                 (over ? "over the limit of " + gib(double(memory_limit_)) +
+                             " (set_memory_limit, PR_CUDA_MEMORY_LIMIT)"
+                       : "the device has " + gib(double(free_b)) + " free of " +
+                             gib(double(total_b)) + " (" + cudaGetErrorName(e) + ")");
       return false;
     }
     cap_points_ = n;
@@ -958,6 +977,7 @@ class CudaRendererImpl final : public CudaRenderer {
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
   bool rect_ = true;           // the resolve reads only the keys of the cloud's box_pixel_rect()
+  uint64_t memory_limit_ = 0;  // set_memory_limit(): the point storage's most bytes, 0: none
   bool stage_events_ = false;  // events between the stages (set_stage_timing)
   bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
   cudaGraphicsResource_t gl_res_ = nullptr;

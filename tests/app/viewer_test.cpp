@@ -758,3 +758,95 @@ TEST(Window, LiveSwitchToGpuShowsTheSameImage) {
   EXPECT_EQ(sorted_img, cpu_img) << "the spatially sorted GPU cloud draws another image";
   EXPECT_EQ(back_img, cpu_img);
 }
+
+/// GPU mode: the panel's "compact positions" re-uploads the cloud quantized (an image within a
+/// few percent of the full-precision one, not the same), and switching it off again draws the
+/// CPU's image pixel for pixel.
+TEST(Window, GpuCompactPositionsSwitchLiveAndBack) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  fresh_config("compact");
+  pr::Viewer v(scripted(0, 800, 500, 1'000'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<uint32_t> cpu_img, compact_img, back_img;
+  int w = 0, h = 0, at = -1;
+  bool switched = false, compact = false, back = true;
+  pr::ViewerHooks hk;
+  hk.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (at < 0 && !vw.cloud_busy() && frame > 3) {
+      vw.read_image(cpu_img, w, h);
+      switched = vw.set_mode("gpu");
+      compact = vw.set_gpu_compact(true);
+      at = frame;
+    } else if (at >= 0 && frame == at + 3) {
+      vw.read_image(compact_img, w, h);
+      back = vw.set_gpu_compact(false);
+    } else if (at >= 0 && frame == at + 6) {
+      vw.read_image(back_img, w, h);
+      vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hk), 0);
+  ASSERT_TRUE(switched) << v.status();
+  EXPECT_TRUE(compact) << v.status();
+  EXPECT_FALSE(back) << v.status();
+  ASSERT_EQ(cpu_img.size(), compact_img.size());
+  size_t diff = 0;
+  for (size_t i = 0; i < cpu_img.size(); ++i) diff += cpu_img[i] != compact_img[i];
+  EXPECT_GT(diff, 0u) << "compact positions drew the full-precision image";
+  EXPECT_LT(diff, cpu_img.size() / 4) << "compact positions drew another picture";
+  EXPECT_EQ(back_img, cpu_img) << "full precision again is not the CPU's image";
+}
+
+/// A cloud whose full-precision positions do not fit on the GPU (a device memory limit of 10 MiB
+/// for 1M points: 15 MB at full precision, 7 MB compact) is drawn from compact positions, and the
+/// status line says so; asking for full precision again ends in compact positions too, with the
+/// limit named, and the GPU keeps drawing.
+TEST(Window, CloudTooLargeForTheGpuFallsBackToCompactPositions) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  fresh_config("fallback");
+  setenv("PR_CUDA_MEMORY_LIMIT", "10M", 1);  // read when the viewer makes its GPU renderer
+  struct Unset {
+    ~Unset() { unsetenv("PR_CUDA_MEMORY_LIMIT"); }
+  } unset;
+  pr::Viewer v(scripted(0, 800, 500, 1'000'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<uint32_t> cpu_img, gpu_img;
+  int w = 0, h = 0, at = -1;
+  bool switched = false, still_compact = false;
+  std::string status_switch, status_again, mode;
+  pr::ViewerHooks hk;
+  hk.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (at < 0 && !vw.cloud_busy() && frame > 3) {
+      vw.read_image(cpu_img, w, h);
+      switched = vw.set_mode("gpu");
+      status_switch = vw.status();
+      still_compact = vw.set_gpu_compact(false);
+      status_again = vw.status();
+      at = frame;
+    } else if (at >= 0 && frame == at + 3) {
+      vw.read_image(gpu_img, w, h);
+      mode = vw.mode();
+      vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hk), 0);
+  ASSERT_TRUE(switched) << v.status();
+  EXPECT_NE(status_switch.find("compact ones (7 bytes a point)"), std::string::npos)
+      << status_switch;
+  EXPECT_TRUE(still_compact) << status_again;
+  EXPECT_NE(status_again.find("did not fit"), std::string::npos) << status_again;
+  EXPECT_NE(status_again.find("over the limit"), std::string::npos) << status_again;
+  EXPECT_EQ(mode, "gpu");
+  ASSERT_EQ(cpu_img.size(), gpu_img.size());
+  size_t diff = 0;
+  for (size_t i = 0; i < cpu_img.size(); ++i) diff += cpu_img[i] != gpu_img[i];
+  EXPECT_LT(diff, cpu_img.size() / 4) << "the compact cloud is not the same picture";
+}

@@ -13,7 +13,8 @@ check() {  # check NAME CONDITION-EXIT-CODE
 
 "$bin" --help >"$tmp/help" 2>&1; rc=$?
 check "--help exits 0" $((rc != 0))
-for opt in --headless --mode --width --height --scene --points --camera --focus --frames --screenshot; do
+for opt in --headless --mode --width --height --scene --points --camera --focus --frames --screenshot \
+  --compact; do
   grep -q -- "$opt" "$tmp/help"; check "--help lists $opt" $?
 done
 
@@ -36,6 +37,7 @@ expect_usage_error --json
 expect_usage_error --headless --up x
 expect_usage_error --ui-scale 9
 expect_usage_error --ui-scale abc
+expect_usage_error --headless --compact=1
 
 # Headless CPU render: frame times, summary as the last line, a PNG of the requested size.
 "$bin" --headless --mode cpu --width 320 --height 200 --scene cube --points 20000 --frames 3 \
@@ -51,6 +53,18 @@ check "PNG signature" $([ "$sig" = "89504e470d0a1a0a" ]; echo $?)
 dims=$(od -An -tu1 -j16 -N8 "$tmp/cube.png" | tr -s ' ' | sed 's/^ //')
 check "PNG is 320x200 ($dims)" $([ "$dims" = "0 0 1 64 0 0 0 200" ]; echo $?)
 
+# --compact: the same frame from positions quantized to 4 bytes (the CPU renderer's compact mode):
+# said in the output, and an image that differs from the full-precision one (points move by up to
+# half a step of their batch's box, about a pixel here).
+"$bin" --headless --mode cpu --compact --width 320 --height 200 --scene cube --points 20000 \
+  --frames 1 --screenshot "$tmp/compact.png" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "headless --compact exits 0" $rc
+grep -q '^positions: compact' "$tmp/out"; check "--compact named in the output" $?
+grep -q '^summary mode=cpu points=20000 width=320 height=200 frames=1 ' "$tmp/out"
+check "summary with --compact" $?
+cmp -s "$tmp/cube.png" "$tmp/compact.png"; same=$?
+check "the compact image differs from the full-precision one" $((same == 0))
+
 # Default scene with a camera and focus override.
 "$bin" --headless --width 64 --height 48 --points 10k --camera 0,100,-600,10,-10 --focus 2 \
   --frames 1 >"$tmp/out" 2>&1; rc=$?
@@ -62,6 +76,13 @@ check "summary for the default scene" $?
 "$bin" --headless --mode gpu --width 64 --height 48 --points 10k --frames 1 >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 0 ]; then
   grep -q '^summary mode=gpu ' "$tmp/out"; check "gpu available: summary mode=gpu" $?
+  # The GPU draws the CPU's images pixel for pixel: the same PNG files, full precision and compact.
+  for c in "" --compact; do
+    "$bin" --headless --mode gpu $c --width 320 --height 200 --scene cube --points 20000 \
+      --frames 1 --screenshot "$tmp/gpu$c.png" >"$tmp/out" 2>&1; check "gpu $c exits 0" $?
+    cmp -s "$tmp/gpu$c.png" "$tmp/$([ -n "$c" ] && echo compact || echo cube).png"
+    check "gpu $c image equals the cpu's" $?
+  done
 else
   check "no gpu: one-line reason ($(cat "$tmp/err"))" $(( $(wc -l <"$tmp/err") != 1 ))
   grep -q 'gpu' "$tmp/err"; check "no gpu: the reason names the mode" $?

@@ -847,6 +847,45 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FrameSequences, testing::Values(false, true),
                            return std::string(i.param ? "graph" : "launches");
                          });
 
+/// set_memory_limit() caps the point storage: a cloud over it is refused with a message naming
+/// the limit and the renderer keeps working (the background); the same cloud in compact form
+/// (7 bytes a point instead of 15) fits under a limit of 10 bytes a point and draws the CPU's
+/// compact image; without the limit the full-precision cloud is back.
+TEST(CudaRenderer, MemoryLimitRefusesCloudsOverItAndCompactPositionsFit) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  const PointCloud& cloud = scene_cloud("cube", 100'000);
+  RenderSettings rs;
+  rs.width = 320;
+  rs.height = 240;
+  rs.background = kBackground;
+  gpu->set_memory_limit(cloud.size() * 10);
+  EXPECT_FALSE(gpu->set_cloud(cloud, &err));
+  EXPECT_NE(err.find("over the limit"), std::string::npos) << err;
+  Image img;
+  FrameStats st;
+  ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
+  EXPECT_EQ(test::count_drawn(img, kBackground), 0u);
+  gpu->set_compact_positions(true);
+  ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+  // The cloud's storage under the limit, plus the frame's visibility and color buffers (12 B a
+  // pixel) of the render above.
+  EXPECT_LE(gpu->memory_bytes(), cloud.size() * 10 + size_t(rs.width) * size_t(rs.height) * 12);
+  CpuRenderer cpu;
+  cpu.set_compact(true, true);
+  ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+  Frame f;
+  ASSERT_TRUE(cpu.render(Camera{}, rs, f.cpu, f.cpu_stats, &err)) << err;
+  ASSERT_TRUE(gpu->render(Camera{}, rs, f.gpu, f.gpu_stats, &err)) << err;
+  expect_same(f, "compact under the limit");
+  EXPECT_GT(test::count_drawn(f.gpu, kBackground), 100u);
+  gpu->set_memory_limit(0);
+  gpu->set_compact_positions(false);
+  Frame g;
+  render_both(*gpu, cloud, Camera{}, rs, g);
+  expect_same(g, "no limit, full precision");
+}
+
 /// The resolve reads only the keys of box_pixel_rect() of the cloud's box and writes the rest as
 /// background. A camera path moves the cloud across the image edges, far away (a rect of a few
 /// pixels), out of view (an empty rect), inside the cloud (the whole image) and back, with point

@@ -116,6 +116,13 @@ class CudaRenderer : public Renderer {
   /// message naming the sizes when the device cannot hold them; the renderer then has no cloud
   /// (draws the background) and keeps working.
   virtual bool reserve_points(uint64_t points, std::string* error) = 0;
+  /// The most bytes the cloud's point storage (positions and colors) may take on the device, or
+  /// 0 (the default) for no limit but the device's: a larger cloud is refused by
+  /// reserve_points() as if the device were full ("out of GPU memory: ... over the limit"), so a
+  /// GPU shared with other programs keeps room for them. The default comes from
+  /// PR_CUDA_MEMORY_LIMIT (bytes, or with a K, M or G suffix), else none. Takes effect at the
+  /// next set_cloud().
+  virtual void set_memory_limit(uint64_t bytes) = 0;
 };
 
 /// True when a CUDA device can be used; otherwise false with the reason ("no CUDA device",
