@@ -83,9 +83,14 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     set_status("CPU renderer refused the cloud: " + err, true);
     return;
   }
-  std::string note;  // the GPU's fallback to compact positions, if it took one
+  std::string note;  // what the GPU's upload adds to the status line
+  bool refused = false;
 #if PR_HAVE_CUDA
-  if (gpu && !upload_gpu(*r.cloud, &err, &note)) drop_gpu(err);
+  if (gpu && !upload_gpu(*r.cloud, &err, &note)) {
+    drop_gpu(err);
+    note = "; the GPU renderer refused it (" + err + "), so the CPU draws it";
+    refused = true;
+  }
 #endif
   const bool same_scene = !r.scene.empty() && r.scene == scene && cloud;
   cloud = std::move(r.cloud);
@@ -94,7 +99,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   char msg[256];
   std::snprintf(msg, sizeof msg, "%s: %zu points ready in %.2f s%s", cloud->name.c_str(),
                 cloud->size(), r.seconds, r.sorted ? " (reordered along a Morton curve)" : "");
-  set_status(msg + note, false);
+  set_status(msg + note, refused);
   if (!scene.empty()) {
     scene_points = cloud->size();
     point_target = scene_points;

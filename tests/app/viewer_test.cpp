@@ -850,3 +850,48 @@ TEST(Window, CloudTooLargeForTheGpuFallsBackToCompactPositions) {
   for (size_t i = 0; i < cpu_img.size(); ++i) diff += cpu_img[i] != gpu_img[i];
   EXPECT_LT(diff, cpu_img.size() / 4) << "the compact cloud is not the same picture";
 }
+
+/// GPU mode, then a regenerated scene that fits on the GPU in no form (2M points under a 10 MiB
+/// limit: 30 MB at full precision, 14 MB compact): the new cloud is drawn on the CPU, and the
+/// status line says why next to the "ready" message.
+TEST(Window, CloudTooLargeForTheGpuInAnyFormIsDrawnOnTheCpu) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  fresh_config("refused");
+  setenv("PR_CUDA_MEMORY_LIMIT", "10M", 1);
+  struct Unset {
+    ~Unset() { unsetenv("PR_CUDA_MEMORY_LIMIT"); }
+  } unset;
+  pr::Viewer v(scripted(0, 640, 400, 200'000));  // 3 MB at full precision: fits
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int stage = 0;
+  bool switched = false;
+  std::string status, mode;
+  uint64_t drawn = 0;
+  pr::ViewerHooks hk;
+  hk.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (stage == 0 && !vw.cloud_busy() && frame > 3) {
+      switched = vw.set_mode("gpu");
+      vw.set_point_count(2'000'000);
+      stage = 1;
+    } else if (stage == 1 && !vw.cloud_busy() && vw.cloud_points() == 2'000'000) {
+      status = vw.status();
+      mode = vw.mode();
+      stage = 2;
+    } else if (stage == 2) {
+      drawn = vw.points_drawn();
+      vw.request_quit();
+    }
+    if (frame > 20000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hk), 0);
+  ASSERT_TRUE(switched) << v.status();
+  ASSERT_EQ(stage, 2) << v.status();
+  EXPECT_EQ(mode, "cpu");
+  EXPECT_NE(status.find("points ready"), std::string::npos) << status;
+  EXPECT_NE(status.find("the GPU renderer refused it"), std::string::npos) << status;
+  EXPECT_NE(status.find("over the limit"), std::string::npos) << status;
+  EXPECT_EQ(drawn, 2'000'000u);
+}
