@@ -55,6 +55,30 @@ Camera make_camera(const std::string& kind, const std::string& scene, const Poin
   return cam;
 }
 
+/// Exact ties: 50 positions, 40 points each (shuffled), all colors different, so only the color
+/// word decides which point a pixel shows (seen from tie_camera()).
+PointCloud tie_cloud() {
+  PointCloud ties;
+  ties.resize(2000);
+  uint32_t state = 777;
+  for (size_t i = 0; i < ties.size(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    const int k = int((state >> 8) % 50);
+    ties.positions[i] = Float3{float(k % 10) - 4.5f, float(k / 10) - 2.0f, 0.0f};
+    ties.colors[i] = rgba(uint8_t(i), uint8_t(i >> 8), uint8_t(k), 255);
+  }
+  return ties;
+}
+
+/// The cube of 100,000 points with a NaN or a huge coordinate in every 7th point.
+PointCloud bad_cloud() {
+  PointCloud bad = make_scene("cube", 100'000);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 0; i < bad.size(); i += 7)
+    bad.positions[i] = i % 2 ? Float3{nan, 0.f, 0.f} : Float3{1e-45f, 3.0e38f, -3.0e38f};
+  return bad;
+}
+
 struct Frame {
   Image cpu, gpu;
   FrameStats cpu_stats, gpu_stats;
@@ -584,15 +608,7 @@ TEST_P(Variants, EveryPathEqualsCpu) {
   // Exact ties: 50 positions, 40 points each (shuffled), all colors different: only the color
   // word decides, also when the sort puts the copies side by side and the merge variants fold
   // them in one warp.
-  PointCloud ties;
-  ties.resize(2000);
-  uint32_t state = 777;
-  for (size_t i = 0; i < ties.size(); ++i) {
-    state = state * 1664525u + 1013904223u;
-    const int k = int((state >> 8) % 50);
-    ties.positions[i] = Float3{float(k % 10) - 4.5f, float(k / 10) - 2.0f, 0.0f};
-    ties.colors[i] = rgba(uint8_t(i), uint8_t(i >> 8), uint8_t(k), 255);
-  }
+  const PointCloud ties = tie_cloud();
   Camera tie_cam;
   tie_cam.position = {0.0, 0.0, -40.0};
   RenderSettings rs;
@@ -604,12 +620,9 @@ TEST_P(Variants, EveryPathEqualsCpu) {
   expect_same(f, "ties");
   EXPECT_GT(test::count_drawn(f.gpu, kBackground), 40u);
   // Bad coordinates among good ones.
-  PointCloud bad = make_scene("cube", 100'000);
-  Camera overview;
-  overview.frame(bad.world_bounds(), 4.0 / 3.0);
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (size_t i = 0; i < bad.size(); i += 7)
-    bad.positions[i] = i % 2 ? Float3{nan, 0.f, 0.f} : Float3{1e-45f, 3.0e38f, -3.0e38f};
+  const PointCloud bad = bad_cloud();
+  Camera overview;  // framing the cube before its bad coordinates
+  overview.frame(scene_cloud("cube", 100'000).world_bounds(), 4.0 / 3.0);
   render_both(*gpu, bad, overview, rs, f);
   expect_same(f, "nan");
   EXPECT_GT(test::count_drawn(f.gpu, kBackground), 1000u);
@@ -703,19 +716,8 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
     }
   }
   // Exact ties and bad coordinates, as in the Variants suite.
-  PointCloud ties;
-  ties.resize(2000);
-  uint32_t state = 777;
-  for (size_t i = 0; i < ties.size(); ++i) {
-    state = state * 1664525u + 1013904223u;
-    const int k = int((state >> 8) % 50);
-    ties.positions[i] = Float3{float(k % 10) - 4.5f, float(k / 10) - 2.0f, 0.0f};
-    ties.colors[i] = rgba(uint8_t(i), uint8_t(i >> 8), uint8_t(k), 255);
-  }
-  PointCloud bad = make_scene("cube", 100'000);
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (size_t i = 0; i < bad.size(); i += 7)
-    bad.positions[i] = i % 2 ? Float3{nan, 0.f, 0.f} : Float3{1e-45f, 3.0e38f, -3.0e38f};
+  const PointCloud ties = tie_cloud();
+  const PointCloud bad = bad_cloud();
   Camera tie_cam;
   tie_cam.position = {0.0, 0.0, -40.0};
   Camera overview;
