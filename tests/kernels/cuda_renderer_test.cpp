@@ -976,6 +976,139 @@ TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
   gpu->set_compact_positions(false);
 }
 
+/// List frames (set_list_frames()): a frame of a cloud with at most half as many points as the
+/// image has pixels rewrites only the last frame's pixels and its own. A sequence over both
+/// storages that moves the camera (every frame draws other pixels), goes inside the cloud, far
+/// away and looking away (no pixel drawn), swaps in another small cloud (whose first frame still
+/// rewrites only listed pixels), changes the background, the depth output, the point count (to
+/// zero and back), the point size and the variant (frames without lists), a cloud too large for
+/// lists and the image size, and checks every frame against the CPU's image and depth and against
+/// a second GPU renderer with list frames off. A pixel the clear missed would keep a point of an
+/// earlier frame; one the resolve missed would keep the background or leave its key behind.
+TEST(CudaRenderer, ListFramesKeepEveryFrameEqualToTheCpu) {
+  PR_REQUIRE_GPU(gpu);
+  std::string why;
+  auto whole = make_cuda_renderer(&why);
+  ASSERT_TRUE(whole) << why;
+  whole->set_list_frames(false);
+  std::string err;
+  const PointCloud& small = scene_cloud("cube", 20'000);
+  const PointCloud& other = scene_cloud("galaxy", 30'000);
+  const PointCloud& big = scene_cloud("terrain", 300'000);  // over 641 x 480 / 2 points
+  for (const bool compact : {false, true}) {
+    SCOPED_TRACE(compact ? "compact" : "float");
+    gpu->set_compact_positions(compact);
+    whole->set_compact_positions(compact);
+    CpuRenderer cpu;
+    cpu.set_compact(compact, true);
+    auto load = [&](const PointCloud& c) {
+      ASSERT_TRUE(cpu.set_cloud(c, &err)) << err;
+      ASSERT_TRUE(gpu->set_cloud(c, &err)) << err;
+      ASSERT_TRUE(whole->set_cloud(c, &err)) << err;
+    };
+    load(small);
+    RenderSettings rs;
+    rs.width = 641;
+    rs.height = 480;
+    rs.background = kBackground;
+    Camera overview;
+    overview.frame(small.world_bounds(), double(rs.width) / double(rs.height));
+    Camera cam = overview;
+    int frame_no = 0, listed = 0;
+    auto check = [&](const std::string& what, int expect_listed) {
+      SCOPED_TRACE("frame " + std::to_string(frame_no++) + ": " + what);
+      Frame f, off;
+      ASSERT_TRUE(cpu.render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
+      ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
+      const bool was_listed = gpu->last_frame_listed();
+      listed += was_listed;
+      if (expect_listed >= 0) {
+        EXPECT_EQ(was_listed, expect_listed == 1);
+      }
+      expect_same(f, what);
+      if (rs.want_depth) {
+        size_t bad = 0;
+        for (size_t i = 0; i < f.cpu.depth.size(); ++i)
+          bad += std::memcmp(&f.cpu.depth[i], &f.gpu.depth[i], sizeof(float)) != 0;
+        EXPECT_EQ(bad, 0u) << "depth";
+      }
+      ASSERT_TRUE(whole->render(cam, rs, off.gpu, off.gpu_stats, &err)) << err;
+      EXPECT_FALSE(whole->last_frame_listed());
+      off.cpu = f.gpu;
+      expect_same(off, what + ", list frames against the whole resolve");
+    };
+    check("overview", 0);  // the first frame at this size: the whole image
+    for (int i = 1; i <= 5; ++i) {
+      cam.yaw = overview.yaw + 0.12 * i;
+      cam.position = overview.position + glm::dvec3(4.0 * i, -3.0 * i, 2.0 * i);
+      check("orbit " + std::to_string(i), 1);
+    }
+    cam = Camera{};  // the seed's camera inside the cube: few points in view
+    check("inside", 1);
+    cam = overview;
+    cam.position -= cam.forward() * 4000.0;
+    check("far away", 1);
+    cam = overview;
+    cam.yaw += 3.14159;
+    check("looking away", 1);
+    cam = overview;
+    check("overview again", 1);
+    load(other);  // another small cloud: the image still holds the last one's pixels
+    check("another cloud", 1);
+    load(small);
+    check("the first cloud again", 1);
+    rs.background = rgba(200, 10, 10);
+    check("another background", 0);
+    cam.yaw += 0.2;
+    check("another background, moved", 1);
+    rs.want_depth = true;
+    check("depth on", 0);
+    cam.yaw += 0.2;
+    check("depth on, moved", 1);
+    rs.want_depth = false;
+    check("depth off", 0);
+    rs.point_count = 500;
+    check("500 points", 1);
+    rs.point_count = 0;
+    check("no points", 1);
+    rs.point_count = 10'000;
+    check("10,000 points", 1);
+    rs.point_count = ~uint64_t{0};
+    rs.point_size = 2;
+    check("point size 2: no lists", 0);
+    rs.point_size = 1;
+    check("point size 1 again", 0);
+    cam.yaw -= 0.3;
+    check("point size 1, moved", 1);
+    ASSERT_TRUE(gpu->set_raster_variant("merge", &err)) << err;
+    check("merge variant: no lists", 0);
+    ASSERT_TRUE(gpu->set_raster_variant("simple", &err)) << err;
+    check("simple again", 0);
+    check("simple again, same frame", 1);
+    load(big);
+    Camera big_cam;
+    big_cam.frame(big.world_bounds(), double(rs.width) / double(rs.height));
+    std::swap(cam, big_cam);
+    check("a cloud too large for lists", 0);
+    load(small);
+    std::swap(cam, big_cam);
+    check("small after large", 0);
+    check("small after large, again", 1);
+    rs.width = 1023;
+    rs.height = 769;
+    check("resized", 0);
+    cam.yaw += 0.1;
+    check("resized, moved", 1);
+    gpu->set_list_frames(false);
+    check("list frames off", 0);
+    gpu->set_list_frames(true);
+    check("list frames on again", 0);
+    check("list frames on again, listed", 1);
+    EXPECT_GE(listed, 20);
+  }
+  gpu->set_compact_positions(false);
+}
+
 /// The GPU's compact encoder (the GPU Morton sort, then one block a batch) stores the very words
 /// and boxes of the host's build_compact(), bit for bit, in Morton and in file order, on scenes
 /// and on a cloud with NaN, infinite, huge and signed-zero coordinates.
