@@ -83,8 +83,9 @@ const char* kUsage =
     "[--orders random,morton]\n"
     "         [--cameras overview,inside] [--sizes 1920x1080,...] [--frames N] [--budget SECONDS]\n"
     "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
-    "         [--gpu-modes default,nosort,compact,nocull,noinside,norect,nolist,r1..r16 (tokens "
-    "joined with '+')]\n";
+    "         [--gpu-modes default,nosort,compact,nocull,noinside,norect,r1..r16 (tokens joined "
+    "with "
+    "'+')]\n";
 
 bool parse_size(const std::string& s, std::pair<int, int>& out) {
   int w = 0, h = 0;
@@ -168,14 +169,14 @@ bool parse_args(int argc, char** argv, Options& o) {
             const size_t e = std::min(m.find('+', b), m.size());
             const std::string t = m.substr(b, e - b);
             known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "noinside" ||
-                              t == "norect" || t == "nolist" || mode_rounds(t) > 0);
+                              t == "norect" || mode_rounds(t) > 0);
             b = e + 1;
           }
         }
         if (!known) {
           std::fprintf(stderr,
                        "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                       "nocull, noinside, norect, nolist, r1|r2|r4|r8|r16 joined with '+')\n",
+                       "nocull, noinside, norect, r1|r2|r4|r8|r16 joined with '+')\n",
                        m.c_str());
           return false;
         }
@@ -323,7 +324,7 @@ int main(int argc, char** argv) {
   std::string gpu_switches;
   for (const char* var :
        {"PR_CUDA_RASTER", "PR_CUDA_SORT", "PR_CUDA_GRAPH", "PR_CUDA_RESOLVE", "PR_CUDA_CULL",
-        "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT", "PR_CUDA_LIST", "PR_CUDA_STAGE_EVENTS"})
+        "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT", "PR_CUDA_STAGE_EVENTS"})
     if (const char* v = std::getenv(var); v && *v)
       gpu_switches += std::string(gpu_switches.empty() ? "" : " ") + var + "=" + v;
   double copy_bw = 0.0;
@@ -517,7 +518,6 @@ int main(int argc, char** argv) {
           gpu->set_culling(true);
           gpu->set_inside_batches(true);
           gpu->set_resolve_rect(true);
-          gpu->set_list_frames(true);
           if (rounds_forced) gpu->set_raster_rounds(-1);
         }
         Stopwatch up;
@@ -662,7 +662,6 @@ int main(int argc, char** argv) {
         gpu->set_culling(cull);
         gpu->set_inside_batches(mode.find("noinside") == std::string::npos);
         gpu->set_resolve_rect(mode.find("norect") == std::string::npos);
-        gpu->set_list_frames(mode.find("nolist") == std::string::npos);
         int rounds = -1;  // the renderer's choice unless a token rN forces it
         for (size_t b = 0; b <= mode.size();) {
           const size_t e = std::min(mode.find('+', b), mode.size());

@@ -21,9 +21,8 @@ constexpr uint64_t kFullStep = uint64_t{1} << 32;
 /// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
 /// is wholly inside the view (compact_box_inside()), so each valid point's pixel comes from
 /// project_inside(), the same pixel and depth as project_to_pixel() without its tests. Pixel
-/// indices fit 32 bits (the renderer refuses larger images). kList: each pixel's first write
-/// appends it to the frame's pixel list (CompactInput::list).
-template <bool kSubset, bool kOrig, bool kSplat, bool kInside, bool kList>
+/// indices fit 32 bits (the renderer refuses larger images).
+template <bool kSubset, bool kOrig, bool kSplat, bool kInside>
 __device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
                                               uint64_t step, unsigned long long* keys,
                                               const CompactBatch& b, uint64_t base, uint32_t cnt,
@@ -85,12 +84,7 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
         if (dbits > uint32_t(cur >> 32)) continue;
         const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) |
                                         load_rgb(in.colors, base + threadIdx.x + off);
-        if (full < cur) {
-          const unsigned long long old = atomicMin(keys + pix, full);
-          if constexpr (kList) {
-            if (old == kEmptyKey) list_append(in.list, in.list_count, in.list_cap, pix);
-          }
-        }
+        if (full < cur) atomicMin(keys + pix, full);
       }
     }
   }
@@ -98,13 +92,9 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
 
 // kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
 // kCull: the batches' flags of this frame (box_flags() in raster.h) are read first; without them
-// in.all_inside says whether every batch is wholly inside the view. kList: the frame's pixel list.
-template <bool kSubset, bool kOrig, bool kSplat, bool kCull, bool kList = false>
-// (The list's append spilled registers under the bound of 8 blocks an SM; list frames draw
-// small clouds or subsets, so the list variants have 4 blocks an SM, up to 64 registers.)
-__global__ void __launch_bounds__(kThreads, kSplat  ? 1
-                                            : kList ? 4
-                                                    : 8)
+// in.all_inside says whether every batch is wholly inside the view.
+template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
+__global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   // Several blocks a batch (a small cloud), or several batches a block.
@@ -113,7 +103,6 @@ __global__ void __launch_bounds__(kThreads, kSplat  ? 1
       parts > 1 ? blockIdx.x / parts : uint64_t(blockIdx.x) * uint64_t(in.rounds);
   const uint32_t span = kCompactBatch / parts;
   const uint32_t lo = parts > 1 ? blockIdx.x % parts * span : 0u;
-  static_assert(!kList || !kSplat);
   for (int r = 0; r < in.rounds; ++r) {
     const uint64_t batch = first + uint64_t(r);
     if (batch >= batches) break;
@@ -131,30 +120,17 @@ __global__ void __launch_bounds__(kThreads, kSplat  ? 1
     // Splats clip their squares to the image anyway: one path for them.
     if constexpr (!kSplat) {
       if (inside) {
-        compact_batch<kSubset, kOrig, false, true, kList>(p, in, step, keys, b, base, cnt, lo,
-                                                          lo + span);
+        compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt, lo, lo + span);
         continue;
       }
     }
-    compact_batch<kSubset, kOrig, kSplat, false, kList>(p, in, step, keys, b, base, cnt, lo,
-                                                        lo + span);
+    compact_batch<kSubset, kOrig, kSplat, false>(p, in, step, keys, b, base, cnt, lo, lo + span);
   }
 }
 
 template <bool kSubset, bool kOrig, bool kSplat>
 void launch_cull(const ProjParams& p, const CompactInput& in, uint64_t step,
                  unsigned long long* keys, unsigned blocks, cudaStream_t stream) {
-  if constexpr (!kSplat) {
-    if (in.list) {
-      if (in.flags)
-        compact_points<kSubset, kOrig, false, true, true>
-            <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
-      else
-        compact_points<kSubset, kOrig, false, false, true>
-            <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
-      return;
-    }
-  }
   if (in.flags)
     compact_points<kSubset, kOrig, kSplat, true>
         <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
@@ -183,7 +159,6 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
 bool launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
                            cudaStream_t stream) {
   if (in.count == 0 || in.total == 0) return true;
-  if (in.list && p.point_size > 1) return false;  // the list is built by single pixels only
   const uint64_t step = subset_step(in.total, in.count);
   const bool subset = step != kFullStep;
   if (!subset)

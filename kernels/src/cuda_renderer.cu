@@ -75,14 +75,9 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(depth32_);
     free_device(rgba_);
     free_device(depth_);
-    free_device(lists_);
-    free_device(list_counts_);
     if (graph_exec_) PR_CUDA_LOG(cudaGraphExecDestroy(graph_exec_));
     for (cudaEvent_t& e : ev_)
       if (e) PR_CUDA_LOG(cudaEventDestroy(e));
-    for (cudaEvent_t e : {fork_, join_})
-      if (e) PR_CUDA_LOG(cudaEventDestroy(e));
-    if (side_) PR_CUDA_LOG(cudaStreamDestroy(side_));
     if (stream_) PR_CUDA_LOG(cudaStreamDestroy(stream_));
   }
 
@@ -96,10 +91,6 @@ class CudaRendererImpl final : public CudaRenderer {
     device_name_ = b;
     PR_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : ev_) PR_CUDA_TRY(cudaEventCreate(&e));
-    // The list frames' second stream: the clear of the last frame's pixels runs beside the raster.
-    PR_CUDA_TRY(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
-    PR_CUDA_TRY(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
-    PR_CUDA_TRY(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
     // A/B switches for benchmarks (docs/GPU.md); an unknown variant name is reported, not fatal.
     if (const char* v = std::getenv("PR_CUDA_RASTER"); v && *v) {
       std::string why;
@@ -132,9 +123,6 @@ class CudaRendererImpl final : public CudaRenderer {
     // A/B switch: the resolve reads the keys of the whole image, not only box_pixel_rect()'s.
     if (const char* v = std::getenv("PR_CUDA_RECT"))
       rect_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    // A/B switch: list frames (a small cloud's frame rewrites only the pixels that change).
-    if (const char* v = std::getenv("PR_CUDA_LIST"))
-      list_frames_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     if (const char* v = std::getenv("PR_CUDA_STAGE_EVENTS"))
       stage_events_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_CULL"))
@@ -188,11 +176,6 @@ class CudaRendererImpl final : public CudaRenderer {
   }
   void set_inside_batches(bool on) override { inside_ok_ = on; }
   void set_resolve_rect(bool on) override { rect_ = on; }
-  void set_list_frames(bool on) override {
-    list_frames_ = on;
-    list_valid_ = false;
-  }
-  bool last_frame_listed() const override { return list_valid_ && list_resolve_; }
   void set_memory_limit(uint64_t bytes) override { memory_limit_ = bytes; }
   void set_stage_timing(bool on) override { stage_events_ = on; }
   bool stage_timing() const override { return stage_events_; }
@@ -224,7 +207,6 @@ class CudaRendererImpl final : public CudaRenderer {
            cap_batches_ * (sizeof(CompactBatch) + 1) + cap_boxes_ * (sizeof(PointBox) + 1) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
-           (lists_ ? 2 * cap_list_ * sizeof(uint32_t) + 2 * sizeof(uint32_t) : 0) +
            (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
   }
 
@@ -339,8 +321,7 @@ class CudaRendererImpl final : public CudaRenderer {
       return true;
     }
     if (!ensure_frame(npix, s.want_depth, error)) return false;
-    if (!frame(camera, s, rgba_, s.want_depth ? depth_ : nullptr, false, stats, error))
-      return false;
+    if (!frame(camera, s, rgba_, s.want_depth ? depth_ : nullptr, stats, error)) return false;
     // The host-copy path: one device-to-host copy of the image (and depth when asked for).
     PR_CUDA_TRY(cudaMemcpyAsync(out.rgba.data(), rgba_, npix * sizeof(uint32_t),
                                 cudaMemcpyDeviceToHost, stream_));
@@ -378,11 +359,7 @@ class CudaRendererImpl final : public CudaRenderer {
         *why = "the OpenGL context runs on another GPU than CUDA device " + std::to_string(current);
       return false;
     }
-    // Not write-discard: a list frame keeps the last frame's pixels and rewrites only those that
-    // change (the buffer's contents are the renderer's between frames; re-register it after
-    // anything else wrote it).
-    list_valid_ = false;
-    e = cudaGraphicsGLRegisterBuffer(&gl_res_, gl_buffer, cudaGraphicsRegisterFlagsNone);
+    e = cudaGraphicsGLRegisterBuffer(&gl_res_, gl_buffer, cudaGraphicsRegisterFlagsWriteDiscard);
     if (e != cudaSuccess) {
       gl_res_ = nullptr;
       if (why) *why = "CUDA: " + cuda_message("cudaGraphicsGLRegisterBuffer", e);
@@ -394,7 +371,6 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
   void unregister_gl_buffer() override {
-    list_valid_ = false;
     if (gl_res_) PR_CUDA_LOG(cudaGraphicsUnregisterResource(gl_res_));
     gl_res_ = nullptr;
     gl_width_ = gl_height_ = 0;
@@ -437,13 +413,12 @@ class CudaRendererImpl final : public CudaRenderer {
                  " bytes, the frame needs " + std::to_string(npix * sizeof(uint32_t));
     }
     double map_ms = map.ms();
-    if (ok) ok = frame(camera, s, static_cast<uint32_t*>(ptr), nullptr, true, stats, error);
+    if (ok) ok = frame(camera, s, static_cast<uint32_t*>(ptr), nullptr, stats, error);
     // Unmap whatever happened: GL must get its buffer back.
     map.reset();
     e = cudaGraphicsUnmapResources(1, &gl_res_, stream_);
     if (e != cudaSuccess && ok) {
       ok = false;
-      list_valid_ = false;
       if (error) *error = "CUDA: " + cuda_message("cudaGraphicsUnmapResources", e);
     }
     if (!ok) return false;
@@ -456,18 +431,6 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
  private:
-  /// What a list frame drew into: the target and what decides its pixels besides the points.
-  struct ListImage {
-    bool gl = false;  // the registered GL buffer, else rgba_
-    int width = 0, height = 0;
-    uint32_t background = 0;
-    bool depth = false;
-    bool operator==(const ListImage& o) const {
-      return gl == o.gl && width == o.width && height == o.height && background == o.background &&
-             depth == o.depth;
-    }
-  };
-
   /// The batch boxes of the `n` stored positions (engine/culling.h), computed on the GPU after the
   /// upload (a read of the positions: about 4 ms for 1e9 points). Without room for them (24 bytes
   /// and a flag byte a batch) frames draw unculled, with a note on stderr.
@@ -793,48 +756,19 @@ class CudaRendererImpl final : public CudaRenderer {
       free_device(rgba_);
       free_device(depth_);
       free_device(depth32_);
-      free_device(lists_);
-      free_device(list_counts_);
-      cap_list_ = 0;
-      list_valid_ = false;
-      list_alloc_failed_ = false;
       cap_pixels_ = 0;
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&keys_), npix * sizeof(unsigned long long)));
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&rgba_), npix * sizeof(uint32_t)));
       cap_pixels_ = npix;
       keys_clean_ = false;
     }
-    if (want_depth && !depth_) {
-      list_valid_ = false;
+    if (want_depth && !depth_)
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&depth_), npix * sizeof(float)));
-    }
     if (cuda::uses_depth32(variant_) && !depth32_) {
       // The prefilter's 32-bit depth buffer; the resolve keeps it cleared from then on.
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&depth32_), npix * sizeof(uint32_t)));
       PR_CUDA_TRY(cudaMemsetAsync(depth32_, 0xff, npix * sizeof(uint32_t), stream_));
     }
-    return true;
-  }
-
-  /// The two pixel lists of list frames (npix / 2 entries each, 4 MB at 1920x1080) and their
-  /// counters, made on the first frame that wants them. False (with a note on stderr, once)
-  /// when there is no room: frames then resolve the whole image, as large clouds do.
-  bool ensure_lists(size_t npix) {
-    if (lists_) return true;
-    if (list_alloc_failed_) return false;
-    const uint64_t cap = npix / 2;
-    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&lists_), 2 * cap * sizeof(uint32_t));
-    if (e == cudaSuccess)
-      e = cudaMalloc(reinterpret_cast<void**>(&list_counts_), 2 * sizeof(uint32_t));
-    if (e != cudaSuccess) {
-      free_device(lists_);
-      free_device(list_counts_);
-      list_alloc_failed_ = true;
-      std::fprintf(stderr, "pointraster: list frames off (%s); frames resolve the whole image\n",
-                   cuda_message("cudaMalloc(pixel lists)", e).c_str());
-      return false;
-    }
-    cap_list_ = cap;
     return true;
   }
 
@@ -845,16 +779,7 @@ class CudaRendererImpl final : public CudaRenderer {
   /// camera changes the kernels' parameters) and the instantiated graph updated in place
   /// (cudaGraphExecUpdate), so the GPU runs the stages back to back instead of waiting for each
   /// launch from the host.
-  ///
-  /// List frames (set_list_frames(), on by default): when the points drawn are at most half the
-  /// image's pixels (point size 1, the simple variant), the raster also lists the pixels it
-  /// writes (each pixel's first atomicMin appends it). If the target (`gl`: the registered GL
-  /// buffer, else rgba_) still holds the last list frame's image at the same size, background and
-  /// depth output, only the listed pixels are touched: the last frame's back to background (beside
-  /// the raster, on a second stream), then this frame's from their keys (which are reset). The
-  /// first list frame resolves the whole image and starts the lists. Same image as the whole
-  /// resolve, with work in proportion to the points instead of the pixels.
-  bool frame(const Camera& camera, const RenderSettings& s, uint32_t* rgba, float* depth, bool gl,
+  bool frame(const Camera& camera, const RenderSettings& s, uint32_t* rgba, float* depth,
              FrameStats& stats, std::string* error) {
     // The kernels index pixels with 32 bits (4 G pixels: 51 GB of frame buffers).
     if (uint64_t(s.width) * uint64_t(s.height) > uint64_t(UINT32_MAX)) {
@@ -864,19 +789,11 @@ class CudaRendererImpl final : public CudaRenderer {
       return false;
     }
     // A subset of a permuted cloud: the original index first (not inside a graph capture).
-    const uint64_t count = effective_count(points_, s.point_count);
-    if (sorted_ && count < points_ && !ensure_orig(error)) return false;
-    // The list frame's decisions (before any capture: the lists are allocated here).
-    const size_t npix = size_t(s.width) * size_t(s.height);
-    const ListImage image{gl, s.width, s.height, s.background, depth != nullptr};
-    list_ = list_frames_ && variant_ == cuda::Variant::kSimple && s.point_size <= 1 &&
-            count <= npix / 2 && ensure_lists(npix);
-    list_resolve_ = list_ && list_valid_ && image == list_image_;
-    list_valid_ = false;  // until this frame is launched
+    if (sorted_ && effective_count(points_, s.point_count) < points_ && !ensure_orig(error))
+      return false;
     if (!graph_) {
       if (!enqueue_frame(camera, s, rgba, depth, stats, false, error)) return false;
       keys_clean_ = true;
-      list_launched(image, count);
       return true;
     }
     PR_CUDA_TRY(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
@@ -916,18 +833,7 @@ class CudaRendererImpl final : public CudaRenderer {
     PR_CUDA_LOG(cudaGraphDestroy(graph));
     PR_CUDA_TRY(cudaGraphLaunch(graph_exec_, stream_));
     keys_clean_ = true;
-    list_launched(image, count);
     return true;
-  }
-
-  /// What a launched frame leaves for the next: a list frame's image and list (the next list
-  /// frame's `prev`); any other frame leaves no list.
-  void list_launched(const ListImage& image, uint64_t count) {
-    if (!list_) return;
-    list_valid_ = true;
-    list_image_ = image;
-    list_bound_ = count;
-    list_parity_ ^= 1;
   }
 
   /// Records a timing event; inside a graph capture as an event-record node of the graph.
@@ -954,28 +860,11 @@ class CudaRendererImpl final : public CudaRenderer {
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
              uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
-             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24 | uint64_t(list_) << 25 |
-             uint64_t(list_resolve_) << 26;
+             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
     keys_clean_ = false;
-    // This frame's list and the last one's (list frames, frame()).
-    uint32_t* const cur = list_ ? lists_ + list_parity_ * cap_list_ : nullptr;
-    uint32_t* const cur_n = list_ ? list_counts_ + list_parity_ : nullptr;
-    uint32_t* const prev = list_ ? lists_ + (1 - list_parity_) * cap_list_ : nullptr;
-    uint32_t* const prev_n = list_ ? list_counts_ + (1 - list_parity_) : nullptr;
-    if (list_ && !list_resolve_) {  // the first list frame: both lists start empty
-      PR_CUDA_TRY(cudaMemsetAsync(list_counts_, 0, 2 * sizeof(uint32_t), stream_));
-    } else if (list_resolve_) {
-      // The last frame's pixels back to background on the side stream, beside the raster (they
-      // touch only the image); the resolve below waits for them.
-      PR_CUDA_TRY(cudaEventRecord(fork_, stream_));
-      PR_CUDA_TRY(cudaStreamWaitEvent(side_, fork_, 0));
-      cuda::launch_clear_list(prev, prev_n, list_bound_, s.background, rgba, depth, side_);
-      PR_CUDA_TRY(cudaGetLastError());
-      PR_CUDA_TRY(cudaEventRecord(join_, side_));
-    }
     if (stage_events_) PR_CUDA_TRY(record(ev_[1], capturing));
     bool launched = true;
     if (compact_active_) {
@@ -995,11 +884,6 @@ class CudaRendererImpl final : public CudaRenderer {
       in.inside_ok = inside_ok_;
       if (cull) in.flags = batch_flags_;  // the launch runs the box tests first
       in.all_inside = all_inside;
-      if (list_) {
-        in.list = cur;
-        in.list_count = cur_n;
-        in.list_cap = uint32_t(cap_list_);
-      }
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
     } else {
       cuda::RasterInput in;
@@ -1011,11 +895,6 @@ class CudaRendererImpl final : public CudaRenderer {
       in.count = count;
       in.rounds = rounds;
       in.all_inside = all_inside;
-      if (list_) {
-        in.list = cur;
-        in.list_count = cur_n;
-        in.list_cap = uint32_t(cap_list_);
-      }
       if (cull) {  // the box tests first, a thread a batch
         cuda::launch_box_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch, inside_ok_,
                                flags_, stream_);
@@ -1025,10 +904,7 @@ class CudaRendererImpl final : public CudaRenderer {
       launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
     }
     if (!launched) {
-      if (error)
-        *error =
-            "CUDA: a subset of a sorted cloud without its original index, or a pixel list "
-            "with splats";
+      if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
       return false;
     }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
@@ -1036,13 +912,6 @@ class CudaRendererImpl final : public CudaRenderer {
     // The pixels this frame's points can write (the cloud's box, splats included): the resolve
     // reads only their keys and writes the rest as background. The whole image when the box is
     // not known (PR_CUDA_RECT=0 or set_resolve_rect(false): always).
-    if (list_resolve_) {
-      PR_CUDA_TRY(cudaStreamWaitEvent(stream_, join_, 0));
-      cuda::launch_resolve_list(keys_, cur, cur_n, count, prev_n, rgba, depth, stream_);
-      PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
-      PR_CUDA_TRY(record(ev_[3], capturing));
-      return true;
-    }
     PixelRect rect{0, 0, s.width, s.height};
     if (rect_ && (compact_active_ || boxes_ready_)) rect = box_pixel_rect(p, cloud_box_);
     cuda::launch_resolve(keys_, depth32_, s.width, s.height, rect, s.background, rgba, depth,
@@ -1107,20 +976,7 @@ class CudaRendererImpl final : public CudaRenderer {
   float* depth_ = nullptr;
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
-  bool rect_ = true;  // the resolve reads only the keys of the cloud's box_pixel_rect()
-  // List frames (frame()): wanted; this frame's decisions; the two lists and their counters.
-  bool list_frames_ = true;
-  bool list_ = false, list_resolve_ = false;
-  bool list_valid_ = false;  // the last frame was a list frame, and list_image_ is what it drew
-  bool list_alloc_failed_ = false;
-  ListImage list_image_;
-  uint64_t list_bound_ = 0;  // points drawn by the last list frame: its list's longest length
-  int list_parity_ = 0;      // this frame's list: lists_ + parity * cap_list_
-  uint32_t* lists_ = nullptr;
-  uint32_t* list_counts_ = nullptr;
-  uint64_t cap_list_ = 0;
-  cudaStream_t side_ = nullptr;
-  cudaEvent_t fork_ = nullptr, join_ = nullptr;
+  bool rect_ = true;           // the resolve reads only the keys of the cloud's box_pixel_rect()
   uint64_t memory_limit_ = 0;  // set_memory_limit(): the point storage's most bytes, 0: none
   bool stage_events_ = false;  // events between the stages (set_stage_timing)
   bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)

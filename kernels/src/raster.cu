@@ -60,12 +60,9 @@ constexpr unsigned kFullMask = 0xffffffffu;
 /// so more of it stays in the L2): it holds the minimum depth of the points that got past it, each
 /// of which (or a nearer one) then reaches the 64-bit atomic, so a point strictly farther than it
 /// cannot win; equal depths go on to the 64-bit key, whose color word breaks the tie.
-/// kList: the point that writes a pixel first (its atomicMin finds kEmptyKey: one a pixel a frame)
-/// appends the pixel to the frame's pixel list.
-template <bool kPrefilter, bool kList = false, class ColorFn>
+template <bool kPrefilter, class ColorFn>
 __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* depth32, size_t pix,
-                                           uint32_t dbits, ColorFn color, uint32_t* list = nullptr,
-                                           uint32_t* list_count = nullptr, uint32_t list_cap = 0) {
+                                           uint32_t dbits, ColorFn color) {
   if constexpr (kPrefilter) {
     const uint32_t d = depth32[pix];
     if (dbits > d) return;
@@ -74,12 +71,7 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* d
   const unsigned long long cur = keys[pix];
   if (dbits > uint32_t(cur >> 32)) return;
   const unsigned long long key = (static_cast<unsigned long long>(dbits) << 32) | color();
-  if (key < cur) {
-    const unsigned long long old = atomicMin(keys + pix, key);
-    if constexpr (kList) {
-      if (old == kEmptyKey) list_append(list, list_count, list_cap, uint32_t(pix));
-    }
-  }
+  if (key < cur) atomicMin(keys + pix, key);
 }
 
 /// Which stored points a launch walks: all of them; a subset of a cloud stored in its own order
@@ -92,8 +84,7 @@ enum Walk : int { kAll = 0, kStrided = 1, kPermutedSubset = 2 };
 /// point with finite coordinates (every point its box holds) passes project_to_pixel()'s image
 /// tests and needs none, and its clamp does nothing; a point with a NaN or infinite coordinate has
 /// a NaN or infinite depth, which project()'s `visible` still rejects.
-template <int kWalk, bool kPrefilter, bool kMerge, bool kV1, bool kInside = false,
-          bool kList = false>
+template <int kWalk, bool kPrefilter, bool kMerge, bool kV1, bool kInside = false>
 __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterInput& in,
                                              uint64_t step, unsigned long long* keys,
                                              uint32_t* depth32, uint64_t n, uint64_t base) {
@@ -130,10 +121,8 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
       pixel_coords(p, q, px, py);
       const uint32_t pix = uint32_t(int(py)) * uint32_t(p.width) + uint32_t(int(px));
       const uint64_t s = src[k];
-      depth_test<false, kList>(
-          keys, depth32, pix, float_bits(q.depth),
-          [&]() -> uint32_t { return load_rgb(in.colors, s); }, in.list, in.list_count,
-          in.list_cap);
+      depth_test<false>(keys, depth32, pix, float_bits(q.depth),
+                        [&]() -> uint32_t { return load_rgb(in.colors, s); });
       continue;
     }
     int ix = 0, iy = 0;
@@ -187,9 +176,7 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
       if (lane == head && dmin != 0xffffffffu)
         depth_test<kPrefilter>(keys, depth32, pix, dmin, [my]() { return my; });
     } else {
-      if (hit)
-        depth_test<kPrefilter, kList>(keys, depth32, pix, dbits, color, in.list, in.list_count,
-                                      in.list_cap);
+      if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, color);
     }
   }
 }
@@ -207,9 +194,8 @@ static_assert(kPointBatch % kChunk == 0);
 // kCull: at most 32 registers (8 blocks an SM); without the bound the flag test took the kernel
 // to 40 registers (6 blocks an SM).
 // kAllInside (the simple variant, no flags): every batch is wholly inside the view.
-// kList (the simple variant): the frame's pixel list (RasterInput::list).
 template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kCull = false,
-          bool kAllInside = false, bool kList = false>
+          bool kAllInside = false>
 __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
     raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
                   uint32_t* depth32) {
@@ -219,7 +205,6 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
   const uint64_t first = uint64_t(blockIdx.x) * uint64_t(rounds) * kChunk;
   constexpr bool kSimple = !kPrefilter && !kMerge && !kV1;
   static_assert(!kAllInside || (kSimple && !kCull && kWalk != kStrided));
-  static_assert(!kList || kSimple);
   bool inside = kAllInside;
   for (int round = 0; round < rounds; ++round) {
     const uint64_t at = first + uint64_t(round) * kChunk;
@@ -238,13 +223,12 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
     }
     if constexpr (kSimple && kWalk != kStrided && (kCull || kAllInside)) {
       if (inside) {
-        raster_chunk<kWalk, false, false, false, true, kList>(p, in, step, keys, depth32, n,
-                                                              at + threadIdx.x);
+        raster_chunk<kWalk, false, false, false, true>(p, in, step, keys, depth32, n,
+                                                       at + threadIdx.x);
         continue;
       }
     }
-    raster_chunk<kWalk, kPrefilter, kMerge, kV1, false, kList>(p, in, step, keys, depth32, n,
-                                                               at + threadIdx.x);
+    raster_chunk<kWalk, kPrefilter, kMerge, kV1>(p, in, step, keys, depth32, n, at + threadIdx.x);
   }
 }
 
@@ -367,43 +351,6 @@ __global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __rest
   if (depth) reinterpret_cast<float4*>(depth)[q] = make_float4(d[0], d[1], d[2], d[3]);
 }
 
-/// The last frame's listed pixels back to the background (launch_clear_list()); a grid-stride
-/// loop, since the count is known on the device only.
-__global__ void clear_list(const uint32_t* __restrict__ prev, const uint32_t* __restrict__ count,
-                           uint32_t background, uint32_t* __restrict__ rgba,
-                           float* __restrict__ depth) {
-  const uint32_t n = *count;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const uint32_t pix = prev[i];
-    rgba[pix] = background;
-    if (depth) depth[pix] = __int_as_float(0x7f800000);
-  }
-}
-
-/// This frame's listed pixels from their keys, the keys reset (launch_resolve_list()).
-__global__ void resolve_list(unsigned long long* __restrict__ keys,
-                             const uint32_t* __restrict__ cur, const uint32_t* __restrict__ count,
-                             uint32_t* __restrict__ zero, uint32_t* __restrict__ rgba,
-                             float* __restrict__ depth) {
-  const uint32_t n = *count;
-  const uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
-  if (first == 0) *zero = 0;
-  for (uint32_t i = first; i < n; i += gridDim.x * blockDim.x) {
-    const uint32_t pix = cur[i];
-    const unsigned long long k = keys[pix];
-    keys[pix] = kEmptyKey;
-    rgba[pix] = key_color(k);
-    if (depth) depth[pix] = key_depth(k);
-  }
-}
-
-/// Blocks for a grid-stride pass over at most `bound` entries: one entry a thread up to 1024
-/// blocks (a few waves of the GPU; more only add launch work for entries that are not there).
-unsigned list_blocks(uint64_t bound) {
-  const uint64_t b = (bound + kThreads - 1) / kThreads;
-  return unsigned(b < 1 ? 1 : b > 1024 ? 1024 : b);
-}
-
 template <int kWalk, bool kCull = false>
 void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64_t step,
                    unsigned long long* keys, uint32_t* depth32, cudaStream_t stream) {
@@ -431,21 +378,13 @@ void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64
     default:
       if constexpr (!kCull && kWalk != kStrided) {
         if (in.all_inside) {
-          if (in.list)
-            raster_points<kWalk, false, false, false, false, true, true>
-                <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
-          else
-            raster_points<kWalk, false, false, false, false, true>
-                <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+          raster_points<kWalk, false, false, false, false, true>
+              <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
           break;
         }
       }
-      if (in.list)
-        raster_points<kWalk, false, false, false, kCull, false, true>
-            <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
-      else
-        raster_points<kWalk, false, false, false, kCull>
-            <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      raster_points<kWalk, false, false, false, kCull>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
   }
 }
 
@@ -473,8 +412,6 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
     if (v == Variant::kMerge) v = Variant::kSimple;
     if (v == Variant::kMergePrefilter32) v = Variant::kPrefilter32;
   }
-  // The pixel list is built by the simple variant's single pixels only.
-  if (in.list && (v != Variant::kSimple || p.point_size > 1)) return false;
   const int walk = !subset ? kAll : in.permuted ? kPermutedSubset : kStrided;
   // The batches cover the stored order, so they serve the walks over every stored point.
   const bool cull = walk != kStrided && in.flags != nullptr;
@@ -502,19 +439,6 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
       launch_splats<kPermutedSubset>(p, in, step, keys, stream);
   }
   return true;
-}
-
-void launch_clear_list(const uint32_t* prev, const uint32_t* prev_count, uint64_t bound,
-                       uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream) {
-  clear_list<<<list_blocks(bound), kThreads, 0, stream>>>(prev, prev_count, background, rgba,
-                                                          depth);
-}
-
-void launch_resolve_list(unsigned long long* keys, const uint32_t* cur, const uint32_t* cur_count,
-                         uint64_t bound, uint32_t* zero, uint32_t* rgba, float* depth,
-                         cudaStream_t stream) {
-  resolve_list<<<list_blocks(bound), kThreads, 0, stream>>>(keys, cur, cur_count, zero, rgba,
-                                                            depth);
 }
 
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,

@@ -80,40 +80,15 @@ struct RasterInput {
   /// Without flags: every batch is wholly inside the view (the cloud's box_inside()), so the
   /// simple variant skips the points' image tests (flags mark such batches with 2).
   bool all_inside = false;
-  /// The frame's pixel list (simple variant, point size 1; null: none): each pixel's first write
-  /// (the atomicMin that finds kEmptyKey, exactly one a pixel) appends the pixel's index to `list`
-  /// at the counter `list_count` (which starts the frame at 0), so the list resolve
-  /// (launch_resolve_list()) visits only the pixels drawn. At most `list_cap` entries: the caller
-  /// makes it at least the points drawn, which bounds the pixels they can hit.
-  uint32_t* list = nullptr;
-  uint32_t* list_count = nullptr;
-  uint32_t list_cap = 0;
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
 /// `depth32` W*H, all ones where empty, needed by the prefilter variants, may be null otherwise).
 /// The key's low word is the point's color, so ties resolve as on the CPU whatever the storage
 /// order. Point size > 1 splats splat_rect() squares, as the CPU does. False (nothing launched)
-/// when a subset of a permuted cloud is asked for without `orig`, or a pixel list (in.list) with
-/// another variant than kSimple or with splats.
+/// when a subset of a permuted cloud is asked for without `orig`.
 bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
                    uint32_t* depth32, cudaStream_t stream);
-
-/// The list frames' two passes (a frame whose cloud is small against the image; docs/GPU.md).
-/// The image keeps the last frame's pixels; `prev` (`*prev_count` entries, at most `bound`) lists
-/// the pixels the last frame drew and `cur` (`*cur_count`, at most `bound`) those this frame's
-/// raster wrote (RasterInput::list).
-/// launch_clear_list(): the last frame's pixels back to `background` (+inf depth when `depth` is
-/// not null). It touches only the image, not the keys, so it runs beside the raster.
-void launch_clear_list(const uint32_t* prev, const uint32_t* prev_count, uint64_t bound,
-                       uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream);
-/// launch_resolve_list(): after the raster and the clear, each listed pixel's key becomes its
-/// color (and depth) and is reset to kEmptyKey, so the visibility buffer is clean for the next
-/// frame; `*zero` (the last frame's counter, which the clear has read) is set to 0 for the next
-/// frame's raster.
-void launch_resolve_list(unsigned long long* keys, const uint32_t* cur, const uint32_t* cur_count,
-                         uint64_t bound, uint32_t* zero, uint32_t* rgba, float* depth,
-                         cudaStream_t stream);
 
 /// Turns the width x height visibility buffer into RGBA8 (the key's color word, or `background`)
 /// and, when `depth` is not null, camera-space depth (+inf where empty). Resets every key to
@@ -175,36 +150,17 @@ struct CompactInput {
   bool inside_ok = true;
   /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()).
   bool all_inside = false;
-  /// The frame's pixel list, as RasterInput's (point size 1).
-  uint32_t* list = nullptr;
-  uint32_t* list_count = nullptr;
-  uint32_t list_cap = 0;
 };
 
 /// Blocks of in.rounds batches: (with in.flags) the box tests first, then every stored point
 /// decoded with compact_decode and depth-tested like the simple variant (key = depth bits << 32 |
 /// color). Subsets keep the stored points whose original index is in the subset. Point size > 1
 /// splats splat_rect() squares. Same image as CpuRenderer with set_compact(true). False (nothing
-/// launched) when a subset of a permuted cloud is asked for without `orig`, or a pixel list with
-/// splats.
+/// launched) when a subset of a permuted cloud is asked for without `orig`.
 bool launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
                            cudaStream_t stream);
 
 #if defined(__CUDACC__)
-/// Appends pixel `pix` to a frame's pixel list (RasterInput::list): the lanes of a warp that
-/// append together take one atomicAdd on the counter.
-__device__ __forceinline__ void list_append(uint32_t* list, uint32_t* count, uint32_t cap,
-                                            uint32_t pix) {
-  const unsigned mask = __activemask();
-  const unsigned lane = threadIdx.x & 31u;
-  const int leader = __ffs(int(mask)) - 1;
-  uint32_t base = 0;
-  if (int(lane) == leader) base = atomicAdd(count, uint32_t(__popc(int(mask))));
-  base = __shfl_sync(mask, base, leader);
-  const uint32_t at = base + uint32_t(__popc(int(mask & ((1u << lane) - 1u))));
-  if (at < cap) list[at] = pix;  // never full: the cap is at least the points drawn
-}
-
 /// The batch box tests of both storages under one name (engine/culling.h's for PointBox,
 /// engine/compact.h's for CompactBatch), for box_flags().
 __device__ __forceinline__ bool batch_visible(const ProjParams& p, const PointBox& b) {

@@ -13,11 +13,10 @@ namespace pr {
 
 class CudaRenderer : public Renderer {
  public:
-  /// Registers a GL pixel buffer object of width*height*4 bytes for CUDA-OpenGL interop (CUDA
-  /// writes it and keeps its pixels between frames; set_list_frames()). Returns false with the
-  /// reason when interop is impossible (the GL context is not on the CUDA device: Mesa, another
-  /// GPU); the caller then uses render() and uploads the host image (the fallback path). Needs the
-  /// GL context current on this thread.
+  /// Registers a GL pixel buffer object of width*height*4 bytes for CUDA-OpenGL interop
+  /// (write-discard). Returns false with the reason when interop is impossible (the GL context
+  /// is not on the CUDA device: Mesa, another GPU); the caller then uses render() and uploads
+  /// the host image (the fallback path). Needs the GL context current on this thread.
   virtual bool register_gl_buffer(unsigned int gl_buffer, int width, int height,
                                   std::string* why) = 0;
   /// Call before the GL context goes away.
@@ -101,19 +100,6 @@ class CudaRenderer : public Renderer {
   /// background without reading it: a frame whose cloud covers part of the view reads fewer
   /// bytes. On by default; the same image either way. For A/B measurements (PR_CUDA_RECT=0|off).
   virtual void set_resolve_rect(bool on) = 0;
-  /// List frames (on by default): a frame that draws at most half as many points as the image
-  /// has pixels (point size 1, the "simple" variant) lists the pixels its points write, and when
-  /// the target still holds the last such frame's image (same size, background and depth output;
-  /// the registered GL buffer or the renderer's own image) it rewrites only the pixels of the two
-  /// lists instead of resolving the whole image: the last frame's back to background, this
-  /// frame's from their keys. A small cloud's frame then costs in proportion to its points, not
-  /// to the image. The same image either way. The two lists take 4 bytes a pixel, made on the
-  /// first such frame. Hence render_to_gl() needs the registered buffer left as it wrote it:
-  /// register it again (register_gl_buffer()) after anything else wrote it. For A/B
-  /// measurements (PR_CUDA_LIST=0|off).
-  virtual void set_list_frames(bool on) = 0;
-  /// Whether the last frame rewrote only the listed pixels (set_list_frames()); for tests.
-  virtual bool last_frame_listed() const = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
   /// or 16 (compact positions: rounds / 4 batches of 4096 a block, or for 1 and 2 rounds a quarter
   /// or a half of a batch), or -1 (the default) to choose by the cloud's size and the device (the
