@@ -87,7 +87,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   bool refused = false;
 #if PR_HAVE_CUDA
   if (gpu && !upload_gpu(*r.cloud, &err, &note)) {
-    drop_gpu(err);
+    release_gpu();  // the status line below says why
     note = "; the GPU renderer refused it (" + err + "), so the CPU draws it";
     refused = true;
   }
@@ -188,10 +188,11 @@ void Viewer::Impl::set_culling(bool on) {
 }
 
 #if PR_HAVE_CUDA
-bool Viewer::Impl::upload_gpu(const PointCloud& c, std::string* why, std::string* note) {
+bool Viewer::Impl::upload_gpu(const PointCloud& c, std::string* why, std::string* note,
+                              bool compact_fallback) {
   gpu->set_compact_positions(gpu_compact);
   if (gpu->set_cloud(c, why)) return true;
-  if (gpu_compact) return false;
+  if (gpu_compact || !compact_fallback) return false;
   // Full precision did not fit (or was refused): compact positions take 7 bytes a point, not 15.
   gpu->set_compact_positions(true);
   std::string again;
@@ -207,6 +208,10 @@ bool Viewer::Impl::upload_gpu(const PointCloud& c, std::string* why, std::string
 
 void Viewer::Impl::drop_gpu(const std::string& why) {
   set_status("GPU renderer refused the cloud (" + why + "); drawing on the CPU", true);
+  release_gpu();
+}
+
+void Viewer::Impl::release_gpu() {
   gpu.reset();
   interop = false;
   use_gpu = false;
@@ -254,10 +259,11 @@ void Viewer::Impl::set_gpu_compact(bool on) {
     set_status(msg + note, false);
     return;
   }
-  // Refused (no room): the form it had, or the CPU.
+  // Refused (no room): the form it had, or the CPU. (Compact positions were just refused when
+  // they were asked for: no fallback to them.)
   gpu_compact = was;
   std::string again;
-  if (upload_gpu(*cloud, &again, &note)) {
+  if (upload_gpu(*cloud, &again, &note, /*compact_fallback=*/!on)) {
     set_status(std::string(on ? "compact" : "full-precision") + " positions refused (" + why +
                    "); the GPU keeps " + (gpu_compact ? "compact" : "full-precision") + " ones" +
                    note,

@@ -95,8 +95,11 @@ struct Viewer::Impl {
   void set_gpu_sort(bool on);     // re-uploads the cloud to the GPU, sorted or not
   void set_gpu_compact(bool on);  // re-uploads the cloud to the GPU, compact or full precision
 #if PR_HAVE_CUDA
-  bool upload_gpu(const PointCloud& c, std::string* why, std::string* note);
+  // `compact_fallback`: when full precision is refused, try compact positions.
+  bool upload_gpu(const PointCloud& c, std::string* why, std::string* note,
+                  bool compact_fallback = true);
   void drop_gpu(const std::string& why);  // the GPU renderer refused the cloud: on to the CPU
+  void release_gpu();                     // drop_gpu() without its status line
 #endif
   void set_culling(bool on);  // batch culling on both renderers
   void update_interop_registration(bool size_changed);

@@ -55,20 +55,22 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
   return true;
 }
 
-bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& out,
-                         FrameStats& stats, std::string* error) {
-  Stopwatch total;
+FrameStart begin_frame(const RenderSettings& s, Image& out, FrameStats& stats, std::string* error) {
   stats = FrameStats{};
   if (s.width < 0 || s.height < 0) {
     if (error) *error = "negative image size";
-    return false;
+    return FrameStart::kError;
   }
   out.resize(s.width, s.height, s.want_depth);
+  return out.pixel_count() > 0 ? FrameStart::kDraw : FrameStart::kEmpty;
+}
+
+bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& out,
+                         FrameStats& stats, std::string* error) {
+  Stopwatch total;
+  const FrameStart start = begin_frame(s, out, stats, error);
+  if (start != FrameStart::kDraw) return start == FrameStart::kEmpty;
   const size_t npix = out.pixel_count();
-  if (npix == 0) {  // a minimized window: nothing to draw, not an error
-    stats.total_ms = total.ms();
-    return true;
-  }
   Stopwatch sw;
   if (keys_w_ != s.width || keys_h_ != s.height) {  // once per size change
     keys_.assign(npix, kEmptyKey);

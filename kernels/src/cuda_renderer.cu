@@ -63,12 +63,7 @@ class CudaRendererImpl final : public CudaRenderer {
  public:
   ~CudaRendererImpl() override {
     unregister_gl_buffer();
-    free_device(pos_);
-    free_device(colors_);
-    free_device(orig_);
-    free_device(words_);
-    free_device(batches_);
-    free_device(batch_flags_);
+    free_points();
     free_device(boxes_);
     free_device(flags_);
     free_device(keys_);
@@ -220,12 +215,7 @@ class CudaRendererImpl final : public CudaRenderer {
     host_orig_ = PodVector<uint32_t>();
     cloud_ = nullptr;
     if (n <= cap_points_ && n >= cap_points_ / 2 && (words_ != nullptr) == compact_) return true;
-    free_device(pos_);
-    free_device(colors_);
-    free_device(orig_);
-    free_device(words_);
-    free_device(batches_);
-    free_device(batch_flags_);
+    free_points();
     cap_points_ = 0;
     cap_batches_ = 0;
     if (n == 0) return true;
@@ -247,12 +237,7 @@ class CudaRendererImpl final : public CudaRenderer {
     if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), col_bytes);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
-      free_device(pos_);
-      free_device(colors_);
-      free_device(orig_);
-      free_device(words_);
-      free_device(batches_);
-      free_device(batch_flags_);
+      free_points();
       size_t free_b = 0, total_b = 0;
       if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
       if (error)
@@ -309,17 +294,9 @@ class CudaRendererImpl final : public CudaRenderer {
   bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,
               std::string* error) override {
     Stopwatch total;
-    stats = FrameStats{};
-    if (s.width < 0 || s.height < 0) {
-      if (error) *error = "negative image size";
-      return false;
-    }
-    out.resize(s.width, s.height, s.want_depth);
+    const FrameStart start = begin_frame(s, out, stats, error);
+    if (start != FrameStart::kDraw) return start == FrameStart::kEmpty;
     const size_t npix = out.pixel_count();
-    if (npix == 0) {  // a minimized window: nothing to draw, not an error
-      stats.total_ms = total.ms();
-      return true;
-    }
     if (!ensure_frame(npix, s.want_depth, error)) return false;
     if (!frame(camera, s, rgba_, s.want_depth ? depth_ : nullptr, stats, error)) return false;
     // The host-copy path: one device-to-host copy of the image (and depth when asked for).
@@ -431,6 +408,16 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
  private:
+  /// Frees the cloud's point storage (positions, compact words and boxes, colors, index).
+  void free_points() {
+    free_device(pos_);
+    free_device(colors_);
+    free_device(orig_);
+    free_device(words_);
+    free_device(batches_);
+    free_device(batch_flags_);
+  }
+
   /// The batch boxes of the `n` stored positions (engine/culling.h), computed on the GPU after the
   /// upload (a read of the positions: about 4 ms for 1e9 points). Without room for them (24 bytes
   /// and a flag byte a batch) frames draw unculled, with a note on stderr.
@@ -601,20 +588,30 @@ class CudaRendererImpl final : public CudaRenderer {
       what = "gather(positions)";
       e = cuda::gather(src, order, n, pos_, stream_);
     }
+    if (!finish_upload(e, what, cloud, src, order, "spatial sort skipped",
+                       "uploading in file order"))
+      return false;
+    sorted_ = true;
+    return true;
+  }
+
+  /// The common end of the GPU upload paths (the sorted upload and the compact encoder), after
+  /// `e`, the error of their last step (`what`): waits for the stream, frees the temporary copy of
+  /// the positions, packs the colors in `order` (null: as stored), frees the order. False, with
+  /// "pointraster: <skipped> (<the failed call>); <instead>" on stderr, when any step failed.
+  bool finish_upload(cudaError_t e, std::string& what, const PointCloud& cloud, Float3*& src,
+                     uint32_t*& order, const char* skipped, const char* instead) {
     if (e == cudaSuccess) {
-      what = "cudaStreamSynchronize(gather)";
+      what = "cudaStreamSynchronize(" + what + ")";
       e = cudaStreamSynchronize(stream_);
     }
     free_device(src);
     if (e == cudaSuccess) e = upload_colors(cloud, order, &what);
     free_device(order);
-    if (e != cudaSuccess) {
-      std::fprintf(stderr, "pointraster: spatial sort skipped (%s); uploading in file order\n",
-                   cuda_message(what.c_str(), e).c_str());
-      return false;
-    }
-    sorted_ = true;
-    return true;
+    if (e == cudaSuccess) return true;
+    std::fprintf(stderr, "pointraster: %s (%s); %s\n", skipped,
+                 cuda_message(what.c_str(), e).c_str(), instead);
+    return false;
   }
 
   /// A subset of a permuted cloud needs each stored point's original index: made on the first
@@ -734,18 +731,9 @@ class CudaRendererImpl final : public CudaRenderer {
       what = "encode_compact";
       e = cuda::encode_compact(src, order, n, words_, batches_, stream_);
     }
-    if (e == cudaSuccess) {
-      what = "cudaStreamSynchronize(encode)";
-      e = cudaStreamSynchronize(stream_);
-    }
-    free_device(src);
-    if (e == cudaSuccess) e = upload_colors(cloud, order, &what);
-    free_device(order);
-    if (e != cudaSuccess) {
-      std::fprintf(stderr, "pointraster: compact encoding on the GPU skipped (%s); on the host\n",
-                   cuda_message(what.c_str(), e).c_str());
+    if (!finish_upload(e, what, cloud, src, order, "compact encoding on the GPU skipped",
+                       "on the host"))
       return false;
-    }
     sorted_ = sort;
     return true;
   }
@@ -867,15 +855,17 @@ class CudaRendererImpl final : public CudaRenderer {
     keys_clean_ = false;
     if (stage_events_) PR_CUDA_TRY(record(ev_[1], capturing));
     bool launched = true;
+    cuda::DrawnPoints drawn;
+    drawn.colors = colors_;
+    drawn.orig = orig_;
+    drawn.permuted = sorted_;
+    drawn.total = points_;
+    drawn.count = count;
     if (compact_active_) {
       cuda::CompactInput in;
+      static_cast<cuda::DrawnPoints&>(in) = drawn;
       in.words = words_;
       in.batches = batches_;
-      in.colors = colors_;
-      in.orig = orig_;
-      in.permuted = sorted_;
-      in.total = points_;
-      in.count = count;
       // Batches of kCompactBatch (4 rounds of 1024) a block, or for fewer rounds a part of one
       // (1024 or 2048 points, so that a small cloud fills the GPU as with the float storage).
       constexpr int kRoundsABatch = int(kCompactBatch / 1024);
@@ -887,12 +877,8 @@ class CudaRendererImpl final : public CudaRenderer {
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
     } else {
       cuda::RasterInput in;
+      static_cast<cuda::DrawnPoints&>(in) = drawn;
       in.pos = pos_;
-      in.colors = colors_;
-      in.orig = orig_;
-      in.permuted = sorted_;
-      in.total = points_;
-      in.count = count;
       in.rounds = rounds;
       in.all_inside = all_inside;
       if (cull) {  // the box tests first, a thread a batch

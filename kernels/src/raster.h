@@ -60,16 +60,21 @@ inline bool uses_depth32(Variant v) {
 }
 
 /// The cloud as the raster kernels see it.
-struct RasterInput {
-  const Float3* pos = nullptr;       ///< positions in storage order
+/// What the raster inputs of both storages share: the colors, and which stored points a frame
+/// draws.
+struct DrawnPoints {
   const uint32_t* colors = nullptr;  ///< packed RGB (load_rgb()) in storage order
-  /// Points stored in another order than the cloud's (the Morton-sorted upload) and a subset
-  /// drawn: the original index of each stored point, which decides membership. Null otherwise:
-  /// the stored order is the original one, or every point is drawn.
+  /// Points stored in another order than the cloud's (the Morton-sorted upload or build) and a
+  /// subset drawn: the original index of each stored point, which decides membership. Null
+  /// otherwise: the stored order is the original one, or every point is drawn.
   const uint32_t* orig = nullptr;
   bool permuted = false;  ///< stored in another order than the cloud's
-  uint64_t total = 0;     ///< points uploaded
+  uint64_t total = 0;     ///< points stored
   uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
+};
+
+struct RasterInput : DrawnPoints {
+  const Float3* pos = nullptr;  ///< positions in storage order
   /// One byte per kPointBatch stored points from launch_box_flags() (this frame's box tests,
   /// a BatchFlag of engine/culling.h), or null: no culling. Used when every
   /// stored point is walked (all points, or a subset of a permuted cloud).
@@ -129,16 +134,10 @@ cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cuda
 namespace pr::cuda {
 
 /// A compact cloud (engine/compact.h) as the compact raster kernel sees it.
-struct CompactInput {
+struct CompactInput : DrawnPoints {
   const uint32_t* words = nullptr;        ///< one 3x10-bit word per stored point
   const CompactBatch* batches = nullptr;  ///< one box per kCompactBatch stored points
-  const uint32_t* colors = nullptr;       ///< packed RGB (load_rgb()) in storage order
-  /// Morton-ordered build with a subset drawn: original index of each stored point, else null.
-  const uint32_t* orig = nullptr;
-  bool permuted = false;  ///< Morton-ordered build
-  uint64_t total = 0;     ///< points stored
-  uint64_t count = 0;     ///< points drawn (the subset's size)
-  int rounds = 1;         ///< batches a block of the raster kernel covers
+  int rounds = 1;                         ///< batches a block of the raster kernel covers
   /// Blocks a batch (1, 2 or 4; then rounds is 1): each covers kCompactBatch / parts consecutive
   /// points of its batch, so a small cloud still gives the GPU enough blocks.
   int parts = 1;

@@ -549,6 +549,32 @@ std::string variant_case_name(const testing::TestParamInfo<VariantCase>& i) {
 
 class Variants : public testing::TestWithParam<VariantCase> {};
 
+/// The grid the Variants and CompactPositions suites draw for each scene: cameras (the scene's,
+/// inside the cloud, in its middle) x sizes with point sizes 1 - 3, each frame twice (the second
+/// after the fused clear). `draw(camera, settings, frame)` renders the frame's CPU and GPU images;
+/// they must be equal, and the GPU's must draw something.
+template <class Draw>
+void check_grid(const char* scene, const PointCloud& cloud, Draw draw) {
+  const int sizes[][3] = {{1023, 769, 1}, {640, 480, 3}, {1920, 1080, 1}, {333, 177, 2}};
+  for (const char* cam : {"scene", "inside", "behind"})
+    for (const auto& sz : sizes) {
+      RenderSettings rs;
+      rs.width = sz[0];
+      rs.height = sz[1];
+      rs.point_size = sz[2];
+      rs.background = kBackground;
+      const Camera c = make_camera(cam, scene, cloud, double(sz[0]) / double(sz[1]));
+      const std::string what = std::string(scene) + "/" + cam + "/" + std::to_string(sz[0]) + "x" +
+                               std::to_string(sz[1]) + "/ps" + std::to_string(sz[2]);
+      for (int again = 0; again < 2; ++again) {
+        Frame f;
+        draw(c, rs, f);
+        expect_same(f, what + (again ? " again" : ""));
+        EXPECT_GT(test::count_drawn(f.gpu, kBackground), 0u) << what;
+      }
+    }
+}
+
 /// Every early-test variant, with and without the upload-time Morton sort, draws the CPU's image:
 /// scenes x cameras x sizes (point sizes 1 and 3), subsets, exact ties, NaN points, a repeated
 /// frame (the fused clear of the 32-bit buffer) and a resize.
@@ -564,30 +590,15 @@ TEST_P(Variants, EveryPathEqualsCpu) {
   // round a block (file order), a batch a block (sorted) or four batches a block (graphs).
   gpu->set_raster_rounds(v.graph ? 16 : v.sort ? 4 : 1);
   EXPECT_EQ(gpu->frame_graph(), v.graph);
-  const int sizes[][3] = {{1023, 769, 1}, {640, 480, 3}, {1920, 1080, 1}, {333, 177, 2}};
   for (const char* scene : {"cube", "terrain", "galaxy"}) {
     const PointCloud& cloud = scene_cloud(scene, 300'000);
     ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
     EXPECT_EQ(gpu->cloud_sorted(), v.sort);
     // 15 bytes a point sorted or not: no index is kept until a subset is drawn.
     EXPECT_GE(gpu->memory_bytes(), cloud.size() * 15u);
-    for (const char* cam : {"scene", "inside", "behind"})
-      for (const auto& sz : sizes) {
-        RenderSettings rs;
-        rs.width = sz[0];
-        rs.height = sz[1];
-        rs.point_size = sz[2];
-        rs.background = kBackground;
-        const Camera c = make_camera(cam, scene, cloud, double(sz[0]) / double(sz[1]));
-        const std::string what = std::string(scene) + "/" + cam + "/" + std::to_string(sz[0]) +
-                                 "x" + std::to_string(sz[1]) + "/ps" + std::to_string(sz[2]);
-        for (int again = 0; again < 2; ++again) {
-          Frame f;
-          render_both(*gpu, cloud, c, rs, f, /*upload=*/false);
-          expect_same(f, what + (again ? " again" : ""));
-          EXPECT_GT(test::count_drawn(f.gpu, kBackground), 0u) << what;
-        }
-      }
+    check_grid(scene, cloud, [&](const Camera& c, const RenderSettings& rs, Frame& f) {
+      render_both(*gpu, cloud, c, rs, f, /*upload=*/false);
+    });
     for (uint64_t count :
          {uint64_t{100'000}, uint64_t{299'999}, uint64_t{7}, uint64_t{1}, uint64_t{0}}) {
       for (int ps : {1, 3}) {
@@ -662,7 +673,6 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
     ASSERT_TRUE(cpu.render(c, rs, f.cpu, f.cpu_stats, &err)) << err;
     ASSERT_TRUE(gpu->render(c, rs, f.gpu, f.gpu_stats, &err)) << err;
   };
-  const int sizes[][3] = {{1023, 769, 1}, {640, 480, 3}, {1920, 1080, 1}, {333, 177, 2}};
   for (const char* scene : {"cube", "terrain", "galaxy"}) {
     const PointCloud& cloud = scene_cloud(scene, 300'000);
     CpuRenderer cpu;
@@ -675,23 +685,9 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
       const size_t batches = (cloud.size() + kCompactBatch - 1) / kCompactBatch;
       EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 7u + batches * (sizeof(CompactBatch) + 1));
     }
-    for (const char* cam : {"scene", "inside", "behind"})
-      for (const auto& sz : sizes) {
-        RenderSettings rs;
-        rs.width = sz[0];
-        rs.height = sz[1];
-        rs.point_size = sz[2];
-        rs.background = kBackground;
-        const Camera c = make_camera(cam, scene, cloud, double(sz[0]) / double(sz[1]));
-        const std::string what = std::string(scene) + "/" + cam + "/" + std::to_string(sz[0]) +
-                                 "x" + std::to_string(sz[1]) + "/ps" + std::to_string(sz[2]);
-        for (int again = 0; again < 2; ++again) {
-          Frame f;
-          compact_frame(cpu, c, rs, f);
-          expect_same(f, what + (again ? " again" : ""));
-          EXPECT_GT(test::count_drawn(f.gpu, kBackground), 0u) << what;
-        }
-      }
+    check_grid(scene, cloud, [&](const Camera& c, const RenderSettings& rs, Frame& f) {
+      compact_frame(cpu, c, rs, f);
+    });
     for (uint64_t count :
          {uint64_t{100'000}, uint64_t{299'999}, uint64_t{7}, uint64_t{1}, uint64_t{0}}) {
       for (int ps : {1, 3}) {

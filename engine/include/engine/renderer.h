@@ -42,6 +42,13 @@ class Renderer {
 /// The multi-threaded CPU rasterizer; threads = 0 means all hardware threads.
 std::unique_ptr<Renderer> make_cpu_renderer(unsigned threads = 0);
 
+/// The start every render() shares: resets `stats`, refuses a negative size (kError with
+/// "negative image size"), sizes `out` for the frame (with depth when asked for). kEmpty: the
+/// image has no pixel (a minimized window), which is no error, just nothing to draw.
+enum class FrameStart { kDraw, kEmpty, kError };
+FrameStart begin_frame(const RenderSettings& settings, Image& out, FrameStats& stats,
+                       std::string* error);
+
 /// Points to draw for a cloud of `total` points when `requested` are asked for.
 inline uint64_t effective_count(uint64_t total, uint64_t requested) {
   return requested < total ? requested : total;
