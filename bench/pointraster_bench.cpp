@@ -324,7 +324,7 @@ int main(int argc, char** argv) {
   std::string gpu_switches;
   for (const char* var :
        {"PR_CUDA_RASTER", "PR_CUDA_SORT", "PR_CUDA_GRAPH", "PR_CUDA_RESOLVE", "PR_CUDA_CULL",
-        "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT", "PR_CUDA_STAGE_EVENTS"})
+        "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT", "PR_CUDA_PDL", "PR_CUDA_STAGE_EVENTS"})
     if (const char* v = std::getenv(var); v && *v)
       gpu_switches += std::string(gpu_switches.empty() ? "" : " ") + var + "=" + v;
   double copy_bw = 0.0;

@@ -96,6 +96,7 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
 template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
 __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
+  allow_dependents();  // the resolve may be scheduled beside the last blocks (launch_resolve())
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   // Several blocks a batch (a small cloud), or several batches a block.
   const uint32_t parts = uint32_t(in.parts);

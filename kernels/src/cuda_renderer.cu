@@ -133,6 +133,11 @@ class CudaRendererImpl final : public CudaRenderer {
         std::fprintf(stderr, "pointraster: PR_CUDA_ROUNDS=%s ignored (1, 2, 4, 8 or 16)\n", v);
     }
     PR_CUDA_TRY(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0));
+    // The resolve as a programmatic dependent of the raster (launch_resolve()): compute
+    // capability 9.0 and up; PR_CUDA_PDL=0|off for A/B measurements.
+    pdl_ = prop.major >= 9;
+    if (const char* v = std::getenv("PR_CUDA_PDL"))
+      pdl_ = pdl_ && !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
       graph_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     return true;
@@ -848,7 +853,7 @@ class CudaRendererImpl final : public CudaRenderer {
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
              uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
-             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24;
+             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24 | uint64_t(pdl_) << 25;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -900,8 +905,9 @@ class CudaRendererImpl final : public CudaRenderer {
     // not known (PR_CUDA_RECT=0 or set_resolve_rect(false): always).
     PixelRect rect{0, 0, s.width, s.height};
     if (rect_ && (compact_active_ || boxes_ready_)) rect = box_pixel_rect(p, cloud_box_);
+    // With stage events an event sits between the raster and the resolve: no dependent launch.
     cuda::launch_resolve(keys_, depth32_, s.width, s.height, rect, s.background, rgba, depth,
-                         stream_, vec_resolve_);
+                         stream_, vec_resolve_, pdl_ && !stage_events_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(record(ev_[3], capturing));
     return true;
@@ -966,6 +972,7 @@ class CudaRendererImpl final : public CudaRenderer {
   uint64_t memory_limit_ = 0;  // set_memory_limit(): the point storage's most bytes, 0: none
   bool stage_events_ = false;  // events between the stages (set_stage_timing)
   bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
+  bool pdl_ = false;           // the resolve as a programmatic dependent launch (PR_CUDA_PDL)
   cudaGraphicsResource_t gl_res_ = nullptr;
   int gl_width_ = 0, gl_height_ = 0;
 };

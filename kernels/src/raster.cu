@@ -200,6 +200,7 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
     raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
                   uint32_t* depth32) {
   static_assert(!kCull || kWalk != kStrided);
+  allow_dependents();  // the resolve may be scheduled beside the last blocks (launch_resolve())
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   const int rounds = in.rounds;
   const uint64_t first = uint64_t(blockIdx.x) * uint64_t(rounds) * kChunk;
@@ -261,6 +262,7 @@ template <int kWalk, bool kCull = false>
 __global__ void __launch_bounds__(kThreads)
     raster_splats(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
   static_assert(!kCull || kWalk != kStrided);
+  allow_dependents();
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   if constexpr (kCull) {
     if (__ldg(in.flags + blockIdx.x) == kBatchCulled) return;
@@ -320,14 +322,17 @@ __global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __rest
     }
   }
   if (!any_in) {
+    // No key read: written while the raster may still run (a programmatic dependent launch).
     __stcs(reinterpret_cast<uint4*>(rgba) + q,
            make_uint4(background, background, background, background));
     if (depth) {
       const float inf = __int_as_float(0x7f800000);
       reinterpret_cast<float4*>(depth)[q] = make_float4(inf, inf, inf, inf);
     }
+    wait_for_primary();  // the resolve ends after the raster, for the work after it
     return;
   }
+  wait_for_primary();  // the raster's keys, complete and visible
   ulonglong2* kp = reinterpret_cast<ulonglong2*>(keys) + 2 * q;
   const ulonglong2 a = kp[0], b = kp[1];
   const unsigned long long k[4] = {a.x, a.y, b.x, b.y};
@@ -443,7 +448,7 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,
                     const PixelRect& rect, uint32_t background, uint32_t* rgba, float* depth,
-                    cudaStream_t stream, bool vec4) {
+                    cudaStream_t stream, bool vec4, bool pdl) {
   if (width <= 0 || height <= 0) return;
   const size_t pixels = size_t(width) * size_t(height);
   const uint32_t w = uint32_t(width);
@@ -455,8 +460,18 @@ void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int 
     if (quads > 0) {
       const unsigned blocks = unsigned((quads + kThreads - 1) / kThreads);
       const bool whole = rect.x0 <= 0 && rect.y0 <= 0 && rect.x1 >= width && rect.y1 >= height;
-      resolve4<<<blocks, kThreads, 0, stream>>>(keys, depth32, quads, w, rect, whole, background,
-                                                rgba, depth);
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(blocks);
+      cfg.blockDim = dim3(kThreads);
+      cfg.stream = stream;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[0].val.programmaticStreamSerializationAllowed = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = pdl ? 1 : 0;
+      // A launch error stays for the caller's cudaGetLastError().
+      (void)cudaLaunchKernelEx(&cfg, resolve4, keys, depth32, quads, w, rect, whole, background,
+                               rgba, depth);
     }
     done = quads * 4;
   }

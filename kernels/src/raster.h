@@ -102,9 +102,14 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
 /// frame wrote there (box_pixel_rect() of the cloud's box), so they are still empty from the last
 /// resolve, and those pixels are background. `vec4`: four pixels a thread with 16-byte loads and
 /// stores where the buffers are 16-byte aligned (the same result with a quarter of the threads).
+/// `pdl` (devices of compute capability 9.0 and up): the four-pixel resolve is launched as a
+/// programmatic dependent of the raster kernel before it (which lets it start early:
+/// allow_dependents()), writes its quads outside `rect` while the raster still runs and waits for
+/// the raster's results (wait_for_primary()) before it reads a key; each of its blocks waits
+/// before it ends, so the work after the resolve also comes after the raster.
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,
                     const PixelRect& rect, uint32_t background, uint32_t* rgba, float* depth,
-                    cudaStream_t stream, bool vec4 = true);
+                    cudaStream_t stream, bool vec4 = true, bool pdl = false);
 
 /// The Morton (Z-order) order of `n` device positions `src` in `box` (morton_code_of(), the
 /// host's function), by CUB's (stable) radix sort: `order[k]` is the index of the k-th point
@@ -160,6 +165,22 @@ bool launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned
                            cudaStream_t stream);
 
 #if defined(__CUDACC__)
+/// Programmatic dependent launch (compute capability 9.0 and up; nothing on older devices, and
+/// nothing when the next kernel was not launched as a dependent): a raster kernel calls
+/// allow_dependents() first, so the resolve after it may be scheduled as soon as every raster
+/// block has started; the resolve calls wait_for_primary() before it reads what the raster wrote
+/// (it returns once the raster grid has completed and its writes are visible).
+__device__ __forceinline__ void allow_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_primary() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /// The batch box tests of both storages under one name (engine/culling.h's for PointBox,
 /// engine/compact.h's for CompactBatch), for box_flags().
 __device__ __forceinline__ bool batch_visible(const ProjParams& p, const PointBox& b) {
