@@ -97,6 +97,7 @@ template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
 __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
   allow_dependents();  // the resolve may be scheduled beside the last blocks (launch_resolve())
+  if constexpr (kCull) wait_for_primary();  // this frame's box tests (DrawnPoints::pdl)
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   // Several blocks a batch (a small cloud), or several batches a block.
   const uint32_t parts = uint32_t(in.parts);
@@ -132,12 +133,12 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
 template <bool kSubset, bool kOrig, bool kSplat>
 void launch_cull(const ProjParams& p, const CompactInput& in, uint64_t step,
                  unsigned long long* keys, unsigned blocks, cudaStream_t stream) {
-  if (in.flags)
-    compact_points<kSubset, kOrig, kSplat, true>
-        <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
+  if (in.flags)  // after the box tests: a programmatic dependent of them where allowed
+    launch_kernel(compact_points<kSubset, kOrig, kSplat, true>, blocks, kThreads, stream, in.pdl, p,
+                  in, step, keys);
   else
-    compact_points<kSubset, kOrig, kSplat, false>
-        <<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
+    launch_kernel(compact_points<kSubset, kOrig, kSplat, false>, blocks, kThreads, stream, false, p,
+                  in, step, keys);
 }
 
 template <bool kSubset, bool kOrig>

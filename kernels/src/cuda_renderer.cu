@@ -135,9 +135,13 @@ class CudaRendererImpl final : public CudaRenderer {
     PR_CUDA_TRY(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0));
     // The resolve as a programmatic dependent of the raster (launch_resolve()): compute
     // capability 9.0 and up; PR_CUDA_PDL=0|off for A/B measurements.
-    pdl_ = prop.major >= 9;
-    if (const char* v = std::getenv("PR_CUDA_PDL"))
+    // Culled frames also launch the raster as a dependent of the box tests (PR_CUDA_PDL=resolve:
+    // only the resolve).
+    pdl_ = pdl_raster_ = prop.major >= 9;
+    if (const char* v = std::getenv("PR_CUDA_PDL")) {
       pdl_ = pdl_ && !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
+      pdl_raster_ = pdl_ && std::strcmp(v, "resolve") != 0;
+    }
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
       graph_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     return true;
@@ -853,7 +857,8 @@ class CudaRendererImpl final : public CudaRenderer {
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
              uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
-             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24 | uint64_t(pdl_) << 25;
+             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24 | uint64_t(pdl_) << 25 |
+             uint64_t(pdl_raster_) << 26;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -866,6 +871,7 @@ class CudaRendererImpl final : public CudaRenderer {
     drawn.permuted = sorted_;
     drawn.total = points_;
     drawn.count = count;
+    drawn.pdl = pdl_raster_;
     if (compact_active_) {
       cuda::CompactInput in;
       static_cast<cuda::DrawnPoints&>(in) = drawn;
@@ -973,6 +979,7 @@ class CudaRendererImpl final : public CudaRenderer {
   bool stage_events_ = false;  // events between the stages (set_stage_timing)
   bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
   bool pdl_ = false;           // the resolve as a programmatic dependent launch (PR_CUDA_PDL)
+  bool pdl_raster_ = false;    // and a culled frame's raster, after the box tests
   cudaGraphicsResource_t gl_res_ = nullptr;
   int gl_width_ = 0, gl_height_ = 0;
 };

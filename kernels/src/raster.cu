@@ -201,6 +201,7 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
                   uint32_t* depth32) {
   static_assert(!kCull || kWalk != kStrided);
   allow_dependents();  // the resolve may be scheduled beside the last blocks (launch_resolve())
+  if constexpr (kCull) wait_for_primary();  // this frame's box tests (DrawnPoints::pdl)
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   const int rounds = in.rounds;
   const uint64_t first = uint64_t(blockIdx.x) * uint64_t(rounds) * kChunk;
@@ -263,6 +264,7 @@ __global__ void __launch_bounds__(kThreads)
     raster_splats(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
   static_assert(!kCull || kWalk != kStrided);
   allow_dependents();
+  if constexpr (kCull) wait_for_primary();  // this frame's box tests
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   if constexpr (kCull) {
     if (__ldg(in.flags + blockIdx.x) == kBatchCulled) return;
@@ -363,33 +365,34 @@ void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64
   const uint64_t per_block = uint64_t(in.rounds) * kChunk;
   const unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
+  const bool dep = kCull && in.pdl;  // after the box tests (box_flags())
   switch (v) {
     case Variant::kPrefilter32:
-      raster_points<kWalk, true, false, false, kCull>
-          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      launch_kernel(raster_points<kWalk, true, false, false, kCull>, blocks, kThreads, stream, dep,
+                    p, in, step, keys, depth32);
       break;
     case Variant::kMerge:
-      raster_points<kWalk, false, true, false, kCull>
-          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      launch_kernel(raster_points<kWalk, false, true, false, kCull>, blocks, kThreads, stream, dep,
+                    p, in, step, keys, depth32);
       break;
     case Variant::kMergePrefilter32:
-      raster_points<kWalk, true, true, false, kCull>
-          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      launch_kernel(raster_points<kWalk, true, true, false, kCull>, blocks, kThreads, stream, dep,
+                    p, in, step, keys, depth32);
       break;
     case Variant::kSimpleV1:
-      raster_points<kWalk, false, false, true, kCull>
-          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      launch_kernel(raster_points<kWalk, false, false, true, kCull>, blocks, kThreads, stream, dep,
+                    p, in, step, keys, depth32);
       break;
     default:
       if constexpr (!kCull && kWalk != kStrided) {
         if (in.all_inside) {
-          raster_points<kWalk, false, false, false, false, true>
-              <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+          launch_kernel(raster_points<kWalk, false, false, false, false, true>, blocks, kThreads,
+                        stream, dep, p, in, step, keys, depth32);
           break;
         }
       }
-      raster_points<kWalk, false, false, false, kCull>
-          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, depth32);
+      launch_kernel(raster_points<kWalk, false, false, false, kCull>, blocks, kThreads, stream, dep,
+                    p, in, step, keys, depth32);
   }
 }
 
@@ -400,7 +403,8 @@ void launch_splats(const ProjParams& p, const RasterInput& in, uint64_t step,
   const uint64_t per_block = kCull ? uint64_t(kPointBatch) : uint64_t(kThreads);
   const unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
-  raster_splats<kWalk, kCull><<<blocks, kThreads, 0, stream>>>(p, in, step, keys);
+  launch_kernel(raster_splats<kWalk, kCull>, blocks, kThreads, stream, kCull && in.pdl, p, in, step,
+                keys);
 }
 
 }  // namespace
@@ -460,18 +464,8 @@ void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int 
     if (quads > 0) {
       const unsigned blocks = unsigned((quads + kThreads - 1) / kThreads);
       const bool whole = rect.x0 <= 0 && rect.y0 <= 0 && rect.x1 >= width && rect.y1 >= height;
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(blocks);
-      cfg.blockDim = dim3(kThreads);
-      cfg.stream = stream;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attr[0].val.programmaticStreamSerializationAllowed = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = pdl ? 1 : 0;
-      // A launch error stays for the caller's cudaGetLastError().
-      (void)cudaLaunchKernelEx(&cfg, resolve4, keys, depth32, quads, w, rect, whole, background,
-                               rgba, depth);
+      launch_kernel(resolve4, blocks, kThreads, stream, pdl, keys, depth32, quads, w, rect, whole,
+                    background, rgba, depth);
     }
     done = quads * 4;
   }

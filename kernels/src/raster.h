@@ -71,6 +71,9 @@ struct DrawnPoints {
   bool permuted = false;  ///< stored in another order than the cloud's
   uint64_t total = 0;     ///< points stored
   uint64_t count = 0;     ///< points drawn: the subset subset_index(i, step), i < count
+  /// Culled frames (flags): the raster kernel is launched as a programmatic dependent of the box
+  /// tests before it (compute capability 9.0 and up; launch_kernel()).
+  bool pdl = false;
 };
 
 struct RasterInput : DrawnPoints {
@@ -181,6 +184,25 @@ __device__ __forceinline__ void wait_for_primary() {
 #endif
 }
 
+/// Launches `kernel` on `blocks` blocks of `threads` on `stream`; `dependent`: as a programmatic
+/// dependent of the kernel before it in the stream (which then must call allow_dependents(); the
+/// dependent calls wait_for_primary() before it reads that kernel's results). A launch error is
+/// left for cudaGetLastError().
+template <class... Params, class... Args>
+void launch_kernel(void (*kernel)(Params...), unsigned blocks, unsigned threads,
+                   cudaStream_t stream, bool dependent, Args... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = dependent ? 1 : 0;
+  (void)cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
 /// The batch box tests of both storages under one name (engine/culling.h's for PointBox,
 /// engine/compact.h's for CompactBatch), for box_flags().
 __device__ __forceinline__ bool batch_visible(const ProjParams& p, const PointBox& b) {
@@ -207,6 +229,7 @@ __device__ __forceinline__ bool batch_inside(const ProjParams& p, const CompactB
 template <class Box>
 __global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t n, bool inside,
                           uint8_t* __restrict__ flags) {
+  allow_dependents();  // the raster may be scheduled beside these blocks (DrawnPoints::pdl)
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const Box b = boxes[i];

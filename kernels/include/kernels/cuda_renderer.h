@@ -55,8 +55,8 @@ class CudaRenderer : public Renderer {
   /// frame) instead of separate launches: the GPU runs the stages back to back (1e5 points at
   /// 1080p on the H200: 0.018 instead of 0.021 ms). Same image. PR_CUDA_GRAPH=0|off turns it off.
   /// On devices of compute capability 9.0 and up the resolve is a programmatic dependent launch
-  /// of the raster (docs/GPU.md): 2 - 10% off 1e5 - 1e7 point frames; PR_CUDA_PDL=0|off turns it
-  /// off.
+  /// of the raster, and a culled frame's raster one of its box tests (docs/GPU.md): 2 - 10% off
+  /// 1e5 - 1e7 point frames; PR_CUDA_PDL=0|off turns both off, PR_CUDA_PDL=resolve the second.
   virtual void set_frame_graph(bool on) = 0;
   /// Times clear, raster and resolve apart (CUDA events between them) instead of only the whole
   /// GPU frame (FrameStats::stages). Off by default: inside a frame's graph the two extra events
