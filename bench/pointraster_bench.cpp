@@ -1,9 +1,11 @@
 // pointraster_bench: the renderers side by side (issue 6). For each point count and order of the
 // seed's random cube (the generator's random order, or sorted along a Morton curve) and each
 // camera (overview: the whole cloud in view; inside: the seed's camera at (0, 0, 10) inside the
-// cube), it times the CPU renderer, the CUDA renderer and the OpenGL GL_POINTS baseline on the
-// same cloud and prints one row each: median and spread of frame times, points per second, bytes
-// per point and the fraction of the measured device copy bandwidth.
+// cube; orbit: the overview turned by kOrbitStep each GPU frame, so the CUDA renderer's
+// occlusion culling works from the last frame's Hi-Z; the CPU and GL rows, which keep no state
+// between frames, draw its first view), it times the CPU renderer, the CUDA renderer and the OpenGL
+// GL_POINTS baseline on the same cloud and prints one row each: median and spread of frame times,
+// points per second, bytes per point and the fraction of the measured device copy bandwidth.
 //
 // Before a cloud is timed, the GPU image is compared with the CPU image on a small frame (exact
 // pixel equality, or the row says FAIL and the exit code is 1); the GL image is compared too and
@@ -78,12 +80,18 @@ int mode_rounds(const std::string& t) {
   return 0;
 }
 
+/// The orbit camera's turn a frame (radians): a full turn in 628 frames, 4 s at 144 Hz.
+constexpr double kOrbitStep = 0.01;
+
 const char* kUsage =
     "usage: pointraster_bench [--renderers cpu,gpu,gl] [--points 1e5,1e6,...] "
     "[--orders random,morton]\n"
-    "         [--cameras overview,inside] [--sizes 1920x1080,...] [--frames N] [--budget SECONDS]\n"
+    "         [--cameras overview,inside,orbit] [--sizes 1920x1080,...] [--frames N] [--budget "
+    "SECONDS]\n"
     "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
-    "         [--gpu-modes default,nosort,compact,nocull,noinside,norect,r1..r16 (tokens joined "
+    "         [--gpu-modes default,nosort,compact,nocull,noinside,norect,occl,noocc,r1..r16 "
+    "(tokens "
+    "joined "
     "with "
     "'+')]\n";
 
@@ -169,14 +177,14 @@ bool parse_args(int argc, char** argv, Options& o) {
             const size_t e = std::min(m.find('+', b), m.size());
             const std::string t = m.substr(b, e - b);
             known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "noinside" ||
-                              t == "norect" || mode_rounds(t) > 0);
+                              t == "norect" || t == "occl" || t == "noocc" || mode_rounds(t) > 0);
             b = e + 1;
           }
         }
         if (!known) {
           std::fprintf(stderr,
                        "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                       "nocull, noinside, norect, r1|r2|r4|r8|r16 joined with '+')\n",
+                       "nocull, noinside, norect, occl, noocc, r1|r2|r4|r8|r16 joined with '+')\n",
                        m.c_str());
           return false;
         }
@@ -199,7 +207,7 @@ bool parse_args(int argc, char** argv, Options& o) {
       return false;
     }
   for (const std::string& r : o.cameras)
-    if (r != "overview" && r != "inside") {
+    if (r != "overview" && r != "inside" && r != "orbit") {
       std::fprintf(stderr, "pointraster_bench: unknown camera '%s' (overview, inside)\n",
                    r.c_str());
       return false;
@@ -322,21 +330,24 @@ int main(int argc, char** argv) {
 
   // The CUDA renderer's A/B switches (docs/GPU.md), named in the GPU rows when set.
   std::string gpu_switches;
-  for (const char* var :
-       {"PR_CUDA_RASTER", "PR_CUDA_SORT", "PR_CUDA_GRAPH", "PR_CUDA_RESOLVE", "PR_CUDA_CULL",
-        "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT", "PR_CUDA_PDL", "PR_CUDA_STAGE_EVENTS"})
+  for (const char* var : {"PR_CUDA_RASTER", "PR_CUDA_SORT", "PR_CUDA_GRAPH", "PR_CUDA_RESOLVE",
+                          "PR_CUDA_CULL", "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT",
+                          "PR_CUDA_PDL", "PR_CUDA_STAGE_EVENTS", "PR_CUDA_OCCLUSION"})
     if (const char* v = std::getenv(var); v && *v)
       gpu_switches += std::string(gpu_switches.empty() ? "" : " ") + var + "=" + v;
   double copy_bw = 0.0;
   std::string gpu_name = "none", gl_name = "none";
 #if defined(PR_BENCH_CUDA)
   std::unique_ptr<CudaRenderer> gpu;
+  using OcclusionMode = CudaRenderer::OcclusionMode;
+  OcclusionMode occlusion_default = OcclusionMode::kOff;  // the renderer's (PR_CUDA_OCCLUSION)
   if (wants(o, "gpu")) {
     gpu = make_cuda_renderer(&why);
     if (!gpu) {
       std::fprintf(table, "# gpu: skipped: %s\n", why.c_str());
     } else {
       gpu_name = gpu->device_name();
+      occlusion_default = gpu->occlusion_culling();
       if (!measure_copy_bandwidth(copy_bw, &why))
         std::fprintf(table, "# copy bandwidth not measured: %s\n", why.c_str());
       std::fprintf(table, "# gpu: %s; cudaMemcpy device-to-device %.3f TB/s (read + write)\n",
@@ -395,6 +406,7 @@ int main(int argc, char** argv) {
     if (!f) std::fprintf(stderr, "pointraster_bench: cannot write %s\n", o.json_out.c_str());
   };
 
+  Bounds cloud_bounds;  // of the cloud being timed, for the cameras
 #if defined(PR_BENCH_CUDA)
   // One GPU row: the small frame must equal `ref` pixel for pixel, then the timed frames.
   // `ref` is `ref_renderer`'s image at the small check size; the last timed frame is also compared
@@ -417,9 +429,18 @@ int main(int argc, char** argv) {
     }
     if (r.check != "ok") ++failures;
     bool stages = false;  // PR_CUDA_STAGE_EVENTS=1: the resolve timed on its own
+    // The orbit camera turns by kOrbitStep each frame and backs off to keep the cloud in view, so
+    // no frame sees the last one's view (occlusion culling's Hi-Z is then a frame old).
+    Camera now = cam;
+    int orbit_frame = 0;
     auto frame = [&](double& t, double& x, std::string* e) {
       FrameStats fs;
-      if (!gpu->render(cam, rs, img, fs, e)) return false;
+      if (r.camera == "orbit") {
+        now = cam;
+        now.yaw += kOrbitStep * double(++orbit_frame);
+        now.frame(cloud_bounds, double(rs.width) / double(rs.height));
+      }
+      if (!gpu->render(now, rs, img, fs, e)) return false;
       t = fs.clear_ms + fs.raster_ms + fs.resolve_ms;
       stages = fs.stages;
       x = fs.stages ? fs.resolve_ms : fs.total_ms;
@@ -434,7 +455,7 @@ int main(int argc, char** argv) {
     if (r.points <= 10'000'000 && r.check == "ok") {
       Image full;
       FrameStats fs;
-      if (!ref_renderer.render(cam, rs, full, fs, &why)) {
+      if (!ref_renderer.render(now, rs, full, fs, &why)) {
         r.check = "FAIL(cpu: " + why + ")";
       } else {
         size_t d = 0;
@@ -447,6 +468,17 @@ int main(int argc, char** argv) {
           ++failures;
         }
       }
+    }
+    CudaRenderer::BatchCounts bc;
+    if (gpu->last_batch_counts(&bc, nullptr) && bc.occlusion) {
+      char b[160];
+      std::snprintf(
+          b, sizeof b,
+          "%slast frame: %llu + %llu of %llu batches drawn, %llu hidden, %llu out of view",
+          r.note.empty() ? "" : ", ", (unsigned long long)bc.first, (unsigned long long)bc.second,
+          (unsigned long long)bc.batches, (unsigned long long)bc.occluded,
+          (unsigned long long)bc.culled);
+      r.note += b;
     }
     r.ms = summarize(ms);
     r.extra_ms = summarize(extra).median;
@@ -497,6 +529,7 @@ int main(int argc, char** argv) {
         cloud = make_scene("cube", n, 1);
         sorted = false;
       }
+      cloud_bounds = cloud.world_bounds();
       const bool run_cpu = wants(o, "cpu") && n <= o.cpu_max;
       bool run_gl = gl && n <= o.gl_max;
 #if defined(PR_BENCH_CUDA)
@@ -518,6 +551,7 @@ int main(int argc, char** argv) {
           gpu->set_culling(true);
           gpu->set_inside_batches(true);
           gpu->set_resolve_rect(true);
+          gpu->set_occlusion_culling(occlusion_default);
           if (rounds_forced) gpu->set_raster_rounds(-1);
         }
         Stopwatch up;
@@ -542,7 +576,7 @@ int main(int argc, char** argv) {
         const int W = wh.first, H = wh.second;
         for (const std::string& camname : o.cameras) {
           Camera cam = scene_camera("cube", cloud);  // the seed's camera, inside the cube
-          if (camname == "overview") cam.frame(cloud.world_bounds(), double(W) / double(H));
+          if (camname != "inside") cam.frame(cloud_bounds, double(W) / double(H));
           Row base;
           base.points = n;
           base.order = order;
@@ -662,6 +696,9 @@ int main(int argc, char** argv) {
         gpu->set_culling(cull);
         gpu->set_inside_batches(mode.find("noinside") == std::string::npos);
         gpu->set_resolve_rect(mode.find("norect") == std::string::npos);
+        gpu->set_occlusion_culling(mode.find("noocc") != std::string::npos  ? OcclusionMode::kOff
+                                   : mode.find("occl") != std::string::npos ? OcclusionMode::kOn
+                                                                            : occlusion_default);
         int rounds = -1;  // the renderer's choice unless a token rN forces it
         for (size_t b = 0; b <= mode.size();) {
           const size_t e = std::min(mode.find('+', b), mode.size());
@@ -694,8 +731,7 @@ int main(int argc, char** argv) {
         for (const auto& wh : o.sizes) {
           for (const std::string& camname : o.cameras) {
             Camera cam = scene_camera("cube", cloud);
-            if (camname == "overview")
-              cam.frame(cloud.world_bounds(), double(wh.first) / double(wh.second));
+            if (camname != "inside") cam.frame(cloud_bounds, double(wh.first) / double(wh.second));
             Row base;
             base.points = n;
             base.order = order;

@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     bool inside = in.all_inside;
     if constexpr (kCull) {
       const uint8_t f = __ldg(in.flags + batch);
-      if (f == kBatchCulled) continue;
+      if (!batch_draws(f)) continue;
       inside = f == kBatchInside;
     }
     const CompactBatch b = in.batches[batch];
@@ -146,7 +146,8 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
             cudaStream_t stream) {
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   if (batches == 0) return;
-  if (in.flags) launch_box_flags(p, in.batches, batches, in.inside_ok, in.flags, stream);
+  if (in.flags && !in.flags_ready)
+    launch_box_flags(p, in.batches, batches, in.inside_ok, in.flags, stream, in.hiz, in.hidden);
   const uint64_t rounds = uint64_t(in.rounds < 1 ? 1 : in.rounds);
   const unsigned blocks = in.parts > 1 ? unsigned(batches * uint64_t(in.parts))
                                        : unsigned((batches + rounds - 1) / rounds);

@@ -70,6 +70,9 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(depth32_);
     free_device(rgba_);
     free_device(depth_);
+    free_device(hiz_);
+    free_device(hidden_);
+    if (hidden_host_) PR_CUDA_LOG(cudaFreeHost(hidden_host_));
     if (graph_exec_) PR_CUDA_LOG(cudaGraphExecDestroy(graph_exec_));
     for (cudaEvent_t& e : ev_)
       if (e) PR_CUDA_LOG(cudaEventDestroy(e));
@@ -86,6 +89,10 @@ class CudaRendererImpl final : public CudaRenderer {
     device_name_ = b;
     PR_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : ev_) PR_CUDA_TRY(cudaEventCreate(&e));
+    // Occlusion culling's count of hidden batches, on the device and copied back each frame.
+    PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&hidden_), sizeof(uint32_t)));
+    PR_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&hidden_host_), sizeof(uint32_t),
+                              cudaHostAllocDefault));
     // A/B switches for benchmarks (docs/GPU.md); an unknown variant name is reported, not fatal.
     if (const char* v = std::getenv("PR_CUDA_RASTER"); v && *v) {
       std::string why;
@@ -144,6 +151,16 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
       graph_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
+    if (const char* v = std::getenv("PR_CUDA_OCCLUSION")) {
+      if (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0)
+        occlusion_ = OcclusionMode::kOff;
+      else if (std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0)
+        occlusion_ = OcclusionMode::kOn;
+      else if (std::strcmp(v, "auto") == 0)
+        occlusion_ = OcclusionMode::kAuto;
+      else
+        std::fprintf(stderr, "pointraster: PR_CUDA_OCCLUSION=%s ignored (auto, on or off)\n", v);
+    }
     return true;
   }
 
@@ -179,6 +196,48 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
   void set_inside_batches(bool on) override { inside_ok_ = on; }
+  void set_occlusion_culling(OcclusionMode mode) override { occlusion_ = mode; }
+  OcclusionMode occlusion_culling() const override { return occlusion_; }
+  bool last_batch_counts(BatchCounts* out, std::string* error) const override {
+    *out = BatchCounts{};
+    if (!last_flags_) {
+      if (error) *error = "the last frame tested no batches";
+      return false;
+    }
+    std::vector<uint8_t> f(last_batches_);
+    PR_CUDA_TRY(cudaMemcpyAsync(f.data(), last_flags_, f.size(), cudaMemcpyDeviceToHost, stream_));
+    PR_CUDA_TRY(cudaStreamSynchronize(stream_));
+    out->batches = last_batches_;
+    out->occlusion = last_occlusion_;
+    for (const uint8_t v : f) {
+      if (v == kBatchCulled)
+        ++out->culled;
+      else if (v == kBatchOccluded)
+        ++out->occluded;
+      else if (v & kBatchFirst || !last_occlusion_)
+        ++out->first;
+      else
+        ++out->second;
+    }
+    return true;
+  }
+  bool download_hiz(std::vector<uint32_t>* out, int* width, int* height,
+                    std::string* error) const override {
+    if (!hiz_) {
+      if (error) *error = "no Hi-Z: no frame ran occlusion culling";
+      return false;
+    }
+    HizView v;
+    v.width = hiz_w_;
+    v.height = hiz_h_;
+    out->resize(v.total_words());
+    PR_CUDA_TRY(cudaMemcpyAsync(out->data(), hiz_, out->size() * sizeof(uint32_t),
+                                cudaMemcpyDeviceToHost, stream_));
+    PR_CUDA_TRY(cudaStreamSynchronize(stream_));
+    *width = hiz_w_;
+    *height = hiz_h_;
+    return true;
+  }
   void set_resolve_rect(bool on) override { rect_ = on; }
   void set_memory_limit(uint64_t bytes) override { memory_limit_ = bytes; }
   void set_stage_timing(bool on) override { stage_events_ = on; }
@@ -211,7 +270,8 @@ class CudaRendererImpl final : public CudaRenderer {
            cap_batches_ * (sizeof(CompactBatch) + 1) + cap_boxes_ * (sizeof(PointBox) + 1) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
-           (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0);
+           (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0) +
+           (hiz_ ? hiz_words_ * sizeof(uint32_t) : 0);
   }
 
   bool reserve_points(uint64_t n, std::string* error) override {
@@ -220,6 +280,11 @@ class CudaRendererImpl final : public CudaRenderer {
     compact_active_ = false;
     boxes_ready_ = false;
     cloud_box_ = empty_point_box();
+    hiz_stale_ = true;  // another cloud's depths
+    last_flags_ = nullptr;
+    last_hidden_ = UINT32_MAX;  // kAuto tries occlusion culling first
+    last_occlusion_ = false;
+    plain_frames_ = 0;
     free_device(orig_);  // belongs to the previous cloud's order
     host_orig_ = PodVector<uint32_t>();
     cloud_ = nullptr;
@@ -494,6 +559,56 @@ class CudaRendererImpl final : public CudaRenderer {
            !box_in_view(p, cloud_box_);
   }
   static constexpr uint64_t kMinCullPoints = uint64_t{1} << 20;
+
+  /// Whether a frame drawing `count` of the stored points runs occlusion culling's two passes:
+  /// asked for (kOn, or kAuto and at least kMinOcclusionPoints stored points), with culling on and
+  /// the batches' boxes on the device, and a walk that reads the batch flags (every stored point,
+  /// a subset of a permuted cloud, or compact positions).
+  bool occlusion_for(uint64_t count) const {
+    if (occlusion_ == OcclusionMode::kOff || !cull_ || points_ == 0) return false;
+    const bool ready = compact_active_ ? batch_flags_ != nullptr : boxes_ready_;
+    if (!ready || (count < points_ && !sorted_ && !compact_active_)) return false;
+    return occlusion_ == OcclusionMode::kOn || points_ >= kMinOcclusionPoints;
+  }
+  static constexpr uint64_t kMinOcclusionPoints = uint64_t{1} << 25;
+
+  /// occlusion_for(), and for kAuto whether it pays: the two passes cost three more dependent
+  /// kernels (about 16 us a frame on the H200), which hidden batches must win back. A frame runs
+  /// them while the last one that did found at least kMinHiddenBatches batches hidden by its
+  /// first pass's Hi-Z (occlusion_flags(); the count the frame copies back after its resolve);
+  /// otherwise every kProbeFrames-th frame tries again.
+  bool occlusion_wanted(uint64_t count) {
+    if (last_occlusion_) last_hidden_ = *hidden_host_;  // the last frame has completed
+    if (!occlusion_for(count)) return false;
+    if (occlusion_ == OcclusionMode::kOn || last_hidden_ >= kMinHiddenBatches) {
+      plain_frames_ = 0;
+      return true;
+    }
+    return ++plain_frames_ % kProbeFrames == 0;
+  }
+  static constexpr uint32_t kMinHiddenBatches = 4096;  // 16 M points
+  static constexpr uint32_t kProbeFrames = 16;
+
+  /// The Hi-Z of a width x height frame (HizView), reset to empty for a new size or cloud (an
+  /// empty Hi-Z defers no batch, so the first pass draws every batch in view).
+  bool ensure_hiz(int width, int height, std::string* error) {
+    if (hiz_ && width == hiz_w_ && height == hiz_h_ && !hiz_stale_) return true;
+    HizView v;
+    v.width = width;
+    v.height = height;
+    const size_t words = v.total_words();
+    if (words > hiz_words_) {
+      free_device(hiz_);
+      hiz_words_ = 0;
+      PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&hiz_), words * sizeof(uint32_t)));
+      hiz_words_ = words;
+    }
+    PR_CUDA_TRY(cudaMemsetAsync(hiz_, 0xff, words * sizeof(uint32_t), stream_));
+    hiz_w_ = width;
+    hiz_h_ = height;
+    hiz_stale_ = false;
+    return true;
+  }
 
   /// `bounds`: the cloud's local bounds.
   bool want_sort(const PointCloud& cloud, const Bounds& bounds) const {
@@ -788,6 +903,8 @@ class CudaRendererImpl final : public CudaRenderer {
     // A subset of a permuted cloud: the original index first (not inside a graph capture).
     if (sorted_ && effective_count(points_, s.point_count) < points_ && !ensure_orig(error))
       return false;
+    occl_now_ = occlusion_wanted(effective_count(points_, s.point_count));
+    if (occl_now_ && !ensure_hiz(s.width, s.height, error)) return false;
     if (!graph_) {
       if (!enqueue_frame(camera, s, rgba, depth, stats, false, error)) return false;
       keys_clean_ = true;
@@ -845,7 +962,11 @@ class CudaRendererImpl final : public CudaRenderer {
     const uint64_t count = effective_count(points_, s.point_count);
     stats.points_drawn = count;
     const ProjParams p = camera.params(s.width, s.height, origin_, s.point_size);
-    const bool cull = cull_for(points_, p);
+    // Occlusion culling: the box tests defer the batches the last frame's Hi-Z hides; a first
+    // raster pass draws the others, the Hi-Z of its keys is built, the deferred batches it does not
+    // hide are drawn by a second pass (docs/GPU.md).
+    const bool occl = occl_now_ && hiz_ && hiz_w_ == s.width && hiz_h_ == s.height;
+    const bool cull = occl || cull_for(points_, p);
     const int rounds = rounds_for(points_);
     // With culling on and the whole cloud surely in view: no box tests, and no per-point image
     // tests either.
@@ -858,7 +979,7 @@ class CudaRendererImpl final : public CudaRenderer {
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
              uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
              uint64_t(rounds) << 19 | uint64_t(all_inside) << 24 | uint64_t(pdl_) << 25 |
-             uint64_t(pdl_raster_) << 26;
+             uint64_t(pdl_raster_) << 26 | uint64_t(occl) << 27;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -872,6 +993,17 @@ class CudaRendererImpl final : public CudaRenderer {
     drawn.total = points_;
     drawn.count = count;
     drawn.pdl = pdl_raster_;
+    HizView hiz;
+    hiz.words = hiz_;
+    hiz.width = s.width;
+    hiz.height = s.height;
+    // The pixels this frame's points can write (the cloud's box, splats included); the whole
+    // image when the box is not known.
+    PixelRect reach{0, 0, s.width, s.height};
+    if (compact_active_ || boxes_ready_) reach = box_pixel_rect(p, cloud_box_);
+    const uint64_t batches = compact_active_ ? (points_ + kCompactBatch - 1) / kCompactBatch
+                                             : (points_ + kPointBatch - 1) / kPointBatch;
+    last_flags_ = nullptr;
     if (compact_active_) {
       cuda::CompactInput in;
       static_cast<cuda::DrawnPoints&>(in) = drawn;
@@ -885,7 +1017,21 @@ class CudaRendererImpl final : public CudaRenderer {
       in.inside_ok = inside_ok_;
       if (cull) in.flags = batch_flags_;  // the launch runs the box tests first
       in.all_inside = all_inside;
+      if (occl) {
+        in.hiz = hiz;
+        in.hidden = hidden_;
+      }
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
+      if (launched && occl) {
+        PR_CUDA_TRY(cudaGetLastError());
+        cuda::launch_hiz(keys_, s.width, s.height, reach, hiz_, stream_, pdl_raster_);
+        cuda::launch_occlusion_flags(p, batches_, batches, hiz, batch_flags_, hidden_, stream_,
+                                     pdl_raster_);
+        PR_CUDA_TRY(cudaGetLastError());
+        in.flags_ready = true;
+        launched = cuda::launch_compact_raster(p, in, keys_, stream_);
+      }
+      if (cull) last_flags_ = batch_flags_;
     } else {
       cuda::RasterInput in;
       static_cast<cuda::DrawnPoints&>(in) = drawn;
@@ -893,13 +1039,24 @@ class CudaRendererImpl final : public CudaRenderer {
       in.rounds = rounds;
       in.all_inside = all_inside;
       if (cull) {  // the box tests first, a thread a batch
-        cuda::launch_box_flags(p, boxes_, (points_ + kPointBatch - 1) / kPointBatch, inside_ok_,
-                               flags_, stream_);
+        cuda::launch_box_flags(p, boxes_, batches, inside_ok_, flags_, stream_,
+                               occl ? hiz : HizView{}, occl ? hidden_ : nullptr);
         PR_CUDA_TRY(cudaGetLastError());
         in.flags = flags_;
+        last_flags_ = flags_;
       }
       launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
+      if (launched && occl) {
+        PR_CUDA_TRY(cudaGetLastError());
+        cuda::launch_hiz(keys_, s.width, s.height, reach, hiz_, stream_, pdl_raster_);
+        cuda::launch_occlusion_flags(p, boxes_, batches, hiz, flags_, hidden_, stream_,
+                                     pdl_raster_);
+        PR_CUDA_TRY(cudaGetLastError());
+        launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
+      }
     }
+    last_batches_ = batches;
+    last_occlusion_ = occl;
     if (!launched) {
       if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
       return false;
@@ -909,13 +1066,16 @@ class CudaRendererImpl final : public CudaRenderer {
     // The pixels this frame's points can write (the cloud's box, splats included): the resolve
     // reads only their keys and writes the rest as background. The whole image when the box is
     // not known (PR_CUDA_RECT=0 or set_resolve_rect(false): always).
-    PixelRect rect{0, 0, s.width, s.height};
-    if (rect_ && (compact_active_ || boxes_ready_)) rect = box_pixel_rect(p, cloud_box_);
+    const PixelRect rect = rect_ ? reach : PixelRect{0, 0, s.width, s.height};
     // With stage events an event sits between the raster and the resolve: no dependent launch.
     cuda::launch_resolve(keys_, depth32_, s.width, s.height, rect, s.background, rgba, depth,
                          stream_, vec_resolve_, pdl_ && !stage_events_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(record(ev_[3], capturing));
+    // The hidden batches, for the next frame's choice (occlusion_wanted()); after the timed part.
+    if (occl)
+      PR_CUDA_TRY(cudaMemcpyAsync(hidden_host_, hidden_, sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                  stream_));
     return true;
   }
 
@@ -980,6 +1140,21 @@ class CudaRendererImpl final : public CudaRenderer {
   bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
   bool pdl_ = false;           // the resolve as a programmatic dependent launch (PR_CUDA_PDL)
   bool pdl_raster_ = false;    // and a culled frame's raster, after the box tests
+  // Occlusion culling (PR_CUDA_OCCLUSION): the Hi-Z of the last frame's first pass.
+  OcclusionMode occlusion_ = OcclusionMode::kAuto;
+  uint32_t* hiz_ = nullptr;
+  size_t hiz_words_ = 0;
+  int hiz_w_ = 0, hiz_h_ = 0;
+  bool hiz_stale_ = true;
+  uint32_t* hidden_ = nullptr;       // batches the last occlusion frame hid (device)
+  uint32_t* hidden_host_ = nullptr;  // its copy (pinned host memory)
+  uint32_t last_hidden_ = UINT32_MAX;
+  uint32_t plain_frames_ = 0;  // kAuto: frames since occlusion culling last ran
+  bool occl_now_ = false;      // this frame runs occlusion culling
+  // The last frame's batch flags (for last_batch_counts()), or null: no box tests.
+  const uint8_t* last_flags_ = nullptr;
+  uint64_t last_batches_ = 0;
+  bool last_occlusion_ = false;
   cudaGraphicsResource_t gl_res_ = nullptr;
   int gl_width_ = 0, gl_height_ = 0;
 };

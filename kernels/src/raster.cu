@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
       if (round == 0 || at % kPointBatch == 0) {
         // The same byte for every thread of the block: one broadcast load.
         const uint8_t f = __ldg(in.flags + at / kPointBatch);
-        if (f == kBatchCulled) {
+        if (!batch_draws(f)) {
           // On to the next batch: the round that starts it.
           round += int((kPointBatch - at % kPointBatch) / kChunk) - 1;
           continue;
@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(kThreads)
   if constexpr (kCull) wait_for_primary();  // this frame's box tests
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   if constexpr (kCull) {
-    if (__ldg(in.flags + blockIdx.x) == kBatchCulled) return;
+    if (!batch_draws(__ldg(in.flags + blockIdx.x))) return;
     const uint64_t first = uint64_t(blockIdx.x) * kPointBatch + threadIdx.x;
     for (uint32_t k = 0; k < kPointBatch; k += kThreads)
       splat_point<kWalk>(p, in, step, keys, n, first + k);
@@ -356,6 +356,56 @@ __global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __rest
   }
   __stcs(reinterpret_cast<uint4*>(rgba) + q, make_uint4(c[0], c[1], c[2], c[3]));
   if (depth) reinterpret_cast<float4*>(depth)[q] = make_float4(d[0], d[1], d[2], d[3]);
+}
+
+/// The Hi-Z (engine/culling.h's HizView layout): a block a level-1 tile (64 x 64 pixels, 4 x 4
+/// level-0 tiles); thread t takes 16 pixels of row t / 4 of the block, in level-0 tile column t %
+/// 4, so a warp reads 8 rows of 512 contiguous bytes. The maxima of a tile's 16 rows meet by
+/// shuffles (the 8 rows of a warp) and through shared memory (its two warps).
+__global__ void __launch_bounds__(256)
+    build_hiz_tiles(const unsigned long long* __restrict__ keys, HizView hiz, PixelRect rect,
+                    uint32_t* __restrict__ words) {
+  static_assert(kHizTile1 == 4 * kHizTile && kHizTile == 16);
+  allow_dependents();  // the second pass's flags
+  wait_for_primary();  // the first raster pass's keys; nothing is written before
+  const int tx1 = hiz.tiles_x(1);
+  const int bx = int(blockIdx.x) % tx1, by = int(blockIdx.x) / tx1;
+  const int t = int(threadIdx.x), row = t / 4, quarter = t % 4;
+  const int tile_x = bx * 4 + quarter, tile_y = by * 4 + row / kHizTile;
+  const int x0 = tile_x * kHizTile, y = by * kHizTile1 + row;
+  // The tile meets the rect: its keys are read; otherwise no point wrote there (empty).
+  const bool meets = x0 < rect.x1 && x0 + kHizTile > rect.x0 && tile_y * kHizTile < rect.y1 &&
+                     tile_y * kHizTile + kHizTile > rect.y0;
+  uint32_t m = 0;  // pixels outside the image count for nothing
+  if (y < hiz.height) {
+    if (!meets) {
+      m = x0 < hiz.width ? 0xffffffffu : 0u;
+    } else {
+      const unsigned long long* k = keys + size_t(y) * size_t(hiz.width);
+#pragma unroll
+      for (int i = 0; i < kHizTile; ++i)
+        if (x0 + i < hiz.width) m = max(m, uint32_t(k[x0 + i] >> 32));
+    }
+  }
+  // Lanes 4 apart share a tile column: the maximum of a warp's 8 rows.
+  m = max(m, __shfl_xor_sync(0xffffffffu, m, 4));
+  m = max(m, __shfl_xor_sync(0xffffffffu, m, 8));
+  m = max(m, __shfl_xor_sync(0xffffffffu, m, 16));
+  __shared__ uint32_t part[8][4];
+  if ((t & 31) < 4) part[t / 32][quarter] = m;
+  __syncthreads();
+  if (t < 16) {
+    const int q = t % 4, r = t / 4;  // level-0 tile (q, r) of the block
+    const uint32_t v = max(part[2 * r][q], part[2 * r + 1][q]);
+    const int ox = bx * 4 + q, oy = by * 4 + r;
+    if (ox < hiz.tiles_x(0) && oy < hiz.tiles_y(0)) words[oy * hiz.tiles_x(0) + ox] = v;
+  }
+  if (t == 0) {
+    uint32_t v = 0;
+    for (int w = 0; w < 8; ++w)
+      for (int q = 0; q < 4; ++q) v = max(v, part[w][q]);
+    words[hiz.level_words(0) + size_t(by) * size_t(tx1) + size_t(bx)] = v;
+  }
 }
 
 template <int kWalk, bool kCull = false>
@@ -448,6 +498,15 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsign
       launch_splats<kPermutedSubset>(p, in, step, keys, stream);
   }
   return true;
+}
+
+void launch_hiz(const unsigned long long* keys, int width, int height, const PixelRect& rect,
+                uint32_t* hiz, cudaStream_t stream, bool pdl) {
+  if (width <= 0 || height <= 0) return;
+  HizView v;
+  v.width = width;
+  v.height = height;
+  launch_kernel(build_hiz_tiles, unsigned(v.level_words(1)), 256u, stream, pdl, keys, v, rect, hiz);
 }
 
 void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,

@@ -114,6 +114,14 @@ void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int 
                     const PixelRect& rect, uint32_t background, uint32_t* rgba, float* depth,
                     cudaStream_t stream, bool vec4 = true, bool pdl = false);
 
+/// Builds the Hi-Z of the width x height `keys` (HizView's layout, engine/culling.h; `hiz` has
+/// total_words() words) as build_hiz() does on the host. Tiles with no pixel in `rect` (the
+/// pixels this frame's points can write) are written empty without a read. `pdl`: launched as a
+/// programmatic dependent of the raster kernel before it; it waits for the raster's keys before
+/// it writes anything.
+void launch_hiz(const unsigned long long* keys, int width, int height, const PixelRect& rect,
+                uint32_t* hiz, cudaStream_t stream, bool pdl);
+
 /// The Morton (Z-order) order of `n` device positions `src` in `box` (morton_code_of(), the
 /// host's function), by CUB's (stable) radix sort: `order[k]` is the index of the k-th point
 /// along the curve (ties keep the original order), the very order of the host's morton_order().
@@ -157,6 +165,12 @@ struct CompactInput : DrawnPoints {
   bool inside_ok = true;
   /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()).
   bool all_inside = false;
+  /// Occlusion culling: the box tests defer the batches this Hi-Z hides and zero `hidden`
+  /// (box_flags()).
+  HizView hiz;
+  uint32_t* hidden = nullptr;
+  /// The flags are this frame's already (occlusion culling's second pass): no box tests.
+  bool flags_ready = false;
 };
 
 /// Blocks of in.rounds batches: (with in.flags) the box tests first, then every stored point
@@ -218,6 +232,18 @@ __device__ __forceinline__ bool batch_inside(const ProjParams& p, const CompactB
   return compact_box_inside(p, b);
 }
 
+__device__ __forceinline__ BoxFootprint batch_footprint(const ProjParams& p, const PointBox& b) {
+  const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
+  const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
+  return box_footprint(p, lo, hi);
+}
+__device__ __forceinline__ BoxFootprint batch_footprint(const ProjParams& p,
+                                                        const CompactBatch& b) {
+  double lo[3], hi[3];
+  compact_box_bounds(b, lo, hi);
+  return box_footprint(p, lo, hi);
+}
+
 /// Batch culling (engine/culling.h), one thread a batch: the box test of each of `n` boxes
 /// (double precision, conservative, the CPU's function) into its BatchFlag byte: culled when no
 /// point can draw, inside (only when `inside` allows it) when every point surely draws at its
@@ -225,26 +251,72 @@ __device__ __forceinline__ bool batch_inside(const ProjParams& p, const CompactB
 /// own before the raster kernel: measured against thread 0 of each raster block testing its own
 /// batch (whose double arithmetic raised the raster kernel's registers or spilled them), 1e9
 /// points 3.24 against 3.44 ms with every point in view, 0.27 against 0.43 ms inside the cloud
-/// (docs/GPU.md).
+/// (docs/GPU.md). With `hiz` (occlusion culling's first pass: the last frame's Hi-Z) a batch in
+/// view that it hides is deferred (| kBatchDeferred): the first raster pass skips it and
+/// occlusion_flags() decides after that pass.
 template <class Box>
 __global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t n, bool inside,
-                          uint8_t* __restrict__ flags) {
+                          uint8_t* __restrict__ flags, HizView hiz, uint32_t* hidden) {
   allow_dependents();  // the raster may be scheduled beside these blocks (DrawnPoints::pdl)
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  // occlusion_flags() counts into it after this grid has completed.
+  if (hidden && i == 0) *hidden = 0;
   if (i >= n) return;
   const Box b = boxes[i];
-  flags[i] = !batch_visible(p, b)           ? kBatchCulled
-             : inside && batch_inside(p, b) ? kBatchInside
-                                            : kBatchDrawn;
+  uint8_t f = !batch_visible(p, b)           ? kBatchCulled
+              : inside && batch_inside(p, b) ? kBatchInside
+                                             : kBatchDrawn;
+  if (hiz.words && f != kBatchCulled && footprint_occluded(batch_footprint(p, b), hiz))
+    f |= kBatchDeferred;
+  flags[i] = f;
 }
 
+/// Occlusion culling's second pass, one thread a batch, after the first raster pass and
+/// launch_hiz(): a deferred batch that this frame's Hi-Z (`hiz`) no longer hides is drawn by the
+/// second pass (its flag without kBatchDeferred); one it still hides becomes kBatchOccluded, one
+/// drawn by the first pass kBatchFirst | its flag, so the second pass draws only the former.
+/// `hidden` (zeroed by box_flags()) counts the batches in view that this Hi-Z hides, those the
+/// first pass drew among them: what the next frame would skip if the camera stayed (the measure
+/// of whether the two passes pay, whatever the Hi-Z that chose this frame's first pass).
+template <class Box>
+__global__ void occlusion_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t n,
+                                HizView hiz, uint8_t* __restrict__ flags, uint32_t* hidden) {
+  allow_dependents();  // the second raster pass
+  wait_for_primary();  // the Hi-Z of the first pass
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  bool hid = false;
+  if (i < n) {
+    const uint8_t f = flags[i];
+    if (f != kBatchCulled) {
+      hid = footprint_occluded(batch_footprint(p, boxes[i]), hiz);
+      flags[i] = !(f & kBatchDeferred) ? uint8_t(f | kBatchFirst)
+                 : hid                 ? uint8_t(kBatchOccluded)
+                                       : uint8_t(f & ~kBatchDeferred);
+    }
+  }
+  const unsigned votes = __ballot_sync(0xffffffffu, hid);  // one atomic a warp
+  if (votes && (threadIdx.x & 31) == 0) atomicAdd(hidden, uint32_t(__popc(votes)));
+}
+
+constexpr unsigned kFlagThreads = 256;
+
+/// `hiz` and `hidden`: occlusion culling's first pass (box_flags()), or none.
 template <class Box>
 void launch_box_flags(const ProjParams& p, const Box* boxes, uint64_t n, bool inside,
-                      uint8_t* flags, cudaStream_t stream) {
+                      uint8_t* flags, cudaStream_t stream, HizView hiz = HizView{},
+                      uint32_t* hidden = nullptr) {
   if (n == 0) return;
-  constexpr unsigned kFlagThreads = 256;
   box_flags<Box><<<unsigned((n + kFlagThreads - 1) / kFlagThreads), kFlagThreads, 0, stream>>>(
-      p, boxes, n, inside, flags);
+      p, boxes, n, inside, flags, hiz, hidden);
+}
+
+/// occlusion_flags() as a programmatic dependent of launch_hiz() where `pdl` allows.
+template <class Box>
+void launch_occlusion_flags(const ProjParams& p, const Box* boxes, uint64_t n, HizView hiz,
+                            uint8_t* flags, uint32_t* hidden, cudaStream_t stream, bool pdl) {
+  if (n == 0) return;
+  launch_kernel(occlusion_flags<Box>, unsigned((n + kFlagThreads - 1) / kFlagThreads), kFlagThreads,
+                stream, pdl, p, boxes, n, hiz, flags, hidden);
 }
 #endif
 

@@ -256,5 +256,78 @@ TEST(Culling, SeedCameraInsideTheCubeSkipsMostBatches) {
       << r.culled_batches() << " of " << r.boxes().size();
 }
 
+TEST(Culling, OccludedBoxesCannotChangeAnyPixel) {
+  // Random visibility buffers (each pixel's depth between half and 1.1 times the distance to the
+  // boxes, a few pixels and a few whole rows empty), their Hi-Z (build_hiz()), and random boxes,
+  // cameras, image and point sizes: when footprint_occluded() says a box is hidden, every pixel
+  // that a corner, the centre or a random float point of the box writes holds a nearer key, so
+  // the point loses the depth test whatever its color; every drawn point lies at box_footprint()'s
+  // near depth or beyond. Enough boxes come out hidden, and enough not, for both answers to count.
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<double> t(0.0, 1.0);
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  int hidden = 0, shown = 0, hidden_points = 0;
+  for (int i = 0; i < 400; ++i) {
+    Camera cam = test::random_camera(rng, world);
+    cam.position *= 4.0;
+    cam.look_at(glm::dvec3(0.0));
+    const double dist = glm::length(cam.position);
+    const int w = 40 + int(t(rng) * 400), h = 30 + int(t(rng) * 300);
+    const ProjParams p = cam.params(w, h, glm::dvec3(0.0), 1 + i % 4);
+    std::vector<uint64_t> keys(size_t(w) * size_t(h));
+    const int empty_row = i % 5 == 0 ? int(t(rng) * h) : -1;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        keys[size_t(y) * w + x] =
+            y == empty_row || t(rng) < 1e-4
+                ? kEmptyKey
+                : pack_key(float(dist * (0.5 + 0.6 * t(rng))), uint32_t(rng()));
+    HizView hiz;
+    hiz.width = w;
+    hiz.height = h;
+    std::vector<uint32_t> words(hiz.total_words());
+    build_hiz(keys.data(), w, h, words.data());
+    hiz.words = words.data();
+    for (int j = 0; j < 50; ++j) {
+      PointBox b;
+      for (int a = 0; a < 3; ++a) {
+        b.lo[a] = u(rng) * 10.0f;
+        b.hi[a] = b.lo[a] + (u(rng) + 1.0f) * (j % 3 == 0 ? 0.05f : 1.0f);
+      }
+      const double lo[3] = {b.lo[0], b.lo[1], b.lo[2]}, hi[3] = {b.hi[0], b.hi[1], b.hi[2]};
+      const BoxFootprint f = box_footprint(p, lo, hi);
+      const bool occluded = footprint_occluded(f, hiz);
+      (occluded ? hidden : shown)++;
+      for (int k = 0; k < 60; ++k) {
+        float x, y, z;
+        test::sample_point_box(b, k, rng, x, y, z);
+        int ix, iy;
+        uint64_t key;
+        if (!project_to_pixel(p, x, y, z, 0, ix, iy, key)) continue;
+        ASSERT_GE(double(key_depth(key)), f.near_depth) << "box " << i << "." << j;
+        if (!occluded) continue;
+        ++hidden_points;
+        int x0, y0, x1, y1;
+        splat_rect(p, ix, iy, x0, y0, x1, y1);
+        for (int yy = y0; yy < y1; ++yy)
+          for (int xx = x0; xx < x1; ++xx)
+            ASSERT_LT(key_depth(keys[size_t(yy) * w + xx]), key_depth(key))
+                << "box " << i << "." << j << ", point " << k << " at (" << xx << ", " << yy
+                << ") would draw";
+      }
+    }
+  }
+  EXPECT_GT(hidden, 1'000);
+  EXPECT_GT(shown, 2'000);
+  EXPECT_GT(hidden_points, 50'000);
+  // No Hi-Z, or an empty footprint: never hidden.
+  BoxFootprint f;
+  f.near_depth = 1e30;
+  EXPECT_FALSE(footprint_occluded(f, HizView{}));
+}
+
 }  // namespace
 }  // namespace pr

@@ -972,6 +972,167 @@ TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
   gpu->set_compact_positions(false);
 }
 
+/// Occlusion culling (set_occlusion_culling(kOn)) keeps every frame equal to the CPU's image over a
+/// camera path that moves (the last frame's Hi-Z then defers batches that are now in front), turns,
+/// leaves and re-enters the cloud, with point sizes 1 and 3, depth output and a subset, in float
+/// and compact storage. At a camera that stays put it skips most of a dense cloud: from the second
+/// frame on the first pass draws every batch that wins a pixel, the second draws none, and the
+/// Hi-Z the renderer keeps is the host's build_hiz() of the CPU's final depths.
+TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  const PointCloud& cloud = scene_cloud("cube", 1'000'000);
+  const Bounds b = cloud.world_bounds();
+  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kOn);
+  for (const bool compact : {false, true}) {
+    SCOPED_TRACE(compact ? "compact" : "float");
+    gpu->set_compact_positions(compact);
+    CpuRenderer cpu;
+    cpu.set_compact(compact, true);
+    ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    RenderSettings rs;
+    rs.width = 333;  // not a whole number of tiles
+    rs.height = 190;
+    rs.background = kBackground;
+    Camera overview;
+    overview.frame(b, double(rs.width) / double(rs.height));
+    int frame_no = 0;
+    uint64_t occluded = 0, second = 0;
+    CudaRenderer::BatchCounts c;  // the last frame's
+    auto check = [&](const Camera& cam, const std::string& what) {
+      SCOPED_TRACE("frame " + std::to_string(frame_no++) + ": " + what);
+      c = CudaRenderer::BatchCounts{};
+      Frame f;
+      ASSERT_TRUE(cpu.render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
+      ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
+      expect_same(f, what);
+      if (rs.want_depth) {
+        size_t bad = 0;
+        for (size_t i = 0; i < f.cpu.depth.size(); ++i)
+          bad += std::memcmp(&f.cpu.depth[i], &f.gpu.depth[i], sizeof(float)) != 0;
+        EXPECT_EQ(bad, 0u) << "depth";
+      }
+      ASSERT_TRUE(gpu->last_batch_counts(&c, &err)) << err;
+      EXPECT_TRUE(c.occlusion);
+      EXPECT_EQ(c.culled + c.first + c.second + c.occluded, c.batches);
+      occluded += c.occluded;
+      second += c.second;
+    };
+    rs.want_depth = true;
+    check(overview, "overview, first");
+    for (int k = 0; k < 2; ++k) {  // the same camera again: the Hi-Z of the last frame holds
+      check(overview, "overview, again");
+      EXPECT_EQ(c.second, 0u);
+      EXPECT_GT(c.occluded, c.batches / 4) << "most of the dense cube is hidden";
+      // The kept Hi-Z is that of the final image's keys.
+      Image img;
+      FrameStats st;
+      ASSERT_TRUE(cpu.render(overview, rs, img, st, &err)) << err;
+      std::vector<uint64_t> keys(img.depth.size());
+      for (size_t i = 0; i < keys.size(); ++i)
+        keys[i] = std::isinf(img.depth[i]) ? kEmptyKey : uint64_t(float_bits(img.depth[i])) << 32;
+      HizView v;
+      v.width = rs.width;
+      v.height = rs.height;
+      std::vector<uint32_t> want(v.total_words()), got;
+      build_hiz(keys.data(), rs.width, rs.height, want.data());
+      int gw = 0, gh = 0;
+      ASSERT_TRUE(gpu->download_hiz(&got, &gw, &gh, &err)) << err;
+      EXPECT_EQ(gw, rs.width);
+      EXPECT_EQ(gh, rs.height);
+      EXPECT_TRUE(got == want) << "the Hi-Z differs from the host's";
+    }
+    rs.want_depth = false;
+    for (int i = 0; i < 10; ++i) {  // moving in, turning: batches deferred by a stale Hi-Z
+      Camera cam = overview;
+      cam.position += cam.forward() * glm::length(b.size()) * 0.08 * double(i);
+      cam.yaw += 0.06 * double(i);
+      cam.pitch -= 0.03 * double(i);
+      rs.point_size = i % 4 == 3 ? 3 : 1;
+      check(cam, "moving " + std::to_string(i));
+    }
+    rs.point_size = 1;
+    Camera away = overview;
+    away.yaw += 3.14159;
+    check(away, "looking away");
+    check(Camera{}, "the seed's camera inside the cube");
+    check(overview, "overview after inside");
+    rs.point_count = cloud.size() / 3;
+    check(overview, "a third of the points");
+    check(overview, "a third of the points, again");
+    rs.point_count = 0;
+    check(overview, "all again");
+    EXPECT_GT(occluded, 0u);
+    EXPECT_GT(second, 0u) << "no frame drew a deferred batch: the path does not test pass 2";
+  }
+  gpu->set_compact_positions(false);
+  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kOff);
+  // Off: the counts say so.
+  RenderSettings rs;
+  rs.width = 64;
+  rs.height = 48;
+  Image img;
+  FrameStats st;
+  ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+  ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
+  CudaRenderer::BatchCounts off;
+  if (gpu->last_batch_counts(&off, &err)) {
+    EXPECT_FALSE(off.occlusion);
+  }
+}
+
+/// The default, kAuto: a cloud of 2^25 points seen whole through a small image hides most of its
+/// batches, so its frames run occlusion culling; seen from inside, nothing is hidden, and then only
+/// every 16th frame tries again. Every frame compared equals the CPU's image.
+TEST(CudaRenderer, AutomaticOcclusionCullingRunsWhileItHidesEnough) {
+  PR_REQUIRE_GPU(gpu);
+  std::string err;
+  PointCloud cloud = make_scene("cube", uint64_t{1} << 25);
+  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kAuto);
+  CpuRenderer cpu;
+  ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+  ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+  RenderSettings rs;
+  rs.width = 320;
+  rs.height = 180;
+  rs.background = kBackground;
+  Camera overview;
+  overview.frame(cloud.world_bounds(), double(rs.width) / double(rs.height));
+  auto draw = [&](const Camera& cam, bool compare, CudaRenderer::BatchCounts* c) {
+    Frame f;
+    ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
+    ASSERT_TRUE(gpu->last_batch_counts(c, &err)) << err;
+    if (!compare) return;
+    ASSERT_TRUE(cpu.render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
+    expect_same(f, c->occlusion ? "occlusion culled" : "plain");
+  };
+  CudaRenderer::BatchCounts c;
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE("overview " + std::to_string(i));
+    draw(overview, i == 2, &c);
+    EXPECT_TRUE(c.occlusion);
+  }
+  EXPECT_GT(c.occluded, 4096u);
+  int tried = 0;
+  for (int i = 0; i < 33; ++i) {
+    SCOPED_TRACE("inside " + std::to_string(i));
+    draw(Camera{}, i % 8 == 0, &c);
+    EXPECT_EQ(c.occluded, 0u);
+    if (i > 0) tried += c.occlusion;
+  }
+  EXPECT_EQ(tried, 2) << "frames 1 - 32 inside: a try every 16th";
+  draw(overview, true, &c);  // a try finds the hidden batches again
+  for (int i = 0; i < 16 && !c.occlusion; ++i) draw(overview, false, &c);
+  EXPECT_TRUE(c.occlusion);
+  draw(overview, true, &c);
+  EXPECT_TRUE(c.occlusion);
+  EXPECT_GT(c.occluded, 4096u);
+  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kOff);
+  static const PointCloud kEmpty;
+  ASSERT_TRUE(gpu->set_cloud(kEmpty, &err)) << err;
+}
+
 /// The GPU's compact encoder (the GPU Morton sort, then one block a batch) stores the very words
 /// and boxes of the host's build_compact(), bit for bit, in Morton and in file order, on scenes
 /// and on a cloud with NaN, infinite, huge and signed-zero coordinates.

@@ -26,7 +26,16 @@ enum BatchFlag : uint8_t {
   kBatchCulled = 0,  ///< no point of the batch can draw (box_visible() false)
   kBatchDrawn = 1,   ///< drawn, each point with its own image tests
   kBatchInside = 2,  ///< wholly inside the view (box_inside()): the points skip the image tests
+  // Occlusion culling's frames (the CUDA renderer's two passes; docs/GPU.md): bits over the above.
+  kBatchDeferred = 4,   ///< pass 1: hidden by the last frame's Hi-Z, left to pass 2's test
+  kBatchFirst = 8,      ///< pass 2: drawn in pass 1 (its flag | 8), not again
+  kBatchOccluded = 16,  ///< pass 2: deferred and hidden by this frame's pass-1 Hi-Z: not drawn
 };
+
+/// Whether a raster pass draws a batch of this flag: only kBatchDrawn and kBatchInside draw.
+PR_HD bool batch_draws(uint8_t f) {
+  return uint32_t(f) - 1u < 2u;
+}
 
 /// The bounding box of a batch's finite points (lo > hi on every axis when it has none).
 struct PointBox {
@@ -177,30 +186,36 @@ inline bool box_in_view(const ProjParams& p, const PointBox& b) {
 /// A half-open rectangle of pixels, [x0, x1) x [y0, y1).
 struct PixelRect {
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  bool empty() const { return x0 >= x1 || y0 >= y1; }
+  PR_HD bool empty() const { return x0 >= x1 || y0 >= y1; }
 };
 
-/// The pixels that points of the box can write in a frame seen with `p`, splats included: a
-/// superset, clamped to the image; empty when no point can draw, the whole image when unsure.
-/// A renderer whose points all lie in the box can resolve the rest of the image as background
-/// without reading it (the CUDA renderer's resolve).
+/// Where a box's points can land in a frame: the pixels they can write (box_pixel_rect()) and the
+/// smallest camera-space depth any of them can have (a drawn point's float c.z is at least this).
+struct BoxFootprint {
+  PixelRect rect;
+  double near_depth = 0.0;
+};
+
+/// The footprint of the box [lo, hi] seen with `p`: a superset of the pixels its points can write,
+/// splats included, clamped to the image (empty when no point can draw, the whole image when
+/// unsure), and the least depth of a drawn point (near_z when unsure).
 ///
 /// A drawn point's float camera coordinates lie in camera_box() with c.z > near_z, so in the box
 /// [x-, x+] x [y-, y+] x [max(z-, near_z), z+]. With near_z > 0 that box is in front of the
 /// camera, where px = c.x F / c.z + cx and py = cy - c.y F / c.z are linear-fractional functions
 /// of c: they take their extremes over the box at its corners. The margin is 2 pixels for the
 /// float division's rounding, plus point_size pixels for a splat's square around its centre.
-inline PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
+PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const double hi[3]) {
+  BoxFootprint f;
   const PixelRect full{0, 0, p.width > 0 ? p.width : 0, p.height > 0 ? p.height : 0};
-  if (!(b.lo[0] <= b.hi[0])) return PixelRect{};  // no finite point
-  const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
-  const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
+  const double near_z = double(p.near_z);
+  f.near_depth = near_z;
   double cc[3], ch[3];
   camera_box(p, lo, hi, cc, ch);
-  const double near_z = double(p.near_z);
   const double zhi = cc[2] + ch[2];
-  if (zhi <= near_z) return PixelRect{};  // wholly behind the near plane: nothing draws
-  if (!(near_z > 0.0)) return full;
+  if (zhi <= near_z) return f;  // wholly behind the near plane: nothing draws
+  f.rect = full;
+  if (!(near_z > 0.0)) return f;
   const double zlo = cc[2] - ch[2] > near_z ? cc[2] - ch[2] : near_z;
   const double F = double(p.focus) * double(p.scale);
   double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
@@ -210,22 +225,91 @@ inline PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
     const double y = c & 2 ? cc[1] + ch[1] : cc[1] - ch[1];
     const double z = c & 4 ? zhi : zlo;
     const double px = x * F / z + double(p.cx), py = double(p.cy) - y * F / z;
-    finite = finite && std::isfinite(px) && std::isfinite(py);
+    // Finite when v - v is zero (NaN and infinities give NaN).
+    finite = finite && px - px == 0.0 && py - py == 0.0;
     xmin = px < xmin ? px : xmin;
     xmax = px > xmax ? px : xmax;
     ymin = py < ymin ? py : ymin;
     ymax = py > ymax ? py : ymax;
   }
-  if (!finite) return full;  // NaN or overflow anywhere: unsure
+  if (!finite) return f;  // NaN or overflow anywhere: unsure
+  f.near_depth = zlo;
   const double m = 2.0 + double(p.point_size > 1 ? p.point_size : 1);
+  // floor() by truncation of a value clamped to [0, n]: the clamp keeps it non-negative.
   auto clamp_to = [](double v, int n) { return v <= 0.0 ? 0 : v >= double(n) ? n : int(v); };
-  PixelRect r;
-  r.x0 = clamp_to(std::floor(xmin - m), full.x1);
-  r.x1 = clamp_to(std::floor(xmax + m) + 1.0, full.x1);
-  r.y0 = clamp_to(std::floor(ymin - m), full.y1);
-  r.y1 = clamp_to(std::floor(ymax + m) + 1.0, full.y1);
-  return r;
+  f.rect.x0 = clamp_to(xmin - m, full.x1);
+  f.rect.x1 = clamp_to(xmax + m + 1.0, full.x1);
+  f.rect.y0 = clamp_to(ymin - m, full.y1);
+  f.rect.y1 = clamp_to(ymax + m + 1.0, full.y1);
+  return f;
 }
+
+/// The pixels that points of the box can write in a frame seen with `p`, splats included: a
+/// superset, clamped to the image; empty when no point can draw, the whole image when unsure
+/// (box_footprint()). A renderer whose points all lie in the box can resolve the rest of the image
+/// as background without reading it (the CUDA renderer's resolve).
+PR_HD PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
+  if (!(b.lo[0] <= b.hi[0])) return PixelRect{};  // no finite point
+  const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
+  const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
+  return box_footprint(p, lo, hi).rect;
+}
+
+// Occlusion culling (the CUDA renderer's, docs/GPU.md): a hierarchical depth buffer ("Hi-Z") holds,
+// for each tile of kHizTile x kHizTile pixels, the largest depth of the keys in it (the key's high
+// word, all ones for a tile with an empty pixel), and for each tile of kHizTile1 pixels the largest
+// of its small tiles. A batch whose every point would land behind what every pixel of its
+// footprint already holds cannot change the image: the depth buffer only gets nearer during a
+// frame, and a key of a greater depth loses whatever its color.
+constexpr int kHizTile = 16;   ///< pixels on a side of a level-0 tile
+constexpr int kHizTile1 = 64;  ///< of a level-1 tile
+constexpr int kHizSpan = 6;    ///< most tiles on a side a footprint is tested over, per level
+
+/// A Hi-Z of a width x height image: level 0 (tiles_x(0) x tiles_y(0) words, row-major) and
+/// level 1 after it.
+struct HizView {
+  const uint32_t* words = nullptr;
+  int width = 0, height = 0;
+  PR_HD int tiles_x(int level) const {
+    const int t = level ? kHizTile1 : kHizTile;
+    return (width + t - 1) / t;
+  }
+  PR_HD int tiles_y(int level) const {
+    const int t = level ? kHizTile1 : kHizTile;
+    return (height + t - 1) / t;
+  }
+  PR_HD size_t level_words(int level) const {
+    return size_t(tiles_x(level)) * size_t(tiles_y(level));
+  }
+  PR_HD size_t total_words() const { return level_words(0) + level_words(1); }
+};
+
+/// Whether every pixel of the footprint's rect already holds a point nearer than f.near_depth in
+/// `hiz` (false when unsure: an empty rect, a rect over more than kHizSpan tiles a side even at
+/// level 1, a tile with an empty pixel). The tiles are read as one unrolled batch of loads.
+PR_HD bool footprint_occluded(const BoxFootprint& f, const HizView& hiz) {
+  if (f.rect.empty() || !hiz.words) return false;
+  for (int level = 0; level < 2; ++level) {
+    const int t = level ? kHizTile1 : kHizTile;
+    const int tx0 = f.rect.x0 / t, tx1 = (f.rect.x1 - 1) / t;
+    const int ty0 = f.rect.y0 / t, ty1 = (f.rect.y1 - 1) / t;
+    if (tx1 - tx0 >= kHizSpan || ty1 - ty0 >= kHizSpan) continue;
+    const uint32_t* w = hiz.words + (level ? hiz.level_words(0) : 0);
+    const int stride = hiz.tiles_x(level);
+    bool occluded = true;
+    for (int j = 0; j < kHizSpan; ++j)
+      for (int i = 0; i < kHizSpan; ++i)
+        if (ty0 + j <= ty1 && tx0 + i <= tx1)
+          // All ones (an empty pixel) is a NaN: the comparison is false.
+          occluded &= double(bits_float(w[(ty0 + j) * stride + tx0 + i])) < f.near_depth;
+    return occluded;
+  }
+  return false;
+}
+
+/// The Hi-Z (HizView's layout, hiz.total_words() words) of a width x height buffer of keys, on
+/// the host: what the CUDA renderer builds on the device, for tests.
+void build_hiz(const uint64_t* keys, int width, int height, uint32_t* words);
 
 /// Whether a point counts for its batch's box: all three coordinates finite (a point with an
 /// infinite or NaN coordinate never draws: its camera-space z is NaN or infinite). Huge finite
