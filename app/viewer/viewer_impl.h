@@ -57,10 +57,12 @@ struct Viewer::Impl {
   std::unique_ptr<CudaRenderer> gpu;
 #endif
   bool use_gpu = false;
-  bool gpu_compact = false;  // compact positions on the GPU (--compact, the panel, the fallback)
-  bool interop = false;      // GPU renders straight into the PBO
-  std::string interop_why;   // why interop is off in GPU mode
-  std::string gpu_why;       // why GPU mode is unavailable (empty: available)
+  bool gpu_compact = false;    // compact positions on the GPU (--compact, the panel, the fallback)
+  bool interop = false;        // GPU renders straight into the PBO
+  std::string interop_why;     // why interop is off in GPU mode
+  std::string gpu_why;         // why GPU mode is unavailable (empty: available)
+  std::string occlusion_note;  // the GPU's last batch counts, refreshed every 30 frames
+  uint64_t panel_frames = 0;
   bool gpu_checked = false;
 
   Camera camera;

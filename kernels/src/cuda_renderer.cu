@@ -200,9 +200,13 @@ class CudaRendererImpl final : public CudaRenderer {
   OcclusionMode occlusion_culling() const override { return occlusion_; }
   bool last_batch_counts(BatchCounts* out, std::string* error) const override {
     *out = BatchCounts{};
-    if (!last_flags_) {
-      if (error) *error = "the last frame tested no batches";
+    if (last_batches_ == 0) {
+      if (error) *error = "no frame of a cloud drawn yet";
       return false;
+    }
+    if (!last_flags_) {  // no box tests (the whole cloud in view): every batch drawn
+      out->batches = out->first = last_batches_;
+      return true;
     }
     std::vector<uint8_t> f(last_batches_);
     PR_CUDA_TRY(cudaMemcpyAsync(f.data(), last_flags_, f.size(), cudaMemcpyDeviceToHost, stream_));
@@ -282,6 +286,7 @@ class CudaRendererImpl final : public CudaRenderer {
     cloud_box_ = empty_point_box();
     hiz_stale_ = true;  // another cloud's depths
     last_flags_ = nullptr;
+    last_batches_ = 0;
     last_hidden_ = UINT32_MAX;  // kAuto tries occlusion culling first
     last_occlusion_ = false;
     plain_frames_ = 0;

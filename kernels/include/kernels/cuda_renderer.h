@@ -122,7 +122,8 @@ class CudaRenderer : public Renderer {
     uint64_t occluded = 0;   ///< skipped: hidden by the first pass's Hi-Z
     bool occlusion = false;  ///< the frame ran occlusion culling
   };
-  /// False with a message when the last frame ran no box tests (or there was none).
+  /// A frame without box tests (the whole cloud in view) drew every batch. False with a message
+  /// before the first frame of a cloud.
   virtual bool last_batch_counts(BatchCounts* out, std::string* error) const = 0;
   /// The Hi-Z the last occlusion-culled frame built from its first pass (engine/culling.h's
   /// HizView layout) and its image size; for tests.
