@@ -201,7 +201,7 @@ class CudaRendererImpl final : public CudaRenderer {
   bool last_batch_counts(BatchCounts* out, std::string* error) const override {
     *out = BatchCounts{};
     if (last_batches_ == 0) {
-      if (error) *error = "no frame of a cloud drawn yet";
+      if (error) *error = "the last frame drew no points (or there was none)";
       return false;
     }
     if (!last_flags_) {  // no box tests (the whole cloud in view): every batch drawn
@@ -570,7 +570,7 @@ class CudaRendererImpl final : public CudaRenderer {
   /// the batches' boxes on the device, and a walk that reads the batch flags (every stored point,
   /// a subset of a permuted cloud, or compact positions).
   bool occlusion_for(uint64_t count) const {
-    if (occlusion_ == OcclusionMode::kOff || !cull_ || points_ == 0) return false;
+    if (occlusion_ == OcclusionMode::kOff || !cull_ || points_ == 0 || count == 0) return false;
     const bool ready = compact_active_ ? batch_flags_ != nullptr : boxes_ready_;
     if (!ready || (count < points_ && !sorted_ && !compact_active_)) return false;
     return occlusion_ == OcclusionMode::kOn || points_ >= kMinOcclusionPoints;
@@ -1060,7 +1060,8 @@ class CudaRendererImpl final : public CudaRenderer {
         launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
       }
     }
-    last_batches_ = batches;
+    last_batches_ = count > 0 ? batches : 0;
+    if (count == 0) last_flags_ = nullptr;
     last_occlusion_ = occl;
     if (!launched) {
       if (error) *error = "CUDA: a subset of a sorted cloud without its original index";

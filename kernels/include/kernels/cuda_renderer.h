@@ -123,7 +123,7 @@ class CudaRenderer : public Renderer {
     bool occlusion = false;  ///< the frame ran occlusion culling
   };
   /// A frame without box tests (the whole cloud in view) drew every batch. False with a message
-  /// before the first frame of a cloud.
+  /// before the first frame of a cloud, or when the last frame drew no points.
   virtual bool last_batch_counts(BatchCounts* out, std::string* error) const = 0;
   /// The Hi-Z the last occlusion-culled frame built from its first pass (engine/culling.h's
   /// HizView layout) and its image size; for tests.
