@@ -1,9 +1,8 @@
 // pointraster_bench: the renderers side by side (issue 6). For each point count and order of the
 // seed's random cube (the generator's random order, or sorted along a Morton curve) and each
 // camera (overview: the whole cloud in view; inside: the seed's camera at (0, 0, 10) inside the
-// cube; orbit: the overview turned by kOrbitStep each GPU frame, so the CUDA renderer's
-// occlusion culling works from the last frame's Hi-Z; the CPU and GL rows, which keep no state
-// between frames, draw its first view), it times the CPU renderer, the CUDA renderer and the OpenGL
+// cube; orbit: the overview turned by kOrbitStep each frame, so the renderers' occlusion culling
+// works from the last frame's Hi-Z), it times the CPU renderer, the CUDA renderer and the OpenGL
 // GL_POINTS baseline on the same cloud and prints one row each: median and spread of frame times,
 // points per second, bytes per point and the fraction of the measured device copy bandwidth.
 //
@@ -407,6 +406,16 @@ int main(int argc, char** argv) {
   };
 
   Bounds cloud_bounds;  // of the cloud being timed, for the cameras
+  // Frame k's camera of a row: the orbit camera turns by kOrbitStep each frame and backs off to
+  // keep the cloud in view, so no frame sees the last one's view (the renderers' occlusion
+  // culling then works from a Hi-Z a frame old); the others stay put.
+  auto view = [&](const Camera& cam, const std::string& camname, int k, int w, int h) {
+    if (camname != "orbit") return cam;
+    Camera c = cam;
+    c.yaw += kOrbitStep * double(k);
+    c.frame(cloud_bounds, double(w) / double(h));
+    return c;
+  };
 #if defined(PR_BENCH_CUDA)
   // One GPU row: the small frame must equal `ref` pixel for pixel, then the timed frames.
   // `ref` is `ref_renderer`'s image at the small check size; the last timed frame is also compared
@@ -429,17 +438,11 @@ int main(int argc, char** argv) {
     }
     if (r.check != "ok") ++failures;
     bool stages = false;  // PR_CUDA_STAGE_EVENTS=1: the resolve timed on its own
-    // The orbit camera turns by kOrbitStep each frame and backs off to keep the cloud in view, so
-    // no frame sees the last one's view (occlusion culling's Hi-Z is then a frame old).
     Camera now = cam;
-    int orbit_frame = 0;
+    int k = 0;
     auto frame = [&](double& t, double& x, std::string* e) {
       FrameStats fs;
-      if (r.camera == "orbit") {
-        now = cam;
-        now.yaw += kOrbitStep * double(++orbit_frame);
-        now.frame(cloud_bounds, double(rs.width) / double(rs.height));
-      }
+      now = view(cam, r.camera, ++k, rs.width, rs.height);
       if (!gpu->render(now, rs, img, fs, e)) return false;
       t = fs.clear_ms + fs.raster_ms + fs.resolve_ms;
       stages = fs.stages;
@@ -626,9 +629,10 @@ int main(int argc, char** argv) {
             // draws inside glFinish, so there only the host clock means anything.
             const bool soft = gl_name.find("llvmpipe") != std::string::npos ||
                               gl_name.find("softpipe") != std::string::npos;
+            int k = 0;
             auto frame = [&](double& tt, double& xx, std::string* e) {
               double q = 0, w = 0;
-              if (!gl->render(cam, W, H, q, w, e)) return false;
+              if (!gl->render(view(cam, camname, ++k, W, H), W, H, q, w, e)) return false;
               tt = soft ? w : q;
               xx = soft ? q : w;
               return true;
@@ -653,9 +657,10 @@ int main(int argc, char** argv) {
             r.renderer = "cpu";
             r.check = "reference";
             Image img;
+            int k = 0;
             auto frame = [&](double& t, double& x, std::string* e) {
               FrameStats fs;
-              if (!cpu.render(cam, rs, img, fs, e)) return false;
+              if (!cpu.render(view(cam, camname, ++k, W, H), rs, img, fs, e)) return false;
               t = fs.total_ms;
               x = fs.raster_ms;
               return true;
@@ -666,10 +671,18 @@ int main(int argc, char** argv) {
               r.extra_name = "raster_ms";
               // Host bytes a point occupies (float xyz + RGBA8), read from main memory.
               r.bytes_per_point = double(cloud.memory_bytes()) / double(n);
-              char b[64];
+              char b[160];
               std::snprintf(b, sizeof b, "%u threads%s", cpu.threads(),
                             cpu.culling() ? "" : ", PR_CPU_CULL=0");
               r.note = b;
+              if (const char* v = std::getenv("PR_CPU_OCCLUSION"))
+                r.note += std::string(", PR_CPU_OCCLUSION=") + v;
+              if (cpu.occlusion_ran()) {
+                std::snprintf(b, sizeof b, ", last frame: %llu batches hidden, %llu drawn late",
+                              (unsigned long long)cpu.occluded_batches(),
+                              (unsigned long long)cpu.second_pass_batches());
+                r.note += b;
+              }
               rows.push_back(r);
               write_json_out();
               print_row(table, r);

@@ -152,30 +152,38 @@ void Viewer::Impl::draw_panel() {
             "Stores each position in 4 bytes instead of 12, quantized to 1/1023 of its batch's\n"
             "box (4096 points): twice the points fit on the GPU, and a billion points draw about\n"
             "20%% faster. Points move by up to half a step; the CPU draws full precision.");
-      // Occlusion culling (auto by default): the same image; dense clouds seen whole draw
-      // several times faster.
-      int occlusion = int(gpu->occlusion_culling());
-      const char* kOcclusion[] = {"off", "auto", "on"};
-      if (ImGui::Combo("occlusion culling", &occlusion, kOcclusion, 3))
-        gpu->set_occlusion_culling(CudaRenderer::OcclusionMode(occlusion));
-      if (ImGui::IsItemHovered())
-        ImGui::SetTooltip(
-            "Skips the batches of 4096 points that would land behind what the image already\n"
-            "holds (a depth pyramid of the last frame, checked again in each frame). The image\n"
-            "does not change. auto: clouds of 32 M points and more, while it hides enough.");
-      // A copy of the flags a batch: refreshed now and then, not every frame.
-      if (panel_frames++ % 30 == 0) {
-        CudaRenderer::BatchCounts c;
-        char b[160] = "";
-        if (gpu->last_batch_counts(&c, nullptr))
-          std::snprintf(b, sizeof b, "batches: %llu drawn, %llu hidden, %llu out of view",
-                        (unsigned long long)(c.first + c.second), (unsigned long long)c.occluded,
-                        (unsigned long long)c.culled);
-        occlusion_note = b;
-      }
-      if (!occlusion_note.empty()) ImGui::TextUnformatted(occlusion_note.c_str());
     }
 #endif
+    // Occlusion culling (auto by default, both renderers): the same image; dense clouds seen
+    // whole draw several times faster.
+    int mode = int(cpu->occlusion());
+#if PR_HAVE_CUDA
+    if (use_gpu && gpu) mode = int(gpu->occlusion_culling());
+#endif
+    const char* kOcclusion[] = {"off", "auto", "on"};
+    if (ImGui::Combo("occlusion culling", &mode, kOcclusion, 3)) set_occlusion(OcclusionMode(mode));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Skips the batches of 4096 points that would land behind what the image already\n"
+          "holds (a depth pyramid of the last frame, checked again in each frame). The image\n"
+          "does not change. auto: clouds of 32 M points and more, while it hides enough.");
+    // The last frame's batches, refreshed now and then (on the GPU a copy of a flag a batch).
+    if (panel_frames++ % 30 == 0) {
+      char b[160] = "";
+#if PR_HAVE_CUDA
+      CudaRenderer::BatchCounts c;
+      if (use_gpu && gpu && gpu->last_batch_counts(&c, nullptr))
+        std::snprintf(b, sizeof b, "batches: %llu drawn, %llu hidden, %llu out of view",
+                      (unsigned long long)(c.first + c.second), (unsigned long long)c.occluded,
+                      (unsigned long long)c.culled);
+#endif
+      if (!use_gpu && cpu->occlusion_ran())
+        std::snprintf(b, sizeof b, "batches: %llu hidden, %llu out of view",
+                      (unsigned long long)cpu->occluded_batches(),
+                      (unsigned long long)cpu->culled_batches());
+      occlusion_note = b;
+    }
+    if (!occlusion_note.empty()) ImGui::TextUnformatted(occlusion_note.c_str());
     if (!use_gpu) ImGui::Text("CPU threads: %u", opt.threads ? opt.threads : default_threads());
     ImGui::TextWrapped(
         "display: %s",

@@ -158,6 +158,7 @@ bool Viewer::Impl::switch_mode(bool want_gpu) {
       return false;
     }
     gpu->set_culling(cull);
+    if (occlusion) gpu->set_occlusion_culling(*occlusion);
     if (cloud && !upload_gpu(*cloud, &why, &note)) {
       gpu.reset();
       set_status("GPU renderer refused the cloud (" + why + "); staying on the CPU", true);
@@ -176,6 +177,14 @@ bool Viewer::Impl::switch_mode(bool want_gpu) {
   gpu_mode_available(&gpu_why);
   set_status("GPU mode unavailable: " + gpu_why + "; staying on the CPU", true);
   return false;
+#endif
+}
+
+void Viewer::Impl::set_occlusion(OcclusionMode mode) {
+  occlusion = mode;
+  cpu->set_occlusion(mode);
+#if PR_HAVE_CUDA
+  if (gpu) gpu->set_occlusion_culling(mode);
 #endif
 }
 
@@ -545,6 +554,12 @@ void Viewer::set_culling(bool on) {
 }
 uint64_t Viewer::cpu_culled_batches() const {
   return impl_->cpu ? impl_->cpu->culled_batches() : 0;
+}
+void Viewer::set_occlusion(OcclusionMode mode) {
+  impl_->set_occlusion(mode);
+}
+uint64_t Viewer::cpu_occluded_batches() const {
+  return impl_->cpu ? impl_->cpu->occluded_batches() : 0;
 }
 int Viewer::display_allocations() const {
   return impl_->display ? impl_->display->allocations() : 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/camera.h"
+#include "engine/culling.h"  // OcclusionMode
 #include "options.h"
 
 struct SDL_Window;
@@ -56,6 +57,10 @@ class Viewer {
   void set_culling(bool on);
   /// Batches the CPU renderer skipped in its last frame (0 in GPU mode).
   uint64_t cpu_culled_batches() const;
+  /// Occlusion culling on both renderers (the panel's "occlusion culling"; kAuto by default).
+  void set_occlusion(OcclusionMode mode);
+  /// Batches the CPU renderer's last frame skipped as hidden (0 without occlusion culling).
+  uint64_t cpu_occluded_batches() const;
   /// How the image reaches the screen: "CPU render + PBO upload", "CUDA-GL interop", ...
   std::string display_path() const;
   /// Times the display buffers were allocated (once per size change).

@@ -5,6 +5,7 @@
 #include <SDL.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,8 @@ struct Viewer::Impl {
   // Renderers: the CPU one always exists; the GPU one is made on first use and kept.
   std::unique_ptr<CpuRenderer> cpu;
   bool cull = true;  // batch culling on both renderers (engine/culling.h; the panel's switch)
+  // Occlusion culling as the panel set it (else each renderer's default, from the environment).
+  std::optional<OcclusionMode> occlusion;
 #if PR_HAVE_CUDA
   std::unique_ptr<CudaRenderer> gpu;
 #endif
@@ -103,7 +106,8 @@ struct Viewer::Impl {
   void drop_gpu(const std::string& why);  // the GPU renderer refused the cloud: on to the CPU
   void release_gpu();                     // drop_gpu() without its status line
 #endif
-  void set_culling(bool on);  // batch culling on both renderers
+  void set_culling(bool on);               // batch culling on both renderers
+  void set_occlusion(OcclusionMode mode);  // occlusion culling on both renderers
   void update_interop_registration(bool size_changed);
   void render_frame();
   void handle_event(const SDL_Event& e);

@@ -33,6 +33,149 @@ CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_thr
   // A/B switch for benchmarks, like the CUDA renderer's PR_CUDA_CULL.
   if (const char* v = std::getenv("PR_CPU_CULL"))
     cull_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
+  if (const char* v = std::getenv("PR_CPU_OCCLUSION")) {
+    if (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0)
+      occlusion_ = OcclusionMode::kOff;
+    else if (std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0)
+      occlusion_ = OcclusionMode::kOn;
+  }
+}
+
+bool CpuRenderer::occlusion_wanted(size_t stored_points) {
+  if (occlusion_ == OcclusionMode::kOff || !cull_) return false;
+  if (occlusion_ == OcclusionMode::kOn) return true;
+  // Smaller clouds gain nothing on 2 cores: 1e7 points seen whole hide 46% of their batches, yet
+  // draw in 27.7 instead of 26.2 ms (the hidden points were cheap: vectorized projection, then
+  // an early depth test that fails); 1e8 points draw in 60 instead of 213 ms.
+  if (stored_points < (size_t{1} << 25)) return false;
+  // Worth it while the last run found an eighth of the batches in view hidden (or before any).
+  if (hidden_ == ~uint64_t{0} || (hidden_ > 0 && hidden_ * 8 >= in_view_)) {
+    plain_frames_ = 0;
+    return true;
+  }
+  return ++plain_frames_ % 16 == 0;
+}
+
+void CpuRenderer::build_hiz_from_keys(int width, int height) {
+  HizView v;
+  v.width = width;
+  v.height = height;
+  hiz_.resize(v.total_words());
+  hiz_w_ = width;
+  hiz_h_ = height;
+  uint32_t* l0 = hiz_.data();
+  uint32_t* l1 = l0 + v.level_words(0);
+  const int tx0 = v.tiles_x(0), ty0 = v.tiles_y(0), tx1 = v.tiles_x(1);
+  const uint64_t* keys = keys_.data();
+  const uint8_t* dirty = tile_dirty_.data();
+  constexpr int kPer = kHizTile / kTile;  // occupancy tiles a side of a Hi-Z tile
+  static_assert(kHizTile % kTile == 0 && kHizTile1 % kHizTile == 0);
+  // A row of level-1 tiles at a time: its level-0 tiles, then their maxima.
+  parallel_for(
+      size_t(v.tiles_y(1)),
+      [&](size_t r0, size_t r1) {
+        for (size_t r = r0; r < r1; ++r) {
+          const int ty_begin = int(r) * (kHizTile1 / kHizTile);
+          const int ty_end = std::min(ty0, ty_begin + kHizTile1 / kHizTile);
+          for (int i = 0; i < tx1; ++i) l1[r * size_t(tx1) + size_t(i)] = 0;
+          for (int ty = ty_begin; ty < ty_end; ++ty)
+            for (int tx = 0; tx < tx0; ++tx) {
+              // No point landed in the tile's occupancy tiles: its keys are all empty.
+              bool any = false;
+              for (int j = 0; j < kPer; ++j)
+                for (int i = 0; i < kPer; ++i) {
+                  const int cx = tx * kPer + i, cy = ty * kPer + j;
+                  if (cx < tiles_x_ && cy < tiles_y_)
+                    any = any || dirty[size_t(cy) * size_t(tiles_x_) + size_t(cx)];
+                }
+              uint32_t m = 0xffffffffu;
+              if (any) {
+                m = 0;
+                const int x0 = tx * kHizTile, x1 = std::min(width, x0 + kHizTile);
+                const int y0 = ty * kHizTile, y1 = std::min(height, y0 + kHizTile);
+                for (int y = y0; y < y1; ++y)
+                  for (int x = x0; x < x1; ++x)
+                    m = std::max(m, uint32_t(keys[size_t(y) * size_t(width) + size_t(x)] >> 32));
+              }
+              l0[size_t(ty) * size_t(tx0) + size_t(tx)] = m;
+              uint32_t& w1 = l1[r * size_t(tx1) + size_t(tx * kHizTile / kHizTile1)];
+              w1 = std::max(w1, m);
+            }
+        }
+      },
+      threads_, 1);
+}
+
+template <class VisibleFn, class FootprintFn, class DrawFn>
+void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t stored_points,
+                               VisibleFn visible, FootprintFn footprint, DrawFn draw) {
+  const bool occl = occlusion_wanted(stored_points);
+  occlusion_ran_ = occl;
+  HizView last;  // the last run's Hi-Z, when it is of this image size
+  if (occl && hiz_w_ == p.width && hiz_h_ == p.height) {
+    last.words = hiz_.data();
+    last.width = hiz_w_;
+    last.height = hiz_h_;
+  }
+  if (occl) pass_.assign(batches, 0);
+  // The first pass (the only one without occlusion culling).
+  std::atomic<uint64_t> culled{0};
+  parallel_for(
+      batches,
+      [&](size_t b0, size_t b1) {
+        uint64_t my_culled = 0;
+        for (size_t bi = b0; bi < b1; ++bi) {
+          if (!visible(bi)) {
+            ++my_culled;
+            continue;
+          }
+          if (occl) {
+            if (last.words && footprint_occluded(footprint(bi), last)) {
+              pass_[bi] = 2;  // deferred
+              continue;
+            }
+            pass_[bi] = 1;
+          }
+          draw(bi);
+        }
+        culled.fetch_add(my_culled, std::memory_order_relaxed);
+      },
+      threads_, 4);
+  culled_batches_ = culled.load();
+  if (!occl) return;
+  // The Hi-Z of the first pass's keys, then the second pass: the deferred batches it does not
+  // hide. Every batch in view is tested, for the count that decides the next frames.
+  build_hiz_from_keys(p.width, p.height);
+  HizView now;
+  now.words = hiz_.data();
+  now.width = hiz_w_;
+  now.height = hiz_h_;
+  std::atomic<uint64_t> hidden{0}, occluded{0}, second{0};
+  parallel_for(
+      batches,
+      [&](size_t b0, size_t b1) {
+        uint64_t my_hidden = 0, my_occluded = 0, my_second = 0;
+        for (size_t bi = b0; bi < b1; ++bi) {
+          if (pass_[bi] == 0) continue;
+          const bool hid = footprint_occluded(footprint(bi), now);
+          my_hidden += hid;
+          if (pass_[bi] != 2) continue;
+          if (hid) {
+            ++my_occluded;
+          } else {
+            ++my_second;
+            draw(bi);
+          }
+        }
+        hidden.fetch_add(my_hidden, std::memory_order_relaxed);
+        second.fetch_add(my_second, std::memory_order_relaxed);
+        occluded.fetch_add(my_occluded, std::memory_order_relaxed);
+      },
+      threads_, 4);
+  hidden_ = hidden.load();
+  in_view_ = batches - culled_batches_;
+  occluded_batches_ = occluded.load();
+  second_pass_batches_ = second.load();
 }
 
 bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
@@ -45,6 +188,9 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
   compact_active_ = false;
   compact_ = CompactCloud{};
   boxes_ = PodVector<PointBox>();  // made by the first frame that culls (not in GPU mode)
+  hiz_w_ = hiz_h_ = 0;             // another cloud's depths
+  hidden_ = ~uint64_t{0};
+  plain_frames_ = 0;
   if (compact_on_) {
     if (!build_compact(cloud, compact_morton_, &compact_, error)) {
       cloud_ = nullptr;
@@ -93,6 +239,8 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0), s.point_size);
   sw.reset();
   culled_batches_ = 0;
+  occlusion_ran_ = false;
+  occluded_batches_ = second_pass_batches_ = 0;
   if (count > 0) {
     const Float3* pos = cloud->positions.data();
     const uint32_t* colors = cloud->colors.data();
@@ -131,33 +279,28 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       const CompactCloud& cc = compact_;
       const bool subset = step != (uint64_t{1} << 32);
       const bool cull = cull_;
-      std::atomic<uint64_t> culled{0};
-      parallel_for(
-          cc.batches.size(),
-          [&](size_t b0, size_t b1) {
-            uint64_t my_culled = 0;
-            for (size_t bi = b0; bi < b1; ++bi) {
-              const CompactBatch box = cc.batches[bi];
-              if (cull && !compact_box_visible(p, box)) {
-                ++my_culled;
-                continue;
-              }
-              const size_t s0 = bi * kCompactBatch,
-                           s1 = std::min(size_t(total_points), s0 + kCompactBatch);
-              for (size_t si = s0; si < s1; ++si) {
-                const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
-                if (subset && !in_subset(id, count, step)) continue;
-                float x, y, z;
-                if (!compact_decode(box, cc.words[si], x, y, z)) continue;
-                int ix, iy;
-                uint64_t key;
-                if (project_to_pixel(p, x, y, z, colors[id], ix, iy, key)) plot(ix, iy, key);
-              }
-            }
-            culled.fetch_add(my_culled, std::memory_order_relaxed);
+      draw_batches(
+          p, cc.batches.size(), total_points,
+          [&](size_t bi) { return !cull || compact_box_visible(p, cc.batches[bi]); },
+          [&](size_t bi) {
+            double lo[3], hi[3];
+            compact_box_bounds(cc.batches[bi], lo, hi);
+            return box_footprint(p, lo, hi);
           },
-          threads_, 4);
-      culled_batches_ = culled.load();
+          [&](size_t bi) {
+            const CompactBatch box = cc.batches[bi];
+            const size_t s0 = bi * kCompactBatch,
+                         s1 = std::min(size_t(total_points), s0 + kCompactBatch);
+            for (size_t si = s0; si < s1; ++si) {
+              const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
+              if (subset && !in_subset(id, count, step)) continue;
+              float x, y, z;
+              if (!compact_decode(box, cc.words[si], x, y, z)) continue;
+              int ix, iy;
+              uint64_t key;
+              if (project_to_pixel(p, x, y, z, colors[id], ix, iy, key)) plot(ix, iy, key);
+            }
+          });
     } else {
       // All points, 1-pixel splats: project a run into small arrays first, in a loop with no
       // branches or atomics that the compiler vectorizes (project_batch), then depth-test the
@@ -204,25 +347,21 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       if (all && cull_ && boxes_.size() != batches)  // once per cloud: a pass over the positions
         compute_point_boxes(pos, total_points, &boxes_);
       if (all && cull_) {
-        // Batch by batch, the box test first (engine/culling.h).
+        // Batch by batch, the box test first (engine/culling.h), then occlusion culling's.
         const PointBox* boxes = boxes_.data();
-        std::atomic<uint64_t> culled{0};
-        parallel_for(
-            boxes_.size(),
-            [&](size_t b0, size_t b1) {
-              uint64_t my_culled = 0;
-              for (size_t bi = b0; bi < b1; ++bi) {
-                if (!point_box_visible(p, boxes[bi])) {
-                  ++my_culled;
-                  continue;
-                }
-                draw_points(bi * kPointBatch,
-                            std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)));
-              }
-              culled.fetch_add(my_culled, std::memory_order_relaxed);
+        draw_batches(
+            p, boxes_.size(), total_points,
+            [&](size_t bi) { return point_box_visible(p, boxes[bi]); },
+            [&](size_t bi) {
+              const PointBox& b = boxes[bi];
+              const double lo[3] = {b.lo[0], b.lo[1], b.lo[2]};
+              const double hi[3] = {b.hi[0], b.hi[1], b.hi[2]};
+              return box_footprint(p, lo, hi);
             },
-            threads_, 4);
-        culled_batches_ = culled.load();
+            [&](size_t bi) {
+              draw_points(bi * kPointBatch,
+                          std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)));
+            });
       } else {
         parallel_for(
             count,

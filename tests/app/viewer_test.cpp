@@ -343,6 +343,49 @@ TEST(Window, CullingSwitchKeepsTheImage) {
   EXPECT_GT(count_not(culled, w, 0, 0, w, h, kBackground), size_t(100));
 }
 
+TEST(Window, OcclusionCullingSwitchKeepsTheImage) {
+  // The cube seen whole from outside, dense in a small window: with occlusion culling on, the
+  // CPU renderer skips the batches hidden behind the nearer ones; turning it off mid-run must not
+  // change a pixel.
+  REQUIRE_DISPLAY();
+  fresh_config("occlusion");
+  pr::Options o = scripted(40, 320, 200, 600'000);
+  o.scene = "cube";
+  o.camera = pr::CameraArg{0.0, 0.0, -400.0, 0.0, 0.0};  // the whole cube, looking along +z
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  v.set_occlusion(pr::OcclusionMode::kOn);
+  std::vector<uint32_t> culled, plain;
+  uint64_t hidden = 0, hidden_off = 1;
+  int w = 0, h = 0, switched = -1, loaded = -1;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (loaded < 0 && !vw.cloud_busy() && vw.cloud_points() > 0) loaded = frame;
+    // A few frames drawn with the cloud: the first has no Hi-Z of the last frame yet.
+    if (switched < 0 && loaded >= 0 && frame >= loaded + 3) {
+      ASSERT_TRUE(vw.read_image(culled, w, h));
+      hidden = vw.cpu_occluded_batches();
+      vw.set_occlusion(pr::OcclusionMode::kOff);
+      switched = frame;
+    }
+    if (switched >= 0 && frame == switched + 3) {
+      ASSERT_TRUE(vw.read_image(plain, w, h));
+      hidden_off = vw.cpu_occluded_batches();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_GE(switched, 0) << "the cloud never finished loading";
+  EXPECT_GT(hidden, 20u) << "most of the cube's 147 batches lie behind its front";
+  EXPECT_EQ(hidden_off, 0u);
+  ASSERT_EQ(culled.size(), plain.size());
+  ASSERT_FALSE(culled.empty());
+  size_t diff = 0;
+  for (size_t i = 0; i < culled.size(); ++i) diff += culled[i] != plain[i];
+  EXPECT_EQ(diff, 0u);
+  EXPECT_GT(count_not(culled, w, 0, 0, w, h, kBackground), size_t(1000));
+}
+
 TEST(Window, DefaultModeIsTheGpuWhenThereIsOne) {
   REQUIRE_DISPLAY();
   fresh_config("automode");

@@ -5,12 +5,15 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
 #include "engine/cpu_renderer.h"
 #include "engine/image.h"
+#include "engine/morton.h"
 #include "engine/scenes.h"
+#include "render_test_util.h"
 
 namespace pr {
 namespace {
@@ -190,6 +193,92 @@ TEST(Image, PngWrittenAndReadable) {
   std::filesystem::remove(path);
   EXPECT_FALSE(write_png("/nonexistent-dir/x.png", img, &err));
   EXPECT_NE(err.find("/nonexistent-dir/x.png"), std::string::npos);
+}
+
+TEST(CpuRenderer, OcclusionCullingKeepsEveryFrameTheSame) {
+  // A dense Morton-ordered cube seen whole at a small size, so that most batches are hidden:
+  // every frame of a camera path (still, moving in while turning, point size 3, inside, looking
+  // away) is the same image with occlusion culling forced on as with it off, in float and compact
+  // storage; at the still camera the second frame skips most batches, and the first runs the
+  // two passes with nothing yet to defer.
+  PointCloud c = make_scene("cube", 1'500'000, 5);
+  apply_order(c, morton_order(c));
+  const Bounds b = c.world_bounds();
+  for (const bool compact : {false, true}) {
+    SCOPED_TRACE(compact ? "compact" : "float");
+    CpuRenderer on(2), off(2);
+    on.set_occlusion(OcclusionMode::kOn);
+    off.set_occlusion(OcclusionMode::kOff);
+    on.set_compact(compact, true);
+    off.set_compact(compact, true);
+    std::string err;
+    ASSERT_TRUE(on.set_cloud(c, &err)) << err;
+    ASSERT_TRUE(off.set_cloud(c, &err)) << err;
+    RenderSettings rs;
+    rs.width = 203;  // not a whole number of tiles
+    rs.height = 150;
+    rs.want_depth = true;
+    Camera overview;
+    overview.frame(b, double(rs.width) / double(rs.height));
+    uint64_t deferred_drawn_frames = 0;
+    auto check = [&](const Camera& cam, const std::string& what) {
+      SCOPED_TRACE(what);
+      Image a, x;
+      FrameStats st;
+      ASSERT_TRUE(on.render(cam, rs, a, st, &err)) << err;
+      ASSERT_TRUE(off.render(cam, rs, x, st, &err)) << err;
+      EXPECT_TRUE(on.occlusion_ran());
+      EXPECT_FALSE(off.occlusion_ran());
+      std::string first;
+      EXPECT_EQ(test::count_diff(a, x, &first), 0u) << first;
+      EXPECT_EQ(std::memcmp(a.depth.data(), x.depth.data(), a.depth.size() * sizeof(float)), 0);
+    };
+    check(overview, "overview, first");
+    EXPECT_EQ(on.occluded_batches(), 0u) << "no Hi-Z yet";
+    check(overview, "overview, again");
+    const size_t batches = compact ? on.compact().batches.size() : on.boxes().size();
+    EXPECT_GT(on.occluded_batches(), batches / 4);
+    for (int i = 0; i < 8; ++i) {
+      Camera cam = overview;
+      cam.position += cam.forward() * glm::length(b.size()) * 0.1 * double(i);
+      cam.yaw += 0.08 * double(i);
+      rs.point_size = i % 4 == 3 ? 3 : 1;
+      check(cam, "moving " + std::to_string(i));
+      deferred_drawn_frames += on.second_pass_batches() > 0;
+    }
+    // Back out at once: the Hi-Z of the near view holds nearer depths than any batch now has, so
+    // the first pass defers nearly everything and the second pass draws the image.
+    Camera nearer = overview;  // the cube filling the image
+    nearer.position += nearer.forward() * glm::length(b.size()) * 0.4;
+    check(nearer, "nearer");
+    check(overview, "back out");
+    EXPECT_GT(on.second_pass_batches(), batches / 4);
+    rs.point_size = 1;
+    check(Camera{}, "the seed's camera inside");
+    Camera away = overview;
+    away.yaw += 3.14159;
+    check(away, "looking away");
+    check(overview, "overview after");
+    EXPECT_GT(deferred_drawn_frames, 0u);
+  }
+}
+
+TEST(CpuRenderer, AutomaticOcclusionCullingLeavesSmallCloudsAlone) {
+  // kAuto (the default) runs the two passes only for clouds of 2^25 points and more.
+  const PointCloud c = make_scene("cube", 200'000, 3);
+  CpuRenderer r(2);
+  EXPECT_EQ(r.occlusion(), OcclusionMode::kAuto);
+  std::string err;
+  ASSERT_TRUE(r.set_cloud(c, &err)) << err;
+  RenderSettings rs;
+  rs.width = 64;
+  rs.height = 48;
+  Camera cam;
+  cam.frame(c.world_bounds(), 64.0 / 48.0);
+  Image img;
+  FrameStats st;
+  ASSERT_TRUE(r.render(cam, rs, img, st, &err)) << err;
+  EXPECT_FALSE(r.occlusion_ran());
 }
 
 }  // namespace

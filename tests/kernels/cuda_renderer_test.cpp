@@ -1056,6 +1056,13 @@ TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
       rs.point_size = i % 4 == 3 ? 3 : 1;
       check(cam, "moving " + std::to_string(i));
     }
+    // Back out at once: the near view's Hi-Z defers nearly every batch, the second pass draws.
+    rs.point_size = 1;
+    Camera nearer = overview;  // the cube filling the image
+    nearer.position += nearer.forward() * glm::length(b.size()) * 0.4;
+    check(nearer, "nearer");
+    check(overview, "back out");
+    EXPECT_GT(c.second, c.batches / 4);
     rs.point_size = 1;
     Camera away = overview;
     away.yaw += 3.14159;

@@ -23,7 +23,7 @@ class CpuRenderer final : public Renderer {
               std::string* error) override;
   size_t memory_bytes() const override {
     return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity() + compact_.memory_bytes() +
-           boxes_.size() * sizeof(PointBox);
+           boxes_.size() * sizeof(PointBox) + hiz_.capacity() * sizeof(uint32_t) + pass_.capacity();
   }
   unsigned threads() const { return threads_; }
 
@@ -49,6 +49,19 @@ class CpuRenderer final : public Renderer {
   bool culling() const { return cull_; }
   /// Batches culled in the last frame.
   uint64_t culled_batches() const { return culled_batches_; }
+  /// Occlusion culling (with batch culling; the CUDA renderer's two passes, docs/GPU.md): the
+  /// batches in view that the Hi-Z of the last frame's first pass hides are deferred, the others
+  /// drawn, the Hi-Z of their keys built, and the deferred batches it does not hide drawn; the
+  /// same image. kAuto (the default): clouds of 2^25 points and more, while the last frame that
+  /// ran it found at least an eighth of the batches in view hidden; otherwise every 16th frame
+  /// tries again. PR_CPU_OCCLUSION=auto|on|off.
+  void set_occlusion(OcclusionMode mode) { occlusion_ = mode; }
+  OcclusionMode occlusion() const { return occlusion_; }
+  /// The last frame: whether it ran occlusion culling, and the batches it skipped as hidden.
+  bool occlusion_ran() const { return occlusion_ran_; }
+  uint64_t occluded_batches() const { return occluded_batches_; }
+  /// The last frame's deferred batches that its own Hi-Z did not hide (drawn by the second pass).
+  uint64_t second_pass_batches() const { return second_pass_batches_; }
   /// The boxes of the plain cloud's batches (empty in compact mode and before the first culled
   /// frame).
   const PodVector<PointBox>& boxes() const { return boxes_; }
@@ -68,6 +81,22 @@ class CpuRenderer final : public Renderer {
   CompactCloud compact_;
   PodVector<PointBox> boxes_;  // one per kPointBatch points of the plain cloud
   uint64_t culled_batches_ = 0;
+  // Occlusion culling: the Hi-Z of the last frame that ran it (HizView's layout), its size, and
+  // each batch's pass this frame (0 culled, 1 drawn by the first pass, 2 deferred).
+  OcclusionMode occlusion_ = OcclusionMode::kAuto;
+  std::vector<uint32_t> hiz_;
+  int hiz_w_ = 0, hiz_h_ = 0;
+  std::vector<uint8_t> pass_;
+  bool occlusion_ran_ = false;
+  uint64_t occluded_batches_ = 0, second_pass_batches_ = 0;
+  uint64_t hidden_ = ~uint64_t{0}, in_view_ = 0;  // the last run's count of hidden batches
+  uint32_t plain_frames_ = 0;
+  bool occlusion_wanted(size_t stored_points);
+  // The batches of a culled frame: box tests, then occlusion culling's two passes when wanted.
+  template <class VisibleFn, class FootprintFn, class DrawFn>
+  void draw_batches(const ProjParams& p, size_t batches, size_t stored_points, VisibleFn visible,
+                    FootprintFn footprint, DrawFn draw);
+  void build_hiz_from_keys(int width, int height);
 };
 
 /// Resolves one visibility-buffer key to a pixel color: the winning point's color (the key's low

@@ -261,6 +261,9 @@ PR_HD PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
 // of its small tiles. A batch whose every point would land behind what every pixel of its
 // footprint already holds cannot change the image: the depth buffer only gets nearer during a
 // frame, and a key of a greater depth loses whatever its color.
+/// Whether a renderer culls occluded batches: never, when it pays (each renderer's rule), always.
+enum class OcclusionMode { kOff, kAuto, kOn };
+
 constexpr int kHizTile = 16;   ///< pixels on a side of a level-0 tile
 constexpr int kHizTile1 = 64;  ///< of a level-1 tile
 constexpr int kHizSpan = 6;    ///< most tiles on a side a footprint is tested over, per level

@@ -110,7 +110,7 @@ class CudaRenderer : public Renderer {
   /// of 2^25 points and more, and only while the last frame that ran them hid at least 4096
   /// batches (16 M points); otherwise it tries again every 16th frame. kOn: every frame (tests,
   /// A/B). Takes effect at the next frame; PR_CUDA_OCCLUSION=auto|on|off.
-  enum class OcclusionMode { kOff, kAuto, kOn };
+  using OcclusionMode = pr::OcclusionMode;  // engine/culling.h
   virtual void set_occlusion_culling(OcclusionMode mode) = 0;
   virtual OcclusionMode occlusion_culling() const = 0;
   /// What the last frame did with its batches (a copy of its flags; for tests and tools).
