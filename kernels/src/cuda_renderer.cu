@@ -1028,11 +1028,7 @@ class CudaRendererImpl final : public CudaRenderer {
       }
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
       if (launched && occl) {
-        PR_CUDA_TRY(cudaGetLastError());
-        cuda::launch_hiz(keys_, s.width, s.height, reach, hiz_, stream_, pdl_raster_);
-        cuda::launch_occlusion_flags(p, batches_, batches, hiz, batch_flags_, hidden_, stream_,
-                                     pdl_raster_);
-        PR_CUDA_TRY(cudaGetLastError());
+        if (!between_passes(p, batches_, batches, hiz, reach, batch_flags_, error)) return false;
         in.flags_ready = true;
         launched = cuda::launch_compact_raster(p, in, keys_, stream_);
       }
@@ -1052,11 +1048,7 @@ class CudaRendererImpl final : public CudaRenderer {
       }
       launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
       if (launched && occl) {
-        PR_CUDA_TRY(cudaGetLastError());
-        cuda::launch_hiz(keys_, s.width, s.height, reach, hiz_, stream_, pdl_raster_);
-        cuda::launch_occlusion_flags(p, boxes_, batches, hiz, flags_, hidden_, stream_,
-                                     pdl_raster_);
-        PR_CUDA_TRY(cudaGetLastError());
+        if (!between_passes(p, boxes_, batches, hiz, reach, flags_, error)) return false;
         launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
       }
     }
@@ -1082,6 +1074,18 @@ class CudaRendererImpl final : public CudaRenderer {
     if (occl)
       PR_CUDA_TRY(cudaMemcpyAsync(hidden_host_, hidden_, sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                   stream_));
+    return true;
+  }
+
+  /// Occlusion culling between its raster passes: the Hi-Z of the first pass's keys (the pixels
+  /// `reach` holds all it can have written), then the second pass's flags of the `n` batches.
+  template <class Box>
+  bool between_passes(const ProjParams& p, const Box* boxes, uint64_t n, const HizView& hiz,
+                      const PixelRect& reach, uint8_t* flags, std::string* error) {
+    PR_CUDA_TRY(cudaGetLastError());  // the first pass
+    cuda::launch_hiz(keys_, hiz.width, hiz.height, reach, hiz_, stream_, pdl_raster_);
+    cuda::launch_occlusion_flags(p, boxes, n, hiz, flags, hidden_, stream_, pdl_raster_);
+    PR_CUDA_TRY(cudaGetLastError());
     return true;
   }
 

@@ -97,10 +97,17 @@ void render_both(CudaRenderer& gpu, const PointCloud& cloud, const Camera& cam,
   ASSERT_TRUE(gpu.render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
 }
 
+/// The same colors, and the same depths bit for bit where both images have them.
 void expect_same(const Frame& f, const std::string& what) {
   std::string first;
   const size_t diff = test::count_diff(f.cpu, f.gpu, &first);
   EXPECT_EQ(diff, 0u) << what << ": " << diff << " pixels differ, " << first;
+  if (f.cpu.depth.empty() || f.gpu.depth.empty()) return;
+  ASSERT_EQ(f.cpu.depth.size(), f.gpu.depth.size()) << what;
+  size_t bad = 0;
+  for (size_t i = 0; i < f.cpu.depth.size(); ++i)
+    bad += std::memcmp(&f.cpu.depth[i], &f.gpu.depth[i], sizeof(float)) != 0;
+  EXPECT_EQ(bad, 0u) << what << ": depth";
 }
 
 // ------------------------------------------------------------------ parity over a grid of cases
@@ -774,13 +781,6 @@ TEST_P(FrameSequences, EveryFrameEqualsCpu) {
     ASSERT_TRUE(cpu->render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
     ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
     expect_same(f, "frame " + std::to_string(frame_no) + ": " + what);
-    if (rs.want_depth) {
-      ASSERT_EQ(f.cpu.depth.size(), f.gpu.depth.size());
-      size_t bad = 0;
-      for (size_t i = 0; i < f.cpu.depth.size(); ++i)
-        bad += std::memcmp(&f.cpu.depth[i], &f.gpu.depth[i], sizeof(float)) != 0;
-      EXPECT_EQ(bad, 0u) << "depth, frame " << frame_no << ": " << what;
-    }
     ++frame_no;
   };
   for (int i = 0; i < 6; ++i) {  // orbit: each frame draws other pixels
@@ -884,6 +884,16 @@ TEST(CudaRenderer, MemoryLimitRefusesCloudsOverItAndCompactPositionsFit) {
   expect_same(g, "no limit, full precision");
 }
 
+/// `cloud` on both renderers, in full precision or compact positions (the CPU then draws the
+/// same dequantized points, in the Morton order the GPU stores them in).
+void load_both(CudaRenderer& gpu, CpuRenderer& cpu, const PointCloud& cloud, bool compact) {
+  std::string err;
+  gpu.set_compact_positions(compact);
+  cpu.set_compact(compact, true);
+  ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+  ASSERT_TRUE(gpu.set_cloud(cloud, &err)) << err;
+}
+
 /// The resolve reads only the keys of box_pixel_rect() of the cloud's box and writes the rest as
 /// background. A camera path moves the cloud across the image edges, far away (a rect of a few
 /// pixels), out of view (an empty rect), inside the cloud (the whole image) and back, with point
@@ -898,11 +908,8 @@ TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
   const Bounds b = cloud.world_bounds();
   for (const bool compact : {false, true}) {
     SCOPED_TRACE(compact ? "compact" : "float");
-    gpu->set_compact_positions(compact);
     CpuRenderer cpu;
-    cpu.set_compact(compact, true);
-    ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
-    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    ASSERT_NO_FATAL_FAILURE(load_both(*gpu, cpu, cloud, compact));
     RenderSettings rs;
     rs.width = 641;  // odd: quads of four pixels wrap to the next row
     rs.height = 480;
@@ -929,12 +936,6 @@ TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
       ASSERT_TRUE(cpu.render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
       ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
       expect_same(f, what);
-      if (rs.want_depth) {
-        size_t bad = 0;
-        for (size_t i = 0; i < f.cpu.depth.size(); ++i)
-          bad += std::memcmp(&f.cpu.depth[i], &f.gpu.depth[i], sizeof(float)) != 0;
-        EXPECT_EQ(bad, 0u) << "depth";
-      }
       gpu->set_resolve_rect(false);
       ASSERT_TRUE(gpu->render(cam, rs, off.gpu, off.gpu_stats, &err)) << err;
       gpu->set_resolve_rect(true);
@@ -986,11 +987,8 @@ TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
   gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kOn);
   for (const bool compact : {false, true}) {
     SCOPED_TRACE(compact ? "compact" : "float");
-    gpu->set_compact_positions(compact);
     CpuRenderer cpu;
-    cpu.set_compact(compact, true);
-    ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
-    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    ASSERT_NO_FATAL_FAILURE(load_both(*gpu, cpu, cloud, compact));
     RenderSettings rs;
     rs.width = 333;  // not a whole number of tiles
     rs.height = 190;
@@ -1007,12 +1005,6 @@ TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
       ASSERT_TRUE(cpu.render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
       ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
       expect_same(f, what);
-      if (rs.want_depth) {
-        size_t bad = 0;
-        for (size_t i = 0; i < f.cpu.depth.size(); ++i)
-          bad += std::memcmp(&f.cpu.depth[i], &f.gpu.depth[i], sizeof(float)) != 0;
-        EXPECT_EQ(bad, 0u) << "depth";
-      }
       if (rs.point_count == 0) {  // nothing to draw: no passes, no counts
         EXPECT_FALSE(gpu->last_batch_counts(&c, &err));
         return;
