@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -33,12 +34,8 @@ CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_thr
   // A/B switch for benchmarks, like the CUDA renderer's PR_CUDA_CULL.
   if (const char* v = std::getenv("PR_CPU_CULL"))
     cull_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-  if (const char* v = std::getenv("PR_CPU_OCCLUSION")) {
-    if (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0)
-      occlusion_ = OcclusionMode::kOff;
-    else if (std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0)
-      occlusion_ = OcclusionMode::kOn;
-  }
+  if (const char* v = std::getenv("PR_CPU_OCCLUSION"); v && !parse_occlusion_mode(v, &occlusion_))
+    std::fprintf(stderr, "pointraster: PR_CPU_OCCLUSION=%s ignored (auto, on or off)\n", v);
 }
 
 bool CpuRenderer::occlusion_wanted(size_t stored_points) {

@@ -30,6 +30,18 @@ void compute_point_boxes(const Float3* pos, size_t n, PodVector<PointBox>* out) 
 
 namespace pr {
 
+bool parse_occlusion_mode(const std::string& text, OcclusionMode* mode) {
+  if (text == "off" || text == "0")
+    *mode = OcclusionMode::kOff;
+  else if (text == "auto")
+    *mode = OcclusionMode::kAuto;
+  else if (text == "on" || text == "1")
+    *mode = OcclusionMode::kOn;
+  else
+    return false;
+  return true;
+}
+
 void build_hiz(const uint64_t* keys, int width, int height, uint32_t* words) {
   HizView v;
   v.width = width;

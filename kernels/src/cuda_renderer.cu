@@ -151,16 +151,9 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
       graph_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    if (const char* v = std::getenv("PR_CUDA_OCCLUSION")) {
-      if (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0)
-        occlusion_ = OcclusionMode::kOff;
-      else if (std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0)
-        occlusion_ = OcclusionMode::kOn;
-      else if (std::strcmp(v, "auto") == 0)
-        occlusion_ = OcclusionMode::kAuto;
-      else
-        std::fprintf(stderr, "pointraster: PR_CUDA_OCCLUSION=%s ignored (auto, on or off)\n", v);
-    }
+    if (const char* v = std::getenv("PR_CUDA_OCCLUSION");
+        v && !parse_occlusion_mode(v, &occlusion_))
+      std::fprintf(stderr, "pointraster: PR_CUDA_OCCLUSION=%s ignored (auto, on or off)\n", v);
     return true;
   }
 

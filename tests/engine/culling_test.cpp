@@ -329,5 +329,20 @@ TEST(Culling, OccludedBoxesCannotChangeAnyPixel) {
   EXPECT_FALSE(footprint_occluded(f, HizView{}));
 }
 
+TEST(Culling, OcclusionModeNames) {
+  OcclusionMode m = OcclusionMode::kAuto;
+  EXPECT_TRUE(parse_occlusion_mode("off", &m));
+  EXPECT_EQ(m, OcclusionMode::kOff);
+  EXPECT_TRUE(parse_occlusion_mode("1", &m));
+  EXPECT_EQ(m, OcclusionMode::kOn);
+  EXPECT_TRUE(parse_occlusion_mode("auto", &m));
+  EXPECT_EQ(m, OcclusionMode::kAuto);
+  EXPECT_TRUE(parse_occlusion_mode("0", &m));
+  EXPECT_EQ(m, OcclusionMode::kOff);
+  EXPECT_FALSE(parse_occlusion_mode("yes", &m));
+  EXPECT_FALSE(parse_occlusion_mode("", &m));
+  EXPECT_EQ(m, OcclusionMode::kOff) << "a refused name leaves the mode";
+}
+
 }  // namespace
 }  // namespace pr

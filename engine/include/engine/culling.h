@@ -264,6 +264,9 @@ PR_HD PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
 /// Whether a renderer culls occluded batches: never, when it pays (each renderer's rule), always.
 enum class OcclusionMode { kOff, kAuto, kOn };
 
+/// "off" or "0", "auto", "on" or "1" (the renderers' environment switches); false for others.
+bool parse_occlusion_mode(const std::string& text, OcclusionMode* mode);
+
 constexpr int kHizTile = 16;   ///< pixels on a side of a level-0 tile
 constexpr int kHizTile1 = 64;  ///< of a level-1 tile
 constexpr int kHizSpan = 6;    ///< most tiles on a side a footprint is tested over, per level
