@@ -107,7 +107,7 @@ class CudaRenderer : public Renderer {
   /// the image is the same; a camera that looks through a dense cloud reads a fraction of it
   /// (H200, the Morton cube of 1e9 points in view: 0.44 instead of 2.74 ms). The two passes cost
   /// three more dependent kernels (about 16 us), so kAuto (the default) runs them only for clouds
-  /// of 2^25 points and more, and only while the last frame that ran them hid at least 4096
+  /// of 2^24 points and more, and only while the last frame that ran them hid at least 4096
   /// batches (16 M points); otherwise it tries again every 16th frame. kOn: every frame (tests,
   /// A/B). Takes effect at the next frame; PR_CUDA_OCCLUSION=auto|on|off.
   using OcclusionMode = pr::OcclusionMode;  // engine/culling.h
