@@ -279,11 +279,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       draw_batches(
           p, cc.batches.size(), total_points,
           [&](size_t bi) { return !cull || compact_box_visible(p, cc.batches[bi]); },
-          [&](size_t bi) {
-            double lo[3], hi[3];
-            compact_box_bounds(cc.batches[bi], lo, hi);
-            return box_footprint(p, lo, hi);
-          },
+          [&](size_t bi) { return compact_box_footprint(p, cc.batches[bi]); },
           [&](size_t bi) {
             const CompactBatch box = cc.batches[bi];
             const size_t s0 = bi * kCompactBatch,
@@ -349,12 +345,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
         draw_batches(
             p, boxes_.size(), total_points,
             [&](size_t bi) { return point_box_visible(p, boxes[bi]); },
-            [&](size_t bi) {
-              const PointBox& b = boxes[bi];
-              const double lo[3] = {b.lo[0], b.lo[1], b.lo[2]};
-              const double hi[3] = {b.hi[0], b.hi[1], b.hi[2]};
-              return box_footprint(p, lo, hi);
-            },
+            [&](size_t bi) { return box_footprint(p, boxes[bi]); },
             [&](size_t bi) {
               draw_points(bi * kPointBatch,
                           std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)));

@@ -26,10 +26,6 @@ void compute_point_boxes(const Float3* pos, size_t n, PodVector<PointBox>* out) 
       0, 16);
 }
 
-}  // namespace pr
-
-namespace pr {
-
 bool parse_occlusion_mode(const std::string& text, OcclusionMode* mode) {
   if (text == "off" || text == "0")
     *mode = OcclusionMode::kOff;

@@ -966,7 +966,7 @@ class CudaRendererImpl final : public CudaRenderer {
     // Occlusion culling: the box tests defer the batches the last frame's Hi-Z hides; a first
     // raster pass draws the others, the Hi-Z of its keys is built, the deferred batches it does not
     // hide are drawn by a second pass (docs/GPU.md).
-    const bool occl = occl_now_ && hiz_ && hiz_w_ == s.width && hiz_h_ == s.height;
+    const bool occl = occl_now_;  // frame() made the Hi-Z of this size (ensure_hiz())
     const bool cull = occl || cull_for(points_, p);
     const int rounds = rounds_for(points_);
     // With culling on and the whole cloud surely in view: no box tests, and no per-point image

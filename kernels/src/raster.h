@@ -233,15 +233,11 @@ __device__ __forceinline__ bool batch_inside(const ProjParams& p, const CompactB
 }
 
 __device__ __forceinline__ BoxFootprint batch_footprint(const ProjParams& p, const PointBox& b) {
-  const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
-  const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
-  return box_footprint(p, lo, hi);
+  return box_footprint(p, b);
 }
 __device__ __forceinline__ BoxFootprint batch_footprint(const ProjParams& p,
                                                         const CompactBatch& b) {
-  double lo[3], hi[3];
-  compact_box_bounds(b, lo, hi);
-  return box_footprint(p, lo, hi);
+  return compact_box_footprint(p, b);
 }
 
 /// Batch culling (engine/culling.h), one thread a batch: the box test of each of `n` boxes

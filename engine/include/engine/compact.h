@@ -133,6 +133,13 @@ PR_HD bool compact_box_visible(const ProjParams& p, const CompactBatch& b) {
   return box_visible(p, lo, hi);
 }
 
+/// The footprint (engine/culling.h's box_footprint()) of batch `b`'s points.
+PR_HD BoxFootprint compact_box_footprint(const ProjParams& p, const CompactBatch& b) {
+  double lo[3], hi[3];
+  compact_box_bounds(b, lo, hi);
+  return box_footprint(p, lo, hi);
+}
+
 /// Whether every valid point of batch `b` surely draws at pixel (int(px), int(py)) of its
 /// projection: box_inside() of engine/culling.h on the same box.
 PR_HD bool compact_box_inside(const ProjParams& p, const CompactBatch& b) {

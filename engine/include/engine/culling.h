@@ -248,11 +248,14 @@ PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const 
 /// superset, clamped to the image; empty when no point can draw, the whole image when unsure
 /// (box_footprint()). A renderer whose points all lie in the box can resolve the rest of the image
 /// as background without reading it (the CUDA renderer's resolve).
-PR_HD PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
-  if (!(b.lo[0] <= b.hi[0])) return PixelRect{};  // no finite point
+PR_HD BoxFootprint box_footprint(const ProjParams& p, const PointBox& b) {
+  if (!(b.lo[0] <= b.hi[0])) return BoxFootprint{};  // no finite point: an empty rect
   const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
   const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
-  return box_footprint(p, lo, hi).rect;
+  return box_footprint(p, lo, hi);
+}
+PR_HD PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
+  return box_footprint(p, b).rect;
 }
 
 // Occlusion culling (the CUDA renderer's, docs/GPU.md): a hierarchical depth buffer ("Hi-Z") holds,
