@@ -1,6 +1,10 @@
 #include "engine/parallel.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -11,6 +15,121 @@ unsigned default_threads() {
   return n == 0 ? 1 : n;
 }
 
+namespace {
+
+/// Chunk c of [0, n) split into `chunks` nearly equal pieces.
+inline void chunk_range(size_t n, size_t chunks, size_t c, size_t& begin, size_t& end) {
+  const size_t per = n / chunks, extra = n % chunks;
+  begin = c * per + std::min(c, extra);
+  end = begin + per + (c < extra ? 1 : 0);
+}
+
+/// Set on the pool's own threads: a parallel_for called from inside a chunk runs serially there
+/// (its caller already occupies a worker; waiting for the others could deadlock).
+thread_local bool t_in_pool = false;
+
+/// Worker threads kept between parallel_for calls. Starting and joining std::threads on every call
+/// cost tens of microseconds, and the CPU renderer makes several calls a frame. One call uses the
+/// pool at a time (`busy_`); a concurrent caller (a loader thread while the viewer draws) starts
+/// threads of its own as before. Workers spin briefly after a call, since the next one usually
+/// follows within microseconds (the renderer's binning passes), then sleep.
+class Pool {
+ public:
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+      ++generation_;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+  /// False when another call holds the pool.
+  bool try_run(size_t n, size_t chunks, const std::function<void(size_t, size_t)>& fn) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    while (workers_.size() + 1 < chunks) {
+      const size_t id = workers_.size();
+      workers_.emplace_back([this, id] { work(id); });
+    }
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      fn_ = &fn;
+      n_ = n;
+      chunks_ = chunks;
+      pending_.store(chunks - 1, std::memory_order_relaxed);
+      generation_atomic_.store(++generation_, std::memory_order_release);
+    }
+    cv_.notify_all();
+    size_t b, e;
+    chunk_range(n, chunks, chunks - 1, b, e);
+    t_in_pool = true;  // nested calls from the caller's own chunk run serially too
+    fn(b, e);
+    t_in_pool = false;
+    // The workers' chunks: spin (they are short), then block.
+    for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+      if (spin < 4096) {
+        std::this_thread::yield();
+        continue;
+      }
+      std::unique_lock<std::mutex> lk(m_);
+      done_cv_.wait(lk, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
+    return true;
+  }
+
+ private:
+  void work(size_t id) {
+    t_in_pool = true;
+    uint64_t seen = 0;
+    for (;;) {
+      // Spin for a while on the generation before sleeping on the condition variable.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+      while (generation_atomic_.load(std::memory_order_acquire) == seen &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      const std::function<void(size_t, size_t)>* fn;
+      size_t n, chunks;
+      {
+        std::unique_lock<std::mutex> lk(m_);
+        cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        fn = fn_;
+        n = n_;
+        chunks = chunks_;
+      }
+      if (id + 1 >= chunks) continue;  // this call needs fewer workers
+      size_t b, e;
+      chunk_range(n, chunks, id, b, e);
+      (*fn)(b, e);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lk(m_);  // the caller may be about to wait
+        done_cv_.notify_one();
+      }
+    }
+  }
+
+  std::mutex busy_;
+  std::mutex m_;
+  std::condition_variable cv_, done_cv_;
+  std::vector<std::thread> workers_;
+  const std::function<void(size_t, size_t)>* fn_ = nullptr;
+  size_t n_ = 0, chunks_ = 0;
+  std::atomic<size_t> pending_{0};
+  uint64_t generation_ = 0;
+  std::atomic<uint64_t> generation_atomic_{0};
+  bool stop_ = false;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+}  // namespace
+
 void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, unsigned threads,
                   size_t grain) {
   if (n == 0) return;
@@ -18,24 +137,23 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, unsig
   grain = std::max<size_t>(grain, 1);
   const size_t max_chunks = (n + grain - 1) / grain;
   const size_t chunks = std::min<size_t>(threads, max_chunks);
-  if (chunks <= 1) {
+  if (chunks <= 1 || t_in_pool) {
     fn(0, n);
     return;
   }
-  std::vector<std::thread> pool;
-  pool.reserve(chunks - 1);
-  const size_t per = n / chunks, extra = n % chunks;
-  size_t begin = 0;
-  for (size_t c = 0; c < chunks; ++c) {
-    const size_t end = begin + per + (c < extra ? 1 : 0);
-    if (c + 1 == chunks) {
-      fn(begin, end);  // the calling thread takes the last chunk
-    } else {
-      pool.emplace_back(fn, begin, end);
-    }
-    begin = end;
+  if (pool().try_run(n, chunks, fn)) return;
+  // The pool is busy with another caller's work: threads of this call's own.
+  std::vector<std::thread> own;
+  own.reserve(chunks - 1);
+  for (size_t c = 0; c + 1 < chunks; ++c) {
+    size_t b, e;
+    chunk_range(n, chunks, c, b, e);
+    own.emplace_back(fn, b, e);
   }
-  for (auto& t : pool) t.join();
+  size_t b, e;
+  chunk_range(n, chunks, chunks - 1, b, e);
+  fn(b, e);
+  for (auto& t : own) t.join();
 }
 
 }  // namespace pr

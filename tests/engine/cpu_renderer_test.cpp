@@ -281,5 +281,85 @@ TEST(CpuRenderer, AutomaticOcclusionCullingLeavesSmallCloudsAlone) {
   EXPECT_FALSE(r.occlusion_ran());
 }
 
+TEST(CpuRenderer, BinningGivesTheSameImages) {
+  // Sort-middle binning forced on against the direct atomics: random cameras around a cube in
+  // random and in Morton order, frame after frame on the same renderers (so a key the binning
+  // left uncleared shows in a later frame), image widths that are not a whole number of tiles or
+  // bands, subsets, compact positions, point size 3 (splats keep the atomics), thread counts
+  // that do not divide the work; the same colors and depths every frame.
+  PointCloud random_order = make_scene("cube", 300'000, 11);
+  PointCloud morton = random_order;
+  apply_order(morton, morton_order(morton));
+  std::mt19937 rng(5);
+  int frames_binned = 0;
+  for (const bool compact : {false, true})
+    for (const PointCloud* c : {&random_order, &morton})
+      for (unsigned threads : {1u, 3u, 5u}) {
+        SCOPED_TRACE(std::string(compact ? "compact" : "float") + ", " +
+                     (c == &morton ? "morton" : "random") + ", " + std::to_string(threads) +
+                     " threads");
+        CpuRenderer on(threads), off(threads);
+        on.set_binning(OcclusionMode::kOn);
+        off.set_binning(OcclusionMode::kOff);
+        on.set_compact(compact, true);
+        off.set_compact(compact, true);
+        std::string err;
+        ASSERT_TRUE(on.set_cloud(*c, &err)) << err;
+        ASSERT_TRUE(off.set_cloud(*c, &err)) << err;
+        const Bounds b = c->world_bounds();
+        for (int i = 0; i < 8; ++i) {
+          RenderSettings rs;
+          rs.width = i % 2 ? 203 : 640;
+          rs.height = i % 2 ? 150 : 480;
+          rs.want_depth = true;
+          rs.background = test::kBg;
+          rs.point_size = i == 5 ? 3 : 1;
+          if (i == 6) rs.point_count = c->size() / 3;
+          Camera cam = test::random_camera(rng, b);
+          if (i % 4 == 0) cam.frame(b, double(rs.width) / double(rs.height));
+          Image a, x;
+          FrameStats st;
+          ASSERT_TRUE(on.render(cam, rs, a, st, &err)) << err;
+          ASSERT_TRUE(off.render(cam, rs, x, st, &err)) << err;
+          EXPECT_EQ(on.binned(), rs.point_size == 1) << "frame " << i;
+          EXPECT_FALSE(off.binned());
+          frames_binned += on.binned() && test::count_drawn(a) > 1000;
+          std::string first;
+          EXPECT_EQ(test::count_diff(a, x, &first), 0u) << "frame " << i << ": " << first;
+          EXPECT_EQ(std::memcmp(a.depth.data(), x.depth.data(), a.depth.size() * sizeof(float)), 0)
+              << "frame " << i;
+        }
+      }
+  EXPECT_GT(frames_binned, 24);
+}
+
+TEST(CpuRenderer, AutomaticBinningTakesFramesOfAtMostTwoPointsAPixel) {
+  const PointCloud c = make_scene("cube", 100'000, 3);
+  CpuRenderer r(2);
+  EXPECT_EQ(r.binning(), OcclusionMode::kAuto);
+  std::string err;
+  ASSERT_TRUE(r.set_cloud(c, &err)) << err;
+  Camera cam;
+  cam.frame(c.world_bounds(), 4.0 / 3.0);
+  auto binned = [&](int w, int h, int point_size, uint64_t count) {
+    RenderSettings rs;
+    rs.width = w;
+    rs.height = h;
+    rs.point_size = point_size;
+    rs.point_count = count;
+    Image img;
+    FrameStats st;
+    EXPECT_TRUE(r.render(cam, rs, img, st, &err)) << err;
+    return r.binned();
+  };
+  const uint64_t all = ~uint64_t{0};
+  EXPECT_TRUE(binned(320, 240, 1, all));      // 100,000 points on 76,800 pixels
+  EXPECT_FALSE(binned(160, 120, 1, all));     // on 19,200
+  EXPECT_TRUE(binned(160, 120, 1, 38'400));   // a subset of two points a pixel
+  EXPECT_FALSE(binned(160, 120, 1, 38'401));  // one more
+  EXPECT_FALSE(binned(320, 240, 2, all));     // splats
+  EXPECT_FALSE(binned(320, 240, 1, 0));       // nothing to draw
+}
+
 }  // namespace
 }  // namespace pr

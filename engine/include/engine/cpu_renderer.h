@@ -3,6 +3,8 @@
 // of atomicMin, so both produce identical images.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <vector>
 
 #include "engine/compact.h"
@@ -23,7 +25,8 @@ class CpuRenderer final : public Renderer {
               std::string* error) override;
   size_t memory_bytes() const override {
     return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity() + compact_.memory_bytes() +
-           boxes_.size() * sizeof(PointBox) + hiz_.capacity() * sizeof(uint32_t) + pass_.capacity();
+           boxes_.size() * sizeof(PointBox) + hiz_.capacity() * sizeof(uint32_t) +
+           pass_.capacity() + list_.capacity() * sizeof(uint32_t) + bin_bytes();
   }
   unsigned threads() const { return threads_; }
 
@@ -62,6 +65,17 @@ class CpuRenderer final : public Renderer {
   uint64_t occluded_batches() const { return occluded_batches_; }
   /// The last frame's deferred batches that its own Hi-Z did not hide (drawn by the second pass).
   uint64_t second_pass_batches() const { return second_pass_batches_; }
+  /// Sort-middle binning of 1-pixel points: each thread projects its share of the points into
+  /// bins by band of the image (2^14 consecutive pixels), then each band is depth-tested by one
+  /// thread alone, with plain loads and stores in keys its cache holds, instead of
+  /// compare-exchanges on keys all threads share; in groups of 2^18 points, so the bins stay
+  /// small. kAuto (the default): frames that draw at most two points a pixel (the denser ones
+  /// keep the direct early test, which most of their points fail without a write).
+  /// PR_CPU_BIN=auto|on|off (the words of occlusion culling's switch). Same image either way.
+  void set_binning(OcclusionMode mode) { binning_ = mode; }
+  OcclusionMode binning() const { return binning_; }
+  /// Whether the last frame binned its points.
+  bool binned() const { return binned_; }
   /// The boxes of the plain cloud's batches (empty in compact mode and before the first culled
   /// frame).
   const PodVector<PointBox>& boxes() const { return boxes_; }
@@ -87,15 +101,68 @@ class CpuRenderer final : public Renderer {
   std::vector<uint32_t> hiz_;
   int hiz_w_ = 0, hiz_h_ = 0;
   std::vector<uint8_t> pass_;
+  std::vector<uint32_t> list_;  // the batches a pass draws
+
+ public:
+  /// What a frame's depth tests write: the keys and the occupancy tiles (for the binning's point
+  /// sinks in cpu_renderer.cpp).
+  struct FrameTarget {
+    FrameTarget(uint64_t* k, uint8_t* d, int w, int h, size_t tx)
+        : keys(k),
+          dirty(d),
+          width(uint32_t(w)),
+          pixels(size_t(w) * size_t(h)),
+          tiles_x(tx),
+          recip(((uint64_t{1} << 32) + uint32_t(w) - 1) / uint32_t(w)) {}
+    uint64_t* keys;
+    uint8_t* dirty;
+    uint32_t width;
+    size_t pixels, tiles_x;
+    uint64_t recip;  // ceil(2^32 / width): pixel / width by a multiply
+    /// Marks the occupancy tile of pixel `pix` (a relaxed atomic store: neighbouring bands and
+    /// threads may mark the same tile).
+    void mark(uint32_t pix) const {
+      // (pix * recip) >> 32 is pix / width or one more (recip exceeds 2^32 / width by less than
+      // one, and pix < 2^32).
+      uint32_t y = uint32_t((uint64_t(pix) * recip) >> 32);
+      if (uint64_t(y) * width > pix) --y;
+      const uint32_t x = pix - y * width;
+      std::atomic_ref<uint8_t>(dirty[size_t(y / kTile) * tiles_x + x / kTile])
+          .store(1, std::memory_order_relaxed);
+    }
+  };
+  /// A binned point: its key and pixel.
+  struct BinEntry {
+    uint64_t key;
+    uint32_t pix;
+  };
+
+ private:
+  OcclusionMode binning_ = OcclusionMode::kAuto;
+  bool binned_ = false;
+  // Thread slot s's bin of band b at s * bands + b; kept between groups and frames.
+  std::vector<std::vector<BinEntry>> bins_;
   bool occlusion_ran_ = false;
   uint64_t occluded_batches_ = 0, second_pass_batches_ = 0;
   uint64_t hidden_ = ~uint64_t{0}, in_view_ = 0;  // the last run's count of hidden batches
   uint32_t plain_frames_ = 0;
   bool occlusion_wanted(size_t stored_points);
-  // The batches of a culled frame: box tests, then occlusion culling's two passes when wanted.
-  template <class VisibleFn, class FootprintFn, class DrawFn>
-  void draw_batches(const ProjParams& p, size_t batches, size_t stored_points, VisibleFn visible,
-                    FootprintFn footprint, DrawFn draw);
+  size_t bin_bytes() const {
+    size_t b = bins_.capacity() * sizeof(bins_[0]);
+    for (const auto& v : bins_) b += v.capacity() * sizeof(BinEntry);
+    return b;
+  }
+  // The batches of a culled frame: box tests, then occlusion culling's two passes when wanted;
+  // unit(bi, emit) draws batch bi.
+  template <class VisibleFn, class FootprintFn, class UnitFn>
+  void draw_batches(const ProjParams& p, size_t batches, size_t stored_points, const FrameTarget& t,
+                    bool binned, VisibleFn visible, FootprintFn footprint, UnitFn unit);
+  // Draws units (list[k], or k without a list, for k < units) in parallel: unit(u, emit) hands
+  // each point that draws (its pixel and key) to `emit`, which depth-tests it at once, or bins it
+  // (binned).
+  template <class UnitFn>
+  void run_units(size_t units, const uint32_t* list, const FrameTarget& t, bool binned,
+                 UnitFn unit);
   void build_hiz_from_keys(int width, int height);
 };
 
