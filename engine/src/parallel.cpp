@@ -28,49 +28,65 @@ inline void chunk_range(size_t n, size_t chunks, size_t c, size_t& begin, size_t
 /// (its caller already occupies a worker; waiting for the others could deadlock).
 thread_local bool t_in_pool = false;
 
+/// A short wait in a spin loop.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
 /// Worker threads kept between parallel_for calls. Starting and joining std::threads on every call
 /// cost tens of microseconds, and the CPU renderer makes several calls a frame. One call uses the
 /// pool at a time (`busy_`); a concurrent caller (a loader thread while the viewer draws) starts
-/// threads of its own as before. Workers spin briefly after a call, since the next one usually
-/// follows within microseconds (the renderer's binning passes), then sleep.
+/// threads of its own as before. A call is cut into up to four pieces a thread, which the caller
+/// and the workers take in turn, so a thread that the system runs late (a shared machine, another
+/// process on its core) holds up a piece, not a quarter of the work. Workers spin for a while
+/// after a call, since the next one usually follows within microseconds (the renderer's passes),
+/// then sleep.
 class Pool {
  public:
   ~Pool() {
     {
       std::lock_guard<std::mutex> lk(m_);
       stop_ = true;
-      ++generation_;
+      generation_atomic_.store(++generation_, std::memory_order_release);
     }
     cv_.notify_all();
     for (auto& t : workers_) t.join();
   }
 
   /// False when another call holds the pool.
-  bool try_run(size_t n, size_t chunks, const std::function<void(size_t, size_t)>& fn) {
+  bool try_run(size_t n, size_t pieces, size_t threads,
+               const std::function<void(size_t, size_t)>& fn) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy.owns_lock()) return false;
-    while (workers_.size() + 1 < chunks) {
+    while (workers_.size() + 1 < threads) {
       const size_t id = workers_.size();
       workers_.emplace_back([this, id] { work(id); });
     }
     {
-      std::lock_guard<std::mutex> lk(m_);
+      std::unique_lock<std::mutex> lk(m_);
+      // A worker that woke late for the last call may still be in it (taking no piece, since
+      // all were taken); its counter must not be reset under it.
+      done_cv_.wait(lk, [&] { return inside_ == 0; });
       fn_ = &fn;
       n_ = n;
-      chunks_ = chunks;
-      pending_.store(chunks - 1, std::memory_order_relaxed);
+      pieces_ = pieces;
+      helpers_ = threads - 1;
+      next_.store(0, std::memory_order_relaxed);
+      pending_.store(pieces, std::memory_order_relaxed);
       generation_atomic_.store(++generation_, std::memory_order_release);
     }
     cv_.notify_all();
-    size_t b, e;
-    chunk_range(n, chunks, chunks - 1, b, e);
-    t_in_pool = true;  // nested calls from the caller's own chunk run serially too
-    fn(b, e);
+    t_in_pool = true;  // nested calls from the caller's own pieces run serially too
+    take_pieces(fn, n, pieces);
     t_in_pool = false;
-    // The workers' chunks: spin (they are short), then block.
+    // The workers' last pieces: spin (they are short), then block.
     for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
-      if (spin < 4096) {
-        std::this_thread::yield();
+      if (spin < (1 << 16)) {
+        cpu_relax();
         continue;
       }
       std::unique_lock<std::mutex> lk(m_);
@@ -80,44 +96,57 @@ class Pool {
   }
 
  private:
+  void take_pieces(const std::function<void(size_t, size_t)>& fn, size_t n, size_t pieces) {
+    for (size_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) < pieces;) {
+      size_t b, e;
+      chunk_range(n, pieces, c, b, e);
+      fn(b, e);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lk(m_);  // the caller may be about to wait
+        done_cv_.notify_all();
+      }
+    }
+  }
+
   void work(size_t id) {
     t_in_pool = true;
     uint64_t seen = 0;
     for (;;) {
       // Spin for a while on the generation before sleeping on the condition variable.
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
-      while (generation_atomic_.load(std::memory_order_acquire) == seen &&
-             std::chrono::steady_clock::now() < until)
-        std::this_thread::yield();
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinUs);
+      for (int i = 0; generation_atomic_.load(std::memory_order_acquire) == seen; ++i) {
+        cpu_relax();
+        if ((i & 255) == 255 && std::chrono::steady_clock::now() >= until) break;
+      }
       const std::function<void(size_t, size_t)>* fn;
-      size_t n, chunks;
+      size_t n, pieces;
       {
         std::unique_lock<std::mutex> lk(m_);
         cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
         if (stop_) return;
         seen = generation_;
+        if (id >= helpers_) continue;  // this call needs fewer threads
         fn = fn_;
         n = n_;
-        chunks = chunks_;
+        pieces = pieces_;
+        ++inside_;
       }
-      if (id + 1 >= chunks) continue;  // this call needs fewer workers
-      size_t b, e;
-      chunk_range(n, chunks, id, b, e);
-      (*fn)(b, e);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lk(m_);  // the caller may be about to wait
-        done_cv_.notify_one();
+      take_pieces(*fn, n, pieces);
+      {
+        std::lock_guard<std::mutex> lk(m_);
+        if (--inside_ == 0) done_cv_.notify_all();
       }
     }
   }
 
+  static constexpr int kSpinUs = 500;
   std::mutex busy_;
   std::mutex m_;
   std::condition_variable cv_, done_cv_;
   std::vector<std::thread> workers_;
   const std::function<void(size_t, size_t)>* fn_ = nullptr;
-  size_t n_ = 0, chunks_ = 0;
-  std::atomic<size_t> pending_{0};
+  size_t n_ = 0, pieces_ = 0, helpers_ = 0, inside_ = 0;
+  std::atomic<size_t> next_{0}, pending_{0};
   uint64_t generation_ = 0;
   std::atomic<uint64_t> generation_atomic_{0};
   bool stop_ = false;
@@ -141,7 +170,9 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, unsig
     fn(0, n);
     return;
   }
-  if (pool().try_run(n, chunks, fn)) return;
+  // Up to four pieces a thread on the kept workers (none shorter than the grain).
+  const size_t pieces = std::min<size_t>(max_chunks, size_t(threads) * 4);
+  if (pool().try_run(n, pieces, chunks, fn)) return;
   // The pool is busy with another caller's work: threads of this call's own.
   std::vector<std::thread> own;
   own.reserve(chunks - 1);

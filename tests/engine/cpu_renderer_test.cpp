@@ -359,6 +359,17 @@ TEST(CpuRenderer, AutomaticBinningTakesFramesOfAtMostTwoPointsAPixel) {
   EXPECT_FALSE(binned(160, 120, 1, 38'401));  // one more
   EXPECT_FALSE(binned(320, 240, 2, all));     // splats
   EXPECT_FALSE(binned(320, 240, 1, 0));       // nothing to draw
+  // The seed's camera inside the cube: about 460 of the points draw. The first frame goes by the
+  // frame before (all 100,000 drew); after it, too few draw for the binning's passes.
+  cam = Camera{};
+  EXPECT_TRUE(binned(320, 240, 1, all));
+  EXPECT_FALSE(binned(320, 240, 1, all));
+  EXPECT_FALSE(binned(320, 240, 1, all));
+  cam.frame(c.world_bounds(), 4.0 / 3.0);  // back out: binned from the frame after
+  EXPECT_FALSE(binned(320, 240, 1, all));
+  EXPECT_TRUE(binned(320, 240, 1, all));
+  EXPECT_FALSE(binned(320, 240, 3, all));  // splats, which count as drawn points too
+  EXPECT_TRUE(binned(320, 240, 1, all));
 }
 
 }  // namespace

@@ -70,7 +70,8 @@ class CpuRenderer final : public Renderer {
   /// thread alone, with plain loads and stores in keys its cache holds, instead of
   /// compare-exchanges on keys all threads share; in groups of 2^18 points, so the bins stay
   /// small. kAuto (the default): frames that draw at most two points a pixel (the denser ones
-  /// keep the direct early test, which most of their points fail without a write).
+  /// keep the direct early test, which most of their points fail without a write) and whose
+  /// last frame drew at least 2^15 points in the image (fewer do not pay for the two passes).
   /// PR_CPU_BIN=auto|on|off (the words of occlusion culling's switch). Same image either way.
   void set_binning(OcclusionMode mode) { binning_ = mode; }
   OcclusionMode binning() const { return binning_; }
@@ -119,6 +120,8 @@ class CpuRenderer final : public Renderer {
     uint32_t width;
     size_t pixels, tiles_x;
     uint64_t recip;  // ceil(2^32 / width): pixel / width by a multiply
+    /// Points handed to the depth test (their pixel is in the image; splats not counted).
+    mutable std::atomic<uint64_t> drawn{0};
     /// Marks the occupancy tile of pixel `pix` (a relaxed atomic store: neighbouring bands and
     /// threads may mark the same tile).
     void mark(uint32_t pix) const {
@@ -140,6 +143,7 @@ class CpuRenderer final : public Renderer {
  private:
   OcclusionMode binning_ = OcclusionMode::kAuto;
   bool binned_ = false;
+  uint64_t last_drawn_ = ~uint64_t{0};  // the last frame's FrameTarget::drawn (unknown at first)
   // Thread slot s's bin of band b at s * bands + b; kept between groups and frames.
   std::vector<std::vector<BinEntry>> bins_;
   bool occlusion_ran_ = false;

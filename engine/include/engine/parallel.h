@@ -10,9 +10,10 @@ namespace pr {
 unsigned default_threads();
 
 /// Calls fn(begin, end) on disjoint chunks covering [0, n) from up to `threads` threads
-/// (0 = default_threads()), in at most ceil(n / grain) chunks of nearly equal length. Blocks until
-/// all are done. The threads are kept between calls (one caller at a time; a concurrent caller
-/// starts threads of its own, and a call from inside a chunk runs serially).
+/// (0 = default_threads()), in at most ceil(n / grain) chunks of nearly equal length, at most four
+/// a thread, which the threads take in turn. Blocks until all are done. The threads are kept
+/// between calls (one caller at a time; a concurrent caller starts threads of its own, and a call
+/// from inside a chunk runs serially).
 void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, unsigned threads = 0,
                   size_t grain = 4096);
 
