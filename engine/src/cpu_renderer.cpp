@@ -396,24 +396,18 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
     const uint64_t step = subset_step(total_points, count);
     const size_t width = size_t(s.width);
     const bool big = p.point_size > 1;
-    // A point marks its tile(s) dirty; a relaxed atomic store of the same value from several
-    // threads is race-free.
-    auto mark = [&](int x, int y) {
-      std::atomic_ref<uint8_t>(dirty[size_t(y / kTile) * tiles_x + size_t(x / kTile)])
-          .store(1, std::memory_order_relaxed);
-    };
-    // A point_size square: depth-tests each pixel and marks the tiles of its corners.
+    const FrameTarget target(keys, dirty, s.width, s.height, tiles_x);
+    // A point_size square: depth-tests each pixel and marks every tile it touches (a square of
+    // up to 16 pixels spans up to three tiles a side).
     auto splat = [&](int ix, int iy, uint64_t key) {
       int x0, y0, x1, y1;
       splat_rect(p, ix, iy, x0, y0, x1, y1);
-      mark(x0, y0);
-      mark(x1 - 1, y0);
-      mark(x0, y1 - 1);
-      mark(x1 - 1, y1 - 1);
+      for (int ty = y0 / kTile; ty <= (y1 - 1) / kTile; ++ty)
+        for (int tx = x0 / kTile; tx <= (x1 - 1) / kTile; ++tx)
+          target.mark(uint32_t(tx * kTile), uint32_t(ty * kTile));
       for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) depth_min(keys + size_t(y) * width + size_t(x), key);
     };
-    const FrameTarget target(keys, dirty, s.width, s.height, tiles_x);
     // 1-pixel points are binned (run_units()) where that pays: frames of at most two points a
     // pixel (denser ones keep the early test, which most of their points fail without a write)
     // whose last frame drew enough points to be worth the binning's two more passes (2^15; on 16

@@ -122,16 +122,19 @@ class CpuRenderer final : public Renderer {
     uint64_t recip;  // ceil(2^32 / width): pixel / width by a multiply
     /// Points handed to the depth test (their pixel is in the image; splats not counted).
     mutable std::atomic<uint64_t> drawn{0};
-    /// Marks the occupancy tile of pixel `pix` (a relaxed atomic store: neighbouring bands and
+    /// Marks the occupancy tile of pixel (x, y) (a relaxed atomic store: neighbouring bands and
     /// threads may mark the same tile).
+    void mark(uint32_t x, uint32_t y) const {
+      std::atomic_ref<uint8_t>(dirty[size_t(y / kTile) * tiles_x + x / kTile])
+          .store(1, std::memory_order_relaxed);
+    }
+    /// The same for pixel index `pix` (y * width + x).
     void mark(uint32_t pix) const {
       // (pix * recip) >> 32 is pix / width or one more (recip exceeds 2^32 / width by less than
       // one, and pix < 2^32).
       uint32_t y = uint32_t((uint64_t(pix) * recip) >> 32);
       if (uint64_t(y) * width > pix) --y;
-      const uint32_t x = pix - y * width;
-      std::atomic_ref<uint8_t>(dirty[size_t(y / kTile) * tiles_x + x / kTile])
-          .store(1, std::memory_order_relaxed);
+      mark(pix - y * width, y);
     }
   };
   /// A binned point: its key and pixel.
