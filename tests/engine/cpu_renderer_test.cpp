@@ -238,6 +238,23 @@ TEST(CpuRenderer, OcclusionCullingKeepsEveryFrameTheSame) {
     check(overview, "overview, again");
     const size_t batches = compact ? on.compact().batches.size() : on.boxes().size();
     EXPECT_GT(on.occluded_batches(), batches / 4);
+    {
+      // Its second pass drew nothing, so the Hi-Z the renderer built (its own loop, which skips
+      // untouched tiles) is the host reference build_hiz() of the final depths.
+      EXPECT_EQ(on.second_pass_batches(), 0u);
+      Image img;
+      FrameStats st;
+      ASSERT_TRUE(off.render(overview, rs, img, st, &err)) << err;
+      std::vector<uint64_t> keys(img.depth.size());
+      for (size_t i = 0; i < keys.size(); ++i)
+        keys[i] = std::isinf(img.depth[i]) ? kEmptyKey : uint64_t(float_bits(img.depth[i])) << 32;
+      HizView v;
+      v.width = rs.width;
+      v.height = rs.height;
+      std::vector<uint32_t> want(v.total_words());
+      build_hiz(keys.data(), rs.width, rs.height, want.data());
+      EXPECT_TRUE(on.hiz() == want) << "the CPU's Hi-Z differs from build_hiz()";
+    }
     for (int i = 0; i < 8; ++i) {
       Camera cam = overview;
       cam.position += cam.forward() * glm::length(b.size()) * 0.1 * double(i);

@@ -77,6 +77,9 @@ class CpuRenderer final : public Renderer {
   OcclusionMode binning() const { return binning_; }
   /// Whether the last frame binned its points.
   bool binned() const { return binned_; }
+  /// The Hi-Z that the last frame running occlusion culling built from its first pass's keys
+  /// (HizView's layout; empty before), for tests.
+  const std::vector<uint32_t>& hiz() const { return hiz_; }
   /// The boxes of the plain cloud's batches (empty in compact mode and before the first culled
   /// frame).
   const PodVector<PointBox>& boxes() const { return boxes_; }
