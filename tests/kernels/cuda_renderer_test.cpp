@@ -9,6 +9,7 @@
 #include <ostream>
 #include <random>
 
+#include "../engine/hiz_test_util.h"
 #include "../engine/random_camera.h"
 #include "engine/compact.h"
 #include "engine/cpu_renderer.h"
@@ -1025,14 +1026,8 @@ TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
       Image img;
       FrameStats st;
       ASSERT_TRUE(cpu.render(overview, rs, img, st, &err)) << err;
-      std::vector<uint64_t> keys(img.depth.size());
-      for (size_t i = 0; i < keys.size(); ++i)
-        keys[i] = std::isinf(img.depth[i]) ? kEmptyKey : uint64_t(float_bits(img.depth[i])) << 32;
-      HizView v;
-      v.width = rs.width;
-      v.height = rs.height;
-      std::vector<uint32_t> want(v.total_words()), got;
-      build_hiz(keys.data(), rs.width, rs.height, want.data());
+      const std::vector<uint32_t> want = test::hiz_of_depths(img);
+      std::vector<uint32_t> got;
       int gw = 0, gh = 0;
       ASSERT_TRUE(gpu->download_hiz(&got, &gw, &gh, &err)) << err;
       EXPECT_EQ(gw, rs.width);
