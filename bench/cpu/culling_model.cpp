@@ -1,0 +1,259 @@
+// culling_model: how much two ways of skipping hidden points could skip, predicted on the host
+// from the final image of a frame, before anyone writes the kernels (issue 6's Morton 1e7 target;
+// docs/GPU.md, "Tenth session").
+//
+// The cube scene (the bench's cloud) is projected once with project_to_pixel(), the renderers'
+// own function, giving each pixel's nearest depth. Then, for batches of B consecutive stored
+// points (the renderers use 4096) with their bounding boxes and box_footprint():
+//
+//   Hi-Z table: the share of batches and of points that a Hi-Z of the final image, with tiles of
+//   T pixels, hides (the footprint's near depth beyond the largest depth of every tile the
+//   footprint meets). This is the most that occlusion culling from the last frame can skip
+//   while the camera stays put; the renderers use T = 16 (engine/culling.h).
+//
+//   ownership table: each screen tile of S x S pixels owned by one block, which takes the batches
+//   whose footprint meets the tile, nearest footprint first, and skips a batch when its near depth
+//   lies beyond every depth the tile already holds inside the footprint (an exact test, on the
+//   tile's own depths). It gives the tiles used, the list entries, the points read in all (a batch
+//   meeting several tiles is read by each) and the most points one tile reads: the work of the
+//   slowest block, which bounds such a frame.
+//
+// Both tests are checked against the image: no batch the Hi-Z hides holds a point that gives a
+// pixel its depth, and every tile's depths after its list equal the image's. A failure exits 1.
+//
+//   culling_model [--points 1e7] [--order morton|random] [--camera overview|inside]
+//                 [--width 1920 --height 1080] [--batches 4096,1024,256] [--hiz-tiles 16,8,4,2]
+//                 [--tiles 32,64,128]
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/bench_util.h"
+#include "engine/camera.h"
+#include "engine/culling.h"
+#include "engine/projection.h"
+#include "engine/scenes.h"
+
+namespace {
+
+using namespace pr;
+
+constexpr uint32_t kEmpty = 0xffffffffu;  // a pixel without a point (depth bits of no key)
+
+struct Options {
+  uint64_t points = 10000000;
+  std::string order = "morton", camera = "overview";
+  int width = 1920, height = 1080;
+  std::vector<uint64_t> batches = {4096, 1024, 256}, hiz_tiles = {16, 8, 4, 2},
+                        tiles = {32, 64, 128};
+};
+
+bool parse(int argc, char** argv, Options& o) {
+  std::string err;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool more = i + 1 < argc;
+    std::vector<uint64_t> one;
+    if (a == "--points" && more && parse_counts(argv[i + 1], one, &err) && one.size() == 1) {
+      o.points = one[0];
+      ++i;
+    } else if (a == "--order" && more) {
+      o.order = argv[++i];
+    } else if (a == "--camera" && more) {
+      o.camera = argv[++i];
+    } else if (a == "--width" && more) {
+      o.width = std::atoi(argv[++i]);
+    } else if (a == "--height" && more) {
+      o.height = std::atoi(argv[++i]);
+    } else if (a == "--batches" && more && parse_counts(argv[i + 1], o.batches, &err)) {
+      ++i;
+    } else if (a == "--hiz-tiles" && more && parse_counts(argv[i + 1], o.hiz_tiles, &err)) {
+      ++i;
+    } else if (a == "--tiles" && more && parse_counts(argv[i + 1], o.tiles, &err)) {
+      ++i;
+    } else {
+      std::fprintf(stderr,
+                   "usage: culling_model [--points N] [--order morton|random] [--camera "
+                   "overview|inside] [--width W --height H] [--batches B,...] [--hiz-tiles "
+                   "T,...] [--tiles S,...]\n(bad or incomplete argument '%s'%s%s)\n",
+                   a.c_str(), err.empty() ? "" : ": ", err.c_str());
+      return false;
+    }
+  }
+  auto positive = [](const std::vector<uint64_t>& v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [](uint64_t x) { return x > 0; });
+  };
+  if (o.points == 0 || o.width <= 0 || o.height <= 0 || !positive(o.batches) ||
+      !positive(o.hiz_tiles) || !positive(o.tiles) ||
+      (o.order != "morton" && o.order != "random") ||
+      (o.camera != "overview" && o.camera != "inside")) {
+    std::fprintf(stderr,
+                 "culling_model: need points, a size and sizes above zero, an order "
+                 "morton|random and a camera overview|inside\n");
+    return false;
+  }
+  return true;
+}
+
+/// A batch's footprint and the depth bits at or below every depth a point of it can draw at.
+struct Batch {
+  BoxFootprint f;
+  uint32_t near_bits = 0;  ///< float_bits of the near depth rounded down
+};
+
+std::vector<Batch> batch_footprints(const PointCloud& cloud, const ProjParams& p, uint64_t size) {
+  const uint64_t n = cloud.size(), nb = (n + size - 1) / size;
+  std::vector<Batch> out(nb);
+  for (uint64_t b = 0; b < nb; ++b) {
+    PointBox box = empty_point_box();
+    for (uint64_t i = b * size; i < std::min(n, (b + 1) * size); ++i)
+      box_grow(box, cloud.positions[i].x, cloud.positions[i].y, cloud.positions[i].z);
+    out[b].f = box_footprint(p, box);
+    // The float below the double near depth: a point's float depth is at least the double.
+    const float nf = float(out[b].f.near_depth);
+    const uint32_t bits = float_bits(nf);
+    out[b].near_bits = double(nf) > out[b].f.near_depth && bits > 0 ? bits - 1 : bits;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, o)) return 2;
+  PointCloud cloud = make_scene("cube", o.points, 1);
+  if (o.order == "morton") morton_sort(cloud);
+  Camera cam = scene_camera("cube", cloud);
+  if (o.camera == "overview") cam.frame(cloud.world_bounds(), double(o.width) / o.height);
+  const ProjParams p = cam.params(o.width, o.height, cloud.origin, 1);
+  const int W = o.width, H = o.height;
+  const uint64_t n = cloud.size();
+
+  // Each point's pixel (or -1) and depth bits; each pixel's nearest depth bits.
+  std::vector<int32_t> pix(n, -1);
+  std::vector<uint32_t> depth(n, kEmpty), image(size_t(W) * H, kEmpty);
+  uint64_t in_view = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    int ix = 0, iy = 0;
+    uint64_t key = 0;
+    const Float3& v = cloud.positions[i];
+    if (!project_to_pixel(p, v.x, v.y, v.z, 0, ix, iy, key)) continue;
+    pix[i] = iy * W + ix;
+    depth[i] = uint32_t(key >> 32);
+    image[size_t(pix[i])] = std::min(image[size_t(pix[i])], depth[i]);
+    ++in_view;
+  }
+  uint64_t hit = 0;
+  for (uint32_t d : image) hit += d != kEmpty;
+  std::printf(
+      "culling_model: cube, %llu points (%s order), %s camera, %dx%d: %llu in view on "
+      "%llu pixels\n\n",
+      (unsigned long long)n, o.order.c_str(), o.camera.c_str(), W, H, (unsigned long long)in_view,
+      (unsigned long long)hit);
+  int failures = 0;
+
+  std::printf(
+      "| batch | Hi-Z tile | batches | hidden batches | hidden points |\n"
+      "| ---: | ---: | ---: | ---: | ---: |\n");
+  for (uint64_t size : o.batches) {
+    const std::vector<Batch> batches = batch_footprints(cloud, p, size);
+    for (uint64_t t64 : o.hiz_tiles) {
+      const int T = int(t64), tx = (W + T - 1) / T, ty = (H + T - 1) / T;
+      std::vector<uint32_t> hiz(size_t(tx) * ty, 0);
+      for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+          uint32_t& w = hiz[size_t(y / T) * tx + size_t(x / T)];
+          w = std::max(w, image[size_t(y) * W + x]);
+        }
+      uint64_t hidden = 0, hidden_points = 0, wrong = 0;
+      for (size_t b = 0; b < batches.size(); ++b) {
+        const Batch& bt = batches[b];
+        if (bt.f.rect.empty()) continue;  // culled: not counted as hidden
+        uint32_t most = 0;
+        for (int y = bt.f.rect.y0 / T; y <= (bt.f.rect.y1 - 1) / T; ++y)
+          for (int x = bt.f.rect.x0 / T; x <= (bt.f.rect.x1 - 1) / T; ++x)
+            most = std::max(most, hiz[size_t(y) * tx + size_t(x)]);
+        if (bt.near_bits <= most) continue;
+        ++hidden;
+        for (uint64_t i = b * size; i < std::min(n, (b + 1) * size); ++i) {
+          ++hidden_points;
+          wrong += pix[i] >= 0 && depth[i] <= image[size_t(pix[i])];
+        }
+      }
+      std::printf("| %llu | %d | %zu | %.1f%% | %.1f%% |\n", (unsigned long long)size, T,
+                  batches.size(), 100.0 * double(hidden) / double(batches.size()),
+                  100.0 * double(hidden_points) / double(n));
+      if (wrong) {
+        std::printf("FAIL: %llu points of hidden batches give a pixel its depth\n",
+                    (unsigned long long)wrong);
+        ++failures;
+      }
+    }
+  }
+
+  std::printf(
+      "\n| batch | tile | tiles used | list entries | points read | most a tile reads |\n"
+      "| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (uint64_t size : o.batches) {
+    const std::vector<Batch> batches = batch_footprints(cloud, p, size);
+    for (uint64_t s64 : o.tiles) {
+      const int S = int(s64), tx = (W + S - 1) / S, ty = (H + S - 1) / S;
+      std::vector<std::vector<std::pair<uint32_t, uint32_t>>> lists(size_t(tx) * ty);
+      for (size_t b = 0; b < batches.size(); ++b) {
+        const PixelRect& r = batches[b].f.rect;
+        if (r.empty()) continue;
+        for (int y = r.y0 / S; y <= (r.y1 - 1) / S; ++y)
+          for (int x = r.x0 / S; x <= (r.x1 - 1) / S; ++x)
+            lists[size_t(y) * tx + size_t(x)].push_back({batches[b].near_bits, uint32_t(b)});
+      }
+      uint64_t used = 0, entries = 0, read = 0, most = 0, wrong = 0;
+      std::vector<uint32_t> own(size_t(S) * S);
+      for (size_t t = 0; t < lists.size(); ++t) {
+        std::vector<std::pair<uint32_t, uint32_t>>& list = lists[t];
+        if (list.empty()) continue;
+        ++used;
+        entries += list.size();
+        std::sort(list.begin(), list.end());
+        std::fill(own.begin(), own.end(), kEmpty);
+        const int X0 = int(t % size_t(tx)) * S, Y0 = int(t / size_t(tx)) * S;
+        const int X1 = std::min(W, X0 + S), Y1 = std::min(H, Y0 + S);
+        uint64_t r = 0;
+        for (const auto& [near_bits, b] : list) {
+          const PixelRect& f = batches[b].f.rect;
+          uint32_t far = 0;
+          for (int y = std::max(f.y0, Y0); y < std::min(f.y1, Y1); ++y)
+            for (int x = std::max(f.x0, X0); x < std::min(f.x1, X1); ++x)
+              far = std::max(far, own[size_t(y - Y0) * S + size_t(x - X0)]);
+          if (near_bits > far) continue;  // everything it can reach already holds a nearer depth
+          for (uint64_t i = b * size; i < std::min(n, (b + 1) * size); ++i) {
+            ++r;
+            if (pix[i] < 0) continue;
+            const int x = pix[i] % W, y = pix[i] / W;
+            if (x < X0 || x >= X1 || y < Y0 || y >= Y1) continue;
+            uint32_t& d = own[size_t(y - Y0) * S + size_t(x - X0)];
+            d = std::min(d, depth[i]);
+          }
+        }
+        for (int y = Y0; y < Y1; ++y)
+          for (int x = X0; x < X1; ++x)
+            wrong += own[size_t(y - Y0) * S + size_t(x - X0)] != image[size_t(y) * W + x];
+        read += r;
+        most = std::max(most, r);
+      }
+      std::printf("| %llu | %d | %llu | %llu | %.2f M | %.0f k |\n", (unsigned long long)size, S,
+                  (unsigned long long)used, (unsigned long long)entries, double(read) / 1e6,
+                  double(most) / 1e3);
+      if (wrong) {
+        std::printf("FAIL: %llu pixels of the owned tiles differ from the image\n",
+                    (unsigned long long)wrong);
+        ++failures;
+      }
+    }
+  }
+  return failures ? 1 : 0;
+}
