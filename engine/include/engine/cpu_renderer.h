@@ -66,7 +66,7 @@ class CpuRenderer final : public Renderer {
   /// The last frame's deferred batches that its own Hi-Z did not hide (drawn by the second pass).
   uint64_t second_pass_batches() const { return second_pass_batches_; }
   /// Sort-middle binning of 1-pixel points: each thread projects its share of the points into
-  /// bins by band of the image (2^14 consecutive pixels), then each band is depth-tested by one
+  /// bins by band of the image (2^15 consecutive pixels), then each band is depth-tested by one
   /// thread alone, with plain loads and stores in keys its cache holds, instead of
   /// compare-exchanges on keys all threads share; in groups of 2^18 points, so the bins stay
   /// small. kAuto (the default): frames that draw at most two points a pixel (the denser ones
@@ -140,8 +140,9 @@ class CpuRenderer final : public Renderer {
       mark(pix - y * width, y);
     }
   };
-  /// A binned point: its key and pixel.
-  struct BinEntry {
+  /// A binned point: its key and pixel, packed into 12 bytes (the bins are written and read once
+  /// a frame: a quarter less memory traffic than 16).
+  struct __attribute__((packed)) BinEntry {
     uint64_t key;
     uint32_t pix;
   };
