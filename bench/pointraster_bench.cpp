@@ -88,7 +88,7 @@ const char* kUsage =
     "         [--cameras overview,inside,orbit] [--sizes 1920x1080,...] [--frames N] [--budget "
     "SECONDS]\n"
     "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
-    "         [--gpu-modes default,nosort,compact,nocull,noinside,norect,occl,noocc,r1..r16 "
+    "         [--gpu-modes default,nosort,compact,nocull,noinside,norect,occl,noocc,nolist,r1..r16 "
     "(tokens "
     "joined "
     "with "
@@ -176,15 +176,17 @@ bool parse_args(int argc, char** argv, Options& o) {
             const size_t e = std::min(m.find('+', b), m.size());
             const std::string t = m.substr(b, e - b);
             known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "noinside" ||
-                              t == "norect" || t == "occl" || t == "noocc" || mode_rounds(t) > 0);
+                              t == "norect" || t == "occl" || t == "noocc" || t == "nolist" ||
+                              mode_rounds(t) > 0);
             b = e + 1;
           }
         }
         if (!known) {
-          std::fprintf(stderr,
-                       "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                       "nocull, noinside, norect, occl, noocc, r1|r2|r4|r8|r16 joined with '+')\n",
-                       m.c_str());
+          std::fprintf(
+              stderr,
+              "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
+              "nocull, noinside, norect, occl, noocc, nolist, r1|r2|r4|r8|r16 joined with '+')\n",
+              m.c_str());
           return false;
         }
       }
@@ -329,9 +331,10 @@ int main(int argc, char** argv) {
 
   // The CUDA renderer's A/B switches (docs/GPU.md), named in the GPU rows when set.
   std::string gpu_switches;
-  for (const char* var : {"PR_CUDA_RASTER", "PR_CUDA_SORT", "PR_CUDA_GRAPH", "PR_CUDA_RESOLVE",
-                          "PR_CUDA_CULL", "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT",
-                          "PR_CUDA_PDL", "PR_CUDA_STAGE_EVENTS", "PR_CUDA_OCCLUSION"})
+  for (const char* var :
+       {"PR_CUDA_RASTER", "PR_CUDA_SORT", "PR_CUDA_GRAPH", "PR_CUDA_RESOLVE", "PR_CUDA_CULL",
+        "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT", "PR_CUDA_PDL", "PR_CUDA_STAGE_EVENTS",
+        "PR_CUDA_OCCLUSION", "PR_CUDA_LIST"})
     if (const char* v = std::getenv(var); v && *v)
       gpu_switches += std::string(gpu_switches.empty() ? "" : " ") + var + "=" + v;
   double copy_bw = 0.0;
@@ -340,6 +343,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<CudaRenderer> gpu;
   using OcclusionMode = CudaRenderer::OcclusionMode;
   OcclusionMode occlusion_default = OcclusionMode::kOff;  // the renderer's (PR_CUDA_OCCLUSION)
+  bool list_default = true;                               // the renderer's (PR_CUDA_LIST)
   if (wants(o, "gpu")) {
     gpu = make_cuda_renderer(&why);
     if (!gpu) {
@@ -347,6 +351,7 @@ int main(int argc, char** argv) {
     } else {
       gpu_name = gpu->device_name();
       occlusion_default = gpu->occlusion_culling();
+      list_default = gpu->batch_list();
       if (!measure_copy_bandwidth(copy_bw, &why))
         std::fprintf(table, "# copy bandwidth not measured: %s\n", why.c_str());
       std::fprintf(table, "# gpu: %s; cudaMemcpy device-to-device %.3f TB/s (read + write)\n",
@@ -554,6 +559,7 @@ int main(int argc, char** argv) {
           gpu->set_culling(true);
           gpu->set_inside_batches(true);
           gpu->set_resolve_rect(true);
+          gpu->set_batch_list(list_default);
           gpu->set_occlusion_culling(occlusion_default);
           if (rounds_forced) gpu->set_raster_rounds(-1);
         }
@@ -709,6 +715,7 @@ int main(int argc, char** argv) {
         gpu->set_culling(cull);
         gpu->set_inside_batches(mode.find("noinside") == std::string::npos);
         gpu->set_resolve_rect(mode.find("norect") == std::string::npos);
+        gpu->set_batch_list(list_default && mode.find("nolist") == std::string::npos);
         gpu->set_occlusion_culling(mode.find("noocc") != std::string::npos  ? OcclusionMode::kOff
                                    : mode.find("occl") != std::string::npos ? OcclusionMode::kOn
                                                                             : occlusion_default);

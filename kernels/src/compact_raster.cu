@@ -104,18 +104,9 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   const uint64_t first =
       parts > 1 ? blockIdx.x / parts : uint64_t(blockIdx.x) * uint64_t(in.rounds);
   const uint32_t span = kCompactBatch / parts;
-  const uint32_t lo = parts > 1 ? blockIdx.x % parts * span : 0u;
-  for (int r = 0; r < in.rounds; ++r) {
-    const uint64_t batch = first + uint64_t(r);
-    if (batch >= batches) break;
-    // The same byte and box for every thread of the block: broadcast loads.
-    bool inside = in.all_inside;
-    if constexpr (kCull) {
-      const uint8_t f = __ldg(in.flags + batch);
-      if (!batch_draws(f)) continue;
-      inside = f == kBatchInside;
-    }
-    const CompactBatch b = in.batches[batch];
+  // Part [lo, lo + span) of a batch that draws; `inside`: wholly inside the view.
+  auto draw = [&](uint64_t batch, bool inside, uint32_t lo) {
+    const CompactBatch b = in.batches[batch];  // the same box for every thread: broadcast loads
     const uint64_t base = batch * kCompactBatch;
     const uint64_t left = in.total - base;
     const uint32_t cnt = left < kCompactBatch ? uint32_t(left) : kCompactBatch;
@@ -123,10 +114,35 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     if constexpr (!kSplat) {
       if (inside) {
         compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt, lo, lo + span);
-        continue;
+        return;
       }
     }
     compact_batch<kSubset, kOrig, kSplat, false>(p, in, step, keys, b, base, cnt, lo, lo + span);
+  };
+  if constexpr (kCull) {
+    if (in.list) {  // the listed batches (parts of them), a contiguous share a block
+      const uint64_t items = uint64_t(__ldg(in.list_count)) * parts;
+      const uint64_t per_block = (items + gridDim.x - 1) / gridDim.x;
+      const uint64_t w0 = uint64_t(blockIdx.x) * per_block;
+      const uint64_t w1 = w0 + per_block < items ? w0 + per_block : items;
+      for (uint64_t w = w0; w < w1; ++w) {
+        const uint32_t batch = __ldg(in.list + w / parts);
+        draw(batch, __ldg(in.flags + batch) == kBatchInside, uint32_t(w % parts) * span);
+      }
+      return;
+    }
+  }
+  const uint32_t lo = parts > 1 ? blockIdx.x % parts * span : 0u;
+  for (int r = 0; r < in.rounds; ++r) {
+    const uint64_t batch = first + uint64_t(r);
+    if (batch >= batches) break;
+    bool inside = in.all_inside;
+    if constexpr (kCull) {
+      const uint8_t f = __ldg(in.flags + batch);  // the same byte for every thread: a broadcast
+      if (!batch_draws(f)) continue;
+      inside = f == kBatchInside;
+    }
+    draw(batch, inside, lo);
   }
 }
 
@@ -147,10 +163,12 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   if (batches == 0) return;
   if (in.flags && !in.flags_ready)
-    launch_box_flags(p, in.batches, batches, in.inside_ok, in.flags, stream, in.hiz, in.hidden);
+    launch_box_flags(p, in.batches, batches, in.inside_ok, in.flags, stream, in.hiz, in.hidden,
+                     in.list, in.list_count);
   const uint64_t rounds = uint64_t(in.rounds < 1 ? 1 : in.rounds);
-  const unsigned blocks = in.parts > 1 ? unsigned(batches * uint64_t(in.parts))
-                                       : unsigned((batches + rounds - 1) / rounds);
+  unsigned blocks = in.parts > 1 ? unsigned(batches * uint64_t(in.parts))
+                                 : unsigned((batches + rounds - 1) / rounds);
+  if (in.flags && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
   if (p.point_size > 1)
     launch_cull<kSubset, kOrig, true>(p, in, step, keys, blocks, stream);
   else

@@ -59,19 +59,23 @@ void free_device(T*& p) {
   p = nullptr;
 }
 
+/// Device bytes a batch keeps besides its box: its flag (this frame's box tests) and its entry in
+/// the list of batches that draw (DrawnPoints::list).
+constexpr size_t kPerBatchFlagAndList = 1 + sizeof(uint32_t);
+
 class CudaRendererImpl final : public CudaRenderer {
  public:
   ~CudaRendererImpl() override {
     unregister_gl_buffer();
     free_points();
-    free_device(boxes_);
-    free_device(flags_);
+    free_boxes();
     free_device(keys_);
     free_device(depth32_);
     free_device(rgba_);
     free_device(depth_);
     free_device(hiz_);
     free_device(hidden_);
+    free_device(list_count_);
     if (hidden_host_) PR_CUDA_LOG(cudaFreeHost(hidden_host_));
     if (graph_exec_) PR_CUDA_LOG(cudaGraphExecDestroy(graph_exec_));
     for (cudaEvent_t& e : ev_)
@@ -93,6 +97,8 @@ class CudaRendererImpl final : public CudaRenderer {
     PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&hidden_), sizeof(uint32_t)));
     PR_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&hidden_host_), sizeof(uint32_t),
                               cudaHostAllocDefault));
+    // The counts of the culled frame's batch lists (the first pass's, the second pass's).
+    PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&list_count_), 2 * sizeof(uint32_t)));
     // A/B switches for benchmarks (docs/GPU.md); an unknown variant name is reported, not fatal.
     if (const char* v = std::getenv("PR_CUDA_RASTER"); v && *v) {
       std::string why;
@@ -129,6 +135,9 @@ class CudaRendererImpl final : public CudaRenderer {
       stage_events_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_CULL"))
       cull_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
+    // A/B switch: culled frames' raster kernels run over the list of batches that draw.
+    if (const char* v = std::getenv("PR_CUDA_LIST"))
+      list_on_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     // A/B switch: batches wholly inside the view skip the per-point image tests.
     if (const char* v = std::getenv("PR_CUDA_INSIDE"))
       inside_ok_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
@@ -189,6 +198,8 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
   void set_inside_batches(bool on) override { inside_ok_ = on; }
+  void set_batch_list(bool on) override { list_on_ = on; }
+  bool batch_list() const override { return list_on_; }
   void set_occlusion_culling(OcclusionMode mode) override { occlusion_ = mode; }
   OcclusionMode occlusion_culling() const override { return occlusion_; }
   bool last_batch_counts(BatchCounts* out, std::string* error) const override {
@@ -264,7 +275,8 @@ class CudaRendererImpl final : public CudaRenderer {
     return cap_points_ * ((pos_ ? sizeof(Float3) : 0) + (words_ ? sizeof(uint32_t) : 0) +
                           (orig_ ? sizeof(uint32_t) : 0)) +
            (colors_ ? cuda::rgb_words(cap_points_) * sizeof(uint32_t) : 0) +
-           cap_batches_ * (sizeof(CompactBatch) + 1) + cap_boxes_ * (sizeof(PointBox) + 1) +
+           cap_batches_ * (sizeof(CompactBatch) + kPerBatchFlagAndList) +
+           cap_boxes_ * (sizeof(PointBox) + kPerBatchFlagAndList) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
            (depth_ ? cap_pixels_ * sizeof(float) : 0) +
            (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0) +
@@ -291,11 +303,12 @@ class CudaRendererImpl final : public CudaRenderer {
     cap_points_ = 0;
     cap_batches_ = 0;
     if (n == 0) return true;
-    // Plain: float xyz (12 B); compact: a 3x10-bit word (4 B) + a 24-byte box and a flag byte
-    // per batch. Colors: 3 bytes (cuda::load_rgb()).
+    // Plain: float xyz (12 B); compact: a 3x10-bit word (4 B) + a 24-byte box, a flag byte and a
+    // list entry per batch. Colors: 3 bytes (cuda::load_rgb()).
     const uint64_t batches = (n + kCompactBatch - 1) / kCompactBatch;
     const size_t pos_bytes =
-        compact_ ? size_t(n) * sizeof(uint32_t) + size_t(batches) * (sizeof(CompactBatch) + 1)
+        compact_ ? size_t(n) * sizeof(uint32_t) +
+                       size_t(batches) * (sizeof(CompactBatch) + kPerBatchFlagAndList)
                  : size_t(n) * sizeof(Float3);
     const size_t col_bytes = size_t(cuda::rgb_words(n)) * sizeof(uint32_t);
     const bool over = memory_limit_ > 0 && pos_bytes + col_bytes > memory_limit_;
@@ -306,6 +319,8 @@ class CudaRendererImpl final : public CudaRenderer {
       e = cudaMalloc(reinterpret_cast<void**>(&batches_), batches * sizeof(CompactBatch));
     if (e == cudaSuccess && compact_)
       e = cudaMalloc(reinterpret_cast<void**>(&batch_flags_), batches);
+    if (e == cudaSuccess && compact_)
+      e = cudaMalloc(reinterpret_cast<void**>(&batch_list_), batches * sizeof(uint32_t));
     if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&colors_), col_bytes);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
@@ -488,23 +503,29 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(words_);
     free_device(batches_);
     free_device(batch_flags_);
+    free_device(batch_list_);
   }
 
   /// The batch boxes of the `n` stored positions (engine/culling.h), computed on the GPU after the
-  /// upload (a read of the positions: about 4 ms for 1e9 points). Without room for them (24 bytes
-  /// and a flag byte a batch) frames draw unculled, with a note on stderr.
+  /// upload (a read of the positions: about 4 ms for 1e9 points). Without room for them (24 bytes,
+  /// a flag byte and a list entry a batch) frames draw unculled, with a note on stderr.
+  void free_boxes() {
+    free_device(boxes_);
+    free_device(flags_);
+    free_device(list_);
+    cap_boxes_ = 0;
+  }
+
   void make_boxes(uint64_t n) {
     const uint64_t nb = (n + kPointBatch - 1) / kPointBatch;
     if (nb == 0) return;
     if (nb > cap_boxes_ || nb < cap_boxes_ / 2) {
-      free_device(boxes_);
-      free_device(flags_);
-      cap_boxes_ = 0;
+      free_boxes();
       cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&boxes_), nb * sizeof(PointBox));
       if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&flags_), nb);
+      if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&list_), nb * sizeof(uint32_t));
       if (e != cudaSuccess) {
-        free_device(boxes_);
-        free_device(flags_);
+        free_boxes();
         std::fprintf(stderr, "pointraster: batch culling off for this cloud (%s)\n",
                      cuda_message("cudaMalloc(boxes)", e).c_str());
         return;
@@ -783,9 +804,7 @@ class CudaRendererImpl final : public CudaRenderer {
     const bool sort = want_sort(cloud, bounds);
     if (!reserve_points(n, error)) return false;
     // The compact form has boxes of its own: the plain cloud's go.
-    free_device(boxes_);
-    free_device(flags_);
-    cap_boxes_ = 0;
+    free_boxes();
     if (n > 0 && !encode_on_gpu(cloud, sort, bounds)) {
       CompactCloud cc;
       if (!build_compact(cloud, sort, &cc, error)) return false;
@@ -973,6 +992,11 @@ class CudaRendererImpl final : public CudaRenderer {
     // tests either.
     const bool all_inside = cull_ && inside_ok_ && !cull && points_ > 0 &&
                             (compact_active_ || boxes_ready_) && box_inside(p, cloud_box_);
+    const uint64_t batches = compact_active_ ? (points_ + kCompactBatch - 1) / kCompactBatch
+                                             : (points_ + kPointBatch - 1) / kPointBatch;
+    // The box tests list the batches that draw, for the raster kernels.
+    uint32_t* const list = compact_active_ ? batch_list_ : list_;
+    const bool listed = cull && list_on_ && list != nullptr;
     // What decides which operations the frame has (for the graph's in-place update).
     shape_ = uint64_t(!keys_clean_) | uint64_t(compact_active_) << 1 | uint64_t(sorted_) << 2 |
              uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
@@ -980,7 +1004,7 @@ class CudaRendererImpl final : public CudaRenderer {
              uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
              uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
              uint64_t(rounds) << 19 | uint64_t(all_inside) << 24 | uint64_t(pdl_) << 25 |
-             uint64_t(pdl_raster_) << 26 | uint64_t(occl) << 27;
+             uint64_t(pdl_raster_) << 26 | uint64_t(occl) << 27 | uint64_t(listed) << 28;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -1002,9 +1026,15 @@ class CudaRendererImpl final : public CudaRenderer {
     // image when the box is not known.
     PixelRect reach{0, 0, s.width, s.height};
     if (compact_active_ || boxes_ready_) reach = box_pixel_rect(p, cloud_box_);
-    const uint64_t batches = compact_active_ ? (points_ + kCompactBatch - 1) / kCompactBatch
-                                             : (points_ + kPointBatch - 1) / kPointBatch;
     last_flags_ = nullptr;
+    if (listed) {
+      // Both passes' counts from zero; a share of the list for each of at most 4 blocks' worth
+      // of resident blocks.
+      PR_CUDA_TRY(cudaMemsetAsync(list_count_, 0, 2 * sizeof(uint32_t), stream_));
+      drawn.list = list;
+      drawn.list_count = list_count_;
+      drawn.list_blocks = unsigned(sms_ > 0 ? sms_ : 1) * 8u * 4u;
+    }
     if (compact_active_) {
       cuda::CompactInput in;
       static_cast<cuda::DrawnPoints&>(in) = drawn;
@@ -1024,8 +1054,10 @@ class CudaRendererImpl final : public CudaRenderer {
       }
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
       if (launched && occl) {
-        if (!between_passes(p, batches_, batches, hiz, reach, batch_flags_, error)) return false;
+        if (!between_passes(p, batches_, batches, hiz, reach, batch_flags_, listed, error))
+          return false;
         in.flags_ready = true;
+        if (listed) in.list_count = list_count_ + 1;  // the second pass's list
         launched = cuda::launch_compact_raster(p, in, keys_, stream_);
       }
       if (cull) last_flags_ = batch_flags_;
@@ -1037,14 +1069,16 @@ class CudaRendererImpl final : public CudaRenderer {
       in.all_inside = all_inside;
       if (cull) {  // the box tests first, a thread a batch
         cuda::launch_box_flags(p, boxes_, batches, inside_ok_, flags_, stream_,
-                               occl ? hiz : HizView{}, occl ? hidden_ : nullptr);
+                               occl ? hiz : HizView{}, occl ? hidden_ : nullptr, drawn.list,
+                               drawn.list_count);
         PR_CUDA_TRY(cudaGetLastError());
         in.flags = flags_;
         last_flags_ = flags_;
       }
       launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
       if (launched && occl) {
-        if (!between_passes(p, boxes_, batches, hiz, reach, flags_, error)) return false;
+        if (!between_passes(p, boxes_, batches, hiz, reach, flags_, listed, error)) return false;
+        if (listed) in.list_count = list_count_ + 1;  // the second pass's list
         launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
       }
     }
@@ -1074,13 +1108,17 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
   /// Occlusion culling between its raster passes: the Hi-Z of the first pass's keys (the pixels
-  /// `reach` holds all it can have written), then the second pass's flags of the `n` batches.
+  /// `reach` holds all it can have written), then the second pass's flags of the `n` batches (and
+  /// its list, `listed`).
   template <class Box>
   bool between_passes(const ProjParams& p, const Box* boxes, uint64_t n, const HizView& hiz,
-                      const PixelRect& reach, uint8_t* flags, std::string* error) {
+                      const PixelRect& reach, uint8_t* flags, bool listed, std::string* error) {
     PR_CUDA_TRY(cudaGetLastError());  // the first pass
     cuda::launch_hiz(keys_, hiz.width, hiz.height, reach, hiz_, stream_, pdl_raster_);
-    cuda::launch_occlusion_flags(p, boxes, n, hiz, flags, hidden_, stream_, pdl_raster_);
+    // The second pass's list where the first had one (its count, zeroed with the first's).
+    cuda::launch_occlusion_flags(p, boxes, n, hiz, flags, hidden_,
+                                 listed ? (compact_active_ ? batch_list_ : list_) : nullptr,
+                                 listed ? list_count_ + 1 : nullptr, stream_, pdl_raster_);
     PR_CUDA_TRY(cudaGetLastError());
     return true;
   }
@@ -1122,10 +1160,14 @@ class CudaRendererImpl final : public CudaRenderer {
   uint32_t* words_ = nullptr;
   CompactBatch* batches_ = nullptr;
   uint8_t* batch_flags_ = nullptr;  // this frame's box tests of the compact batches
+  uint32_t* batch_list_ = nullptr;  // the compact batches a culled frame's pass draws
   uint64_t cap_batches_ = 0;
   // Batch culling (engine/culling.h): wanted, and boxes of the current plain cloud on the device.
   bool cull_ = true, boxes_ready_ = false;
-  bool inside_ok_ = true;   // PR_CUDA_INSIDE: batches inside the view skip the point tests
+  bool inside_ok_ = true;     // PR_CUDA_INSIDE: batches inside the view skip the point tests
+  bool list_on_ = true;       // PR_CUDA_LIST: culled frames' rasters run over a list of batches
+  uint32_t* list_ = nullptr;  // the batches a culled frame's pass draws (with flags_)
+  uint32_t* list_count_ = nullptr;  // the first and the second pass's counts
   int forced_rounds_ = -1;  // PR_CUDA_ROUNDS / set_raster_rounds: for every cloud (A/B, tests)
   int sms_ = 0;             // multiprocessors of the device
   PointBox* boxes_ = nullptr;

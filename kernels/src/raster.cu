@@ -207,6 +207,40 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
   const uint64_t first = uint64_t(blockIdx.x) * uint64_t(rounds) * kChunk;
   constexpr bool kSimple = !kPrefilter && !kMerge && !kV1;
   static_assert(!kAllInside || (kSimple && !kCull && kWalk != kStrided));
+  // The kChunk points from `at` on; `inside`: their batch lies wholly inside the view.
+  auto chunk = [&](uint64_t at, bool inside) {
+    if constexpr (kSimple && kWalk != kStrided && (kCull || kAllInside)) {
+      if (inside) {
+        raster_chunk<kWalk, false, false, false, true>(p, in, step, keys, depth32, n,
+                                                       at + threadIdx.x);
+        return;
+      }
+    }
+    raster_chunk<kWalk, kPrefilter, kMerge, kV1>(p, in, step, keys, depth32, n, at + threadIdx.x);
+  };
+  if constexpr (kCull) {
+    if (in.list) {  // the listed batches, a contiguous share of them a block
+      constexpr int kRoundsABatch = int(kPointBatch / kChunk);
+      const int parts = rounds < kRoundsABatch ? kRoundsABatch / rounds : 1;  // items a batch
+      const int per_item = kRoundsABatch / parts;
+      const uint64_t items = uint64_t(__ldg(in.list_count)) * uint64_t(parts);
+      const uint64_t per_block = (items + gridDim.x - 1) / gridDim.x;
+      const uint64_t w0 = uint64_t(blockIdx.x) * per_block;
+      const uint64_t w1 = w0 + per_block < items ? w0 + per_block : items;
+      for (uint64_t w = w0; w < w1; ++w) {
+        const uint32_t batch = __ldg(in.list + w / uint64_t(parts));
+        const bool inside = __ldg(in.flags + batch) == kBatchInside;
+        const uint64_t at0 =
+            uint64_t(batch) * kPointBatch + (w % uint64_t(parts)) * uint64_t(per_item) * kChunk;
+        for (int r = 0; r < per_item; ++r) {
+          const uint64_t at = at0 + uint64_t(r) * kChunk;
+          if (at >= n) break;
+          chunk(at, inside);
+        }
+      }
+      return;
+    }
+  }
   bool inside = kAllInside;
   for (int round = 0; round < rounds; ++round) {
     const uint64_t at = first + uint64_t(round) * kChunk;
@@ -223,14 +257,7 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
         inside = f == kBatchInside;
       }
     }
-    if constexpr (kSimple && kWalk != kStrided && (kCull || kAllInside)) {
-      if (inside) {
-        raster_chunk<kWalk, false, false, false, true>(p, in, step, keys, depth32, n,
-                                                       at + threadIdx.x);
-        continue;
-      }
-    }
-    raster_chunk<kWalk, kPrefilter, kMerge, kV1>(p, in, step, keys, depth32, n, at + threadIdx.x);
+    chunk(at, inside);
   }
 }
 
@@ -267,10 +294,17 @@ __global__ void __launch_bounds__(kThreads)
   if constexpr (kCull) wait_for_primary();  // this frame's box tests
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   if constexpr (kCull) {
-    if (!batch_draws(__ldg(in.flags + blockIdx.x))) return;
-    const uint64_t first = uint64_t(blockIdx.x) * kPointBatch + threadIdx.x;
-    for (uint32_t k = 0; k < kPointBatch; k += kThreads)
-      splat_point<kWalk>(p, in, step, keys, n, first + k);
+    auto batch = [&](uint64_t b) {
+      const uint64_t first = b * kPointBatch + threadIdx.x;
+      for (uint32_t k = 0; k < kPointBatch; k += kThreads)
+        splat_point<kWalk>(p, in, step, keys, n, first + k);
+    };
+    if (in.list) {  // the listed batches, in turn
+      const uint32_t listed = __ldg(in.list_count);
+      for (uint32_t w = blockIdx.x; w < listed; w += gridDim.x) batch(__ldg(in.list + w));
+      return;
+    }
+    if (batch_draws(__ldg(in.flags + blockIdx.x))) batch(blockIdx.x);
   } else {
     splat_point<kWalk>(p, in, step, keys, n, uint64_t(blockIdx.x) * kThreads + threadIdx.x);
   }
@@ -413,8 +447,9 @@ void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64
                    unsigned long long* keys, uint32_t* depth32, cudaStream_t stream) {
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   const uint64_t per_block = uint64_t(in.rounds) * kChunk;
-  const unsigned blocks = unsigned((n + per_block - 1) / per_block);
+  unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
+  if (kCull && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
   const bool dep = kCull && in.pdl;  // after the box tests (box_flags())
   switch (v) {
     case Variant::kPrefilter32:
@@ -451,8 +486,9 @@ void launch_splats(const ProjParams& p, const RasterInput& in, uint64_t step,
                    unsigned long long* keys, cudaStream_t stream) {
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   const uint64_t per_block = kCull ? uint64_t(kPointBatch) : uint64_t(kThreads);
-  const unsigned blocks = unsigned((n + per_block - 1) / per_block);
+  unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
+  if (kCull && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
   launch_kernel(raster_splats<kWalk, kCull>, blocks, kThreads, stream, kCull && in.pdl, p, in, step,
                 keys);
 }

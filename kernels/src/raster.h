@@ -74,6 +74,14 @@ struct DrawnPoints {
   /// Culled frames (flags): the raster kernel is launched as a programmatic dependent of the box
   /// tests before it (compute capability 9.0 and up; launch_kernel()).
   bool pdl = false;
+  /// Culled frames: the batches this pass draws, as the box tests listed them (box_flags(),
+  /// occlusion_flags()), `*list_count` of them in `list` (device). The raster kernel then runs
+  /// at most `list_blocks` blocks over the list, where without it a block for every batch would
+  /// read the batch's flag, most of them to do nothing else. Null: a block for every batch.
+  /// (Writable: the compact launcher runs the box tests that fill them.)
+  uint32_t* list = nullptr;
+  uint32_t* list_count = nullptr;
+  unsigned list_blocks = 0;
 };
 
 struct RasterInput : DrawnPoints {
@@ -250,21 +258,41 @@ __device__ __forceinline__ BoxFootprint batch_footprint(const ProjParams& p,
 /// (docs/GPU.md). With `hiz` (occlusion culling's first pass: the last frame's Hi-Z) a batch in
 /// view that it hides is deferred (| kBatchDeferred): the first raster pass skips it and
 /// occlusion_flags() decides after that pass.
+/// Appends `value` to `list` where `yes`, one atomicAdd on `*count` a warp (every lane of the warp
+/// calls it). The order of the entries between warps is the order of their atomics.
+__device__ __forceinline__ void append_to_list(bool yes, uint32_t value, uint32_t* list,
+                                               uint32_t* count) {
+  const unsigned votes = __ballot_sync(0xffffffffu, yes);
+  if (!votes) return;
+  const unsigned lane = threadIdx.x & 31u;
+  const int leader = __ffs(int(votes)) - 1;
+  uint32_t base = 0;
+  if (int(lane) == leader) base = atomicAdd(count, uint32_t(__popc(votes)));
+  base = __shfl_sync(0xffffffffu, base, leader);
+  if (yes) list[base + uint32_t(__popc(votes & ((1u << lane) - 1u)))] = value;
+}
+
+/// `list` (DrawnPoints::list; or null): the batches that draw are listed there too, counted in
+/// `*list_count` (zeroed before the launch).
 template <class Box>
 __global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t n, bool inside,
-                          uint8_t* __restrict__ flags, HizView hiz, uint32_t* hidden) {
+                          uint8_t* __restrict__ flags, HizView hiz, uint32_t* hidden,
+                          uint32_t* list, uint32_t* list_count) {
   allow_dependents();  // the raster may be scheduled beside these blocks (DrawnPoints::pdl)
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   // occlusion_flags() counts into it after this grid has completed.
   if (hidden && i == 0) *hidden = 0;
-  if (i >= n) return;
-  const Box b = boxes[i];
-  uint8_t f = !batch_visible(p, b)           ? kBatchCulled
-              : inside && batch_inside(p, b) ? kBatchInside
-                                             : kBatchDrawn;
-  if (hiz.words && f != kBatchCulled && footprint_occluded(batch_footprint(p, b), hiz))
-    f |= kBatchDeferred;
-  flags[i] = f;
+  uint8_t f = kBatchCulled;
+  if (i < n) {
+    const Box b = boxes[i];
+    f = !batch_visible(p, b)           ? kBatchCulled
+        : inside && batch_inside(p, b) ? kBatchInside
+                                       : kBatchDrawn;
+    if (hiz.words && f != kBatchCulled && footprint_occluded(batch_footprint(p, b), hiz))
+      f |= kBatchDeferred;
+    flags[i] = f;
+  }
+  if (list) append_to_list(batch_draws(f), uint32_t(i), list, list_count);
 }
 
 /// Occlusion culling's second pass, one thread a batch, after the first raster pass and
@@ -274,45 +302,54 @@ __global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t 
 /// `hidden` (zeroed by box_flags()) counts the batches in view that this Hi-Z hides, those the
 /// first pass drew among them: what the next frame would skip if the camera stayed (the measure
 /// of whether the two passes pay, whatever the Hi-Z that chose this frame's first pass).
+/// `list` (or null): the batches the second pass draws are listed there too, counted in
+/// `*list_count` (zeroed before the frame).
 template <class Box>
 __global__ void occlusion_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t n,
-                                HizView hiz, uint8_t* __restrict__ flags, uint32_t* hidden) {
+                                HizView hiz, uint8_t* __restrict__ flags, uint32_t* hidden,
+                                uint32_t* list, uint32_t* list_count) {
   allow_dependents();  // the second raster pass
   wait_for_primary();  // the Hi-Z of the first pass
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   bool hid = false;
+  uint8_t next = kBatchCulled;
   if (i < n) {
     const uint8_t f = flags[i];
     if (f != kBatchCulled) {
       hid = footprint_occluded(batch_footprint(p, boxes[i]), hiz);
-      flags[i] = !(f & kBatchDeferred) ? uint8_t(f | kBatchFirst)
-                 : hid                 ? uint8_t(kBatchOccluded)
-                                       : uint8_t(f & ~kBatchDeferred);
+      next = !(f & kBatchDeferred) ? uint8_t(f | kBatchFirst)
+             : hid                 ? uint8_t(kBatchOccluded)
+                                   : uint8_t(f & ~kBatchDeferred);
+      flags[i] = next;
     }
   }
   const unsigned votes = __ballot_sync(0xffffffffu, hid);  // one atomic a warp
   if (votes && (threadIdx.x & 31) == 0) atomicAdd(hidden, uint32_t(__popc(votes)));
+  if (list) append_to_list(batch_draws(next), uint32_t(i), list, list_count);
 }
 
 constexpr unsigned kFlagThreads = 256;
 
 /// `hiz` and `hidden`: occlusion culling's first pass (box_flags()), or none.
+/// `list`, `list_count`: box_flags()'s (or null).
 template <class Box>
 void launch_box_flags(const ProjParams& p, const Box* boxes, uint64_t n, bool inside,
                       uint8_t* flags, cudaStream_t stream, HizView hiz = HizView{},
-                      uint32_t* hidden = nullptr) {
+                      uint32_t* hidden = nullptr, uint32_t* list = nullptr,
+                      uint32_t* list_count = nullptr) {
   if (n == 0) return;
   box_flags<Box><<<unsigned((n + kFlagThreads - 1) / kFlagThreads), kFlagThreads, 0, stream>>>(
-      p, boxes, n, inside, flags, hiz, hidden);
+      p, boxes, n, inside, flags, hiz, hidden, list, list_count);
 }
 
 /// occlusion_flags() as a programmatic dependent of launch_hiz() where `pdl` allows.
 template <class Box>
 void launch_occlusion_flags(const ProjParams& p, const Box* boxes, uint64_t n, HizView hiz,
-                            uint8_t* flags, uint32_t* hidden, cudaStream_t stream, bool pdl) {
+                            uint8_t* flags, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
+                            cudaStream_t stream, bool pdl) {
   if (n == 0) return;
   launch_kernel(occlusion_flags<Box>, unsigned((n + kFlagThreads - 1) / kFlagThreads), kFlagThreads,
-                stream, pdl, p, boxes, n, hiz, flags, hidden);
+                stream, pdl, p, boxes, n, hiz, flags, hidden, list, list_count);
 }
 #endif
 

@@ -180,9 +180,9 @@ TEST(CudaRenderer, ReportsDeviceAndMemory) {
   const PointCloud& cloud = scene_cloud("cube", 100'000);
   ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
   // Sorted by default, still 15 bytes a point (float xyz, RGB; no frame buffers yet) + a 24-byte
-  // box and a flag byte a batch.
+  // box, a flag byte and a 4-byte list entry a batch.
   EXPECT_TRUE(gpu->cloud_sorted());
-  const size_t boxes = (100'000u + kPointBatch - 1) / kPointBatch * (sizeof(PointBox) + 1);
+  const size_t boxes = (100'000u + kPointBatch - 1) / kPointBatch * (sizeof(PointBox) + 5);
   EXPECT_EQ(gpu->memory_bytes(), 100'000u * 15u + boxes);
   // A subset of the sorted cloud makes the original index once (4 more bytes a point) and still
   // draws the CPU's image; the next cloud drops it.
@@ -343,7 +343,7 @@ TEST(CudaRenderer, ColorsAreStoredInThreeBytesAndDrawnOpaque) {
                                  (sort ? " sorted" : " file order");
         const uint64_t batches = compact ? (uint64_t(n) + kCompactBatch - 1) / kCompactBatch
                                          : (uint64_t(n) + kPointBatch - 1) / kPointBatch;
-        const uint64_t per_batch = compact ? sizeof(CompactBatch) + 1 : sizeof(PointBox) + 1;
+        const uint64_t per_batch = compact ? sizeof(CompactBatch) + 5 : sizeof(PointBox) + 5;
         const uint64_t rgb_bytes = (3 * uint64_t(n) + 3) / 4 * 4;
         const uint64_t cloud_bytes =
             uint64_t(n) * (compact ? 4u : 12u) + rgb_bytes + batches * per_batch;
@@ -691,7 +691,7 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
     EXPECT_EQ(gpu->cloud_sorted(), morton);
     if (std::string(scene) == "cube") {  // before any frame: no pixel buffers yet
       const size_t batches = (cloud.size() + kCompactBatch - 1) / kCompactBatch;
-      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 7u + batches * (sizeof(CompactBatch) + 1));
+      EXPECT_EQ(gpu->memory_bytes(), cloud.size() * 7u + batches * (sizeof(CompactBatch) + 5));
     }
     check_grid(scene, cloud, [&](const Camera& c, const RenderSettings& rs, Frame& f) {
       compact_frame(cpu, c, rs, f);
@@ -1333,6 +1333,45 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
   gpu->set_raster_rounds(-1);
   EXPECT_GT(frames, 40u);
   EXPECT_GT(culled, 15u);
+}
+
+/// A culled frame's raster kernels run over the list of batches the box tests made (the default)
+/// or a block for every batch (set_batch_list(false)): the same image and depth, over random
+/// cameras with forced rounds (a quarter batch a block, a batch, several listed batches a block),
+/// point sizes 1 - 3, subsets, culling off now and then, float and compact positions, with and
+/// without occlusion culling's two passes (whose second pass has a list of its own).
+TEST(CudaRenderer, BatchListDrawsTheSameFrames) {
+  PR_REQUIRE_GPU(gpu);
+  EXPECT_TRUE(gpu->batch_list());
+  std::string err;
+  std::mt19937 rng(31);
+  size_t frames = 0;
+  const PointCloud& cloud = scene_cloud("cube", 300'000);
+  for (const bool compact : {false, true}) {
+    gpu->set_compact_positions(compact);
+    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    for (int i = 0; i < 40; ++i) {
+      SCOPED_TRACE(std::string(compact ? "compact" : "float") + " frame " + std::to_string(i));
+      Camera cam;
+      RenderSettings rs;
+      culling_frame(*gpu, i, cloud, rng, 3, 5, {1, 4, 16}, &cam, &rs);
+      gpu->set_occlusion_culling(i % 4 < 2 ? CudaRenderer::OcclusionMode::kOn
+                                           : CudaRenderer::OcclusionMode::kOff);
+      Frame f;
+      ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;  // listed
+      gpu->set_batch_list(false);
+      ASSERT_TRUE(gpu->render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;  // a block a batch
+      gpu->set_batch_list(true);
+      expect_same(f, "the list against a block a batch");
+      frames += test::count_drawn(f.gpu, kBackground) > 0;
+    }
+  }
+  gpu->set_compact_positions(false);
+  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kAuto);
+  gpu->set_inside_batches(true);
+  gpu->set_culling(true);
+  gpu->set_raster_rounds(-1);
+  EXPECT_GT(frames, 50u);
 }
 
 TEST(CudaRenderer, UnknownRasterVariantIsRefused) {

@@ -84,13 +84,13 @@ class CudaRenderer : public Renderer {
   /// stored in compact form or a copy fails.
   virtual bool download_compact(CompactCloud* out, std::string* error) const = 0;
   /// Batch culling (engine/culling.h; on by default): set_cloud() computes the bounding box of
-  /// every kPointBatch stored points on the GPU (24 bytes and a flag byte a batch: 0.006 bytes a
-  /// point); each frame first tests every box (the CPU's conservative test, a thread a batch) and
-  /// the raster kernel skips the batches whose box cannot reach the image, so a
-  /// camera inside a spatially coherent cloud (sorted on upload, or coherent as given) reads only
-  /// the batches around its view. Same image. Compact positions cull their own batches the same
-  /// way (a flag byte each beside their boxes) and follow this switch too. Takes effect at the next
-  /// frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
+  /// every kPointBatch stored points on the GPU (24 bytes, a flag byte and a list entry of 4 bytes
+  /// a batch: 0.007 bytes a point); each frame first tests every box (the CPU's conservative test,
+  /// a thread a batch) and the raster kernel skips the batches whose box cannot reach the image,
+  /// so a camera inside a spatially coherent cloud (sorted on upload, or coherent as given) reads
+  /// only the batches around its view. Same image. Compact positions cull their own batches the
+  /// same way (a flag byte each beside their boxes) and follow this switch too. Takes effect at the
+  /// next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
   /// The box tests also mark batches wholly inside the view (box_inside(), compact_box_inside()),
@@ -99,6 +99,12 @@ class CudaRenderer : public Renderer {
   /// inside runs no box tests at all. On by default (with culling; point size 1); the same image
   /// either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
   virtual void set_inside_batches(bool on) = 0;
+  /// A culled frame's box tests also list the batches that draw, and its raster kernels run at
+  /// most four resident grids' worth of blocks over that list, instead of a block for every
+  /// batch (which at 1e9 points is 122,071 blocks, most of which only read a flag). On by
+  /// default; the same image either way. For A/B measurements (PR_CUDA_LIST=0|off).
+  virtual void set_batch_list(bool on) = 0;
+  virtual bool batch_list() const = 0;
   /// Occlusion culling (docs/GPU.md): each frame tests every batch in view against the Hi-Z (the
   /// farthest depth of each 16 x 16 and 64 x 64 pixel tile) of the last frame's first pass and
   /// defers those it hides; a first raster pass draws the others, the Hi-Z of its keys is built,
