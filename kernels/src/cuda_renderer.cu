@@ -506,9 +506,7 @@ class CudaRendererImpl final : public CudaRenderer {
     free_device(batch_list_);
   }
 
-  /// The batch boxes of the `n` stored positions (engine/culling.h), computed on the GPU after the
-  /// upload (a read of the positions: about 4 ms for 1e9 points). Without room for them (24 bytes,
-  /// a flag byte and a list entry a batch) frames draw unculled, with a note on stderr.
+  /// The plain storage's batch boxes, flags and list.
   void free_boxes() {
     free_device(boxes_);
     free_device(flags_);
@@ -516,6 +514,9 @@ class CudaRendererImpl final : public CudaRenderer {
     cap_boxes_ = 0;
   }
 
+  /// The batch boxes of the `n` stored positions (engine/culling.h), computed on the GPU after the
+  /// upload (a read of the positions: about 4 ms for 1e9 points). Without room for them (24 bytes,
+  /// a flag byte and a list entry a batch) frames draw unculled, with a note on stderr.
   void make_boxes(uint64_t n) {
     const uint64_t nb = (n + kPointBatch - 1) / kPointBatch;
     if (nb == 0) return;
@@ -1028,8 +1029,8 @@ class CudaRendererImpl final : public CudaRenderer {
     if (compact_active_ || boxes_ready_) reach = box_pixel_rect(p, cloud_box_);
     last_flags_ = nullptr;
     if (listed) {
-      // Both passes' counts from zero; a share of the list for each of at most 4 blocks' worth
-      // of resident blocks.
+      // Both passes' counts from zero. The raster kernels run at most four times as many blocks
+      // as the GPU holds at once (8 a multiprocessor), each over a share of the list.
       PR_CUDA_TRY(cudaMemsetAsync(list_count_, 0, 2 * sizeof(uint32_t), stream_));
       drawn.list = list;
       drawn.list_count = list_count_;
@@ -1054,7 +1055,7 @@ class CudaRendererImpl final : public CudaRenderer {
       }
       launched = cuda::launch_compact_raster(p, in, keys_, stream_);
       if (launched && occl) {
-        if (!between_passes(p, batches_, batches, hiz, reach, batch_flags_, listed, error))
+        if (!between_passes(p, batches_, batches, hiz, reach, batch_flags_, drawn.list, error))
           return false;
         in.flags_ready = true;
         if (listed) in.list_count = list_count_ + 1;  // the second pass's list
@@ -1077,7 +1078,8 @@ class CudaRendererImpl final : public CudaRenderer {
       }
       launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
       if (launched && occl) {
-        if (!between_passes(p, boxes_, batches, hiz, reach, flags_, listed, error)) return false;
+        if (!between_passes(p, boxes_, batches, hiz, reach, flags_, drawn.list, error))
+          return false;
         if (listed) in.list_count = list_count_ + 1;  // the second pass's list
         launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
       }
@@ -1109,16 +1111,15 @@ class CudaRendererImpl final : public CudaRenderer {
 
   /// Occlusion culling between its raster passes: the Hi-Z of the first pass's keys (the pixels
   /// `reach` holds all it can have written), then the second pass's flags of the `n` batches (and
-  /// its list, `listed`).
+  /// its list in `list`, where the first pass had one).
   template <class Box>
   bool between_passes(const ProjParams& p, const Box* boxes, uint64_t n, const HizView& hiz,
-                      const PixelRect& reach, uint8_t* flags, bool listed, std::string* error) {
+                      const PixelRect& reach, uint8_t* flags, uint32_t* list, std::string* error) {
     PR_CUDA_TRY(cudaGetLastError());  // the first pass
     cuda::launch_hiz(keys_, hiz.width, hiz.height, reach, hiz_, stream_, pdl_raster_);
     // The second pass's list where the first had one (its count, zeroed with the first's).
-    cuda::launch_occlusion_flags(p, boxes, n, hiz, flags, hidden_,
-                                 listed ? (compact_active_ ? batch_list_ : list_) : nullptr,
-                                 listed ? list_count_ + 1 : nullptr, stream_, pdl_raster_);
+    cuda::launch_occlusion_flags(p, boxes, n, hiz, flags, hidden_, list,
+                                 list ? list_count_ + 1 : nullptr, stream_, pdl_raster_);
     PR_CUDA_TRY(cudaGetLastError());
     return true;
   }
