@@ -26,16 +26,14 @@
 #include <vector>
 
 #include "common/bench_util.h"
+#include "common/cuda_bench.h"
 
 namespace {
 
-constexpr int kSkipped = 77;  // the exit status without a CUDA device (ctest's SKIP_RETURN_CODE)
 constexpr unsigned kThreads = 256;
 
 bool check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return true;
-  std::fprintf(stderr, "frame_floor_bench: %s: %s\n", what, cudaGetErrorString(e));
-  return false;
+  return pr::cuda_ok("frame_floor_bench", e, what);
 }
 
 __global__ void nothing(int* sink) {
@@ -104,11 +102,7 @@ bool parse(int argc, char** argv, Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o)) return 2;
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("frame_floor_bench: skipped: no CUDA device\n");
-    return kSkipped;
-  }
+  if (!pr::cuda_device_present("frame_floor_bench")) return pr::kNoCudaDevice;
   cudaDeviceProp prop{};
   if (!check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties")) return 1;
   const bool pdl = prop.major >= 9;

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "common/bench_util.h"
+#include "common/cuda_bench.h"
 #include "engine/camera.h"
 #include "engine/projection.h"
 #include "engine/scenes.h"
@@ -49,7 +50,6 @@ constexpr int kThreads = 256;
 constexpr int kPerThread = 4;
 constexpr int kChunk = kThreads * kPerThread;
 constexpr uint32_t kNoPixel = 0xffffffffu;
-constexpr int kSkipped = 77;    // the exit status without a CUDA device (ctest's SKIP_RETURN_CODE)
 constexpr int kPixelBits = 21;  // 1920 x 1080 < 2^21
 constexpr uint32_t kPixelMask = (1u << kPixelBits) - 1u;
 constexpr uint32_t kRanks = 1u << (32 - kPixelBits);
@@ -124,9 +124,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 bool check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return true;
-  std::fprintf(stderr, "raster_bound_bench: %s: %s\n", what, cudaGetErrorString(e));
-  return false;
+  return cuda_ok("raster_bound_bench", e, what);
 }
 
 template <int kMode>
@@ -232,11 +230,7 @@ bool parse(int argc, char** argv, Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o)) return 2;
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("raster_bound_bench: skipped: no CUDA device\n");
-    return kSkipped;
-  }
+  if (!cuda_device_present("raster_bound_bench")) return kNoCudaDevice;
   const uint32_t pixels = uint32_t(o.width) * uint32_t(o.height);
   std::printf(
       "| points | order | camera | input B/pt | in view | pixels hit | atomics | sectors/request "
