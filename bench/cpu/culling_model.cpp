@@ -156,12 +156,16 @@ int main(int argc, char** argv) {
       (unsigned long long)n, o.order.c_str(), o.camera.c_str(), W, H, (unsigned long long)in_view,
       (unsigned long long)hit);
   int failures = 0;
+  // Each batch size's footprints, for both tables.
+  std::vector<std::vector<Batch>> footprints;
+  for (uint64_t size : o.batches) footprints.push_back(batch_footprints(cloud, p, size));
 
   std::printf(
       "| batch | Hi-Z tile | batches | hidden batches | hidden points |\n"
       "| ---: | ---: | ---: | ---: | ---: |\n");
-  for (uint64_t size : o.batches) {
-    const std::vector<Batch> batches = batch_footprints(cloud, p, size);
+  for (size_t k = 0; k < o.batches.size(); ++k) {
+    const uint64_t size = o.batches[k];
+    const std::vector<Batch>& batches = footprints[k];
     for (uint64_t t64 : o.hiz_tiles) {
       const int T = int(t64), tx = (W + T - 1) / T, ty = (H + T - 1) / T;
       std::vector<uint32_t> hiz(size_t(tx) * ty, 0);
@@ -199,8 +203,9 @@ int main(int argc, char** argv) {
   std::printf(
       "\n| batch | tile | tiles used | list entries | points read | most a tile reads |\n"
       "| ---: | ---: | ---: | ---: | ---: | ---: |\n");
-  for (uint64_t size : o.batches) {
-    const std::vector<Batch> batches = batch_footprints(cloud, p, size);
+  for (size_t k = 0; k < o.batches.size(); ++k) {
+    const uint64_t size = o.batches[k];
+    const std::vector<Batch>& batches = footprints[k];
     for (uint64_t s64 : o.tiles) {
       const int S = int(s64), tx = (W + S - 1) / S, ty = (H + S - 1) / S;
       std::vector<std::vector<std::pair<uint32_t, uint32_t>>> lists(size_t(tx) * ty);
