@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "engine/camera.h"
 #include "engine/frame_stats.h"
@@ -12,6 +13,41 @@
 #include "engine/point_cloud.h"
 
 namespace pr {
+
+/// A switch with a middle position: off, auto (the renderer's frame policy decides frame by frame,
+/// engine/frame_policy.h) or on.
+enum class Toggle : uint8_t { kOff, kAuto, kOn };
+
+/// "off" or "0", "auto", "on" or "1"; false for anything else.
+bool parse_toggle(std::string_view text, Toggle* out);
+/// "off", "auto", "on".
+const char* toggle_name(Toggle t);
+
+/// How a renderer stores and draws the cloud: the same options for the CPU and the GPU renderer,
+/// applied through Renderer::set_options(), so that the viewer, headless mode, the tests and the
+/// benchmarks drive both the same way. Only `compact` changes the image (positions quantized; the
+/// same compact image on both renderers); every other option changes only the speed.
+struct RenderOptions {
+  /// Batch culling (engine/culling.h): each frame tests the boxes of kPointBatch stored points
+  /// against the view and skips the batches that cannot reach the image.
+  bool culling = true;
+  /// Occlusion culling (needs `culling`): batches hidden behind the last frame's depth pyramid
+  /// are skipped. kAuto: engine/frame_policy.h's OcclusionPolicy.
+  Toggle occlusion = Toggle::kAuto;
+  /// Compact positions (engine/compact.h): 4 bytes a point, quantized in batches of
+  /// kCompactBatch. Takes effect at the next set_cloud().
+  bool compact = false;
+  /// The stored order of the points along a Morton curve: the GPU sorts its upload, and both
+  /// renderers encode compact positions in that order (which decides the quantization grid, so the
+  /// CPU and the GPU draw the same compact image). kAuto: only clouds whose own order is incoherent
+  /// (wants_spatial_sort(), engine/frame_policy.h). Takes effect at the next set_cloud().
+  Toggle sort = Toggle::kAuto;
+  /// Sort-middle binning of 1-pixel points (the CPU renderer; the GPU renderer has no use for it).
+  /// kAuto: bin_frame(), engine/frame_policy.h.
+  Toggle binning = Toggle::kAuto;
+
+  bool operator==(const RenderOptions&) const = default;
+};
 
 struct RenderSettings {
   int width = 1280;
@@ -37,6 +73,16 @@ class Renderer {
                       FrameStats& stats, std::string* error) = 0;
   /// Bytes this renderer holds for the cloud and framebuffers (device memory for the GPU).
   virtual size_t memory_bytes() const = 0;
+  /// Whether the current cloud is stored in compact form.
+  virtual bool compact_active() const = 0;
+
+  /// Culling, occlusion and binning take effect at the next frame; compact and sort at the next
+  /// set_cloud().
+  void set_options(const RenderOptions& options) { options_ = options; }
+  const RenderOptions& options() const { return options_; }
+
+ protected:
+  RenderOptions options_;
 };
 
 /// The multi-threaded CPU rasterizer; threads = 0 means all hardware threads.
