@@ -163,8 +163,8 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   if (batches == 0) return;
   if (in.flags && !in.flags_ready)
-    launch_box_flags(p, in.batches, batches, in.inside_ok, in.flags, stream, in.hiz, in.hidden,
-                     in.list, in.list_count);
+    launch_box_flags(p, in.batches, batches, true, in.flags, stream, in.hiz, in.hidden, in.list,
+                     in.list_count);
   const uint64_t rounds = uint64_t(in.rounds < 1 ? 1 : in.rounds);
   unsigned blocks = in.parts > 1 ? unsigned(batches * uint64_t(in.parts))
                                  : unsigned((batches + rounds - 1) / rounds);

@@ -70,7 +70,6 @@ class CudaRendererImpl final : public CudaRenderer {
     free_points();
     free_boxes();
     free_device(keys_);
-    free_device(depth32_);
     free_device(rgba_);
     free_device(depth_);
     free_device(hiz_);
@@ -99,11 +98,6 @@ class CudaRendererImpl final : public CudaRenderer {
                               cudaHostAllocDefault));
     // The counts of the culled frame's batch lists (the first pass's, the second pass's).
     PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&list_count_), 2 * sizeof(uint32_t)));
-    // A/B switches for benchmarks (docs/GPU.md); an unknown variant name is reported, not fatal.
-    if (const char* v = std::getenv("PR_CUDA_RASTER"); v && *v) {
-      std::string why;
-      if (!set_raster_variant(v, &why)) std::fprintf(stderr, "pointraster: %s\n", why.c_str());
-    }
     if (const char* v = std::getenv("PR_CUDA_SORT")) {
       if (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0)
         sort_ = SortMode::kOff;
@@ -113,8 +107,6 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (const char* v = std::getenv("PR_CUDA_COMPACT"))
       compact_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
-    if (const char* v = std::getenv("PR_CUDA_RESOLVE"))
-      vec_resolve_ = std::strcmp(v, "scalar") != 0;
     if (const char* v = std::getenv("PR_CUDA_MEMORY_LIMIT"); v && *v) {
       char* end = nullptr;
       double b = std::strtod(v, &end);
@@ -128,19 +120,10 @@ class CudaRendererImpl final : public CudaRenderer {
       else
         std::fprintf(stderr, "pointraster: PR_CUDA_MEMORY_LIMIT=%s ignored (bytes, or 4G)\n", v);
     }
-    // A/B switch: the resolve reads the keys of the whole image, not only box_pixel_rect()'s.
-    if (const char* v = std::getenv("PR_CUDA_RECT"))
-      rect_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     if (const char* v = std::getenv("PR_CUDA_STAGE_EVENTS"))
       stage_events_ = std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0;
     if (const char* v = std::getenv("PR_CUDA_CULL"))
       cull_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    // A/B switch: culled frames' raster kernels run over the list of batches that draw.
-    if (const char* v = std::getenv("PR_CUDA_LIST"))
-      list_on_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    // A/B switch: batches wholly inside the view skip the per-point image tests.
-    if (const char* v = std::getenv("PR_CUDA_INSIDE"))
-      inside_ok_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
     if (const char* v = std::getenv("PR_CUDA_ROUNDS"); v && *v) {
       const int r = std::atoi(v);
       if (valid_rounds(r))
@@ -149,35 +132,16 @@ class CudaRendererImpl final : public CudaRenderer {
         std::fprintf(stderr, "pointraster: PR_CUDA_ROUNDS=%s ignored (1, 2, 4, 8 or 16)\n", v);
     }
     PR_CUDA_TRY(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0));
-    // The resolve as a programmatic dependent of the raster (launch_resolve()): compute
-    // capability 9.0 and up; PR_CUDA_PDL=0|off for A/B measurements.
-    // Culled frames also launch the raster as a dependent of the box tests (PR_CUDA_PDL=resolve:
-    // only the resolve).
-    pdl_ = pdl_raster_ = prop.major >= 9;
-    if (const char* v = std::getenv("PR_CUDA_PDL")) {
-      pdl_ = pdl_ && !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-      pdl_raster_ = pdl_ && std::strcmp(v, "resolve") != 0;
-    }
+    // Programmatic dependent launches (compute capability 9.0 and up): the resolve after the
+    // raster, a culled frame's raster after its box tests, occlusion culling's Hi-Z and flags.
+    pdl_ = prop.major >= 9;
     if (const char* v = std::getenv("PR_CUDA_GRAPH"))
       graph_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-    if (const char* v = std::getenv("PR_CUDA_OCCLUSION");
-        v && !parse_occlusion_mode(v, &occlusion_))
+    if (const char* v = std::getenv("PR_CUDA_OCCLUSION"); v && !parse_toggle(v, &occlusion_))
       std::fprintf(stderr, "pointraster: PR_CUDA_OCCLUSION=%s ignored (auto, on or off)\n", v);
     return true;
   }
 
-  bool set_raster_variant(const std::string& name, std::string* error) override {
-    cuda::Variant v;
-    if (!cuda::parse_variant(name, &v)) {
-      if (error)
-        *error = "unknown CUDA raster variant '" + name +
-                 "' (simple, prefilter32, merge, merge_prefilter32, simple_v1)";
-      return false;
-    }
-    variant_ = v;
-    return true;
-  }
-  std::string raster_variant() const override { return cuda::variant_name(variant_); }
   void set_sort_mode(SortMode mode) override { sort_ = mode; }
   bool cloud_sorted() const override { return sorted_; }
   void set_compact_positions(bool on) override { compact_ = on; }
@@ -197,11 +161,8 @@ class CudaRendererImpl final : public CudaRenderer {
         cudaMemcpy(out->data(), boxes_, out->size() * sizeof(PointBox), cudaMemcpyDeviceToHost));
     return true;
   }
-  void set_inside_batches(bool on) override { inside_ok_ = on; }
-  void set_batch_list(bool on) override { list_on_ = on; }
-  bool batch_list() const override { return list_on_; }
-  void set_occlusion_culling(OcclusionMode mode) override { occlusion_ = mode; }
-  OcclusionMode occlusion_culling() const override { return occlusion_; }
+  void set_occlusion_culling(Toggle mode) override { occlusion_ = mode; }
+  Toggle occlusion_culling() const override { return occlusion_; }
   bool last_batch_counts(BatchCounts* out, std::string* error) const override {
     *out = BatchCounts{};
     if (last_batches_ == 0) {
@@ -246,12 +207,12 @@ class CudaRendererImpl final : public CudaRenderer {
     *height = hiz_h_;
     return true;
   }
-  void set_resolve_rect(bool on) override { rect_ = on; }
   void set_memory_limit(uint64_t bytes) override { memory_limit_ = bytes; }
   void set_stage_timing(bool on) override { stage_events_ = on; }
   bool stage_timing() const override { return stage_events_; }
   bool frame_graph() const override { return graph_; }
   bool compact_positions() const override { return compact_active_; }
+  bool compact_active() const override { return compact_active_; }
   bool download_compact(CompactCloud* out, std::string* error) const override {
     if (!compact_active_) {
       if (error) *error = "the cloud is not stored in compact form";
@@ -278,9 +239,7 @@ class CudaRendererImpl final : public CudaRenderer {
            cap_batches_ * (sizeof(CompactBatch) + kPerBatchFlagAndList) +
            cap_boxes_ * (sizeof(PointBox) + kPerBatchFlagAndList) +
            cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
-           (depth_ ? cap_pixels_ * sizeof(float) : 0) +
-           (depth32_ ? cap_pixels_ * sizeof(uint32_t) : 0) +
-           (hiz_ ? hiz_words_ * sizeof(uint32_t) : 0);
+           (depth_ ? cap_pixels_ * sizeof(float) : 0) + (hiz_ ? hiz_words_ * sizeof(uint32_t) : 0);
   }
 
   bool reserve_points(uint64_t n, std::string* error) override {
@@ -585,10 +544,10 @@ class CudaRendererImpl final : public CudaRenderer {
   /// the batches' boxes on the device, and a walk that reads the batch flags (every stored point,
   /// a subset of a permuted cloud, or compact positions).
   bool occlusion_for(uint64_t count) const {
-    if (occlusion_ == OcclusionMode::kOff || !cull_ || points_ == 0 || count == 0) return false;
+    if (occlusion_ == Toggle::kOff || !cull_ || points_ == 0 || count == 0) return false;
     const bool ready = compact_active_ ? batch_flags_ != nullptr : boxes_ready_;
     if (!ready || (count < points_ && !sorted_ && !compact_active_)) return false;
-    return occlusion_ == OcclusionMode::kOn || points_ >= kMinOcclusionPoints;
+    return occlusion_ == Toggle::kOn || points_ >= kMinOcclusionPoints;
   }
   // H200, Morton cube seen whole / turning: 1e7 points 0.0752 / 0.0966 ms with the passes against
   // 0.0651 / 0.0740 without, 2e7 0.083 / 0.120 against 0.101 / 0.110 (and only 3348 batches
@@ -603,7 +562,7 @@ class CudaRendererImpl final : public CudaRenderer {
   bool occlusion_wanted(uint64_t count) {
     if (last_occlusion_) last_hidden_ = *hidden_host_;  // the last frame has completed
     if (!occlusion_for(count)) return false;
-    if (occlusion_ == OcclusionMode::kOn || last_hidden_ >= kMinHiddenBatches) {
+    if (occlusion_ == Toggle::kOn || last_hidden_ >= kMinHiddenBatches) {
       plain_frames_ = 0;
       return true;
     }
@@ -888,7 +847,6 @@ class CudaRendererImpl final : public CudaRenderer {
       free_device(keys_);
       free_device(rgba_);
       free_device(depth_);
-      free_device(depth32_);
       cap_pixels_ = 0;
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&keys_), npix * sizeof(unsigned long long)));
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&rgba_), npix * sizeof(uint32_t)));
@@ -897,11 +855,6 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (want_depth && !depth_)
       PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&depth_), npix * sizeof(float)));
-    if (cuda::uses_depth32(variant_) && !depth32_) {
-      // The prefilter's 32-bit depth buffer; the resolve keeps it cleared from then on.
-      PR_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&depth32_), npix * sizeof(uint32_t)));
-      PR_CUDA_TRY(cudaMemsetAsync(depth32_, 0xff, npix * sizeof(uint32_t), stream_));
-    }
     return true;
   }
 
@@ -991,21 +944,19 @@ class CudaRendererImpl final : public CudaRenderer {
     const int rounds = rounds_for(points_);
     // With culling on and the whole cloud surely in view: no box tests, and no per-point image
     // tests either.
-    const bool all_inside = cull_ && inside_ok_ && !cull && points_ > 0 &&
-                            (compact_active_ || boxes_ready_) && box_inside(p, cloud_box_);
+    const bool all_inside = cull_ && !cull && points_ > 0 && (compact_active_ || boxes_ready_) &&
+                            box_inside(p, cloud_box_);
     const uint64_t batches = compact_active_ ? (points_ + kCompactBatch - 1) / kCompactBatch
                                              : (points_ + kPointBatch - 1) / kPointBatch;
     // The box tests list the batches that draw, for the raster kernels.
     uint32_t* const list = compact_active_ ? batch_list_ : list_;
-    const bool listed = cull && list_on_ && list != nullptr;
+    const bool listed = cull && list != nullptr;
     // What decides which operations the frame has (for the graph's in-place update).
     shape_ = uint64_t(!keys_clean_) | uint64_t(compact_active_) << 1 | uint64_t(sorted_) << 2 |
              uint64_t(count == points_) << 3 | uint64_t(count > 0) << 4 |
              uint64_t(s.point_size > 1) << 5 | uint64_t(depth != nullptr) << 6 |
-             uint64_t(depth32_ != nullptr) << 7 | uint64_t(variant_) << 8 |
-             uint64_t(vec_resolve_) << 16 | uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 |
-             uint64_t(rounds) << 19 | uint64_t(all_inside) << 24 | uint64_t(pdl_) << 25 |
-             uint64_t(pdl_raster_) << 26 | uint64_t(occl) << 27 | uint64_t(listed) << 28;
+             uint64_t(stage_events_) << 17 | uint64_t(cull) << 18 | uint64_t(rounds) << 19 |
+             uint64_t(all_inside) << 24 | uint64_t(occl) << 27 | uint64_t(listed) << 28;
     PR_CUDA_TRY(record(ev_[0], capturing));
     if (!keys_clean_)  // kEmptyKey is all ones
       PR_CUDA_TRY(cudaMemsetAsync(keys_, 0xff, npix * sizeof(unsigned long long), stream_));
@@ -1018,7 +969,7 @@ class CudaRendererImpl final : public CudaRenderer {
     drawn.permuted = sorted_;
     drawn.total = points_;
     drawn.count = count;
-    drawn.pdl = pdl_raster_;
+    drawn.pdl = pdl_;
     HizView hiz;
     hiz.words = hiz_;
     hiz.width = s.width;
@@ -1046,7 +997,6 @@ class CudaRendererImpl final : public CudaRenderer {
       constexpr int kRoundsABatch = int(kCompactBatch / 1024);
       in.rounds = std::max(1, rounds / kRoundsABatch);
       in.parts = rounds < kRoundsABatch ? kRoundsABatch / rounds : 1;
-      in.inside_ok = inside_ok_;
       if (cull) in.flags = batch_flags_;  // the launch runs the box tests first
       in.all_inside = all_inside;
       if (occl) {
@@ -1069,19 +1019,18 @@ class CudaRendererImpl final : public CudaRenderer {
       in.rounds = rounds;
       in.all_inside = all_inside;
       if (cull) {  // the box tests first, a thread a batch
-        cuda::launch_box_flags(p, boxes_, batches, inside_ok_, flags_, stream_,
-                               occl ? hiz : HizView{}, occl ? hidden_ : nullptr, drawn.list,
-                               drawn.list_count);
+        cuda::launch_box_flags(p, boxes_, batches, true, flags_, stream_, occl ? hiz : HizView{},
+                               occl ? hidden_ : nullptr, drawn.list, drawn.list_count);
         PR_CUDA_TRY(cudaGetLastError());
         in.flags = flags_;
         last_flags_ = flags_;
       }
-      launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
+      launched = cuda::launch_raster(p, in, keys_, stream_);
       if (launched && occl) {
         if (!between_passes(p, boxes_, batches, hiz, reach, flags_, drawn.list, error))
           return false;
         if (listed) in.list_count = list_count_ + 1;  // the second pass's list
-        launched = cuda::launch_raster(p, in, variant_, keys_, depth32_, stream_);
+        launched = cuda::launch_raster(p, in, keys_, stream_);
       }
     }
     last_batches_ = count > 0 ? batches : 0;
@@ -1093,13 +1042,11 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     PR_CUDA_TRY(cudaGetLastError());  // the raster launch
     if (stage_events_) PR_CUDA_TRY(record(ev_[2], capturing));
-    // The pixels this frame's points can write (the cloud's box, splats included): the resolve
-    // reads only their keys and writes the rest as background. The whole image when the box is
-    // not known (PR_CUDA_RECT=0 or set_resolve_rect(false): always).
-    const PixelRect rect = rect_ ? reach : PixelRect{0, 0, s.width, s.height};
-    // With stage events an event sits between the raster and the resolve: no dependent launch.
-    cuda::launch_resolve(keys_, depth32_, s.width, s.height, rect, s.background, rgba, depth,
-                         stream_, vec_resolve_, pdl_ && !stage_events_);
+    // The resolve reads only the keys of the pixels this frame's points can write (`reach`) and
+    // writes the rest as background. With stage events an event sits between the raster and the
+    // resolve: no dependent launch.
+    cuda::launch_resolve(keys_, s.width, s.height, reach, s.background, rgba, depth, stream_,
+                         pdl_ && !stage_events_);
     PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
     PR_CUDA_TRY(record(ev_[3], capturing));
     // The hidden batches, for the next frame's choice (occlusion_wanted()); after the timed part.
@@ -1116,10 +1063,10 @@ class CudaRendererImpl final : public CudaRenderer {
   bool between_passes(const ProjParams& p, const Box* boxes, uint64_t n, const HizView& hiz,
                       const PixelRect& reach, uint8_t* flags, uint32_t* list, std::string* error) {
     PR_CUDA_TRY(cudaGetLastError());  // the first pass
-    cuda::launch_hiz(keys_, hiz.width, hiz.height, reach, hiz_, stream_, pdl_raster_);
+    cuda::launch_hiz(keys_, hiz.width, hiz.height, reach, hiz_, stream_, pdl_);
     // The second pass's list where the first had one (its count, zeroed with the first's).
     cuda::launch_occlusion_flags(p, boxes, n, hiz, flags, hidden_, list,
-                                 list ? list_count_ + 1 : nullptr, stream_, pdl_raster_);
+                                 list ? list_count_ + 1 : nullptr, stream_, pdl_);
     PR_CUDA_TRY(cudaGetLastError());
     return true;
   }
@@ -1152,7 +1099,6 @@ class CudaRendererImpl final : public CudaRenderer {
   uint32_t* orig_ = nullptr;
   PodVector<uint32_t> host_orig_;      // a host-encoded compact Morton build's original index
   const PointCloud* cloud_ = nullptr;  // the cloud uploaded last (for ensure_orig)
-  cuda::Variant variant_ = cuda::Variant::kSimple;
   // Upload-time Morton sort: requested (on by default), and in effect for the current cloud.
   SortMode sort_ = SortMode::kAuto;
   bool sorted_ = false;
@@ -1165,9 +1111,7 @@ class CudaRendererImpl final : public CudaRenderer {
   uint64_t cap_batches_ = 0;
   // Batch culling (engine/culling.h): wanted, and boxes of the current plain cloud on the device.
   bool cull_ = true, boxes_ready_ = false;
-  bool inside_ok_ = true;     // PR_CUDA_INSIDE: batches inside the view skip the point tests
-  bool list_on_ = true;       // PR_CUDA_LIST: culled frames' rasters run over a list of batches
-  uint32_t* list_ = nullptr;  // the batches a culled frame's pass draws (with flags_)
+  uint32_t* list_ = nullptr;        // the batches a culled frame's pass draws (with flags_)
   uint32_t* list_count_ = nullptr;  // the first and the second pass's counts
   int forced_rounds_ = -1;  // PR_CUDA_ROUNDS / set_raster_rounds: for every cloud (A/B, tests)
   int sms_ = 0;             // multiprocessors of the device
@@ -1175,7 +1119,6 @@ class CudaRendererImpl final : public CudaRenderer {
   PointBox cloud_box_{};      // the union of the batch boxes (plain or compact)
   uint8_t* flags_ = nullptr;  // this frame's box tests, a byte a batch
   uint64_t cap_boxes_ = 0;
-  uint32_t* depth32_ = nullptr;
   uint64_t cap_points_ = 0, points_ = 0;
   glm::dvec3 origin_{0.0};
   unsigned long long* keys_ = nullptr;
@@ -1183,14 +1126,11 @@ class CudaRendererImpl final : public CudaRenderer {
   float* depth_ = nullptr;
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
-  bool rect_ = true;           // the resolve reads only the keys of the cloud's box_pixel_rect()
   uint64_t memory_limit_ = 0;  // set_memory_limit(): the point storage's most bytes, 0: none
   bool stage_events_ = false;  // events between the stages (set_stage_timing)
-  bool vec_resolve_ = true;    // the resolve's 4-pixel form (PR_CUDA_RESOLVE=scalar: one a thread)
-  bool pdl_ = false;           // the resolve as a programmatic dependent launch (PR_CUDA_PDL)
-  bool pdl_raster_ = false;    // and a culled frame's raster, after the box tests
+  bool pdl_ = false;           // programmatic dependent launches (compute capability >= 9.0)
   // Occlusion culling (PR_CUDA_OCCLUSION): the Hi-Z of the last frame's first pass.
-  OcclusionMode occlusion_ = OcclusionMode::kAuto;
+  Toggle occlusion_ = Toggle::kAuto;
   uint32_t* hiz_ = nullptr;
   size_t hiz_words_ = 0;
   int hiz_w_ = 0, hiz_h_ = 0;

@@ -2,43 +2,11 @@
 // resolve pass. The math is projection.h, the same header the CPU renderer compiles, built with
 // -fmad=false so both compute the same floats; the depth test keeps the smallest
 // (depth bits << 32 | RGBA8 color) key, which is order independent, so the image is identical to
-// the CPU's whatever order the threads run in, whatever order the points are stored in (the
-// Morton-sorted upload), and whichever early-test variant runs (they only skip points that cannot
-// win).
+// the CPU's whatever order the threads run in and whatever order the points are stored in (the
+// Morton-sorted upload).
 #include "raster.h"
 
 namespace pr::cuda {
-
-bool parse_variant(const std::string& name, Variant* v) {
-  if (name == "simple")
-    *v = Variant::kSimple;
-  else if (name == "prefilter32")
-    *v = Variant::kPrefilter32;
-  else if (name == "merge")
-    *v = Variant::kMerge;
-  else if (name == "merge_prefilter32")
-    *v = Variant::kMergePrefilter32;
-  else if (name == "simple_v1")
-    *v = Variant::kSimpleV1;
-  else
-    return false;
-  return true;
-}
-
-const char* variant_name(Variant v) {
-  switch (v) {
-    case Variant::kPrefilter32:
-      return "prefilter32";
-    case Variant::kMerge:
-      return "merge";
-    case Variant::kMergePrefilter32:
-      return "merge_prefilter32";
-    case Variant::kSimpleV1:
-      return "simple_v1";
-    default:
-      return "simple";
-  }
-}
 
 namespace {
 
@@ -48,7 +16,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kPerThread = 4;
 constexpr uint64_t kFullStep = uint64_t{1} << 32;
-constexpr unsigned kFullMask = 0xffffffffu;
 
 /// Early depth test + atomic for one point at pixel `pix` with depth bits `dbits` (positive floats'
 /// bits order like the floats). A plain load first: a stale value can only be larger than the
@@ -56,18 +23,9 @@ constexpr unsigned kFullMask = 0xffffffffu;
 /// always right, and most points of a dense cloud lose here without touching the atomic unit.
 /// `color()` gives the point's color (the key's low word); it runs only for points that may still
 /// win, so the color array is read for those alone.
-/// With kPrefilter the first read is the 32-bit depth buffer (half the bytes of the 64-bit one,
-/// so more of it stays in the L2): it holds the minimum depth of the points that got past it, each
-/// of which (or a nearer one) then reaches the 64-bit atomic, so a point strictly farther than it
-/// cannot win; equal depths go on to the 64-bit key, whose color word breaks the tie.
-template <bool kPrefilter, class ColorFn>
-__device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* depth32, size_t pix,
-                                           uint32_t dbits, ColorFn color) {
-  if constexpr (kPrefilter) {
-    const uint32_t d = depth32[pix];
-    if (dbits > d) return;
-    if (dbits < d && atomicMin(depth32 + pix, dbits) < dbits) return;
-  }
+template <class ColorFn>
+__device__ __forceinline__ void depth_test(unsigned long long* keys, size_t pix, uint32_t dbits,
+                                           ColorFn color) {
   const unsigned long long cur = keys[pix];
   if (dbits > uint32_t(cur >> 32)) return;
   const unsigned long long key = (static_cast<unsigned long long>(dbits) << 32) | color();
@@ -80,14 +38,14 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, uint32_t* d
 enum Walk : int { kAll = 0, kStrided = 1, kPermutedSubset = 2 };
 
 /// kChunk consecutive points of a block: thread t takes points base, base + kThreads, ...
-/// kInside (the simple variant): the points' batch is wholly inside the view (box_inside()), so a
-/// point with finite coordinates (every point its box holds) passes project_to_pixel()'s image
-/// tests and needs none, and its clamp does nothing; a point with a NaN or infinite coordinate has
-/// a NaN or infinite depth, which project()'s `visible` still rejects.
-template <int kWalk, bool kPrefilter, bool kMerge, bool kV1, bool kInside = false>
+/// kInside: the points' batch is wholly inside the view (box_inside()), so a point with finite
+/// coordinates (every point its box holds) passes project_to_pixel()'s image tests and needs
+/// none, and its clamp does nothing; a point with a NaN or infinite coordinate has a NaN or
+/// infinite depth, which project()'s `visible` still rejects.
+template <int kWalk, bool kInside = false>
 __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterInput& in,
-                                             uint64_t step, unsigned long long* keys,
-                                             uint32_t* depth32, uint64_t n, uint64_t base) {
+                                             uint64_t step, unsigned long long* keys, uint64_t n,
+                                             uint64_t base) {
   float x[kPerThread], y[kPerThread], z[kPerThread];
   uint64_t src[kPerThread];  // storage position
 #pragma unroll
@@ -114,15 +72,14 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
 #pragma unroll
   for (int k = 0; k < kPerThread; ++k) {
     if constexpr (kInside) {
-      static_assert(!kPrefilter && !kMerge && !kV1);
       const Projected q = project(p, x[k], y[k], z[k]);
       if (!q.visible) continue;
       float px, py;
       pixel_coords(p, q, px, py);
       const uint32_t pix = uint32_t(int(py)) * uint32_t(p.width) + uint32_t(int(px));
       const uint64_t s = src[k];
-      depth_test<false>(keys, depth32, pix, float_bits(q.depth),
-                        [&]() -> uint32_t { return load_rgb(in.colors, s); });
+      depth_test(keys, pix, float_bits(q.depth),
+                 [&]() -> uint32_t { return load_rgb(in.colors, s); });
       continue;
     }
     int ix = 0, iy = 0;
@@ -132,52 +89,7 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
     const uint32_t dbits = uint32_t(key >> 32);
     const uint64_t s = src[k];
     // The color is read only for points that may still win (after the early test).
-    auto color = [&]() -> uint32_t { return load_rgb(in.colors, s); };
-    if constexpr (kV1) {
-      if (hit) {
-        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) | color();
-        if (full < keys[pix]) atomicMin(keys + pix, full);
-      }
-    } else if constexpr (kMerge) {
-      // Runs of consecutive lanes whose points land on the same pixel agree on the nearest of
-      // them first (depth, then smallest color word), so the run's first lane tests and writes
-      // for all: in coherent order a warp's 32 points cover a few pixels. Shuffles only (the
-      // first version used __match_any_sync, which measured 2-4x slower). When every lane is its
-      // own run (random order) the warp takes the plain path after one shuffle and one ballot.
-      // The 32-bit pixel id is exact: the launcher uses this only for images under 2^32 pixels.
-      const unsigned lane = threadIdx.x & 31u;
-      const uint32_t pid = hit ? uint32_t(pix) : 0xffffffffu;
-      const uint32_t prev = __shfl_up_sync(kFullMask, pid, 1);
-      const unsigned heads = __ballot_sync(kFullMask, lane == 0 || prev != pid);
-      if (heads == kFullMask) {  // the same for the whole warp: no divergence below
-        if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, color);
-        continue;
-      }
-      // Lane's run is [head, end): head the last run start <= lane, end the next run start.
-      const unsigned above = heads & ~((2u << lane) - 1u);  // lane 31: 2u << 31 == 0, none
-      const unsigned end = above ? unsigned(__ffs(int(above)) - 1) : 32u;
-      const unsigned head = 31u - unsigned(__clz(int(heads & ((2u << lane) - 1u))));
-      // Segmented minimum towards the run's head: after offset o, lane holds the minimum over
-      // [lane, lane + 2o) within its run.
-      uint32_t d = hit ? dbits : 0xffffffffu;  // a hit's depth bits are < 0x7f800000
-#pragma unroll
-      for (unsigned o = 1; o < 32; o <<= 1) {
-        const uint32_t v = __shfl_down_sync(kFullMask, d, o);
-        if (lane + o < end) d = min(d, v);
-      }
-      const uint32_t dmin = __shfl_sync(kFullMask, d, int(head));
-      // All ones is a valid color; a run with no hit has dmin == all ones and writes nothing.
-      uint32_t my = (hit && dbits == dmin) ? color() : 0xffffffffu;
-#pragma unroll
-      for (unsigned o = 1; o < 32; o <<= 1) {
-        const uint32_t v = __shfl_down_sync(kFullMask, my, o);
-        if (lane + o < end) my = min(my, v);
-      }
-      if (lane == head && dmin != 0xffffffffu)
-        depth_test<kPrefilter>(keys, depth32, pix, dmin, [my]() { return my; });
-    } else {
-      if (hit) depth_test<kPrefilter>(keys, depth32, pix, dbits, color);
-    }
+    if (hit) depth_test(keys, pix, dbits, [&]() -> uint32_t { return load_rgb(in.colors, s); });
   }
 }
 
@@ -193,30 +105,26 @@ static_assert(kPointBatch % kChunk == 0);
 /// test, and a quarter of the blocks are launched. One round keeps a small cloud's parallelism.
 // kCull: at most 32 registers (8 blocks an SM); without the bound the flag test took the kernel
 // to 40 registers (6 blocks an SM).
-// kAllInside (the simple variant, no flags): every batch is wholly inside the view.
-template <int kWalk, bool kPrefilter, bool kMerge, bool kV1 = false, bool kCull = false,
-          bool kAllInside = false>
+// kAllInside (no flags): every batch is wholly inside the view.
+template <int kWalk, bool kCull = false, bool kAllInside = false>
 __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
-    raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys,
-                  uint32_t* depth32) {
+    raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
   static_assert(!kCull || kWalk != kStrided);
   allow_dependents();  // the resolve may be scheduled beside the last blocks (launch_resolve())
   if constexpr (kCull) wait_for_primary();  // this frame's box tests (DrawnPoints::pdl)
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   const int rounds = in.rounds;
   const uint64_t first = uint64_t(blockIdx.x) * uint64_t(rounds) * kChunk;
-  constexpr bool kSimple = !kPrefilter && !kMerge && !kV1;
-  static_assert(!kAllInside || (kSimple && !kCull && kWalk != kStrided));
+  static_assert(!kAllInside || (!kCull && kWalk != kStrided));
   // The kChunk points from `at` on; `inside`: their batch lies wholly inside the view.
   auto chunk = [&](uint64_t at, bool inside) {
-    if constexpr (kSimple && kWalk != kStrided && (kCull || kAllInside)) {
+    if constexpr (kWalk != kStrided && (kCull || kAllInside)) {
       if (inside) {
-        raster_chunk<kWalk, false, false, false, true>(p, in, step, keys, depth32, n,
-                                                       at + threadIdx.x);
+        raster_chunk<kWalk, true>(p, in, step, keys, n, at + threadIdx.x);
         return;
       }
     }
-    raster_chunk<kWalk, kPrefilter, kMerge, kV1>(p, in, step, keys, depth32, n, at + threadIdx.x);
+    raster_chunk<kWalk>(p, in, step, keys, n, at + threadIdx.x);
   };
   if constexpr (kCull) {
     if (in.list) {  // the listed batches, a contiguous share of them a block
@@ -316,10 +224,9 @@ __device__ __forceinline__ bool in_rect(uint32_t x, uint32_t y, const PixelRect&
 }
 
 /// One pixel a thread; pixel `first + i` of the image for the rect test.
-__global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
-                        size_t pixels, uint32_t first, uint32_t width, PixelRect r,
-                        uint32_t background, uint32_t* __restrict__ rgba,
-                        float* __restrict__ depth) {
+__global__ void resolve(unsigned long long* __restrict__ keys, size_t pixels, uint32_t first,
+                        uint32_t width, PixelRect r, uint32_t background,
+                        uint32_t* __restrict__ rgba, float* __restrict__ depth) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= pixels) return;
   const uint32_t at = first + uint32_t(i);
@@ -329,10 +236,7 @@ __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restr
   const bool empty = k == kEmptyKey;
   // The clear of the next frame, fused in, and only where a point landed: most pixels of a
   // sparse frame are empty already, and skipping their write halves the resolve's traffic.
-  if (!empty) {
-    keys[i] = kEmptyKey;
-    if (depth32) depth32[i] = 0xffffffffu;
-  }
+  if (!empty) keys[i] = kEmptyKey;
   // The winner's color is the key's low word: no gather from the point colors.
   __stcs(rgba + i, empty ? background : key_color(k));
   if (depth) depth[i] = empty ? __int_as_float(0x7f800000) : key_depth(k);
@@ -341,9 +245,9 @@ __global__ void resolve(unsigned long long* __restrict__ keys, uint32_t* __restr
 /// Four pixels a thread, as two 16-byte key loads and one 16-byte color store (a quarter of the
 /// threads and blocks of resolve()); the caller checks the alignment and runs the tail of fewer
 /// than four pixels with resolve(). A quad with no pixel in `r` is background without a read.
-__global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __restrict__ depth32,
-                         size_t quads, uint32_t width, PixelRect r, bool whole, uint32_t background,
-                         uint32_t* __restrict__ rgba, float* __restrict__ depth) {
+__global__ void resolve4(unsigned long long* __restrict__ keys, size_t quads, uint32_t width,
+                         PixelRect r, bool whole, uint32_t background, uint32_t* __restrict__ rgba,
+                         float* __restrict__ depth) {
   const size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= quads) return;
   // The quad's pixels 4q .. 4q + 3, which may wrap to the next row when width % 4 != 0. `whole`
@@ -386,7 +290,6 @@ __global__ void resolve4(unsigned long long* __restrict__ keys, uint32_t* __rest
     const ulonglong2 e = make_ulonglong2(kEmptyKey, kEmptyKey);
     if (a.x != kEmptyKey || a.y != kEmptyKey) kp[0] = e;
     if (b.x != kEmptyKey || b.y != kEmptyKey) kp[1] = e;
-    if (depth32) reinterpret_cast<uint4*>(depth32)[q] = make_uint4(~0u, ~0u, ~0u, ~0u);
   }
   __stcs(reinterpret_cast<uint4*>(rgba) + q, make_uint4(c[0], c[1], c[2], c[3]));
   if (depth) reinterpret_cast<float4*>(depth)[q] = make_float4(d[0], d[1], d[2], d[3]);
@@ -443,42 +346,22 @@ __global__ void __launch_bounds__(256)
 }
 
 template <int kWalk, bool kCull = false>
-void launch_points(const ProjParams& p, const RasterInput& in, Variant v, uint64_t step,
-                   unsigned long long* keys, uint32_t* depth32, cudaStream_t stream) {
+void launch_points(const ProjParams& p, const RasterInput& in, uint64_t step,
+                   unsigned long long* keys, cudaStream_t stream) {
   const uint64_t n = kWalk == kStrided ? in.count : in.total;
   const uint64_t per_block = uint64_t(in.rounds) * kChunk;
   unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
   if (kCull && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
   const bool dep = kCull && in.pdl;  // after the box tests (box_flags())
-  switch (v) {
-    case Variant::kPrefilter32:
-      launch_kernel(raster_points<kWalk, true, false, false, kCull>, blocks, kThreads, stream, dep,
-                    p, in, step, keys, depth32);
-      break;
-    case Variant::kMerge:
-      launch_kernel(raster_points<kWalk, false, true, false, kCull>, blocks, kThreads, stream, dep,
-                    p, in, step, keys, depth32);
-      break;
-    case Variant::kMergePrefilter32:
-      launch_kernel(raster_points<kWalk, true, true, false, kCull>, blocks, kThreads, stream, dep,
-                    p, in, step, keys, depth32);
-      break;
-    case Variant::kSimpleV1:
-      launch_kernel(raster_points<kWalk, false, false, true, kCull>, blocks, kThreads, stream, dep,
-                    p, in, step, keys, depth32);
-      break;
-    default:
-      if constexpr (!kCull && kWalk != kStrided) {
-        if (in.all_inside) {
-          launch_kernel(raster_points<kWalk, false, false, false, false, true>, blocks, kThreads,
-                        stream, dep, p, in, step, keys, depth32);
-          break;
-        }
-      }
-      launch_kernel(raster_points<kWalk, false, false, false, kCull>, blocks, kThreads, stream, dep,
-                    p, in, step, keys, depth32);
+  if constexpr (!kCull && kWalk != kStrided) {
+    if (in.all_inside) {
+      launch_kernel(raster_points<kWalk, false, true>, blocks, kThreads, stream, dep, p, in, step,
+                    keys);
+      return;
+    }
   }
+  launch_kernel(raster_points<kWalk, kCull>, blocks, kThreads, stream, dep, p, in, step, keys);
 }
 
 template <int kWalk, bool kCull = false>
@@ -495,32 +378,26 @@ void launch_splats(const ProjParams& p, const RasterInput& in, uint64_t step,
 
 }  // namespace
 
-bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
-                   uint32_t* depth32, cudaStream_t stream) {
+bool launch_raster(const ProjParams& p, const RasterInput& in, unsigned long long* keys,
+                   cudaStream_t stream) {
   if (in.count == 0 || in.total == 0) return true;
   const uint64_t step = subset_step(in.total, in.count);
   const bool subset = step != kFullStep;
   if (subset && in.permuted && !in.orig) return false;
-  if (uses_depth32(v) && !depth32) v = Variant::kSimple;
-  // The merge variants name pixels with 32 bits.
-  if (uint64_t(p.width) * uint64_t(p.height) >= 0xffffffffull) {
-    if (v == Variant::kMerge) v = Variant::kSimple;
-    if (v == Variant::kMergePrefilter32) v = Variant::kPrefilter32;
-  }
   const int walk = !subset ? kAll : in.permuted ? kPermutedSubset : kStrided;
   // The batches cover the stored order, so they serve the walks over every stored point.
   const bool cull = walk != kStrided && in.flags != nullptr;
   if (p.point_size <= 1) {
     if (walk == kAll && cull)
-      launch_points<kAll, true>(p, in, v, step, keys, depth32, stream);
+      launch_points<kAll, true>(p, in, step, keys, stream);
     else if (walk == kAll)
-      launch_points<kAll>(p, in, v, step, keys, depth32, stream);
+      launch_points<kAll>(p, in, step, keys, stream);
     else if (walk == kStrided)
-      launch_points<kStrided>(p, in, v, step, keys, depth32, stream);
+      launch_points<kStrided>(p, in, step, keys, stream);
     else if (cull)
-      launch_points<kPermutedSubset, true>(p, in, v, step, keys, depth32, stream);
+      launch_points<kPermutedSubset, true>(p, in, step, keys, stream);
     else
-      launch_points<kPermutedSubset>(p, in, v, step, keys, depth32, stream);
+      launch_points<kPermutedSubset>(p, in, step, keys, stream);
   } else {
     if (walk == kAll && cull)
       launch_splats<kAll, true>(p, in, step, keys, stream);
@@ -545,21 +422,20 @@ void launch_hiz(const unsigned long long* keys, int width, int height, const Pix
   launch_kernel(build_hiz_tiles, unsigned(v.level_words(1)), 256u, stream, pdl, keys, v, rect, hiz);
 }
 
-void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,
-                    const PixelRect& rect, uint32_t background, uint32_t* rgba, float* depth,
-                    cudaStream_t stream, bool vec4, bool pdl) {
+void launch_resolve(unsigned long long* keys, int width, int height, const PixelRect& rect,
+                    uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream,
+                    bool pdl) {
   if (width <= 0 || height <= 0) return;
   const size_t pixels = size_t(width) * size_t(height);
   const uint32_t w = uint32_t(width);
   auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   size_t done = 0;
-  if (vec4 && aligned(keys) && aligned(rgba) && (!depth || aligned(depth)) &&
-      (!depth32 || aligned(depth32))) {
+  if (aligned(keys) && aligned(rgba) && (!depth || aligned(depth))) {
     const size_t quads = pixels / 4;
     if (quads > 0) {
       const unsigned blocks = unsigned((quads + kThreads - 1) / kThreads);
       const bool whole = rect.x0 <= 0 && rect.y0 <= 0 && rect.x1 >= width && rect.y1 >= height;
-      launch_kernel(resolve4, blocks, kThreads, stream, pdl, keys, depth32, quads, w, rect, whole,
+      launch_kernel(resolve4, blocks, kThreads, stream, pdl, keys, quads, w, rect, whole,
                     background, rgba, depth);
     }
     done = quads * 4;
@@ -567,9 +443,8 @@ void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int 
   if (done == pixels) return;
   const size_t rest = pixels - done;
   const unsigned blocks = unsigned((rest + kThreads - 1) / kThreads);
-  resolve<<<blocks, kThreads, 0, stream>>>(keys + done, depth32 ? depth32 + done : nullptr, rest,
-                                           uint32_t(done), w, rect, background, rgba + done,
-                                           depth ? depth + done : nullptr);
+  resolve<<<blocks, kThreads, 0, stream>>>(keys + done, rest, uint32_t(done), w, rect, background,
+                                           rgba + done, depth ? depth + done : nullptr);
 }
 
 }  // namespace pr::cuda

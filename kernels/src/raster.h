@@ -44,21 +44,6 @@ __device__ __forceinline__ uint32_t load_rgb(const uint32_t* __restrict__ rgb, u
 cudaError_t pack_rgb(const uint32_t* src, const uint32_t* order, uint64_t n, uint32_t* dst,
                      cudaStream_t stream);
 
-/// How the early depth test runs (docs/GPU.md has the A/B measurements). Every variant gives the
-/// same image: the 64-bit (depth bits << 32 | RGBA8 color) key decides.
-enum class Variant : int {
-  kSimple = 0,       ///< plain read of the 64-bit key, atomicMin when nearer
-  kPrefilter32 = 1,  ///< a 32-bit depth buffer (4 B a pixel) read first; 64-bit atomic behind it
-  kMerge = 2,        ///< warp-level merging of points that hit the same pixel, then kSimple
-  kMergePrefilter32 = 3,
-  kSimpleV1 = 4,  ///< kSimple as first written (one full-key compare), for an A/B
-};
-bool parse_variant(const std::string& name, Variant* v);
-const char* variant_name(Variant v);
-inline bool uses_depth32(Variant v) {
-  return v == Variant::kPrefilter32 || v == Variant::kMergePrefilter32;
-}
-
 /// The cloud as the raster kernels see it.
 /// What the raster inputs of both storages share: the colors, and which stored points a frame
 /// draws.
@@ -94,33 +79,32 @@ struct RasterInput : DrawnPoints {
   /// point a thread, a batch a block when culled.
   int rounds = 1;
   /// Without flags: every batch is wholly inside the view (the cloud's box_inside()), so the
-  /// simple variant skips the points' image tests (flags mark such batches with 2).
+  /// points skip their image tests (flags mark such batches kBatchInside).
   bool all_inside = false;
 };
 
-/// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty;
-/// `depth32` W*H, all ones where empty, needed by the prefilter variants, may be null otherwise).
+/// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty).
 /// The key's low word is the point's color, so ties resolve as on the CPU whatever the storage
 /// order. Point size > 1 splats splat_rect() squares, as the CPU does. False (nothing launched)
 /// when a subset of a permuted cloud is asked for without `orig`.
-bool launch_raster(const ProjParams& p, const RasterInput& in, Variant v, unsigned long long* keys,
-                   uint32_t* depth32, cudaStream_t stream);
+bool launch_raster(const ProjParams& p, const RasterInput& in, unsigned long long* keys,
+                   cudaStream_t stream);
 
 /// Turns the width x height visibility buffer into RGBA8 (the key's color word, or `background`)
 /// and, when `depth` is not null, camera-space depth (+inf where empty). Resets every key to
-/// kEmptyKey (and, when not null, every depth32 entry to all ones) on the way, so the next frame
-/// needs no clear. Keys outside `rect` are not read: the caller guarantees that no point of this
-/// frame wrote there (box_pixel_rect() of the cloud's box), so they are still empty from the last
-/// resolve, and those pixels are background. `vec4`: four pixels a thread with 16-byte loads and
-/// stores where the buffers are 16-byte aligned (the same result with a quarter of the threads).
+/// kEmptyKey on the way, so the next frame needs no clear. Keys outside `rect` are not read: the
+/// caller guarantees that no point of this frame wrote there (box_pixel_rect() of the cloud's
+/// box), so they are still empty from the last resolve, and those pixels are background. Four
+/// pixels a thread with 16-byte loads and stores (a quarter of the threads of one a pixel); a
+/// tail of fewer than four pixels, or buffers that are not 16-byte aligned, one a thread.
 /// `pdl` (devices of compute capability 9.0 and up): the four-pixel resolve is launched as a
 /// programmatic dependent of the raster kernel before it (which lets it start early:
 /// allow_dependents()), writes its quads outside `rect` while the raster still runs and waits for
 /// the raster's results (wait_for_primary()) before it reads a key; each of its blocks waits
 /// before it ends, so the work after the resolve also comes after the raster.
-void launch_resolve(unsigned long long* keys, uint32_t* depth32, int width, int height,
-                    const PixelRect& rect, uint32_t background, uint32_t* rgba, float* depth,
-                    cudaStream_t stream, bool vec4 = true, bool pdl = false);
+void launch_resolve(unsigned long long* keys, int width, int height, const PixelRect& rect,
+                    uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream,
+                    bool pdl);
 
 /// Builds the Hi-Z of the width x height `keys` (HizView's layout, engine/culling.h; `hiz` has
 /// total_words() words) as build_hiz() does on the host. Tiles with no pixel in `rect` (the
@@ -169,8 +153,6 @@ struct CompactInput : DrawnPoints {
   /// the CPU's, a kernel of its own) before the raster kernel skips the culled batches; null:
   /// every batch is drawn.
   uint8_t* flags = nullptr;
-  /// The box tests may mark batches wholly inside the view, whose points then skip their tests.
-  bool inside_ok = true;
   /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()).
   bool all_inside = false;
   /// Occlusion culling: the box tests defer the batches this Hi-Z hides and zero `hidden`

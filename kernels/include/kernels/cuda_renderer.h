@@ -28,12 +28,6 @@ class CudaRenderer : public Renderer {
                             std::string* error) = 0;
   /// "NVIDIA H200 (sm_90, 139 GiB)".
   virtual std::string device_name() const = 0;
-  /// Early depth test variant, for A/B measurements (docs/GPU.md): "simple", "prefilter32" (a
-  /// 32-bit depth buffer read before the 64-bit key), "merge" (warp-level merging of points on the
-  /// same pixel), "merge_prefilter32". All give the same image. The default comes from the
-  /// environment variable PR_CUDA_RASTER, else "simple". False with the reason for other names.
-  virtual bool set_raster_variant(const std::string& name, std::string* error) = 0;
-  virtual std::string raster_variant() const = 0;
   /// Upload-time spatial sort: set_cloud() reorders the points along a Morton curve on the GPU
   /// (CUB radix sort, once per cloud; 1e9 points in about 2 s with the copy), so random-order
   /// input is drawn with the memory coherence of sorted input. The image is unchanged (the key's
@@ -93,18 +87,6 @@ class CudaRenderer : public Renderer {
   /// next frame; PR_CUDA_CULL=0|off turns it off (for A/B measurements).
   virtual void set_culling(bool on) = 0;
   virtual bool culling() const = 0;
-  /// The box tests also mark batches wholly inside the view (box_inside(), compact_box_inside()),
-  /// whose points then skip project_to_pixel()'s image tests and clamp (the plain storage keeps
-  /// the near-plane and finiteness test, for its NaN points); a frame that has the whole cloud
-  /// inside runs no box tests at all. On by default (with culling; point size 1); the same image
-  /// either way. For A/B measurements (PR_CUDA_INSIDE=0|off).
-  virtual void set_inside_batches(bool on) = 0;
-  /// A culled frame's box tests also list the batches that draw, and its raster kernels run at
-  /// most four resident grids' worth of blocks over that list, instead of a block for every
-  /// batch (which at 1e9 points is 122,071 blocks, most of which only read a flag). On by
-  /// default; the same image either way. For A/B measurements (PR_CUDA_LIST=0|off).
-  virtual void set_batch_list(bool on) = 0;
-  virtual bool batch_list() const = 0;
   /// Occlusion culling (docs/GPU.md): each frame tests every batch in view against the Hi-Z (the
   /// farthest depth of each 16 x 16 and 64 x 64 pixel tile) of the last frame's first pass and
   /// defers those it hides; a first raster pass draws the others, the Hi-Z of its keys is built,
@@ -116,9 +98,8 @@ class CudaRenderer : public Renderer {
   /// of 2^24 points and more, and only while the last frame that ran them hid at least 4096
   /// batches (16 M points); otherwise it tries again every 16th frame. kOn: every frame (tests,
   /// A/B). Takes effect at the next frame; PR_CUDA_OCCLUSION=auto|on|off.
-  using OcclusionMode = pr::OcclusionMode;  // engine/culling.h
-  virtual void set_occlusion_culling(OcclusionMode mode) = 0;
-  virtual OcclusionMode occlusion_culling() const = 0;
+  virtual void set_occlusion_culling(Toggle mode) = 0;
+  virtual Toggle occlusion_culling() const = 0;
   /// What the last frame did with its batches (a copy of its flags; for tests and tools).
   struct BatchCounts {
     uint64_t batches = 0;    ///< batches stored
@@ -135,11 +116,6 @@ class CudaRenderer : public Renderer {
   /// HizView layout) and its image size; for tests.
   virtual bool download_hiz(std::vector<uint32_t>* out, int* width, int* height,
                             std::string* error) const = 0;
-  /// The resolve reads only the keys of the pixels the cloud's box can reach (box_pixel_rect()
-  /// of the union of the batch boxes, splats included) and writes the rest of the image as
-  /// background without reading it: a frame whose cloud covers part of the view reads fewer
-  /// bytes. On by default; the same image either way. For A/B measurements (PR_CUDA_RECT=0|off).
-  virtual void set_resolve_rect(bool on) = 0;
   /// Rounds of 1024 consecutive stored points each block of the point kernel covers: 1, 2, 4, 8
   /// or 16 (compact positions: rounds / 4 batches of 4096 a block, or for 1 and 2 rounds a quarter
   /// or a half of a batch), or -1 (the default) to choose by the cloud's size and the device (the
