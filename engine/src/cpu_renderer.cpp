@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 
 #if defined(__SSE2__)
@@ -113,89 +110,13 @@ struct BinEmit {
 /// Stored points a binning group: the bins of a group (12 bytes a point) stay within the caches.
 constexpr size_t kBinGroup = size_t{1} << 18;
 
-/// kAuto bins frames whose last frame drew at least this many points.
-constexpr uint64_t kMinBinned = uint64_t{1} << 15;
-
 }  // namespace
 
 std::unique_ptr<Renderer> make_cpu_renderer(unsigned threads) {
   return std::make_unique<CpuRenderer>(threads);
 }
 
-CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_threads() : threads) {
-  // A/B switch for benchmarks, like the CUDA renderer's PR_CUDA_CULL.
-  if (const char* v = std::getenv("PR_CPU_CULL"))
-    cull_ = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0);
-  if (const char* v = std::getenv("PR_CPU_BIN"); v && !parse_occlusion_mode(v, &binning_))
-    std::fprintf(stderr, "pointraster: PR_CPU_BIN=%s ignored (auto, on or off)\n", v);
-  if (const char* v = std::getenv("PR_CPU_OCCLUSION"); v && !parse_occlusion_mode(v, &occlusion_))
-    std::fprintf(stderr, "pointraster: PR_CPU_OCCLUSION=%s ignored (auto, on or off)\n", v);
-}
-
-bool CpuRenderer::occlusion_wanted(size_t stored_points) {
-  if (occlusion_ == OcclusionMode::kOff || !cull_) return false;
-  if (occlusion_ == OcclusionMode::kOn) return true;
-  // Smaller clouds gain nothing on 2 cores: 1e7 points seen whole hide 46% of their batches, yet
-  // draw in 27.7 instead of 26.2 ms (the hidden points were cheap: vectorized projection, then
-  // an early depth test that fails); 1e8 points draw in 60 instead of 213 ms.
-  if (stored_points < (size_t{1} << 25)) return false;
-  // Worth it while the last run found an eighth of the batches in view hidden (or before any).
-  if (hidden_ == ~uint64_t{0} || (hidden_ > 0 && hidden_ * 8 >= in_view_)) {
-    plain_frames_ = 0;
-    return true;
-  }
-  return ++plain_frames_ % 16 == 0;
-}
-
-void CpuRenderer::build_hiz_from_keys(int width, int height) {
-  HizView v;
-  v.width = width;
-  v.height = height;
-  hiz_.resize(v.total_words());
-  hiz_w_ = width;
-  hiz_h_ = height;
-  uint32_t* l0 = hiz_.data();
-  uint32_t* l1 = l0 + v.level_words(0);
-  const int tx0 = v.tiles_x(0), ty0 = v.tiles_y(0), tx1 = v.tiles_x(1);
-  const uint64_t* keys = keys_.data();
-  const uint8_t* dirty = tile_dirty_.data();
-  constexpr int kPer = kHizTile / kTile;  // occupancy tiles a side of a Hi-Z tile
-  static_assert(kHizTile % kTile == 0 && kHizTile1 % kHizTile == 0);
-  // A row of level-1 tiles at a time: its level-0 tiles, then their maxima.
-  parallel_for(
-      size_t(v.tiles_y(1)),
-      [&](size_t r0, size_t r1) {
-        for (size_t r = r0; r < r1; ++r) {
-          const int ty_begin = int(r) * (kHizTile1 / kHizTile);
-          const int ty_end = std::min(ty0, ty_begin + kHizTile1 / kHizTile);
-          for (int i = 0; i < tx1; ++i) l1[r * size_t(tx1) + size_t(i)] = 0;
-          for (int ty = ty_begin; ty < ty_end; ++ty)
-            for (int tx = 0; tx < tx0; ++tx) {
-              // No point landed in the tile's occupancy tiles: its keys are all empty.
-              bool any = false;
-              for (int j = 0; j < kPer; ++j)
-                for (int i = 0; i < kPer; ++i) {
-                  const int cx = tx * kPer + i, cy = ty * kPer + j;
-                  if (cx < tiles_x_ && cy < tiles_y_)
-                    any = any || dirty[size_t(cy) * size_t(tiles_x_) + size_t(cx)];
-                }
-              uint32_t m = 0xffffffffu;
-              if (any) {
-                m = 0;
-                const int x0 = tx * kHizTile, x1 = std::min(width, x0 + kHizTile);
-                const int y0 = ty * kHizTile, y1 = std::min(height, y0 + kHizTile);
-                for (int y = y0; y < y1; ++y)
-                  for (int x = x0; x < x1; ++x)
-                    m = std::max(m, uint32_t(keys[size_t(y) * size_t(width) + size_t(x)] >> 32));
-              }
-              l0[size_t(ty) * size_t(tx0) + size_t(tx)] = m;
-              uint32_t& w1 = l1[r * size_t(tx1) + size_t(tx * kHizTile / kHizTile1)];
-              w1 = std::max(w1, m);
-            }
-        }
-      },
-      threads_, 1);
-}
+CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_threads() : threads) {}
 
 template <class UnitFn>
 void CpuRenderer::run_units(size_t units, const uint32_t* list, const FrameTarget& t, bool binned,
@@ -269,7 +190,8 @@ template <class VisibleFn, class FootprintFn, class UnitFn>
 void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t stored_points,
                                const FrameTarget& t, bool binned, VisibleFn visible,
                                FootprintFn footprint, UnitFn unit) {
-  const bool occl = occlusion_wanted(stored_points);
+  const bool occl =
+      options_.culling && occlusion_.choose_for_frame(options_.occlusion, stored_points);
   occlusion_ran_ = occl;
   HizView last;  // the last run's Hi-Z, when it is of this image size
   if (occl && hiz_w_ == p.width && hiz_h_ == p.height) {
@@ -305,11 +227,15 @@ void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t store
   if (!occl) return;
   // The Hi-Z of the first pass's keys, then the second pass: the deferred batches it does not
   // hide. Every batch in view is tested, for the count that decides the next frames.
-  build_hiz_from_keys(p.width, p.height);
   HizView now;
+  now.width = p.width;
+  now.height = p.height;
+  hiz_.resize(now.total_words());
+  hiz_w_ = p.width;
+  hiz_h_ = p.height;
+  build_hiz(keys_.data(), p.width, p.height, hiz_.data(),
+            HizOccupancy{tile_dirty_.data(), kTile, tiles_x_, tiles_y_}, threads_);
   now.words = hiz_.data();
-  now.width = hiz_w_;
-  now.height = hiz_h_;
   std::atomic<uint64_t> hidden{0}, occluded{0};
   parallel_for(
       batches,
@@ -327,8 +253,7 @@ void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t store
         occluded.fetch_add(my_occluded, std::memory_order_relaxed);
       },
       threads_, 256);
-  hidden_ = hidden.load();
-  in_view_ = batches - culled_batches_;
+  occlusion_.report(hidden.load(), batches - culled_batches_);
   occluded_batches_ = occluded.load();
   draw_pass(3);
   second_pass_batches_ = list_.size();
@@ -345,26 +270,16 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
   compact_ = CompactCloud{};
   boxes_ = PodVector<PointBox>();  // made by the first frame that culls (not in GPU mode)
   hiz_w_ = hiz_h_ = 0;             // another cloud's depths
-  hidden_ = ~uint64_t{0};
-  plain_frames_ = 0;
-  if (compact_on_) {
-    if (!build_compact(cloud, compact_morton_, &compact_, error)) {
+  occlusion_.reset();
+  if (options_.compact) {
+    const bool sort = wants_spatial_sort(options_.sort, cloud, cloud.local_bounds());
+    if (!build_compact(cloud, sort, &compact_, error)) {
       cloud_ = nullptr;
       return false;
     }
     compact_active_ = true;
   }
   return true;
-}
-
-FrameStart begin_frame(const RenderSettings& s, Image& out, FrameStats& stats, std::string* error) {
-  stats = FrameStats{};
-  if (s.width < 0 || s.height < 0) {
-    if (error) *error = "negative image size";
-    return FrameStart::kError;
-  }
-  out.resize(s.width, s.height, s.want_depth);
-  return out.pixel_count() > 0 ? FrameStart::kDraw : FrameStart::kEmpty;
 }
 
 bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& out,
@@ -416,14 +331,9 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) depth_min(keys + size_t(y) * width + size_t(x), key);
     };
-    // 1-pixel points are binned (run_units()) where that pays: frames of at most two points a
-    // pixel (denser ones keep the early test, which most of their points fail without a write)
-    // whose last frame drew enough points to be worth the binning's two more passes (2^15; on 16
-    // cores 600 points drawn of 1e5 took 0.18 ms binned against 0.13). Splats take the atomics.
-    const uint64_t drew = std::min(count, last_drawn_);
-    const bool binned =
-        !big && (binning_ == OcclusionMode::kOn ||
-                 (binning_ == OcclusionMode::kAuto && count <= 2 * npix && drew >= kMinBinned));
+    // 1-pixel points are binned (run_units()) where that pays (bin_frame()); splats take the
+    // atomics.
+    const bool binned = bin_frame(options_.binning, big, count, npix, last_drawn_);
     binned_ = binned;
     // One projected point: its pixel to `emit`, or its square.
     auto plot = [&](int ix, int iy, uint64_t key, const auto& emit) {
@@ -440,7 +350,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       // key carries the point's color, read through the original index.
       const CompactCloud& cc = compact_;
       const bool subset = step != (uint64_t{1} << 32);
-      const bool cull = cull_;
+      const bool cull = options_.culling;
       draw_batches(
           p, cc.batches.size(), total_points, target, binned,
           [&](size_t bi) { return !cull || compact_box_visible(p, cc.batches[bi]); },
@@ -494,10 +404,11 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
         for (size_t i = b; i < e; ++i) draw_one(i, emit);
       };
       const bool all = step == (uint64_t{1} << 32);
+      const bool cull = options_.culling;
       const size_t batches = (total_points + kPointBatch - 1) / kPointBatch;
-      if (all && cull_ && boxes_.size() != batches)  // once per cloud: a pass over the positions
+      if (all && cull && boxes_.size() != batches)  // once per cloud: a pass over the positions
         compute_point_boxes(pos, total_points, &boxes_);
-      if (all && cull_) {
+      if (all && cull) {
         // Batch by batch, the box test first (engine/culling.h), then occlusion culling's.
         const PointBox* boxes = boxes_.data();
         draw_batches(

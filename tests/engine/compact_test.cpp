@@ -13,7 +13,6 @@
 
 #include "engine/compact.h"
 #include "engine/cpu_renderer.h"
-#include "engine/morton.h"
 #include "engine/scenes.h"
 #include "render_test_util.h"
 
@@ -91,78 +90,6 @@ TEST(Compact, MortonOrderGivesTightBoxes) {
   EXPECT_LT(mean_step(sorted) * 3.0, mean_step(plain));
 }
 
-TEST(Morton, OrderCoherenceTellsRandomFromSpatialOrder) {
-  PointCloud cube = make_scene("cube", 200'000);  // uniform random order
-  const double random = order_coherence(cube);
-  EXPECT_LT(random, 0.01);
-  EXPECT_LT(random, kCoherentOrder);
-  apply_order(cube, morton_order(cube));
-  EXPECT_GT(order_coherence(cube), 0.85);
-  // The procedural terrain is generated row by row: coherent; the galaxy is sampled at random.
-  EXPECT_GT(order_coherence(make_scene("terrain", 200'000)), kCoherentOrder);
-  EXPECT_LT(order_coherence(make_scene("galaxy", 200'000)), kCoherentOrder);
-  // Degenerate clouds: nothing to gain from sorting.
-  PointCloud one = make_scene("cube", 1);
-  EXPECT_EQ(order_coherence(one), 1.0);
-  EXPECT_EQ(order_coherence(PointCloud{}), 1.0);
-  // Non-finite points are not counted: half of them NaN, the rest sorted.
-  for (size_t i = 0; i < cube.size(); i += 2) cube.positions[i] = Float3{NAN, 0.f, 0.f};
-  const double c = order_coherence(cube);
-  EXPECT_EQ(c, 1.0);  // every pair has a NaN: none counted
-  // Deterministic.
-  EXPECT_EQ(order_coherence(cube), c);
-}
-
-TEST(Morton, SortIfIncoherentKeepsTheImageAndCoherentClouds) {
-  // A random cloud is reordered; the CPU image (and depth) stays the same bit for bit, since the
-  // depth test's tie-break is the color, not the position in the cloud.
-  const PointCloud random = make_scene("cube", 200'000);
-  PointCloud sorted = random;
-  ASSERT_TRUE(sort_if_incoherent(sorted));
-  EXPECT_GT(order_coherence(sorted), kCoherentOrder);
-  EXPECT_NE(
-      std::memcmp(sorted.positions.data(), random.positions.data(), random.size() * sizeof(Float3)),
-      0);
-  // The same points: sum of the colors and the bounds are unchanged.
-  uint64_t sum_a = 0, sum_b = 0;
-  for (size_t i = 0; i < random.size(); ++i) {
-    sum_a += random.colors[i];
-    sum_b += sorted.colors[i];
-  }
-  EXPECT_EQ(sum_a, sum_b);
-  EXPECT_EQ(sorted.local_bounds().min, random.local_bounds().min);
-  EXPECT_EQ(sorted.local_bounds().max, random.local_bounds().max);
-  for (const char* cam : {"seed", "overview"}) {
-    Camera c = scene_camera("cube", random);
-    if (std::string(cam) == "overview") c.frame(random.world_bounds(), 4.0 / 3.0);
-    RenderSettings rs;
-    rs.width = 400;
-    rs.height = 300;
-    rs.want_depth = true;
-    rs.background = kBg;
-    CpuRenderer ra(2), rb(2);
-    std::string err;
-    ASSERT_TRUE(ra.set_cloud(random, &err)) << err;
-    ASSERT_TRUE(rb.set_cloud(sorted, &err)) << err;
-    const Image a = render(ra, c, rs), b = render(rb, c, rs);
-    EXPECT_EQ(a.rgba, b.rgba) << cam;
-    EXPECT_EQ(std::memcmp(a.depth.data(), b.depth.data(), a.depth.size() * sizeof(float)), 0)
-        << cam;
-    EXPECT_GT(count_drawn(a), 500u) << cam;  // the seed camera sees 0.6% of the cube
-  }
-  // Already coherent (row order), too large, or too small: left alone.
-  PointCloud terrain = make_scene("terrain", 100'000);
-  const PointCloud terrain0 = terrain;
-  EXPECT_FALSE(sort_if_incoherent(terrain));
-  EXPECT_EQ(std::memcmp(terrain.positions.data(), terrain0.positions.data(),
-                        terrain.size() * sizeof(Float3)),
-            0);
-  PointCloud big = make_scene("cube", 5000);
-  EXPECT_FALSE(sort_if_incoherent(big, 4999));
-  PointCloud one = make_scene("cube", 1);
-  EXPECT_FALSE(sort_if_incoherent(one));
-}
-
 TEST(Compact, EmptyCloudAndAllInvalid) {
   PointCloud empty;
   CompactCloud cc;
@@ -175,7 +102,7 @@ TEST(Compact, EmptyCloudAndAllInvalid) {
   ASSERT_TRUE(build_compact(bad, false, &cc, &err)) << err;
   for (uint32_t w : cc.words) EXPECT_EQ(w, kCompactInvalid);
   CpuRenderer r(2);
-  r.set_compact(true);
+  r.set_options(test::compact_options(true, false));
   ASSERT_TRUE(r.set_cloud(bad, &err)) << err;
   EXPECT_TRUE(r.compact_active());
   RenderSettings rs;
@@ -198,7 +125,7 @@ TEST(Compact, CpuCompactEqualsPlainPathOnDecodedPositions) {
                          Scene{"terrain", true}, Scene{"galaxy", true}}) {
     const PointCloud cloud = make_scene(sc.name, 200'000);
     CpuRenderer compact(2);
-    compact.set_compact(true, sc.morton);
+    compact.set_options(test::compact_options(true, sc.morton));
     std::string err;
     ASSERT_TRUE(compact.set_cloud(cloud, &err)) << err;
     ASSERT_TRUE(compact.compact_active());
@@ -254,9 +181,10 @@ TEST(Compact, BatchCullingNeverDropsAVisiblePoint) {
   for (const Scene sc : {Scene{"cube", true}, Scene{"terrain", true}, Scene{"galaxy", false}}) {
     const PointCloud cloud = make_scene(sc.name, 120'000);
     CpuRenderer culled(2), unculled(2);
-    culled.set_compact(true, sc.morton);
-    unculled.set_compact(true, sc.morton);
-    unculled.set_culling(false);
+    culled.set_options(test::compact_options(true, sc.morton));
+    RenderOptions o = test::compact_options(true, sc.morton);
+    o.culling = false;
+    unculled.set_options(o);
     std::string err;
     ASSERT_TRUE(culled.set_cloud(cloud, &err)) << err;
     ASSERT_TRUE(unculled.set_cloud(cloud, &err)) << err;
@@ -315,7 +243,7 @@ TEST(Compact, OffByDefaultAndReportsMemory) {
   ASSERT_TRUE(r.set_cloud(cloud, &err)) << err;
   EXPECT_FALSE(r.compact_active());
   const size_t before = r.memory_bytes();  // no frame yet: no batch boxes
-  r.set_compact(true, true);
+  r.set_options(test::compact_options(true, true));
   ASSERT_TRUE(r.set_cloud(cloud, &err)) << err;
   EXPECT_TRUE(r.compact_active());
   // 4 B word + 4 B original index a point + 24 B a batch.

@@ -1,12 +1,9 @@
 // The CPU rasterizer: depth order, ties, empty clouds, NaN points, point size, subsets, and
 // identical images for any thread count.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 
 #include "engine/cpu_renderer.h"
@@ -179,23 +176,6 @@ TEST(CpuRenderer, CubeSceneSeenFromSeedCamera) {
   }
 }
 
-TEST(Image, PngWrittenAndReadable) {
-  const PointCloud c = make_scene("galaxy", 50000, 2);
-  const Image img = render(c, scene_camera("galaxy", c), 97, 61);
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("pointraster_png_test_" + std::to_string(::getpid()) + ".png");
-  std::string err;
-  ASSERT_TRUE(write_png(path.string(), img, &err)) << err;
-  Image back;
-  ASSERT_TRUE(read_png(path.string(), back, &err)) << err;
-  EXPECT_EQ(back.width, 97);
-  EXPECT_EQ(back.height, 61);
-  EXPECT_EQ(back.rgba, img.rgba);
-  std::filesystem::remove(path);
-  EXPECT_FALSE(write_png("/nonexistent-dir/x.png", img, &err));
-  EXPECT_NE(err.find("/nonexistent-dir/x.png"), std::string::npos);
-}
-
 TEST(CpuRenderer, OcclusionCullingKeepsEveryFrameTheSame) {
   // A dense Morton-ordered cube seen whole at a small size, so that most batches are hidden:
   // every frame of a camera path (still, moving in while turning, point size 3, inside, looking
@@ -208,10 +188,11 @@ TEST(CpuRenderer, OcclusionCullingKeepsEveryFrameTheSame) {
   for (const bool compact : {false, true}) {
     SCOPED_TRACE(compact ? "compact" : "float");
     CpuRenderer on(2), off(2);
-    on.set_occlusion(OcclusionMode::kOn);
-    off.set_occlusion(OcclusionMode::kOff);
-    on.set_compact(compact, true);
-    off.set_compact(compact, true);
+    RenderOptions o = test::compact_options(compact, true);
+    o.occlusion = Toggle::kOn;
+    on.set_options(o);
+    o.occlusion = Toggle::kOff;
+    off.set_options(o);
     std::string err;
     ASSERT_TRUE(on.set_cloud(c, &err)) << err;
     ASSERT_TRUE(off.set_cloud(c, &err)) << err;
@@ -278,7 +259,7 @@ TEST(CpuRenderer, AutomaticOcclusionCullingLeavesSmallCloudsAlone) {
   // kAuto (the default) runs the two passes only for clouds of 2^25 points and more.
   const PointCloud c = make_scene("cube", 200'000, 3);
   CpuRenderer r(2);
-  EXPECT_EQ(r.occlusion(), OcclusionMode::kAuto);
+  EXPECT_EQ(r.options().occlusion, Toggle::kAuto);
   std::string err;
   ASSERT_TRUE(r.set_cloud(c, &err)) << err;
   RenderSettings rs;
@@ -310,10 +291,11 @@ TEST(CpuRenderer, BinningGivesTheSameImages) {
                      (c == &morton ? "morton" : "random") + ", " + std::to_string(threads) +
                      " threads");
         CpuRenderer on(threads), off(threads);
-        on.set_binning(OcclusionMode::kOn);
-        off.set_binning(OcclusionMode::kOff);
-        on.set_compact(compact, true);
-        off.set_compact(compact, true);
+        RenderOptions o = test::compact_options(compact, true);
+        o.binning = Toggle::kOn;
+        on.set_options(o);
+        o.binning = Toggle::kOff;
+        off.set_options(o);
         std::string err;
         ASSERT_TRUE(on.set_cloud(*c, &err)) << err;
         ASSERT_TRUE(off.set_cloud(*c, &err)) << err;
@@ -347,7 +329,7 @@ TEST(CpuRenderer, BinningGivesTheSameImages) {
 TEST(CpuRenderer, AutomaticBinningTakesFramesOfAtMostTwoPointsAPixel) {
   const PointCloud c = make_scene("cube", 100'000, 3);
   CpuRenderer r(2);
-  EXPECT_EQ(r.binning(), OcclusionMode::kAuto);
+  EXPECT_EQ(r.options().binning, Toggle::kAuto);
   std::string err;
   ASSERT_TRUE(r.set_cloud(c, &err)) << err;
   Camera cam;

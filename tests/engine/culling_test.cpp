@@ -219,8 +219,10 @@ TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {
     // generated in random order; the terrain row by row).
     sort_if_incoherent(cloud);
     CpuRenderer culled(2), unculled(2);
-    unculled.set_culling(false);
-    EXPECT_TRUE(culled.culling());
+    RenderOptions o;
+    o.culling = false;
+    unculled.set_options(o);
+    EXPECT_TRUE(culled.options().culling);
     std::string err;
     ASSERT_TRUE(culled.set_cloud(cloud, &err)) << err;
     ASSERT_TRUE(unculled.set_cloud(cloud, &err)) << err;
@@ -329,19 +331,65 @@ TEST(Culling, OccludedBoxesCannotChangeAnyPixel) {
   EXPECT_FALSE(footprint_occluded(f, HizView{}));
 }
 
-TEST(Culling, OcclusionModeNames) {
-  OcclusionMode m = OcclusionMode::kAuto;
-  EXPECT_TRUE(parse_occlusion_mode("off", &m));
-  EXPECT_EQ(m, OcclusionMode::kOff);
-  EXPECT_TRUE(parse_occlusion_mode("1", &m));
-  EXPECT_EQ(m, OcclusionMode::kOn);
-  EXPECT_TRUE(parse_occlusion_mode("auto", &m));
-  EXPECT_EQ(m, OcclusionMode::kAuto);
-  EXPECT_TRUE(parse_occlusion_mode("0", &m));
-  EXPECT_EQ(m, OcclusionMode::kOff);
-  EXPECT_FALSE(parse_occlusion_mode("yes", &m));
-  EXPECT_FALSE(parse_occlusion_mode("", &m));
-  EXPECT_EQ(m, OcclusionMode::kOff) << "a refused name leaves the mode";
+TEST(Culling, HizOfOccupiedTilesEqualsTheHizOfEveryKey) {
+  // build_hiz() with occupancy flags (which skips the Hi-Z tiles whose flags are all 0) gives the
+  // same words as without them and as a plain per-pixel maximum, for images that are not a whole
+  // number of tiles, occupancy tiles of several sizes (flags also set over empty tiles), and any
+  // thread count: key buffers with empty regions, single empty pixels and keys of any depth.
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<double> t(0.0, 1.0);
+  int skipped_tiles = 0;
+  for (int i = 0; i < 60; ++i) {
+    const int w = 1 + int(t(rng) * 300), h = 1 + int(t(rng) * 200);
+    std::vector<uint64_t> keys(size_t(w) * size_t(h), kEmptyKey);
+    // Filled rectangles of random depths, a few empty pixels inside them.
+    for (int r = 0; r < 1 + i % 6; ++r) {
+      const int x0 = int(t(rng) * w), y0 = int(t(rng) * h);
+      const int x1 = std::min(w, x0 + 1 + int(t(rng) * w / 2));
+      const int y1 = std::min(h, y0 + 1 + int(t(rng) * h / 2));
+      for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x)
+          keys[size_t(y) * w + x] =
+              t(rng) < 1e-3 ? kEmptyKey : pack_key(float(1.0 + 100.0 * t(rng)), uint32_t(rng()));
+    }
+    HizView v;
+    v.width = w;
+    v.height = h;
+    // The reference: every pixel's depth word into both levels.
+    std::vector<uint32_t> want(v.total_words(), 0u);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const uint32_t d = uint32_t(keys[size_t(y) * w + x] >> 32);
+        uint32_t& w0 = want[size_t(y / kHizTile) * v.tiles_x(0) + size_t(x / kHizTile)];
+        uint32_t& w1 =
+            want[v.level_words(0) + size_t(y / kHizTile1) * v.tiles_x(1) + size_t(x / kHizTile1)];
+        w0 = std::max(w0, d);
+        w1 = std::max(w1, d);
+      }
+    for (int y = 0; y < v.tiles_y(0); ++y)
+      for (int x = 0; x < v.tiles_x(0); ++x)
+        skipped_tiles += want[size_t(y) * v.tiles_x(0) + x] == 0xffffffffu;
+    std::vector<uint32_t> words(v.total_words(), 0x12345678u);
+    build_hiz(keys.data(), w, h, words.data(), {}, 1 + unsigned(i % 3));
+    EXPECT_EQ(words, want) << w << "x" << h << ", no flags";
+    for (const int tile : {kTile, 4, 5, 16, 32}) {
+      HizOccupancy occ;
+      occ.tile = tile;
+      occ.tiles_x = (w + tile - 1) / tile;
+      occ.tiles_y = (h + tile - 1) / tile;
+      std::vector<uint8_t> flags(size_t(occ.tiles_x) * size_t(occ.tiles_y), 0);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          if (keys[size_t(y) * w + x] != kEmptyKey)
+            flags[size_t(y / tile) * occ.tiles_x + x / tile] = 1;
+      for (uint8_t& f : flags) f |= t(rng) < 0.05;  // a flag over an empty tile costs a read only
+      occ.flags = flags.data();
+      std::fill(words.begin(), words.end(), 0x12345678u);
+      build_hiz(keys.data(), w, h, words.data(), occ, 1 + unsigned(i % 4));
+      EXPECT_EQ(words, want) << w << "x" << h << ", occupancy tiles of " << tile;
+    }
+  }
+  EXPECT_GT(skipped_tiles, 1000) << "empty tiles to skip";
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The host reference Hi-Z of a rendered image, for the renderers' occlusion-culling tests.
+// The Hi-Z of a rendered image's depths, for the renderers' occlusion-culling tests.
 #pragma once
 
 #include <cmath>

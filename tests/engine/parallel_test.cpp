@@ -94,5 +94,18 @@ TEST(Parallel, TwoCallersAtOnceBothFinish) {
   EXPECT_EQ(b, size_t{300} * 3 * 999 * 1000 / 2);
 }
 
+TEST(Parallel, CoversEveryIndexOnce) {
+  for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(100003)}) {
+    std::vector<int> hits(n, 0);
+    parallel_for(
+        n,
+        [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) hits[i]++;
+        },
+        7, 10);
+    for (int h : hits) ASSERT_EQ(h, 1);
+  }
+}
+
 }  // namespace
 }  // namespace pr

@@ -38,6 +38,15 @@ inline size_t count_drawn(const Image& img) {
   return n;
 }
 
+/// Options with compact positions on or off, encoded in Morton order (sort kOn) or in the stored
+/// order (sort kOff); the rest the defaults.
+inline RenderOptions compact_options(bool compact, bool morton) {
+  RenderOptions o;
+  o.compact = compact;
+  o.sort = morton ? Toggle::kOn : Toggle::kOff;
+  return o;
+}
+
 inline Image render(CpuRenderer& r, const Camera& cam, const RenderSettings& rs) {
   Image img;
   FrameStats st;

@@ -5,9 +5,7 @@
 #include <cstring>
 #include <thread>
 
-#include "engine/frame_stats.h"
 #include "engine/io.h"
-#include "engine/parallel.h"
 #include "engine/point_cloud.h"
 #include "engine/scenes.h"
 
@@ -67,50 +65,6 @@ TEST(Scenes, UnknownSceneThrows) {
   EXPECT_THROW(make_scene("nope", 10), std::invalid_argument);
   EXPECT_FALSE(is_scene("nope"));
   EXPECT_TRUE(is_scene("terrain"));
-}
-
-TEST(Parallel, CoversEveryIndexOnce) {
-  for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(100003)}) {
-    std::vector<int> hits(n, 0);
-    parallel_for(
-        n,
-        [&](size_t b, size_t e) {
-          for (size_t i = b; i < e; ++i) hits[i]++;
-        },
-        7, 10);
-    for (int h : hits) ASSERT_EQ(h, 1);
-  }
-}
-
-TEST(PointCloud, AppendRebasesToFirstOrigin) {
-  PointCloud a, b;
-  a.origin = {1000, 0, 0};
-  a.positions.push_back({1, 2, 3});
-  a.colors.push_back(1);
-  b.origin = {1010, 5, 0};
-  b.positions.push_back({0, 0, 1});
-  b.colors.push_back(2);
-  b.intensity.push_back(0.5f);
-  append_cloud(a, b);
-  ASSERT_EQ(a.size(), 2u);
-  EXPECT_EQ(a.positions[1].x, 10.0f);
-  EXPECT_EQ(a.positions[1].y, 5.0f);
-  EXPECT_EQ(a.colors[1], 2u);
-  ASSERT_EQ(a.intensity.size(), 2u);
-  EXPECT_EQ(a.intensity[0], 0.0f);
-  EXPECT_EQ(a.intensity[1], 0.5f);
-  const Bounds w = a.world_bounds();
-  EXPECT_EQ(w.min.x, 1001.0);
-  EXPECT_EQ(w.max.x, 1010.0);
-}
-
-TEST(FrameStats, HistoryKeepsTheLastValuesInOrder) {
-  History h(3);
-  for (float v : {1.f, 2.f, 3.f, 4.f}) h.push(v);
-  EXPECT_EQ(h.values(), (std::vector<float>{2.f, 3.f, 4.f}));
-  EXPECT_FLOAT_EQ(h.average(), 3.f);
-  EXPECT_EQ(median({5.0, 1.0, 3.0}), 3.0);
-  EXPECT_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
 }
 
 TEST(Scenes, GenerationReportsProgressAndStopsWhenCancelled) {

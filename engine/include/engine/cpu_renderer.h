@@ -9,6 +9,7 @@
 
 #include "engine/compact.h"
 #include "engine/culling.h"
+#include "engine/frame_policy.h"
 #include "engine/renderer.h"
 
 namespace pr {
@@ -28,55 +29,35 @@ class CpuRenderer final : public Renderer {
            boxes_.size() * sizeof(PointBox) + hiz_.capacity() * sizeof(uint32_t) +
            pass_.capacity() + list_.capacity() * sizeof(uint32_t) + bin_bytes();
   }
+  /// Whether the current cloud is drawn from its compact form (RenderOptions::compact at its
+  /// set_cloud(), which encodes it with build_compact(), in Morton order exactly when
+  /// wants_spatial_sort() says so): frames decode the words batch by batch with box culling,
+  /// exactly as the CUDA renderer's compact mode draws them.
+  bool compact_active() const override { return compact_active_; }
   unsigned threads() const { return threads_; }
 
   /// The visibility buffer of the last frame (W*H keys, kEmptyKey where empty). For tests.
   const std::vector<uint64_t>& keys() const { return keys_; }
-
-  /// Opt-in compact positions (engine/compact.h; off by default): the next set_cloud() encodes the
-  /// cloud with build_compact(cloud, morton) and frames are drawn from the decoded words, batch by
-  /// batch with box culling, exactly as the CUDA renderer's compact mode draws them.
-  void set_compact(bool on, bool morton = false) {
-    compact_on_ = on;
-    compact_morton_ = morton;
-  }
-  /// Whether the current cloud is drawn from its compact form.
-  bool compact_active() const { return compact_active_; }
   const CompactCloud& compact() const { return compact_; }
-  /// Batch culling (engine/culling.h; on by default, PR_CPU_CULL=0 turns it off): the boxes of
-  /// kPointBatch stored points (computed by the first frame that culls, once per cloud, so a
-  /// viewer drawing on the GPU never pays for them; or the compact form's batches) are tested
-  /// against the view before their points are read. Frames that draw every point use it; a
-  /// subset of a plain cloud (every k-th point) does not. Same image either way.
-  void set_culling(bool on) { cull_ = on; }
-  bool culling() const { return cull_; }
+
+  // Batch culling (RenderOptions::culling): the boxes of kPointBatch stored points (computed by
+  // the first frame that culls, once per cloud, so a viewer drawing on the GPU never pays for
+  // them; or the compact form's batches) are tested against the view before their points are
+  // read. Frames that draw every point use it; a subset of a plain cloud (every k-th point) does
+  // not. Same image either way.
   /// Batches culled in the last frame.
   uint64_t culled_batches() const { return culled_batches_; }
-  /// Occlusion culling (with batch culling; the CUDA renderer's two passes, docs/GPU.md): the
-  /// batches in view that the Hi-Z of the last frame's first pass hides are deferred, the others
-  /// drawn, the Hi-Z of their keys built, and the deferred batches it does not hide drawn; the
-  /// same image. kAuto (the default): clouds of 2^25 points and more, while the last frame that
-  /// ran it found at least an eighth of the batches in view hidden; otherwise every 16th frame
-  /// tries again. PR_CPU_OCCLUSION=auto|on|off.
-  void set_occlusion(OcclusionMode mode) { occlusion_ = mode; }
-  OcclusionMode occlusion() const { return occlusion_; }
+
+  // Occlusion culling (RenderOptions::occlusion, with culling; the CUDA renderer's two passes,
+  // docs/GPU.md): the batches in view that the Hi-Z of the last frame's first pass hides are
+  // deferred, the others drawn, the Hi-Z of their keys built, and the deferred batches it does
+  // not hide drawn; the same image. kAuto: OcclusionPolicy with kCpuOcclusion
+  // (engine/frame_policy.h).
   /// The last frame: whether it ran occlusion culling, and the batches it skipped as hidden.
   bool occlusion_ran() const { return occlusion_ran_; }
   uint64_t occluded_batches() const { return occluded_batches_; }
   /// The last frame's deferred batches that its own Hi-Z did not hide (drawn by the second pass).
   uint64_t second_pass_batches() const { return second_pass_batches_; }
-  /// Sort-middle binning of 1-pixel points: each thread projects its share of the points into
-  /// bins by band of the image (2^15 consecutive pixels), then each band is depth-tested by one
-  /// thread alone, with plain loads and stores in keys its cache holds, instead of
-  /// compare-exchanges on keys all threads share; in groups of 2^18 points, so the bins stay
-  /// small. kAuto (the default): frames that draw at most two points a pixel (the denser ones
-  /// keep the direct early test, which most of their points fail without a write) and whose
-  /// last frame drew at least 2^15 points in the image (fewer do not pay for the two passes).
-  /// PR_CPU_BIN=auto|on|off (the words of occlusion culling's switch). Same image either way.
-  void set_binning(OcclusionMode mode) { binning_ = mode; }
-  OcclusionMode binning() const { return binning_; }
-  /// Whether the last frame binned its points.
-  bool binned() const { return binned_; }
   /// The Hi-Z that the last frame running occlusion culling built from its first pass's keys
   /// (HizView's layout; empty before), for tests.
   const std::vector<uint32_t>& hiz() const { return hiz_; }
@@ -84,30 +65,14 @@ class CpuRenderer final : public Renderer {
   /// frame).
   const PodVector<PointBox>& boxes() const { return boxes_; }
 
- private:
-  unsigned threads_;
-  const PointCloud* cloud_ = nullptr;
-  // The visibility buffer, kept all-empty between frames: the resolve pass resets every pixel it
-  // reads, so there is no separate clear pass.
-  std::vector<uint64_t> keys_;
-  // One flag per kTile x kTile screen tile: set when a point lands in it. The resolve pass fills
-  // untouched tiles with the background without reading their keys, so a frame costs in
-  // proportion to the covered area (most of the seed's cube lies outside its narrow view).
-  std::vector<uint8_t> tile_dirty_;
-  int tiles_x_ = 0, tiles_y_ = 0, keys_w_ = 0, keys_h_ = 0;
-  bool compact_on_ = false, compact_morton_ = false, compact_active_ = false, cull_ = true;
-  CompactCloud compact_;
-  PodVector<PointBox> boxes_;  // one per kPointBatch points of the plain cloud
-  uint64_t culled_batches_ = 0;
-  // Occlusion culling: the Hi-Z of the last frame that ran it (HizView's layout), its size, and
-  // each batch's pass this frame (0 culled, 1 drawn by the first pass, 2 deferred).
-  OcclusionMode occlusion_ = OcclusionMode::kAuto;
-  std::vector<uint32_t> hiz_;
-  int hiz_w_ = 0, hiz_h_ = 0;
-  std::vector<uint8_t> pass_;
-  std::vector<uint32_t> list_;  // the batches a pass draws
+  // Sort-middle binning of 1-pixel points (RenderOptions::binning; kAuto: bin_frame(),
+  // engine/frame_policy.h): each thread projects its share of the points into bins by band of
+  // the image (2^15 consecutive pixels), then each band is depth-tested by one thread alone, with
+  // plain loads and stores in keys its cache holds, instead of compare-exchanges on keys all
+  // threads share; in groups of 2^18 points, so the bins stay small. Same image either way.
+  /// Whether the last frame binned its points.
+  bool binned() const { return binned_; }
 
- public:
   /// What a frame's depth tests write: the keys and the occupancy tiles (for the binning's point
   /// sinks in cpu_renderer.cpp).
   struct FrameTarget {
@@ -148,23 +113,41 @@ class CpuRenderer final : public Renderer {
   };
 
  private:
-  OcclusionMode binning_ = OcclusionMode::kAuto;
+  unsigned threads_;
+  const PointCloud* cloud_ = nullptr;
+  // The visibility buffer, kept all-empty between frames: the resolve pass resets every pixel it
+  // reads, so there is no separate clear pass.
+  std::vector<uint64_t> keys_;
+  // One flag per kTile x kTile screen tile: set when a point lands in it. The resolve pass fills
+  // untouched tiles with the background without reading their keys, so a frame costs in
+  // proportion to the covered area (most of the seed's cube lies outside its narrow view).
+  std::vector<uint8_t> tile_dirty_;
+  int tiles_x_ = 0, tiles_y_ = 0, keys_w_ = 0, keys_h_ = 0;
+  bool compact_active_ = false;
+  CompactCloud compact_;
+  PodVector<PointBox> boxes_;  // one per kPointBatch points of the plain cloud
+  uint64_t culled_batches_ = 0;
+  // Occlusion culling: the choice across frames, the Hi-Z of the last frame that ran it
+  // (HizView's layout) and its size, and each batch's pass this frame (draw_batches()).
+  OcclusionPolicy occlusion_{kCpuOcclusion};
+  std::vector<uint32_t> hiz_;
+  int hiz_w_ = 0, hiz_h_ = 0;
+  std::vector<uint8_t> pass_;
+  std::vector<uint32_t> list_;  // the batches a pass draws
+  bool occlusion_ran_ = false;
+  uint64_t occluded_batches_ = 0, second_pass_batches_ = 0;
   bool binned_ = false;
   uint64_t last_drawn_ = ~uint64_t{0};  // the last frame's FrameTarget::drawn (unknown at first)
   // Thread slot s's bin of band b at s * bands + b; kept between groups and frames.
   std::vector<std::vector<BinEntry>> bins_;
-  bool occlusion_ran_ = false;
-  uint64_t occluded_batches_ = 0, second_pass_batches_ = 0;
-  uint64_t hidden_ = ~uint64_t{0}, in_view_ = 0;  // the last run's count of hidden batches
-  uint32_t plain_frames_ = 0;
-  bool occlusion_wanted(size_t stored_points);
+
   size_t bin_bytes() const {
     size_t b = bins_.capacity() * sizeof(bins_[0]);
     for (const auto& v : bins_) b += v.capacity() * sizeof(BinEntry);
     return b;
   }
-  // The batches of a culled frame: box tests, then occlusion culling's two passes when wanted;
-  // unit(bi, emit) draws batch bi.
+  // The batches of a culled frame: box tests, then occlusion culling's two passes when
+  // occlusion_ chooses them; unit(bi, emit) draws batch bi.
   template <class VisibleFn, class FootprintFn, class UnitFn>
   void draw_batches(const ProjParams& p, size_t batches, size_t stored_points, const FrameTarget& t,
                     bool binned, VisibleFn visible, FootprintFn footprint, UnitFn unit);
@@ -174,7 +157,6 @@ class CpuRenderer final : public Renderer {
   template <class UnitFn>
   void run_units(size_t units, const uint32_t* list, const FrameTarget& t, bool binned,
                  UnitFn unit);
-  void build_hiz_from_keys(int width, int height);
 };
 
 /// Resolves one visibility-buffer key to a pixel color: the winning point's color (the key's low

@@ -1,4 +1,4 @@
-// Batch culling against the view frustum (issue 6, after Schuetz et al., HPG 2022): the stored
+// Batch culling against the view frustum (after Schuetz et al., HPG 2022): the stored
 // points are cut into batches of kPointBatch consecutive points, each with the bounding box of its
 // points; a frame first tests each box against the view and skips the batches of which no point can
 // land in the image. In a spatially coherent order (the Morton-sorted upload, a scanner's tiles,
@@ -11,8 +11,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <string>
 
 #include "engine/point_cloud.h"
 #include "engine/projection.h"
@@ -258,18 +258,12 @@ PR_HD PixelRect box_pixel_rect(const ProjParams& p, const PointBox& b) {
   return box_footprint(p, b).rect;
 }
 
-// Occlusion culling (the CUDA renderer's, docs/GPU.md): a hierarchical depth buffer ("Hi-Z") holds,
+// Occlusion culling (both renderers; docs/GPU.md): a hierarchical depth buffer ("Hi-Z") holds,
 // for each tile of kHizTile x kHizTile pixels, the largest depth of the keys in it (the key's high
 // word, all ones for a tile with an empty pixel), and for each tile of kHizTile1 pixels the largest
 // of its small tiles. A batch whose every point would land behind what every pixel of its
 // footprint already holds cannot change the image: the depth buffer only gets nearer during a
 // frame, and a key of a greater depth loses whatever its color.
-/// Whether a renderer culls occluded batches: never, when it pays (each renderer's rule), always.
-enum class OcclusionMode { kOff, kAuto, kOn };
-
-/// "off" or "0", "auto", "on" or "1" (the renderers' environment switches); false for others.
-bool parse_occlusion_mode(const std::string& text, OcclusionMode* mode);
-
 constexpr int kHizTile = 16;   ///< pixels on a side of a level-0 tile
 constexpr int kHizTile1 = 64;  ///< of a level-1 tile
 constexpr int kHizSpan = 6;    ///< most tiles on a side a footprint is tested over, per level
@@ -316,9 +310,21 @@ PR_HD bool footprint_occluded(const BoxFootprint& f, const HizView& hiz) {
   return false;
 }
 
+/// Which tiles of a key buffer hold a key: one flag a tile of `tile` x `tile` pixels (tiles_x x
+/// tiles_y, row-major), 0 only when every key of the tile is kEmptyKey (the CPU renderer's
+/// occupancy tiles). No flags: every tile is read.
+struct HizOccupancy {
+  const uint8_t* flags = nullptr;
+  int tile = 0;
+  int tiles_x = 0, tiles_y = 0;
+};
+
 /// The Hi-Z (HizView's layout, hiz.total_words() words) of a width x height buffer of keys, on
-/// the host: what the CUDA renderer builds on the device, for tests.
-void build_hiz(const uint64_t* keys, int width, int height, uint32_t* words);
+/// the host, in parallel on up to `threads` threads (0: all): what the CUDA renderer builds on
+/// the device, what the CPU renderer's occlusion culling tests against, and the tests' reference.
+/// A Hi-Z tile whose occupancy flags are all 0 is all ones without its keys being read.
+void build_hiz(const uint64_t* keys, int width, int height, uint32_t* words,
+               const HizOccupancy& occupancy = {}, unsigned threads = 0);
 
 /// Whether a point counts for its batch's box: all three coordinates finite (a point with an
 /// infinite or NaN coordinate never draws: its camera-space z is NaN or infinite). Huge finite

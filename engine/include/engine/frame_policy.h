@@ -22,9 +22,11 @@ struct OcclusionRule {
   uint32_t probe_frames;
 };
 
-// 2 cores: 1e7 points seen whole hide 46% of their batches yet draw in 27.7 ms with it, 26.2 without.
+// 2 cores: 1e7 points seen whole hide 46% of their batches yet draw in 27.7 ms with it, 26.2
+// without.
 constexpr OcclusionRule kCpuOcclusion{uint64_t{1} << 25, 1, 8, 16};
-// H200, Morton cube seen whole: 3e7 points 0.090 ms with it, 0.129 without; 2e7 hid 3348 batches and lost.
+// H200, Morton cube seen whole: 3e7 points 0.090 ms with it, 0.129 without; 2e7 hid 3348 batches
+// and lost.
 constexpr OcclusionRule kGpuOcclusion{uint64_t{1} << 24, 4096, 0, 16};
 
 /// Occlusion culling's choice across frames, for one renderer and one cloud.
@@ -59,7 +61,8 @@ constexpr uint64_t kMaxBinnedPointsPerPixel = 2;
 bool bin_frame(Toggle mode, bool splats, uint64_t points, size_t pixels, uint64_t last_drawn);
 
 /// The GPU culls batches only in clouds of at least this many points (or with forced rounds).
-// H200, 1e6 points inside the cloud: 0.0147 ms culled, 0.0144 not (the whole cloud reads in microseconds).
+// H200, 1e6 points inside the cloud: 0.0147 ms culled, 0.0144 not (the whole cloud reads in
+// microseconds).
 constexpr uint64_t kGpuMinCullPoints = uint64_t{1} << 20;
 
 /// Whether the stored order of `cloud` is sorted along a Morton curve (RenderOptions::sort): kOff
