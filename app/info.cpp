@@ -16,11 +16,21 @@ std::string json_escape(const std::string& s) {
   std::string o;
   for (unsigned char c : s) {
     switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\r': o += "\\r"; break;
-      case '\t': o += "\\t"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char b[8];
@@ -89,9 +99,9 @@ int run_info(const Options& o) {
       }
       std::printf("%s\n  format      %s %s\n  points      %llu\n", path.c_str(),
                   info.format.c_str(), info.version.c_str(), (unsigned long long)info.points);
-      std::printf("  bounds min  %.6f %.6f %.6f\n  bounds max  %.6f %.6f %.6f\n",
-                  info.bounds.min.x, info.bounds.min.y, info.bounds.min.z, info.bounds.max.x,
-                  info.bounds.max.y, info.bounds.max.z);
+      std::printf("  bounds min  %.6f %.6f %.6f\n  bounds max  %.6f %.6f %.6f\n", info.bounds.min.x,
+                  info.bounds.min.y, info.bounds.min.z, info.bounds.max.x, info.bounds.max.y,
+                  info.bounds.max.z);
       std::printf("  origin      %.6f %.6f %.6f\n", info.origin.x, info.origin.y, info.origin.z);
       std::printf("  attributes  %s%s%s\n  load time   %.3f s\n", info.has_color ? "color " : "",
                   info.has_intensity ? "intensity " : "",

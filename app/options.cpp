@@ -49,6 +49,37 @@ uint64_t parse_count(const std::string& opt, const std::string& v) {
   return uint64_t(d);
 }
 
+/// auto|on|off (also 1 and 0); `allow_auto` false for the switches without a middle position.
+Toggle parse_switch(const std::string& opt, const std::string& v, bool allow_auto) {
+  Toggle t = Toggle::kAuto;
+  if (!parse_toggle(v, &t) || (!allow_auto && t == Toggle::kAuto))
+    throw BadValue{"option " + opt + ": '" + v + "' is not " +
+                   (allow_auto ? "auto, on or off" : "on or off")};
+  return t;
+}
+
+/// Bytes: 4000000000, 512M, 4G, 1.5G (K, M, G: powers of 1024).
+uint64_t parse_bytes(const std::string& opt, const std::string& v) {
+  if (v.empty()) throw BadValue{"option " + opt + " needs a value"};
+  double mult = 1.0;
+  std::string num = v;
+  const char last = v.back();
+  if (last == 'k' || last == 'K') mult = 1024.0;
+  if (last == 'm' || last == 'M') mult = 1048576.0;
+  if (last == 'g' || last == 'G') mult = 1073741824.0;
+  if (mult != 1.0) num.pop_back();
+  double d = 0.0;
+  try {
+    d = parse_double(opt, num) * mult;
+  } catch (const BadValue&) {
+    throw BadValue{"option " + opt + ": '" + v +
+                   "' is not a byte count (e.g. 4000000000, 512M, 4G)"};
+  }
+  if (!(d >= 1.0) || d > 1.8e19)
+    throw BadValue{"option " + opt + ": '" + v + "' is not a byte count of at least 1"};
+  return uint64_t(d);
+}
+
 }  // namespace
 
 std::string usage_text() {
@@ -84,6 +115,17 @@ std::string usage_text() {
        "  --compact             compact positions: 4 bytes a point, quantized to 1/1023 of each\n"
        "                        4096-point batch's box (GPU: 7 bytes a point instead of 15; the\n"
        "                        viewer also falls back to them when a cloud does not fit)\n"
+       "  --culling on|off      skip the 4096-point batches outside the view (default on; the\n"
+       "                        image is the same either way)\n"
+       "  --occlusion auto|on|off  skip the batches hidden behind the last frame's depths "
+       "(default\n"
+       "                        auto: large clouds, while it hides enough; same image)\n"
+       "  --sort auto|on|off    store the cloud along a Morton curve (default auto: clouds in no\n"
+       "                        spatial order); decides the order compact positions are encoded "
+       "in\n"
+       "  --binning auto|on|off CPU renderer: bin 1-pixel points by image band (default auto)\n"
+       "  --gpu-memory-limit BYTES  the most device memory the GPU's cloud may take (K, M, G\n"
+       "                        suffixes: powers of 1024); larger clouds go compact or to the CPU\n"
        "  --vsync on|off        viewer vsync (default on)\n"
        "  --ui-scale S          panel scale, 0.5 to 4 (default: from the display's DPI, else 1)\n"
        "  --info                print format, point count, bounds, origin and attributes per FILE\n"
@@ -188,6 +230,16 @@ int parse_options(int argc, char** argv, Options& o) {
         const double s = parse_double(a, need());
         if (!(s >= 0.5 && s <= 4.0)) throw BadValue{"option --ui-scale: must be 0.5 to 4"};
         o.ui_scale = float(s);
+      } else if (a == "--culling") {
+        o.culling = parse_switch(a, need(), false) == Toggle::kOn;
+      } else if (a == "--occlusion") {
+        o.occlusion = parse_switch(a, need(), true);
+      } else if (a == "--sort") {
+        o.sort = parse_switch(a, need(), true);
+      } else if (a == "--binning") {
+        o.binning = parse_switch(a, need(), true);
+      } else if (a == "--gpu-memory-limit") {
+        o.gpu_memory_limit = parse_bytes(a, need());
       } else if (a == "--vsync") {
         const std::string v = need();
         if (v != "on" && v != "off") throw BadValue{"option --vsync: '" + v + "' is not on or off"};

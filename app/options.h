@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/renderer.h"  // Toggle
+
 namespace pr {
 
 struct CameraArg {
@@ -30,7 +32,12 @@ struct Options {
   std::string screenshot;
   int point_size = 1;
   bool compact = false;  ///< --compact: positions quantized to 4 bytes (engine/compact.h)
-  unsigned threads = 0;  ///< CPU renderer threads (0 = all cores)
+  bool culling = true;   ///< --culling on|off: batch culling (RenderOptions::culling)
+  Toggle occlusion = Toggle::kAuto;  ///< --occlusion auto|on|off
+  Toggle sort = Toggle::kAuto;       ///< --sort auto|on|off: Morton order of the stored cloud
+  Toggle binning = Toggle::kAuto;    ///< --binning auto|on|off: the CPU renderer's binning
+  uint64_t gpu_memory_limit = 0;     ///< --gpu-memory-limit BYTES: the GPU cloud's cap (0: none)
+  unsigned threads = 0;              ///< CPU renderer threads (0 = all cores)
   std::optional<bool> vsync;
   std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI
   std::vector<std::string> files;

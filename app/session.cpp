@@ -2,12 +2,8 @@
 
 #include <cmath>
 
-#include "engine/cpu_renderer.h"
 #include "engine/morton.h"
 #include "engine/scenes.h"
-#if PR_HAVE_CUDA
-#include "kernels/cuda_renderer.h"
-#endif
 
 namespace pr {
 
@@ -37,6 +33,31 @@ void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, 
   cam.frame(world_bounds, aspect);
 }
 
+Camera cloud_camera(const PointCloud& cloud, const std::string& scene, UpAxis up, double aspect,
+                    double focus) {
+  if (scene.empty()) {
+    Camera cam;
+    cam.focus = focus;
+    frame_files_camera(cam, cloud.world_bounds(), aspect, up);
+    return cam;
+  }
+  Camera cam = scene_camera(scene, cloud);
+  if (up == UpAxis::kZ) {
+    // The scenes are built y-up: keep the view, expressed in the z-up frame's angles.
+    const glm::dvec3 target = cam.position + cam.forward();
+    cam.up_axis = UpAxis::kZ;
+    cam.look_at(target);
+  }
+  return cam;
+}
+
+Camera starting_camera(const Options& o, const PointCloud& cloud, const std::string& scene,
+                       double aspect) {
+  Camera cam = cloud_camera(cloud, scene, up_axis_for(o, scene.empty()), aspect);
+  apply_camera_options(o, cam);
+  return cam;
+}
+
 bool build_session(const Options& o, Session& s, std::string* error) {
   s = Session{};
   if (!o.files.empty()) {
@@ -47,25 +68,24 @@ bool build_session(const Options& o, Session& s, std::string* error) {
       s.files.push_back(info);
       append_cloud(s.cloud, c);
     }
-    sort_if_incoherent(s.cloud);  // as the viewer does: same image, faster on the CPU
-    const int w = o.width.value_or(1280), h = o.height.value_or(720);
-    s.camera.focus = 1.5;
-    frame_files_camera(s.camera, s.cloud.world_bounds(), double(w) / double(h),
-                       up_axis_for(o, true));
   } else {
     s.scene = o.scene.empty() ? kDefaultScene : o.scene;
     s.cloud = make_scene(s.scene, o.points.value_or(kDefaultScenePoints));
-    sort_if_incoherent(s.cloud);
-    s.camera = scene_camera(s.scene, s.cloud);
-    if (up_axis_for(o, false) == UpAxis::kZ) {
-      // The scenes are built y-up: keep the view, expressed in the z-up frame's angles.
-      const glm::dvec3 target = s.camera.position + s.camera.forward();
-      s.camera.up_axis = UpAxis::kZ;
-      s.camera.look_at(target);
-    }
   }
-  apply_camera_options(o, s.camera);
+  sort_if_incoherent(s.cloud);  // as the viewer does: same image, faster on the CPU
+  const int w = o.width.value_or(1280), h = o.height.value_or(720);
+  s.camera = starting_camera(o, s.cloud, s.scene, double(w) / double(h));
   return true;
+}
+
+RenderOptions render_options(const Options& o) {
+  RenderOptions r;
+  r.culling = o.culling;
+  r.occlusion = o.occlusion;
+  r.compact = o.compact;
+  r.sort = o.sort;
+  r.binning = o.binning;
+  return r;
 }
 
 bool gpu_mode_available(std::string* why) {
@@ -77,19 +97,28 @@ bool gpu_mode_available(std::string* why) {
 #endif
 }
 
-std::unique_ptr<Renderer> make_renderer(const std::string& mode, unsigned threads, bool compact,
-                                        std::string* why) {
-  if (mode == "cpu") {
-    auto cpu = std::make_unique<CpuRenderer>(threads);
-    cpu->set_compact(compact, true);  // in Morton order, as the GPU stores them
-    return cpu;
-  }
+std::unique_ptr<CpuRenderer> make_cpu_renderer(const Options& o) {
+  auto cpu = std::make_unique<CpuRenderer>(o.threads);
+  cpu->set_options(render_options(o));
+  return cpu;
+}
+
 #if PR_HAVE_CUDA
+std::unique_ptr<CudaRenderer> make_gpu_renderer(const Options& o, std::string* why) {
   auto gpu = make_cuda_renderer(why);
-  if (gpu) gpu->set_compact_positions(compact);
+  if (!gpu) return nullptr;
+  gpu->set_options(render_options(o));
+  gpu->set_memory_limit(o.gpu_memory_limit);
   return gpu;
+}
+#endif
+
+std::unique_ptr<Renderer> make_renderer(const std::string& mode, const Options& o,
+                                        std::string* why) {
+  if (mode == "cpu") return make_cpu_renderer(o);
+#if PR_HAVE_CUDA
+  return make_gpu_renderer(o, why);
 #else
-  (void)compact;
   (void)gpu_mode_available(why);
   return nullptr;
 #endif

@@ -1,5 +1,5 @@
-// What the headless renderer and the viewer share: building the cloud and camera from the
-// options, and making a renderer by mode.
+// What the headless renderer and the viewer share: building the cloud and its starting camera
+// from the options, and making renderers with the options' RenderOptions.
 #pragma once
 
 #include <memory>
@@ -7,15 +7,21 @@
 #include <vector>
 
 #include "engine/camera.h"
+#include "engine/cpu_renderer.h"
 #include "engine/io.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
 #include "options.h"
+#if PR_HAVE_CUDA
+#include "kernels/cuda_renderer.h"
+#endif
 
 namespace pr {
 
 /// Default number of points of a procedural scene.
 constexpr uint64_t kDefaultScenePoints = 4'000'000;
+/// The focal length loaded files start with (a wider view than the scenes' cameras).
+constexpr double kFilesFocus = 1.5;
 
 struct Session {
   PointCloud cloud;
@@ -24,9 +30,21 @@ struct Session {
   std::vector<FileInfo> files;  ///< what was loaded
 };
 
-/// Loads the FILEs (merged into one cloud) or generates the scene; sets a starting camera, then
-/// applies --camera and --focus. False with a message when a file cannot be read.
+/// Loads the FILEs (merged into one cloud) or generates the scene, and sets starting_camera().
+/// False with a message when a file cannot be read.
 bool build_session(const Options& o, Session& s, std::string* error);
+
+/// The view a new cloud starts with, before --camera and --focus: a scene's own camera
+/// (scene_camera(); with `up` z, the same view in the z-up frame's angles), or for files
+/// (`scene` empty) the whole cloud framed from above at about 29 degrees with focal length
+/// `focus`. `aspect`: the image's width / height.
+Camera cloud_camera(const PointCloud& cloud, const std::string& scene, UpAxis up, double aspect,
+                    double focus = kFilesFocus);
+
+/// The session's starting camera, for headless mode and the viewer's first cloud: cloud_camera()
+/// with up_axis_for(), then --camera and --focus.
+Camera starting_camera(const Options& o, const PointCloud& cloud, const std::string& scene,
+                       double aspect);
 
 /// Applies --camera and --focus to a camera.
 void apply_camera_options(const Options& o, Camera& cam);
@@ -35,15 +53,25 @@ void apply_camera_options(const Options& o, Camera& cam);
 /// and y for the procedural scenes (built in the seed's y-up frame).
 UpAxis up_axis_for(const Options& o, bool from_files);
 
-/// The starting view of loaded files: looking down at about 29 degrees, the whole cloud framed.
+/// Frames the whole cloud from above at about 29 degrees, `up` being up.
 void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, UpAxis up);
+
+/// The renderer options of the command line: --compact, --culling, --occlusion, --sort,
+/// --binning.
+RenderOptions render_options(const Options& o);
 
 /// Whether this build and machine can render on the GPU; the reason when not.
 bool gpu_mode_available(std::string* why);
 
-/// A renderer for "cpu" or "gpu", drawing compact positions (engine/compact.h) when `compact`;
-/// null with the reason when the GPU cannot be used.
-std::unique_ptr<Renderer> make_renderer(const std::string& mode, unsigned threads, bool compact,
+/// The CPU renderer with --threads and render_options().
+std::unique_ptr<CpuRenderer> make_cpu_renderer(const Options& o);
+#if PR_HAVE_CUDA
+/// The CUDA renderer with render_options() and --gpu-memory-limit; null with the reason.
+std::unique_ptr<CudaRenderer> make_gpu_renderer(const Options& o, std::string* why);
+#endif
+
+/// A renderer for "cpu" or "gpu" as above; null with the reason when the GPU cannot be used.
+std::unique_ptr<Renderer> make_renderer(const std::string& mode, const Options& o,
                                         std::string* why);
 
 }  // namespace pr

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/parallel.h"
 #include "engine/scenes.h"
 #include "session.h"
 #include "viewer/viewer_impl.h"
@@ -117,51 +116,44 @@ void Viewer::Impl::draw_panel() {
   }
 
   if (ImGui::CollapsingHeader("Renderer", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (!gpu_checked) {
-      std::string why;
-      if (!gpu_mode_available(&why)) gpu_why = why;
-      gpu_checked = true;
-    }
-    int m = use_gpu ? 1 : 0;
-    if (ImGui::RadioButton("CPU", m == 0) && use_gpu) switch_mode(false);
+    RenderBackend& be = *backend;
+    const bool gpu = be.gpu_active();
+    const std::string& gpu_why = be.gpu_unavailable();
+    if (ImGui::RadioButton("CPU", !gpu) && gpu) be.switch_mode(false);
     ImGui::SameLine();
-    ImGui::BeginDisabled(!gpu_why.empty() && !use_gpu);
-    if (ImGui::RadioButton("GPU (CUDA)", m == 1) && !use_gpu) switch_mode(true);
+    ImGui::BeginDisabled(!gpu_why.empty() && !gpu);
+    if (ImGui::RadioButton("GPU (CUDA)", gpu) && !gpu) be.switch_mode(true);
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::TextDisabled("(G)");
-    if (!gpu_why.empty() && !use_gpu) ImGui::TextWrapped("GPU unavailable: %s", gpu_why.c_str());
-#if PR_HAVE_CUDA
-    if (use_gpu && gpu) {
-      ImGui::Text("device: %s", gpu->device_name().c_str());
-      // The upload-time Morton sort (on by default): same image, faster for clouds stored in no
-      // spatial order (2x at 1e9 random points); switching it re-uploads the cloud.
-      bool sorted = gpu->cloud_sorted();
-      if (ImGui::Checkbox("spatial sort on upload", &sorted)) set_gpu_sort(sorted);
+    if (!gpu_why.empty() && !gpu) ImGui::TextWrapped("GPU unavailable: %s", gpu_why.c_str());
+    if (gpu) {
+      ImGui::Text("device: %s", be.device_name().c_str());
+      // The Morton order of the GPU's upload (auto: clouds in no spatial order): same image,
+      // faster for clouds stored in no spatial order (2x at 1e9 random points); switching it
+      // re-uploads the cloud.
+      bool sorted = be.gpu_sorted();
+      if (ImGui::Checkbox("spatial sort on upload", &sorted)) be.set_sort(sorted);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
             "Reorders the points on the GPU along a Morton curve once, so that unordered clouds\n"
             "draw as fast as spatially ordered ones. The image does not change.");
-      // Compact positions (off unless --compact, or taken when full precision does not fit):
-      // 7 bytes a point instead of 15; switching re-uploads the cloud.
-      bool compact = gpu->compact_positions();
-      if (ImGui::Checkbox("compact positions (7 bytes a point)", &compact))
-        set_gpu_compact(compact);
-      if (ImGui::IsItemHovered())
-        ImGui::SetTooltip(
-            "Stores each position in 4 bytes instead of 12, quantized to 1/1023 of its batch's\n"
-            "box (4096 points): twice the points fit on the GPU, and a billion points draw about\n"
-            "20%% faster. Points move by up to half a step; the CPU draws full precision.");
     }
-#endif
+    // Compact positions (off unless --compact, or taken when full precision does not fit on the
+    // GPU): 7 bytes a point on the GPU instead of 15; switching re-encodes the cloud.
+    bool compact = be.compact_active();
+    if (ImGui::Checkbox("compact positions (7 bytes a point)", &compact)) be.set_compact(compact);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Stores each position in 4 bytes instead of 12, quantized to 1/1023 of its batch's\n"
+          "box (4096 points): twice the points fit on the GPU, and a billion points draw about\n"
+          "20%% faster. Points move by up to half a step; the CPU and the GPU draw the same "
+          "image.");
     // Occlusion culling (auto by default, both renderers): the same image; dense clouds seen
     // whole draw several times faster.
-    int mode = int(cpu->occlusion());
-#if PR_HAVE_CUDA
-    if (use_gpu && gpu) mode = int(gpu->occlusion_culling());
-#endif
+    int mode = int(be.options().occlusion);
     const char* kOcclusion[] = {"off", "auto", "on"};
-    if (ImGui::Combo("occlusion culling", &mode, kOcclusion, 3)) set_occlusion(OcclusionMode(mode));
+    if (ImGui::Combo("occlusion culling", &mode, kOcclusion, 3)) be.set_occlusion(Toggle(mode));
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(
           "Skips the batches of 4096 points that would land behind what the image already\n"
@@ -169,29 +161,10 @@ void Viewer::Impl::draw_panel() {
           "does not change. auto: clouds of 17 M points and more (CPU: 34 M), while it hides\n"
           "enough.");
     // The last frame's batches, refreshed now and then (on the GPU a copy of a flag a batch).
-    if (panel_frames++ % 30 == 0) {
-      char b[160] = "";
-#if PR_HAVE_CUDA
-      CudaRenderer::BatchCounts c;
-      if (use_gpu && gpu && gpu->last_batch_counts(&c, nullptr))
-        std::snprintf(b, sizeof b, "batches: %llu drawn, %llu hidden, %llu out of view",
-                      (unsigned long long)(c.first + c.second), (unsigned long long)c.occluded,
-                      (unsigned long long)c.culled);
-#endif
-      if (!use_gpu && cpu->occlusion_ran())
-        std::snprintf(b, sizeof b, "batches: %llu hidden, %llu out of view",
-                      (unsigned long long)cpu->occluded_batches(),
-                      (unsigned long long)cpu->culled_batches());
-      occlusion_note = b;
-    }
+    if (panel_frames++ % 30 == 0) occlusion_note = be.batch_note();
     if (!occlusion_note.empty()) ImGui::TextUnformatted(occlusion_note.c_str());
-    if (!use_gpu) ImGui::Text("CPU threads: %u", opt.threads ? opt.threads : default_threads());
-    ImGui::TextWrapped(
-        "display: %s",
-        (std::string(!use_gpu  ? "CPU render, PBO upload"
-                     : interop ? "CUDA-GL interop into the PBO"
-                               : "GPU render, host copy, PBO upload (" + interop_why + ")"))
-            .c_str());
+    if (!gpu) ImGui::Text("CPU threads: %u", be.cpu().threads());
+    ImGui::TextWrapped("display: %s", be.display_path().c_str());
     if (ImGui::Checkbox("vsync", &vsync)) SDL_GL_SetSwapInterval(vsync ? 1 : 0);
     ImGui::SameLine();
     ImGui::Text("image %dx%d", display->width(), display->height());
@@ -247,8 +220,8 @@ void Viewer::Impl::draw_panel() {
     ImGui::Text("drawn %s of %s (%s)", human_count(double(last_stats.points_drawn)).c_str(),
                 human_count(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");
     ImGui::SliderInt("point size", &settings.point_size, 1, 8, "%d px");
-    bool on = cull;
-    if (ImGui::Checkbox("skip batches outside the view", &on)) set_culling(on);
+    bool on = backend->options().culling;
+    if (ImGui::Checkbox("skip batches outside the view", &on)) backend->set_culling(on);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(
           "Batch culling: each run of 4096 stored points has a bounding box, and a frame skips\n"
@@ -266,16 +239,14 @@ void Viewer::Impl::draw_panel() {
                   last_stats.raster_ms, last_stats.resolve_ms, last_stats.copy_ms);
     else
       ImGui::Text("  gpu frame %.3f  copy %.2f", last_stats.raster_ms, last_stats.copy_ms);
-#if PR_HAVE_CUDA
-    if (use_gpu && gpu) {
-      bool split = gpu->stage_timing();
-      if (ImGui::Checkbox("time the GPU stages apart", &split)) gpu->set_stage_timing(split);
+    if (backend->gpu_active()) {
+      bool split = backend->stage_timing();
+      if (ImGui::Checkbox("time the GPU stages apart", &split)) backend->set_stage_timing(split);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
             "Clear, raster and resolve timed apart with CUDA events between them.\n"
             "The events cost about 4 microseconds a frame, which matters for small clouds.");
     }
-#endif
     ImGui::Text("renderer: %s points/s", human_count(last_stats.points_per_second()).c_str());
     plot("frame", hist_frame, "ms");
     plot("render", hist_render, "ms");
@@ -301,9 +272,10 @@ void Viewer::Impl::draw_panel() {
       ImGui::Text("origin %.3f %.3f %.3f", cloud->origin.x, cloud->origin.y, cloud->origin.z);
       ImGui::Text("host: cloud %s, CPU renderer %s",
                   human_bytes(double(cloud->memory_bytes())).c_str(),
-                  human_bytes(double(cpu->memory_bytes())).c_str());
-      ImGui::Text("device: %s", device_bytes() ? human_bytes(double(device_bytes())).c_str()
-                                               : "none (GPU renderer not in use)");
+                  human_bytes(double(backend->cpu().memory_bytes())).c_str());
+      const size_t dev = backend->device_bytes();
+      ImGui::Text("device: %s",
+                  dev ? human_bytes(double(dev)).c_str() : "none (GPU renderer not in use)");
     }
   }
 

@@ -45,14 +45,6 @@ void Viewer::Impl::set_status(const std::string& s, bool error) {
   std::fprintf(error ? stderr : stdout, "pointraster: %s\n", s.c_str());
 }
 
-size_t Viewer::Impl::device_bytes() const {
-#if PR_HAVE_CUDA
-  return gpu ? gpu->memory_bytes() : 0;
-#else
-  return 0;
-#endif
-}
-
 void Viewer::Impl::set_up_axis(UpAxis up) {
   if (up == camera.up_axis) return;
   if (scene.empty()) files_up = up;
@@ -77,21 +69,12 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     set_status(r.error, r.error != "loading cancelled");
     return;
   }
-  std::string err;
-  // Hand the new cloud to the renderers before the old one is freed: they hold a pointer to it.
-  if (!cpu->set_cloud(*r.cloud, &err)) {
-    set_status("CPU renderer refused the cloud: " + err, true);
+  std::string err, note;  // note: what the GPU's upload adds to the status line
+  bool refused = false;
+  if (!backend->set_cloud(*r.cloud, &err, &note, &refused)) {
+    set_status(err, true);
     return;
   }
-  std::string note;  // what the GPU's upload adds to the status line
-  bool refused = false;
-#if PR_HAVE_CUDA
-  if (gpu && !upload_gpu(*r.cloud, &err, &note)) {
-    release_gpu();  // the status line below says why
-    note = "; the GPU renderer refused it (" + err + "), so the CPU draws it";
-    refused = true;
-  }
-#endif
   const bool same_scene = !r.scene.empty() && r.scene == scene && cloud;
   cloud = std::move(r.cloud);
   files = std::move(r.files);
@@ -109,197 +92,19 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
         opt.points && first_cloud ? std::min<uint64_t>(*opt.points, cloud->size()) : cloud->size();
     rs.point_count = point_target;
   }
-  if (same_scene) {
-    // A regenerated scene keeps the view: only the density changed.
-  } else if (!scene.empty()) {
-    camera = scene_camera(scene, *cloud);
-    if (up_axis_for(opt, false) == UpAxis::kZ) {  // --up z on a scene: as build_session does
-      const glm::dvec3 target = camera.position + camera.forward();
-      camera.up_axis = UpAxis::kZ;
-      camera.look_at(target);
-    }
-    fly.speed = FlyCamera::speed_for(cloud->world_bounds());
-  } else {
-    // As build_session frames files: looking slightly down on the whole cloud.
-    camera.focus = first_cloud ? 1.5 : camera.focus;
-    const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
-    frame_files_camera(camera, cloud->world_bounds(), double(w) / double(h), files_up);
-    fly.speed = FlyCamera::speed_for(cloud->world_bounds());
-  }
+  const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
+  const double aspect = double(w) / double(h);
   if (first_cloud) {
-    apply_camera_options(opt, camera);
-    for (const auto& f : files) settings.add_recent(f.file);
-  } else if (scene.empty()) {
-    for (const auto& f : files) settings.add_recent(f.file);
+    camera = starting_camera(opt, *cloud, scene, aspect);
+  } else if (!same_scene) {  // a regenerated scene keeps the view: only the density changed
+    const UpAxis up = scene.empty() ? files_up : up_axis_for(opt, false);
+    camera = cloud_camera(*cloud, scene, up, aspect, camera.focus);
   }
+  if (!same_scene) fly.speed = FlyCamera::speed_for(cloud->world_bounds());
+  if (first_cloud || scene.empty())
+    for (const auto& f : files) settings.add_recent(f.file);
   if (!same_scene) home_camera = camera;
   first_cloud = false;
-}
-
-bool Viewer::Impl::switch_mode(bool want_gpu) {
-  if (!want_gpu) {
-    use_gpu = false;
-    interop = false;
-    set_status("renderer: CPU (" + std::to_string(default_threads()) + " threads)", false);
-    return true;
-  }
-#if PR_HAVE_CUDA
-  std::string why, note;
-  if (!gpu) {
-    if (!gpu_mode_available(&why)) {
-      gpu_why = why;
-      set_status("GPU mode unavailable: " + why + "; staying on the CPU", true);
-      return false;
-    }
-    gpu = make_cuda_renderer(&why);
-    if (!gpu) {
-      gpu_why = why;
-      set_status("GPU mode unavailable: " + why + "; staying on the CPU", true);
-      return false;
-    }
-    gpu->set_culling(cull);
-    if (occlusion) gpu->set_occlusion_culling(*occlusion);
-    if (cloud && !upload_gpu(*cloud, &why, &note)) {
-      gpu.reset();
-      set_status("GPU renderer refused the cloud (" + why + "); staying on the CPU", true);
-      return false;
-    }
-  }
-  use_gpu = true;
-  interop = false;
-  update_interop_registration(true);
-  set_status("renderer: GPU " + gpu->device_name() +
-                 (interop ? " (CUDA-GL interop)" : " (render + upload: " + interop_why + ")") +
-                 note,
-             false);
-  return true;
-#else
-  gpu_mode_available(&gpu_why);
-  set_status("GPU mode unavailable: " + gpu_why + "; staying on the CPU", true);
-  return false;
-#endif
-}
-
-void Viewer::Impl::set_occlusion(OcclusionMode mode) {
-  occlusion = mode;
-  cpu->set_occlusion(mode);
-#if PR_HAVE_CUDA
-  if (gpu) gpu->set_occlusion_culling(mode);
-#endif
-}
-
-void Viewer::Impl::set_culling(bool on) {
-  cull = on;
-  cpu->set_culling(on);
-#if PR_HAVE_CUDA
-  if (gpu) gpu->set_culling(on);
-#endif
-}
-
-#if PR_HAVE_CUDA
-bool Viewer::Impl::upload_gpu(const PointCloud& c, std::string* why, std::string* note,
-                              bool compact_fallback) {
-  gpu->set_compact_positions(gpu_compact);
-  if (gpu->set_cloud(c, why)) return true;
-  if (gpu_compact || !compact_fallback) return false;
-  // Full precision did not fit (or was refused): compact positions take 7 bytes a point, not 15.
-  gpu->set_compact_positions(true);
-  std::string again;
-  if (gpu->set_cloud(c, &again)) {
-    gpu_compact = true;
-    *note = "; full-precision positions did not fit on the GPU (" + *why +
-            "), so it draws compact ones (7 bytes a point)";
-    return true;
-  }
-  gpu->set_compact_positions(false);
-  return false;
-}
-
-void Viewer::Impl::drop_gpu(const std::string& why) {
-  set_status("GPU renderer refused the cloud (" + why + "); drawing on the CPU", true);
-  release_gpu();
-}
-
-void Viewer::Impl::release_gpu() {
-  gpu.reset();
-  interop = false;
-  use_gpu = false;
-}
-#endif
-
-void Viewer::Impl::set_gpu_sort(bool on) {
-#if PR_HAVE_CUDA
-  if (!gpu) return;
-  gpu->set_spatial_sort(on);
-  if (!cloud) return;
-  std::string why, note;
-  Stopwatch sw;
-  if (upload_gpu(*cloud, &why, &note)) {
-    char msg[160];
-    std::snprintf(msg, sizeof msg, "GPU cloud re-uploaded %s in %.2f s",
-                  gpu->cloud_sorted() ? "in Morton order" : "in its own order", sw.ms() * 1e-3);
-    set_status(msg + note, false);
-    return;
-  }
-  // No room for the sorted form: back to the plain upload, or to the CPU.
-  gpu->set_spatial_sort(false);
-  if (upload_gpu(*cloud, &why, &note)) {
-    set_status("spatial sort refused (" + why + "); the cloud stays in its own order" + note, true);
-    return;
-  }
-  drop_gpu(why);
-#else
-  (void)on;
-#endif
-}
-
-void Viewer::Impl::set_gpu_compact(bool on) {
-#if PR_HAVE_CUDA
-  if (!gpu) return;
-  const bool was = gpu_compact;
-  gpu_compact = on;
-  if (!cloud) return;
-  std::string why, note;
-  Stopwatch sw;
-  if (upload_gpu(*cloud, &why, &note)) {
-    char msg[160];
-    std::snprintf(msg, sizeof msg, "GPU cloud re-uploaded with %s positions in %.2f s",
-                  gpu_compact ? "compact" : "full-precision", sw.ms() * 1e-3);
-    set_status(msg + note, false);
-    return;
-  }
-  // Refused (no room): the form it had, or the CPU. (Compact positions were just refused when
-  // they were asked for: no fallback to them.)
-  gpu_compact = was;
-  std::string again;
-  if (upload_gpu(*cloud, &again, &note, /*compact_fallback=*/!on)) {
-    set_status(std::string(on ? "compact" : "full-precision") + " positions refused (" + why +
-                   "); the GPU keeps " + (gpu_compact ? "compact" : "full-precision") + " ones" +
-                   note,
-               true);
-    return;
-  }
-  drop_gpu(again);
-#else
-  (void)on;
-#endif
-}
-
-void Viewer::Impl::update_interop_registration(bool size_changed) {
-#if PR_HAVE_CUDA
-  if (!use_gpu || !gpu || display->empty()) return;
-  if (!size_changed && (gpu->gl_buffer_registered() || !interop_why.empty())) return;
-  std::string why;
-  if (gpu->register_gl_buffer(display->pbo(), display->width(), display->height(), &why)) {
-    interop = true;
-    interop_why.clear();
-  } else {
-    interop = false;
-    interop_why = why.empty() ? "interop refused" : why;
-  }
-#else
-  (void)size_changed;
-#endif
 }
 
 void Viewer::Impl::render_frame() {
@@ -314,47 +119,10 @@ void Viewer::Impl::render_frame() {
   rs.background = to_rgba(settings.background);
   std::string err;
   FrameStats st;
-  Stopwatch sw;
-#if PR_HAVE_CUDA
-  if (use_gpu && gpu) {
-    // GPU mode chosen while minimized: register now that there is a buffer to register.
-    if (!interop && interop_why.empty()) update_interop_registration(true);
-    bool ok;
-    if (interop) {
-      ok = gpu->render_to_gl(camera, rs, st, &err);
-      render_ms = sw.ms();
-      sw.reset();
-      if (ok) display->upload_from_pbo();
-    } else {
-      ok = gpu->render(camera, rs, image, st, &err);
-      render_ms = sw.ms();
-      sw.reset();
-      if (ok) ok = display->upload(image.rgba.data(), image.width, image.height, &err);
-    }
-    upload_ms = sw.ms();
-    if (!ok) {
-      set_status("GPU frame failed (" + err + "); switched to the CPU renderer", true);
-      if (gpu->gl_buffer_registered()) gpu->unregister_gl_buffer();
-      use_gpu = false;
-      interop = false;
-      return;
-    }
-    last_stats = st;
-    have_image = true;
-    return;
-  }
-#endif
-  if (!cpu->render(camera, rs, image, st, &err)) {
-    set_status("CPU frame failed: " + err, true);
-    return;
-  }
-  render_ms = sw.ms();
-  sw.reset();
-  if (!display->upload(image.rgba.data(), image.width, image.height, &err)) {
+  if (!backend->draw(camera, rs, image, st, render_ms, upload_ms, &err)) {
     set_status(err, true);
     return;
   }
-  upload_ms = sw.ms();
   last_stats = st;
   have_image = true;
 }
@@ -453,7 +221,7 @@ void Viewer::Impl::handle_event(const SDL_Event& e) {
       if (k == SDLK_ESCAPE) quit = true;
       if (k == SDLK_f) frame_cloud();
       if (k == SDLK_r) camera = home_camera;
-      if (k == SDLK_g) switch_mode(!use_gpu);
+      if (k == SDLK_g) backend->switch_mode(!backend->gpu_active());
       if (k == SDLK_F12 || k == SDLK_p) save_screenshot_key();
       break;
     }
@@ -488,7 +256,9 @@ void Viewer::Impl::handle_event(const SDL_Event& e) {
 Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
   impl_->opt = options;
   impl_->files_up = up_axis_for(options, true);
-  impl_->gpu_compact = options.compact;
+  Impl* m = impl_.get();
+  impl_->backend = std::make_unique<RenderBackend>(
+      options, [m](const std::string& s, bool error) { m->set_status(s, error); });
 }
 
 Viewer::~Viewer() {
@@ -500,16 +270,13 @@ Viewer::~Viewer() {
     if (!(flags & (SDL_WINDOW_MINIMIZED | SDL_WINDOW_MAXIMIZED | SDL_WINDOW_FULLSCREEN))) {
       SDL_GetWindowSize(m.window, &m.settings.width, &m.settings.height);
     }
-    m.settings.mode = m.use_gpu ? "gpu" : "cpu";
+    m.settings.mode = m.backend->gpu_active() ? "gpu" : "cpu";
     m.settings.vsync = m.vsync;
     std::string err;
     if (!save_settings(m.settings_path, m.settings, &err))
       std::fprintf(stderr, "pointraster: %s\n", err.c_str());
   }
-#if PR_HAVE_CUDA
-  if (m.gpu && m.gpu->gl_buffer_registered()) m.gpu->unregister_gl_buffer();
-  m.gpu.reset();
-#endif
+  m.backend.reset();  // CUDA lets go of the display's buffer
   m.display.reset();  // GL objects go before the context
   if (m.imgui_ready) {
     ImGui_ImplOpenGL3_Shutdown();
@@ -528,38 +295,33 @@ Camera& Viewer::camera() {
   return impl_->camera;
 }
 std::string Viewer::mode() const {
-  return impl_->use_gpu ? "gpu" : "cpu";
+  return impl_->backend->gpu_active() ? "gpu" : "cpu";
 }
 bool Viewer::set_mode(const std::string& mode) {
-  return impl_->switch_mode(mode == "gpu");
+  return impl_->backend->switch_mode(mode == "gpu");
 }
-bool Viewer::set_gpu_compact(bool on) {
-  impl_->set_gpu_compact(on);
-#if PR_HAVE_CUDA
-  return impl_->gpu && impl_->gpu->compact_positions();
-#else
-  return false;
-#endif
+bool Viewer::set_compact(bool on) {
+  impl_->backend->set_compact(on);
+  return impl_->backend->compact_active();
 }
 bool Viewer::set_gpu_sort(bool on) {
-  impl_->set_gpu_sort(on);
-#if PR_HAVE_CUDA
-  return impl_->gpu && impl_->gpu->cloud_sorted();
-#else
-  return false;
-#endif
+  impl_->backend->set_sort(on);
+  return impl_->backend->gpu_sorted();
 }
 void Viewer::set_culling(bool on) {
-  impl_->set_culling(on);
+  impl_->backend->set_culling(on);
+}
+void Viewer::set_occlusion(Toggle mode) {
+  impl_->backend->set_occlusion(mode);
+}
+const RenderOptions& Viewer::render_options() const {
+  return impl_->backend->options();
 }
 uint64_t Viewer::cpu_culled_batches() const {
-  return impl_->cpu ? impl_->cpu->culled_batches() : 0;
-}
-void Viewer::set_occlusion(OcclusionMode mode) {
-  impl_->set_occlusion(mode);
+  return impl_->backend->cpu().culled_batches();
 }
 uint64_t Viewer::cpu_occluded_batches() const {
-  return impl_->cpu ? impl_->cpu->occluded_batches() : 0;
+  return impl_->backend->cpu().occluded_batches();
 }
 int Viewer::display_allocations() const {
   return impl_->display ? impl_->display->allocations() : 0;
@@ -600,10 +362,7 @@ bool Viewer::open_files(const std::vector<std::string>& paths) {
 }
 
 std::string Viewer::display_path() const {
-  const Impl& m = *impl_;
-  if (!m.use_gpu) return "CPU render, PBO upload";
-  if (m.interop) return "GPU render straight into the PBO (CUDA-GL interop)";
-  return "GPU render, host copy, PBO upload (interop off: " + m.interop_why + ")";
+  return impl_->backend->display_path();
 }
 
 bool Viewer::read_image(std::vector<uint32_t>& px, int& w, int& h) const {
@@ -704,8 +463,8 @@ bool Viewer::open(std::string* error) {
   ImGui_ImplOpenGL3_Init("#version 330 core");
   m.imgui_ready = true;
 
-  m.cpu = std::make_unique<CpuRenderer>(m.opt.threads);
   m.display->resize(dw, dh);
+  m.backend->attach(m.display.get());
 
   // The starting cloud: the command line's files, else the scene; made in the background.
   if (!m.opt.files.empty()) {
@@ -722,7 +481,8 @@ bool Viewer::open(std::string* error) {
   const std::string mode = m.opt.mode.value_or(m.settings.mode);
   // When the GPU is unavailable, switch_mode prints the one-line reason and stays on the CPU.
   // "auto" (no --mode, no saved choice): the GPU when there is one, without a word otherwise.
-  if (mode == "gpu" || (mode == "auto" && gpu_mode_available(nullptr))) m.switch_mode(true);
+  if (mode == "gpu" || (mode == "auto" && m.backend->gpu_unavailable().empty()))
+    m.backend->switch_mode(true);
   return true;
 }
 
@@ -758,12 +518,10 @@ int Viewer::run(const ViewerHooks* hooks) {
     const Uint32 wflags = SDL_GetWindowFlags(m.window);
     if (wflags & SDL_WINDOW_MINIMIZED) dw = dh = 0;
     if (dw > 0 && dh > 0 && (dw != m.display->width() || dh != m.display->height())) {
-#if PR_HAVE_CUDA
       // CUDA must let go of the PBO before GL reallocates it, then take the new one.
-      if (m.gpu && m.gpu->gl_buffer_registered()) m.gpu->unregister_gl_buffer();
-#endif
+      m.backend->release_interop();
       m.display->resize(dw, dh);
-      m.update_interop_registration(true);
+      m.backend->update_interop(true);
     }
     if (dw == 0 || dh == 0) {
       // Minimized: nothing to draw into; wait for events instead of spinning.
@@ -822,7 +580,7 @@ int Viewer::run(const ViewerHooks* hooks) {
     std::printf(
         "viewer summary mode=%s points=%llu frames=%zu median_frame_ms=%.4f median_render_ms=%.4f "
         "median_upload_ms=%.4f median_ui_ms=%.4f vsync=%s path=\"%s\"\n",
-        m.use_gpu ? "gpu" : "cpu", (unsigned long long)m.last_stats.points_drawn, t_frame.size(),
+        mode().c_str(), (unsigned long long)m.last_stats.points_drawn, t_frame.size(),
         median(t_frame), median(t_render), median(t_upload), median(t_ui), m.vsync ? "on" : "off",
         display_path().c_str());
   }

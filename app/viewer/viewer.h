@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/camera.h"
-#include "engine/culling.h"  // OcclusionMode
+#include "engine/renderer.h"
 #include "options.h"
 
 struct SDL_Window;
@@ -45,20 +45,23 @@ class Viewer {
   std::string mode() const;
   /// Asks to switch renderer; false (and a message in the panel) when it cannot.
   bool set_mode(const std::string& mode);
-  /// The panel's "spatial sort on upload" (GPU mode): re-uploads the cloud to the GPU sorted along
-  /// a Morton curve, or in its own order. Returns whether the GPU cloud is now sorted.
+  /// The panel's "spatial sort": stores the cloud sorted along a Morton curve (RenderOptions::
+  /// sort on), or in its own order (off), re-uploading it to the GPU. Returns whether the GPU
+  /// cloud is now sorted.
   bool set_gpu_sort(bool on);
-  /// The panel's "compact positions" (GPU mode): re-uploads the cloud to the GPU with positions
-  /// quantized to 4 bytes (7 bytes a point instead of 15), or at full precision. When full
-  /// precision does not fit on the device (or --compact was given), the GPU holds compact
-  /// positions. Returns whether it does now.
-  bool set_gpu_compact(bool on);
-  /// Batch culling on both renderers (the panel's "skip batches outside the view"; on by default).
+  /// The panel's "compact positions", on both renderers: the cloud re-encoded with positions
+  /// quantized to 4 bytes (on the GPU 7 bytes a point instead of 15), or at full precision. When
+  /// full precision does not fit on the device, both draw compact positions. Returns whether the
+  /// renderer drawing now holds compact positions.
+  bool set_compact(bool on);
+  /// Batch culling on both renderers (the panel's "skip batches outside the view"; --culling).
   void set_culling(bool on);
+  /// Occlusion culling on both renderers (the panel's "occlusion culling"; --occlusion).
+  void set_occlusion(Toggle mode);
+  /// The options both renderers draw with.
+  const RenderOptions& render_options() const;
   /// Batches the CPU renderer skipped in its last frame (0 in GPU mode).
   uint64_t cpu_culled_batches() const;
-  /// Occlusion culling on both renderers (the panel's "occlusion culling"; kAuto by default).
-  void set_occlusion(OcclusionMode mode);
   /// Batches the CPU renderer's last frame skipped as hidden (0 without occlusion culling).
   uint64_t cpu_occluded_batches() const;
   /// How the image reaches the screen: "CPU render + PBO upload", "CUDA-GL interop", ...

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/cpu_renderer.h"
 #include "engine/frame_stats.h"
 #include "engine/image.h"
 #include "engine/io.h"
@@ -19,12 +18,9 @@
 #include "viewer/cloud_job.h"
 #include "viewer/display.h"
 #include "viewer/fly_camera.h"
+#include "viewer/render_backend.h"
 #include "viewer/settings.h"
 #include "viewer/viewer.h"
-
-#if PR_HAVE_CUDA
-#include "kernels/cuda_renderer.h"
-#endif
 
 namespace pr {
 
@@ -51,22 +47,9 @@ struct Viewer::Impl {
   Camera home_camera;            // what R returns to
   UpAxis files_up = UpAxis::kZ;  // up axis for loaded files (--up, or the panel's choice)
 
-  // Renderers: the CPU one always exists; the GPU one is made on first use and kept.
-  std::unique_ptr<CpuRenderer> cpu;
-  bool cull = true;  // batch culling on both renderers (engine/culling.h; the panel's switch)
-  // Occlusion culling as the panel set it (else each renderer's default, from the environment).
-  std::optional<OcclusionMode> occlusion;
-#if PR_HAVE_CUDA
-  std::unique_ptr<CudaRenderer> gpu;
-#endif
-  bool use_gpu = false;
-  bool gpu_compact = false;    // compact positions on the GPU (--compact, the panel, the fallback)
-  bool interop = false;        // GPU renders straight into the PBO
-  std::string interop_why;     // why interop is off in GPU mode
-  std::string gpu_why;         // why GPU mode is unavailable (empty: available)
-  std::string occlusion_note;  // the GPU's last batch counts, refreshed every 30 frames
+  std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
+  std::string occlusion_note;  // the last frame's batch counts, refreshed every 30 frames
   uint64_t panel_frames = 0;
-  bool gpu_checked = false;
 
   Camera camera;
   FlyCamera fly;
@@ -96,19 +79,6 @@ struct Viewer::Impl {
 
   void set_status(const std::string& s, bool error);
   void install_cloud(CloudJob::Result& r);
-  bool switch_mode(bool gpu);
-  void set_gpu_sort(bool on);     // re-uploads the cloud to the GPU, sorted or not
-  void set_gpu_compact(bool on);  // re-uploads the cloud to the GPU, compact or full precision
-#if PR_HAVE_CUDA
-  // `compact_fallback`: when full precision is refused, try compact positions.
-  bool upload_gpu(const PointCloud& c, std::string* why, std::string* note,
-                  bool compact_fallback = true);
-  void drop_gpu(const std::string& why);  // the GPU renderer refused the cloud: on to the CPU
-  void release_gpu();                     // drop_gpu() without its status line
-#endif
-  void set_culling(bool on);               // batch culling on both renderers
-  void set_occlusion(OcclusionMode mode);  // occlusion culling on both renderers
-  void update_interop_registration(bool size_changed);
   void render_frame();
   void handle_event(const SDL_Event& e);
   void frame_cloud();
@@ -118,7 +88,6 @@ struct Viewer::Impl {
   void refresh_listing();
   void apply_point_target(uint64_t n);  // panel.cpp
   void draw_panel();                    // panel.cpp
-  size_t device_bytes() const;
 };
 
 }  // namespace pr

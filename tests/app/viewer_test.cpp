@@ -355,7 +355,7 @@ TEST(Window, OcclusionCullingSwitchKeepsTheImage) {
   pr::Viewer v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
-  v.set_occlusion(pr::OcclusionMode::kOn);
+  v.set_occlusion(pr::Toggle::kOn);
   std::vector<uint32_t> culled, plain;
   uint64_t hidden = 0, hidden_off = 1;
   int w = 0, h = 0, switched = -1, loaded = -1;
@@ -366,7 +366,7 @@ TEST(Window, OcclusionCullingSwitchKeepsTheImage) {
     if (switched < 0 && loaded >= 0 && frame >= loaded + 3) {
       ASSERT_TRUE(vw.read_image(culled, w, h));
       hidden = vw.cpu_occluded_batches();
-      vw.set_occlusion(pr::OcclusionMode::kOff);
+      vw.set_occlusion(pr::Toggle::kOff);
       switched = frame;
     }
     if (switched >= 0 && frame == switched + 3) {
@@ -821,11 +821,11 @@ TEST(Window, GpuCompactPositionsSwitchLiveAndBack) {
     if (at < 0 && !vw.cloud_busy() && frame > 3) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
-      compact = vw.set_gpu_compact(true);
+      compact = vw.set_compact(true);
       at = frame;
     } else if (at >= 0 && frame == at + 3) {
       vw.read_image(compact_img, w, h);
-      back = vw.set_gpu_compact(false);
+      back = vw.set_compact(false);
     } else if (at >= 0 && frame == at + 6) {
       vw.read_image(back_img, w, h);
       vw.request_quit();
@@ -853,11 +853,9 @@ TEST(Window, CloudTooLargeForTheGpuFallsBackToCompactPositions) {
   std::string why;
   if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
   fresh_config("fallback");
-  setenv("PR_CUDA_MEMORY_LIMIT", "10M", 1);  // read when the viewer makes its GPU renderer
-  struct Unset {
-    ~Unset() { unsetenv("PR_CUDA_MEMORY_LIMIT"); }
-  } unset;
-  pr::Viewer v(scripted(0, 800, 500, 1'000'000));
+  pr::Options o = scripted(0, 800, 500, 1'000'000);
+  o.gpu_memory_limit = 10u << 20;  // --gpu-memory-limit 10M
+  pr::Viewer v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, gpu_img;
@@ -870,7 +868,7 @@ TEST(Window, CloudTooLargeForTheGpuFallsBackToCompactPositions) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
       status_switch = vw.status();
-      still_compact = vw.set_gpu_compact(false);
+      still_compact = vw.set_compact(false);
       status_again = vw.status();
       at = frame;
     } else if (at >= 0 && frame == at + 3) {
@@ -902,11 +900,9 @@ TEST(Window, CloudTooLargeForTheGpuInAnyFormIsDrawnOnTheCpu) {
   std::string why;
   if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
   fresh_config("refused");
-  setenv("PR_CUDA_MEMORY_LIMIT", "10M", 1);
-  struct Unset {
-    ~Unset() { unsetenv("PR_CUDA_MEMORY_LIMIT"); }
-  } unset;
-  pr::Viewer v(scripted(0, 640, 400, 200'000));  // 3 MB at full precision: fits
+  pr::Options o = scripted(0, 640, 400, 200'000);  // 3 MB at full precision: fits
+  o.gpu_memory_limit = 10u << 20;                  // --gpu-memory-limit 10M
+  pr::Viewer v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   int stage = 0;

@@ -1,0 +1,118 @@
+// The viewer's renderers: the CPU renderer, always there, and the GPU renderer, made on first use
+// and kept; which one draws; one RenderOptions applied to both through the Renderer interface;
+// handing them the cloud (with compact positions on the GPU when full precision does not fit);
+// and the GPU's CUDA-GL interop into the display's pixel buffer. The only viewer file that knows
+// whether this build has CUDA.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/camera.h"
+#include "engine/cpu_renderer.h"
+#include "engine/frame_stats.h"
+#include "engine/image.h"
+#include "engine/point_cloud.h"
+#include "engine/renderer.h"
+#include "options.h"
+#include "viewer/display.h"
+
+namespace pr {
+
+class RenderBackend {
+ public:
+  /// What the backend tells the user: one line for the status line, and whether it is an error.
+  using StatusFn = std::function<void(const std::string& message, bool error)>;
+
+  /// The CPU renderer with --threads; the options from the command line (render_options()).
+  RenderBackend(const Options& o, StatusFn status);
+  ~RenderBackend();
+  RenderBackend(const RenderBackend&) = delete;
+  RenderBackend& operator=(const RenderBackend&) = delete;
+
+  /// The display whose pixel buffer the GPU renders into through interop. Set once, before the
+  /// first frame; it must outlive the backend's GPU renderer.
+  void attach(Display* display) { display_ = display; }
+
+  /// Hands a new cloud to both renderers (before the old one is freed: they keep a pointer).
+  /// False with `error` when the CPU renderer refuses it (then nothing changed). When the GPU
+  /// renderer refuses it in every form, the CPU draws it: `note` says why and `gpu_refused` is
+  /// set; a compact fallback is said in `note` too.
+  bool set_cloud(const PointCloud& cloud, std::string* error, std::string* note, bool* gpu_refused);
+
+  /// Draws on the GPU (making its renderer and uploading the cloud on first use) or the CPU.
+  /// False, with the reason on the status line, when the GPU cannot be used.
+  bool switch_mode(bool gpu);
+  bool gpu_active() const { return use_gpu_; }
+
+  const RenderOptions& options() const { return options_; }
+  /// Batch culling, occlusion culling and binning: both renderers, from the next frame.
+  void set_culling(bool on);
+  void set_occlusion(Toggle mode);
+  /// Compact positions on both renderers: re-encodes the cloud (re-uploads it to the GPU). When
+  /// the GPU has no room for the form asked for, it keeps the form it had (or the CPU draws).
+  void set_compact(bool on);
+  /// The stored order (RenderOptions::sort) on: Morton order for every cloud; off: its own
+  /// order. Re-uploads the cloud to the GPU; the CPU encodes compact positions in that order.
+  void set_sort(bool on);
+
+  /// Renders a frame with the renderer in use into the display's texture; `render_ms` and
+  /// `upload_ms` by the host clock. False with the reason in `error` when nothing was drawn (a
+  /// failed GPU frame also switches to the CPU).
+  bool draw(const Camera& camera, const RenderSettings& rs, Image& scratch, FrameStats& stats,
+            double& render_ms, double& upload_ms, std::string* error);
+
+  /// CUDA lets go of the display's pixel buffer: call before the display reallocates it.
+  void release_interop();
+  /// Registers the display's pixel buffer for interop in GPU mode (again after a resize).
+  void update_interop(bool size_changed);
+
+  /// How the image reaches the screen: "CPU render, PBO upload", interop, or the host copy.
+  std::string display_path() const;
+  /// Why GPU mode is unavailable; empty while it may be available (checked once).
+  const std::string& gpu_unavailable();
+  /// "NVIDIA H200 (sm_90, 139 GiB)" in GPU mode, else empty.
+  std::string device_name() const;
+  /// Whether the renderer drawing now holds compact positions.
+  bool compact_active() const;
+  /// Whether the GPU's cloud is stored in Morton order (false without a GPU renderer).
+  bool gpu_sorted() const;
+  /// The GPU's clear, raster and resolve timed apart (CudaTuning::stage_timing).
+  bool stage_timing() const;
+  void set_stage_timing(bool on);
+  /// The last frame's batches (drawn, hidden, out of view); empty when not known.
+  std::string batch_note() const;
+  /// Device bytes the GPU renderer holds (0 without one).
+  size_t device_bytes() const;
+  CpuRenderer& cpu() { return *cpu_; }
+  const CpuRenderer& cpu() const { return *cpu_; }
+
+ private:
+  struct Gpu;  // the CUDA renderer and its interop state; empty in a build without CUDA
+  void apply_options();
+  bool refresh_cpu(std::string* error);  // hands the CPU its cloud again in the current options
+  void reupload(const char* what);       // set_compact() and set_sort() on both renderers
+#if PR_HAVE_CUDA
+  void reupload_gpu(const char* what);
+  // Hands the GPU the cloud; `compact_fallback`: compact positions when full precision is refused.
+  bool upload_gpu(std::string* why, std::string* note, bool compact_fallback);
+  void drop_gpu(const std::string& why);  // refused: on to the CPU, with a status line
+  void release_gpu();
+#endif
+
+  StatusFn status_;
+  Options opt_;
+  RenderOptions options_;
+  std::unique_ptr<CpuRenderer> cpu_;
+  std::unique_ptr<Gpu> gpu_;
+  Display* display_ = nullptr;
+  const PointCloud* cloud_ = nullptr;
+  bool cpu_stale_ = false;  // the CPU holds the cloud in other options (compact, sort)
+  bool use_gpu_ = false;
+  bool gpu_checked_ = false;
+  std::string gpu_why_;
+};
+
+}  // namespace pr
