@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target per reader with clang (-fsanitize=fuzzer,address,undefined) and runs
-# each for a bounded time, seeded with ../shared/testdata and the kept regressions.
+# each for a bounded time, seeded with ../shared/testdata (required under CI, CI=true) and the kept
+# regressions.
 #   tests/fuzz/run_fuzz.sh [seconds per target (15)] [build dir (build-fuzz)]
 # Exits non-zero if any target crashes; the crashing input is copied to
 # tests/fuzz/regressions/<target>/ (replayed by engine_tests IoFuzzRegressions).
@@ -11,6 +12,10 @@ secs="${1:-15}"
 out="${2:-$root/build-fuzz}"
 data="$root/../shared/testdata"
 cxx="${CXX_FUZZ:-clang++}"
+if [[ ! -d "$data" && "${CI:-}" == "true" ]]; then
+  echo "run_fuzz.sh: test data $data absent under CI (CI=true)" >&2
+  exit 1
+fi
 mkdir -p "$out"
 srcs=("$root"/engine/src/io/*.cpp "$root/engine/src/point_cloud.cpp" "$root/engine/src/parallel.cpp")
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
