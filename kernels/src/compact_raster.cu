@@ -1,22 +1,18 @@
-// The raster kernel for compact quantized positions (engine/compact.h). A kernel of its own first
-// tests every batch's box against the view with the shared (double precision, conservative)
-// compact_box_visible(), a thread a batch, into a flag byte (box_flags(), raster.h, as for the
-// plain storage); each block of the raster kernel then covers in.rounds consecutive batches of
-// kCompactBatch stored points and skips the culled ones after a one-byte read. Each thread
-// decodes its words with the shared compact_decode(), so the floats are the CPU's, and runs the
-// same projection and early depth test as the default "simple" variant.
-// Before the flag kernel, thread 0 of each block tested its batch while the other 255 threads
-// waited at a barrier (docs/GPU.md has both measured).
+// The raster kernel for compact quantized positions (engine/compact.h). In a culled frame the box
+// tests (batch_flags.cu, the same kernel as for the plain storage) have flagged and listed the
+// batches that draw; each block of the raster kernel covers in.rounds consecutive batches of
+// kCompactBatch stored points (or a part of one), or its share of the list. Each thread decodes
+// its words with the shared compact_decode(), so the floats are the CPU's, and runs the same
+// projection and early depth test as the plain raster (device_common.cuh).
+#include "device_common.cuh"
 #include "raster.h"
 
 namespace pr::cuda {
 
 namespace {
 
-constexpr int kThreads = 256;
 constexpr int kPerLoad = 4;  // words loaded before the first is used
 static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
-constexpr uint64_t kFullStep = uint64_t{1} << 32;
 
 /// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
 /// is wholly inside the view (compact_box_inside()), so each valid point's pixel comes from
@@ -69,22 +65,12 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
       if constexpr (kSplat) {
         const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) |
                                         load_rgb(in.colors, base + threadIdx.x + off);
-        int x0, y0, x1, y1;
-        splat_rect(p, ix, iy, x0, y0, x1, y1);
-        for (int yy = y0; yy < y1; ++yy)
-          for (int xx = x0; xx < x1; ++xx) {
-            unsigned long long* slot = keys + (uint32_t(yy) * width + uint32_t(xx));
-            if (full < *slot) atomicMin(slot, full);
-          }
+        splat<uint32_t>(p, ix, iy, full, keys);
       } else {
-        // The simple variant's early test: the depth word first, the color only for points that
-        // may still win.
+        // The depth word first, the color only for points that may still win.
         const uint32_t pix = uint32_t(iy) * width + uint32_t(ix);
-        const unsigned long long cur = keys[pix];
-        if (dbits > uint32_t(cur >> 32)) continue;
-        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) |
-                                        load_rgb(in.colors, base + threadIdx.x + off);
-        if (full < cur) atomicMin(keys + pix, full);
+        depth_test(keys, pix, dbits,
+                   [&]() -> uint32_t { return load_rgb(in.colors, base + threadIdx.x + off); });
       }
     }
   }
@@ -121,14 +107,9 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   };
   if constexpr (kCull) {
     if (in.list) {  // the listed batches (parts of them), a contiguous share a block
-      const uint64_t items = uint64_t(__ldg(in.list_count)) * parts;
-      const uint64_t per_block = (items + gridDim.x - 1) / gridDim.x;
-      const uint64_t w0 = uint64_t(blockIdx.x) * per_block;
-      const uint64_t w1 = w0 + per_block < items ? w0 + per_block : items;
-      for (uint64_t w = w0; w < w1; ++w) {
-        const uint32_t batch = __ldg(in.list + w / parts);
-        draw(batch, __ldg(in.flags + batch) == kBatchInside, uint32_t(w % parts) * span);
-      }
+      for_listed_batches(
+          in.list, in.list_count, in.flags, parts,
+          [&](uint32_t batch, bool inside, uint32_t part) { draw(batch, inside, part * span); });
       return;
     }
   }
@@ -162,9 +143,6 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
             cudaStream_t stream) {
   const uint64_t batches = (in.total + kCompactBatch - 1) / kCompactBatch;
   if (batches == 0) return;
-  if (in.flags && !in.flags_ready)
-    launch_box_flags(p, in.batches, batches, true, in.flags, stream, in.hiz, in.hidden, in.list,
-                     in.list_count);
   const uint64_t rounds = uint64_t(in.rounds < 1 ? 1 : in.rounds);
   unsigned blocks = in.parts > 1 ? unsigned(batches * uint64_t(in.parts))
                                  : unsigned((batches + rounds - 1) / rounds);

@@ -987,51 +987,53 @@ class CudaRendererImpl final : public CudaRenderer {
       drawn.list_count = list_count_;
       drawn.list_blocks = unsigned(sms_ > 0 ? sms_ : 1) * 8u * 4u;
     }
-    if (compact_active_) {
-      cuda::CompactInput in;
-      static_cast<cuda::DrawnPoints&>(in) = drawn;
-      in.words = words_;
-      in.batches = batches_;
-      // Batches of kCompactBatch (4 rounds of 1024) a block, or for fewer rounds a part of one
-      // (1024 or 2048 points, so that a small cloud fills the GPU as with the float storage).
-      constexpr int kRoundsABatch = int(kCompactBatch / 1024);
-      in.rounds = std::max(1, rounds / kRoundsABatch);
-      in.parts = rounds < kRoundsABatch ? kRoundsABatch / rounds : 1;
-      if (cull) in.flags = batch_flags_;  // the launch runs the box tests first
-      in.all_inside = all_inside;
-      if (occl) {
-        in.hiz = hiz;
-        in.hidden = hidden_;
+    if (cull) {
+      // The box tests first, a thread a batch; with occlusion culling they defer the batches the
+      // last frame's Hi-Z hides.
+      uint8_t* const flags = compact_active_ ? batch_flags_ : flags_;
+      const HizView first_hiz = occl ? hiz : HizView{};
+      uint32_t* const hidden = occl ? hidden_ : nullptr;
+      uint32_t* const list_count = listed ? list_count_ : nullptr;
+      if (compact_active_)
+        cuda::launch_box_flags(p, batches_, batches, flags, first_hiz, hidden,
+                               listed ? list : nullptr, list_count, stream_);
+      else
+        cuda::launch_box_flags(p, boxes_, batches, flags, first_hiz, hidden,
+                               listed ? list : nullptr, list_count, stream_);
+      PR_CUDA_TRY(cudaGetLastError());
+      drawn.flags = flags;
+      last_flags_ = flags;
+    }
+    drawn.all_inside = all_inside;
+    cuda::CompactInput compact_in;
+    cuda::RasterInput plain_in;
+    // One raster pass over the stored points (the batches `drawn` flags and lists).
+    auto draw_pass = [&](const cuda::DrawnPoints& d) {
+      if (compact_active_) {
+        static_cast<cuda::DrawnPoints&>(compact_in) = d;
+        compact_in.words = words_;
+        compact_in.batches = batches_;
+        // Batches of kCompactBatch (4 rounds of 1024) a block, or for fewer rounds a part of one
+        // (1024 or 2048 points, so that a small cloud fills the GPU as with the float storage).
+        constexpr int kRoundsABatch = int(kCompactBatch / 1024);
+        compact_in.rounds = std::max(1, rounds / kRoundsABatch);
+        compact_in.parts = rounds < kRoundsABatch ? kRoundsABatch / rounds : 1;
+        return cuda::launch_compact_raster(p, compact_in, keys_, stream_);
       }
-      launched = cuda::launch_compact_raster(p, in, keys_, stream_);
-      if (launched && occl) {
-        if (!between_passes(p, batches_, batches, hiz, reach, batch_flags_, drawn.list, error))
-          return false;
-        in.flags_ready = true;
-        if (listed) in.list_count = list_count_ + 1;  // the second pass's list
-        launched = cuda::launch_compact_raster(p, in, keys_, stream_);
-      }
-      if (cull) last_flags_ = batch_flags_;
-    } else {
-      cuda::RasterInput in;
-      static_cast<cuda::DrawnPoints&>(in) = drawn;
-      in.pos = pos_;
-      in.rounds = rounds;
-      in.all_inside = all_inside;
-      if (cull) {  // the box tests first, a thread a batch
-        cuda::launch_box_flags(p, boxes_, batches, true, flags_, stream_, occl ? hiz : HizView{},
-                               occl ? hidden_ : nullptr, drawn.list, drawn.list_count);
-        PR_CUDA_TRY(cudaGetLastError());
-        in.flags = flags_;
-        last_flags_ = flags_;
-      }
-      launched = cuda::launch_raster(p, in, keys_, stream_);
-      if (launched && occl) {
-        if (!between_passes(p, boxes_, batches, hiz, reach, flags_, drawn.list, error))
-          return false;
-        if (listed) in.list_count = list_count_ + 1;  // the second pass's list
-        launched = cuda::launch_raster(p, in, keys_, stream_);
-      }
+      static_cast<cuda::DrawnPoints&>(plain_in) = d;
+      plain_in.pos = pos_;
+      plain_in.rounds = rounds;
+      return cuda::launch_raster(p, plain_in, keys_, stream_);
+    };
+    launched = draw_pass(drawn);
+    if (launched && occl) {
+      const bool ok = compact_active_ ? between_passes(p, batches_, batches, hiz, reach,
+                                                       batch_flags_, listed ? list : nullptr, error)
+                                      : between_passes(p, boxes_, batches, hiz, reach, flags_,
+                                                       listed ? list : nullptr, error);
+      if (!ok) return false;
+      if (listed) drawn.list_count = list_count_ + 1;  // the second pass's list
+      launched = draw_pass(drawn);
     }
     last_batches_ = count > 0 ? batches : 0;
     if (count == 0) last_flags_ = nullptr;

@@ -4,6 +4,7 @@
 // (depth bits << 32 | RGBA8 color) key, which is order independent, so the image is identical to
 // the CPU's whatever order the threads run in and whatever order the points are stored in (the
 // Morton-sorted upload).
+#include "device_common.cuh"
 #include "raster.h"
 
 namespace pr::cuda {
@@ -13,24 +14,7 @@ namespace {
 // Each block covers kThreads * kPerThread consecutive points; thread t takes points
 // t, t + kThreads, ... so every load instruction of a warp reads one contiguous run of memory, and
 // the kPerThread loads are issued before the first is used (more bytes in flight per thread).
-constexpr int kThreads = 256;
 constexpr int kPerThread = 4;
-constexpr uint64_t kFullStep = uint64_t{1} << 32;
-
-/// Early depth test + atomic for one point at pixel `pix` with depth bits `dbits` (positive floats'
-/// bits order like the floats). A plain load first: a stale value can only be larger than the
-/// current one (keys only decrease during a frame), so skipping when the point is farther is
-/// always right, and most points of a dense cloud lose here without touching the atomic unit.
-/// `color()` gives the point's color (the key's low word); it runs only for points that may still
-/// win, so the color array is read for those alone.
-template <class ColorFn>
-__device__ __forceinline__ void depth_test(unsigned long long* keys, size_t pix, uint32_t dbits,
-                                           ColorFn color) {
-  const unsigned long long cur = keys[pix];
-  if (dbits > uint32_t(cur >> 32)) return;
-  const unsigned long long key = (static_cast<unsigned long long>(dbits) << 32) | color();
-  if (key < cur) atomicMin(keys + pix, key);
-}
 
 /// Which stored points a launch walks: all of them; a subset of a cloud stored in its own order
 /// (the i-th drawn point is stored at subset_index(i, step)); or a subset of a permuted (sorted)
@@ -131,21 +115,16 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
       constexpr int kRoundsABatch = int(kPointBatch / kChunk);
       const int parts = rounds < kRoundsABatch ? kRoundsABatch / rounds : 1;  // items a batch
       const int per_item = kRoundsABatch / parts;
-      const uint64_t items = uint64_t(__ldg(in.list_count)) * uint64_t(parts);
-      const uint64_t per_block = (items + gridDim.x - 1) / gridDim.x;
-      const uint64_t w0 = uint64_t(blockIdx.x) * per_block;
-      const uint64_t w1 = w0 + per_block < items ? w0 + per_block : items;
-      for (uint64_t w = w0; w < w1; ++w) {
-        const uint32_t batch = __ldg(in.list + w / uint64_t(parts));
-        const bool inside = __ldg(in.flags + batch) == kBatchInside;
-        const uint64_t at0 =
-            uint64_t(batch) * kPointBatch + (w % uint64_t(parts)) * uint64_t(per_item) * kChunk;
-        for (int r = 0; r < per_item; ++r) {
-          const uint64_t at = at0 + uint64_t(r) * kChunk;
-          if (at >= n) break;
-          chunk(at, inside);
-        }
-      }
+      for_listed_batches(in.list, in.list_count, in.flags, uint32_t(parts),
+                         [&](uint32_t batch, bool inside, uint32_t part) {
+                           const uint64_t at0 = uint64_t(batch) * kPointBatch +
+                                                uint64_t(part) * uint64_t(per_item) * kChunk;
+                           for (int r = 0; r < per_item; ++r) {
+                             const uint64_t at = at0 + uint64_t(r) * kChunk;
+                             if (at >= n) break;
+                             chunk(at, inside);
+                           }
+                         });
       return;
     }
   }
@@ -184,14 +163,7 @@ __device__ __forceinline__ void splat_point(const ProjParams& p, const RasterInp
   int ix, iy;
   uint64_t key;
   if (!project_to_pixel(p, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key)) return;
-  int x0, y0, x1, y1;
-  splat_rect(p, ix, iy, x0, y0, x1, y1);
-  const size_t width = size_t(p.width);
-  for (int yy = y0; yy < y1; ++yy)
-    for (int xx = x0; xx < x1; ++xx) {
-      unsigned long long* slot = keys + size_t(yy) * width + size_t(xx);
-      if (key < *slot) atomicMin(slot, static_cast<unsigned long long>(key));
-    }
+  splat<size_t>(p, ix, iy, static_cast<unsigned long long>(key), keys);
 }
 
 template <int kWalk, bool kCull = false>

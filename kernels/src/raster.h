@@ -1,6 +1,7 @@
-// The rasterization kernels' launchers (kernels/src/raster.cu) and the upload-time spatial sort
-// (kernels/src/spatial_sort.cu). Device pointers only: the host-side class in cuda_renderer.cu owns
-// the buffers, the stream and the timing events.
+// The launchers of the device kernels: the rasterization of both storages (raster.cu,
+// compact_raster.cu), the batch box tests (batch_flags.cu) and the upload's sort, encoder and boxes
+// (spatial_sort.cu). Device pointers only: the host side (device_cloud.h, frame.h) owns the
+// buffers, the stream and the timing events. No device code here (device_common.cuh has it).
 #pragma once
 
 #include <cstddef>
@@ -25,26 +26,11 @@ inline uint64_t rgb_words(uint64_t points) {
   return (3 * points + 3) / 4;
 }
 
-#if defined(__CUDACC__)
-/// Point i's color from the packed array `rgb` (rgb_words() words): R | G << 8 | B << 16 |
-/// kOpaqueAlpha, the RGBA8 word the CPU's keys carry. The word holding its first byte, and the
-/// next one when its bytes straddle two (both in the padded array).
-__device__ __forceinline__ uint32_t load_rgb(const uint32_t* __restrict__ rgb, uint64_t i) {
-  const uint64_t byte = 3 * i;
-  const uint32_t shift = uint32_t(byte & 3) * 8;
-  const uint32_t* w = rgb + (byte >> 2);
-  const uint32_t lo = __ldg(w);
-  const uint32_t hi = shift > 8 ? __ldg(w + 1) : 0u;
-  return __funnelshift_r(lo, hi, shift) | kOpaqueAlpha;
-}
-#endif
-
 /// dst (the packed form of load_rgb(), rgb_words(n) words) from n RGBA8 device colors `src`
 /// taken in `order` (device, null: as stored).
 cudaError_t pack_rgb(const uint32_t* src, const uint32_t* order, uint64_t n, uint32_t* dst,
                      cudaStream_t stream);
 
-/// The cloud as the raster kernels see it.
 /// What the raster inputs of both storages share: the colors, and which stored points a frame
 /// draws.
 struct DrawnPoints {
@@ -63,24 +49,24 @@ struct DrawnPoints {
   /// occlusion_flags()), `*list_count` of them in `list` (device). The raster kernel then runs
   /// at most `list_blocks` blocks over the list, where without it a block for every batch would
   /// read the batch's flag, most of them to do nothing else. Null: a block for every batch.
-  /// (Writable: the compact launcher runs the box tests that fill them.)
-  uint32_t* list = nullptr;
-  uint32_t* list_count = nullptr;
+  const uint32_t* list = nullptr;
+  const uint32_t* list_count = nullptr;
   unsigned list_blocks = 0;
+  /// A byte a batch of kPointBatch (= kCompactBatch) stored points: this frame's box tests
+  /// (launch_box_flags(), a BatchFlag of engine/culling.h), or null: no culling. Used when every
+  /// stored point is walked (all points, a subset of a permuted cloud, or compact positions).
+  const uint8_t* flags = nullptr;
+  /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()), so
+  /// the points skip their image tests (flags mark such batches kBatchInside).
+  bool all_inside = false;
 };
+static_assert(kPointBatch == kCompactBatch, "one flag byte and list entry a batch of either");
 
 struct RasterInput : DrawnPoints {
   const Float3* pos = nullptr;  ///< positions in storage order
-  /// One byte per kPointBatch stored points from launch_box_flags() (this frame's box tests,
-  /// a BatchFlag of engine/culling.h), or null: no culling. Used when every
-  /// stored point is walked (all points, or a subset of a permuted cloud).
-  const uint8_t* flags = nullptr;
   /// Rounds of 1024 consecutive points a block of the point kernel covers (>= 1). Splats take one
   /// point a thread, a batch a block when culled.
   int rounds = 1;
-  /// Without flags: every batch is wholly inside the view (the cloud's box_inside()), so the
-  /// points skip their image tests (flags mark such batches kBatchInside).
-  bool all_inside = false;
 };
 
 /// Projects the drawn points and depth-tests their keys into `keys` (W*H, kEmptyKey where empty).
@@ -135,11 +121,31 @@ cudaError_t compute_boxes(const Float3* pos, uint64_t n, PointBox* boxes, cudaSt
 template <class T>
 cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cudaStream_t stream);
 
-}  // namespace pr::cuda
+/// The box tests of a frame, one thread a batch (batch_flags.cu), for the plain storage's
+/// PointBox and the compact storage's CompactBatch alike: each of the `n` boxes into its BatchFlag
+/// byte in `flags` (culled, drawn, or inside: every point surely draws at its pixel). With
+/// `hiz.words` (occlusion culling's first pass: the last frame's Hi-Z) a batch in view that it
+/// hides is deferred (| kBatchDeferred) and `*hidden` is zeroed for
+/// launch_occlusion_flags(). `list` (or null): the batches that draw are appended there, counted
+/// in `*list_count` (zeroed before the launch), for the raster kernels (DrawnPoints::list).
+void launch_box_flags(const ProjParams& p, const PointBox* boxes, uint64_t n, uint8_t* flags,
+                      const HizView& hiz, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
+                      cudaStream_t stream);
+void launch_box_flags(const ProjParams& p, const CompactBatch* boxes, uint64_t n, uint8_t* flags,
+                      const HizView& hiz, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
+                      cudaStream_t stream);
 
-#include "engine/compact.h"
-
-namespace pr::cuda {
+/// Occlusion culling's second pass flags, after the first raster pass and launch_hiz(): a
+/// deferred batch that this frame's Hi-Z `hiz` no longer hides is drawn by the second pass, one it
+/// still hides becomes kBatchOccluded, one the first pass drew kBatchFirst | its flag; `*hidden`
+/// counts the batches in view this Hi-Z hides. `list` (or null): the second pass's batches.
+/// `pdl`: a programmatic dependent of launch_hiz().
+void launch_occlusion_flags(const ProjParams& p, const PointBox* boxes, uint64_t n,
+                            const HizView& hiz, uint8_t* flags, uint32_t* hidden, uint32_t* list,
+                            uint32_t* list_count, cudaStream_t stream, bool pdl);
+void launch_occlusion_flags(const ProjParams& p, const CompactBatch* boxes, uint64_t n,
+                            const HizView& hiz, uint8_t* flags, uint32_t* hidden, uint32_t* list,
+                            uint32_t* list_count, cudaStream_t stream, bool pdl);
 
 /// A compact cloud (engine/compact.h) as the compact raster kernel sees it.
 struct CompactInput : DrawnPoints {
@@ -149,190 +155,15 @@ struct CompactInput : DrawnPoints {
   /// Blocks a batch (1, 2 or 4; then rounds is 1): each covers kCompactBatch / parts consecutive
   /// points of its batch, so a small cloud still gives the GPU enough blocks.
   int parts = 1;
-  /// A byte a batch that the launch fills with this frame's box tests (compact_box_visible(),
-  /// the CPU's, a kernel of its own) before the raster kernel skips the culled batches; null:
-  /// every batch is drawn.
-  uint8_t* flags = nullptr;
-  /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()).
-  bool all_inside = false;
-  /// Occlusion culling: the box tests defer the batches this Hi-Z hides and zero `hidden`
-  /// (box_flags()).
-  HizView hiz;
-  uint32_t* hidden = nullptr;
-  /// The flags are this frame's already (occlusion culling's second pass): no box tests.
-  bool flags_ready = false;
 };
 
-/// Blocks of in.rounds batches: (with in.flags) the box tests first, then every stored point
-/// decoded with compact_decode and depth-tested like the simple variant (key = depth bits << 32 |
-/// color). Subsets keep the stored points whose original index is in the subset. Point size > 1
-/// splats splat_rect() squares. Same image as CpuRenderer with set_compact(true). False (nothing
-/// launched) when a subset of a permuted cloud is asked for without `orig`.
+/// Blocks of in.rounds batches (with in.flags, this frame's box tests: only the batches that
+/// draw), every stored point decoded with compact_decode() and depth-tested as in
+/// launch_raster() (key = depth bits << 32 | color). Subsets keep the stored points whose original
+/// index is in the subset. Point size > 1 splats splat_rect() squares. The same image as the CPU
+/// renderer's compact mode. False (nothing launched) when a subset of a permuted cloud is asked
+/// for without `orig`.
 bool launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
                            cudaStream_t stream);
-
-#if defined(__CUDACC__)
-/// Programmatic dependent launch (compute capability 9.0 and up; nothing on older devices, and
-/// nothing when the next kernel was not launched as a dependent): a raster kernel calls
-/// allow_dependents() first, so the resolve after it may be scheduled as soon as every raster
-/// block has started; the resolve calls wait_for_primary() before it reads what the raster wrote
-/// (it returns once the raster grid has completed and its writes are visible).
-__device__ __forceinline__ void allow_dependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void wait_for_primary() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
-/// Launches `kernel` on `blocks` blocks of `threads` on `stream`; `dependent`: as a programmatic
-/// dependent of the kernel before it in the stream (which then must call allow_dependents(); the
-/// dependent calls wait_for_primary() before it reads that kernel's results). A launch error is
-/// left for cudaGetLastError().
-template <class... Params, class... Args>
-void launch_kernel(void (*kernel)(Params...), unsigned blocks, unsigned threads,
-                   cudaStream_t stream, bool dependent, Args... args) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(threads);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = dependent ? 1 : 0;
-  (void)cudaLaunchKernelEx(&cfg, kernel, args...);
-}
-
-/// The batch box tests of both storages under one name (engine/culling.h's for PointBox,
-/// engine/compact.h's for CompactBatch), for box_flags().
-__device__ __forceinline__ bool batch_visible(const ProjParams& p, const PointBox& b) {
-  return point_box_visible(p, b);
-}
-__device__ __forceinline__ bool batch_visible(const ProjParams& p, const CompactBatch& b) {
-  return compact_box_visible(p, b);
-}
-__device__ __forceinline__ bool batch_inside(const ProjParams& p, const PointBox& b) {
-  return box_inside(p, b);
-}
-__device__ __forceinline__ bool batch_inside(const ProjParams& p, const CompactBatch& b) {
-  return compact_box_inside(p, b);
-}
-
-__device__ __forceinline__ BoxFootprint batch_footprint(const ProjParams& p, const PointBox& b) {
-  return box_footprint(p, b);
-}
-__device__ __forceinline__ BoxFootprint batch_footprint(const ProjParams& p,
-                                                        const CompactBatch& b) {
-  return compact_box_footprint(p, b);
-}
-
-/// Batch culling (engine/culling.h), one thread a batch: the box test of each of `n` boxes
-/// (double precision, conservative, the CPU's function) into its BatchFlag byte: culled when no
-/// point can draw, inside (only when `inside` allows it) when every point surely draws at its
-/// pixel, so the raster kernel skips the points' image tests, drawn otherwise. A kernel of its
-/// own before the raster kernel: measured against thread 0 of each raster block testing its own
-/// batch (whose double arithmetic raised the raster kernel's registers or spilled them), 1e9
-/// points 3.24 against 3.44 ms with every point in view, 0.27 against 0.43 ms inside the cloud
-/// (docs/GPU.md). With `hiz` (occlusion culling's first pass: the last frame's Hi-Z) a batch in
-/// view that it hides is deferred (| kBatchDeferred): the first raster pass skips it and
-/// occlusion_flags() decides after that pass.
-/// Appends `value` to `list` where `yes`, one atomicAdd on `*count` a warp (every lane of the warp
-/// calls it). The order of the entries between warps is the order of their atomics.
-__device__ __forceinline__ void append_to_list(bool yes, uint32_t value, uint32_t* list,
-                                               uint32_t* count) {
-  const unsigned votes = __ballot_sync(0xffffffffu, yes);
-  if (!votes) return;
-  const unsigned lane = threadIdx.x & 31u;
-  const int leader = __ffs(int(votes)) - 1;
-  uint32_t base = 0;
-  if (int(lane) == leader) base = atomicAdd(count, uint32_t(__popc(votes)));
-  base = __shfl_sync(0xffffffffu, base, leader);
-  if (yes) list[base + uint32_t(__popc(votes & ((1u << lane) - 1u)))] = value;
-}
-
-/// `list` (DrawnPoints::list; or null): the batches that draw are listed there too, counted in
-/// `*list_count` (zeroed before the launch).
-template <class Box>
-__global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t n, bool inside,
-                          uint8_t* __restrict__ flags, HizView hiz, uint32_t* hidden,
-                          uint32_t* list, uint32_t* list_count) {
-  allow_dependents();  // the raster may be scheduled beside these blocks (DrawnPoints::pdl)
-  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  // occlusion_flags() counts into it after this grid has completed.
-  if (hidden && i == 0) *hidden = 0;
-  uint8_t f = kBatchCulled;
-  if (i < n) {
-    const Box b = boxes[i];
-    f = !batch_visible(p, b)           ? kBatchCulled
-        : inside && batch_inside(p, b) ? kBatchInside
-                                       : kBatchDrawn;
-    if (hiz.words && f != kBatchCulled && footprint_occluded(batch_footprint(p, b), hiz))
-      f |= kBatchDeferred;
-    flags[i] = f;
-  }
-  if (list) append_to_list(batch_draws(f), uint32_t(i), list, list_count);
-}
-
-/// Occlusion culling's second pass, one thread a batch, after the first raster pass and
-/// launch_hiz(): a deferred batch that this frame's Hi-Z (`hiz`) no longer hides is drawn by the
-/// second pass (its flag without kBatchDeferred); one it still hides becomes kBatchOccluded, one
-/// drawn by the first pass kBatchFirst | its flag, so the second pass draws only the former.
-/// `hidden` (zeroed by box_flags()) counts the batches in view that this Hi-Z hides, those the
-/// first pass drew among them: what the next frame would skip if the camera stayed (the measure
-/// of whether the two passes pay, whatever the Hi-Z that chose this frame's first pass).
-/// `list` (or null): the batches the second pass draws are listed there too, counted in
-/// `*list_count` (zeroed before the frame).
-template <class Box>
-__global__ void occlusion_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t n,
-                                HizView hiz, uint8_t* __restrict__ flags, uint32_t* hidden,
-                                uint32_t* list, uint32_t* list_count) {
-  allow_dependents();  // the second raster pass
-  wait_for_primary();  // the Hi-Z of the first pass
-  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  bool hid = false;
-  uint8_t next = kBatchCulled;
-  if (i < n) {
-    const uint8_t f = flags[i];
-    if (f != kBatchCulled) {
-      hid = footprint_occluded(batch_footprint(p, boxes[i]), hiz);
-      next = !(f & kBatchDeferred) ? uint8_t(f | kBatchFirst)
-             : hid                 ? uint8_t(kBatchOccluded)
-                                   : uint8_t(f & ~kBatchDeferred);
-      flags[i] = next;
-    }
-  }
-  const unsigned votes = __ballot_sync(0xffffffffu, hid);  // one atomic a warp
-  if (votes && (threadIdx.x & 31) == 0) atomicAdd(hidden, uint32_t(__popc(votes)));
-  if (list) append_to_list(batch_draws(next), uint32_t(i), list, list_count);
-}
-
-constexpr unsigned kFlagThreads = 256;
-
-/// `hiz` and `hidden`: occlusion culling's first pass (box_flags()), or none.
-/// `list`, `list_count`: box_flags()'s (or null).
-template <class Box>
-void launch_box_flags(const ProjParams& p, const Box* boxes, uint64_t n, bool inside,
-                      uint8_t* flags, cudaStream_t stream, HizView hiz = HizView{},
-                      uint32_t* hidden = nullptr, uint32_t* list = nullptr,
-                      uint32_t* list_count = nullptr) {
-  if (n == 0) return;
-  box_flags<Box><<<unsigned((n + kFlagThreads - 1) / kFlagThreads), kFlagThreads, 0, stream>>>(
-      p, boxes, n, inside, flags, hiz, hidden, list, list_count);
-}
-
-/// occlusion_flags() as a programmatic dependent of launch_hiz() where `pdl` allows.
-template <class Box>
-void launch_occlusion_flags(const ProjParams& p, const Box* boxes, uint64_t n, HizView hiz,
-                            uint8_t* flags, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
-                            cudaStream_t stream, bool pdl) {
-  if (n == 0) return;
-  launch_kernel(occlusion_flags<Box>, unsigned((n + kFlagThreads - 1) / kFlagThreads), kFlagThreads,
-                stream, pdl, p, boxes, n, hiz, flags, hidden, list, list_count);
-}
-#endif
 
 }  // namespace pr::cuda
