@@ -1,3 +1,5 @@
+// The camera (engine/camera.h): its axes against the seed's, focus and field of view, pitch
+// limits, look_at(), frame(), local moves, and the z-up convention of files.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -84,12 +86,6 @@ TEST(Camera, MoveLocalFollowsAxes) {
   EXPECT_NEAR(c.position.x, 2.0, 1e-9);
   EXPECT_NEAR(c.position.z, 0.0, 1e-9);
 }
-
-}  // namespace
-}  // namespace pr
-
-namespace pr {
-namespace {
 
 TEST(Camera, ZUpLooksNorthWithEastOnTheRightNotMirrored) {
   Camera c;

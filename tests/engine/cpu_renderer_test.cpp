@@ -1,5 +1,5 @@
-// The CPU rasterizer: depth order, ties, empty clouds, NaN points, point size, subsets, and
-// identical images for any thread count.
+// The CPU rasterizer: depth order, ties, empty clouds, NaN points, point size, subsets, identical
+// images for any thread count, and the same images with occlusion culling and binning on and off.
 #include <gtest/gtest.h>
 
 #include <cmath>

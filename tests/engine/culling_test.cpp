@@ -1,7 +1,9 @@
 // Batch culling (engine/culling.h): the boxes equal a brute-force minimum and maximum of each
 // batch's finite points; the box test never culls a box that holds a drawable point (random boxes,
 // cameras and points in them); and the CPU renderer draws the same image culled and unculled over
-// many random cameras, scenes, point sizes and subsets, while really culling.
+// many random cameras, scenes, point sizes and subsets, while really culling; occlusion culling's
+// Hi-Z test never hides a box that could change a pixel, and the host Hi-Z builder reads only
+// occupied tiles without changing its result.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// Replays the inputs kept in tests/fuzz/regressions/<target>/ (crashes the fuzzers found, fixed
-// since): each must now parse or fail cleanly with a one-line message.
+// Replays the inputs kept in tests/fuzz/regressions/<target>/ (inputs on which the fuzzers found a
+// reader crashing): each must parse or fail cleanly with a one-line message.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,3 +1,5 @@
+// The procedural scenes (engine/scenes.h): deterministic, the seed's cube, the terrain's structure,
+// unknown names, and progress and cancelling while they are generated.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,10 +1,9 @@
-// Compact quantized positions (opt-in; issue 6, after Schuetz et al., "Software Rasterization of 2
-// Billion Points in Real Time", HPG 2022): the cloud is cut into batches of kCompactBatch
-// consecutive stored points; each batch keeps its bounding box as a float corner `lo` and a float
-// step `scale` per axis, and each point one 32-bit word of three 10-bit offsets:
+// Compact quantized positions (opt-in: RenderOptions::compact; after Schuetz et al., "Software
+// Rasterization of 2 Billion Points in Real Time", HPG 2022): the cloud is cut into batches of
+// kCompactBatch consecutive stored points; each batch keeps its bounding box as a float corner
+// `lo` and a float step `scale` per axis, and each point one 32-bit word of three 10-bit offsets:
 //
-//   x = lo.x + float(q.x) * scale.x      q.x = word & 1023, q.y = word >> 10 & 1023, q.z = word >>
-//   20
+//   x = lo.x + float(q.x) * scale.x,   q = (word & 1023, word >> 10 & 1023, word >> 20 & 1023)
 //
 // so positions cost 4 bytes a point (plus 24 bytes a batch). The CPU and the GPU both decode with
 // compact_decode() below (IEEE float, no FMA: host -ffp-contract=off, nvcc -fmad=false), so they
@@ -14,10 +13,11 @@
 // of the 1024 steps, so each coordinate is off by at most scale/2 (+ float rounding): 1/2046 of
 // the batch box's extent on that axis. In file order the batches of a random cloud span the whole
 // cloud (1/2046 of its size: a display-quality level of detail, visible as a grid when the camera
-// is close); after the Morton sort (build_compact(..., morton = true)) a batch of 4096 points of a
-// billion-point cube spans about 1/60 of the cube per axis, so the error is about 1/125,000 of the
-// cube. Points with a non-finite coordinate or one beyond +-kCompactMaxCoord are stored as invalid
-// (bit 31) and draw nothing.
+// is close); after the Morton sort (build_compact(..., morton = true), which the renderers ask
+// for when wants_spatial_sort() says so) a batch of 4096 points of a billion-point cube spans
+// about 1/60 of the cube per axis, so the error is about 1/125,000 of the cube. Points with a
+// non-finite coordinate or one beyond +-kCompactMaxCoord are stored as invalid (bit 31) and draw
+// nothing.
 //
 // Culling: compact_box_visible() tests a batch's box against the view with engine/culling.h's
 // box_visible() (near plane and the four image edges, in double precision with margins for every
