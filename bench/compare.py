@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ratios of issue 6 from one run: the seed's peers (peers.txt from run_peers.sh: lines
+"""The benchmark's ratios from one run: the seed's peers (peers.txt from run_peers.sh: lines
 "name points loops total_seconds") against pointraster_bench's JSON rows.
 
   compare.py PEERS_TXT BENCH_JSON [BENCH_JSON...]
@@ -44,10 +44,8 @@ def load_rows(paths):
 
 
 def find(rows, renderer, points, order="random", camera="inside", size=(1920, 1080)):
-    """The row of the renderer's default build (no PR_CUDA_* switch in its note)."""
+    """The renderer's row (the GPU's default mode is "gpu", its other modes "gpu+MODE")."""
     for r in rows:
-        if "PR_CUDA_" in r.get("note", ""):
-            continue
         if (r["renderer"], r["points"], r["order"], r["camera"], r["width"], r["height"]) == (
                 renderer, points, order, camera, size[0], size[1]):
             return r
@@ -68,8 +66,7 @@ def markdown(paths):
         pps = r["points"] / (r["median_ms"] * 1e-3) if r["median_ms"] > 0 else 0
         rate = f"{pps * 1e-9:.2f} G" if pps >= 1e9 else f"{pps * 1e-6:.1f} M"
         frac = f"{r['copy_bw_fraction'] * 100:.1f}%" if r["copy_bw_fraction"] >= 0 else "-"
-        name = r["renderer"] + (f" ({r['note']})" if "PR_CUDA_" in r.get("note", "") else "")
-        print(f"| {name} | {fmt_n(r['points'])} | {r['order']} | {r['camera']} | "
+        print(f"| {r['renderer']} | {fmt_n(r['points'])} | {r['order']} | {r['camera']} | "
               f"{r['width']}x{r['height']} | {r['median_ms']:.4f} | {r['min_ms']:.4f} .. "
               f"{r['max_ms']:.4f} | {rate} | {r['bytes_per_point']:.0f} | {frac} | {r['check']} |")
     return 0
@@ -121,13 +118,7 @@ def main():
             target = 200 if r["points"] >= 10000000 else None
             line(f"GPU vs GL_POINTS @ {fmt_n(r['points'])} {r['order']} {r['camera']}",
                  g["median_ms"], r["median_ms"], target)
-    for r in rows:  # GPU rows run with a switch (PR_CUDA_SORT=on, ...) against the default
-        if r["renderer"] == "gpu" and "PR_CUDA_" in r.get("note", ""):
-            g = find(rows, "gpu", r["points"], r["order"], r["camera"], (r["width"], r["height"]))
-            if g:
-                line(f"GPU default vs {r['note']} @ {fmt_n(r['points'])} {r['order']} "
-                     f"{r['camera']}", r["median_ms"], g["median_ms"], None)
-    for r in rows:  # the opt-in storage modes (gpu+sort, gpu+compact, ...) against the default
+    for r in rows:  # the other modes (gpu+sort, gpu+compact, ...) against the default
         if r["renderer"].startswith("gpu+"):
             g = find(rows, "gpu", r["points"], r["order"], r["camera"], (r["width"], r["height"]))
             if g:

@@ -1,4 +1,4 @@
-// pointraster_bench: the renderers side by side (issue 6). For each point count and order of the
+// pointraster_bench: the renderers side by side. For each point count and order of the
 // seed's random cube (the generator's random order, or sorted along a Morton curve) and each
 // camera (overview: the whole cloud in view; inside: the seed's camera at (0, 0, 10) inside the
 // cube; orbit: the overview turned by kOrbitStep each frame, so the renderers' occlusion culling
@@ -11,7 +11,8 @@
 // its matching fraction is reported (GL rasterizes with its own float rounding and tie rule).
 //
 // Timing: CPU = the render() call (host clock); GPU = clear + raster + resolve measured by the
-// renderer with CUDA events (no host copy); GL = a GL_TIME_ELAPSED query around clear + draw.
+// renderer with CUDA events (no host copy; --stage-timing times the resolve apart too); GL = a
+// GL_TIME_ELAPSED query around clear + draw.
 // Warm-up frames first, then up to --frames frames or --budget seconds (at least 3 frames).
 #include <algorithm>
 #include <cmath>
@@ -54,12 +55,14 @@ struct Options {
   bool json = false;
   std::string json_out;
   std::pair<int, int> check_size = {320, 180};
-  // The CUDA renderer's storage modes (docs/GPU.md), each timed as its own renderer row: default
-  // (the upload-time Morton sort when the cloud's order is incoherent), nosort (the cloud in its
-  // own order), compact (quantized positions, sorted), nocull (no batch culling); joined with '+'
-  // (compact+nosort, nosort+nocull, ...).
+  // The CUDA renderer's modes (docs/GPU.md), each timed as its own renderer row: default (the
+  // RenderOptions defaults: the upload-time Morton sort when the cloud's order is incoherent),
+  // and, sorted unless told otherwise, nosort (the cloud in its own order), compact (quantized
+  // positions), nocull (no batch culling), occl / noocc (occlusion culling on / off), rN (N
+  // rounds a raster block, CudaTuning::rounds); joined with '+' (compact+nosort, ...).
   std::vector<std::string> gpu_modes = {"default"};
   bool gpu_modes_given = false;
+  bool stage_timing = false;  // CudaTuning::stage_timing: clear, raster, resolve timed apart
 };
 
 struct Row {
@@ -72,7 +75,7 @@ struct Row {
   double bytes_per_point = 0, copy_fraction = -1;
 };
 
-/// The rounds a GPU mode's token "rN" forces (set_raster_rounds), or 0 for other tokens.
+/// The rounds a GPU mode's token "rN" forces (CudaTuning::rounds), or 0 for other tokens.
 int mode_rounds(const std::string& t) {
   for (const char* r : {"r1", "r2", "r4", "r8", "r16"})
     if (t == r) return std::atoi(r + 1);
@@ -88,11 +91,9 @@ const char* kUsage =
     "         [--cameras overview,inside,orbit] [--sizes 1920x1080,...] [--frames N] [--budget "
     "SECONDS]\n"
     "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
-    "         [--gpu-modes default,nosort,compact,nocull,noinside,norect,occl,noocc,nolist,r1..r16 "
-    "(tokens "
-    "joined "
-    "with "
-    "'+')]\n";
+    "         [--gpu-modes default,nosort,compact,nocull,occl,noocc,r1..r16 (tokens joined with "
+    "'+')]\n"
+    "         [--stage-timing]\n";
 
 bool parse_size(const std::string& s, std::pair<int, int>& out) {
   int w = 0, h = 0;
@@ -122,6 +123,8 @@ bool parse_args(int argc, char** argv, Options& o) {
     };
     if (a == "--json") {
       o.json = true;
+    } else if (a == "--stage-timing") {
+      o.stage_timing = true;
     } else if (a == "--renderers") {
       if (!value(v)) return false;
       o.renderers = split_list(v);
@@ -175,18 +178,16 @@ bool parse_args(int argc, char** argv, Options& o) {
           while (b <= m.size()) {
             const size_t e = std::min(m.find('+', b), m.size());
             const std::string t = m.substr(b, e - b);
-            known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "noinside" ||
-                              t == "norect" || t == "occl" || t == "noocc" || t == "nolist" ||
-                              mode_rounds(t) > 0);
+            known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "occl" ||
+                              t == "noocc" || mode_rounds(t) > 0);
             b = e + 1;
           }
         }
         if (!known) {
-          std::fprintf(
-              stderr,
-              "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-              "nocull, noinside, norect, occl, noocc, nolist, r1|r2|r4|r8|r16 joined with '+')\n",
-              m.c_str());
+          std::fprintf(stderr,
+                       "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
+                       "nocull, occl, noocc, r1|r2|r4|r8|r16 joined with '+')\n",
+                       m.c_str());
           return false;
         }
       }
@@ -329,29 +330,19 @@ int main(int argc, char** argv) {
   std::fprintf(table, "# host: %s, %u threads for the CPU renderer, %.1f GiB available\n",
                cpu_model().c_str(), cpu.threads(), double(host_memory_available()) / 1073741824.0);
 
-  // The CUDA renderer's A/B switches (docs/GPU.md), named in the GPU rows when set.
-  std::string gpu_switches;
-  for (const char* var :
-       {"PR_CUDA_RASTER", "PR_CUDA_SORT", "PR_CUDA_GRAPH", "PR_CUDA_RESOLVE", "PR_CUDA_CULL",
-        "PR_CUDA_INSIDE", "PR_CUDA_ROUNDS", "PR_CUDA_RECT", "PR_CUDA_PDL", "PR_CUDA_STAGE_EVENTS",
-        "PR_CUDA_OCCLUSION", "PR_CUDA_LIST"})
-    if (const char* v = std::getenv(var); v && *v)
-      gpu_switches += std::string(gpu_switches.empty() ? "" : " ") + var + "=" + v;
   double copy_bw = 0.0;
   std::string gpu_name = "none", gl_name = "none";
 #if defined(PR_BENCH_CUDA)
   std::unique_ptr<CudaRenderer> gpu;
-  using OcclusionMode = CudaRenderer::OcclusionMode;
-  OcclusionMode occlusion_default = OcclusionMode::kOff;  // the renderer's (PR_CUDA_OCCLUSION)
-  bool list_default = true;                               // the renderer's (PR_CUDA_LIST)
   if (wants(o, "gpu")) {
     gpu = make_cuda_renderer(&why);
     if (!gpu) {
       std::fprintf(table, "# gpu: skipped: %s\n", why.c_str());
     } else {
       gpu_name = gpu->device_name();
-      occlusion_default = gpu->occlusion_culling();
-      list_default = gpu->batch_list();
+      CudaTuning tuning;
+      tuning.stage_timing = o.stage_timing;
+      gpu->set_tuning(tuning);
       if (!measure_copy_bandwidth(copy_bw, &why))
         std::fprintf(table, "# copy bandwidth not measured: %s\n", why.c_str());
       std::fprintf(table, "# gpu: %s; cudaMemcpy device-to-device %.3f TB/s (read + write)\n",
@@ -442,7 +433,7 @@ int main(int argc, char** argv) {
       r.check = diff == 0 ? "ok" : "FAIL(" + std::to_string(diff) + " px differ)";
     }
     if (r.check != "ok") ++failures;
-    bool stages = false;  // PR_CUDA_STAGE_EVENTS=1: the resolve timed on its own
+    bool stages = false;  // --stage-timing: the resolve timed on its own
     Camera now = cam;
     int k = 0;
     auto frame = [&](double& t, double& x, std::string* e) {
@@ -508,7 +499,6 @@ int main(int argc, char** argv) {
   };
 #endif
 
-  bool rounds_forced = false;  // a GPU mode forced the rounds (token rN)
   for (uint64_t n : o.points) {
     const uint64_t avail = host_memory_available();
     const bool want_morton =
@@ -554,14 +544,10 @@ int main(int argc, char** argv) {
           std::find(o.gpu_modes.begin(), o.gpu_modes.end(), "default") != o.gpu_modes.end();
       if (gpu && n <= o.gpu_max && want_default) {
         if (o.gpu_modes_given) {  // explicit modes: "default" means the renderer's defaults
-          gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
-          gpu->set_compact_positions(false);
-          gpu->set_culling(true);
-          gpu->set_inside_batches(true);
-          gpu->set_resolve_rect(true);
-          gpu->set_batch_list(list_default);
-          gpu->set_occlusion_culling(occlusion_default);
-          if (rounds_forced) gpu->set_raster_rounds(-1);
+          gpu->set_options(RenderOptions{});
+          CudaTuning t = gpu->tuning();
+          t.rounds = -1;
+          gpu->set_tuning(t);
         }
         Stopwatch up;
         run_gpu = gpu->set_cloud(cloud, &why);
@@ -608,7 +594,7 @@ int main(int argc, char** argv) {
           rs.height = H;
           std::vector<double> ms, extra;
 #if defined(PR_BENCH_CUDA)
-          if (run_gpu) gpu_row(base, "gpu", gpu_switches, cam, small, rs, ref, cpu);
+          if (run_gpu) gpu_row(base, "gpu", "", cam, small, rs, ref, cpu);
 #endif
           if (run_gl) {
             Row r = base;
@@ -678,11 +664,8 @@ int main(int argc, char** argv) {
               // Host bytes a point occupies (float xyz + RGBA8), read from main memory.
               r.bytes_per_point = double(cloud.memory_bytes()) / double(n);
               char b[160];
-              std::snprintf(b, sizeof b, "%u threads%s", cpu.threads(),
-                            cpu.culling() ? "" : ", PR_CPU_CULL=0");
+              std::snprintf(b, sizeof b, "%u threads", cpu.threads());
               r.note = b;
-              if (const char* v = std::getenv("PR_CPU_OCCLUSION"))
-                r.note += std::string(", PR_CPU_OCCLUSION=") + v;
               if (cpu.occlusion_ran()) {
                 std::snprintf(b, sizeof b, ", last frame: %llu batches hidden, %llu drawn late",
                               (unsigned long long)cpu.occluded_batches(),
@@ -707,27 +690,25 @@ int main(int argc, char** argv) {
       std::map<std::pair<bool, bool>, std::unique_ptr<CpuRenderer>> refs;
       for (const std::string& mode : o.gpu_modes) {
         if (mode == "default" || !gpu || n > o.gpu_max) continue;
-        const bool sort = mode.find("nosort") == std::string::npos;
-        const bool compact = mode.find("compact") != std::string::npos;
-        const bool cull = mode.find("nocull") == std::string::npos;
-        gpu->set_spatial_sort(sort);
-        gpu->set_compact_positions(compact);
-        gpu->set_culling(cull);
-        gpu->set_inside_batches(mode.find("noinside") == std::string::npos);
-        gpu->set_resolve_rect(mode.find("norect") == std::string::npos);
-        gpu->set_batch_list(list_default && mode.find("nolist") == std::string::npos);
-        gpu->set_occlusion_culling(mode.find("noocc") != std::string::npos  ? OcclusionMode::kOff
-                                   : mode.find("occl") != std::string::npos ? OcclusionMode::kOn
-                                                                            : occlusion_default);
-        int rounds = -1;  // the renderer's choice unless a token rN forces it
+        // Each token of the mode on top of the defaults; every mode but nosort sorts its cloud.
+        RenderOptions ro;
+        ro.sort = mode.find("nosort") == std::string::npos ? Toggle::kOn : Toggle::kOff;
+        ro.compact = mode.find("compact") != std::string::npos;
+        ro.culling = mode.find("nocull") == std::string::npos;
+        if (mode.find("noocc") != std::string::npos)
+          ro.occlusion = Toggle::kOff;
+        else if (mode.find("occl") != std::string::npos)
+          ro.occlusion = Toggle::kOn;
+        gpu->set_options(ro);
+        const bool compact = ro.compact, sort = ro.sort == Toggle::kOn;
+        CudaTuning tuning = gpu->tuning();
+        tuning.rounds = -1;  // the renderer's choice unless a token rN forces it
         for (size_t b = 0; b <= mode.size();) {
           const size_t e = std::min(mode.find('+', b), mode.size());
-          if (const int r = mode_rounds(mode.substr(b, e - b)); r > 0) rounds = r;
+          if (const int r = mode_rounds(mode.substr(b, e - b)); r > 0) tuning.rounds = r;
           b = e + 1;
         }
-        // PR_CUDA_ROUNDS stays in force until a mode names rounds.
-        if (rounds > 0 || rounds_forced) gpu->set_raster_rounds(rounds);
-        rounds_forced = rounds_forced || rounds > 0;
+        gpu->set_tuning(tuning);
         Stopwatch up;
         if (!gpu->set_cloud(cloud, &why)) {
           std::fprintf(table, "# gpu+%s %llu %s: skipped: %s\n", mode.c_str(),
@@ -739,7 +720,10 @@ int main(int argc, char** argv) {
         std::unique_ptr<CpuRenderer>& ref_slot = refs[{compact, compact && sort}];
         if (!ref_slot) {
           auto made = std::make_unique<CpuRenderer>(o.threads);
-          made->set_compact(compact, sort);
+          RenderOptions ref_options;  // compact positions in the GPU's order
+          ref_options.compact = compact;
+          ref_options.sort = ro.sort;
+          made->set_options(ref_options);
           if (!made->set_cloud(cloud, &why)) {
             std::fprintf(table, "# cpu reference for %s: %s\n", mode.c_str(), why.c_str());
             ++failures;
@@ -770,7 +754,7 @@ int main(int argc, char** argv) {
               ++failures;
               continue;
             }
-            gpu_row(base, "gpu+" + mode, gpu_switches, cam, small, rs, ref, ref_cpu);
+            gpu_row(base, "gpu+" + mode, "", cam, small, rs, ref, ref_cpu);
           }
         }
       }

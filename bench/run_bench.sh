@@ -1,5 +1,5 @@
 #!/bin/bash
-# The side-by-side benchmark of issue 6 in one command: configures and builds pointraster_bench
+# The side-by-side benchmark in one command: configures and builds pointraster_bench
 # (CUDA on when nvcc is found) in build-bench/, then runs it. Arguments go to the benchmark, e.g.
 #   bench/run_bench.sh                                  # all renderers, 1e5 .. 1e9 where memory allows
 #   bench/run_bench.sh --points 1e5,1e6,1e7 --json      # a JSON document on stdout

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 6 in one go: the seed's own scripts (../shared/peers: NumPy, CuPy, Numba CUDA) and
+# The comparison with the seed in one go: the seed's own scripts (../shared/peers: NumPy, CuPy, Numba CUDA) and
 # pointraster_bench (CPU, GPU, GL_POINTS) on the same machine in the same run, then the ratios.
 #
 #   bench/run_peers.sh                 here: builds with bench/run_bench.sh's build dir if needed
@@ -82,9 +82,9 @@ if [ "${BILLION:-0}" = 1 ]; then
   timeout "$t" "$exe" --points 1e9 --frames 10 --budget 2 --json-out "$out/bench_1e9.json" ${BENCH_ARGS:-} || rc=$?
 fi
 if [ -n "${NOSORT_POINTS:-}" ]; then
-  echo "== GPU without the renderer's upload-time Morton sort (PR_CUDA_SORT=off), random order"
-  PR_CUDA_SORT=off timeout "$t" "$exe" --renderers gpu --points "$NOSORT_POINTS" --orders random \
-    --frames 20 --budget 1 --json-out "$out/bench_nosort.json" || rc=$?
+  echo "== GPU without the renderer's upload-time Morton sort (gpu+nosort), random order"
+  timeout "$t" "$exe" --renderers gpu --points "$NOSORT_POINTS" --orders random \
+    --gpu-modes nosort --frames 20 --budget 1 --json-out "$out/bench_nosort.json" || rc=$?
 fi
 if [ -n "${MODES_POINTS:-}" ]; then
   echo "== GPU storage modes (default, nosort, compact, compact+nosort), each checked against the CPU"

@@ -1,5 +1,5 @@
 // The device's own ceiling for streaming work: cudaMemcpy device-to-device bandwidth, measured in
-// the same run as the renderers (the "fraction of the measured copy bandwidth").
+// the same run as the renderers (the benchmark's "fraction of the measured copy bandwidth").
 #pragma once
 
 #include <string>

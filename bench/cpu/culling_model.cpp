@@ -1,6 +1,5 @@
 // culling_model: how much two ways of skipping hidden points could skip, predicted on the host
-// from the final image of a frame, before anyone writes the kernels (issue 6's Morton 1e7 target;
-// docs/GPU.md, "Tenth session").
+// from the final image of a frame (the Morton 1e7 target; docs/GPU.md).
 //
 // The cube scene (the bench's cloud) is projected once with project_to_pixel(), the renderers'
 // own function, giving each pixel's nearest depth. Then, for batches of B consecutive stored

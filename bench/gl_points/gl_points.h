@@ -1,4 +1,4 @@
-// The OpenGL GL_POINTS baseline of issue 6: what a user would write with the GPU's own
+// The OpenGL GL_POINTS baseline: what a user would write with the GPU's own
 // rasterizer. The cloud goes into one vertex buffer (float xyz + RGBA8, 16 bytes a point), a
 // vertex shader does the seed's projection (projection.h: c = R (v - shift), x*focus/z, near-plane
 // culling, the same pixel mapping) and the fixed-function pipeline draws one-pixel points with a

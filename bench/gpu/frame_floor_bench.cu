@@ -1,5 +1,5 @@
 // frame_floor_bench: the least a GPU frame can cost, timed the way the renderer times its frames
-// (issue 6's small-cloud targets, docs/PERFORMANCE.md "What is left").
+// (the small-cloud targets, docs/PERFORMANCE.md "What is left").
 //
 // The renderer's frame is a CUDA graph, launched on its stream between two CUDA events. At 1e5
 // points that frame costs about 0.010 ms, nearly all of it independent of the points. This

@@ -5,22 +5,21 @@
 //
 //   gpu_render_bench [--scene cube] [--points 1e5,1e6,1e7,1e8,1e9] [--width 1920 --height 1080]
 //                    [--frames 50] [--orders random,morton] [--cameras overview,inside] [--json]
-//                    [--variants simple,prefilter32,merge,merge_prefilter32] [--sorts off,morton]
-//                    [--compact off,on]
+//                    [--sorts off,morton] [--compact off,on] [--stage-timing]
 //
 // --compact on uploads compact quantized positions (engine/compact.h: 4 B a point in batches of
 // 4096 with culled boxes; with --sorts morton the Morton order is computed on the host by the
 // encoder and the upload time includes it); the check then compares with the CPU renderer's
-// compact mode. The variant does not apply to compact rows (one kernel).
-// --variants times each early-test variant of the CUDA renderer on the same uploaded cloud, in the
-// same process (A/B in one run); --sorts uploads the cloud in its own order (off) and/or sorted
-// along a Morton curve on the GPU at upload (morton; the upload time then includes the sort).
-// Sorting an already Morton-ordered cloud again is skipped.
+// compact positions in the same order. --sorts uploads the cloud in its own order (off:
+// RenderOptions::sort kOff) and/or sorted along a Morton curve on the GPU at upload (morton: kOn;
+// the upload time then includes the sort). Sorting an already Morton-ordered cloud again is
+// skipped. --stage-timing times clear, raster and resolve apart (CudaTuning::stage_timing).
 //
 // Columns: the device time of a frame as the interop path runs it (clear + raster + resolve,
 // CUDA events; median and the spread p10..p90 over --frames after warm-up), the render() time
 // with its device-to-host copy (the fallback/headless path), points/s, device bytes per point,
 // and the fraction of the measured device copy bandwidth the raster's 12-byte point reads reach.
+// The storage column says "plain" (float positions) or "compact".
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -156,9 +155,9 @@ int main(int argc, char** argv) {
   std::string scene = "cube";
   std::vector<std::string> counts = {"1e5", "1e6", "1e7", "1e8"};
   std::vector<std::string> orders = {"random"}, cameras = {"overview", "inside"};
-  std::vector<std::string> variants = {""}, sorts = {"off"}, compacts = {"off"};
+  std::vector<std::string> sorts = {"off"}, compacts = {"off"};
   int width = 1920, height = 1080, frames = 50, check_max = 0;
-  bool json = false;
+  bool json = false, stage_timing = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -176,8 +175,6 @@ int main(int argc, char** argv) {
       orders = split(next());
     else if (a == "--cameras")
       cameras = split(next());
-    else if (a == "--variants")
-      variants = split(next());
     else if (a == "--sorts")
       sorts = split(next());
     else if (a == "--compact")
@@ -192,12 +189,14 @@ int main(int argc, char** argv) {
       check_max = std::atoi(next().c_str());
     else if (a == "--json")
       json = true;
+    else if (a == "--stage-timing")
+      stage_timing = true;
     else {
       std::fprintf(stderr,
                    "usage: gpu_render_bench [--scene S] [--points 1e5,1e6,...] "
                    "[--orders random,morton] [--cameras overview,inside] [--width W] "
-                   "[--height H] [--frames N] [--variants simple,merge,...] "
-                   "[--sorts off,morton] [--compact off,on] [--json]\n");
+                   "[--height H] [--frames N] [--sorts off,morton] [--compact off,on] "
+                   "[--stage-timing] [--json]\n");
       return 2;
     }
   }
@@ -208,6 +207,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpu_render_bench: no CUDA renderer: %s\n", why.c_str());
     return 1;
   }
+  CudaTuning tuning;
+  tuning.stage_timing = stage_timing;
+  gpu->set_tuning(tuning);
   const double bw = copy_bandwidth();
   if (!json)
     std::printf("device %s, device-to-device copy %.2f TB/s (read+write), %dx%d, %d frames\n",
@@ -231,8 +233,10 @@ int main(int argc, char** argv) {
           const bool sorted = sort == "morton";
           const bool compact = compact_s == "on";
           if (sorted && order == "morton") continue;  // already in Morton order
-          gpu->set_spatial_sort(sorted);
-          gpu->set_compact_positions(compact);
+          RenderOptions options;
+          options.sort = sorted ? Toggle::kOn : Toggle::kOff;
+          options.compact = compact;
+          gpu->set_options(options);
           Stopwatch up;
           if (!gpu->set_cloud(cloud, &why)) {
             std::fprintf(stderr, "gpu_render_bench: %s %s: %s\n", cs.c_str(), order.c_str(),
@@ -242,7 +246,7 @@ int main(int argc, char** argv) {
           }
           const double upload_ms = up.ms();
           const std::string order_name = order + (gpu->cloud_sorted() ? "+gpusort" : "") +
-                                         (gpu->compact_positions() ? "+compact" : "");
+                                         (gpu->compact_active() ? "+compact" : "");
           if (!json)
             std::printf("# %s %llu points (%s): generated in %.0f ms, uploaded in %.0f ms%s\n",
                         scene.c_str(), (unsigned long long)n, order_name.c_str(), gen_ms, upload_ms,
@@ -256,7 +260,7 @@ int main(int argc, char** argv) {
             Image cpu_small;
             if (n <= 200'000'000ull) {
               auto cpu = std::make_unique<CpuRenderer>();
-              cpu->set_compact(compact, sorted);
+              cpu->set_options(options);  // compact positions in the GPU's order
               RenderSettings small;
               small.width = 320;
               small.height = 180;
@@ -267,13 +271,7 @@ int main(int argc, char** argv) {
                 return 1;
               }
             }
-            for (const std::string& variant : variants) {
-              // One kernel for compact positions: the early-test variants do not apply.
-              if (compact && &variant != &variants.front()) continue;
-              if (!variant.empty() && !gpu->set_raster_variant(variant, &why)) {
-                std::fprintf(stderr, "gpu_render_bench: %s\n", why.c_str());
-                return 2;
-              }
+            {
               // Correctness first: the GPU image equals the CPU's on a small frame.
               std::string check = "skipped";
               if (!cpu_small.rgba.empty()) {
@@ -311,11 +309,10 @@ int main(int argc, char** argv) {
               }
               const double med = pct(dev, 0.5);
               const double gpts = double(n) / (med * 1e-3) * 1e-9;
-              const std::string vname = compact ? std::string("compact") : gpu->raster_variant();
+              const std::string vname = compact ? "compact" : "plain";
               // Per point: everything the renderer holds minus the per-pixel buffers (64-bit key +
-              // RGBA8, and the 32-bit depth of the prefilter variants).
-              const bool d32 = vname.find("prefilter32") != std::string::npos;
-              const double pix_bytes = double(size_t(width) * height) * (d32 ? 16.0 : 12.0);
+              // RGBA8).
+              const double pix_bytes = double(size_t(width) * height) * 12.0;
               const double bpp = (double(gpu->memory_bytes()) - pix_bytes) / double(n);
               // The raster's compulsory reads: 12 bytes of position a point.
               // (4 bytes with compact positions.)

@@ -1,6 +1,6 @@
 // raster_bound_bench: how fast the GPU's memory system can run the visibility buffer's side of a
-// frame, with every bit of the raster's arithmetic taken out (issue 6, the "what bounds a 1e7
-// frame" question of docs/GPU.md).
+// frame, with every bit of the raster's arithmetic taken out (the "what bounds a 1e7 frame"
+// question of docs/GPU.md).
 //
 // The host projects the cube scene once (engine/projection.h's project_to_pixel(), the
 // renderers' own function) and uploads, for each point in storage order, its pixel index (4 B)
@@ -25,7 +25,7 @@
 //                      [--width 1920 --height 1080] [--frames 50] [--rounds 4]
 //
 // Exits with 77 (nothing run) where there is no CUDA device. The renderer's own frame for the
-// same cloud comes from pointraster_bench (PR_CUDA_STAGE_EVENTS=1 times its resolve on its own);
+// same cloud comes from pointraster_bench (--stage-timing times its resolve on its own);
 // docs/GPU.md sets the two side by side.
 #include <cuda_runtime_api.h>
 

@@ -10,9 +10,6 @@ out=${OUT:-/tmp/out}; mkdir -p "$out"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 echo "== kernel_tests"; kernel_tests --gtest_brief=1 > "$out/kernel_tests.log" 2>&1; echo "rc=$?"
 grep -E "PASSED|FAILED|tests ran" "$out/kernel_tests.log" | tail -5
-for v in prefilter32 merge; do  # other raster variants must match the CPU too (kernel_tests also covers them)
-  echo "== kernel_tests PR_CUDA_RASTER=$v"; PR_CUDA_RASTER=$v kernel_tests --gtest_brief=1 2>&1 | grep -E "PASSED|FAILED" | tail -3
-done
 echo "== kernel_gl_tests"; kernel_gl_tests > "$out/kernel_gl_tests.log" 2>&1; echo "rc=$?"
 grep -E "GL_RENDERER|PASSED|FAILED|interop" "$out/kernel_gl_tests.log" | tail -5
 echo "== compute-sanitizer memcheck (a few frames: plain, splats, NaN points, depth; the out-of-memory test is left out: memcheck reports its intended cudaMalloc failure)"
@@ -32,14 +29,11 @@ fi
 echo "== render bench"
 gpu_render_bench --scene cube --points 1e5,1e6,1e7,1e8 --orders random,morton --cameras overview,inside --frames 50 2>&1 | tee "$out/bench_cube.log"
 gpu_render_bench --scene terrain --points 10e6 --cameras inside,overview --frames 50 2>&1 | tee "$out/bench_terrain.log"
-echo "== raster variants A/B (same run), cube 1e8 and 1e9"
-for v in simple prefilter32 merge; do
-  echo "-- PR_CUDA_RASTER=$v"
-  PR_CUDA_RASTER=$v gpu_render_bench --scene cube --points 1e8 --orders random,morton --cameras overview,inside --frames 30 2>&1 | grep "^gpu" | tee -a "$out/bench_variants.log"
-done
+echo "== upload-time sort and compact positions, cube 1e8 (every row checked against the CPU)"
+gpu_render_bench --scene cube --points 1e8 --orders random,morton --sorts off,morton --compact off,on \
+  --cameras overview,inside --frames 30 2>&1 | grep "^gpu" | tee "$out/bench_modes.log"
 if [ "${BILLION:-1}" = 1 ]; then
-  for v in ${BILLION_VARIANTS:-simple prefilter32 merge}; do
-    echo "-- PR_CUDA_RASTER=$v 1e9"
-    PR_CUDA_RASTER=$v gpu_render_bench --scene cube --points 1e9 --orders random,morton --cameras overview,inside --frames 20 2>&1 | grep -v "^device" | tee -a "$out/bench_1e9.log"
-  done
+  echo "== 1e9"
+  gpu_render_bench --scene cube --points 1e9 --orders random,morton --cameras overview,inside \
+    --frames 20 2>&1 | grep -v "^device" | tee "$out/bench_1e9.log"
 fi

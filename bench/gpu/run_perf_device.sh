@@ -1,6 +1,6 @@
 #!/bin/bash
-# The early-test variants and the upload-time Morton sort, checked and timed on the GPU machine in
-# one call (docs/GPU.md, "Techniques tried"):
+# The upload-time Morton sort, checked and timed on the GPU machine in one call (docs/GPU.md,
+# "Techniques tried"):
 #   (here)  cmake -S . -B build-perf -DCMAKE_CUDA_ARCHITECTURES=90 &&
 #           cmake --build build-perf -j2 --target kernel_tests gpu_render_bench
 #           /work/shared/device/bundle.sh .device-perf build-perf/bin/{kernel_tests,gpu_render_bench}
@@ -10,17 +10,16 @@
 cd "$(dirname "$0")/.." || exit 1
 source .device-perf/env.sh
 out=${OUT:-/tmp/out}; mkdir -p "$out"
-variants=${VARIANTS:-simple,prefilter32,merge,merge_prefilter32}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
-echo "== kernel_tests (parity of every variant, file order and GPU-sorted, with the CPU)"
+echo "== kernel_tests (parity with the CPU, file order and GPU-sorted)"
 timeout "${T_TESTS:-150}" kernel_tests --gtest_brief=1 > "$out/kernel_tests.log" 2>&1
 echo "rc=$?"; grep -E "PASSED|FAILED|tests ran" "$out/kernel_tests.log" | tail -12
 echo "== 1e7, 1e8"
 timeout "${T_SMALL:-110}" gpu_render_bench --scene cube --points 1e7,1e8 --orders random,morton \
-  --sorts off,morton --variants "$variants" --cameras overview,inside --frames 20 2>&1 |
+  --sorts off,morton --cameras overview,inside --frames 20 2>&1 |
   tee "$out/bench_small.log"
 echo "== 1e9"
 timeout "${T_BIG:-200}" gpu_render_bench --scene cube --points 1e9 --orders random,morton \
-  --sorts off,morton --variants "$variants" --cameras overview,inside --frames 10 2>&1 |
+  --sorts off,morton --cameras overview,inside --frames 10 2>&1 |
   tee "$out/bench_1e9.log"
 echo "== summary"; grep -h "^gpu\|^#" "$out"/bench_*.log | cut -c1-150

@@ -751,6 +751,110 @@ TEST(Window, CancelStopsARegenerationAndKeepsTheCloudOnScreen) {
   EXPECT_EQ(v.points_drawn(), 100'000u);
 }
 
+/// The command line's renderer options reach the viewer's renderers: with --culling off the
+/// seed's camera inside the cube skips no batch (CullingSwitchKeepsTheImage: most, with it on),
+/// and --occlusion on is what the panel shows.
+TEST(Window, CommandLineRenderOptionsReachTheRenderers) {
+  REQUIRE_DISPLAY();
+  fresh_config("options");
+  pr::Options o = scripted(6, 480, 300, 300'000);
+  o.scene = "cube";
+  o.culling = false;
+  o.occlusion = pr::Toggle::kOn;
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  EXPECT_FALSE(v.render_options().culling);
+  EXPECT_EQ(v.render_options().occlusion, pr::Toggle::kOn);
+  EXPECT_FALSE(v.render_options().compact);
+  EXPECT_EQ(v.run(), 0);
+  EXPECT_EQ(v.cloud_points(), 300'000u);
+  EXPECT_EQ(v.cpu_culled_batches(), 0u);
+}
+
+/// CPU mode: the panel's "compact positions" re-encodes the cloud quantized (an image close to
+/// the full-precision one, not the same), and switching it off draws the full-precision image
+/// again.
+TEST(Window, CompactPositionsOnTheCpuSwitchLiveAndBack) {
+  REQUIRE_DISPLAY();
+  fresh_config("cpu_compact");
+  pr::Viewer v(scripted(0, 480, 300, 300'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<uint32_t> full_img, compact_img, back_img;
+  int w = 0, h = 0, at = -1;
+  bool compact = false, back = true;
+  pr::ViewerHooks hk;
+  hk.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (at < 0 && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+      vw.read_image(full_img, w, h);
+      compact = vw.set_compact(true);
+      at = frame;
+    } else if (at >= 0 && frame == at + 3) {
+      vw.read_image(compact_img, w, h);
+      back = vw.set_compact(false);
+    } else if (at >= 0 && frame == at + 6) {
+      vw.read_image(back_img, w, h);
+      vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hk), 0);
+  EXPECT_EQ(v.mode(), "cpu");
+  EXPECT_TRUE(compact) << v.status();
+  EXPECT_FALSE(back) << v.status();
+  ASSERT_EQ(full_img.size(), compact_img.size());
+  ASSERT_FALSE(full_img.empty());
+  size_t diff = 0;
+  for (size_t i = 0; i < full_img.size(); ++i) diff += full_img[i] != compact_img[i];
+  EXPECT_GT(diff, 0u) << "compact positions drew the full-precision image";
+  EXPECT_LT(diff, full_img.size() / 4) << "compact positions drew another picture";
+  EXPECT_EQ(back_img, full_img) << "full precision again is not the first image";
+}
+
+/// Compact positions (--compact) draw the same image on both renderers: the CPU's, then the
+/// GPU's after a live switch, and again with the cloud stored in Morton order (the panel's
+/// spatial sort), which both renderers encode in the same order.
+TEST(Window, CompactImageIsTheSameOnCpuAndGpu) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  fresh_config("compact_parity");
+  pr::Options o = scripted(0, 800, 500, 1'000'000);
+  o.compact = true;
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<uint32_t> cpu_img, gpu_img, gpu_sorted_img, cpu_sorted_img;
+  int w = 0, h = 0, at = -1;
+  bool switched = false, sorted = false;
+  pr::ViewerHooks hk;
+  hk.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (at < 0 && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+      vw.read_image(cpu_img, w, h);
+      switched = vw.set_mode("gpu");
+      at = frame;
+    } else if (at >= 0 && frame == at + 3) {
+      vw.read_image(gpu_img, w, h);
+      sorted = vw.set_gpu_sort(true);
+    } else if (at >= 0 && frame == at + 6) {
+      vw.read_image(gpu_sorted_img, w, h);
+      vw.set_mode("cpu");
+    } else if (at >= 0 && frame == at + 9) {
+      vw.read_image(cpu_sorted_img, w, h);
+      vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hk), 0);
+  ASSERT_TRUE(switched) << v.status();
+  EXPECT_TRUE(sorted) << v.status();
+  EXPECT_TRUE(v.render_options().compact);
+  ASSERT_FALSE(cpu_img.empty());
+  EXPECT_EQ(gpu_img, cpu_img) << "the GPU's compact image is not the CPU's";
+  EXPECT_EQ(gpu_sorted_img, cpu_sorted_img) << "sorted compact images differ";
+}
+
 // On a machine with a CUDA device (the device recipe runs this binary with
 // SDL_VIDEODRIVER=offscreen): the live switch shows the same image on both renderers, through
 // interop when the GL context is on the CUDA device.

@@ -14,7 +14,7 @@ check() {  # check NAME CONDITION-EXIT-CODE
 "$bin" --help >"$tmp/help" 2>&1; rc=$?
 check "--help exits 0" $((rc != 0))
 for opt in --headless --mode --width --height --scene --points --camera --focus --frames --screenshot \
-  --compact; do
+  --compact --culling --occlusion --sort --binning --gpu-memory-limit; do
   grep -q -- "$opt" "$tmp/help"; check "--help lists $opt" $?
 done
 
@@ -38,14 +38,30 @@ expect_usage_error --headless --up x
 expect_usage_error --ui-scale 9
 expect_usage_error --ui-scale abc
 expect_usage_error --headless --compact=1
+expect_usage_error --headless --occlusion maybe
+expect_usage_error --headless --occlusion
+expect_usage_error --headless --culling auto
+expect_usage_error --headless --culling yes
+expect_usage_error --headless --sort sideways
+expect_usage_error --headless --binning 2
+expect_usage_error --headless --gpu-memory-limit 10X
+expect_usage_error --headless --gpu-memory-limit 0
+expect_usage_error --headless --gpu-memory-limit -1G
+expect_usage_error --headless --gpu-memory-limit
+# The message names the option and the value.
+"$bin" --headless --occlusion maybe >/dev/null 2>"$tmp/err"
+grep -q -- "--occlusion.*maybe" "$tmp/err"; check "bad --occlusion named: $(cat "$tmp/err")" $?
+"$bin" --headless --gpu-memory-limit 10X >/dev/null 2>"$tmp/err"
+grep -q -- "--gpu-memory-limit.*10X" "$tmp/err"; check "bad --gpu-memory-limit named: $(cat "$tmp/err")" $?
 
 # Headless CPU render: frame times, summary as the last line, a PNG of the requested size.
 "$bin" --headless --mode cpu --width 320 --height 200 --scene cube --points 20000 --frames 3 \
   --screenshot "$tmp/cube.png" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "headless cpu exits 0" $rc
 last=$(tail -n 1 "$tmp/out")
-[[ "$last" =~ ^summary\ mode=cpu\ points=20000\ width=320\ height=200\ frames=3\ median_ms=[0-9.]+\ min_ms=[0-9.]+$ ]]
+[[ "$last" =~ ^summary\ mode=cpu\ points=20000\ width=320\ height=200\ frames=3\ median_ms=[0-9.]+\ min_ms=[0-9.]+\ render_ms=[0-9.]+$ ]]
 check "summary line: $last" $?
+check "frame lines name the render time" $(( $(grep -c '^frame [0-9]*: [0-9.]* ms (render [0-9.]*' "$tmp/out") != 3 ))
 check "three frame lines" $(( $(grep -c '^frame ' "$tmp/out") != 3 ))
 # PNG signature and IHDR size (bytes 16..23: width, height big-endian).
 sig=$(head -c 8 "$tmp/cube.png" | od -An -tx1 | tr -d ' \n')
@@ -65,6 +81,19 @@ check "summary with --compact" $?
 cmp -s "$tmp/cube.png" "$tmp/compact.png"; same=$?
 check "the compact image differs from the full-precision one" $((same == 0))
 
+# The renderer options change the speed, never the image: the same PNG with every one of them.
+"$bin" --headless --mode cpu --width 320 --height 200 --scene cube --points 20000 --frames 3 \
+  --culling off --occlusion on --sort on --binning on --gpu-memory-limit 64M \
+  --screenshot "$tmp/options.png" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "headless with --culling/--occlusion/--sort/--binning/--gpu-memory-limit exits 0" $rc
+cmp -s "$tmp/cube.png" "$tmp/options.png"; check "the same image with the renderer options" $?
+for v in auto on off 1 0; do
+  "$bin" --headless --width 64 --height 48 --points 5k --frames 1 --occlusion $v --sort $v \
+    --binning $v >"$tmp/out" 2>&1; check "--occlusion/--sort/--binning $v accepted" $?
+done
+"$bin" --headless --width 64 --height 48 --points 5k --frames 1 --occlusion=off --culling=on \
+  --gpu-memory-limit=2G >"$tmp/out" 2>&1; check "--option=value forms of the new options" $?
+
 # Default scene with a camera and focus override.
 "$bin" --headless --width 64 --height 48 --points 10k --camera 0,100,-600,10,-10 --focus 2 \
   --frames 1 >"$tmp/out" 2>&1; rc=$?
@@ -76,6 +105,7 @@ check "summary for the default scene" $?
 "$bin" --headless --mode gpu --width 64 --height 48 --points 10k --frames 1 >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ $rc -eq 0 ]; then
   grep -q '^summary mode=gpu ' "$tmp/out"; check "gpu available: summary mode=gpu" $?
+  grep -q '^summary mode=gpu .* render_ms=[0-9.]*$' "$tmp/out"; check "gpu summary has render_ms" $?
   # The GPU draws the CPU's images pixel for pixel: the same PNG files, full precision and compact.
   for c in "" --compact; do
     "$bin" --headless --mode gpu $c --width 320 --height 200 --scene cube --points 20000 \
@@ -83,6 +113,11 @@ if [ $rc -eq 0 ]; then
     cmp -s "$tmp/gpu$c.png" "$tmp/$([ -n "$c" ] && echo compact || echo cube).png"
     check "gpu $c image equals the cpu's" $?
   done
+  # A cloud over --gpu-memory-limit is refused with the limit named (exit 1, one line).
+  "$bin" --headless --mode gpu --width 64 --height 48 --scene cube --points 1M --frames 1 \
+    --gpu-memory-limit 1M >"$tmp/out" 2>"$tmp/err"; rc=$?
+  check "gpu over --gpu-memory-limit -> exit 1 (got $rc)" $((rc != 1))
+  grep -q "over the limit" "$tmp/err"; check "the limit named: $(cat "$tmp/err")" $?
 else
   check "no gpu: one-line reason ($(cat "$tmp/err"))" $(( $(wc -l <"$tmp/err") != 1 ))
   grep -q 'gpu' "$tmp/err"; check "no gpu: the reason names the mode" $?
