@@ -1,0 +1,119 @@
+// The cloud on the device: its storage (float positions or compact words, packed colors), the
+// upload (in the cloud's own order or sorted along a Morton curve on the GPU), the compact
+// encoder, the batch boxes the frames cull with, and the original index a subset of a sorted cloud
+// needs.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "engine/compact.h"
+#include "engine/culling.h"
+#include "engine/point_cloud.h"
+#include "engine/renderer.h"
+
+namespace pr::cuda {
+
+class DeviceCloud {
+ public:
+  /// Uploads, sorts and encodes on `stream` (the renderer's; it outlives this object).
+  explicit DeviceCloud(cudaStream_t stream) : stream_(stream) {}
+  ~DeviceCloud();
+  DeviceCloud(const DeviceCloud&) = delete;
+  DeviceCloud& operator=(const DeviceCloud&) = delete;
+
+  /// The most bytes the point storage may take (0: no limit but the device's).
+  void set_memory_limit(uint64_t bytes) { memory_limit_ = bytes; }
+
+  /// Forgets the current cloud and makes room for `n` points, in compact form or not (keeping the
+  /// allocation when it fits and is not more than twice too large). False with "out of GPU
+  /// memory: ..." when the device (or the limit) cannot hold them; then there is no cloud.
+  bool reserve(uint64_t n, bool compact, std::string* error);
+
+  /// Stores `cloud` (which must outlive this object's use of it, for original_index()): in
+  /// compact form when `compact`; sorted along a Morton curve when wants_spatial_sort(sort, ...)
+  /// says so and the device has room for the sort. False with a message when it cannot.
+  bool upload(const PointCloud& cloud, bool compact, Toggle sort, std::string* error);
+
+  /// A subset of a sorted cloud needs each stored point's original index: made on the first call
+  /// (4 bytes a point, kept until the next cloud). False with a message when it cannot be made.
+  bool make_original_index(std::string* error);
+
+  uint64_t points() const { return points_; }
+  /// The double-precision origin the cloud's float positions are offsets from.
+  const glm::dvec3& origin() const { return origin_; }
+  /// Batches of kPointBatch (= kCompactBatch) stored points.
+  uint64_t batches() const { return (points_ + kPointBatch - 1) / kPointBatch; }
+  /// Whether the current cloud is stored in compact form.
+  bool compact() const { return compact_ && loaded_; }
+  bool sorted() const { return sorted_; }
+  /// Whether the batches have boxes on the device (and a flag byte and a list entry each), so that
+  /// frames can cull them; false for a plain cloud whose boxes found no room.
+  bool has_boxes() const { return points_ > 0 && (compact_ ? batches_ != nullptr : boxes_ready_); }
+  /// The union of the batch boxes (empty without boxes).
+  const PointBox& box() const { return cloud_box_; }
+
+  const Float3* positions() const { return pos_; }
+  const uint32_t* words() const { return words_; }
+  const CompactBatch* compact_batches() const { return batches_; }
+  const PointBox* boxes() const { return boxes_; }
+  const uint32_t* colors() const { return colors_; }
+  /// The original index of each stored point (make_original_index()), or null.
+  const uint32_t* original_index() const { return orig_; }
+  /// A frame's flag byte and list entry a batch (batch_flags.cu), or null without boxes.
+  uint8_t* flags() const { return compact_ ? compact_flags_ : flags_; }
+  uint32_t* list() const { return compact_ ? compact_list_ : list_; }
+
+  /// Device bytes held for the cloud.
+  size_t memory_bytes() const;
+  /// Copies of the device's compact form and plain batch boxes, for tests.
+  bool download_compact(CompactCloud* out, std::string* error) const;
+  bool download_boxes(PodVector<PointBox>* out, std::string* error) const;
+
+ private:
+  void free_points();
+  void free_boxes();
+  void make_boxes(uint64_t n);
+  bool make_compact_box(uint64_t n, std::string* error);
+  bool upload_plain(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
+  bool upload_compact(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
+  bool upload_sorted(const PointCloud& cloud, const Bounds& bounds);
+  bool encode_on_gpu(const PointCloud& cloud, bool sort, const Bounds& bounds);
+  cudaError_t morton_order_of(const PointCloud& cloud, const Bounds& bounds, uint32_t* order,
+                              Float3** src_out, std::string* what);
+  cudaError_t upload_rgb_from_host(const uint32_t* from, const uint32_t* orig, uint64_t n,
+                                   std::string* what);
+  cudaError_t upload_colors(const PointCloud& cloud, const uint32_t* order, std::string* what);
+  bool finish_upload(cudaError_t e, std::string& what, const PointCloud& cloud, Float3*& src,
+                     uint32_t*& order, const char* skipped, const char* instead);
+
+  cudaStream_t stream_;
+  uint64_t memory_limit_ = 0;
+  uint64_t cap_points_ = 0, points_ = 0;
+  bool compact_ = false;               // the storage reserved: compact words or float positions
+  bool loaded_ = false;                // a cloud is stored (upload() succeeded)
+  bool sorted_ = false;                // stored in Morton order
+  const PointCloud* cloud_ = nullptr;  // the cloud uploaded last (for make_original_index())
+  // Plain storage: float xyz; its batch boxes, flags and list (make_boxes()).
+  Float3* pos_ = nullptr;
+  PointBox* boxes_ = nullptr;
+  uint8_t* flags_ = nullptr;
+  uint32_t* list_ = nullptr;
+  uint64_t cap_boxes_ = 0;
+  bool boxes_ready_ = false;
+  // Compact storage: a word a point, a box, a flag and a list entry a batch (reserve()).
+  uint32_t* words_ = nullptr;
+  CompactBatch* batches_ = nullptr;
+  uint8_t* compact_flags_ = nullptr;
+  uint32_t* compact_list_ = nullptr;
+  uint64_t cap_batches_ = 0;
+  uint32_t* colors_ = nullptr;     // packed RGB, 3 bytes a point (load_rgb())
+  uint32_t* orig_ = nullptr;       // the original index (make_original_index())
+  PodVector<uint32_t> host_orig_;  // a host-encoded compact Morton build's original index
+  PointBox cloud_box_ = empty_point_box();
+  glm::dvec3 origin_{0.0};
+};
+
+}  // namespace pr::cuda
