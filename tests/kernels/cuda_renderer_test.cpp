@@ -23,6 +23,41 @@ namespace {
 
 constexpr uint32_t kBackground = rgba(16, 18, 24);
 
+// One option or knob changed, the others kept.
+void set_sort(Renderer& r, Toggle sort) {
+  RenderOptions o = r.options();
+  o.sort = sort;
+  r.set_options(o);
+}
+void set_sorted(Renderer& r, bool on) {
+  set_sort(r, on ? Toggle::kOn : Toggle::kOff);
+}
+void set_compact(Renderer& r, bool on) {
+  RenderOptions o = r.options();
+  o.compact = on;
+  r.set_options(o);
+}
+void set_culling(Renderer& r, bool on) {
+  RenderOptions o = r.options();
+  o.culling = on;
+  r.set_options(o);
+}
+void set_occlusion(Renderer& r, Toggle occlusion) {
+  RenderOptions o = r.options();
+  o.occlusion = occlusion;
+  r.set_options(o);
+}
+void set_rounds(CudaRenderer& r, int rounds) {
+  CudaTuning t = r.tuning();
+  t.rounds = rounds;
+  r.set_tuning(t);
+}
+void set_frame_graph(CudaRenderer& r, bool on) {
+  CudaTuning t = r.tuning();
+  t.frame_graph = on;
+  r.set_tuning(t);
+}
+
 const PointCloud& scene_cloud(const std::string& name, uint64_t n) {
   static std::map<std::pair<std::string, uint64_t>, std::unique_ptr<PointCloud>> cache;
   auto& slot = cache[{name, n}];
@@ -213,15 +248,13 @@ TEST(CudaRenderer, AutomaticSortSortsOnlyIncoherentClouds) {
   rs.height = 240;
   rs.background = kBackground;
   struct Case {
-    CudaRenderer::SortMode mode;
+    Toggle mode;
     const PointCloud* cloud;
     bool sorted;
   };
-  for (const Case& c : {Case{CudaRenderer::SortMode::kAuto, &cube, true},
-                        Case{CudaRenderer::SortMode::kAuto, &terrain, false},
-                        Case{CudaRenderer::SortMode::kOn, &terrain, true},
-                        Case{CudaRenderer::SortMode::kOff, &cube, false}}) {
-    gpu->set_sort_mode(c.mode);
+  for (const Case& c : {Case{Toggle::kAuto, &cube, true}, Case{Toggle::kAuto, &terrain, false},
+                        Case{Toggle::kOn, &terrain, true}, Case{Toggle::kOff, &cube, false}}) {
+    set_sort(*gpu, c.mode);
     Frame f;
     Camera cam;
     cam.frame(c.cloud->world_bounds(), 4.0 / 3.0);
@@ -285,7 +318,7 @@ TEST(CudaRenderer, EqualDepthsResolveToTheSmallestColor) {
   rs.height = 240;
   rs.background = kBackground;
   for (bool sort : {false, true}) {
-    gpu->set_spatial_sort(sort);
+    set_sorted(*gpu, sort);
     Frame f;
     render_both(*gpu, cloud, cam, rs, f);
     EXPECT_EQ(gpu->cloud_sorted(), sort);
@@ -333,10 +366,10 @@ TEST(CudaRenderer, ColorsAreStoredInThreeBytesAndDrawnOpaque) {
     const ProjParams p = cam.params(rs.width, rs.height, cloud.origin);
     for (const bool compact : {false, true})
       for (const bool sort : {false, true}) {
-        gpu->set_compact_positions(compact);
-        gpu->set_spatial_sort(sort);
+        set_compact(*gpu, compact);
+        set_sorted(*gpu, sort);
         CpuRenderer cpu;
-        cpu.set_compact(compact, sort);
+        cpu.set_options(gpu->options());
         ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
         ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
         const std::string what = std::to_string(n) + (compact ? " compact" : " float") +
@@ -520,7 +553,7 @@ TEST(CudaRenderer, StageTimesAreMeasured) {
   Image img;
   FrameStats st;
   // By default only the whole GPU frame is timed (reported as raster).
-  EXPECT_FALSE(gpu->stage_timing());
+  EXPECT_FALSE(gpu->tuning().stage_timing);
   ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
   EXPECT_FALSE(st.stages);
   EXPECT_GT(st.raster_ms, 0.0);
@@ -529,9 +562,11 @@ TEST(CudaRenderer, StageTimesAreMeasured) {
   EXPECT_GE(st.total_ms, st.raster_ms);
   // Stages apart, with and without the frame graph; the image does not change.
   const Image whole = img;
-  gpu->set_stage_timing(true);
+  CudaTuning staged;
+  staged.stage_timing = true;
+  gpu->set_tuning(staged);
   for (bool graph : {true, false}) {
-    gpu->set_frame_graph(graph);
+    set_frame_graph(*gpu, graph);
     ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
     EXPECT_TRUE(st.stages);
     EXPECT_GT(st.raster_ms, 0.0);
@@ -542,22 +577,20 @@ TEST(CudaRenderer, StageTimesAreMeasured) {
   }
 }
 
-// ------------------------------------------------------------------ variants and sorted uploads
+// ------------------------------------------------------------------ stored orders and graphs
 
-struct VariantCase {
-  std::string variant;
+struct OrderCase {
   bool sort;
   bool graph = false;  // each frame as one CUDA graph launch
 };
 
-std::string variant_case_name(const testing::TestParamInfo<VariantCase>& i) {
-  return i.param.variant + (i.param.sort ? "_sorted" : "_file_order") +
-         (i.param.graph ? "_graph" : "");
+std::string order_case_name(const testing::TestParamInfo<OrderCase>& i) {
+  return std::string(i.param.sort ? "sorted" : "file_order") + (i.param.graph ? "_graph" : "");
 }
 
-class Variants : public testing::TestWithParam<VariantCase> {};
+class StoredOrders : public testing::TestWithParam<OrderCase> {};
 
-/// The grid the Variants and CompactPositions suites draw for each scene: cameras (the scene's,
+/// The grid the StoredOrders and CompactPositions suites draw for each scene: cameras (the scene's,
 /// inside the cloud, in its middle) x sizes with point sizes 1 - 3, each frame twice (the second
 /// after the fused clear). `draw(camera, settings, frame)` renders the frame's CPU and GPU images;
 /// they must be equal, and the GPU's must draw something.
@@ -583,21 +616,19 @@ void check_grid(const char* scene, const PointCloud& cloud, Draw draw) {
     }
 }
 
-/// Every early-test variant, with and without the upload-time Morton sort, draws the CPU's image:
-/// scenes x cameras x sizes (point sizes 1 and 3), subsets, exact ties, NaN points, a repeated
-/// frame (the fused clear of the 32-bit buffer) and a resize.
-TEST_P(Variants, EveryPathEqualsCpu) {
+/// With and without the upload-time Morton sort, frame by frame or as graphs, the GPU draws the
+/// CPU's image: scenes x cameras x sizes (point sizes 1 and 3), subsets, exact ties, NaN points, a
+/// repeated frame (the fused clear) and a resize.
+TEST_P(StoredOrders, EveryPathEqualsCpu) {
   PR_REQUIRE_GPU(gpu);
-  const VariantCase& v = GetParam();
+  const OrderCase& v = GetParam();
   std::string err;
-  ASSERT_TRUE(gpu->set_raster_variant(v.variant, &err)) << err;
-  EXPECT_EQ(gpu->raster_variant(), v.variant);
-  gpu->set_spatial_sort(v.sort);
-  gpu->set_frame_graph(v.graph);
+  set_sorted(*gpu, v.sort);
+  set_frame_graph(*gpu, v.graph);
   // These clouds are below the size the renderer culls by default: cull them anyway, with a
   // round a block (file order), a batch a block (sorted) or four batches a block (graphs).
-  gpu->set_raster_rounds(v.graph ? 16 : v.sort ? 4 : 1);
-  EXPECT_EQ(gpu->frame_graph(), v.graph);
+  set_rounds(*gpu, v.graph ? 16 : v.sort ? 4 : 1);
+  EXPECT_EQ(gpu->tuning().frame_graph, v.graph);
   for (const char* scene : {"cube", "terrain", "galaxy"}) {
     const PointCloud& cloud = scene_cloud(scene, 300'000);
     ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
@@ -625,8 +656,7 @@ TEST_P(Variants, EveryPathEqualsCpu) {
     }
   }
   // Exact ties: 50 positions, 40 points each (shuffled), all colors different: only the color
-  // word decides, also when the sort puts the copies side by side and the merge variants fold
-  // them in one warp.
+  // word decides, also when the sort puts the copies side by side.
   const PointCloud ties = tie_cloud();
   Camera tie_cam;
   tie_cam.position = {0.0, 0.0, -40.0};
@@ -647,16 +677,10 @@ TEST_P(Variants, EveryPathEqualsCpu) {
   EXPECT_GT(test::count_drawn(f.gpu, kBackground), 1000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Kernels, Variants,
-    testing::Values(VariantCase{"simple", false}, VariantCase{"prefilter32", false},
-                    VariantCase{"merge", false}, VariantCase{"merge_prefilter32", false},
-                    VariantCase{"simple", true}, VariantCase{"prefilter32", true},
-                    VariantCase{"merge", true}, VariantCase{"merge_prefilter32", true},
-                    VariantCase{"simple_v1", false}, VariantCase{"simple_v1", true},
-                    VariantCase{"simple", false, true}, VariantCase{"simple", true, true},
-                    VariantCase{"prefilter32", false, true}),
-    variant_case_name);
+INSTANTIATE_TEST_SUITE_P(Kernels, StoredOrders,
+                         testing::Values(OrderCase{false}, OrderCase{true}, OrderCase{false, true},
+                                         OrderCase{true, true}),
+                         order_case_name);
 
 // ------------------------------------------------------------------ compact quantized positions
 
@@ -667,7 +691,7 @@ std::string compact_case_name(const testing::TestParamInfo<bool>& i) {
 }
 
 /// Compact positions (engine/compact.h) on the GPU draw exactly what the CPU renderer draws from
-/// the same compact form: the Variants grid (scenes x cameras x sizes x point sizes, each frame
+/// the same compact form: the StoredOrders grid (scenes x cameras x sizes x point sizes, each frame
 /// twice), subsets at point sizes 1 and 3, exact ties, NaN / huge coordinates; memory_bytes() is
 /// the real allocation (8 B a point + 24 B a batch); switching compact off afterwards gives
 /// the plain image again.
@@ -675,8 +699,8 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
   PR_REQUIRE_GPU(gpu);
   const bool morton = GetParam();
   std::string err;
-  gpu->set_compact_positions(true);
-  gpu->set_spatial_sort(morton);
+  set_compact(*gpu, true);
+  set_sorted(*gpu, morton);
   auto compact_frame = [&](CpuRenderer& cpu, const Camera& c, const RenderSettings& rs, Frame& f) {
     ASSERT_TRUE(cpu.render(c, rs, f.cpu, f.cpu_stats, &err)) << err;
     ASSERT_TRUE(gpu->render(c, rs, f.gpu, f.gpu_stats, &err)) << err;
@@ -684,10 +708,10 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
   for (const char* scene : {"cube", "terrain", "galaxy"}) {
     const PointCloud& cloud = scene_cloud(scene, 300'000);
     CpuRenderer cpu;
-    cpu.set_compact(true, morton);
+    cpu.set_options(gpu->options());
     ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
     ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
-    EXPECT_TRUE(gpu->compact_positions());
+    EXPECT_TRUE(gpu->compact_active());
     EXPECT_EQ(gpu->cloud_sorted(), morton);
     if (std::string(scene) == "cube") {  // before any frame: no pixel buffers yet
       const size_t batches = (cloud.size() + kCompactBatch - 1) / kCompactBatch;
@@ -719,7 +743,7 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
       }
     }
   }
-  // Exact ties and bad coordinates, as in the Variants suite.
+  // Exact ties and bad coordinates, as in the StoredOrders suite.
   const PointCloud ties = tie_cloud();
   const PointCloud bad = bad_cloud();
   Camera tie_cam;
@@ -732,7 +756,7 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
   rs.background = kBackground;
   for (const PointCloud* c : {&ties, &bad}) {
     CpuRenderer cpu;
-    cpu.set_compact(true, morton);
+    cpu.set_options(gpu->options());
     ASSERT_TRUE(cpu.set_cloud(*c, &err)) << err;
     ASSERT_TRUE(gpu->set_cloud(*c, &err)) << err;
     Frame f;
@@ -741,10 +765,10 @@ TEST_P(CompactPositions, GpuEqualsCpuCompact) {
     EXPECT_GT(test::count_drawn(f.gpu, kBackground), 40u);
   }
   // Off again: the next upload is the plain one and matches the plain CPU path.
-  gpu->set_compact_positions(false);
+  set_compact(*gpu, false);
   Frame f;
   render_both(*gpu, scene_cloud("cube", 300'000), Camera{}, rs, f);
-  EXPECT_FALSE(gpu->compact_positions());
+  EXPECT_FALSE(gpu->compact_active());
   expect_same(f, "compact off again");
 }
 
@@ -757,12 +781,12 @@ class FrameSequences : public testing::TestWithParam<bool> {};
 
 /// State carried from frame to frame (the fused clear, the graph's in-place update, the original
 /// index made for a subset of a sorted cloud): a sequence that moves the camera, changes the
-/// background, asks for depth, changes the point count and to zero, switches the point size, the
-/// variant and the image size, and alternates with another cloud: every frame equals the CPU's
+/// background, asks for depth, changes the point count and to zero, switches the point size and
+/// the image size, and alternates with another cloud: every frame equals the CPU's
 /// image (and depth) pixel for pixel. Param: CUDA graph per frame (the default) or launches.
 TEST_P(FrameSequences, EveryFrameEqualsCpu) {
   PR_REQUIRE_GPU(gpu);
-  gpu->set_frame_graph(GetParam());
+  set_frame_graph(*gpu, GetParam());
   std::string err;
   const PointCloud& small = scene_cloud("cube", 20'000);
   const PointCloud& big = scene_cloud("terrain", 300'000);
@@ -816,9 +840,6 @@ TEST_P(FrameSequences, EveryFrameEqualsCpu) {
   check("point size 2");
   rs.point_size = 1;
   check("point size 1 again");
-  ASSERT_TRUE(gpu->set_raster_variant("merge", &err)) << err;
-  check("merge variant");
-  ASSERT_TRUE(gpu->set_raster_variant("simple", &err)) << err;
   rs.width = 1023;
   rs.height = 769;
   check("resized");
@@ -865,13 +886,13 @@ TEST(CudaRenderer, MemoryLimitRefusesCloudsOverItAndCompactPositionsFit) {
   FrameStats st;
   ASSERT_TRUE(gpu->render(Camera{}, rs, img, st, &err)) << err;
   EXPECT_EQ(test::count_drawn(img, kBackground), 0u);
-  gpu->set_compact_positions(true);
+  set_compact(*gpu, true);
   ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
   // The cloud's storage under the limit, plus the frame's visibility and color buffers (12 B a
   // pixel) of the render above.
   EXPECT_LE(gpu->memory_bytes(), cloud.size() * 10 + size_t(rs.width) * size_t(rs.height) * 12);
   CpuRenderer cpu;
-  cpu.set_compact(true, true);
+  cpu.set_options(gpu->options());
   ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
   Frame f;
   ASSERT_TRUE(cpu.render(Camera{}, rs, f.cpu, f.cpu_stats, &err)) << err;
@@ -879,18 +900,18 @@ TEST(CudaRenderer, MemoryLimitRefusesCloudsOverItAndCompactPositionsFit) {
   expect_same(f, "compact under the limit");
   EXPECT_GT(test::count_drawn(f.gpu, kBackground), 100u);
   gpu->set_memory_limit(0);
-  gpu->set_compact_positions(false);
+  set_compact(*gpu, false);
   Frame g;
   render_both(*gpu, cloud, Camera{}, rs, g);
   expect_same(g, "no limit, full precision");
 }
 
-/// `cloud` on both renderers, in full precision or compact positions (the CPU then draws the
-/// same dequantized points, in the Morton order the GPU stores them in).
+/// `cloud` on both renderers with the same options, in full precision or compact positions (the
+/// CPU then draws the same dequantized points, in the order the GPU stores them in).
 void load_both(CudaRenderer& gpu, CpuRenderer& cpu, const PointCloud& cloud, bool compact) {
   std::string err;
-  gpu.set_compact_positions(compact);
-  cpu.set_compact(compact, true);
+  set_compact(gpu, compact);
+  cpu.set_options(gpu.options());
   ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
   ASSERT_TRUE(gpu.set_cloud(cloud, &err)) << err;
 }
@@ -899,9 +920,8 @@ void load_both(CudaRenderer& gpu, CpuRenderer& cpu, const PointCloud& cloud, boo
 /// background. A camera path moves the cloud across the image edges, far away (a rect of a few
 /// pixels), out of view (an empty rect), inside the cloud (the whole image) and back, with point
 /// sizes 1 and 3, an odd image width (quads that wrap rows) and depth output; float and compact
-/// positions. Every frame equals the CPU's image and depth, and the same frame with the rect off;
-/// a rect too small would lose points at its edge, and a key left outside it would show in a
-/// later frame.
+/// positions. Every frame equals the CPU's image and depth: a rect too small would lose points at
+/// its edge, and a key left outside it would show in a later frame.
 TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
   PR_REQUIRE_GPU(gpu);
   std::string err;
@@ -933,15 +953,10 @@ TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
             box_pixel_rect(cam.params(rs.width, rs.height, cloud.origin, rs.point_size), box);
         partial += int64_t(r.x1 - r.x0) * (r.y1 - r.y0) < int64_t(rs.width) * rs.height / 2;
       }
-      Frame f, off;
+      Frame f;
       ASSERT_TRUE(cpu.render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
       ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
       expect_same(f, what);
-      gpu->set_resolve_rect(false);
-      ASSERT_TRUE(gpu->render(cam, rs, off.gpu, off.gpu_stats, &err)) << err;
-      gpu->set_resolve_rect(true);
-      off.cpu = f.gpu;
-      expect_same(off, what + ", the rect off against on");
     };
     check(overview, "overview");
     for (int i = 0; i < 8; ++i) {  // the cloud swept across the left, right, top and bottom edges
@@ -971,21 +986,21 @@ TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
       EXPECT_GE(partial, 8);
     }
   }
-  gpu->set_compact_positions(false);
+  set_compact(*gpu, false);
 }
 
-/// Occlusion culling (set_occlusion_culling(kOn)) keeps every frame equal to the CPU's image over a
-/// camera path that moves (the last frame's Hi-Z then defers batches that are now in front), turns,
-/// leaves and re-enters the cloud, with point sizes 1 and 3, depth output and a subset, in float
-/// and compact storage. At a camera that stays put it skips most of a dense cloud: from the second
-/// frame on the first pass draws every batch that wins a pixel, the second draws none, and the
-/// Hi-Z the renderer keeps is the host's build_hiz() of the CPU's final depths.
+/// Occlusion culling (RenderOptions::occlusion kOn) keeps every frame equal to the CPU's image over
+/// a camera path that moves (the last frame's Hi-Z then defers batches that are now in front),
+/// turns, leaves and re-enters the cloud, with point sizes 1 and 3, depth output and a subset, in
+/// float and compact storage. At a camera that stays put it skips most of a dense cloud: from the
+/// second frame on the first pass draws every batch that wins a pixel, the second draws none, and
+/// the Hi-Z the renderer keeps is the host's build_hiz() of the CPU's final depths.
 TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
   PR_REQUIRE_GPU(gpu);
   std::string err;
   const PointCloud& cloud = scene_cloud("cube", 1'000'000);
   const Bounds b = cloud.world_bounds();
-  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kOn);
+  set_occlusion(*gpu, Toggle::kOn);
   for (const bool compact : {false, true}) {
     SCOPED_TRACE(compact ? "compact" : "float");
     CpuRenderer cpu;
@@ -1066,8 +1081,8 @@ TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
     EXPECT_GT(occluded, 0u);
     EXPECT_GT(second, 0u) << "no frame drew a deferred batch: the path does not test pass 2";
   }
-  gpu->set_compact_positions(false);
-  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kOff);
+  set_compact(*gpu, false);
+  set_occlusion(*gpu, Toggle::kOff);
   // Off: the counts say so.
   RenderSettings rs;
   rs.width = 64;
@@ -1089,7 +1104,7 @@ TEST(CudaRenderer, AutomaticOcclusionCullingRunsWhileItHidesEnough) {
   PR_REQUIRE_GPU(gpu);
   std::string err;
   PointCloud cloud = make_scene("cube", uint64_t{1} << 25);
-  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kAuto);
+  set_occlusion(*gpu, Toggle::kAuto);
   CpuRenderer cpu;
   ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
   ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
@@ -1128,7 +1143,7 @@ TEST(CudaRenderer, AutomaticOcclusionCullingRunsWhileItHidesEnough) {
   draw(overview, true, &c);
   EXPECT_TRUE(c.occlusion);
   EXPECT_GT(c.occluded, 4096u);
-  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kOff);
+  set_occlusion(*gpu, Toggle::kOff);
   static const PointCloud kEmpty;
   ASSERT_TRUE(gpu->set_cloud(kEmpty, &err)) << err;
 }
@@ -1150,14 +1165,14 @@ TEST(CudaRenderer, GpuCompactEncodingEqualsTheHosts) {
                        : k == 3 ? Float3{-0.0f, -0.0f, 0.0f}
                                 : Float3{0.0f, 0.0f, -0.0f};
   }
-  gpu->set_compact_positions(true);
+  set_compact(*gpu, true);
   for (bool morton : {true, false}) {
-    gpu->set_spatial_sort(morton);
+    set_sorted(*gpu, morton);
     for (const PointCloud* c :
          {&scene_cloud("cube", 300'000), &scene_cloud("terrain", 300'000),
           &scene_cloud("galaxy", 300'000), static_cast<const PointCloud*>(&odd)}) {
       ASSERT_TRUE(gpu->set_cloud(*c, &err)) << err;
-      ASSERT_TRUE(gpu->compact_positions());
+      ASSERT_TRUE(gpu->compact_active());
       EXPECT_EQ(gpu->cloud_sorted(), morton);
       CompactCloud host, dev;
       ASSERT_TRUE(build_compact(*c, morton, &host, &err)) << err;
@@ -1172,7 +1187,7 @@ TEST(CudaRenderer, GpuCompactEncodingEqualsTheHosts) {
       EXPECT_EQ(bad_boxes, 0u) << (morton ? "morton" : "file order") << ", " << c->size();
     }
   }
-  gpu->set_compact_positions(false);
+  set_compact(*gpu, false);
   ASSERT_TRUE(gpu->set_cloud(odd, &err)) << err;
   EXPECT_FALSE(gpu->download_compact(nullptr, &err));
   EXPECT_NE(err.find("compact"), std::string::npos) << err;
@@ -1197,7 +1212,7 @@ TEST(CudaRenderer, GpuBatchBoxesEqualTheHosts) {
   }
   for (size_t i = kPointBatch; i < 2 * kPointBatch; ++i) odd.positions[i] = Float3{nan, 0.f, 0.f};
   for (bool sort : {true, false}) {
-    gpu->set_spatial_sort(sort);
+    set_sorted(*gpu, sort);
     for (const PointCloud* c : {&scene_cloud("cube", 300'000), &scene_cloud("terrain", 300'000),
                                 static_cast<const PointCloud*>(&odd)}) {
       ASSERT_TRUE(gpu->set_cloud(*c, &err)) << err;
@@ -1214,7 +1229,7 @@ TEST(CudaRenderer, GpuBatchBoxesEqualTheHosts) {
       EXPECT_EQ(bad, 0u) << (sort ? "sorted" : "file order") << ", " << c->size() << " points";
     }
   }
-  gpu->set_compact_positions(true);
+  set_compact(*gpu, true);
   ASSERT_TRUE(gpu->set_cloud(odd, &err)) << err;
   EXPECT_FALSE(gpu->download_boxes(nullptr, &err)) << "compact clouds keep their own boxes";
 }
@@ -1222,9 +1237,8 @@ TEST(CudaRenderer, GpuBatchBoxesEqualTheHosts) {
 /// Frame i of the culling tests: a random camera around `cloud` (every tenth one framing the
 /// whole cloud: no box tests, every batch inside the view), a small or a medium image with depth,
 /// point sizes 1 .. max_point_size, every `subset_every`-th frame a third of the points; and the
-/// GPU's switches: culling off every seventh frame, the inside-batch short path off every fifth,
-/// forced rounds (which cull clouds of every size): rounds[0] for odd frames, rounds[1] for every
-/// fourth, rounds[2] for the others.
+/// GPU's switches: culling off every seventh frame, forced rounds (which cull clouds of every
+/// size): rounds[0] for odd frames, rounds[1] for every fourth, rounds[2] for the others.
 void culling_frame(CudaRenderer& gpu, int i, const PointCloud& cloud, std::mt19937& rng,
                    int max_point_size, int subset_every, std::array<int, 3> rounds, Camera* cam,
                    RenderSettings* rs) {
@@ -1236,26 +1250,24 @@ void culling_frame(CudaRenderer& gpu, int i, const PointCloud& cloud, std::mt199
   rs->background = kBackground;
   rs->want_depth = true;
   if (i % subset_every == subset_every - 1) rs->point_count = cloud.size() / 3;
-  gpu.set_inside_batches(i % 5 != 2);
-  gpu.set_culling(i % 7 != 3);
-  gpu.set_raster_rounds(i % 2 ? rounds[0] : i % 4 == 0 ? rounds[1] : rounds[2]);
+  set_culling(gpu, i % 7 != 3);
+  set_rounds(gpu, i % 2 ? rounds[0] : i % 4 == 0 ? rounds[1] : rounds[2]);
 }
 
-/// Batch culling never changes the image: the GPU with culling (the default) and without it,
-/// with batches wholly inside the view skipping their points' image tests or not
+/// Batch culling never changes the image: the GPU with culling (the default) and without it
 /// against the unculled CPU renderer over random cameras inside and around coherent clouds
 /// (sorted on upload or coherent as generated), point sizes 1 - 4, all points and subsets of
 /// the sorted cloud (which walk every stored point, so they cull too).
 TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
   PR_REQUIRE_GPU(gpu);
-  EXPECT_TRUE(gpu->culling());
+  EXPECT_TRUE(gpu->options().culling);
   std::string err;
   std::mt19937 rng(99);
   size_t cpu_would_cull = 0, frames = 0;
   for (const char* name : {"cube", "terrain", "galaxy"}) {
     const PointCloud& cloud = scene_cloud(name, 300'000);
     CpuRenderer cpu(0), probe(0);
-    cpu.set_culling(false);
+    set_culling(cpu, false);
     ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
     ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
     PointCloud sorted = cloud;  // what the CPU culls like the GPU (the stored order)
@@ -1278,16 +1290,15 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
       cpu_would_cull += probe.culled_batches() > 0 && test::count_drawn(g, kBackground) > 0;
     }
   }
-  gpu->set_culling(true);
-  gpu->set_raster_rounds(-1);
-  gpu->set_inside_batches(true);
+  set_culling(*gpu, true);
+  set_rounds(*gpu, -1);
   // The comparison means something only if the cameras draw and their views skip batches.
   EXPECT_GT(frames, 60u);
   EXPECT_GT(cpu_would_cull, 30u);
 }
 
-/// The same for compact positions (their own batches and flag kernel): the GPU with culling on
-/// and off, batches wholly inside the view skipping their points' tests or not, cameras that see
+/// The same for compact positions (their own batches): the GPU with culling on and off, cameras
+/// that see
 /// the whole cloud, forced rounds (4 batches a block, or a half or a quarter of a batch a block),
 /// against the CPU's compact form; and
 /// the views skip batches (the GPU's flags are not readable, so the CPU's compact culling, which
@@ -1297,13 +1308,13 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
   std::string err;
   std::mt19937 rng(7);
   size_t culled = 0, frames = 0;
-  gpu->set_compact_positions(true);
+  set_compact(*gpu, true);
   for (const bool morton : {true, false}) {
-    gpu->set_spatial_sort(morton);
+    set_sorted(*gpu, morton);
     for (const char* name : {"cube", "galaxy"}) {
       const PointCloud& cloud = scene_cloud(name, 300'000);
       CpuRenderer cpu(0);
-      cpu.set_compact(true, morton);
+      cpu.set_options(gpu->options());
       ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
       ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
       for (int i = 0; i < 30; ++i) {
@@ -1326,63 +1337,51 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
       }
     }
   }
-  gpu->set_compact_positions(false);
-  gpu->set_inside_batches(true);
-  gpu->set_sort_mode(CudaRenderer::SortMode::kAuto);
-  gpu->set_culling(true);
-  gpu->set_raster_rounds(-1);
+  set_compact(*gpu, false);
+  set_sort(*gpu, Toggle::kAuto);
+  set_culling(*gpu, true);
+  set_rounds(*gpu, -1);
   EXPECT_GT(frames, 40u);
   EXPECT_GT(culled, 15u);
 }
 
-/// A culled frame's raster kernels run over the list of batches the box tests made (the default)
-/// or a block for every batch (set_batch_list(false)): the same image and depth, over random
-/// cameras with forced rounds (a quarter batch a block, a batch, several listed batches a block),
-/// point sizes 1 - 3, subsets, culling off now and then, float and compact positions, with and
-/// without occlusion culling's two passes (whose second pass has a list of its own).
-TEST(CudaRenderer, BatchListDrawsTheSameFrames) {
+/// A culled frame's raster kernels run over the list of batches the box tests made (and with
+/// occlusion culling, the second pass over a list of its own): the same image and depth as the
+/// CPU's over random cameras with forced rounds (a quarter batch a block, a batch, several listed
+/// batches a block), point sizes 1 - 3, subsets, culling off now and then, float and compact
+/// positions, with and without occlusion culling's two passes.
+TEST(CudaRenderer, ListedBatchesDrawTheCpusFrames) {
   PR_REQUIRE_GPU(gpu);
-  EXPECT_TRUE(gpu->batch_list());
   std::string err;
   std::mt19937 rng(31);
   size_t frames = 0;
   const PointCloud& cloud = scene_cloud("cube", 300'000);
   for (const bool compact : {false, true}) {
-    gpu->set_compact_positions(compact);
+    set_compact(*gpu, compact);
     ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
     for (int i = 0; i < 40; ++i) {
       SCOPED_TRACE(std::string(compact ? "compact" : "float") + " frame " + std::to_string(i));
       Camera cam;
       RenderSettings rs;
       culling_frame(*gpu, i, cloud, rng, 3, 5, {1, 4, 16}, &cam, &rs);
-      gpu->set_occlusion_culling(i % 4 < 2 ? CudaRenderer::OcclusionMode::kOn
-                                           : CudaRenderer::OcclusionMode::kOff);
+      set_occlusion(*gpu, i % 4 < 2 ? Toggle::kOn : Toggle::kOff);
+      CpuRenderer cpu;
+      cpu.set_options(gpu->options());
+      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
       Frame f;
-      ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;  // listed
-      gpu->set_batch_list(false);
-      ASSERT_TRUE(gpu->render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;  // a block a batch
-      gpu->set_batch_list(true);
-      expect_same(f, "the list against a block a batch");
+      ASSERT_TRUE(gpu->render(cam, rs, f.gpu, f.gpu_stats, &err)) << err;
+      ASSERT_TRUE(cpu.render(cam, rs, f.cpu, f.cpu_stats, &err)) << err;
+      expect_same(f, "listed batches against the CPU");
       frames += test::count_drawn(f.gpu, kBackground) > 0;
     }
   }
-  gpu->set_compact_positions(false);
-  gpu->set_occlusion_culling(CudaRenderer::OcclusionMode::kAuto);
-  gpu->set_inside_batches(true);
-  gpu->set_culling(true);
-  gpu->set_raster_rounds(-1);
+  set_compact(*gpu, false);
+  set_occlusion(*gpu, Toggle::kAuto);
+  set_culling(*gpu, true);
+  set_rounds(*gpu, -1);
   // Half of the 80 random cameras see some of the cube (49 on the H200), or the comparison above
   // means little.
   EXPECT_GE(frames, 40u);
-}
-
-TEST(CudaRenderer, UnknownRasterVariantIsRefused) {
-  PR_REQUIRE_GPU(gpu);
-  std::string err;
-  const std::string before = gpu->raster_variant();
-  EXPECT_FALSE(gpu->set_raster_variant("fastest", &err));
-  EXPECT_NE(err.find("fastest"), std::string::npos) << err;
-  EXPECT_EQ(gpu->raster_variant(), before);
 }
 
 }  // namespace
