@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "engine/parallel.h"
 #include "session.h"
 
 namespace pr {

@@ -11,7 +11,6 @@
 #include <ctime>
 #include <filesystem>
 
-#include "engine/parallel.h"
 #include "engine/scenes.h"
 #include "session.h"
 #include "viewer/viewer_impl.h"
