@@ -6,7 +6,7 @@
 
 #include "engine/frame_stats.h"
 #include "engine/image.h"
-#include "session.h"
+#include "startup.h"
 
 namespace pr {
 
@@ -19,9 +19,9 @@ int run_headless(const Options& o) {
                  why.c_str());
     return 1;
   }
-  Session s;
+  Startup s;
   Stopwatch load;
-  if (!build_session(o, s, &why)) {
+  if (!build_startup(o, s, &why)) {
     std::fprintf(stderr, "pointraster: %s\n", why.c_str());
     return 1;
   }

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "session.h"
+#include "startup.h"
 
 namespace pr {
 

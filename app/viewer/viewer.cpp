@@ -12,7 +12,7 @@
 #include <filesystem>
 
 #include "engine/scenes.h"
-#include "session.h"
+#include "startup.h"
 #include "viewer/viewer_impl.h"
 
 namespace pr {

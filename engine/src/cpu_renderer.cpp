@@ -353,7 +353,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       const bool cull = options_.culling;
       draw_batches(
           p, cc.batches.size(), total_points, target, binned,
-          [&](size_t bi) { return !cull || compact_box_visible(p, cc.batches[bi]); },
+          [&](size_t bi) { return !cull || compact_box_may_draw(p, cc.batches[bi]); },
           [&](size_t bi) { return compact_box_footprint(p, cc.batches[bi]); },
           [&](size_t bi, const auto& emit) {
             const CompactBatch box = cc.batches[bi];
@@ -413,7 +413,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
         const PointBox* boxes = boxes_.data();
         draw_batches(
             p, boxes_.size(), total_points, target, binned,
-            [&](size_t bi) { return point_box_visible(p, boxes[bi]); },
+            [&](size_t bi) { return box_may_draw(p, boxes[bi]); },
             [&](size_t bi) { return box_footprint(p, boxes[bi]); },
             [&](size_t bi, const auto& emit) {
               draw_points(bi * kPointBatch,

@@ -13,17 +13,17 @@ namespace pr::cuda {
 namespace {
 
 /// The box tests of both storages under one name, for the kernels below.
-__device__ __forceinline__ bool batch_visible(const ProjParams& p, const PointBox& b) {
-  return point_box_visible(p, b);
+__device__ __forceinline__ bool batch_may_draw(const ProjParams& p, const PointBox& b) {
+  return box_may_draw(p, b);
 }
-__device__ __forceinline__ bool batch_visible(const ProjParams& p, const CompactBatch& b) {
-  return compact_box_visible(p, b);
+__device__ __forceinline__ bool batch_may_draw(const ProjParams& p, const CompactBatch& b) {
+  return compact_box_may_draw(p, b);
 }
-__device__ __forceinline__ bool batch_inside(const ProjParams& p, const PointBox& b) {
-  return box_inside(p, b);
+__device__ __forceinline__ bool batch_surely_inside(const ProjParams& p, const PointBox& b) {
+  return box_surely_inside(p, b);
 }
-__device__ __forceinline__ bool batch_inside(const ProjParams& p, const CompactBatch& b) {
-  return compact_box_inside(p, b);
+__device__ __forceinline__ bool batch_surely_inside(const ProjParams& p, const CompactBatch& b) {
+  return compact_box_surely_inside(p, b);
 }
 __device__ __forceinline__ BoxFootprint batch_footprint(const ProjParams& p, const PointBox& b) {
   return box_footprint(p, b);
@@ -64,7 +64,9 @@ __global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t 
   uint8_t f = kBatchCulled;
   if (i < n) {
     const Box b = boxes[i];
-    f = !batch_visible(p, b) ? kBatchCulled : batch_inside(p, b) ? kBatchInside : kBatchDrawn;
+    f = !batch_may_draw(p, b)       ? kBatchCulled
+        : batch_surely_inside(p, b) ? kBatchInside
+                                    : kBatchDrawn;
     if (hiz.words && f != kBatchCulled && footprint_occluded(batch_footprint(p, b), hiz))
       f |= kBatchDeferred;
     flags[i] = f;

@@ -15,7 +15,7 @@ constexpr int kPerLoad = 4;  // words loaded before the first is used
 static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 
 /// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
-/// is wholly inside the view (compact_box_inside()), so each valid point's pixel comes from
+/// is wholly inside the view (compact_box_surely_inside()), so each valid point's pixel comes from
 /// project_inside(), the same pixel and depth as project_to_pixel() without its tests. Pixel
 /// indices fit 32 bits (the renderer refuses larger images).
 template <bool kSubset, bool kOrig, bool kSplat, bool kInside>

@@ -169,7 +169,7 @@ void DeviceCloud::make_boxes(uint64_t n) {
   }
   cudaError_t e = compute_boxes(pos_, n, boxes_, stream_);
   // The whole cloud's box, the union of the batches' (5.9 MB to copy for 1e9 points), for frames
-  // that see all of it and need no batch tests (box_in_view()).
+  // that see all of it and need no batch tests (box_corners_in_view()).
   PodVector<PointBox> host(nb);
   if (e == cudaSuccess)
     e = cudaMemcpyAsync(host.data(), boxes_, nb * sizeof(PointBox), cudaMemcpyDeviceToHost,
@@ -372,8 +372,8 @@ bool DeviceCloud::upload_compact(const PointCloud& cloud, bool sort, const Bound
 }
 
 /// The whole compact cloud's box, the union of the batches' decoded ranges (5.9 MB to copy for
-/// 1e9 points), for frames that see all of it: they need no batch tests (box_in_view()), and when
-/// box_inside() holds for it no point tests either.
+/// 1e9 points), for frames that see all of it: they need no batch tests (box_corners_in_view()),
+/// and when box_surely_inside() holds for it no point tests either.
 bool DeviceCloud::make_compact_box(uint64_t n, std::string* error) {
   cloud_box_ = empty_point_box();
   if (n == 0) return true;
@@ -383,7 +383,7 @@ bool DeviceCloud::make_compact_box(uint64_t n, std::string* error) {
   for (const CompactBatch& b : host) {
     double lo[3], hi[3];
     compact_box_bounds(b, lo, hi);
-    // Rounded to float: box_inside() pads boxes by 1e-6 of their size, far more.
+    // Rounded to float: box_surely_inside() pads boxes by 1e-6 of their size, far more.
     PointBox pb;
     for (int a = 0; a < 3; ++a) {
       pb.lo[a] = float(lo[a]);

@@ -22,8 +22,8 @@ constexpr int kPerThread = 4;
 enum Walk : int { kAll = 0, kStrided = 1, kPermutedSubset = 2 };
 
 /// kChunk consecutive points of a block: thread t takes points base, base + kThreads, ...
-/// kInside: the points' batch is wholly inside the view (box_inside()), so a point with finite
-/// coordinates (every point its box holds) passes project_to_pixel()'s image tests and needs
+/// kInside: the points' batch is wholly inside the view (box_surely_inside()), so a point with
+/// finite coordinates (every point its box holds) passes project_to_pixel()'s image tests and needs
 /// none, and its clamp does nothing; a point with a NaN or infinite coordinate has a NaN or
 /// infinite depth, which project()'s `visible` still rejects.
 template <int kWalk, bool kInside = false>

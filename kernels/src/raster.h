@@ -56,8 +56,8 @@ struct DrawnPoints {
   /// (launch_box_flags(), a BatchFlag of engine/culling.h), or null: no culling. Used when every
   /// stored point is walked (all points, a subset of a permuted cloud, or compact positions).
   const uint8_t* flags = nullptr;
-  /// Without flags: every batch is wholly inside the view (the whole cloud's box_inside()), so
-  /// the points skip their image tests (flags mark such batches kBatchInside).
+  /// Without flags: every batch is wholly inside the view (the whole cloud's box_surely_inside()),
+  /// so the points skip their image tests (flags mark such batches kBatchInside).
   bool all_inside = false;
 };
 static_assert(kPointBatch == kCompactBatch, "one flag byte and list entry a batch of either");

@@ -13,7 +13,7 @@
 
 #include "engine/image.h"
 #include "engine/point_cloud.h"
-#include "session.h"
+#include "startup.h"
 #include "viewer/display.h"
 #include "viewer/fly_camera.h"
 #include "viewer/settings.h"

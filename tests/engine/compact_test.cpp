@@ -211,12 +211,12 @@ TEST(Compact, BoxTestAgainstProjectedCornersAndSamples) {
         }
         return b;
       },
-      [](const ProjParams& p, const CompactBatch& b) { return compact_box_visible(p, b); },
+      [](const ProjParams& p, const CompactBatch& b) { return compact_box_may_draw(p, b); },
       test::sample_compact_batch);
 }
 
 TEST(Compact, BoxInsideMeansEveryPointDrawsAtItsPixel) {
-  // compact_box_inside(): every decodable point of a batch it accepts (corners, centre, 200
+  // compact_box_surely_inside(): every decodable point of a batch it accepts (corners, centre, 200
   // random steps) draws, at the pixel and depth project_inside() gives.
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   test::check_inside_test<CompactBatch>(
@@ -232,7 +232,7 @@ TEST(Compact, BoxInsideMeansEveryPointDrawsAtItsPixel) {
         }
         return b;
       },
-      [](const ProjParams& p, const CompactBatch& b) { return compact_box_inside(p, b); },
+      [](const ProjParams& p, const CompactBatch& b) { return compact_box_surely_inside(p, b); },
       test::sample_compact_batch);
 }
 

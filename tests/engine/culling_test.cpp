@@ -58,7 +58,7 @@ TEST(Culling, BoxesAreTheMinimumAndMaximumOfTheFinitePoints) {
     if (!any) {
       for (int a = 0; a < 3; ++a) EXPECT_GT(boxes[b].lo[a], boxes[b].hi[a]) << "batch " << b;
       ProjParams p = Camera{}.params(64, 48, glm::dvec3(0.0));
-      EXPECT_FALSE(point_box_visible(p, boxes[b])) << "an empty batch draws nothing";
+      EXPECT_FALSE(box_may_draw(p, boxes[b])) << "an empty batch draws nothing";
       continue;
     }
     for (int a = 0; a < 3; ++a) {
@@ -86,13 +86,13 @@ TEST(Culling, BoxTestNeverCullsADrawablePoint) {
         }
         return b;
       },
-      [](const ProjParams& p, const PointBox& b) { return point_box_visible(p, b); },
+      [](const ProjParams& p, const PointBox& b) { return box_may_draw(p, b); },
       test::sample_point_box);
 }
 
 TEST(Culling, BoxInViewMeansEveryPointDraws) {
-  // Random boxes and cameras: whenever box_in_view() says the whole box is in view, its corners,
-  // centre and 200 random points in it all land in the image.
+  // Random boxes and cameras: whenever box_corners_in_view() says the whole box is in view, its
+  // corners, centre and 200 random points in it all land in the image.
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   int inside = 0;
@@ -109,9 +109,9 @@ TEST(Culling, BoxInViewMeansEveryPointDraws) {
     cam.position *= 3.0;  // mostly outside the boxes, so that many are wholly in view
     cam.look_at(glm::dvec3(0.0));
     const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
-    if (!box_in_view(p, b)) continue;
+    if (!box_corners_in_view(p, b)) continue;
     ++inside;
-    EXPECT_TRUE(point_box_visible(p, b));
+    EXPECT_TRUE(box_may_draw(p, b));
     for (int k = 0; k < 210; ++k) {
       float x, y, z;
       test::sample_point_box(b, k, rng, x, y, z);
@@ -123,7 +123,7 @@ TEST(Culling, BoxInViewMeansEveryPointDraws) {
   }
   EXPECT_GT(inside, 1000);
   PointBox empty = empty_point_box();
-  EXPECT_FALSE(box_in_view(Camera{}.params(64, 48, glm::dvec3(0.0)), empty));
+  EXPECT_FALSE(box_corners_in_view(Camera{}.params(64, 48, glm::dvec3(0.0)), empty));
 }
 
 TEST(Culling, PixelRectHoldsEveryPixelTheBoxesPointsWrite) {
@@ -191,7 +191,7 @@ TEST(Culling, PixelRectHoldsEveryPixelTheBoxesPointsWrite) {
 }
 
 TEST(Culling, BoxInsideMeansEveryPointDrawsAtItsPixel) {
-  // box_inside() (no per-point tests needed) against the projection itself: boxes around the
+  // box_surely_inside() (no per-point tests needed) against the projection itself: boxes around the
   // origin, some far larger than the view, and some just beyond the near plane.
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   test::check_inside_test<PointBox>(
@@ -207,9 +207,9 @@ TEST(Culling, BoxInsideMeansEveryPointDrawsAtItsPixel) {
         }
         return b;
       },
-      [](const ProjParams& p, const PointBox& b) { return box_inside(p, b); },
+      [](const ProjParams& p, const PointBox& b) { return box_surely_inside(p, b); },
       test::sample_point_box);
-  EXPECT_FALSE(box_inside(Camera{}.params(64, 48, glm::dvec3(0.0)), empty_point_box()));
+  EXPECT_FALSE(box_surely_inside(Camera{}.params(64, 48, glm::dvec3(0.0)), empty_point_box()));
 }
 
 TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {

@@ -169,7 +169,7 @@ inline void inside_test_place(int i, const Camera& cam, glm::dvec3* centre, floa
   *size = i % 4 == 0 ? 1e-3f : i % 3 == 0 ? 30.0f : 4.0f;
 }
 
-/// The dual of check_box_test(), for a "wholly inside the view" test (box_inside()): 20,000
+/// The dual of check_box_test(), for a "wholly inside the view" test (box_surely_inside()): 20,000
 /// random cameras (half of them near x = 1000, where float rounding is coarser) looking at the
 /// origin from 1.5 - 3 times a random camera's distance, random boxes (`make(i, cam, rng)`, which
 /// may place them relative to the camera: just beyond its near plane, for instance); whenever

@@ -19,8 +19,8 @@
 // non-finite coordinate or one beyond +-kCompactMaxCoord are stored as invalid (bit 31) and draw
 // nothing.
 //
-// Culling: compact_box_visible() tests a batch's box against the view with engine/culling.h's
-// box_visible() (near plane and the four image edges, in double precision with margins for every
+// Culling: compact_box_may_draw() tests a batch's box against the view with engine/culling.h's
+// box_may_draw() (near plane and the four image edges, in double precision with margins for every
 // float rounding of decode and projection), so it returns false only when no point of the batch
 // can land in the image.
 #pragma once
@@ -127,10 +127,10 @@ PR_HD void compact_box_bounds(const CompactBatch& b, double lo[3], double hi[3])
 /// Whether any point of batch `b` may draw (conservative: false only when none can): the box
 /// test of engine/culling.h on compact_box_bounds(), which pads the box for the decode's float
 /// rounding (1e-6 relative).
-PR_HD bool compact_box_visible(const ProjParams& p, const CompactBatch& b) {
+PR_HD bool compact_box_may_draw(const ProjParams& p, const CompactBatch& b) {
   double lo[3], hi[3];
   compact_box_bounds(b, lo, hi);
-  return box_visible(p, lo, hi);
+  return box_may_draw(p, lo, hi);
 }
 
 /// The footprint (engine/culling.h's box_footprint()) of batch `b`'s points.
@@ -141,11 +141,11 @@ PR_HD BoxFootprint compact_box_footprint(const ProjParams& p, const CompactBatch
 }
 
 /// Whether every valid point of batch `b` surely draws at pixel (int(px), int(py)) of its
-/// projection: box_inside() of engine/culling.h on the same box.
-PR_HD bool compact_box_inside(const ProjParams& p, const CompactBatch& b) {
+/// projection: box_surely_inside() of engine/culling.h on the same box.
+PR_HD bool compact_box_surely_inside(const ProjParams& p, const CompactBatch& b) {
   double lo[3], hi[3];
   compact_box_bounds(b, lo, hi);
-  return box_inside(p, lo, hi);
+  return box_surely_inside(p, lo, hi);
 }
 
 /// Whether original index j is in the drawn subset {subset_index(i, step) : i < count} (step from

@@ -5,9 +5,17 @@
 // sort_if_incoherent()) a batch is a small box, so a camera inside a cloud skips most of it.
 //
 // The test is the same function on the CPU and the GPU (PR_HD, double precision) and conservative:
-// box_visible() returns false only when no float point of the box can pass project_to_pixel(), so
+// box_may_draw() returns false only when no float point of the box can pass project_to_pixel(), so
 // culled and unculled frames are the same image (tested over thousands of random cameras). The
 // compact positions (engine/compact.h) use it for their batches too.
+//
+// Three box tests, each conservative in the direction its user needs:
+//   box_may_draw()        false only when no point of the box can draw: the batch is skipped;
+//   box_surely_inside()   true only when every point of the box draws at its own pixel: the
+//                         batch's points skip their image tests;
+//   box_corners_in_view() true only when the whole box lies well inside the view (its corners
+//                         projected exactly, 2 pixels in): no batch of a cloud in that box can be
+//                         culled, so the frame skips the box tests.
 #pragma once
 
 #include <cmath>
@@ -23,9 +31,10 @@ constexpr uint32_t kPointBatch = 4096;  ///< stored points per box (24 B: 0.006 
 
 /// A batch's flag for one frame, as the GPU renderer's box-test kernels write it.
 enum BatchFlag : uint8_t {
-  kBatchCulled = 0,  ///< no point of the batch can draw (box_visible() false)
+  kBatchCulled = 0,  ///< no point of the batch can draw (box_may_draw() false)
   kBatchDrawn = 1,   ///< drawn, each point with its own image tests
-  kBatchInside = 2,  ///< wholly inside the view (box_inside()): the points skip the image tests
+  kBatchInside =
+      2,  ///< wholly inside the view (box_surely_inside()): the points skip the image tests
   // Occlusion culling's frames (the CUDA renderer's two passes; docs/GPU.md): bits over the above.
   kBatchDeferred = 4,   ///< pass 1: hidden by the last frame's Hi-Z, left to pass 2's test
   kBatchFirst = 8,      ///< pass 2: drawn in pass 1 (its flag | 8), not again
@@ -48,8 +57,8 @@ PR_HD double cull_abs(double v) {
   return v < 0.0 ? -v : v;
 }
 
-/// The box [lo, hi] in camera space, for box_visible() and box_inside(): centre `cc` and half
-/// extents `ch` of a box that holds the float camera coordinates of every float point in (or
+/// The box [lo, hi] in camera space, for box_may_draw() and box_surely_inside(): centre `cc` and
+/// half extents `ch` of a box that holds the float camera coordinates of every float point in (or
 /// near) [lo, hi].
 ///
 /// The camera transform c = R (v - shift) maps the box into the box centred on R (centre - shift)
@@ -94,7 +103,7 @@ PR_HD void camera_box(const ProjParams& p, const double lo_in[3], const double h
 /// test. Written so that NaN anywhere culls nothing. Only the centre pixel of a point decides
 /// whether it draws (a splat whose centre is outside the image draws nothing, as on the CPU), so
 /// point sizes need no margin.
-PR_HD bool box_visible(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
+PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
   double cc[3], ch[3];
   camera_box(p, lo_in, hi_in, cc, ch);
   const double near_z = double(p.near_z);
@@ -117,14 +126,14 @@ PR_HD bool box_visible(const ProjParams& p, const double lo_in[3], const double 
 
 /// Whether every float point in (or near) the box [lo, hi] surely passes project_to_pixel()'s
 /// tests: in front of the near plane, not beyond 1e30, and its pixel more than M pixels inside
-/// the image. The dual of box_visible() (conservative the other way: false when unsure), with the
+/// the image. The dual of box_may_draw() (conservative the other way: false when unsure), with the
 /// same camera box: its smallest z must exceed near_z, and each edge's linear form must have the
 /// right sign over the whole box (its maximum below zero), with M = 1 pixel plus 4e-6 of the image
 /// size for the rounding of the division and the products. A renderer may then skip those tests
 /// for the box's points and take int(px), int(py) as their pixel: project_to_pixel() would give
 /// the same pixel (its clamp does nothing there). Not for points outside the box (NaN ones among
 /// them). Written so that NaN anywhere answers false.
-PR_HD bool box_inside(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
+PR_HD bool box_surely_inside(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
   double cc[3], ch[3];
   camera_box(p, lo_in, hi_in, cc, ch);
   const double near_z = double(p.near_z);
@@ -143,20 +152,20 @@ PR_HD bool box_inside(const ProjParams& p, const double lo_in[3], const double h
          max_form(1, F, M - py0) < 0.0 && max_form(1, -F, py0 - H + M) < 0.0;
 }
 
-/// box_inside() of a PointBox; false for an empty one.
-PR_HD bool box_inside(const ProjParams& p, const PointBox& b) {
+/// box_surely_inside() of a PointBox; false for an empty one.
+PR_HD bool box_surely_inside(const ProjParams& p, const PointBox& b) {
   if (!(b.lo[0] <= b.hi[0])) return false;
   const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
   const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
-  return box_inside(p, lo, hi);
+  return box_surely_inside(p, lo, hi);
 }
 
 /// A batch's box test: an empty box (no finite point) draws nothing.
-PR_HD bool point_box_visible(const ProjParams& p, const PointBox& b) {
+PR_HD bool box_may_draw(const ProjParams& p, const PointBox& b) {
   if (b.lo[0] > b.hi[0]) return false;
   const double lo[3] = {double(b.lo[0]), double(b.lo[1]), double(b.lo[2])};
   const double hi[3] = {double(b.hi[0]), double(b.hi[1]), double(b.hi[2])};
-  return box_visible(p, lo, hi);
+  return box_may_draw(p, lo, hi);
 }
 
 /// Whether the whole box certainly lies in view: its 8 corners in front of the near plane and
@@ -164,7 +173,7 @@ PR_HD bool point_box_visible(const ProjParams& p, const PointBox& b) {
 /// in front of the camera is the convex hull of its corners' images). A renderer that knows this
 /// skips the per-batch tests of a frame (no batch can be culled); false when unsure (it is only a
 /// shortcut: culling or not gives the same image).
-inline bool box_in_view(const ProjParams& p, const PointBox& b) {
+inline bool box_corners_in_view(const ProjParams& p, const PointBox& b) {
   if (!(b.lo[0] <= b.hi[0])) return false;
   const double F = double(p.focus) * double(p.scale), M = 2.0;
   for (int c = 0; c < 8; ++c) {

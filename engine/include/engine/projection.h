@@ -161,7 +161,7 @@ PR_HD bool project_to_pixel(const ProjParams& p, float x, float y, float z, uint
   return true;
 }
 
-/// project_to_pixel() for a point known to pass its tests (its batch's box_inside(),
+/// project_to_pixel() for a point known to pass its tests (its batch's box_surely_inside(),
 /// engine/culling.h): the same pixel and depth bits, without the tests and the clamp.
 PR_HD void project_inside(const ProjParams& p, float x, float y, float z, int& ix, int& iy,
                           uint32_t& depth_bits) {

@@ -1,4 +1,4 @@
-#include "session.h"
+#include "startup.h"
 
 #include <cmath>
 
@@ -58,8 +58,8 @@ Camera starting_camera(const Options& o, const PointCloud& cloud, const std::str
   return cam;
 }
 
-bool build_session(const Options& o, Session& s, std::string* error) {
-  s = Session{};
+bool build_startup(const Options& o, Startup& s, std::string* error) {
+  s = Startup{};
   if (!o.files.empty()) {
     for (const auto& f : o.files) {
       PointCloud c;

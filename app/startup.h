@@ -23,7 +23,7 @@ constexpr uint64_t kDefaultScenePoints = 4'000'000;
 /// The focal length loaded files start with (a wider view than the scenes' cameras).
 constexpr double kFilesFocus = 1.5;
 
-struct Session {
+struct Startup {
   PointCloud cloud;
   Camera camera;
   std::string scene;            ///< scene name, or empty when files were loaded
@@ -32,7 +32,7 @@ struct Session {
 
 /// Loads the FILEs (merged into one cloud) or generates the scene, and sets starting_camera().
 /// False with a message when a file cannot be read.
-bool build_session(const Options& o, Session& s, std::string* error);
+bool build_startup(const Options& o, Startup& s, std::string* error);
 
 /// The view a new cloud starts with, before --camera and --focus: a scene's own camera
 /// (scene_camera(); with `up` z, the same view in the z-up frame's angles), or for files
@@ -41,7 +41,7 @@ bool build_session(const Options& o, Session& s, std::string* error);
 Camera cloud_camera(const PointCloud& cloud, const std::string& scene, UpAxis up, double aspect,
                     double focus = kFilesFocus);
 
-/// The session's starting camera, for headless mode and the viewer's first cloud: cloud_camera()
+/// The starting camera, for headless mode and the viewer's first cloud: cloud_camera()
 /// with up_axis_for(), then --camera and --focus.
 Camera starting_camera(const Options& o, const PointCloud& cloud, const std::string& scene,
                        double aspect);
