@@ -17,6 +17,18 @@ struct LoadProgress {
   std::atomic<bool> cancel{false};  ///< set to ask the loader to stop (it then fails, "cancelled")
 };
 
+/// What to read of a file, for formats that hold more than one cloud or more points than wanted.
+/// The defaults read everything.
+struct LoadOptions {
+  /// E57: the scans to read (0-based, in the file's order); empty: every scan, merged.
+  std::vector<uint32_t> scans;
+  /// At most this many points, a spatially even subset (0: all). COPC reads its octree down to the
+  /// depth that fits; other formats keep an even subset of their points.
+  uint64_t max_points = 0;
+  /// COPC: the deepest octree level to read (-1: all).
+  int max_depth = -1;
+};
+
 /// What --info reports about a file.
 struct FileInfo {
   std::string file;
@@ -46,12 +58,12 @@ FileFormat detect_format(const void* data, size_t size, const std::string& name)
 /// `format` kUnknown means detect.
 bool parse_point_cloud(const void* data, size_t size, const std::string& name, FileFormat format,
                        PointCloud& out, FileInfo* info, std::string* error,
-                       LoadProgress* progress = nullptr);
+                       LoadProgress* progress = nullptr, const LoadOptions* options = nullptr);
 
 /// Reads `path` into `out` (replacing its contents; on failure `out` is left empty and `error`
 /// holds a one-line message naming the file and the problem). `info` and `progress` may be null.
 bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, std::string* error,
-                      LoadProgress* progress = nullptr);
+                      LoadProgress* progress = nullptr, const LoadOptions* options = nullptr);
 
 // ---- writers: for tests, benchmarks and exporting; they write world coordinates (origin added).
 

@@ -23,6 +23,7 @@ struct Input {
   size_t size = 0;
   std::string name;
   LoadProgress* progress = nullptr;
+  const LoadOptions* options = nullptr;  ///< never null inside the readers
 };
 
 /// What a reader fills in besides the points.
@@ -250,9 +251,8 @@ uint8_t clamp_u8(double v);
 /// about 64 pieces at line starts. `parse(s, le, pt)` reads the line [s, le); a line it rejects
 /// fails the read with the message `describe(line_number, s, le)`. PLY and PCD ascii bodies.
 template <class Parse, class Describe>
-bool read_text_rows(const Input& in, Output& out, Attributes attrs, const char* text,
-                    size_t begin, size_t end, Parse&& parse, Describe&& describe,
-                    std::string* error) {
+bool read_text_rows(const Input& in, Output& out, Attributes attrs, const char* text, size_t begin,
+                    size_t end, Parse&& parse, Describe&& describe, std::string* error) {
   const auto chunks = split_lines(text, begin, end, 64);
   std::vector<size_t> caps(chunks.size());
   for (size_t c = 0; c < chunks.size(); ++c)

@@ -124,15 +124,17 @@ FileFormat detect_format(const void* data, size_t size, const std::string& name)
 }
 
 bool parse_point_cloud(const void* data, size_t size, const std::string& name, FileFormat format,
-                       PointCloud& out, FileInfo* info, std::string* error,
-                       LoadProgress* progress) {
+                       PointCloud& out, FileInfo* info, std::string* error, LoadProgress* progress,
+                       const LoadOptions* options) {
   const auto t0 = std::chrono::steady_clock::now();
   out = PointCloud{};
   FileInfo local;
   FileInfo& fi = info ? *info : local;
   fi = FileInfo{};
   fi.file = name;
-  io::Input in{static_cast<const uint8_t*>(data), size, name, progress};
+  static const LoadOptions kEverything;
+  io::Input in{static_cast<const uint8_t*>(data), size, name, progress,
+               options ? options : &kEverything};
   io::Output o{&out, &fi};
   if (size == 0) return io::fail(in, error, "the file is empty");
   if (format == FileFormat::kUnknown) format = detect_format(data, size, name);
@@ -187,7 +189,7 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
 }
 
 bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, std::string* error,
-                      LoadProgress* progress) {
+                      LoadProgress* progress, const LoadOptions* options) {
   const auto t0 = std::chrono::steady_clock::now();
   out = PointCloud{};
   auto sys_fail = [&](const char* what) {
@@ -216,8 +218,8 @@ bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, 
   m.addr = mmap(nullptr, m.size, PROT_READ, MAP_PRIVATE, f.fd, 0);
   if (m.addr == MAP_FAILED) return sys_fail("cannot map");
   madvise(m.addr, m.size, MADV_WILLNEED);
-  const bool ok =
-      parse_point_cloud(m.addr, m.size, path, FileFormat::kUnknown, out, info, error, progress);
+  const bool ok = parse_point_cloud(m.addr, m.size, path, FileFormat::kUnknown, out, info, error,
+                                    progress, options);
   if (ok && info)
     info->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ok;
