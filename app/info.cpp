@@ -63,16 +63,30 @@ std::string json_vec(const glm::dvec3& v) {
   return s;
 }
 
+std::string json_scans(const std::vector<ScanInfo>& scans) {
+  std::string s = "[";
+  for (size_t k = 0; k < scans.size(); ++k) {
+    const ScanInfo& sc = scans[k];
+    if (k) s += ", ";
+    s += "{\"name\": \"" + json_escape(sc.name) + "\", \"records\": " + std::to_string(sc.records) +
+         ", \"points\": " + std::to_string(sc.points) +
+         ", \"read\": " + (sc.read ? "true" : "false") + "}";
+  }
+  return s + "]";
+}
+
 }  // namespace
 
 int run_info(const Options& o) {
   int rc = 0;
+  LoadOptions lo;
+  lo.scans = o.scans;
   for (const auto& path : o.files) {
     PointCloud cloud;
     FileInfo info;
     std::string err;
     Stopwatch sw;
-    const bool ok = load_point_cloud(path, cloud, &info, &err);
+    const bool ok = load_point_cloud(path, cloud, &info, &err, nullptr, &lo);
     info.file = path;
     if (info.seconds == 0.0) info.seconds = sw.ms() * 1e-3;
     if (!ok) rc = 1;
@@ -85,13 +99,14 @@ int run_info(const Options& o) {
       std::printf(
           "{\"file\": \"%s\", \"format\": \"%s\", \"version\": \"%s\", \"points\": %llu, "
           "\"bounds_min\": %s, \"bounds_max\": %s, \"origin\": %s, \"has_color\": %s, "
-          "\"has_intensity\": %s, \"has_classification\": %s, \"seconds\": %s}\n",
+          "\"has_intensity\": %s, \"has_classification\": %s, \"seconds\": %s%s}\n",
           json_escape(path).c_str(), json_escape(info.format).c_str(),
           json_escape(info.version).c_str(), (unsigned long long)info.points,
           json_vec(info.bounds.min).c_str(), json_vec(info.bounds.max).c_str(),
           json_vec(info.origin).c_str(), info.has_color ? "true" : "false",
           info.has_intensity ? "true" : "false", info.has_classification ? "true" : "false",
-          json_num(info.seconds).c_str());
+          json_num(info.seconds).c_str(),
+          info.scans.empty() ? "" : (", \"scans\": " + json_scans(info.scans)).c_str());
     } else {
       if (!ok) {
         std::fprintf(stderr, "pointraster: %s\n", err.c_str());
@@ -103,9 +118,19 @@ int run_info(const Options& o) {
                   info.bounds.min.y, info.bounds.min.z, info.bounds.max.x, info.bounds.max.y,
                   info.bounds.max.z);
       std::printf("  origin      %.6f %.6f %.6f\n", info.origin.x, info.origin.y, info.origin.z);
-      std::printf("  attributes  %s%s%s\n  load time   %.3f s\n", info.has_color ? "color " : "",
+      std::printf("  attributes  %s%s%s\n", info.has_color ? "color " : "",
                   info.has_intensity ? "intensity " : "",
-                  info.has_classification ? "classification" : "", info.seconds);
+                  info.has_classification ? "classification" : "");
+      if (!info.scans.empty()) std::printf("  scans       %zu\n", info.scans.size());
+      for (size_t k = 0; k < info.scans.size(); ++k) {
+        const ScanInfo& sc = info.scans[k];
+        std::printf("    %-3zu %llu points", k, (unsigned long long)sc.points);
+        if (sc.points != sc.records)
+          std::printf(" of %llu records%s", (unsigned long long)sc.records,
+                      sc.read ? "" : " (not read)");
+        std::printf("%s%s\n", sc.name.empty() ? "" : "  ", sc.name.c_str());
+      }
+      std::printf("  load time   %.3f s\n", info.seconds);
     }
   }
   return rc;

@@ -128,6 +128,8 @@ std::string usage_text() {
        "                        suffixes: powers of 1024); larger clouds go compact or to the CPU\n"
        "  --vsync on|off        viewer vsync (default on)\n"
        "  --ui-scale S          panel scale, 0.5 to 4 (default: from the display's DPI, else 1)\n"
+       "  --scan K              E57: load scan K (0-based; repeat for several; default: all,\n"
+       "                        merged with their poses)\n"
        "  --info                print format, point count, bounds, origin and attributes per FILE\n"
        "  --json                with --info: one JSON object per file\n"
        "  --help                this text\n";
@@ -240,6 +242,10 @@ int parse_options(int argc, char** argv, Options& o) {
         o.binning = parse_switch(a, need(), true);
       } else if (a == "--gpu-memory-limit") {
         o.gpu_memory_limit = parse_bytes(a, need());
+      } else if (a == "--scan") {
+        const long long k = parse_number<long long>(a, need());
+        if (k < 0 || k > 0xFFFFFFFFll) throw BadValue{"option --scan: must be 0 or more"};
+        o.scans.push_back(uint32_t(k));
       } else if (a == "--vsync") {
         const std::string v = need();
         if (v != "on" && v != "off") throw BadValue{"option --vsync: '" + v + "' is not on or off"};

@@ -41,6 +41,7 @@ struct Options {
   std::optional<bool> vsync;
   std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI
   std::vector<std::string> files;
+  std::vector<uint32_t> scans;  ///< --scan K (repeatable): E57 scans to load; empty: all
 };
 
 /// Parses argv. Returns 0 to go on; otherwise the exit code (0 after --help, 2 for a bad option

@@ -61,10 +61,12 @@ Camera starting_camera(const Options& o, const PointCloud& cloud, const std::str
 bool build_startup(const Options& o, Startup& s, std::string* error) {
   s = Startup{};
   if (!o.files.empty()) {
+    LoadOptions lo;
+    lo.scans = o.scans;
     for (const auto& f : o.files) {
       PointCloud c;
       FileInfo info;
-      if (!load_point_cloud(f, c, &info, error)) return false;
+      if (!load_point_cloud(f, c, &info, error, nullptr, &lo)) return false;
       s.files.push_back(info);
       append_cloud(s.cloud, c);
     }

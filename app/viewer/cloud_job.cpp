@@ -23,7 +23,7 @@ double CloudJob::progress() const {
   return (double(file_index_.load()) + (f < 0 ? 0 : f > 1 ? 1 : f)) / double(file_count_);
 }
 
-bool CloudJob::start_files(std::vector<std::string> paths) {
+bool CloudJob::start_files(std::vector<std::string> paths, LoadOptions options) {
   if (busy() || paths.empty()) return false;
   done_ = false;
   progress_.fraction = 0.0;
@@ -33,7 +33,7 @@ bool CloudJob::start_files(std::vector<std::string> paths) {
   label_ = paths.size() == 1 ? std::filesystem::path(paths[0]).filename().string()
                              : std::to_string(paths.size()) + " files";
   result_ = Result{};
-  thread_ = std::thread([this, paths = std::move(paths)] {
+  thread_ = std::thread([this, paths = std::move(paths), options = std::move(options)] {
     Stopwatch sw;
     Result r;
     try {
@@ -44,7 +44,7 @@ bool CloudJob::start_files(std::vector<std::string> paths) {
         PointCloud c;
         FileInfo info;
         std::string err;
-        if (!load_point_cloud(paths[i], c, &info, &err, &progress_)) {
+        if (!load_point_cloud(paths[i], c, &info, &err, &progress_, &options)) {
           r.error = err.empty() ? paths[i] + ": could not be read" : err;
           break;
         }

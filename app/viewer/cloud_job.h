@@ -32,8 +32,9 @@ class CloudJob {
   CloudJob(const CloudJob&) = delete;
   CloudJob& operator=(const CloudJob&) = delete;
 
-  /// Starts loading FILEs merged into one cloud. Refused (false) while a job runs.
-  bool start_files(std::vector<std::string> paths);
+  /// Starts loading FILEs merged into one cloud (`options`: which E57 scans). Refused (false)
+  /// while a job runs.
+  bool start_files(std::vector<std::string> paths, LoadOptions options = {});
   /// Starts generating `points` points of scene `name`.
   bool start_scene(std::string name, uint64_t points);
 

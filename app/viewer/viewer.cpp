@@ -467,7 +467,9 @@ bool Viewer::open(std::string* error) {
 
   // The starting cloud: the command line's files, else the scene; made in the background.
   if (!m.opt.files.empty()) {
-    m.job.start_files(m.opt.files);
+    LoadOptions lo;
+    lo.scans = m.opt.scans;
+    m.job.start_files(m.opt.files, std::move(lo));
     m.set_status("loading " + m.job.label() + " ...", false);
   } else {
     const std::string scene = m.opt.scene.empty() ? kDefaultScene : m.opt.scene;

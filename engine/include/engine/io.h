@@ -1,5 +1,5 @@
-// Point-cloud file reading: PLY, LAS, PCD, PTS, XYZ/TXT/CSV, the format chosen by content.
-// LAZ and E57 are recognised and refused with a message saying what to do.
+// Point-cloud file reading: PLY, LAS, PCD, PTS, XYZ/TXT/CSV, E57, the format chosen by content.
+// LAZ is recognised and refused with a message saying what to do.
 #pragma once
 
 #include <atomic>
@@ -29,10 +29,18 @@ struct LoadOptions {
   int max_depth = -1;
 };
 
+/// One scan of a file that holds several (E57).
+struct ScanInfo {
+  std::string name;
+  uint64_t records = 0;  ///< records the file declares (invalid ones included)
+  uint64_t points = 0;   ///< points read: the valid ones; 0 for a scan not read
+  bool read = false;     ///< chosen by LoadOptions::scans (every scan when it is empty)
+};
+
 /// What --info reports about a file.
 struct FileInfo {
   std::string file;
-  std::string format;   ///< "PLY", "LAS", "PCD", "PTS", "XYZ"
+  std::string format;   ///< "PLY", "LAS", "PCD", "PTS", "XYZ", "E57"
   std::string version;  ///< e.g. "binary_little_endian 1.0", "1.4 format 6", "0.7 binary"
   uint64_t points = 0;
   Bounds bounds;  ///< in the file's own coordinates (double)
@@ -41,9 +49,10 @@ struct FileInfo {
   bool has_intensity = false;
   bool has_classification = false;
   double seconds = 0.0;
+  std::vector<ScanInfo> scans;  ///< E57: every scan of the file, in its order; else empty
 };
 
-/// File formats recognised by content. kLaz and kE57 are recognised only to be refused clearly.
+/// File formats recognised by content. kLaz is recognised only to be refused clearly.
 enum class FileFormat { kUnknown, kPly, kLas, kLaz, kPcd, kPts, kXyz, kE57 };
 
 /// Name of a format as --info prints it ("PLY", "LAS", ...; "unknown").

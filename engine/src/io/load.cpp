@@ -160,9 +160,8 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
                       "LAZ (compressed LAS) is not supported; decompress it to LAS first, e.g. "
                       "`laszip -i in.laz -o out.las` or `pdal translate in.laz out.las`");
     case FileFormat::kE57:
-      return io::fail(in, error,
-                      "E57 is not supported; convert it first, e.g. `pdal translate in.e57 "
-                      "out.las` or export PLY/LAS from CloudCompare");
+      ok = io::read_e57(in, o, error);
+      break;
     case FileFormat::kUnknown: {
       const std::string ext = extension(name);
       if (ext == "pcd")
@@ -173,7 +172,7 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
         return io::fail(in, error, "not a LAS file: it does not start with 'LASF'");
       if (ext == "e57") return io::fail(in, error, "not an E57 file: no 'ASTM-E57' signature");
       return io::fail(in, error,
-                      "unknown file format (not PLY, LAS, PCD, PTS or XYZ/TXT/CSV text)");
+                      "unknown file format (not PLY, LAS, PCD, E57, PTS or XYZ/TXT/CSV text)");
     }
   }
   if (!ok) {

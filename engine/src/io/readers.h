@@ -11,10 +11,38 @@ bool read_las(const Input& in, Output& out, std::string* error);
 bool read_pcd(const Input& in, Output& out, std::string* error);
 /// PTS and XYZ/TXT/CSV: `pts` skips the count lines of the blocks.
 bool read_text(const Input& in, Output& out, bool pts, std::string* error);
+/// ASTM E57: the scans LoadOptions::scans names (all when empty), merged, poses applied.
+bool read_e57(const Input& in, Output& out, std::string* error);
 
 /// LZF (liblzf's format, as PCL's binary_compressed uses): decompresses exactly `out_size` bytes;
 /// false on any malformed input (never reads or writes out of bounds).
 bool lzf_decompress(const uint8_t* in, size_t in_size, uint8_t* out, size_t out_size);
+
+/// Bytes of each LAS point format's fields (before any extra bytes).
+inline constexpr uint16_t kLasFormatSize[11] = {20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67};
+/// Offset of R, G, B (uint16 each) in each LAS point format's record; 0: no color.
+inline constexpr uint16_t kLasRgbOffset[11] = {0, 0, 20, 28, 0, 28, 0, 30, 30, 0, 30};
+
+/// The fields of a LAS header that LAS and LAZ reading share.
+struct LasHeader {
+  int major = 0, minor = 0;
+  uint16_t header_size = 0, record_length = 0;
+  uint32_t offset = 0, vlr_count = 0;
+  uint8_t format = 0;  ///< point format, the compression bits (7 and 6) cleared
+  uint64_t count = 0;  ///< the 64-bit count (LAS 1.4) where the legacy one is 0 or smaller
+  double scale[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
+};
+
+/// Reads and checks the header (version, sizes, offset to the points, format, scales); the
+/// point data's size is left to the caller.
+bool parse_las_header(const Input& in, LasHeader& h, std::string* error);
+
+/// LAZ (LASzip-compressed LAS): point-wise and layered chunked compressors, decoded in parallel.
+bool read_laz(const Input& in, Output& out, std::string* error);
+
+/// The uncompressed point records of a LAZ file, in file order (tests and tools).
+bool laz_records(const Input& in, std::vector<uint8_t>& records, size_t* record_length,
+                 std::string* error);
 
 /// True when a LAS header at `data` describes compressed (LAZ) points: point format byte with
 /// bit 7 or 6 set, or a LASzip VLR.
