@@ -2,12 +2,15 @@
 //   io_sample read FILE N          prints {"points", "origin", "bounds_min", "bounds_max",
 //                                  "sample": [[index, x, y, z, r, g, b, intensity], ...]} with N
 //                                  points evenly spaced through the cloud (world coordinates)
+//   io_sample records FILE OUT     writes the decompressed point records of the LAZ file FILE
+//                                  to OUT (the bytes after a LAS file's header and VLRs)
 //   io_sample write KIND N FILE    writes N generated points with the project's writers; KIND is
 //                                  las0..las10, ply-ascii, ply-le, ply-be, pcd-ascii, pcd-binary
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "engine/io.h"
 
@@ -38,6 +41,25 @@ int read_cmd(const std::string& path, size_t n) {
                 c.has_intensity() ? double(c.intensity[i]) : 0.0);
   }
   std::printf("]}\n");
+  return 0;
+}
+
+int records_cmd(const std::string& path, const std::string& out) {
+  std::vector<uint8_t> records;
+  size_t rec = 0;
+  std::string err;
+  if (!pr::decompress_laz(path, records, &rec, &err)) {
+    std::fprintf(stderr, "io_sample: %s\n", err.c_str());
+    return 1;
+  }
+  std::FILE* f = std::fopen(out.c_str(), "wb");
+  if (!f || std::fwrite(records.data(), 1, records.size(), f) != records.size()) {
+    std::fprintf(stderr, "io_sample: cannot write %s\n", out.c_str());
+    if (f) std::fclose(f);
+    return 1;
+  }
+  std::fclose(f);
+  std::printf("{\"records\": %zu, \"record_length\": %zu}\n", rec ? records.size() / rec : 0, rec);
   return 0;
 }
 
@@ -86,8 +108,11 @@ int write_cmd(const std::string& kind, size_t n, const std::string& path) {
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "read")
     return read_cmd(argv[2], std::strtoull(argv[3], nullptr, 10));
+  if (argc == 4 && std::string(argv[1]) == "records") return records_cmd(argv[2], argv[3]);
   if (argc == 5 && std::string(argv[1]) == "write")
     return write_cmd(argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
-  std::fprintf(stderr, "usage: io_sample read FILE N | io_sample write KIND N FILE\n");
+  std::fprintf(
+      stderr,
+      "usage: io_sample read FILE N | io_sample records FILE OUT | io_sample write KIND N FILE\n");
   return 2;
 }

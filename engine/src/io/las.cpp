@@ -17,12 +17,6 @@ T get(const uint8_t* p) {
   return v;
 }
 
-// Bytes of each point format's fields (before any extra bytes).
-constexpr uint16_t kFormatSize[11] = {20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67};
-
-// Offset of R,G,B (uint16 each) per format, or 0 when the format has no color.
-constexpr uint16_t kRgbOffset[11] = {0, 0, 20, 28, 0, 28, 0, 30, 30, 0, 30};
-
 }  // namespace
 
 bool las_is_compressed(const uint8_t* d, size_t n) {
@@ -41,48 +35,67 @@ bool las_is_compressed(const uint8_t* d, size_t n) {
   return false;
 }
 
-bool read_las(const Input& in, Output& out, std::string* error) {
+bool parse_las_header(const Input& in, LasHeader& h, std::string* error) {
   const uint8_t* d = in.data;
   if (in.size < 227)
     return fail(in, error,
                 "truncated LAS header (" + std::to_string(in.size) + " bytes, need 227)");
-  const int major = d[24], minor = d[25];
-  const uint16_t header_size = get<uint16_t>(d + 94);
-  const uint32_t offset = get<uint32_t>(d + 96);
-  const uint8_t fmt = d[104] & 0x3F;
-  const uint16_t rec = get<uint16_t>(d + 105);
-  uint64_t count = get<uint32_t>(d + 107);
-  if (major != 1 || minor > 4)
-    return fail(in, error,
-                "unsupported LAS version " + std::to_string(major) + "." + std::to_string(minor));
-  if (header_size < 227 || header_size > in.size)
-    return fail(in, error, "bad LAS header size " + std::to_string(header_size));
-  if (minor >= 4 && header_size >= 375 && in.size >= 375) {
+  h.major = d[24];
+  h.minor = d[25];
+  h.header_size = get<uint16_t>(d + 94);
+  h.offset = get<uint32_t>(d + 96);
+  h.vlr_count = get<uint32_t>(d + 100);
+  h.format = d[104] & 0x3F;
+  h.record_length = get<uint16_t>(d + 105);
+  h.count = get<uint32_t>(d + 107);
+  if (h.major != 1 || h.minor > 4)
+    return fail(
+        in, error,
+        "unsupported LAS version " + std::to_string(h.major) + "." + std::to_string(h.minor));
+  if (h.header_size < 227 || h.header_size > in.size)
+    return fail(in, error, "bad LAS header size " + std::to_string(h.header_size));
+  if (h.minor >= 4 && h.header_size >= 375 && in.size >= 375) {
     const uint64_t count64 = get<uint64_t>(d + 247);
-    if (count == 0 || count64 > count) count = count64;
+    if (h.count == 0 || count64 > h.count) h.count = count64;
   }
-  if (fmt > 10) return fail(in, error, "unsupported LAS point format " + std::to_string(fmt));
-  if (rec < kFormatSize[fmt])
+  if (h.format > 10)
+    return fail(in, error, "unsupported LAS point format " + std::to_string(h.format));
+  if (h.record_length < kLasFormatSize[h.format])
     return fail(in, error,
-                "LAS record length " + std::to_string(rec) + " is shorter than point format " +
-                    std::to_string(fmt) + " needs (" + std::to_string(kFormatSize[fmt]) + ")");
-  if (offset < header_size || offset > in.size)
-    return fail(in, error, "bad LAS offset to point data " + std::to_string(offset));
+                "LAS record length " + std::to_string(h.record_length) +
+                    " is shorter than point format " + std::to_string(h.format) + " needs (" +
+                    std::to_string(kLasFormatSize[h.format]) + ")");
+  if (h.offset < h.header_size || h.offset > in.size)
+    return fail(in, error, "bad LAS offset to point data " + std::to_string(h.offset));
+  for (int i = 0; i < 3; ++i) {
+    h.scale[i] = get<double>(d + 131 + 8 * i);
+    h.origin[i] = get<double>(d + 155 + 8 * i);
+    if (!std::isfinite(h.scale[i]) || !std::isfinite(h.origin[i]) || h.scale[i] == 0.0)
+      return fail(in, error, "bad LAS scale or offset in the header");
+  }
+  return true;
+}
+
+bool read_las(const Input& in, Output& out, std::string* error) {
+  const uint8_t* d = in.data;
+  LasHeader h;
+  if (!parse_las_header(in, h, error)) return false;
+  const int major = h.major, minor = h.minor;
+  const uint32_t offset = h.offset;
+  const uint8_t fmt = h.format;
+  const uint16_t rec = h.record_length;
+  const uint64_t count = h.count;
   const uint64_t avail = (in.size - offset) / rec;
   if (count > avail)
     return fail(in, error,
                 "the header declares " + std::to_string(count) + " points but the file holds " +
                     std::to_string(avail) + " (truncated?)");
   if (count == 0) return fail(in, error, "the file holds no points");
-  const double sx = get<double>(d + 131), sy = get<double>(d + 139), sz = get<double>(d + 147);
-  const double ox = get<double>(d + 155), oy = get<double>(d + 163), oz = get<double>(d + 171);
-  if (!(std::isfinite(sx) && std::isfinite(sy) && std::isfinite(sz) && std::isfinite(ox) &&
-        std::isfinite(oy) && std::isfinite(oz)) ||
-      sx == 0.0 || sy == 0.0 || sz == 0.0)
-    return fail(in, error, "bad LAS scale or offset in the header");
+  const double sx = h.scale[0], sy = h.scale[1], sz = h.scale[2];
+  const double ox = h.origin[0], oy = h.origin[1], oz = h.origin[2];
 
   const uint8_t* base = d + offset;
-  const uint16_t rgb = kRgbOffset[fmt];
+  const uint16_t rgb = kLasRgbOffset[fmt];
   const bool extended = fmt >= 6;
   auto xyz = [&](size_t i, double& x, double& y, double& z) {
     const uint8_t* r = base + i * rec;

@@ -156,9 +156,8 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
       ok = io::read_text(in, o, false, error);
       break;
     case FileFormat::kLaz:
-      return io::fail(in, error,
-                      "LAZ (compressed LAS) is not supported; decompress it to LAS first, e.g. "
-                      "`laszip -i in.laz -o out.las` or `pdal translate in.laz out.las`");
+      ok = io::read_laz(in, o, error);
+      break;
     case FileFormat::kE57:
       ok = io::read_e57(in, o, error);
       break;

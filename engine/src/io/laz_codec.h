@@ -1,0 +1,378 @@
+// The entropy coder of LAZ (LASzip): a 32-bit arithmetic decoder with adaptive symbol and bit
+// models (Amir Said's "fast arithmetic coding": 32-bit interval, periodic model updates, table
+// look-up for large alphabets) and the integer decoder that codes a value as a prediction plus a
+// corrector whose bit length k is itself an adaptive symbol. Every model starts in a fixed state,
+// so a decoder built for a chunk reproduces the encoder's models exactly.
+//
+// Reading never leaves [data, data + size): past the end the decoder reads zeros and remembers
+// that it did (`overrun()`), which the chunk readers report as a truncated or corrupt chunk.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace pr::io::laz {
+
+constexpr uint32_t kMinLength = 0x01000000u;  // renormalise below this interval length
+constexpr uint32_t kSymbolShift = 15;         // symbol models: probabilities in 1/2^15
+constexpr uint32_t kSymbolMaxCount = 1u << kSymbolShift;
+constexpr uint32_t kBitShift = 13;  // bit models: probability of 0 in 1/2^13
+constexpr uint32_t kBitMaxCount = 1u << kBitShift;
+
+/// Adaptive model of one binary decision.
+struct BitModel {
+  uint32_t bit0_count = 1, bit_count = 2, bit0_prob = 1u << (kBitShift - 1);
+  uint32_t until_update = 4, update_cycle = 4;
+
+  void update() {
+    bit_count += update_cycle;
+    if (bit_count > kBitMaxCount) {
+      bit_count = (bit_count + 1) >> 1;
+      bit0_count = (bit0_count + 1) >> 1;
+      if (bit0_count == bit_count) ++bit_count;
+    }
+    const uint32_t scale = 0x80000000u / bit_count;
+    bit0_prob = (bit0_count * scale) >> (31 - kBitShift);
+    update_cycle = (5 * update_cycle) >> 2;
+    if (update_cycle > 64) update_cycle = 64;
+    until_update = update_cycle;
+  }
+};
+
+/// Adaptive model of an alphabet of 2..2048 symbols. The cumulative distribution is rebuilt from
+/// the counts every `update_cycle` symbols (the cycle grows by 5/4 up to 8 * (symbols + 6));
+/// alphabets above 16 symbols get a table mapping the top bits of value/length to a first guess.
+/// A model is created empty and initialised on first use (`ready()`), which decodes the same as
+/// initialising it up front because an unused model never changes.
+class SymbolModel {
+ public:
+  bool ready() const { return symbols_ != 0; }
+
+  void init(uint32_t symbols) {
+    symbols_ = symbols;
+    last_symbol_ = symbols - 1;
+    table_size_ = 0;
+    table_shift_ = 0;
+    if (symbols > 16) {
+      uint32_t bits = 3;
+      while (symbols > (1u << (bits + 2))) ++bits;
+      table_size_ = 1u << bits;
+      table_shift_ = kSymbolShift - bits;
+    }
+    store_.assign(size_t(symbols) * 2 + (table_size_ ? table_size_ + 2 : 0), 0);
+    dist_ = store_.data();
+    count_ = dist_ + symbols;
+    table_ = table_size_ ? count_ + symbols : nullptr;
+    for (uint32_t k = 0; k < symbols; ++k) count_[k] = 1;
+    total_ = 0;
+    update_cycle_ = symbols;
+    update();
+    update_cycle_ = until_update_ = (symbols + 6) >> 1;
+  }
+
+  void update() {
+    total_ += update_cycle_;
+    if (total_ > kSymbolMaxCount) {
+      total_ = 0;
+      for (uint32_t k = 0; k < symbols_; ++k) {
+        count_[k] = (count_[k] + 1) >> 1;
+        total_ += count_[k];
+      }
+    }
+    const uint32_t scale = 0x80000000u / total_;
+    uint32_t sum = 0;
+    if (!table_) {
+      for (uint32_t k = 0; k < symbols_; ++k) {
+        dist_[k] = (scale * sum) >> (31 - kSymbolShift);
+        sum += count_[k];
+      }
+    } else {
+      uint32_t s = 0;
+      for (uint32_t k = 0; k < symbols_; ++k) {
+        dist_[k] = (scale * sum) >> (31 - kSymbolShift);
+        sum += count_[k];
+        const uint32_t w = dist_[k] >> table_shift_;
+        while (s < w) table_[++s] = k - 1;
+      }
+      table_[0] = 0;
+      while (s <= table_size_) table_[++s] = symbols_ - 1;
+    }
+    update_cycle_ = (5 * update_cycle_) >> 2;
+    const uint32_t max_cycle = (symbols_ + 6) << 3;
+    if (update_cycle_ > max_cycle) update_cycle_ = max_cycle;
+    until_update_ = update_cycle_;
+  }
+
+ private:
+  friend class Decoder;
+  std::vector<uint32_t> store_;
+  uint32_t* dist_ = nullptr;
+  uint32_t* count_ = nullptr;
+  uint32_t* table_ = nullptr;
+  uint32_t symbols_ = 0, last_symbol_ = 0, total_ = 0, update_cycle_ = 0, until_update_ = 0;
+  uint32_t table_size_ = 0, table_shift_ = 0;
+};
+
+/// The arithmetic decoder over one byte range.
+class Decoder {
+ public:
+  /// Starts decoding [p, p + n): the first four bytes are the initial value (big-endian).
+  void init(const uint8_t* p, size_t n) {
+    p_ = p;
+    end_ = p + n;
+    overrun_ = false;
+    length_ = 0xFFFFFFFFu;
+    value_ = 0;
+    for (int i = 0; i < 4; ++i) value_ = (value_ << 8) | next_byte();
+  }
+
+  bool overrun() const { return overrun_; }
+  const uint8_t* position() const { return p_; }
+
+  uint32_t bit(BitModel& m) {
+    const uint32_t x = m.bit0_prob * (length_ >> kBitShift);
+    uint32_t sym;
+    if (value_ < x) {
+      length_ = x;
+      ++m.bit0_count;
+      sym = 0;
+    } else {
+      value_ -= x;
+      length_ -= x;
+      sym = 1;
+    }
+    if (length_ < kMinLength) renorm();
+    if (--m.until_update == 0) m.update();
+    return sym;
+  }
+
+  uint32_t symbol(SymbolModel& m) {
+    uint32_t sym, x, y = length_;
+    if (m.table_) {
+      length_ >>= kSymbolShift;
+      const uint32_t dv = value_ / length_;
+      uint32_t t = dv >> m.table_shift_;
+      if (t > m.table_size_) t = m.table_size_;  // only on corrupt input
+      sym = m.table_[t];
+      uint32_t n = m.table_[t + 1] + 1;
+      while (n > sym + 1) {
+        const uint32_t k = (sym + n) >> 1;
+        if (m.dist_[k] > dv)
+          n = k;
+        else
+          sym = k;
+      }
+      x = m.dist_[sym] * length_;
+      if (sym != m.last_symbol_) y = m.dist_[sym + 1] * length_;
+    } else {
+      x = sym = 0;
+      length_ >>= kSymbolShift;
+      uint32_t n = m.symbols_, k = n >> 1;
+      do {
+        const uint32_t z = length_ * m.dist_[k];
+        if (z > value_) {
+          n = k;
+          y = z;
+        } else {
+          sym = k;
+          x = z;
+        }
+      } while ((k = (sym + n) >> 1) != sym);
+    }
+    value_ -= x;
+    length_ = y - x;
+    if (length_ < kMinLength) renorm();
+    ++m.count_[sym];
+    if (--m.until_update_ == 0) m.update();
+    return sym;
+  }
+
+  /// `bits` raw bits (1..32), not modelled.
+  uint32_t bits(uint32_t bits) {
+    if (bits > 19) {
+      const uint32_t lo = short16();
+      return (this->bits(bits - 16) << 16) | lo;
+    }
+    length_ >>= bits;
+    const uint32_t sym = value_ / length_;
+    value_ -= length_ * sym;
+    if (length_ < kMinLength) renorm();
+    return sym & ((bits == 32 ? 0u : (1u << bits)) - 1u);
+  }
+
+  uint32_t u32() {
+    const uint32_t lo = short16();
+    const uint32_t hi = short16();
+    return (hi << 16) | lo;
+  }
+
+  uint64_t u64() {
+    const uint64_t lo = u32();
+    const uint64_t hi = u32();
+    return (hi << 32) | lo;
+  }
+
+ private:
+  uint32_t short16() {
+    length_ >>= 16;
+    const uint32_t sym = value_ / length_;
+    value_ -= length_ * sym;
+    if (length_ < kMinLength) renorm();
+    return sym & 0xFFFFu;
+  }
+
+  uint32_t next_byte() {
+    if (p_ < end_) return *p_++;
+    overrun_ = true;
+    return 0;
+  }
+
+  void renorm() {
+    // A valid stream needs at most three byte shifts; four bound the loop on corrupt input
+    // (a zero length, which only corrupt input produces, then stays flagged as overrun).
+    for (int i = 0; i < 4 && length_ < kMinLength; ++i) {
+      value_ = (value_ << 8) | next_byte();
+      length_ <<= 8;
+    }
+    if (length_ == 0) {
+      length_ = kMinLength;
+      overrun_ = true;
+    }
+  }
+
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  uint32_t value_ = 0, length_ = 0;
+  bool overrun_ = false;
+};
+
+/// Decodes integers as prediction + corrector (LASzip's IntegerCompressor): the corrector's bit
+/// length k is a symbol of one of `contexts` models; k = 0 is a single modelled bit, small k a
+/// modelled symbol, larger k a modelled high part (bits_high = 8 bits) and raw low bits. The
+/// result wraps into the value range (2^bits).
+class IntDecoder {
+ public:
+  void init(uint32_t bits, uint32_t contexts) {
+    if (bits && bits < 32) {
+      corr_bits_ = bits;
+      corr_range_ = 1u << bits;
+      corr_min_ = -int32_t(corr_range_ / 2);
+    } else {
+      corr_bits_ = 32;
+      corr_range_ = 0;
+      corr_min_ = INT32_MIN;
+    }
+    k_models_.assign(contexts, SymbolModel());
+    correctors_.assign(corr_bits_, SymbolModel());
+    corrector0_ = BitModel();
+    k_ = 0;
+  }
+
+  uint32_t k() const { return k_; }
+
+  int32_t decode(Decoder& dec, int32_t pred, uint32_t context = 0) {
+    SymbolModel& km = k_models_[context];
+    if (!km.ready()) km.init(corr_bits_ + 1);
+    k_ = dec.symbol(km);
+    int32_t c;
+    if (k_ == 0) {
+      c = int32_t(dec.bit(corrector0_));
+    } else if (k_ < 32) {
+      SymbolModel& cm = correctors_[k_ - 1];
+      if (!cm.ready()) cm.init(1u << (k_ <= kBitsHigh ? k_ : kBitsHigh));
+      uint32_t u;
+      if (k_ <= kBitsHigh) {
+        u = dec.symbol(cm);
+      } else {
+        const uint32_t k1 = k_ - kBitsHigh;
+        u = (dec.symbol(cm) << k1) | dec.bits(k1);
+      }
+      // u in [0, 2^k): the upper half are the positive correctors 2^(k-1)..2^k-1, the lower
+      // half the negative ones -(2^k-1)..-2^(k-1).
+      if (u >= (1u << (k_ - 1)))
+        c = int32_t(u + 1);
+      else
+        c = int32_t(u - ((1u << k_) - 1));
+    } else {
+      c = corr_min_;
+    }
+    int32_t real = int32_t(uint32_t(pred) + uint32_t(c));
+    if (corr_range_) {
+      if (real < 0)
+        real += int32_t(corr_range_);
+      else if (real >= int32_t(corr_range_))
+        real -= int32_t(corr_range_);
+    }
+    return real;
+  }
+
+ private:
+  static constexpr uint32_t kBitsHigh = 8;
+  std::vector<SymbolModel> k_models_, correctors_;
+  BitModel corrector0_;
+  uint32_t corr_bits_ = 32, corr_range_ = 0, k_ = 0;
+  int32_t corr_min_ = INT32_MIN;
+};
+
+/// Running median of the last five values (LASzip's StreamingMedian5), the predictor of the
+/// x and y differences.
+struct Median5 {
+  int32_t v[5] = {0, 0, 0, 0, 0};
+  bool high = true;
+
+  int32_t get() const { return v[2]; }
+
+  void add(int32_t x) {
+    if (high) {
+      if (x < v[2]) {
+        v[4] = v[3];
+        v[3] = v[2];
+        if (x < v[0]) {
+          v[2] = v[1];
+          v[1] = v[0];
+          v[0] = x;
+        } else if (x < v[1]) {
+          v[2] = v[1];
+          v[1] = x;
+        } else {
+          v[2] = x;
+        }
+      } else {
+        if (x < v[3]) {
+          v[4] = v[3];
+          v[3] = x;
+        } else {
+          v[4] = x;
+        }
+        high = false;
+      }
+    } else {
+      if (v[2] < x) {
+        v[0] = v[1];
+        v[1] = v[2];
+        if (v[4] < x) {
+          v[2] = v[3];
+          v[3] = v[4];
+          v[4] = x;
+        } else if (v[3] < x) {
+          v[2] = v[3];
+          v[3] = x;
+        } else {
+          v[2] = x;
+        }
+      } else {
+        if (v[1] < x) {
+          v[0] = v[1];
+          v[1] = x;
+        } else {
+          v[0] = x;
+        }
+        high = true;
+      }
+    }
+  }
+};
+
+}  // namespace pr::io::laz
