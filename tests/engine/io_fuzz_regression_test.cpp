@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "../fuzz/e57_pages.h"
 #include "engine/io.h"
 
 namespace fs = std::filesystem;
@@ -17,9 +18,10 @@ TEST(IoFuzzRegressions, KeptInputsParseOrFailCleanly) {
   const fs::path dir = fs::path(__FILE__).parent_path().parent_path() / "fuzz" / "regressions";
   ASSERT_TRUE(fs::is_directory(dir)) << dir << " not found (it is part of the source tree)";
   const std::map<std::string, std::pair<FileFormat, const char*>> targets = {
-      {"ply", {FileFormat::kPly, "fuzz.ply"}}, {"las", {FileFormat::kLas, "fuzz.las"}},
-      {"pcd", {FileFormat::kPcd, "fuzz.pcd"}}, {"pts", {FileFormat::kPts, "fuzz.pts"}},
-      {"xyz", {FileFormat::kXyz, "fuzz.xyz"}}, {"detect", {FileFormat::kUnknown, "fuzz.bin"}}};
+      {"ply", {FileFormat::kPly, "fuzz.ply"}},       {"las", {FileFormat::kLas, "fuzz.las"}},
+      {"pcd", {FileFormat::kPcd, "fuzz.pcd"}},       {"pts", {FileFormat::kPts, "fuzz.pts"}},
+      {"xyz", {FileFormat::kXyz, "fuzz.xyz"}},       {"e57", {FileFormat::kE57, "fuzz.e57"}},
+      {"detect", {FileFormat::kUnknown, "fuzz.bin"}}};
   size_t replayed = 0;
   for (const auto& sub : fs::directory_iterator(dir)) {
     const auto t = targets.find(sub.path().filename().string());
@@ -27,7 +29,10 @@ TEST(IoFuzzRegressions, KeptInputsParseOrFailCleanly) {
     for (const auto& f : fs::directory_iterator(sub.path())) {
       SCOPED_TRACE(f.path().string());
       std::ifstream in(f.path(), std::ios::binary);
-      const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+      std::string bytes((std::istreambuf_iterator<char>(in)), {});
+      // As the fuzz target does: E57 inputs ending in an odd byte get their checksums rewritten.
+      if (t->second.first == FileFormat::kE57 && !bytes.empty() && (bytes.back() & 1))
+        test::e57_fix_checksums(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size());
       PointCloud c;
       FileInfo info;
       std::string err;
