@@ -76,7 +76,9 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
   const uint32_t n = get<uint32_t>(d + table + 4);
   const uint64_t data_bytes = uint64_t(table) - chunks_start;
   // Each chunk holds at least one point and its first point raw: a bound before allocating.
-  if (n == 0 || n > h.count || n > data_bytes / std::max<size_t>(1, f.layout.record_length))
+  // Every chunk takes at least one byte and all but an empty last one (as lazrs writes) at
+  // least one point: a bound before allocating.
+  if (n == 0 || n > h.count + 1 || n > data_bytes)
     return fail(in, error,
                 "the LAZ chunk table declares " + std::to_string(n) + " chunks for " +
                     std::to_string(h.count) + " points in " + std::to_string(data_bytes) +
@@ -101,7 +103,7 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
     c.size = prev_size;
     pos += prev_size;
     total += c.points;
-    if (dec.overrun() || pos > uint64_t(table) || c.points == 0)
+    if (dec.overrun() || pos > uint64_t(table) || (c.points == 0 && i + 1 < n))
       return fail(in, error, "the LAZ chunk table is damaged (chunk " + std::to_string(i) + ")");
   }
   if (total != h.count)
@@ -136,7 +138,7 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
   // The origin from the first point of every chunk (stored raw), a sample spread over the file.
   Bounds sample;
   for (const Chunk& c : f.chunks) {
-    if (c.size < rec) continue;
+    if (c.size < rec || c.points == 0) continue;
     const uint8_t* r = in.data + c.begin;
     sample.extend({double(get<int32_t>(r)) * h.scale[0] + h.origin[0],
                    double(get<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
@@ -159,6 +161,7 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
       caps,
       [&](size_t b, BlockWriter& w, std::string& err) {
         const Chunk& c = f.chunks[b];
+        if (c.points == 0) return true;
         laz::ChunkReader reader(f.layout);
         std::string why;
         if (!reader.start(in.data + c.begin, c.size, c.points, &why)) {
@@ -239,6 +242,7 @@ bool laz_records(const Input& in, std::vector<uint8_t>& records, size_t* record_
   size_t at = 0;
   for (size_t b = 0; b < f.chunks.size(); ++b) {
     const Chunk& c = f.chunks[b];
+    if (c.points == 0) continue;
     laz::ChunkReader reader(f.layout);
     std::string why;
     if (!reader.start(in.data + c.begin, c.size, c.points, &why))

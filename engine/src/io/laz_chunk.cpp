@@ -425,6 +425,8 @@ struct P14 {
 /// POINT14 v3/v4: nine layers (returns+XY, Z, classification, flags, intensity, scan angle,
 /// user data, point source, GPS time) and a context per scanner channel.
 struct Point14 final : LyItem {
+  explicit Point14(int v) : version(v) {}
+  int version;
   enum { kXY, kZ, kClass, kFlags, kIntensity, kAngle, kUser, kSource, kGps, kLayers };
   Layer lay[kLayers];
 
@@ -491,8 +493,12 @@ struct Point14 final : LyItem {
       cur = channel;
       last = &ctx[cur].last;
       last->channel = uint8_t(channel);
+      context = cur;
+    } else if (version >= 4) {
+      context = cur;
     }
-    context = cur;
+    // Version 3 hands the other items the channel only on the point where it changes, channel 0
+    // (the caller's reset) on the others, as LASzip 3 does; version 4 hands it on every point.
     Ctx& k = ctx[cur];
     const bool source_change = changed_values & 32;
     const bool gps_change = changed_values & 16;
@@ -690,78 +696,93 @@ struct Byte14 final : LyItem {
   }
 };
 
+/// The wave packet models (WAVEPACKET13 and, per channel, WAVEPACKET14).
+struct WaveModels {
+  SymbolModel index, offset_diff[4];
+  IntDecoder ic_offset, ic_size, ic_return, ic_xyz;
+  uint32_t sym_last = 0;
+  int32_t last_diff = 0;
+  void reset() {
+    index = SymbolModel();
+    for (auto& m : offset_diff) m = SymbolModel();
+    ic_offset.init(32, 1);
+    ic_size.init(32, 1);
+    ic_return.init(32, 1);
+    ic_xyz.init(32, 3);
+    sym_last = 0;
+    last_diff = 0;
+  }
+};
+
+/// Descriptor index, byte offset (same, after the last packet, a 32-bit difference or raw),
+/// packet size, return point and x/y/z step, each predicted from the last packet `l` (29 bytes).
+inline void decode_wave(Decoder& d, WaveModels& k, uint8_t* l) {
+  uint8_t item[29];
+  item[0] = uint8_t(d.symbol(lazy(k.index, 256)));
+  const uint64_t last_offset = get<uint64_t>(l + 1);
+  const uint32_t last_size = get<uint32_t>(l + 9);
+  k.sym_last = d.symbol(lazy(k.offset_diff[k.sym_last], 4));
+  uint64_t offset;
+  if (k.sym_last == 0) {
+    offset = last_offset;
+  } else if (k.sym_last == 1) {
+    offset = last_offset + last_size;
+  } else if (k.sym_last == 2) {
+    k.last_diff = k.ic_offset.decode(d, k.last_diff);
+    offset = last_offset + uint64_t(int64_t(k.last_diff));
+  } else {
+    offset = d.u64();
+  }
+  put(item + 1, offset);
+  put(item + 9, uint32_t(k.ic_size.decode(d, int32_t(last_size))));
+  put(item + 13, k.ic_return.decode(d, get<int32_t>(l + 13)));
+  for (uint32_t i = 0; i < 3; ++i)
+    put(item + 17 + 4 * i, k.ic_xyz.decode(d, get<int32_t>(l + 17 + 4 * i), i));
+  std::memcpy(l, item, 29);
+}
+
+/// WAVEPACKET13 (point-wise).
+struct Wave13 final : PwItem {
+  uint8_t last[29] = {};
+  WaveModels mo;
+  void init(const uint8_t* raw) override {
+    std::memcpy(last, raw, 29);
+    mo.reset();
+  }
+  void read(Decoder& d, uint8_t* out) override {
+    decode_wave(d, mo, last);
+    std::memcpy(out, last, 29);
+  }
+};
+
 /// WAVEPACKET14: descriptor index, byte offset, packet size, return point and x/y/z step.
 struct Wave14 final : LyItem {
   explicit Wave14(int v) : version(v) {}
   int version;
   Layer lay[1];
-  struct Ctx {
-    uint8_t last[29] = {};
-    SymbolModel index, offset_diff[4];
-    IntDecoder ic_offset, ic_size, ic_return, ic_xyz;
-    uint32_t sym_last = 0;
-    int32_t last_diff = 0;
-  };
-  Ctx ctx[4];
+  uint8_t last[4][29] = {};
+  WaveModels mo[4];
   ChannelLast ch;
 
   size_t layers() const override { return 1; }
   Layer* layer(size_t i) override { return &lay[i]; }
-  void reset(uint32_t c) {
-    Ctx& k = ctx[c];
-    k.index = SymbolModel();
-    for (auto& m : k.offset_diff) m = SymbolModel();
-    k.ic_offset.init(32, 1);
-    k.ic_size.init(32, 1);
-    k.ic_return.init(32, 1);
-    k.ic_xyz.init(32, 3);
-    k.sym_last = 0;
-    k.last_diff = 0;
-  }
   void init(const uint8_t* raw, uint32_t& context) override {
     ch = ChannelLast();
     ch.cur = context;
     ch.unused[context] = false;
-    std::memcpy(ctx[context].last, raw, 29);
-    reset(context);
+    std::memcpy(last[context], raw, 29);
+    mo[context].reset();
   }
   void read(uint8_t* out, uint32_t& context) override {
     bool fresh;
     uint32_t from;
     const uint32_t use = ch.switch_to(context, version, fresh, from);
     if (fresh) {
-      std::memcpy(ctx[ch.cur].last, ctx[from].last, 29);
-      reset(ch.cur);
+      std::memcpy(last[ch.cur], last[from], 29);
+      mo[ch.cur].reset();
     }
-    uint8_t* l = ctx[use].last;
-    if (lay[0].changed) {
-      Ctx& k = ctx[ch.cur];
-      Decoder& d = lay[0].d;
-      uint8_t item[29];
-      item[0] = uint8_t(d.symbol(lazy(k.index, 256)));
-      const uint64_t last_offset = get<uint64_t>(l + 1);
-      const uint32_t last_size = get<uint32_t>(l + 9);
-      k.sym_last = d.symbol(lazy(k.offset_diff[k.sym_last], 4));
-      uint64_t offset;
-      if (k.sym_last == 0) {
-        offset = last_offset;
-      } else if (k.sym_last == 1) {
-        offset = last_offset + last_size;
-      } else if (k.sym_last == 2) {
-        k.last_diff = k.ic_offset.decode(d, k.last_diff);
-        offset = last_offset + uint64_t(int64_t(k.last_diff));
-      } else {
-        offset = d.u64();
-      }
-      put(item + 1, offset);
-      put(item + 9, uint32_t(k.ic_size.decode(d, int32_t(last_size))));
-      for (int i = 0; i < 4; ++i)
-        put(item + 13 + 4 * i,
-            i == 0 ? k.ic_return.decode(d, get<int32_t>(l + 13))
-                   : k.ic_xyz.decode(d, get<int32_t>(l + 13 + 4 * i), uint32_t(i - 1)));
-      std::memcpy(l, item, 29);
-    }
-    std::memcpy(out, l, 29);
+    if (lay[0].changed) decode_wave(lay[0].d, mo[ch.cur], last[use]);
+    std::memcpy(out, last[use], 29);
   }
 };
 
@@ -857,6 +878,9 @@ bool supported(const Layout& lo, std::string* why) {
         case kByte:
           ok = it.version == 2;
           break;
+        case kWavePacket13:
+          ok = it.version == 1 || it.version == 2, want = 29;
+          break;
         default:
           break;
       }
@@ -885,7 +909,8 @@ bool supported(const Layout& lo, std::string* why) {
     if (!ok) {
       *why = name + (layered ? " in a layered" : " in a point-wise") +
              " LAZ file is not supported (this decoder reads POINT10, GPSTIME11, RGB12, BYTE "
-             "version 2 and POINT14, RGB14, RGBNIR14, WAVEPACKET14, BYTE14 versions 3 and 4)";
+             "version 2, WAVEPACKET13 and POINT14, RGB14, RGBNIR14, WAVEPACKET14, BYTE14 versions "
+             "3 and 4)";
       return false;
     }
     if (want ? it.size != want : it.size == 0) {
@@ -930,6 +955,9 @@ ChunkReader::ChunkReader(const Layout& lo) : impl_(std::make_unique<Impl>()) {
         case kRgb12:
           m.pw.push_back(std::make_unique<Rgb12v2>());
           break;
+        case kWavePacket13:
+          m.pw.push_back(std::make_unique<Wave13>());
+          break;
         default:
           m.pw.push_back(std::make_unique<Byte2>(it.size));
           break;
@@ -937,7 +965,7 @@ ChunkReader::ChunkReader(const Layout& lo) : impl_(std::make_unique<Impl>()) {
     } else {
       switch (it.type) {
         case kPoint14:
-          m.ly.push_back(std::make_unique<Point14>());
+          m.ly.push_back(std::make_unique<Point14>(v));
           break;
         case kRgb14:
           m.ly.push_back(std::make_unique<Rgb14>(v, false));
@@ -1022,6 +1050,7 @@ void ChunkReader::next(uint8_t* record) {
   if (!m.layered) {
     for (size_t i = 0; i < m.pw.size(); ++i) m.pw[i]->read(m.dec, record + m.offsets[i]);
   } else {
+    m.context = 0;
     for (size_t i = 0; i < m.ly.size(); ++i) m.ly[i]->read(record + m.offsets[i], m.context);
   }
 }
