@@ -2,8 +2,11 @@
 // own writers, then loads each several times with the page cache warm and prints MB/s and
 // points/s (best of the runs).
 //   io_bench [dir] [scale]   (scale 1.0 = the sizes above; files are kept in dir for reuse)
+// E57 against pye57 (libE57Format) on one file, which tests/io/compare_e57.py --write makes:
+//   io_bench --e57 FILE [PYTHON]   (PYTHON: one with pye57; it reads every scan, best of 3)
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -13,7 +16,70 @@
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// Best of 3 loads with our reader, in seconds; 0 on failure.
+double best_load(const std::string& path, uint64_t& points) {
+  double best = 1e30;
+  for (int run = 0; run < 3; ++run) {
+    pr::PointCloud cloud;
+    pr::FileInfo info;
+    std::string err;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!pr::load_point_cloud(path, cloud, &info, &err)) {
+      std::fprintf(stderr, "%s\n", err.c_str());
+      return 0.0;
+    }
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    points = info.points;
+  }
+  return best;
+}
+
+int bench_e57(const std::string& path, const char* python) {
+  uint64_t points = 0;
+  const double ours = best_load(path, points);
+  if (ours == 0.0) return 1;
+  const double mb = double(fs::file_size(path)) / 1e6;
+  std::printf("| reader | size MB | points | best load s | Mpoints/s |\n|---|---|---|---|---|\n");
+  std::printf("| pointraster E57 (%u threads) | %.0f | %llu | %.3f | %.1f |\n",
+              pr::default_threads(), mb, (unsigned long long)points, ours,
+              double(points) / ours / 1e6);
+  if (!python) return 0;
+  // pye57 reads every scan with its pose applied, intensity and colors where present: the same
+  // work as ours.
+  const std::string cmd = std::string(python) +
+                          " -c \"import sys,time,pye57\n"
+                          "best=1e30\n"
+                          "for r in range(3):\n"
+                          " t=time.perf_counter();e=pye57.E57(sys.argv[1]);n=0\n"
+                          " for k in range(e.scan_count):\n"
+                          "  f=e.get_header(k).point_fields\n"
+                          "  d=e.read_scan(k,intensity='intensity' in f,colors='colorRed' in f,"
+                          "ignore_missing_fields=True);n+=len(d['cartesianX'])\n"
+                          " best=min(best,time.perf_counter()-t)\n"
+                          "print(n,best)\" '" +
+                          path + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  unsigned long long n = 0;
+  double s = 0.0;
+  if (!p || std::fscanf(p, "%llu %lf", &n, &s) != 2 || s <= 0.0) {
+    if (p) pclose(p);
+    std::fprintf(stderr, "io_bench: pye57 did not run (%s)\n", cmd.c_str());
+    return 1;
+  }
+  pclose(p);
+  std::printf("| pye57 %s | %.0f | %llu | %.3f | %.1f |\n", "(libE57Format)", mb, n, s,
+              double(n) / s / 1e6);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "--e57")
+    return bench_e57(argv[2], argc > 3 ? argv[3] : nullptr);
   const std::string dir = argc > 1 ? argv[1] : (fs::temp_directory_path() / "pr_io_bench").string();
   const double scale = argc > 2 ? std::atof(argv[2]) : 1.0;
   fs::create_directories(dir);
