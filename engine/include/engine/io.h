@@ -1,5 +1,5 @@
-// Point-cloud file reading: PLY, LAS, PCD, PTS, XYZ/TXT/CSV, E57, the format chosen by content.
-// LAZ is recognised and refused with a message saying what to do.
+// Point-cloud file reading: PLY, LAS, LAZ, PCD, PTS, XYZ/TXT/CSV, E57, the format chosen by
+// content.
 #pragma once
 
 #include <atomic>
@@ -52,7 +52,7 @@ struct FileInfo {
   std::vector<ScanInfo> scans;  ///< E57: every scan of the file, in its order; else empty
 };
 
-/// File formats recognised by content. kLaz is recognised only to be refused clearly.
+/// File formats recognised by content.
 enum class FileFormat { kUnknown, kPly, kLas, kLaz, kPcd, kPts, kXyz, kE57 };
 
 /// Name of a format as --info prints it ("PLY", "LAS", ...; "unknown").
