@@ -95,6 +95,7 @@ class CudaRendererImpl final : public CudaRenderer {
     const size_t npix = out.pixel_count();
     if (!frame_->reserve(npix, s.want_depth, error)) return false;
     if (!reserve_staging(npix, s.want_depth, error)) return false;
+    if (!prepare_subset(s, error)) return false;
     float* depth = s.want_depth ? frame_->depth() : nullptr;
     if (!frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error))
       return false;
@@ -150,6 +151,7 @@ class CudaRendererImpl final : public CudaRenderer {
       return true;
     }
     if (!frame_->reserve(npix, false, error)) return false;
+    if (!prepare_subset(s, error)) return false;
     Stopwatch map;
     uint32_t* rgba = nullptr;
     if (!gl_.map(stream_, npix, &rgba, error)) return false;
@@ -172,6 +174,14 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
  private:
+  /// A subset of a sorted cloud keeps the stored points whose original index is in it: the index
+  /// is made by the first such frame (outside the frame's graph capture) and kept with the cloud.
+  bool prepare_subset(const RenderSettings& s, std::string* error) {
+    const uint64_t n = cloud_->points();
+    if (!cloud_->sorted() || effective_count(n, s.point_count) == n) return true;
+    return cloud_->make_original_index(error);
+  }
+
   /// The pinned host buffer of render()'s copy: the image, and the depth after it when asked for;
   /// kept and grown with the image.
   bool reserve_staging(size_t npix, bool want_depth, std::string* error) {
