@@ -18,10 +18,10 @@ TEST(IoFuzzRegressions, KeptInputsParseOrFailCleanly) {
   const fs::path dir = fs::path(__FILE__).parent_path().parent_path() / "fuzz" / "regressions";
   ASSERT_TRUE(fs::is_directory(dir)) << dir << " not found (it is part of the source tree)";
   const std::map<std::string, std::pair<FileFormat, const char*>> targets = {
-      {"ply", {FileFormat::kPly, "fuzz.ply"}},       {"las", {FileFormat::kLas, "fuzz.las"}},
-      {"pcd", {FileFormat::kPcd, "fuzz.pcd"}},       {"pts", {FileFormat::kPts, "fuzz.pts"}},
-      {"xyz", {FileFormat::kXyz, "fuzz.xyz"}},       {"e57", {FileFormat::kE57, "fuzz.e57"}},
-      {"detect", {FileFormat::kUnknown, "fuzz.bin"}}};
+      {"ply", {FileFormat::kPly, "fuzz.ply"}}, {"las", {FileFormat::kLas, "fuzz.las"}},
+      {"pcd", {FileFormat::kPcd, "fuzz.pcd"}}, {"pts", {FileFormat::kPts, "fuzz.pts"}},
+      {"xyz", {FileFormat::kXyz, "fuzz.xyz"}}, {"e57", {FileFormat::kE57, "fuzz.e57"}},
+      {"laz", {FileFormat::kLaz, "fuzz.laz"}}, {"detect", {FileFormat::kUnknown, "fuzz.bin"}}};
   size_t replayed = 0;
   for (const auto& sub : fs::directory_iterator(dir)) {
     const auto t = targets.find(sub.path().filename().string());

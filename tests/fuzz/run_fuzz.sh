@@ -22,7 +22,8 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
        -I"$root/engine/include" -I"$root/engine/src" -pthread)
 # target name : FileFormat enumerator : file name given to the reader : seed folders
 targets=("ply:kPly:fuzz.ply:ply" "las:kLas:fuzz.las:las laz" "pcd:kPcd:fuzz.pcd:pcd"
-         "pts:kPts:fuzz.pts:pts" "xyz:kXyz:fuzz.xyz:text" "e57:kE57:fuzz.e57:e57" "detect:kUnknown:fuzz.bin:ply las pcd pts text e57 laz")
+         "pts:kPts:fuzz.pts:pts" "xyz:kXyz:fuzz.xyz:text" "e57:kE57:fuzz.e57:e57"
+         "laz:kLaz:fuzz.laz:laz" "detect:kUnknown:fuzz.bin:ply las pcd pts text e57 laz")
 # The engine's sources are compiled once into objects shared by all targets.
 objs=()
 for s in "${srcs[@]}"; do
