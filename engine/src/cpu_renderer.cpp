@@ -9,6 +9,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "cpu_edl.h"
 #include "engine/parallel.h"
 #include "project_batch.h"
 
@@ -440,6 +441,13 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   float* depth = s.want_depth ? out.depth.data() : nullptr;
   const uint32_t bg = s.background;
   const int W = s.width, H = s.height;
+  if (s.edl) {  // engine/edl.h: colors from the keys and their neighbours, then the clear
+    resolve_edl(keys, dirty, W, H, kTile, tiles_x_, tiles_y_,
+                edl_params(s.edl_strength, s.edl_radius), bg, rgba, depth, threads_);
+    stats.resolve_ms = sw.ms();
+    stats.total_ms = total.ms();
+    return true;
+  }
   parallel_for(
       size_t(tiles_y_),
       [&](size_t ty0, size_t ty1) {

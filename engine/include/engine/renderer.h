@@ -56,6 +56,11 @@ struct RenderSettings {
   uint32_t background = rgba(0, 0, 0);  ///< RGBA8 of empty pixels
   uint64_t point_count = ~uint64_t{0};  ///< points to draw (an even subset when < cloud size)
   bool want_depth = false;              ///< also fill Image::depth
+  /// Eye-dome lighting (engine/edl.h): points shaded by how far they stand out of their
+  /// neighbours' depths; the same image on both renderers.
+  bool edl = false;
+  float edl_strength = 1.0f;  ///< >= 0: how dark the edges get
+  float edl_radius = 1.4f;    ///< pixels to the neighbours (1.4: the 8 adjacent pixels)
 };
 
 class Renderer {

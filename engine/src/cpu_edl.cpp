@@ -1,0 +1,59 @@
+#include "cpu_edl.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/parallel.h"
+
+namespace pr {
+
+void resolve_edl(uint64_t* keys, uint8_t* dirty, int width, int height, int tile, int tiles_x,
+                 int tiles_y, const EdlParams& e, uint32_t background, uint32_t* rgba, float* depth,
+                 unsigned threads) {
+  const size_t W = size_t(width), tx_n = size_t(tiles_x);
+  const auto key_at = [keys, W](int x, int y) { return keys[size_t(y) * W + size_t(x)]; };
+  // Colors from the keys as they are, row by row (a pixel reads rows up to the radius away).
+  parallel_for(
+      size_t(height),
+      [&](size_t y0, size_t y1) {
+        for (size_t y = y0; y < y1; ++y) {
+          const uint8_t* flags = dirty + (y / size_t(tile)) * tx_n;
+          const size_t row = y * W;
+          for (size_t tx = 0; tx < tx_n; ++tx) {
+            const size_t x0 = tx * size_t(tile), x1 = std::min(W, x0 + size_t(tile));
+            if (!flags[tx]) {
+              std::fill(rgba + row + x0, rgba + row + x1, background);
+              if (depth) std::fill(depth + row + x0, depth + row + x1, INFINITY);
+              continue;
+            }
+            for (size_t x = x0; x < x1; ++x) {
+              rgba[row + x] = edl_pixel(e, int(x), int(y), width, height, background, key_at);
+              if (depth) {
+                const uint64_t k = keys[row + x];
+                depth[row + x] = k == kEmptyKey ? INFINITY : key_depth(k);
+              }
+            }
+          }
+        }
+      },
+      threads, 8);
+  // Then the clear of the next frame: the flagged tiles' keys, and the flags.
+  parallel_for(
+      size_t(tiles_y),
+      [&](size_t ty0, size_t ty1) {
+        for (size_t ty = ty0; ty < ty1; ++ty) {
+          uint8_t* flags = dirty + ty * tx_n;
+          const size_t y0 = ty * size_t(tile), y1 = std::min(size_t(height), y0 + size_t(tile));
+          for (size_t tx = 0; tx < tx_n; ++tx) {
+            if (!flags[tx]) continue;
+            const size_t x0 = tx * size_t(tile), x1 = std::min(W, x0 + size_t(tile));
+            for (size_t y = y0; y < y1; ++y)
+              std::fill(keys + y * W + x0, keys + y * W + x1, kEmptyKey);
+          }
+          std::fill(flags, flags + tx_n, uint8_t{0});
+        }
+      },
+      threads, 1);
+}
+
+}  // namespace pr
