@@ -22,8 +22,9 @@ struct LoadProgress {
 struct LoadOptions {
   /// E57: the scans to read (0-based, in the file's order); empty: every scan, merged.
   std::vector<uint32_t> scans;
-  /// At most this many points, a spatially even subset (0: all). COPC reads its octree down to the
-  /// depth that fits; other formats keep an even subset of their points.
+  /// At most this many points (0: all). COPC reads its octree down to the deepest level whose
+  /// points fit (level 0 at least); LAS and LAZ keep an even stride through their records, so
+  /// that every part of the survey keeps its share.
   uint64_t max_points = 0;
   /// COPC: the deepest octree level to read (-1: all).
   int max_depth = -1;
@@ -35,6 +36,22 @@ struct ScanInfo {
   uint64_t records = 0;  ///< records the file declares (invalid ones included)
   uint64_t points = 0;   ///< points read: the valid ones; 0 for a scan not read
   bool read = false;     ///< chosen by LoadOptions::scans (every scan when it is empty)
+};
+
+/// One level (depth) of a COPC octree.
+struct CopcLevel {
+  uint32_t nodes = 0;   ///< nodes holding points
+  uint64_t points = 0;  ///< points of all its nodes
+  bool read = false;    ///< chosen by LoadOptions::max_depth and max_points
+};
+
+/// The octree of a COPC file (a LAZ 1.4 file whose variable chunks are the octree's nodes).
+struct CopcInfo {
+  bool present = false;
+  glm::dvec3 center{0.0};
+  double halfsize = 0.0;          ///< of the root cube
+  double spacing = 0.0;           ///< between points at level 0
+  std::vector<CopcLevel> levels;  ///< index: depth (0: the root)
 };
 
 /// What --info reports about a file.
@@ -50,6 +67,7 @@ struct FileInfo {
   bool has_classification = false;
   double seconds = 0.0;
   std::vector<ScanInfo> scans;  ///< E57: every scan of the file, in its order; else empty
+  CopcInfo copc;                ///< COPC: its octree; else present == false
 };
 
 /// File formats recognised by content.

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "io/readers.h"
+#include "io/stride.h"
 
 namespace pr::io {
 
@@ -112,16 +113,20 @@ bool read_las(const Input& in, Output& out, std::string* error) {
   }
   Attributes attrs{rgb != 0, true, true};
   PointSink sink(in, out, attrs, choose_origin(sample));
+  // Cloud index k holds record stride.record(k): every record, or an even stride through them.
+  const Stride stride = Stride::of(count, *in.options);
   // Colors are 16-bit by the specification, but many writers store 8-bit values: decode as 16-bit
   // (high byte) and remember the largest channel; if it never exceeds 255, redo the colors as
   // 8-bit.
   std::atomic<uint32_t> max_channel{0};
   const bool ok = sink.run(
-      fixed_blocks(size_t(count)),
+      fixed_blocks(size_t(stride.keep)),
       [&](size_t b, BlockWriter& w, std::string&) {
-        const size_t i0 = b << 16, i1 = std::min<size_t>(size_t(count), i0 + (size_t(1) << 16));
+        const size_t k0 = b << 16;
+        const size_t k1 = std::min<size_t>(size_t(stride.keep), k0 + (size_t(1) << 16));
         uint32_t mx = 0;
-        for (size_t i = i0; i < i1; ++i) {
+        for (size_t k = k0; k < k1; ++k) {
+          const size_t i = size_t(stride.record(k));
           const uint8_t* r = base + i * rec;
           RawPoint p;
           xyz(i, p.x, p.y, p.z);
@@ -144,15 +149,15 @@ bool read_las(const Input& in, Output& out, std::string* error) {
       },
       error);
   if (!ok) return false;
-  if (rgb && max_channel.load() <= 255 && out.cloud->size() == count) {
+  if (rgb && max_channel.load() <= 255 && out.cloud->size() == stride.keep) {
     // Coordinates were all finite integers times finite scales, so no point was dropped and
-    // cloud index i is record i.
+    // cloud index i is record stride.record(i).
     PointCloud& c = *out.cloud;
     parallel_for(
         c.size(),
         [&](size_t i0, size_t i1) {
           for (size_t i = i0; i < i1; ++i) {
-            const uint8_t* r = base + i * rec + rgb;
+            const uint8_t* r = base + size_t(stride.record(i)) * rec + rgb;
             c.colors[i] = rgba(uint8_t(get<uint16_t>(r)), uint8_t(get<uint16_t>(r + 2)),
                                uint8_t(get<uint16_t>(r + 4)));
           }

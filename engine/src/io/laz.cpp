@@ -3,6 +3,11 @@
 // decodable on its own, found through the chunk table at the end of the point data (itself
 // arithmetic-coded: per chunk its byte size and, for variable chunks as COPC writes, its point
 // count). Chunks are decoded in parallel straight from the memory map into the cloud's arrays.
+// COPC files (the `copc` info VLR, user "copc" record 1, and its hierarchy EVLR, record 1000) are
+// LAZ files whose variable chunks are the nodes of an octree: the hierarchy's pages give each
+// node's level, byte range and point count, so any node decodes on its own from the memory map and
+// a load may stop at a depth or point budget.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +15,7 @@
 #include "io/laz_chunk.h"
 #include "io/laz_codec.h"
 #include "io/readers.h"
+#include "io/stride.h"
 
 namespace pr::io {
 
@@ -25,6 +31,8 @@ T get(const uint8_t* p) {
 struct Chunk {
   size_t begin = 0, size = 0;  // bytes in the file
   uint64_t points = 0;
+  uint64_t first = 0;  // the index of its first point among all points of the file
+  int level = 0;       // COPC: the node's octree depth
 };
 
 /// Everything read_laz and laz_records need before decoding: header, layout, chunks.
@@ -34,21 +42,31 @@ struct LazFile {
   std::vector<Chunk> chunks;
 };
 
-bool find_layout(const Input& in, const LasHeader& h, laz::Layout& lo, std::string* error) {
+/// The payload of the VLR (user id, record id), or nullptr; `len` its size.
+const uint8_t* find_vlr(const Input& in, const LasHeader& h, const char* user, uint16_t record,
+                        size_t& len) {
   const uint8_t* d = in.data;
+  const size_t user_len = std::strlen(user);
   size_t p = h.header_size;
   for (uint32_t i = 0; i < h.vlr_count && p + 54 <= h.offset; ++i) {
-    const size_t len = get<uint16_t>(d + p + 20);
+    len = get<uint16_t>(d + p + 20);
     if (p + 54 + len > h.offset) break;
-    if (std::memcmp(d + p + 2, "laszip encoded", 14) == 0 && get<uint16_t>(d + p + 18) == 22204) {
-      std::string why;
-      if (!laz::parse_layout(d + p + 54, len, lo, &why) || !laz::supported(lo, &why))
-        return fail(in, error, why);
-      return true;
-    }
+    if (std::memcmp(d + p + 2, user, user_len) == 0 && d[p + 2 + user_len] == 0 &&
+        get<uint16_t>(d + p + 18) == record)
+      return d + p + 54;
     p += 54 + len;
   }
-  return fail(in, error, "compressed points (LAZ) without a LASzip VLR");
+  return nullptr;
+}
+
+bool find_layout(const Input& in, const LasHeader& h, laz::Layout& lo, std::string* error) {
+  size_t len = 0;
+  const uint8_t* v = find_vlr(in, h, "laszip encoded", 22204, len);
+  if (!v) return fail(in, error, "compressed points (LAZ) without a LASzip VLR");
+  std::string why;
+  if (!laz::parse_layout(v, len, lo, &why) || !laz::supported(lo, &why))
+    return fail(in, error, why);
+  return true;
 }
 
 /// Reads the chunk table: chunk i covers [begin, begin + size) and holds `points` points.
@@ -101,6 +119,7 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
     prev_size = uint32_t(ic.decode(dec, int32_t(prev_size), 1));
     c.begin = size_t(pos);
     c.size = prev_size;
+    c.first = total;
     pos += prev_size;
     total += c.points;
     if (dec.overrun() || pos > uint64_t(table) || (c.points == 0 && i + 1 < n))
@@ -128,39 +147,150 @@ std::string chunk_error(size_t i, const std::string& why) {
   return "LAZ chunk " + std::to_string(i) + ": " + why;
 }
 
+/// COPC: the octree from the `copc` info VLR and the hierarchy pages it points to (the hierarchy
+/// EVLR holds them). `nodes` gets one chunk per node holding points, in file order, `first`
+/// counted over all nodes. False with a message when the file says COPC but its hierarchy does
+/// not hold together; true with copc.present == false for plain LAZ.
+bool read_copc(const Input& in, const LazFile& f, CopcInfo& copc, std::vector<Chunk>& nodes,
+               std::string* error) {
+  size_t len = 0;
+  const uint8_t* v = find_vlr(in, f.h, "copc", 1, len);
+  if (!v) return true;
+  if (len < 160)
+    return fail(in, error, "the COPC info VLR holds " + std::to_string(len) + " bytes, not 160");
+  copc.present = true;
+  copc.center = {get<double>(v), get<double>(v + 8), get<double>(v + 16)};
+  copc.halfsize = get<double>(v + 24);
+  copc.spacing = get<double>(v + 32);
+  // Pages: 32-byte entries (level, x, y, z as int32; offset uint64; byte size int32; point count
+  // int32, -1 for an entry naming a child page). Pages never overlap, so the bytes of all pages
+  // visited stay within the file's size: the bound that stops a page cycle.
+  std::vector<std::pair<uint64_t, uint64_t>> pages{{get<uint64_t>(v + 40), get<uint64_t>(v + 48)}};
+  uint64_t visited = 0;
+  const uint64_t data_begin = uint64_t(f.h.offset) + 8;
+  while (!pages.empty()) {
+    const auto [at, size] = pages.back();
+    pages.pop_back();
+    visited += size;
+    if (size % 32 || at > in.size || size > in.size - at || visited > in.size)
+      return fail(in, error,
+                  "a COPC hierarchy page (offset " + std::to_string(at) + ", " +
+                      std::to_string(size) + " bytes) lies outside the file or is malformed");
+    for (uint64_t e = at; e < at + size; e += 32) {
+      const uint8_t* r = in.data + e;
+      const int32_t level = get<int32_t>(r);
+      const uint64_t off = get<uint64_t>(r + 16);
+      const int32_t bytes = get<int32_t>(r + 24), count = get<int32_t>(r + 28);
+      if (count == -1) {
+        pages.push_back({off, uint64_t(uint32_t(bytes))});
+        continue;
+      }
+      if (count == 0) continue;
+      if (level < 0 || level > 64 || count < 0 || bytes <= 0 || off < data_begin || off > in.size ||
+          uint64_t(bytes) > in.size - off)
+        return fail(in, error,
+                    "a COPC hierarchy entry (level " + std::to_string(level) + ", offset " +
+                        std::to_string(off) + ", " + std::to_string(bytes) + " bytes, " +
+                        std::to_string(count) + " points) is malformed");
+      Chunk c;
+      c.begin = size_t(off);
+      c.size = size_t(bytes);
+      c.points = uint64_t(count);
+      c.level = level;
+      nodes.push_back(c);
+      if (copc.levels.size() <= size_t(level)) copc.levels.resize(size_t(level) + 1);
+      copc.levels[size_t(level)].nodes++;
+      copc.levels[size_t(level)].points += c.points;
+    }
+  }
+  std::sort(nodes.begin(), nodes.end(),
+            [](const Chunk& a, const Chunk& b) { return a.begin < b.begin; });
+  uint64_t total = 0;
+  for (Chunk& c : nodes) {
+    c.first = total;
+    total += c.points;
+  }
+  if (total != f.h.count)
+    return fail(in, error,
+                "the COPC hierarchy holds " + std::to_string(total) + " points, the header " +
+                    std::to_string(f.h.count));
+  return true;
+}
+
+/// The deepest COPC level to read: every level, or LoadOptions::max_depth, or the deepest whose
+/// points together with those above fit LoadOptions::max_points (level 0 at least).
+size_t copc_depth(const CopcInfo& copc, const LoadOptions& o) {
+  size_t depth = copc.levels.size() - 1;
+  if (o.max_depth >= 0) depth = std::min(depth, size_t(o.max_depth));
+  if (o.max_points) {
+    uint64_t sum = 0;
+    for (size_t l = 0; l <= depth; ++l) {
+      sum += copc.levels[l].points;
+      if (sum > o.max_points) {
+        depth = l ? l - 1 : 0;
+        break;
+      }
+    }
+  }
+  return depth;
+}
+
 }  // namespace
 
 bool read_laz(const Input& in, Output& out, std::string* error) {
   LazFile f;
   if (!open_laz(in, f, error)) return false;
   const LasHeader& h = f.h;
-  const size_t rec = h.record_length;
-  // The origin from the first point of every chunk (stored raw), a sample spread over the file.
-  Bounds sample;
-  for (const Chunk& c : f.chunks) {
-    if (c.size < rec || c.points == 0) continue;
-    const uint8_t* r = in.data + c.begin;
-    sample.extend({double(get<int32_t>(r)) * h.scale[0] + h.origin[0],
-                   double(get<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
-                   double(get<int32_t>(r + 8)) * h.scale[2] + h.origin[2]});
+  CopcInfo copc;
+  std::vector<Chunk> nodes;
+  if (!read_copc(in, f, copc, nodes, error)) return false;
+  // What is decoded: every chunk in file order, or the COPC nodes down to the chosen depth.
+  std::vector<Chunk> chunks;
+  bool every_chunk = true;
+  if (copc.present) {
+    const size_t depth = copc_depth(copc, *in.options);
+    for (size_t l = 0; l <= depth; ++l) copc.levels[l].read = true;
+    every_chunk = depth + 1 == copc.levels.size();
+    for (const Chunk& c : nodes)
+      if (size_t(c.level) <= depth) chunks.push_back(c);
+  } else {
+    chunks = f.chunks;
   }
+  // A plain file with a point budget keeps an even stride through its records.
+  const Stride stride = Stride::of(h.count, copc.present ? LoadOptions{} : *in.options);
+  // The origin as the LAS reader picks it, from records 0, step, 2 step, ..., so that a LAZ file
+  // and its LAS twin give identical float positions. Those records are known only once decoded,
+  // so the chunks store the integer X, Y, Z in the positions' bytes, and one pass turns them into
+  // floats relative to the origin afterwards. A COPC subset adds the first point of every node
+  // read, its sample then being partial.
+  const uint64_t step = std::max<uint64_t>(1, h.count / 4096);
+  std::vector<glm::dvec3> samples(size_t((h.count + step - 1) / step));
+  std::vector<uint8_t> sampled(samples.size(), 0);
+  auto position = [&h](const uint8_t* r) {
+    return glm::dvec3(double(get<int32_t>(r)) * h.scale[0] + h.origin[0],
+                      double(get<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
+                      double(get<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
+  };
   const uint16_t rgb = kLasRgbOffset[h.format];
   const bool extended = h.format >= 6;
   Attributes attrs{rgb != 0, true, true};
-  PointSink sink(in, out, attrs, choose_origin(sample));
-  std::vector<size_t> caps(f.chunks.size());
-  for (size_t i = 0; i < caps.size(); ++i) caps[i] = size_t(f.chunks[i].points);
+  PointSink sink(in, out, attrs, glm::dvec3(0.0));
+  std::vector<size_t> caps(chunks.size());
+  for (size_t i = 0; i < caps.size(); ++i)
+    caps[i] =
+        size_t(stride.before(chunks[i].first + chunks[i].points) - stride.before(chunks[i].first));
   // Colors follow the LAS reader's rule (16-bit, unless no channel of the file exceeds 255):
   // a chunk keeps its 16-bit colors in a scratch buffer until it knows its own largest channel,
   // then writes high bytes, or low bytes when that is at most 255 (`low[i]`: fixed up below if
   // another chunk turns out to exceed 255).
-  std::vector<uint8_t> low(f.chunks.size(), 0);
-  std::vector<size_t> first(f.chunks.size(), 0);
+  std::vector<uint8_t> low(chunks.size(), 0);
+  std::vector<size_t> kept(chunks.size(), 0);
+  std::vector<glm::dvec3> chunk_first(every_chunk ? 0 : chunks.size());
   std::atomic<uint32_t> max_channel{0};
   const bool ok = sink.run(
       caps,
       [&](size_t b, BlockWriter& w, std::string& err) {
-        const Chunk& c = f.chunks[b];
+        const Chunk& c = chunks[b];
         if (c.points == 0) return true;
         laz::ChunkReader reader(f.layout);
         std::string why;
@@ -169,30 +299,41 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
           return false;
         }
         thread_local std::vector<uint16_t> colors;
-        if (rgb) colors.resize(size_t(c.points) * 3);
+        if (rgb) colors.resize(caps[b] * 3);
         uint8_t buf[256 * 256];  // a record is at most 65535 bytes
         uint32_t mx = 0;
-        first[b] = w.begin;
+        uint64_t next_kept = stride.record(stride.before(c.first));
         for (uint64_t i = 0; i < c.points; ++i) {
           reader.next(buf);
+          const uint64_t g = c.first + i;
+          if (!every_chunk && i == 0) chunk_first[b] = position(buf);
+          if (g % step == 0 && g / step < samples.size()) {
+            samples[size_t(g / step)] = position(buf);
+            sampled[size_t(g / step)] = 1;
+          }
+          if (g != next_kept) continue;
+          next_kept = stride.record(stride.before(g + 1));
           RawPoint p;
-          p.x = double(get<int32_t>(buf)) * h.scale[0] + h.origin[0];
-          p.y = double(get<int32_t>(buf + 4)) * h.scale[1] + h.origin[1];
-          p.z = double(get<int32_t>(buf + 8)) * h.scale[2] + h.origin[2];
+          const glm::dvec3 xyz = position(buf);
+          p.x = xyz.x, p.y = xyz.y, p.z = xyz.z;
           p.intensity = float(get<uint16_t>(buf + 12));
           p.classification = extended ? buf[16] : uint8_t(buf[15] & 0x1F);
           p.color = rgba(255, 255, 255);
+          const size_t n0 = w.n;
+          w(p);
+          if (w.n == n0) continue;
+          std::memcpy(&w.pos[w.begin + n0], buf, 12);  // the integers, until the origin is known
           if (rgb) {
-            uint16_t* col = &colors[size_t(i) * 3];
+            uint16_t* col = &colors[n0 * 3];
             std::memcpy(col, buf + rgb, 6);
             mx = std::max<uint32_t>(mx, std::max(col[0], std::max(col[1], col[2])));
           }
-          w(p);
         }
         if (reader.overrun()) {
           err = chunk_error(b, "truncated or corrupt compressed data");
           return false;
         }
+        kept[b] = w.n;
         if (rgb) {
           const int shift = mx > 255 ? 8 : 0;
           low[b] = mx <= 255;
@@ -209,15 +350,35 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
       },
       error);
   if (!ok) return false;
+  PointCloud& cl = *out.cloud;
   if (rgb && max_channel.load() > 255) {
     // Chunks whose channels all stayed <= 255 wrote low bytes; as 16-bit colors their high
-    // bytes are 0. Coordinates are finite, so no point was dropped and chunk b starts at
-    // first[b].
-    PointCloud& cl = *out.cloud;
-    for (size_t b = 0; b < f.chunks.size(); ++b)
+    // bytes are 0. The sink compacted the chunks in order, so chunk b starts at the sum of the
+    // points kept before it.
+    size_t at = 0;
+    for (size_t b = 0; b < chunks.size(); at += kept[b], ++b)
       if (low[b])
-        for (size_t i = 0; i < f.chunks[b].points; ++i) cl.colors[first[b] + i] = rgba(0, 0, 0);
+        for (size_t i = 0; i < kept[b]; ++i) cl.colors[at + i] = rgba(0, 0, 0);
   }
+  Bounds sample;
+  for (size_t k = 0; k < samples.size(); ++k)
+    if (sampled[k]) sample.extend(samples[k]);
+  for (const glm::dvec3& p : chunk_first) sample.extend(p);
+  const glm::dvec3 origin = choose_origin(sample);
+  parallel_for(
+      cl.size(),
+      [&](size_t i0, size_t i1) {
+        for (size_t i = i0; i < i1; ++i) {
+          int32_t v[3];
+          std::memcpy(v, &cl.positions[i], 12);
+          const double x = double(v[0]) * h.scale[0] + h.origin[0];
+          const double y = double(v[1]) * h.scale[1] + h.origin[1];
+          const double z = double(v[2]) * h.scale[2] + h.origin[2];
+          cl.positions[i] = Float3{float(x - origin.x), float(y - origin.y), float(z - origin.z)};
+        }
+      },
+      0, 1 << 16);
+  cl.origin = origin;
   out.info->format = "LAZ";
   const laz::Layout& lo = f.layout;
   out.info->version = std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
@@ -227,7 +388,9 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
                       (lo.compressor == 3 ? " layered" : " point-wise") + ", " +
                       std::to_string(f.chunks.size()) + " chunks" +
                       (lo.chunk_size == 0xFFFFFFFFu ? std::string(" (variable)")
-                                                    : " of " + std::to_string(lo.chunk_size));
+                                                    : " of " + std::to_string(lo.chunk_size)) +
+                      (copc.present ? ", COPC" : "");
+  out.info->copc = std::move(copc);
   finish(in, out, sink.bounds, attrs);
   return true;
 }
