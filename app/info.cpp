@@ -75,6 +75,19 @@ std::string json_scans(const std::vector<ScanInfo>& scans) {
   return s + "]";
 }
 
+// COPC: the octree's root cube, spacing, and per level its nodes, points and whether it was read.
+std::string json_copc(const CopcInfo& c) {
+  std::string s = "{\"center\": " + json_vec(c.center) + ", \"halfsize\": " + json_num(c.halfsize) +
+                  ", \"spacing\": " + json_num(c.spacing) + ", \"levels\": [";
+  for (size_t l = 0; l < c.levels.size(); ++l) {
+    if (l) s += ", ";
+    s += "{\"nodes\": " + std::to_string(c.levels[l].nodes) +
+         ", \"points\": " + std::to_string(c.levels[l].points) +
+         ", \"read\": " + (c.levels[l].read ? "true" : "false") + "}";
+  }
+  return s + "]}";
+}
+
 }  // namespace
 
 int run_info(const Options& o) {
@@ -99,14 +112,15 @@ int run_info(const Options& o) {
       std::printf(
           "{\"file\": \"%s\", \"format\": \"%s\", \"version\": \"%s\", \"points\": %llu, "
           "\"bounds_min\": %s, \"bounds_max\": %s, \"origin\": %s, \"has_color\": %s, "
-          "\"has_intensity\": %s, \"has_classification\": %s, \"seconds\": %s%s}\n",
+          "\"has_intensity\": %s, \"has_classification\": %s, \"seconds\": %s%s%s}\n",
           json_escape(path).c_str(), json_escape(info.format).c_str(),
           json_escape(info.version).c_str(), (unsigned long long)info.points,
           json_vec(info.bounds.min).c_str(), json_vec(info.bounds.max).c_str(),
           json_vec(info.origin).c_str(), info.has_color ? "true" : "false",
           info.has_intensity ? "true" : "false", info.has_classification ? "true" : "false",
           json_num(info.seconds).c_str(),
-          info.scans.empty() ? "" : (", \"scans\": " + json_scans(info.scans)).c_str());
+          info.scans.empty() ? "" : (", \"scans\": " + json_scans(info.scans)).c_str(),
+          info.copc.present ? (", \"copc\": " + json_copc(info.copc)).c_str() : "");
     } else {
       if (!ok) {
         std::fprintf(stderr, "pointraster: %s\n", err.c_str());
@@ -129,6 +143,20 @@ int run_info(const Options& o) {
           std::printf(" of %llu records%s", (unsigned long long)sc.records,
                       sc.read ? "" : " (not read)");
         std::printf("%s%s\n", sc.name.empty() ? "" : "  ", sc.name.c_str());
+      }
+      if (info.copc.present) {
+        const CopcInfo& c = info.copc;
+        uint64_t nodes = 0;
+        for (const CopcLevel& l : c.levels) nodes += l.nodes;
+        std::printf(
+            "  copc        %zu levels, %llu nodes, spacing %g, root centre %.6f %.6f %.6f "
+            "halfsize %g\n",
+            c.levels.size(), (unsigned long long)nodes, c.spacing, c.center.x, c.center.y,
+            c.center.z, c.halfsize);
+        for (size_t l = 0; l < c.levels.size(); ++l)
+          std::printf("    level %-3zu %u nodes, %llu points%s\n", l, c.levels[l].nodes,
+                      (unsigned long long)c.levels[l].points,
+                      c.levels[l].read ? "" : " (not read)");
       }
       std::printf("  load time   %.3f s\n", info.seconds);
     }

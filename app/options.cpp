@@ -130,6 +130,10 @@ std::string usage_text() {
        "  --ui-scale S          panel scale, 0.5 to 4 (default: from the display's DPI, else 1)\n"
        "  --scan K              E57: load scan K (0-based; repeat for several; default: all,\n"
        "                        merged with their poses)\n"
+       "  --max-points N        read at most N points of a file (1e6, 10M like --points): COPC "
+       "its\n"
+       "                        octree's top levels that fit, LAS/LAZ an even subset\n"
+       "  --max-depth D         COPC: read the octree levels 0 to D\n"
        "  --info                print format, point count, bounds, origin and attributes per FILE\n"
        "  --json                with --info: one JSON object per file\n"
        "  --help                this text\n";
@@ -242,6 +246,12 @@ int parse_options(int argc, char** argv, Options& o) {
         o.binning = parse_switch(a, need(), true);
       } else if (a == "--gpu-memory-limit") {
         o.gpu_memory_limit = parse_bytes(a, need());
+      } else if (a == "--max-points") {
+        o.max_points = parse_count(a, need());
+      } else if (a == "--max-depth") {
+        const long long d = parse_number<long long>(a, need());
+        if (d < 0 || d > 64) throw BadValue{"option --max-depth: must be 0 to 64"};
+        o.max_depth = int(d);
       } else if (a == "--scan") {
         const long long k = parse_number<long long>(a, need());
         if (k < 0 || k > 0xFFFFFFFFll) throw BadValue{"option --scan: must be 0 or more"};

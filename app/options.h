@@ -42,6 +42,8 @@ struct Options {
   std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI
   std::vector<std::string> files;
   std::vector<uint32_t> scans;  ///< --scan K (repeatable): E57 scans to load; empty: all
+  uint64_t max_points = 0;      ///< --max-points N: read at most N points of a file (0: all)
+  int max_depth = -1;           ///< --max-depth D: COPC octree levels 0..D (-1: all)
 };
 
 /// Parses argv. Returns 0 to go on; otherwise the exit code (0 after --help, 2 for a bad option

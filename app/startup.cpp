@@ -63,6 +63,8 @@ bool build_startup(const Options& o, Startup& s, std::string* error) {
   if (!o.files.empty()) {
     LoadOptions lo;
     lo.scans = o.scans;
+    lo.max_points = o.max_points;
+    lo.max_depth = o.max_depth;
     for (const auto& f : o.files) {
       PointCloud c;
       FileInfo info;

@@ -469,6 +469,8 @@ bool Viewer::open(std::string* error) {
   if (!m.opt.files.empty()) {
     LoadOptions lo;
     lo.scans = m.opt.scans;
+    lo.max_points = m.opt.max_points;
+    lo.max_depth = m.opt.max_depth;
     m.job.start_files(m.opt.files, std::move(lo));
     m.set_status("loading " + m.job.label() + " ...", false);
   } else {
