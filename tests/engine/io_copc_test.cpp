@@ -9,6 +9,8 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "engine/cpu_renderer.h"
 #include "engine/image.h"
@@ -177,6 +179,60 @@ TEST(IoBudget, LasAndLazKeepAnEvenSubset) {
       }
     }
   }
+}
+
+template <class T>
+void put(std::vector<uint8_t>& d, size_t at, T v) {
+  std::memcpy(d.data() + at, &v, sizeof v);
+}
+template <class T>
+T get(const std::vector<uint8_t>& d, size_t at) {
+  T v;
+  std::memcpy(&v, d.data() + at, sizeof v);
+  return v;
+}
+
+TEST(IoCopc, DamagedHierarchyFailsWithOneLine) {
+  REQUIRE_LAZ_DATA();
+  std::ifstream in(kData + "/laz/simple.copc.laz", std::ios::binary);
+  const std::vector<uint8_t> file{std::istreambuf_iterator<char>(in), {}};
+  // The copc info VLR's payload: root page offset at +40, its size at +48.
+  size_t info = 0;
+  for (size_t p = 0; p + 6 < file.size() && !info; ++p)
+    if (std::memcmp(&file[p], "copc\0", 5) == 0 && get<uint16_t>(file, p + 16) == 1) info = p + 52;
+  ASSERT_GT(info, 0u);
+  const uint64_t root = get<uint64_t>(file, info + 40), root_size = get<uint64_t>(file, info + 48);
+  ASSERT_LT(root + root_size, file.size() + 1);
+  auto expect_error = [&](std::vector<uint8_t> d, const char* words) {
+    PointCloud c;
+    FileInfo fi;
+    std::string err;
+    EXPECT_FALSE(
+        parse_point_cloud(d.data(), d.size(), "x.copc.laz", FileFormat::kUnknown, c, &fi, &err));
+    EXPECT_TRUE(c.empty());
+    EXPECT_NE(err.find(words), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  };
+  std::vector<uint8_t> d = file;
+  put<uint64_t>(d, info + 40, file.size() + 1000);
+  expect_error(d, "COPC hierarchy page");
+  d = file;
+  put<uint64_t>(d, info + 48, root_size + 1);
+  expect_error(d, "COPC hierarchy page");
+  // A page that names itself as its child: the walk stops instead of looping.
+  d = file;
+  put<int32_t>(d, size_t(root) + 28, -1);
+  put<uint64_t>(d, size_t(root) + 16, root);
+  put<int32_t>(d, size_t(root) + 24, int32_t(root_size));
+  expect_error(d, "COPC hierarchy");
+  // A node whose bytes run past the file's end.
+  d = file;
+  put<int32_t>(d, size_t(root) + 24, int32_t(file.size()));
+  expect_error(d, "COPC hierarchy entry");
+  // More points in the nodes than the header declares.
+  d = file;
+  put<int32_t>(d, size_t(root) + 28, get<int32_t>(file, size_t(root) + 28) + 1);
+  expect_error(d, "points");
 }
 
 Image render_cpu(const PointCloud& c) {
