@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -102,6 +103,35 @@ TEST(IoLaz, DamagedInputFailsWithOneLine) {
       bad[(h >> 8) % span] ^= uint8_t(1u << (h % 8));
       check(bad);
     }
+  }
+}
+
+TEST(IoLaz, WithoutChunkTableWalksTheChunks) {
+  REQUIRE_LAZ_DATA();
+  // Point-wise (autzen_trim: 3 chunks) and layered (format 8 with extra bytes: 14 chunks).
+  for (const char* name : {"autzen_trim.laz", "las_with_several_extra_byte_bloc.laz"}) {
+    SCOPED_TRACE(name);
+    std::vector<uint8_t> d = read_file(kData + "/laz/" + name);
+    uint32_t offset;
+    std::memcpy(&offset, d.data() + 96, 4);
+    PointCloud a, b;
+    FileInfo ia, ib;
+    std::string err;
+    ASSERT_TRUE(parse_point_cloud(d.data(), d.size(), name, FileFormat::kLaz, a, &ia, &err)) << err;
+    const int64_t none = 0;  // the chunk table's offset, as a writer that never wrote it leaves it
+    std::memcpy(d.data() + offset, &none, 8);
+    ASSERT_TRUE(parse_point_cloud(d.data(), d.size(), name, FileFormat::kLaz, b, &ib, &err)) << err;
+    EXPECT_EQ(ia.version, ib.version);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(a.origin, b.origin);
+    EXPECT_EQ(std::memcmp(a.positions.data(), b.positions.data(), a.size() * sizeof(Float3)), 0);
+    EXPECT_EQ(a.colors, b.colors);
+    EXPECT_EQ(a.intensity, b.intensity);
+    // Cut inside the last chunk: one line naming the chunk.
+    d.resize(d.size() - 2000);
+    EXPECT_FALSE(parse_point_cloud(d.data(), d.size(), name, FileFormat::kLaz, b, &ib, &err));
+    EXPECT_NE(err.find("chunk"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
   }
 }
 

@@ -69,6 +69,39 @@ bool find_layout(const Input& in, const LasHeader& h, laz::Layout& lo, std::stri
   return true;
 }
 
+/// The chunks of a file without a chunk table, fixed chunks one after the other from `begin`:
+/// each one decoded once, on this thread, to find its size.
+bool walk_chunks(const Input& in, LazFile& f, size_t begin, std::string* error) {
+  laz::ChunkReader reader(f.layout);
+  std::vector<uint8_t> record(f.layout.record_length);
+  size_t pos = begin;
+  for (uint64_t done = 0; done < f.h.count;) {
+    const uint64_t n = std::min<uint64_t>(f.layout.chunk_size, f.h.count - done);
+    std::string why;
+    if (pos >= in.size || !reader.start(in.data + pos, in.size - pos, n, &why))
+      return fail(in, error,
+                  "no LAZ chunk table, and walking the chunks fails at chunk " +
+                      std::to_string(f.chunks.size()) + (why.empty() ? "" : ": " + why));
+    // The overrun test every 4096 points stops a chunk that claims more points than its bytes.
+    for (uint64_t i = 0; i < n && (i % 4096 || !reader.overrun()); ++i) reader.next(record.data());
+    if (reader.overrun())
+      return fail(in, error,
+                  "no LAZ chunk table, and chunk " + std::to_string(f.chunks.size()) +
+                      " is truncated or corrupt");
+    Chunk c;
+    c.begin = pos;
+    c.size = reader.consumed();
+    c.points = n;
+    c.first = done;
+    f.chunks.push_back(c);
+    pos += c.size;
+    done += n;
+    if (in.progress && in.progress->cancel.load(std::memory_order_relaxed))
+      return fail(in, error, "cancelled");
+  }
+  return true;
+}
+
 /// Reads the chunk table: chunk i covers [begin, begin + size) and holds `points` points.
 bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
   const uint8_t* d = in.data;
@@ -82,14 +115,12 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
   const bool valid = table >= int64_t(chunks_start) && uint64_t(table) + 8 <= in.size &&
                      get<uint32_t>(d + table) == 0;
   if (!valid) {
-    // Without a table only a file of one chunk can be read: its end is the file's end.
-    if (!variable && f.layout.chunk_size && h.count <= f.layout.chunk_size) {
-      f.chunks.push_back({chunks_start, in.size - chunks_start, h.count});
-      return true;
-    }
+    // Without a table, fixed chunks follow each other: decoding a chunk finds where the next
+    // one starts. Variable chunks keep their point counts only in the table.
+    if (!variable && f.layout.chunk_size) return walk_chunks(in, f, chunks_start, error);
     return fail(in, error,
                 "the LAZ chunk table is missing or damaged (offset " + std::to_string(table) +
-                    ", file size " + std::to_string(in.size) + ")");
+                    ", file size " + std::to_string(in.size) + ") and its chunks are variable");
   }
   const uint32_t n = get<uint32_t>(d + table + 4);
   const uint64_t data_bytes = uint64_t(table) - chunks_start;

@@ -933,6 +933,7 @@ struct ChunkReader::Impl {
   bool first_pending = false;
   bool bad = false;
   uint32_t context = 0;
+  size_t layered_size = 0;  // a layered chunk's bytes: header and layers
 };
 
 ChunkReader::ChunkReader(const Layout& lo) : impl_(std::make_unique<Impl>()) {
@@ -1035,6 +1036,7 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
       p += n;
     }
   }
+  m.layered_size = p;
   m.context = 0;
   for (size_t i = 0; i < m.ly.size(); ++i) m.ly[i]->init(data + m.offsets[i], m.context);
   return true;
@@ -1062,6 +1064,11 @@ bool ChunkReader::overrun() {
     for (size_t k = 0; k < it->layers(); ++k)
       if (it->layer(k)->overrun()) return true;
   return false;
+}
+
+size_t ChunkReader::consumed() const {
+  const Impl& m = *impl_;
+  return m.layered ? m.layered_size : size_t(m.dec.position() - m.first);
 }
 
 }  // namespace pr::io::laz

@@ -68,6 +68,11 @@ class ChunkReader {
   /// True once any decoder of the chunk read past its bytes: the chunk is truncated or corrupt.
   bool overrun();
 
+  /// Bytes of the chunk read so far: once every point is decoded, the chunk's size (a layered
+  /// chunk's header names its layers' sizes; a point-wise chunk's arithmetic coder ends by writing
+  /// the bytes its decoder reads last). Walks the chunks of a file without a chunk table.
+  size_t consumed() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
