@@ -25,6 +25,17 @@ int run_headless(const Options& o) {
     std::fprintf(stderr, "pointraster: %s\n", why.c_str());
     return 1;
   }
+  ColorSettings color;
+  Stopwatch coloring;
+  if (!apply_color_options(o, s.cloud, up_axis_for(o, s.scene.empty()), &color, nullptr, &why)) {
+    std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+    return 2;
+  }
+  const bool ramp = color.mode == ColorMode::kIntensity || color.mode == ColorMode::kElevation ||
+                    color.mode == ColorMode::kField;
+  std::printf("colors: %s%s%s (%.0f ms)\n",
+              color.mode == ColorMode::kField ? color.field.c_str() : color_mode_name(color.mode),
+              ramp ? ", colormap " : "", ramp ? colormap_name(color.colormap) : "", coloring.ms());
   std::printf("cloud %s: %zu points, %.1f MB, made in %.0f ms\n", s.cloud.name.c_str(),
               s.cloud.size(), double(s.cloud.memory_bytes()) / 1e6, load.ms());
   if (!renderer->set_cloud(s.cloud, &why)) {

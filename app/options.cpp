@@ -126,6 +126,11 @@ std::string usage_text() {
        "  --binning auto|on|off CPU renderer: bin 1-pixel points by image band (default auto)\n"
        "  --gpu-memory-limit BYTES  the most device memory the GPU's cloud may take (K, M, G\n"
        "                        suffixes: powers of 1024); larger clouds go compact or to the CPU\n"
+       "  --color MODE          point colors: rgb, intensity, elevation, classification, return,\n"
+       "                        source or a scalar field's name (default: rgb when the file's\n"
+       "                        colors differ, else intensity when it varies, else elevation)\n"
+       "  --colormap NAME       colormap of intensity, elevation and fields: viridis (default),\n"
+       "                        turbo, gray, inferno, plasma\n"
        "  --vsync on|off        viewer vsync (default on)\n"
        "  --ui-scale S          panel scale, 0.5 to 4 (default: from the display's DPI, else 1)\n"
        "  --scan K              E57: load scan K (0-based; repeat for several; default: all,\n"
@@ -256,6 +261,20 @@ int parse_options(int argc, char** argv, Options& o) {
         const long long k = parse_number<long long>(a, need());
         if (k < 0 || k > 0xFFFFFFFFll) throw BadValue{"option --scan: must be 0 or more"};
         o.scans.push_back(uint32_t(k));
+      } else if (a == "--color") {
+        o.color = need();
+        ColorMode m;
+        if (!parse_color_mode(o.color, &m, nullptr))
+          throw BadValue{
+              "option --color needs a mode: rgb, intensity, elevation, classification, "
+              "return, source or a field's name"};
+      } else if (a == "--colormap") {
+        const std::string v = need();
+        Colormap map;
+        if (!parse_colormap(v, &map))
+          throw BadValue{"option --colormap: '" + v +
+                         "' is not viridis, turbo, gray, inferno or plasma"};
+        o.colormap = map;
       } else if (a == "--vsync") {
         const std::string v = need();
         if (v != "on" && v != "off") throw BadValue{"option --vsync: '" + v + "' is not on or off"};

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/colorize.h"  // Colormap
 #include "engine/renderer.h"  // Toggle
 
 namespace pr {
@@ -42,6 +43,10 @@ struct Options {
   std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI
   std::vector<std::string> files;
   std::vector<uint32_t> scans;  ///< --scan K (repeatable): E57 scans to load; empty: all
+  /// --color MODE: rgb, intensity, elevation, classification, return, source or a field's name;
+  /// empty: default_color_mode() (engine/colorize.h).
+  std::string color;
+  std::optional<Colormap> colormap;  ///< --colormap NAME; unset: viridis
   uint64_t max_points = 0;      ///< --max-points N: read at most N points of a file (0: all)
   int max_depth = -1;           ///< --max-depth D: COPC octree levels 0..D (-1: all)
 };

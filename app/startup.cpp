@@ -82,6 +82,27 @@ bool build_startup(const Options& o, Startup& s, std::string* error) {
   return true;
 }
 
+bool apply_color_options(const Options& o, PointCloud& cloud, UpAxis up, ColorSettings* used,
+                         Legend* legend, std::string* error) {
+  ColorSettings cs;
+  if (o.color.empty())
+    cs.mode = default_color_mode(cloud);
+  else
+    parse_color_mode(o.color, &cs.mode, &cs.field);
+  cs.colormap = o.colormap.value_or(Colormap::kViridis);
+  cs.up_axis = up == UpAxis::kZ ? 2 : 1;
+  PodVector<uint32_t> colors;
+  std::string why;
+  if (cs.mode != ColorMode::kRgb && !colorize(cloud, cs, colors, legend, &why)) {
+    if (error) *error = "option --color " + o.color + ": " + why;
+    return false;
+  }
+  if (cs.mode == ColorMode::kRgb && legend) *legend = Legend{};
+  set_display_colors(cloud, cs.mode, std::move(colors));
+  if (used) *used = cs;
+  return true;
+}
+
 RenderOptions render_options(const Options& o) {
   RenderOptions r;
   r.culling = o.culling;

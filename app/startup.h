@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/camera.h"
+#include "engine/colorize.h"
 #include "engine/cpu_renderer.h"
 #include "engine/io.h"
 #include "engine/point_cloud.h"
@@ -55,6 +56,13 @@ UpAxis up_axis_for(const Options& o, bool from_files);
 
 /// Frames the whole cloud from above at about 29 degrees, `up` being up.
 void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, UpAxis up);
+
+/// The color mode of the command line (--color, else default_color_mode()) with --colormap and
+/// `up` as elevation's axis, computed and handed to `cloud` (set_display_colors()); `used` and
+/// `legend` (either may be null) receive what was applied. False with a message naming the
+/// option when the cloud lacks what the mode needs (the program then exits 2).
+bool apply_color_options(const Options& o, PointCloud& cloud, UpAxis up, ColorSettings* used,
+                         Legend* legend, std::string* error);
 
 /// The renderer options of the command line: --compact, --culling, --occlusion, --sort,
 /// --binning.

@@ -33,45 +33,47 @@ bool CloudJob::start_files(std::vector<std::string> paths, LoadOptions options) 
   label_ = paths.size() == 1 ? std::filesystem::path(paths[0]).filename().string()
                              : std::to_string(paths.size()) + " files";
   result_ = Result{};
-  thread_ = std::thread([this, paths = std::move(paths), options = std::move(options)] {
-    Stopwatch sw;
-    Result r;
-    try {
-      auto merged = std::make_unique<PointCloud>();
-      for (size_t i = 0; i < paths.size(); ++i) {
-        file_index_ = int(i);
-        progress_.fraction = 0.0;
-        PointCloud c;
-        FileInfo info;
-        std::string err;
-        if (!load_point_cloud(paths[i], c, &info, &err, &progress_, &options)) {
-          r.error = err.empty() ? paths[i] + ": could not be read" : err;
-          break;
+  thread_ = std::thread(
+      [this, paths = std::move(paths), options = std::move(options), request = color_request_] {
+        Stopwatch sw;
+        Result r;
+        try {
+          auto merged = std::make_unique<PointCloud>();
+          for (size_t i = 0; i < paths.size(); ++i) {
+            file_index_ = int(i);
+            progress_.fraction = 0.0;
+            PointCloud c;
+            FileInfo info;
+            std::string err;
+            if (!load_point_cloud(paths[i], c, &info, &err, &progress_, &options)) {
+              r.error = err.empty() ? paths[i] + ": could not be read" : err;
+              break;
+            }
+            if (info.file.empty()) info.file = paths[i];
+            r.files.push_back(info);
+            if (progress_.cancel) {
+              r.error = "loading cancelled";
+              break;
+            }
+            append_cloud(*merged, c);
+          }
+          if (r.error.empty()) {
+            r.sorted = sort_if_incoherent(*merged);
+            color_new_cloud(*merged, request, true, &r.color, &r.legend, &r.color_note);
+            if (paths.size() > 1 || merged->name.empty())
+              merged->name = paths.size() == 1 ? label_ : label_;
+            r.cloud = std::move(merged);
+            r.ok = true;
+          }
+        } catch (const std::bad_alloc&) {
+          r.error = "out of memory while loading " + label_;
+        } catch (const std::exception& e) {
+          r.error = label_ + ": " + e.what();
         }
-        if (info.file.empty()) info.file = paths[i];
-        r.files.push_back(info);
-        if (progress_.cancel) {
-          r.error = "loading cancelled";
-          break;
-        }
-        append_cloud(*merged, c);
-      }
-      if (r.error.empty()) {
-        r.sorted = sort_if_incoherent(*merged);
-        if (paths.size() > 1 || merged->name.empty())
-          merged->name = paths.size() == 1 ? label_ : label_;
-        r.cloud = std::move(merged);
-        r.ok = true;
-      }
-    } catch (const std::bad_alloc&) {
-      r.error = "out of memory while loading " + label_;
-    } catch (const std::exception& e) {
-      r.error = label_ + ": " + e.what();
-    }
-    r.seconds = sw.ms() * 1e-3;
-    result_ = std::move(r);
-    done_ = true;
-  });
+        r.seconds = sw.ms() * 1e-3;
+        result_ = std::move(r);
+        done_ = true;
+      });
   return true;
 }
 
@@ -84,7 +86,7 @@ bool CloudJob::start_scene(std::string name, uint64_t points) {
   file_count_ = 1;
   label_ = name + " scene, " + std::to_string(points) + " points";
   result_ = Result{};
-  thread_ = std::thread([this, name = std::move(name), points] {
+  thread_ = std::thread([this, name = std::move(name), points, request = color_request_] {
     Stopwatch sw;
     Result r;
     try {
@@ -93,6 +95,7 @@ bool CloudJob::start_scene(std::string name, uint64_t points) {
         r.error = "loading cancelled";
       } else {
         r.sorted = sort_if_incoherent(*cloud);
+        color_new_cloud(*cloud, request, false, &r.color, &r.legend, &r.color_note);
         r.cloud = std::move(cloud);
         r.scene = name;
         r.ok = true;

@@ -12,6 +12,7 @@
 #include "engine/io.h"
 #include "engine/morton.h"
 #include "engine/point_cloud.h"
+#include "viewer/color_job.h"
 
 namespace pr {
 
@@ -25,6 +26,9 @@ class CloudJob {
     std::string scene;            ///< scene name, empty for files
     double seconds = 0.0;
     bool sorted = false;  ///< reordered along a Morton curve (sort_if_incoherent)
+    ColorSettings color;  ///< the color mode the cloud got (color_new_cloud())
+    Legend legend;
+    std::string color_note;  ///< why the mode asked for was not applied; empty when it was
   };
 
   CloudJob() = default;
@@ -37,6 +41,8 @@ class CloudJob {
   bool start_files(std::vector<std::string> paths, LoadOptions options = {});
   /// Starts generating `points` points of scene `name`.
   bool start_scene(std::string name, uint64_t points);
+  /// The colors the next jobs give their cloud (read when a job starts).
+  void set_color_request(const ColorRequest& request) { color_request_ = request; }
 
   bool running() const { return thread_.joinable() && !done_.load(); }
   bool busy() const { return thread_.joinable(); }
@@ -57,6 +63,7 @@ class CloudJob {
   LoadProgress progress_;
   Result result_;
   std::string label_;
+  ColorRequest color_request_;
 };
 
 }  // namespace pr

@@ -230,6 +230,7 @@ void Viewer::Impl::draw_panel() {
     ImGui::ColorEdit3("background", settings.background);
   }
 
+  draw_color_section();
   if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::Text("frame %.2f ms (%.1f FPS)", frame_avg_ms,
                 frame_avg_ms > 0 ? 1000.0 / frame_avg_ms : 0.0);

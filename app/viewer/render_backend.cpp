@@ -65,6 +65,24 @@ bool RenderBackend::set_cloud(const PointCloud& cloud, std::string* error, std::
   return true;
 }
 
+bool RenderBackend::update_colors(std::string* error) {
+  if (!cloud_) return true;
+  std::string err;
+  if (!cpu_->update_colors(*cloud_, &err) && !refresh_cpu(&err)) {
+    *error = "CPU renderer refused the new colors: " + err;
+    return false;
+  }
+#if PR_HAVE_CUDA
+  if (gpu_ && !gpu_->r->update_colors(*cloud_, &err)) {
+    *error = "GPU: " + err + "; uploading the cloud again";
+    std::string why, note;
+    if (!upload_gpu(&why, &note, /*compact_fallback=*/true)) drop_gpu(why);
+    return false;
+  }
+#endif
+  return true;
+}
+
 bool RenderBackend::switch_mode(bool want_gpu) {
   if (!want_gpu) {
     std::string err;

@@ -42,6 +42,11 @@ class RenderBackend {
   /// set; a compact fallback is said in `note` too.
   bool set_cloud(const PointCloud& cloud, std::string* error, std::string* note, bool* gpu_refused);
 
+  /// New colors of the cloud on screen (the same points and positions): both renderers take them
+  /// (Renderer::update_colors(): nothing to do on the CPU, 3 bytes a point uploaded to the GPU).
+  /// False with the reason when the GPU failed (it then has the whole cloud again).
+  bool update_colors(std::string* error);
+
   /// Draws on the GPU (making its renderer and uploading the cloud on first use) or the CPU.
   /// False, with the reason on the status line, when the GPU cannot be used.
   bool switch_mode(bool gpu);

@@ -75,6 +75,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     return;
   }
   const bool same_scene = !r.scene.empty() && r.scene == scene && cloud;
+  take_cloud_colors(r);
   cloud = std::move(r.cloud);
   files = std::move(r.files);
   scene = r.scene;
@@ -466,6 +467,7 @@ bool Viewer::open(std::string* error) {
   m.backend->attach(m.display.get());
 
   // The starting cloud: the command line's files, else the scene; made in the background.
+  m.color_request_for_jobs();
   if (!m.opt.files.empty()) {
     LoadOptions lo;
     lo.scans = m.opt.scans;
@@ -515,6 +517,7 @@ int Viewer::run(const ViewerHooks* hooks) {
 
     CloudJob::Result r;
     if (m.job.take(r)) m.install_cloud(r);
+    m.update_colors();
 
     int dw = 0, dh = 0;
     SDL_GL_GetDrawableSize(m.window, &dw, &dh);

@@ -4,6 +4,7 @@
 
 #include <SDL.h>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "engine/renderer.h"
 #include "options.h"
 #include "viewer/cloud_job.h"
+#include "viewer/color_job.h"
 #include "viewer/display.h"
 #include "viewer/fly_camera.h"
 #include "viewer/render_backend.h"
@@ -46,6 +48,16 @@ struct Viewer::Impl {
   bool initial_load_failed = false;
   Camera home_camera;            // what R returns to
   UpAxis files_up = UpAxis::kZ;  // up axis for loaded files (--up, or the panel's choice)
+
+  // Color modes (color_panel.cpp): what the cloud shows, what the panel asks for next, the job
+  // computing it, and the class filter.
+  ColorSettings color;
+  ColorSettings color_wanted;
+  Legend legend;
+  ColorJob color_job;
+  std::array<bool, 256> hidden_classes{};
+  bool filter_dirty = false;
+  bool color_chosen = false;  // --color or the panel chose a mode (else each cloud's default)
 
   std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
   std::string occlusion_note;  // the last frame's batch counts, refreshed every 30 frames
@@ -88,6 +100,10 @@ struct Viewer::Impl {
   void refresh_listing();
   void apply_point_target(uint64_t n);  // panel.cpp
   void draw_panel();                    // panel.cpp
+  void color_request_for_jobs();         // color_panel.cpp: the cloud job's ColorRequest
+  void update_colors();                  // color_panel.cpp: hands over and starts color jobs
+  void take_cloud_colors(const CloudJob::Result& r);  // color_panel.cpp: a new cloud's colors
+  void draw_color_section();             // color_panel.cpp
 };
 
 }  // namespace pr

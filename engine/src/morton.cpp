@@ -150,6 +150,11 @@ void apply_order(PointCloud& cloud, const std::vector<uint32_t>& order) {
   gather(cloud.colors, order);
   gather(cloud.intensity, order);
   gather(cloud.classification, order);
+  gather(cloud.file_colors, order);
+  gather(cloud.returns, order);
+  gather(cloud.point_source, order);
+  gather(cloud.gps_time, order);
+  for (ScalarField& f : cloud.fields) gather(f.values, order);
 }
 
 }  // namespace pr

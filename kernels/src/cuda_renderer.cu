@@ -87,6 +87,10 @@ class CudaRendererImpl final : public CudaRenderer {
     return cloud_->upload(cloud, options_.compact, options_.sort, error);
   }
 
+  bool update_colors(const PointCloud& cloud, std::string* error) override {
+    return cloud_->update_colors(cloud, error);
+  }
+
   bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,
               std::string* error) override {
     Stopwatch total;

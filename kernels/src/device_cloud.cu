@@ -307,6 +307,31 @@ bool DeviceCloud::finish_upload(cudaError_t e, std::string& what, const PointClo
   return false;
 }
 
+bool DeviceCloud::update_colors(const PointCloud& cloud, std::string* error) {
+  const uint64_t n = points_;
+  if (!loaded_ || &cloud != cloud_ || cloud.size() != n || cloud.colors.size() != n) {
+    if (error)
+      *error = "update_colors: not the cloud uploaded last, or a color array of another size";
+    return false;
+  }
+  if (n == 0) return true;
+  std::string what;
+  cudaError_t e = cudaSuccess;
+  if (!sorted_)
+    e = upload_rgb_from_host(cloud.colors.data(), nullptr, n, &what);
+  else if (!host_orig_.empty())
+    e = upload_rgb_from_host(cloud.colors.data(), host_orig_.data(), n, &what);
+  else if (!make_original_index(error))
+    return false;
+  else
+    e = upload_colors(cloud, orig_, &what);
+  if (e != cudaSuccess) {
+    if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
+    return false;
+  }
+  return true;
+}
+
 bool DeviceCloud::make_original_index(std::string* error) {
   if (orig_) return true;
   // A compact cloud encoded on the host kept the index there; otherwise the Morton order is

@@ -37,6 +37,12 @@ class DeviceCloud {
   /// says so and the device has room for the sort. False with a message when it cannot.
   bool upload(const PointCloud& cloud, bool compact, Toggle sort, std::string* error);
 
+  /// New colors of the uploaded cloud (the same object, points and positions): packed and
+  /// uploaded in the stored order (as stored; through the host-encoded compact index; or, for a
+  /// cloud sorted on the GPU, through the original index, made on the first call and kept: 4
+  /// bytes a point). False with a message when `cloud` is not the uploaded cloud or a step fails.
+  bool update_colors(const PointCloud& cloud, std::string* error);
+
   /// A subset of a sorted cloud needs each stored point's original index: made on the first call
   /// (4 bytes a point, kept until the next cloud). False with a message when it cannot be made.
   bool make_original_index(std::string* error);

@@ -24,6 +24,13 @@ class CpuRenderer final : public Renderer {
   bool set_cloud(const PointCloud& cloud, std::string* error) override;
   bool render(const Camera& camera, const RenderSettings& settings, Image& out, FrameStats& stats,
               std::string* error) override;
+  /// The frames read the cloud's colors where they are: nothing to copy.
+  bool update_colors(const PointCloud& cloud, std::string* error) override {
+    if (&cloud == cloud_ && cloud.colors.size() == cloud.size()) return true;
+    if (error)
+      *error = "update_colors: not the cloud being drawn, or a color array of another size";
+    return false;
+  }
   size_t memory_bytes() const override {
     return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity() + compact_.memory_bytes() +
            boxes_.size() * sizeof(PointBox) + hiz_.capacity() * sizeof(uint32_t) +

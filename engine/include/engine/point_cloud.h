@@ -1,7 +1,9 @@
 // A point cloud as the renderers consume it: float positions relative to a double-precision origin
-// (so UTM-size coordinates keep millimetres), RGBA8 colors and optional intensity, as separate
-// arrays (structure of arrays: the hot rasterization loop reads positions only; colors are fetched
-// for visible pixels in the resolve pass).
+// (so UTM-size coordinates keep millimetres), RGBA8 colors and the optional attributes the files
+// hold (intensity, classification, returns, point source, GPS time, named scalar fields), as
+// separate arrays (structure of arrays: the hot rasterization loop reads positions only; colors
+// are fetched for visible pixels in the resolve pass). An attribute the file lacks is an empty
+// array and costs nothing.
 #pragma once
 
 #include <cstddef>
@@ -55,18 +57,50 @@ struct Bounds {
   void extend(const Bounds& b);
 };
 
+/// A per-point scalar field of a file kept by name (PLY/PCD properties, LAS extra bytes).
+struct ScalarField {
+  std::string name;
+  PodVector<float> values;  ///< one per point
+};
+
+/// The return number in the low 4 bits of PointCloud::returns, the number of returns in the high 4.
+inline constexpr uint8_t pack_returns(unsigned number, unsigned count) {
+  return uint8_t((number & 15u) | ((count & 15u) << 4));
+}
+inline constexpr unsigned return_number(uint8_t packed) {
+  return packed & 15u;
+}
+inline constexpr unsigned return_count(uint8_t packed) {
+  return unsigned(packed) >> 4;
+}
+
 class PointCloud {
  public:
-  std::string name;                   ///< file name or scene name, for display
-  glm::dvec3 origin{0.0};             ///< world position of local (0,0,0)
-  PodVector<Float3> positions;        ///< local coordinates: world = origin + position
-  PodVector<uint32_t> colors;         ///< RGBA8, one per point; drawn opaque (alpha not drawn)
-  PodVector<float> intensity;         ///< empty, or one per point
-  PodVector<uint8_t> classification;  ///< empty, or one per point
+  std::string name;             ///< file name or scene name, for display
+  glm::dvec3 origin{0.0};       ///< world position of local (0,0,0)
+  PodVector<Float3> positions;  ///< local coordinates: world = origin + position
+  /// RGBA8, one per point: the colors the renderers draw (opaque: alpha not drawn). While a color
+  /// mode other than the file's colors is shown (engine/colorize.h), the file's colors wait in
+  /// `file_colors`.
+  PodVector<uint32_t> colors;
+  /// Empty while `colors` holds the file's colors; else the file's colors, set aside.
+  PodVector<uint32_t> file_colors;
+  PodVector<float> intensity;         ///< empty, or one per point (4 bytes)
+  PodVector<uint8_t> classification;  ///< empty, or one per point (ASPRS class, 1 byte)
+  PodVector<uint8_t> returns;         ///< empty, or pack_returns(number, count) per point
+  PodVector<uint16_t> point_source;   ///< empty, or the point source id per point
+  PodVector<double> gps_time;         ///< empty, or the GPS time per point
+  std::vector<ScalarField> fields;    ///< other named scalar fields (4 bytes a point each)
 
   size_t size() const { return positions.size(); }
   bool empty() const { return positions.empty(); }
   bool has_intensity() const { return !intensity.empty(); }
+  /// The file's colors, wherever they are kept.
+  const PodVector<uint32_t>& source_colors() const {
+    return file_colors.empty() ? colors : file_colors;
+  }
+  /// The named field, or null.
+  const ScalarField* field(const std::string& field_name) const;
 
   /// Allocates n points (uninitialized positions and colors).
   void resize(size_t n);

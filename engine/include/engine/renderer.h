@@ -72,6 +72,13 @@ class Renderer {
   /// renderer's use of it or the next set_cloud(). Returns false with a message when it cannot
   /// (out of device memory, say); the renderer then draws nothing until a cloud is accepted.
   virtual bool set_cloud(const PointCloud& cloud, std::string* error) = 0;
+  /// Takes new colors of the current cloud: `cloud` is the cloud of the last set_cloud(), with
+  /// the same points and positions and new `colors` (a color mode, engine/colorize.h). Positions
+  /// are not sent again: the CPU renderer reads the new array at the next frame, the GPU renderer
+  /// packs and uploads its 3 bytes a point in its stored order. False with a message when `cloud`
+  /// is not the current cloud or the upload fails (the renderer then has the cloud again only
+  /// after set_cloud()).
+  virtual bool update_colors(const PointCloud& cloud, std::string* error) = 0;
   /// Renders one frame into `out` (host memory; resized as needed). Returns false with a message
   /// on failure.
   virtual bool render(const Camera& camera, const RenderSettings& settings, Image& out,

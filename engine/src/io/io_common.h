@@ -38,6 +38,9 @@ struct RawPoint {
   uint32_t color;
   float intensity;
   uint8_t classification;
+  uint8_t returns = pack_returns(1, 1);
+  uint16_t point_source = 0;
+  double gps_time = 0.0;
 };
 
 /// Sets *error to "name: message" and returns false, so readers can `return fail(...)`.
@@ -46,6 +49,7 @@ bool fail(const Input& in, std::string* error, const std::string& message);
 /// Which optional attributes the reader will produce.
 struct Attributes {
   bool color = false, intensity = false, classification = false;
+  bool returns = false, point_source = false, gps_time = false;
 };
 
 /// The origin for float positions: 0 when the sampled bounds are small (floats keep better than
@@ -82,6 +86,9 @@ struct BlockWriter {
   uint32_t* col;
   float* inten;
   uint8_t* cls;
+  uint8_t* ret;
+  uint16_t* src;
+  double* gps;
   size_t begin, cap, n = 0;
   glm::dvec3 origin;
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -98,6 +105,9 @@ struct BlockWriter {
     col[i] = p.color;
     if (inten) inten[i] = p.intensity;
     if (cls) cls[i] = p.classification;
+    if (ret) ret[i] = p.returns;
+    if (src) src[i] = p.point_source;
+    if (gps) gps[i] = p.gps_time;
     lo[0] = std::min(lo[0], p.x), lo[1] = std::min(lo[1], p.y), lo[2] = std::min(lo[2], p.z);
     hi[0] = std::max(hi[0], p.x), hi[1] = std::max(hi[1], p.y), hi[2] = std::max(hi[2], p.z);
   }
@@ -113,6 +123,9 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
   c.resize(total);
   if (attrs_.intensity) c.intensity.resize(total);
   if (attrs_.classification) c.classification.resize(total);
+  if (attrs_.returns) c.returns.resize(total);
+  if (attrs_.point_source) c.point_source.resize(total);
+  if (attrs_.gps_time) c.gps_time.resize(total);
   std::vector<size_t> kept(nb, 0);
   std::vector<Bounds> bb(nb);
   std::vector<std::string> errs(nb);
@@ -134,6 +147,9 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
                         c.colors.data(),
                         attrs_.intensity ? c.intensity.data() : nullptr,
                         attrs_.classification ? c.classification.data() : nullptr,
+                        attrs_.returns ? c.returns.data() : nullptr,
+                        attrs_.point_source ? c.point_source.data() : nullptr,
+                        attrs_.gps_time ? c.gps_time.data() : nullptr,
                         start[b],
                         caps[b],
                         0,
@@ -169,6 +185,11 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
         std::memmove(&c.intensity[w], &c.intensity[start[b]], kept[b] * sizeof(float));
       if (attrs_.classification)
         std::memmove(&c.classification[w], &c.classification[start[b]], kept[b]);
+      if (attrs_.returns) std::memmove(&c.returns[w], &c.returns[start[b]], kept[b]);
+      if (attrs_.point_source)
+        std::memmove(&c.point_source[w], &c.point_source[start[b]], kept[b] * sizeof(uint16_t));
+      if (attrs_.gps_time)
+        std::memmove(&c.gps_time[w], &c.gps_time[start[b]], kept[b] * sizeof(double));
     }
     w += kept[b];
     bounds.extend(bb[b]);
@@ -178,6 +199,9 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
     c.colors.resize(w);
     if (attrs_.intensity) c.intensity.resize(w);
     if (attrs_.classification) c.classification.resize(w);
+    if (attrs_.returns) c.returns.resize(w);
+    if (attrs_.point_source) c.point_source.resize(w);
+    if (attrs_.gps_time) c.gps_time.resize(w);
   }
   c.origin = origin_;
   return true;

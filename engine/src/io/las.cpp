@@ -97,7 +97,6 @@ bool read_las(const Input& in, Output& out, std::string* error) {
 
   const uint8_t* base = d + offset;
   const uint16_t rgb = kLasRgbOffset[fmt];
-  const bool extended = fmt >= 6;
   auto xyz = [&](size_t i, double& x, double& y, double& z) {
     const uint8_t* r = base + i * rec;
     x = double(get<int32_t>(r)) * sx + ox;
@@ -111,7 +110,7 @@ bool read_las(const Input& in, Output& out, std::string* error) {
     xyz(i, x, y, z);
     sample.extend({x, y, z});
   }
-  Attributes attrs{rgb != 0, true, true};
+  const Attributes attrs = las_attributes(fmt);
   PointSink sink(in, out, attrs, choose_origin(sample));
   // Cloud index k holds record stride.record(k): every record, or an even stride through them.
   const Stride stride = Stride::of(count, *in.options);
@@ -130,8 +129,7 @@ bool read_las(const Input& in, Output& out, std::string* error) {
           const uint8_t* r = base + i * rec;
           RawPoint p;
           xyz(i, p.x, p.y, p.z);
-          p.intensity = float(get<uint16_t>(r + 12));
-          p.classification = extended ? r[16] : uint8_t(r[15] & 0x1F);
+          las_point_attributes(r, fmt, p);
           if (rgb) {
             const uint16_t cr = get<uint16_t>(r + rgb), cg = get<uint16_t>(r + rgb + 2),
                            cb = get<uint16_t>(r + rgb + 4);
@@ -164,6 +162,7 @@ bool read_las(const Input& in, Output& out, std::string* error) {
         },
         0, 1 << 16);
   }
+  if (out.cloud->size() == count) read_las_extra_bytes(in, h, base, *out.cloud);
   out.info->format = "LAS";
   out.info->version =
       std::to_string(major) + "." + std::to_string(minor) + " format " + std::to_string(fmt);

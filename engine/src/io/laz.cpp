@@ -303,8 +303,7 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
                       double(get<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
   };
   const uint16_t rgb = kLasRgbOffset[h.format];
-  const bool extended = h.format >= 6;
-  Attributes attrs{rgb != 0, true, true};
+  const Attributes attrs = las_attributes(h.format);
   PointSink sink(in, out, attrs, glm::dvec3(0.0));
   std::vector<size_t> caps(chunks.size());
   for (size_t i = 0; i < caps.size(); ++i)
@@ -347,8 +346,7 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
           RawPoint p;
           const glm::dvec3 xyz = position(buf);
           p.x = xyz.x, p.y = xyz.y, p.z = xyz.z;
-          p.intensity = float(get<uint16_t>(buf + 12));
-          p.classification = extended ? buf[16] : uint8_t(buf[15] & 0x1F);
+          las_point_attributes(buf, h.format, p);
           p.color = rgba(255, 255, 255);
           const size_t n0 = w.n;
           w(p);

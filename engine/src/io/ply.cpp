@@ -194,7 +194,6 @@ size_t instance_size(const Element& e, const uint8_t* p, const uint8_t* end, boo
   return n;
 }
 
-
 }  // namespace
 
 bool read_ply(const Input& in, Output& out, std::string* error) {
@@ -411,6 +410,29 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
         return true;
       };
       if (!sink.run(fixed_blocks(n), block, error)) return false;
+      // The other scalar properties, kept by name (a second pass over the records, in
+      // parallel; only when no vertex was dropped, so that cloud index i is vertex i).
+      if (out.cloud->size() == n) {
+        for (size_t k = 0; k < v.props.size(); ++k) {
+          const Prop& pr = v.props[k];
+          bool used = pr.list;
+          for (int f : l.field) used |= f == int(k);
+          if (used) continue;
+          ScalarField field{pr.name, {}};
+          field.values.resize(n);
+          float* dst = field.values.data();
+          const size_t po = pr.offset;
+          const Scalar pt = pr.type;
+          parallel_for(
+              n,
+              [&](size_t i0, size_t i1) {
+                for (size_t i = i0; i < i1; ++i)
+                  dst[i] = float(read_scalar(vb + i * stride + po, pt, swap));
+              },
+              0, size_t(1) << 16);
+          out.cloud->fields.push_back(std::move(field));
+        }
+      }
       finish(in, out, sink.bounds, attrs);
       return true;
     }

@@ -23,6 +23,40 @@ inline constexpr uint16_t kLasFormatSize[11] = {20, 28, 26, 34, 57, 63, 30, 36, 
 /// Offset of R, G, B (uint16 each) in each LAS point format's record; 0: no color.
 inline constexpr uint16_t kLasRgbOffset[11] = {0, 0, 20, 28, 0, 28, 0, 30, 30, 0, 30};
 
+/// Offset of the GPS time (double) in each LAS point format's record; 0: none.
+inline constexpr uint16_t kLasGpsOffset[11] = {0, 20, 0, 20, 20, 20, 22, 22, 22, 22, 22};
+
+/// Which attributes a LAS point format holds.
+inline Attributes las_attributes(uint8_t format) {
+  Attributes a;
+  a.color = kLasRgbOffset[format] != 0;
+  a.intensity = a.classification = a.returns = a.point_source = true;
+  a.gps_time = kLasGpsOffset[format] != 0;
+  return a;
+}
+
+/// Intensity, classification, returns, point source id and GPS time of the LAS record `r`
+/// (formats 0-5 keep 3-bit return fields and a 5-bit class; 6-10 4-bit returns and an 8-bit
+/// class).
+inline void las_point_attributes(const uint8_t* r, uint8_t format, RawPoint& p) {
+  uint16_t u16;
+  std::memcpy(&u16, r + 12, 2);
+  p.intensity = float(u16);
+  if (format >= 6) {
+    p.returns = pack_returns(r[14] & 15u, unsigned(r[14]) >> 4);
+    p.classification = r[16];
+    std::memcpy(&p.point_source, r + 20, 2);
+  } else {
+    p.returns = pack_returns(r[14] & 7u, (unsigned(r[14]) >> 3) & 7u);
+    p.classification = uint8_t(r[15] & 0x1F);
+    std::memcpy(&p.point_source, r + 18, 2);
+  }
+  if (kLasGpsOffset[format])
+    std::memcpy(&p.gps_time, r + kLasGpsOffset[format], 8);
+  else
+    p.gps_time = 0.0;
+}
+
 /// The fields of a LAS header that LAS and LAZ reading share.
 struct LasHeader {
   int major = 0, minor = 0;
@@ -36,6 +70,12 @@ struct LasHeader {
 /// Reads and checks the header (version, sizes, offset to the points, format, scales); the
 /// point data's size is left to the caller.
 bool parse_las_header(const Input& in, LasHeader& h, std::string* error);
+
+/// The extra bytes the LASF_Spec VLR (record 4) describes, as named float fields of `cloud`
+/// (scale and offset applied), read from the `records` of cloud.size() points (one a record,
+/// none dropped). Descriptors of arrays or unknown types end the list.
+void read_las_extra_bytes(const Input& in, const LasHeader& h, const uint8_t* records,
+                          PointCloud& cloud);
 
 /// LAZ (LASzip-compressed LAS): point-wise and layered chunked compressors, decoded in parallel.
 bool read_laz(const Input& in, Output& out, std::string* error);

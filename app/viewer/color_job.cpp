@@ -1,0 +1,68 @@
+#include "viewer/color_job.h"
+
+#include <new>
+
+#include "engine/frame_stats.h"
+
+namespace pr {
+
+void color_new_cloud(PointCloud& cloud, const ColorRequest& request, bool from_files,
+                     ColorSettings* used, Legend* legend, std::string* note) {
+  ColorSettings s = request.settings;
+  s.up_axis = from_files ? request.files_up : request.scene_up;
+  note->clear();
+  if (request.use_default) {
+    s.mode = default_color_mode(cloud);
+  } else if (!color_mode_available(cloud, s.mode, s.field)) {
+    *note = std::string("color mode ") +
+            (s.mode == ColorMode::kField ? s.field.c_str() : color_mode_name(s.mode)) +
+            " not available in this cloud";
+    s.mode = default_color_mode(cloud);
+  }
+  // A new cloud's range is its own.
+  s.auto_range = true;
+  PodVector<uint32_t> colors;
+  std::string err;
+  if (s.mode != ColorMode::kRgb && !colorize(cloud, s, colors, legend, &err)) {
+    *note = err;
+    s.mode = ColorMode::kRgb;
+  }
+  if (s.mode == ColorMode::kRgb) *legend = Legend{};
+  set_display_colors(cloud, s.mode, std::move(colors));
+  *used = s;
+}
+
+bool ColorJob::start(const PointCloud* cloud, const ColorSettings& settings) {
+  if (busy()) return false;
+  done_ = false;
+  result_ = Result{};
+  thread_ = std::thread([this, cloud, settings] {
+    Stopwatch sw;
+    Result r;
+    r.settings = settings;
+    try {
+      r.ok = colorize(*cloud, settings, r.colors, &r.legend, &r.error);
+    } catch (const std::bad_alloc&) {
+      r.error = "out of memory computing the colors";
+    }
+    r.ms = sw.ms();
+    result_ = std::move(r);
+    done_ = true;
+  });
+  return true;
+}
+
+bool ColorJob::take(Result& out) {
+  if (!thread_.joinable() || !done_.load()) return false;
+  thread_.join();
+  out = std::move(result_);
+  result_ = Result{};
+  return true;
+}
+
+void ColorJob::join() {
+  if (thread_.joinable()) thread_.join();
+  result_ = Result{};
+}
+
+}  // namespace pr

@@ -1,0 +1,59 @@
+// Color modes in the viewer, off the UI thread: a new cloud gets its colors in the loading thread
+// (color_new_cloud()), and a mode chosen in the panel is computed by a ColorJob while the window
+// keeps drawing the old colors; the viewer then hands them to the cloud and the renderers.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include "engine/colorize.h"
+#include "engine/point_cloud.h"
+
+namespace pr {
+
+/// The colors a new cloud starts with: `settings` (its up axis replaced by `files_up` or
+/// `scene_up`), or default_color_mode() when `use_default` or when the cloud lacks the mode.
+struct ColorRequest {
+  ColorSettings settings;
+  bool use_default = true;
+  int files_up = 2, scene_up = 1;
+};
+
+/// Colors `cloud` as `request` says and hands the colors over (set_display_colors()); `used` and
+/// `legend` receive what was applied, `note` (empty when none) why the mode asked for was not.
+void color_new_cloud(PointCloud& cloud, const ColorRequest& request, bool from_files,
+                     ColorSettings* used, Legend* legend, std::string* note);
+
+class ColorJob {
+ public:
+  struct Result {
+    bool ok = false;
+    std::string error;
+    ColorSettings settings;
+    PodVector<uint32_t> colors;
+    Legend legend;
+    double ms = 0.0;
+  };
+
+  ColorJob() = default;
+  ~ColorJob() { join(); }
+  ColorJob(const ColorJob&) = delete;
+  ColorJob& operator=(const ColorJob&) = delete;
+
+  /// Starts colorize() of `cloud` (which must stay unchanged until take() or join()); refused
+  /// (false) while a job runs.
+  bool start(const PointCloud* cloud, const ColorSettings& settings);
+  bool busy() const { return thread_.joinable(); }
+  /// When the job has finished: joins and returns its result (once); otherwise false.
+  bool take(Result& out);
+  /// Waits for the job and drops its result.
+  void join();
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> done_{false};
+  Result result_;
+};
+
+}  // namespace pr

@@ -1,0 +1,523 @@
+#include "engine/colorize.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+#include "engine/parallel.h"
+
+namespace pr {
+
+namespace {
+
+constexpr const char* kModeNames[] = {"rgb",    "intensity", "elevation", "classification",
+                                      "return", "source",    "field"};
+constexpr const char* kMapNames[kColormapCount] = {"viridis", "turbo", "gray", "inferno", "plasma"};
+
+uint8_t unit_to_byte(double v) {
+  return uint8_t(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
+}
+
+// Polynomial fits of matplotlib's viridis, inferno and plasma (degree 6, after Matt Zucker's fits)
+// and Google's turbo approximation (degree 5), evaluated once into 256-entry tables.
+constexpr double kViridis[7][3] = {{0.2777273272234177, 0.005407344544966578, 0.3340998053353061},
+                                   {0.1050930431085774, 1.404613529898575, 1.384590162594685},
+                                   {-0.3308618287255563, 0.214847559468213, 0.09509516302823659},
+                                   {-4.634230498983486, -5.799100973351585, -19.33244095627987},
+                                   {6.228269936347081, 14.17993336680509, 56.69055260068105},
+                                   {4.776384997670288, -13.74514537774601, -65.35303263337234},
+                                   {-5.435455855934631, 4.645852612178535, 26.3124352495832}};
+constexpr double kInferno[7][3] = {
+    {0.0002189403691192265, 0.001651004631001012, -0.01948089843709184},
+    {0.1065134194856116, 0.5639564367884091, 3.932712388889277},
+    {11.60249308247187, -3.972853965665698, -15.9423941062914},
+    {-41.70399613139459, 17.43639888205313, 44.35414519872813},
+    {77.162935699427, -33.40235894210092, -81.80730925738993},
+    {-71.31942824499214, 32.62606426397723, 73.20951985803202},
+    {25.13112622477341, -12.24266895238567, -23.07032500287172}};
+constexpr double kPlasma[7][3] = {{0.05873234392399702, 0.02333670892565664, 0.5433401826748754},
+                                  {2.176514634195958, 0.2383834171260182, 0.7539604599784036},
+                                  {-2.689460476458034, -7.455851135738909, 3.110799939717086},
+                                  {6.130348345893603, 42.3461881477227, -28.51885465332158},
+                                  {-11.10743619062271, -82.66631109428045, 60.13984767418263},
+                                  {10.02306557647065, 71.41361770095349, -54.07218655560067},
+                                  {-3.658713842777788, -22.93153465461149, 18.19190778539828}};
+constexpr double kTurbo[6][3] = {
+    {0.13572138, 0.09140261, 0.10667330},      {4.61539260, 2.19418839, 12.64194608},
+    {-42.66032258, 4.84296658, -60.58204836},  {132.13108234, -14.18503333, 110.36276771},
+    {-152.94239396, 4.27729857, -89.90310912}, {59.28637943, 2.82956604, 27.34824973}};
+
+template <size_t N>
+uint32_t poly_color(const double (&c)[N][3], double t) {
+  double v[3];
+  for (int k = 0; k < 3; ++k) {
+    double acc = c[N - 1][k];
+    for (size_t i = N - 1; i-- > 0;) acc = acc * t + c[i][k];
+    v[k] = acc;
+  }
+  return rgba(unit_to_byte(v[0]), unit_to_byte(v[1]), unit_to_byte(v[2]));
+}
+
+struct Tables {
+  uint32_t lut[kColormapCount][256];
+  Tables() {
+    for (int i = 0; i < 256; ++i) {
+      const double t = double(i) / 255.0;
+      lut[0][i] = poly_color(kViridis, t);
+      lut[1][i] = poly_color(kTurbo, t);
+      lut[2][i] = rgba(uint8_t(i), uint8_t(i), uint8_t(i));
+      lut[3][i] = poly_color(kInferno, t);
+      lut[4][i] = poly_color(kPlasma, t);
+    }
+  }
+};
+
+const Tables& tables() {
+  static const Tables t;
+  return t;
+}
+
+inline uint32_t lut_color(const uint32_t* lut, double t) {
+  if (!(t > 0.0)) return lut[0];  // NaN too
+  if (t >= 1.0) return lut[255];
+  return lut[size_t(t * 255.0 + 0.5)];
+}
+
+struct ClassEntry {
+  const char* name;
+  uint32_t color;
+};
+constexpr ClassEntry kClasses[23] = {{"never classified", rgba(128, 128, 128)},
+                                     {"unclassified", rgba(200, 200, 200)},
+                                     {"ground", rgba(170, 120, 70)},
+                                     {"low vegetation", rgba(140, 220, 100)},
+                                     {"medium vegetation", rgba(60, 180, 60)},
+                                     {"high vegetation", rgba(20, 110, 30)},
+                                     {"building", rgba(220, 80, 60)},
+                                     {"low point (noise)", rgba(255, 0, 255)},
+                                     {"model key-point", rgba(255, 255, 0)},
+                                     {"water", rgba(40, 100, 230)},
+                                     {"rail", rgba(150, 100, 150)},
+                                     {"road surface", rgba(90, 90, 90)},
+                                     {"overlap", rgba(255, 200, 0)},
+                                     {"wire - guard (shield)", rgba(240, 240, 120)},
+                                     {"wire - conductor (phase)", rgba(255, 230, 0)},
+                                     {"transmission tower", rgba(230, 130, 30)},
+                                     {"wire-structure connector", rgba(200, 160, 255)},
+                                     {"bridge deck", rgba(120, 160, 200)},
+                                     {"high noise", rgba(255, 60, 200)},
+                                     {"overhead structure", rgba(0, 200, 200)},
+                                     {"ignored ground", rgba(150, 120, 90)},
+                                     {"snow", rgba(240, 250, 255)},
+                                     {"temporal exclusion", rgba(100, 100, 140)}};
+
+/// A bright color of hue h (turns), HSV with saturation 0.7 and value 0.95.
+uint32_t hue_color(double h) {
+  h -= std::floor(h);
+  const double s = 0.7, v = 0.95;
+  const double f = h * 6.0;
+  const int i = int(f) % 6;
+  const double fr = f - std::floor(f);
+  const double p = v * (1 - s), q = v * (1 - s * fr), t = v * (1 - s * (1 - fr));
+  double r, g, b;
+  switch (i) {
+    case 0:
+      r = v, g = t, b = p;
+      break;
+    case 1:
+      r = q, g = v, b = p;
+      break;
+    case 2:
+      r = p, g = v, b = t;
+      break;
+    case 3:
+      r = p, g = q, b = v;
+      break;
+    case 4:
+      r = t, g = p, b = v;
+      break;
+    default:
+      r = v, g = p, b = q;
+      break;
+  }
+  return rgba(unit_to_byte(r), unit_to_byte(g), unit_to_byte(b));
+}
+
+constexpr double kGolden = 0.6180339887498949;
+
+/// Min and max of the finite values of `v` (false when there are none).
+template <class Get>
+bool finite_range(size_t n, Get&& get, double* lo, double* hi) {
+  std::mutex m;
+  double l = INFINITY, h = -INFINITY;
+  parallel_for(
+      n,
+      [&](size_t b, size_t e) {
+        double a = INFINITY, z = -INFINITY;
+        for (size_t i = b; i < e; ++i) {
+          const double x = double(get(i));
+          if (!std::isfinite(x)) continue;
+          a = std::min(a, x), z = std::max(z, x);
+        }
+        std::lock_guard<std::mutex> lock(m);
+        l = std::min(l, a), h = std::max(h, z);
+      },
+      0, 1 << 16);
+  if (!(l <= h)) return false;
+  *lo = l, *hi = h;
+  return true;
+}
+
+/// The 1st and 99th percentile of the finite intensities, from an even sample of at most 65536.
+bool intensity_percentiles(const PodVector<float>& v, double* lo, double* hi) {
+  const size_t n = v.size();
+  const size_t want = 65536;
+  std::vector<float> s;
+  s.reserve(std::min(n, want));
+  const size_t step = n > want ? n / want : 1;
+  for (size_t i = 0; i < n && s.size() < want; i += step)
+    if (std::isfinite(v[i])) s.push_back(v[i]);
+  if (s.empty()) return false;
+  auto pick = [&](double q) {
+    const size_t k = std::min(s.size() - 1, size_t(q * double(s.size() - 1) + 0.5));
+    std::nth_element(s.begin(), s.begin() + long(k), s.end());
+    return double(s[k]);
+  };
+  *lo = pick(0.01);
+  *hi = pick(0.99);
+  return true;
+}
+
+bool all_equal(const PodVector<uint32_t>& c) {
+  if (c.empty()) return true;
+  const uint32_t c0 = c[0] & 0xffffffu;
+  std::atomic<bool> differ{false};
+  parallel_for(
+      c.size(),
+      [&](size_t b, size_t e) {
+        for (size_t i = b; i < e && !differ.load(std::memory_order_relaxed); ++i)
+          if ((c[i] & 0xffffffu) != c0) {
+            differ = true;
+            return;
+          }
+      },
+      0, 1 << 16);
+  return !differ.load();
+}
+
+std::string field_list(const PointCloud& cloud) {
+  std::string s;
+  for (const ScalarField& f : cloud.fields) s += (s.empty() ? "" : ", ") + f.name;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+bool parse_color_mode(std::string_view text, ColorMode* mode, std::string* field) {
+  if (text.empty()) return false;
+  for (int i = 0; i < 6; ++i)
+    if (text == kModeNames[i]) {
+      *mode = ColorMode(i);
+      if (field) field->clear();
+      return true;
+    }
+  *mode = ColorMode::kField;
+  if (field) *field = std::string(text);
+  return true;
+}
+
+const char* color_mode_name(ColorMode mode) {
+  return kModeNames[int(mode)];
+}
+
+bool parse_colormap(std::string_view text, Colormap* map) {
+  if (text == "grey") text = "gray";
+  for (int i = 0; i < kColormapCount; ++i)
+    if (text == kMapNames[i]) {
+      *map = Colormap(i);
+      return true;
+    }
+  return false;
+}
+
+const char* colormap_name(Colormap map) {
+  return kMapNames[int(map)];
+}
+
+uint32_t colormap_color(Colormap map, double t) {
+  return lut_color(tables().lut[int(map)], t);
+}
+
+std::string class_name(uint8_t code) {
+  if (code < 23) return kClasses[code].name;
+  return (code < 64 ? "reserved " : "user ") + std::to_string(code);
+}
+
+uint32_t class_color(uint8_t code) {
+  if (code < 23) return kClasses[code].color;
+  return hue_color(double(code) * kGolden);
+}
+
+ReturnKind return_kind(uint8_t packed) {
+  const unsigned number = return_number(packed), count = return_count(packed);
+  if (count <= 1) return ReturnKind::kSingle;
+  if (number <= 1) return ReturnKind::kFirst;
+  if (number >= count) return ReturnKind::kLast;
+  return ReturnKind::kIntermediate;
+}
+
+const char* return_kind_name(ReturnKind kind) {
+  constexpr const char* kNames[] = {"single", "first", "intermediate", "last"};
+  return kNames[int(kind)];
+}
+
+uint32_t return_color(ReturnKind kind) {
+  constexpr uint32_t kColors[] = {rgba(255, 220, 0), rgba(230, 60, 50), rgba(60, 200, 80),
+                                  rgba(50, 120, 240)};
+  return kColors[int(kind)];
+}
+
+uint32_t source_color(uint16_t id) {
+  return hue_color(0.07 + double(id) * kGolden);
+}
+
+bool color_mode_available(const PointCloud& cloud, ColorMode mode, const std::string& field) {
+  switch (mode) {
+    case ColorMode::kRgb:
+    case ColorMode::kElevation:
+      return true;
+    case ColorMode::kIntensity:
+      return !cloud.intensity.empty();
+    case ColorMode::kClassification:
+      return !cloud.classification.empty();
+    case ColorMode::kReturn:
+      return !cloud.returns.empty();
+    case ColorMode::kSource:
+      return !cloud.point_source.empty();
+    case ColorMode::kField:
+      return cloud.field(field) != nullptr;
+  }
+  return false;
+}
+
+ColorMode default_color_mode(const PointCloud& cloud) {
+  if (!all_equal(cloud.source_colors())) return ColorMode::kRgb;
+  double lo, hi;
+  if (intensity_percentiles(cloud.intensity, &lo, &hi) && lo < hi) return ColorMode::kIntensity;
+  if (!cloud.intensity.empty() &&
+      finite_range(
+          cloud.intensity.size(), [&](size_t i) { return cloud.intensity[i]; }, &lo, &hi) &&
+      lo < hi)
+    return ColorMode::kIntensity;
+  return ColorMode::kElevation;
+}
+
+bool color_range(const PointCloud& cloud, const ColorSettings& s, double* lo, double* hi) {
+  switch (s.mode) {
+    case ColorMode::kIntensity: {
+      if (!intensity_percentiles(cloud.intensity, lo, hi)) return false;
+      // A range collapsed by a few distinct values falls back to the whole range.
+      if (*lo == *hi)
+        finite_range(
+            cloud.intensity.size(), [&](size_t i) { return cloud.intensity[i]; }, lo, hi);
+      return true;
+    }
+    case ColorMode::kElevation: {
+      const Bounds b = cloud.world_bounds();
+      if (b.empty) return false;
+      const int a = std::clamp(s.up_axis, 0, 2);
+      *lo = b.min[a];
+      *hi = b.max[a];
+      return true;
+    }
+    case ColorMode::kField: {
+      const ScalarField* f = cloud.field(s.field);
+      if (!f) return false;
+      return finite_range(
+          f->values.size(), [&](size_t i) { return f->values[i]; }, lo, hi);
+    }
+    default:
+      return false;
+  }
+}
+
+bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_t>& out,
+              Legend* legend, std::string* error) {
+  if (!color_mode_available(cloud, s.mode, s.field)) {
+    if (error) {
+      if (s.mode == ColorMode::kField)
+        *error = "no field '" + s.field + "' (fields: " + field_list(cloud) + ")";
+      else
+        *error = std::string("the cloud has no ") + (s.mode == ColorMode::kReturn ? "return numbers"
+                                                     : s.mode == ColorMode::kSource
+                                                         ? "point source ids"
+                                                         : color_mode_name(s.mode));
+    }
+    return false;
+  }
+  const size_t n = cloud.size();
+  out.resize(n);
+  Legend lg;
+  lg.mode = s.mode;
+  lg.colormap = s.colormap;
+  uint32_t* o = out.data();
+  const uint32_t* lut = tables().lut[int(s.colormap)];
+  const bool continuous = s.mode == ColorMode::kIntensity || s.mode == ColorMode::kElevation ||
+                          s.mode == ColorMode::kField;
+  double lo = s.range_lo, hi = s.range_hi;
+  if (continuous) {
+    if (s.auto_range && !color_range(cloud, s, &lo, &hi)) lo = 0.0, hi = 1.0;
+    lg.continuous = true;
+    lg.lo = lo;
+    lg.hi = hi;
+  }
+  const double scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
+  std::mutex m;
+  switch (s.mode) {
+    case ColorMode::kRgb: {
+      const uint32_t* src = cloud.source_colors().data();
+      parallel_for(
+          n, [&](size_t b, size_t e) { std::copy(src + b, src + e, o + b); }, 0, 1 << 16);
+      break;
+    }
+    case ColorMode::kIntensity: {
+      lg.label = "intensity";
+      const float* v = cloud.intensity.data();
+      const double inv_gamma = s.gamma > 0.0 ? 1.0 / s.gamma : 1.0;
+      // The gamma curve through a table of 4096 steps: pow per point would dominate.
+      std::vector<uint32_t> curve(4097);
+      for (size_t k = 0; k <= 4096; ++k)
+        curve[k] = lut_color(lut, std::pow(double(k) / 4096.0, inv_gamma));
+      parallel_for(
+          n,
+          [&](size_t b, size_t e) {
+            for (size_t i = b; i < e; ++i) {
+              const double t = (double(v[i]) - lo) * scale;
+              o[i] = !(t > 0.0) ? curve[0]
+                     : t >= 1.0 ? curve[4096]
+                                : curve[size_t(t * 4096.0 + 0.5)];
+            }
+          },
+          0, 1 << 16);
+      break;
+    }
+    case ColorMode::kElevation: {
+      const int a = std::clamp(s.up_axis, 0, 2);
+      lg.label = std::string("elevation (") + "xyz"[a] + ")";
+      const Float3* p = cloud.positions.data();
+      const double base = cloud.origin[a] - lo;
+      parallel_for(
+          n,
+          [&](size_t b, size_t e) {
+            for (size_t i = b; i < e; ++i) {
+              const float c = a == 0 ? p[i].x : a == 1 ? p[i].y : p[i].z;
+              o[i] = lut_color(lut, (double(c) + base) * scale);
+            }
+          },
+          0, 1 << 16);
+      break;
+    }
+    case ColorMode::kField: {
+      lg.label = s.field;
+      const float* v = cloud.field(s.field)->values.data();
+      parallel_for(
+          n,
+          [&](size_t b, size_t e) {
+            for (size_t i = b; i < e; ++i) o[i] = lut_color(lut, (double(v[i]) - lo) * scale);
+          },
+          0, 1 << 16);
+      break;
+    }
+    case ColorMode::kClassification: {
+      lg.label = "classification";
+      uint32_t pal[256];
+      for (int c = 0; c < 256; ++c) pal[c] = class_color(uint8_t(c));
+      const uint8_t* v = cloud.classification.data();
+      parallel_for(
+          n,
+          [&](size_t b, size_t e) {
+            uint64_t count[256] = {};
+            for (size_t i = b; i < e; ++i) {
+              o[i] = pal[v[i]];
+              ++count[v[i]];
+            }
+            std::lock_guard<std::mutex> lock(m);
+            for (int c = 0; c < 256; ++c) lg.class_counts[size_t(c)] += count[c];
+          },
+          0, 1 << 16);
+      break;
+    }
+    case ColorMode::kReturn: {
+      lg.label = "return";
+      uint32_t pal[256];
+      uint8_t kind[256];
+      for (int c = 0; c < 256; ++c) {
+        kind[c] = uint8_t(return_kind(uint8_t(c)));
+        pal[c] = return_color(ReturnKind(kind[c]));
+      }
+      const uint8_t* v = cloud.returns.data();
+      parallel_for(
+          n,
+          [&](size_t b, size_t e) {
+            uint64_t count[4] = {};
+            for (size_t i = b; i < e; ++i) {
+              o[i] = pal[v[i]];
+              ++count[kind[v[i]]];
+            }
+            std::lock_guard<std::mutex> lock(m);
+            for (int k = 0; k < 4; ++k) lg.return_counts[size_t(k)] += count[k];
+          },
+          0, 1 << 16);
+      break;
+    }
+    case ColorMode::kSource: {
+      lg.label = "point source";
+      const uint16_t* v = cloud.point_source.data();
+      std::vector<uint32_t> pal(65536);
+      for (size_t c = 0; c < pal.size(); ++c) pal[c] = source_color(uint16_t(c));
+      parallel_for(
+          n,
+          [&](size_t b, size_t e) {
+            for (size_t i = b; i < e; ++i) o[i] = pal[v[i]];
+          },
+          0, 1 << 16);
+      break;
+    }
+  }
+  if (legend) *legend = std::move(lg);
+  return true;
+}
+
+void set_display_colors(PointCloud& cloud, ColorMode mode, PodVector<uint32_t>&& colors) {
+  if (mode == ColorMode::kRgb) {
+    if (!cloud.file_colors.empty()) cloud.colors = std::move(cloud.file_colors);
+    cloud.file_colors = PodVector<uint32_t>();
+    return;
+  }
+  if (cloud.file_colors.empty()) cloud.file_colors = std::move(cloud.colors);
+  cloud.colors = std::move(colors);
+}
+
+bool apply_class_filter(PointCloud& cloud, const std::array<bool, 256>& hidden,
+                        HiddenPoints& stash) {
+  bool changed = !stash.empty();
+  for (size_t k = 0; k < stash.index.size(); ++k)
+    cloud.positions[stash.index[k]] = stash.position[k];
+  stash = HiddenPoints{};
+  bool any = false;
+  for (bool h : hidden) any |= h;
+  if (!any || cloud.classification.size() != cloud.size()) return changed;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 0; i < cloud.size(); ++i) {
+    if (!hidden[cloud.classification[i]]) continue;
+    stash.index.push_back(uint32_t(i));
+    stash.position.push_back(cloud.positions[i]);
+    cloud.positions[i] = Float3{nan, nan, nan};
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace pr

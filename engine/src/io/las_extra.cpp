@@ -1,0 +1,100 @@
+// LAS extra bytes (LAS 1.4 R15, the "LASF_Spec" VLR of record id 4): the per-point scalar fields
+// a file appends to its records, kept by name as float fields of the cloud.
+#include <cstring>
+
+#include "io/readers.h"
+
+namespace pr::io {
+
+namespace {
+
+template <class T>
+T get(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// Bytes of an extra-bytes data type 1 - 10 (0 for the others).
+size_t type_size(uint8_t t) {
+  constexpr size_t kSize[11] = {0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
+  return t <= 10 ? kSize[t] : 0;
+}
+
+double read_value(const uint8_t* p, uint8_t t) {
+  switch (t) {
+    case 1:
+      return double(p[0]);
+    case 2:
+      return double(int8_t(p[0]));
+    case 3:
+      return double(get<uint16_t>(p));
+    case 4:
+      return double(get<int16_t>(p));
+    case 5:
+      return double(get<uint32_t>(p));
+    case 6:
+      return double(get<int32_t>(p));
+    case 7:
+      return double(get<uint64_t>(p));
+    case 8:
+      return double(get<int64_t>(p));
+    case 9:
+      return double(get<float>(p));
+    default:
+      return get<double>(p);
+  }
+}
+
+}  // namespace
+
+void read_las_extra_bytes(const Input& in, const LasHeader& h, const uint8_t* records,
+                          PointCloud& cloud) {
+  const size_t n = cloud.size();
+  const size_t base = kLasFormatSize[h.format];
+  if (h.record_length <= base || n == 0) return;
+  const uint8_t* d = in.data;
+  size_t p = h.header_size;
+  for (uint32_t v = 0; v < h.vlr_count && p + 54 <= h.offset; ++v) {
+    const uint16_t length = get<uint16_t>(d + p + 20);
+    const size_t body = p + 54;
+    if (body + length > h.offset) return;
+    if (std::memcmp(d + p + 2, "LASF_Spec", 9) == 0 && get<uint16_t>(d + p + 18) == 4) {
+      size_t offset = base;  // the fields follow each other after the format's own bytes
+      for (size_t k = 0; k + 192 <= length; k += 192) {
+        const uint8_t* e = d + body + k;
+        const uint8_t type = e[2], options = e[3];
+        // Types 11 - 30 (LAS 1.4 R13) are arrays of 2 or 3 scalars: skipped, not kept.
+        const size_t size = type == 0    ? options
+                            : type <= 10 ? type_size(type)
+                            : type <= 30
+                                ? type_size(uint8_t((type - 1) % 10 + 1)) * (type <= 20 ? 2 : 3)
+                                : 0;
+        if (size == 0 || offset + size > h.record_length) return;  // unknown types
+        if (type >= 1 && type <= 10) {
+          char name[33] = {};
+          std::memcpy(name, e + 4, 32);
+          const double scale = (options & 0x08) ? get<double>(e + 112) : 1.0;
+          const double add = (options & 0x10) ? get<double>(e + 136) : 0.0;
+          ScalarField f{name[0] ? name : "extra " + std::to_string(k / 192), {}};
+          f.values.resize(n);
+          float* out = f.values.data();
+          const size_t rec = h.record_length, at = offset;
+          parallel_for(
+              n,
+              [&](size_t i0, size_t i1) {
+                for (size_t i = i0; i < i1; ++i)
+                  out[i] = float(read_value(records + i * rec + at, type) * scale + add);
+              },
+              0, size_t(1) << 16);
+          cloud.fields.push_back(std::move(f));
+        }
+        offset += size;
+      }
+      return;
+    }
+    p = body + length;
+  }
+}
+
+}  // namespace pr::io

@@ -1,0 +1,146 @@
+// Color modes on the GPU: after Renderer::update_colors() (the colors packed and uploaded again
+// in the stored order, positions untouched) the GPU draws the CPU's image pixel for pixel, for
+// clouds stored in their own order and along a Morton curve, with float and compact positions,
+// subsets of a sorted cloud included; and hidden classes (NaN positions) vanish from both images
+// alike. Skips without a device.
+#include <memory>
+#include <random>
+#include <string>
+
+#include "../engine/random_camera.h"
+#include "engine/colorize.h"
+#include "engine/cpu_renderer.h"
+#include "engine/io.h"
+#include "engine/scenes.h"
+#include "gpu_test_util.h"
+
+namespace pr {
+namespace {
+
+constexpr uint32_t kBackground = rgba(16, 18, 24);
+
+/// The cube scene (random order) with classes, returns and intensity made up from the positions.
+PointCloud attributed_cube() {
+  PointCloud c = make_scene("cube", 300'000);
+  const size_t n = c.size();
+  c.classification.resize(n);
+  c.intensity.resize(n);
+  c.returns.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Float3 p = c.positions[i];
+    c.classification[i] = uint8_t(int(p.x + 50.0f) / 10 % 12);
+    c.intensity[i] = p.y * 10.0f + 500.0f;
+    c.returns[i] = pack_returns(unsigned(i % 3) + 1, 3);
+  }
+  return c;
+}
+
+void expect_same(Renderer& cpu, Renderer& gpu, const PointCloud& cloud, const std::string& what) {
+  std::mt19937 rng(11);
+  for (int k = 0; k < 6; ++k) {
+    RenderSettings rs;
+    rs.width = 320;
+    rs.height = 240;
+    rs.point_size = 1 + k % 2;
+    rs.background = kBackground;
+    if (k == 5)
+      rs.point_count = cloud.size() / 3;  // a subset: the original index of a sorted cloud
+    Camera cam = test::random_camera(rng, cloud.world_bounds());
+    if (k % 2 == 0) cam.frame(cloud.world_bounds(), 4.0 / 3.0);
+    Image c, g;
+    FrameStats cs, gs;
+    std::string err;
+    ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << what << ": " << err;
+    ASSERT_TRUE(gpu.render(cam, rs, g, gs, &err)) << what << ": " << err;
+    std::string first;
+    EXPECT_EQ(test::count_diff(c, g, &first), 0u) << what << ", camera " << k << ": " << first;
+  }
+}
+
+TEST(ColorUpdate, GpuDrawsTheCpuImageAfterEveryMode) {
+  PR_REQUIRE_GPU(gpu);
+  for (bool compact : {false, true}) {
+    for (Toggle sort : {Toggle::kOff, Toggle::kOn}) {
+      const std::string name =
+          std::string(compact ? "compact" : "float") + ", sort " + toggle_name(sort);
+      PointCloud cloud = attributed_cube();
+      RenderOptions o;
+      o.compact = compact;
+      o.sort = sort;
+      CpuRenderer cpu;
+      cpu.set_options(o);
+      gpu->set_options(o);
+      std::string err;
+      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+      EXPECT_EQ(gpu->cloud_sorted(), sort == Toggle::kOn) << name;
+      expect_same(cpu, *gpu, cloud, name + ", rgb");
+      for (const char* mode :
+           {"classification", "intensity", "elevation", "return", "rgb", "classification"}) {
+        ColorSettings s;
+        parse_color_mode(mode, &s.mode, &s.field);
+        s.colormap = Colormap::kTurbo;
+        PodVector<uint32_t> colors;
+        ASSERT_TRUE(colorize(cloud, s, colors, nullptr, &err)) << err;
+        set_display_colors(cloud, s.mode, std::move(colors));
+        ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
+        ASSERT_TRUE(gpu->update_colors(cloud, &err)) << name << ": " << err;
+        expect_same(cpu, *gpu, cloud, name + ", " + mode);
+      }
+      // Hidden classes: NaN positions, handed over again; neither renderer draws them.
+      std::array<bool, 256> hidden{};
+      hidden[3] = hidden[4] = true;
+      HiddenPoints stash;
+      ASSERT_TRUE(apply_class_filter(cloud, hidden, stash));
+      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+      expect_same(cpu, *gpu, cloud, name + ", classes 3 and 4 hidden");
+      RenderSettings rs;
+      rs.width = 320;
+      rs.height = 240;
+      rs.background = kBackground;
+      Camera cam;
+      cam.frame(cloud.world_bounds(), 4.0 / 3.0);
+      Image g;
+      FrameStats gs;
+      ASSERT_TRUE(gpu->render(cam, rs, g, gs, &err)) << err;
+      size_t hidden_pixels = 0;
+      for (uint32_t p : g.rgba) hidden_pixels += p == class_color(3) || p == class_color(4);
+      EXPECT_EQ(hidden_pixels, 0u) << name;
+      // Another cloud is refused.
+      PointCloud other = attributed_cube();
+      EXPECT_FALSE(gpu->update_colors(other, &err));
+    }
+  }
+}
+
+/// The shared airborne scan by class and by intensity, sorted and not.
+TEST(ColorUpdate, AutzenByClassAndIntensity) {
+  PR_REQUIRE_GPU(gpu);
+  PointCloud cloud;
+  std::string err;
+  const std::string path = std::string(PR_TESTDATA_DIR) + "/las/autzen_trim.las";
+  ASSERT_TRUE(load_point_cloud(path, cloud, nullptr, &err)) << err;
+  for (Toggle sort : {Toggle::kOff, Toggle::kOn}) {
+    RenderOptions o;
+    o.sort = sort;
+    CpuRenderer cpu;
+    cpu.set_options(o);
+    gpu->set_options(o);
+    ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+    ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+    for (const char* mode : {"classification", "intensity", "elevation"}) {
+      ColorSettings s;
+      parse_color_mode(mode, &s.mode, &s.field);
+      PodVector<uint32_t> colors;
+      ASSERT_TRUE(colorize(cloud, s, colors, nullptr, &err)) << err;
+      set_display_colors(cloud, s.mode, std::move(colors));
+      ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
+      ASSERT_TRUE(gpu->update_colors(cloud, &err)) << err;
+      expect_same(cpu, *gpu, cloud, std::string("autzen ") + mode + ", sort " + toggle_name(sort));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pr
