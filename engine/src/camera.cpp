@@ -19,7 +19,9 @@ glm::dvec3 Camera::forward() const {
       {std::sin(yaw) * std::cos(pitch), std::sin(pitch), std::cos(yaw) * std::cos(pitch)});
 }
 
-glm::dvec3 Camera::right() const { return to_world({std::cos(yaw), 0.0, -std::sin(yaw)}); }
+glm::dvec3 Camera::right() const {
+  return to_world({std::cos(yaw), 0.0, -std::sin(yaw)});
+}
 
 // In the yaw/pitch frame right x up = forward, as in the seed's identity camera.
 glm::dvec3 Camera::up() const {
@@ -34,9 +36,13 @@ glm::dmat3 Camera::rows() const {
   return glm::transpose(glm::dmat3(right(), up(), forward()));
 }
 
-double Camera::vfov() const { return 2.0 * std::atan(1.0 / focus); }
+double Camera::vfov() const {
+  return 2.0 * std::atan(1.0 / focus);
+}
 
-double Camera::focus_for_vfov(double vfov_radians) { return 1.0 / std::tan(vfov_radians * 0.5); }
+double Camera::focus_for_vfov(double vfov_radians) {
+  return 1.0 / std::tan(vfov_radians * 0.5);
+}
 
 void Camera::move_local(const glm::dvec3& d) {
   position += right() * d.x + up() * d.y + forward() * d.z;
@@ -62,6 +68,42 @@ void Camera::frame(const Bounds& b, double aspect) {
   const double half = std::atan(std::min(1.0, aspect > 0.0 ? aspect : 1.0) / focus);
   const double dist = radius / std::sin(half);
   position = b.center() - forward() * dist;
+}
+
+void Camera::fill_view(const Bounds& b, double aspect, double fill) {
+  if (b.empty) return;
+  const double a = aspect > 0.0 ? aspect : 1.0;
+  const double m = fill > 0.0 && fill <= 1.0 ? fill : 0.9;
+  const glm::dvec3 c = b.center(), ax_r = right(), ax_u = up(), ax_f = forward();
+  const glm::dvec3 h = b.size() * 0.5;
+  glm::dvec3 cam[8];  // the corners from the centre in the camera's axes
+  for (int k = 0; k < 8; ++k) {
+    const glm::dvec3 v((k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y, (k & 4) ? h.z : -h.z);
+    cam[k] = {glm::dot(v, ax_r), glm::dot(v, ax_u), glm::dot(v, ax_f)};
+  }
+  // The camera sits at c + sr right + su up - d forward. A corner (x, y, z) then has camera
+  // coordinates (x - sr, y - su, z + d) and lies in the middle m of the image when
+  // |x - sr| <= tx (z + d) and |y - su| <= ty (z + d), tx = m aspect / focus, ty = m / focus:
+  // linear in (sr, su, d). An sr meeting the x conditions of every corner exists when, for every
+  // pair of corners j, k, x_j - tx (z_j + d) <= x_k + tx (z_k + d), that is
+  // d >= (x_j - x_k) / (2 tx) - (z_j + z_k) / 2 (j = k keeps the corner in front); likewise for
+  // y. The least d meeting all of them (and the near plane) is the distance; sr and su are then
+  // the middles of their intervals, so that the corners' image is centred and touches the middle
+  // m's edges on one axis at least.
+  const double tx = m * a / focus, ty = m / focus;
+  double d = 1e-6;
+  for (const glm::dvec3& j : cam) {
+    d = std::max(d, 2.0 * near_z - j.z);
+    for (const glm::dvec3& k : cam)
+      d = std::max({d, (j.x - k.x) / (2.0 * tx) - (j.z + k.z) * 0.5,
+                    (j.y - k.y) / (2.0 * ty) - (j.z + k.z) * 0.5});
+  }
+  double x0 = -1e300, x1 = 1e300, y0 = -1e300, y1 = 1e300;
+  for (const glm::dvec3& k : cam) {
+    x0 = std::max(x0, k.x - tx * (k.z + d)), x1 = std::min(x1, k.x + tx * (k.z + d));
+    y0 = std::max(y0, k.y - ty * (k.z + d)), y1 = std::min(y1, k.y + ty * (k.z + d));
+  }
+  position = c + ax_r * (0.5 * (x0 + x1)) + ax_u * (0.5 * (y0 + y1)) - ax_f * d;
 }
 
 ProjParams Camera::params(int width, int height, const glm::dvec3& origin, int point_size) const {

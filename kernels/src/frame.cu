@@ -149,6 +149,7 @@ GraphShape Frame::shape_of(const DeviceCloud& cloud, const FramePlan& plan, cons
   g.occlusion = plan.occlusion;
   g.all_inside = plan.all_inside;
   g.stage_timing = tuning.stage_timing;
+  g.edl = s.edl;
   return g;
 }
 
@@ -320,9 +321,15 @@ bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePl
   // The resolve reads only the keys of the pixels this frame's points can write and writes the
   // rest as background. With stage events an event sits between the raster and the resolve: no
   // dependent launch.
-  launch_resolve(keys_, s.width, s.height, f.reach, s.background, rgba, depth, stream_,
-                 pdl_ && !stages);
-  PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
+  if (s.edl) {
+    PR_CUDA_TRY(launch_resolve_edl(keys_, s.width, s.height, f.reach,
+                                   edl_params(s.edl_strength, s.edl_radius), s.background, rgba,
+                                   depth, stream_));
+  } else {
+    launch_resolve(keys_, s.width, s.height, f.reach, s.background, rgba, depth, stream_,
+                   pdl_ && !stages);
+    PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
+  }
   PR_CUDA_TRY(record(ev_[3], capturing));
   // The hidden batches, for the next frame's choice; after the timed part.
   if (f.occlusion) {

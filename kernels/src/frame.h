@@ -43,6 +43,7 @@ struct GraphShape {
   bool occlusion = false;     ///< two passes, the Hi-Z and the second pass's flags
   bool all_inside = false;    ///< the raster kernel without image tests
   bool stage_timing = false;  ///< events between the stages
+  bool edl = false;           ///< the resolve with eye-dome lighting, then a clear of the keys
   bool operator==(const GraphShape&) const = default;
 };
 

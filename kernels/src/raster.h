@@ -12,6 +12,7 @@
 
 #include "engine/compact.h"
 #include "engine/culling.h"
+#include "engine/edl.h"
 #include "engine/morton.h"
 #include "engine/point_cloud.h"
 #include "engine/projection.h"
@@ -91,6 +92,14 @@ bool launch_raster(const ProjParams& p, const RasterInput& in, unsigned long lon
 void launch_resolve(unsigned long long* keys, int width, int height, const PixelRect& rect,
                     uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream,
                     bool pdl);
+
+/// launch_resolve() with eye-dome lighting (engine/edl.h; edl.cu): every pixel's color (and depth)
+/// from the keys as they are (a pixel reads its neighbours' keys), then the keys inside `rect`
+/// reset to kEmptyKey by a memset of its rows. Not a programmatic dependent. Returns the launch's
+/// or the memset's error.
+cudaError_t launch_resolve_edl(unsigned long long* keys, int width, int height,
+                               const PixelRect& rect, const EdlParams& e, uint32_t background,
+                               uint32_t* rgba, float* depth, cudaStream_t stream);
 
 /// Builds the Hi-Z of the width x height `keys` (HizView's layout, engine/culling.h; `hiz` has
 /// total_words() words) as build_hiz() does on the host. Tiles with no pixel in `rect` (the

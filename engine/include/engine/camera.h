@@ -50,6 +50,12 @@ class Camera {
   /// Places the camera so the bounds fit in view for an image of the given aspect (W/H), keeping
   /// the current orientation.
   void frame(const Bounds& world_bounds, double aspect);
+  /// Places the camera, keeping its orientation, where all 8 corners of the box project inside
+  /// the middle `fill` of the image (of aspect W/H) on both axes, as near as that allows, moved
+  /// sideways so that the corners' image is centred: the box fills most of the view, where
+  /// frame()'s bounding sphere leaves a flat survey tile small. "Frame the cloud" and the starting
+  /// view of files.
+  void fill_view(const Bounds& world_bounds, double aspect, double fill = 0.9);
 
   /// Projection parameters for an image of width x height, for a cloud whose local frame is
   /// offset by `origin`.

@@ -1,0 +1,64 @@
+// Picking: which point a frame drew at a pixel. The visibility buffer holds keys (depth bits and
+// color), not point indices, so a pick re-projects the drawn points with the renderers' own
+// project_to_pixel() and splat_rect() into a small window of pixels around the click and keeps,
+// for each pixel, the smallest (key, index): the key is the one the frame's depth test kept there
+// (the same minimum over the same keys), the index the point that wrote it (of points with equal
+// keys, the lowest index). It runs on the host cloud for both renderers, so the CPU and the GPU
+// name the same point.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <glm/glm.hpp>
+
+#include "engine/camera.h"
+#include "engine/compact.h"
+#include "engine/point_cloud.h"
+#include "engine/renderer.h"
+
+namespace pr {
+
+struct PickResult {
+  bool hit = false;       ///< a point was drawn within the radius
+  uint64_t index = 0;     ///< the point's index in the cloud
+  int x = 0, y = 0;       ///< the pixel it won
+  float depth = 0.0f;     ///< its camera-space depth
+  glm::dvec3 world{0.0};  ///< its position in the file's units: origin + local position, in double
+  bool has_intensity = false;
+  float intensity = 0.0f;
+  bool has_class = false;
+  uint8_t classification = 0;
+};
+
+/// The point drawn at pixel (x, y) of the frame that `settings` draws of `cloud` from `camera`
+/// (its size, point size and point count), or, when that pixel is empty, at the nearest drawn
+/// pixel within `radius` pixels (Euclidean; ties: the upper, then the left pixel). `compact`:
+/// the compact form the renderer draws from (CpuRenderer::compact(), or build_compact() in the
+/// GPU's order), null for float positions. A parallel pass over the drawn points (`threads`, 0:
+/// all cores).
+PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
+                      const RenderSettings& settings, int x, int y, int radius,
+                      unsigned threads = 0);
+
+/// pick_point() for the frame `renderer` draws: its compact form when it draws one (the CPU
+/// renderer's own, or for another renderer the form build_compact() makes in the order
+/// wants_spatial_sort() chooses, which the GPU stores: built once into `scratch`, which the caller
+/// keeps for the cloud and clears with a new one). False with a message when that form cannot be
+/// built.
+bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
+                   const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
+                   PickResult* out, std::string* error);
+
+/// Between two picked points (world coordinates, double): the straight distance, the distance
+/// across the ground (perpendicular to the up axis) and the height difference b - a along it.
+struct Measure {
+  double distance = 0.0, horizontal = 0.0, height = 0.0;
+};
+Measure measure(const glm::dvec3& a, const glm::dvec3& b, UpAxis up);
+
+/// One line for scripts: "pick x=... y=... z=... intensity=... class=... index=N" (intensity and
+/// class "none" where the cloud has none), or "pick none".
+std::string pick_line(const PickResult& r);
+
+}  // namespace pr

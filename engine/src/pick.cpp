@@ -1,0 +1,171 @@
+#include "engine/pick.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <vector>
+
+#include "engine/cpu_renderer.h"
+#include "engine/frame_policy.h"
+#include "engine/parallel.h"
+
+namespace pr {
+
+namespace {
+
+/// The smallest (key, index) of each pixel of a window of the image.
+struct Window {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixels [x0, x1) x [y0, y1)
+  std::vector<uint64_t> key, index;
+  void reset() {
+    const size_t n = size_t(x1 - x0) * size_t(y1 - y0);
+    key.assign(n, kEmptyKey);
+    index.assign(n, ~uint64_t{0});
+  }
+  /// A point with `k` over pixels [ax0, ax1) x [ay0, ay1) (its splat).
+  void offer(int ax0, int ay0, int ax1, int ay1, uint64_t k, uint64_t id) {
+    ax0 = std::max(ax0, x0), ay0 = std::max(ay0, y0);
+    ax1 = std::min(ax1, x1), ay1 = std::min(ay1, y1);
+    for (int yy = ay0; yy < ay1; ++yy)
+      for (int xx = ax0; xx < ax1; ++xx) {
+        const size_t at = size_t(yy - y0) * size_t(x1 - x0) + size_t(xx - x0);
+        if (k < key[at] || (k == key[at] && id < index[at])) key[at] = k, index[at] = id;
+      }
+  }
+  void merge(const Window& o) {
+    for (size_t i = 0; i < key.size(); ++i)
+      if (o.key[i] < key[i] || (o.key[i] == key[i] && o.index[i] < index[i]))
+        key[i] = o.key[i], index[i] = o.index[i];
+  }
+};
+
+}  // namespace
+
+PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
+                      const RenderSettings& s, int x, int y, int radius, unsigned threads) {
+  PickResult r;
+  const uint64_t total = cloud.size();
+  const uint64_t count = effective_count(total, s.point_count);
+  if (count == 0 || s.width <= 0 || s.height <= 0 || x < 0 || y < 0 || x >= s.width ||
+      y >= s.height)
+    return r;
+  radius = std::clamp(radius, 0, 64);
+  Window all;
+  all.x0 = std::max(0, x - radius), all.y0 = std::max(0, y - radius);
+  all.x1 = std::min(s.width, x + radius + 1), all.y1 = std::min(s.height, y + radius + 1);
+  all.reset();
+  const ProjParams p = camera.params(s.width, s.height, cloud.origin, s.point_size);
+  const uint64_t step = subset_step(total, count);
+  const bool subset = step != (uint64_t{1} << 32);
+  const uint32_t* colors = cloud.colors.data();
+  // A point's key and splat, as the renderers' depth test sees them.
+  auto offer = [&](Window& w, float px, float py, float pz, uint64_t id) {
+    int ix, iy;
+    uint64_t key;
+    if (!project_to_pixel(p, px, py, pz, colors[id], ix, iy, key)) return;
+    int sx0, sy0, sx1, sy1;
+    splat_rect(p, ix, iy, sx0, sy0, sx1, sy1);
+    if (sx1 <= w.x0 || sx0 >= w.x1 || sy1 <= w.y0 || sy0 >= w.y1) return;
+    w.offer(sx0, sy0, sx1, sy1, key, id);
+  };
+  std::mutex merge;
+  // Units of kPointBatch: stored points (compact, or all points), or a subset's drawn points.
+  const uint64_t walked = compact || !subset ? total : count;
+  const size_t units = size_t((walked + kPointBatch - 1) / kPointBatch);
+  parallel_for(
+      units,
+      [&](size_t u0, size_t u1) {
+        Window w = all;
+        const uint64_t b = uint64_t(u0) * kPointBatch,
+                       e = std::min(walked, uint64_t(u1) * kPointBatch);
+        for (uint64_t i = b; i < e; ++i) {
+          if (compact) {
+            const uint64_t id = compact->orig.empty() ? i : compact->orig[i];
+            if (subset && !in_subset(uint32_t(id), count, step)) continue;
+            float px, py, pz;
+            if (!compact_decode(compact->batches[i / kCompactBatch], compact->words[i], px, py, pz))
+              continue;
+            offer(w, px, py, pz, id);
+          } else {
+            const uint64_t id = subset ? subset_index(i, step) : i;
+            const Float3 v = cloud.positions[id];
+            offer(w, v.x, v.y, v.z, id);
+          }
+        }
+        std::lock_guard<std::mutex> lock(merge);
+        all.merge(w);
+      },
+      threads, 16);
+  // The nearest drawn pixel within the radius; ties: the upper, then the left one.
+  long best = -1;
+  size_t best_at = 0;
+  for (int yy = all.y0; yy < all.y1; ++yy)
+    for (int xx = all.x0; xx < all.x1; ++xx) {
+      const size_t at = size_t(yy - all.y0) * size_t(all.x1 - all.x0) + size_t(xx - all.x0);
+      if (all.key[at] == kEmptyKey) continue;
+      const long d2 = long(xx - x) * (xx - x) + long(yy - y) * (yy - y);
+      if (d2 > long(radius) * radius || (best >= 0 && d2 >= best)) continue;
+      best = d2;
+      best_at = at;
+      r.x = xx;
+      r.y = yy;
+    }
+  if (best < 0) return r;
+  r.hit = true;
+  r.index = all.index[best_at];
+  r.depth = key_depth(all.key[best_at]);
+  const Float3 v = cloud.positions[r.index];
+  r.world = cloud.origin + glm::dvec3(double(v.x), double(v.y), double(v.z));
+  if (r.index < cloud.intensity.size()) {
+    r.has_intensity = true;
+    r.intensity = cloud.intensity[r.index];
+  }
+  if (r.index < cloud.classification.size()) {
+    r.has_class = true;
+    r.classification = cloud.classification[r.index];
+  }
+  return r;
+}
+
+bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
+                   const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
+                   PickResult* out, std::string* error) {
+  const CompactCloud* compact = nullptr;
+  if (renderer.compact_active()) {
+    if (const auto* cpu = dynamic_cast<const CpuRenderer*>(&renderer)) {
+      compact = &cpu->compact();
+    } else {
+      if (scratch->words.size() != cloud.size()) {
+        const bool sort = wants_spatial_sort(renderer.options().sort, cloud, cloud.local_bounds());
+        if (!build_compact(cloud, sort, scratch, error)) return false;
+      }
+      compact = scratch;
+    }
+  }
+  *out = pick_point(cloud, compact, camera, settings, x, y, radius);
+  return true;
+}
+
+Measure measure(const glm::dvec3& a, const glm::dvec3& b, UpAxis up) {
+  const glm::dvec3 d = b - a;
+  Measure m;
+  m.height = up == UpAxis::kZ ? d.z : d.y;
+  const double h0 = d.x, h1 = up == UpAxis::kZ ? d.y : d.z;
+  m.horizontal = std::sqrt(h0 * h0 + h1 * h1);
+  m.distance = std::sqrt(h0 * h0 + h1 * h1 + m.height * m.height);
+  return m;
+}
+
+std::string pick_line(const PickResult& r) {
+  if (!r.hit) return "pick none";
+  char b[256];
+  char in[32] = "none", cl[8] = "none";
+  if (r.has_intensity) std::snprintf(in, sizeof in, "%.9g", double(r.intensity));
+  if (r.has_class) std::snprintf(cl, sizeof cl, "%u", unsigned(r.classification));
+  std::snprintf(b, sizeof b, "pick x=%.6f y=%.6f z=%.6f intensity=%s class=%s index=%llu",
+                r.world.x, r.world.y, r.world.z, in, cl, (unsigned long long)r.index);
+  return b;
+}
+
+}  // namespace pr

@@ -1,0 +1,156 @@
+// Picking (engine/pick.h): the point pick_point() names at a pixel is the one whose key the CPU
+// renderer's frame kept there (its depth and color are the pixel's), over scenes, random cameras,
+// point sizes 1 - 3, subsets and compact positions; known points of a synthetic cloud with a UTM
+// origin come back with their coordinates in double; ties go to the lowest index; the radius finds
+// the nearest drawn pixel; distances in double.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/cpu_renderer.h"
+#include "engine/pick.h"
+#include "engine/scenes.h"
+#include "random_camera.h"
+#include "render_test_util.h"
+
+namespace pr {
+namespace {
+
+TEST(Pick, NamesThePointWhoseKeyWonThePixel) {
+  std::mt19937 rng(21);
+  int hits = 0;
+  for (const char* scene : {"terrain", "galaxy", "cube"}) {
+    const PointCloud cloud = make_scene(scene, 60000, 4);
+    for (const bool compact : {false, true}) {
+      CpuRenderer r(2);
+      RenderOptions o;
+      o.compact = compact;
+      r.set_options(o);
+      ASSERT_TRUE(r.set_cloud(cloud, nullptr));
+      for (int it = 0; it < 8; ++it) {
+        const Camera cam =
+            it == 0 ? scene_camera(scene, cloud) : test::random_camera(rng, cloud.local_bounds());
+        RenderSettings rs;
+        rs.width = 90;
+        rs.height = 70;
+        rs.point_size = 1 + it % 3;
+        rs.want_depth = true;
+        rs.background = test::kBg;
+        if (it % 4 == 3) rs.point_count = 25000;
+        const Image img = test::render(r, cam, rs);
+        for (int k = 0; k < 12; ++k) {
+          const int x = int(rng() % 90), y = int(rng() % 70);
+          const PickResult p =
+              pick_point(cloud, compact ? &r.compact() : nullptr, cam, rs, x, y, 0);
+          const float d = img.depth[size_t(y) * 90 + size_t(x)];
+          ASSERT_EQ(p.hit, !std::isinf(d)) << scene << " " << it << " " << x << "," << y;
+          if (!p.hit) continue;
+          ++hits;
+          EXPECT_EQ(p.x, x);
+          EXPECT_EQ(p.y, y);
+          EXPECT_EQ(p.depth, d);
+          EXPECT_EQ(cloud.colors[p.index] | kOpaqueAlpha, img.at(x, y));
+          // The answer does not depend on the threads.
+          const PickResult q =
+              pick_point(cloud, compact ? &r.compact() : nullptr, cam, rs, x, y, 0, 1);
+          EXPECT_EQ(q.index, p.index);
+        }
+      }
+    }
+  }
+  EXPECT_GT(hits, 50);
+}
+
+/// A grid of points far from 0 (a UTM origin), one a pixel, seen straight on.
+PointCloud grid_cloud() {
+  PointCloud c;
+  c.origin = {512345.25, 4123456.5, 101.0};
+  for (int j = 0; j < 20; ++j)
+    for (int i = 0; i < 20; ++i) {
+      c.positions.push_back(Float3{float(i) * 0.5f, float(j) * 0.5f, 0.25f * float(i % 3)});
+      c.colors.push_back(rgba(uint8_t(10 * i), uint8_t(10 * j), 77));
+      c.intensity.push_back(float(i * 100 + j));
+      c.classification.push_back(uint8_t(2 + (i + j) % 5));
+    }
+  return c;
+}
+
+TEST(Pick, KnownPointsComeBackInDouble) {
+  const PointCloud c = grid_cloud();
+  Camera cam;  // y-up frame, looking along +z at the grid from below
+  cam.position = c.origin + glm::dvec3(4.75, 4.75, -20.0);
+  cam.focus = 4.0;
+  RenderSettings rs;
+  rs.width = 200;
+  rs.height = 200;
+  const ProjParams p = cam.params(rs.width, rs.height, c.origin);
+  int checked = 0;
+  for (size_t i = 0; i < c.size(); i += 7) {
+    int ix, iy;
+    uint64_t key;
+    ASSERT_TRUE(project_to_pixel(p, c.positions[i].x, c.positions[i].y, c.positions[i].z,
+                                 c.colors[i], ix, iy, key));
+    const PickResult r = pick_point(c, nullptr, cam, rs, ix, iy, 0);
+    ASSERT_TRUE(r.hit);
+    EXPECT_EQ(r.index, i);
+    EXPECT_EQ(r.world, c.origin + glm::dvec3(c.positions[i].x, c.positions[i].y, c.positions[i].z));
+    EXPECT_TRUE(r.has_intensity);
+    EXPECT_EQ(r.intensity, c.intensity[i]);
+    EXPECT_TRUE(r.has_class);
+    EXPECT_EQ(r.classification, c.classification[i]);
+    ++checked;
+  }
+  EXPECT_GT(checked, 50);
+  // An empty pixel: none at radius 0, the nearest drawn pixel within a radius.
+  const PickResult none = pick_point(c, nullptr, cam, rs, 2, 2, 0);
+  EXPECT_FALSE(none.hit);
+  EXPECT_EQ(pick_line(none), "pick none");
+  int ix, iy;
+  uint64_t key;
+  ASSERT_TRUE(project_to_pixel(p, c.positions[0].x, c.positions[0].y, c.positions[0].z, c.colors[0],
+                               ix, iy, key));
+  const PickResult near = pick_point(c, nullptr, cam, rs, ix - 2, iy + 1, 3);
+  ASSERT_TRUE(near.hit);
+  EXPECT_EQ(near.index, 0u);
+  EXPECT_FALSE(pick_point(c, nullptr, cam, rs, ix - 3, iy + 3, 3).hit);
+  // The line scripts read.
+  const PickResult first = pick_point(c, nullptr, cam, rs, ix, iy, 0);
+  EXPECT_EQ(pick_line(first),
+            "pick x=512345.250000 y=4123456.500000 z=101.000000 intensity=0 class=2 index=0");
+}
+
+TEST(Pick, EqualKeysGoToTheLowestIndex) {
+  PointCloud c;
+  for (int k = 0; k < 5; ++k) {
+    c.positions.push_back(Float3{0.0f, 0.0f, 5.0f});
+    c.colors.push_back(rgba(1, 2, 3));
+  }
+  c.positions.push_back(Float3{0.0f, 0.0f, 6.0f});  // behind them
+  c.colors.push_back(rgba(0, 0, 0));
+  Camera cam;
+  cam.position = {0.0, 0.0, 0.0};
+  RenderSettings rs;
+  rs.width = 11;
+  rs.height = 11;
+  const PickResult r = pick_point(c, nullptr, cam, rs, 5, 5, 0);
+  ASSERT_TRUE(r.hit);
+  EXPECT_EQ(r.index, 0u);
+  EXPECT_FALSE(r.has_intensity);
+  EXPECT_NE(pick_line(r).find("intensity=none class=none"), std::string::npos);
+}
+
+TEST(Pick, MeasuresInDouble) {
+  const glm::dvec3 a(512000.125, 4100000.25, 100.0), b(512003.125, 4100004.25, 112.0);
+  const Measure z = measure(a, b, UpAxis::kZ);
+  EXPECT_DOUBLE_EQ(z.horizontal, 5.0);
+  EXPECT_DOUBLE_EQ(z.height, 12.0);
+  EXPECT_DOUBLE_EQ(z.distance, 13.0);
+  const Measure y = measure(a, b, UpAxis::kY);
+  EXPECT_DOUBLE_EQ(y.height, 4.0);
+  EXPECT_DOUBLE_EQ(y.horizontal, std::sqrt(9.0 + 144.0));
+  EXPECT_DOUBLE_EQ(y.distance, std::sqrt(9.0 + 16.0 + 144.0));
+}
+
+}  // namespace
+}  // namespace pr

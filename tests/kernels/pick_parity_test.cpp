@@ -1,0 +1,71 @@
+// Picking against the GPU's frames: pick_in_frame() with the CUDA renderer names the same point as
+// with the CPU renderer, and that point's depth and color are the GPU image's at the pixel, over
+// scenes, random cameras, point sizes 1 - 3, subsets and compact positions (the GPU's compact form
+// rebuilt on the host).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "../engine/random_camera.h"
+#include "engine/cpu_renderer.h"
+#include "engine/pick.h"
+#include "engine/scenes.h"
+#include "gpu_test_util.h"
+
+namespace pr {
+namespace {
+
+TEST(PickParity, CpuAndGpuNameThePointTheGpuDrew) {
+  PR_REQUIRE_GPU(gpu);
+  std::mt19937 rng(3);
+  int hits = 0;
+  for (const char* scene : {"terrain", "galaxy", "cube"}) {
+    const PointCloud cloud = make_scene(scene, 1200000, 5);
+    for (const bool compact : {false, true}) {
+      RenderOptions o;
+      o.compact = compact;
+      CpuRenderer cpu(0);
+      cpu.set_options(o);
+      gpu->set_options(o);
+      std::string err;
+      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+      CompactCloud scratch;
+      for (int it = 0; it < 8; ++it) {
+        const Camera cam =
+            it == 0 ? scene_camera(scene, cloud) : test::random_camera(rng, cloud.local_bounds());
+        RenderSettings rs;
+        rs.width = 400;
+        rs.height = 300;
+        rs.point_size = 1 + it % 3;
+        rs.want_depth = true;
+        rs.edl = it % 2 == 1;
+        if (it % 4 == 3) rs.point_count = 700000;
+        Image img;
+        FrameStats st;
+        ASSERT_TRUE(gpu->render(cam, rs, img, st, &err)) << err;
+        for (int k = 0; k < 10; ++k) {
+          const int x = int(rng() % 400), y = int(rng() % 300), radius = k % 2 ? 4 : 0;
+          PickResult g, c;
+          ASSERT_TRUE(pick_in_frame(*gpu, cloud, cam, rs, x, y, radius, &scratch, &g, &err)) << err;
+          ASSERT_TRUE(pick_in_frame(cpu, cloud, cam, rs, x, y, radius, nullptr, &c, &err)) << err;
+          EXPECT_EQ(pick_line(g), pick_line(c)) << scene << " " << it;
+          EXPECT_EQ(g.x, c.x);
+          EXPECT_EQ(g.y, c.y);
+          if (!g.hit) continue;
+          ++hits;
+          const size_t at = size_t(g.y) * 400 + size_t(g.x);
+          EXPECT_EQ(g.depth, img.depth[at]) << scene << " " << it;
+          if (!rs.edl) {
+            EXPECT_EQ(cloud.colors[g.index] | kOpaqueAlpha, img.rgba[at]);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(hits, 40);
+}
+
+}  // namespace
+}  // namespace pr
