@@ -6,6 +6,7 @@
 
 #include "engine/frame_stats.h"
 #include "engine/image.h"
+#include "engine/pick.h"
 #include "startup.h"
 
 namespace pr {
@@ -51,6 +52,10 @@ int run_headless(const Options& o) {
   rs.height = o.height.value_or(720);
   rs.point_size = o.point_size;
   rs.background = rgba(16, 18, 24);
+  if (o.edl) {
+    rs.edl = true;
+    rs.edl_strength = *o.edl;
+  }
   if (o.points && !o.files.empty()) rs.point_count = *o.points;
   const int frames = o.frames > 0 ? o.frames : 5;
   Image img;
@@ -78,6 +83,16 @@ int run_headless(const Options& o) {
     else
       std::printf("frame %d: %.3f ms (render %.3f: the gpu frame; copy %.3f), %.2f G points/s\n",
                   f + 1, st.total_ms, render_ms, st.copy_ms, st.points_per_second() * 1e-9);
+  }
+  if (o.pick) {  // the point drawn at that very pixel of the last frame (engine/pick.h)
+    PickResult picked;
+    CompactCloud scratch;
+    if (!pick_in_frame(*renderer, s.cloud, s.camera, rs, o.pick->first, o.pick->second, 0, &scratch,
+                       &picked, &why)) {
+      std::fprintf(stderr, "pointraster: --pick: %s\n", why.c_str());
+      return 1;
+    }
+    std::printf("%s\n", pick_line(picked).c_str());
   }
   if (!o.screenshot.empty()) {
     if (!write_png(o.screenshot, img, &why)) {

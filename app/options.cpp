@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -131,6 +132,10 @@ std::string usage_text() {
        "                        colors differ, else intensity when it varies, else elevation)\n"
        "  --colormap NAME       colormap of intensity, elevation and fields: viridis (default),\n"
        "                        turbo, gray, inferno, plasma\n"
+       "  --edl [STRENGTH]      eye-dome lighting: edges shaded from the depth image (strength\n"
+       "                        >= 0, default 1)\n"
+       "  --pick X,Y            headless: print the point drawn at pixel (X, Y) of the last frame\n"
+       "                        (pick x=... y=... z=... intensity=... class=..., or pick none)\n"
        "  --vsync on|off        viewer vsync (default on)\n"
        "  --ui-scale S          panel scale, 0.5 to 4 (default: from the display's DPI, else 1)\n"
        "  --scan K              E57: load scan K (0-based; repeat for several; default: all,\n"
@@ -275,6 +280,28 @@ int parse_options(int argc, char** argv, Options& o) {
           throw BadValue{"option --colormap: '" + v +
                          "' is not viridis, turbo, gray, inferno or plasma"};
         o.colormap = map;
+      } else if (a == "--edl") {
+        // The strength is optional: the next argument when it is a number ("--edl -1" is a bad
+        // strength, not another option).
+        std::string v = value;
+        if (!has_inline && i + 1 < argc) {
+          char* end = nullptr;
+          const char* next = argv[i + 1];
+          (void)std::strtod(next, &end);
+          if (end != next && *end == '\0') v = argv[++i];
+        }
+        const double s = v.empty() && !has_inline ? 1.0 : parse_double(a, v);
+        if (!(s >= 0.0 && s <= 100.0)) throw BadValue{"option --edl: strength must be 0 to 100"};
+        o.edl = float(s);
+      } else if (a == "--pick") {
+        const std::string v = need();
+        const size_t comma = v.find(',');
+        if (comma == std::string::npos)
+          throw BadValue{"option --pick: expected X,Y, got '" + v + "'"};
+        const int x = parse_number<int>(a, v.substr(0, comma));
+        const int y = parse_number<int>(a, v.substr(comma + 1));
+        if (x < 0 || y < 0) throw BadValue{"option --pick: X and Y must be 0 or more"};
+        o.pick = std::make_pair(x, y);
       } else if (a == "--vsync") {
         const std::string v = need();
         if (v != "on" && v != "off") throw BadValue{"option --vsync: '" + v + "' is not on or off"};

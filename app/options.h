@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/colorize.h"  // Colormap
@@ -37,8 +38,11 @@ struct Options {
   Toggle occlusion = Toggle::kAuto;  ///< --occlusion auto|on|off
   Toggle sort = Toggle::kAuto;       ///< --sort auto|on|off: Morton order of the stored cloud
   Toggle binning = Toggle::kAuto;    ///< --binning auto|on|off: the CPU renderer's binning
-  uint64_t gpu_memory_limit = 0;     ///< --gpu-memory-limit BYTES: the GPU cloud's cap (0: none)
-  unsigned threads = 0;              ///< CPU renderer threads (0 = all cores)
+  std::optional<float> edl;          ///< --edl [STRENGTH]: eye-dome lighting at this strength
+  /// --pick X,Y (headless): print the point drawn at pixel (X, Y) of the last frame.
+  std::optional<std::pair<int, int>> pick;
+  uint64_t gpu_memory_limit = 0;  ///< --gpu-memory-limit BYTES: the GPU cloud's cap (0: none)
+  unsigned threads = 0;           ///< CPU renderer threads (0 = all cores)
   std::optional<bool> vsync;
   std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI
   std::vector<std::string> files;
@@ -47,8 +51,8 @@ struct Options {
   /// empty: default_color_mode() (engine/colorize.h).
   std::string color;
   std::optional<Colormap> colormap;  ///< --colormap NAME; unset: viridis
-  uint64_t max_points = 0;      ///< --max-points N: read at most N points of a file (0: all)
-  int max_depth = -1;           ///< --max-depth D: COPC octree levels 0..D (-1: all)
+  uint64_t max_points = 0;           ///< --max-points N: read at most N points of a file (0: all)
+  int max_depth = -1;                ///< --max-depth D: COPC octree levels 0..D (-1: all)
 };
 
 /// Parses argv. Returns 0 to go on; otherwise the exit code (0 after --help, 2 for a bad option

@@ -30,7 +30,7 @@ void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, 
   cam.up_axis = up;
   cam.yaw = 0.0;
   cam.pitch = -0.5;
-  cam.frame(world_bounds, aspect);
+  cam.fill_view(world_bounds, aspect);
 }
 
 Camera cloud_camera(const PointCloud& cloud, const std::string& scene, UpAxis up, double aspect,

@@ -228,6 +228,16 @@ void Viewer::Impl::draw_panel() {
           "the runs whose box cannot reach the image. Same image; much faster inside a cloud.\n"
           "The GPU culls clouds of 2^20 points and more.");
     ImGui::ColorEdit3("background", settings.background);
+    ImGui::Checkbox("eye-dome lighting", &rs.edl);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Shades each point by how far it lies behind its neighbours on screen (log depth),\n"
+          "as Potree and CloudCompare do: edges and relief show without colors. Both renderers\n"
+          "draw the same image.");
+    ImGui::BeginDisabled(!rs.edl);
+    ImGui::SliderFloat("EDL strength", &rs.edl_strength, 0.0f, 5.0f, "%.2f");
+    ImGui::SliderFloat("EDL radius", &rs.edl_radius, 1.0f, 4.0f, "%.1f px");
+    ImGui::EndDisabled();
   }
 
   draw_color_section();

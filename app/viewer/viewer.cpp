@@ -59,7 +59,7 @@ void Viewer::Impl::set_up_axis(UpAxis up) {
 void Viewer::Impl::frame_cloud() {
   if (!cloud || cloud->empty()) return;
   const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
-  camera.frame(cloud->world_bounds(), double(w) / double(h));
+  camera.fill_view(cloud->world_bounds(), double(w) / double(h));
 }
 
 void Viewer::Impl::install_cloud(CloudJob::Result& r) {
@@ -223,9 +223,12 @@ void Viewer::Impl::handle_event(const SDL_Event& e) {
       if (k == SDLK_r) camera = home_camera;
       if (k == SDLK_g) backend->switch_mode(!backend->gpu_active());
       if (k == SDLK_F12 || k == SDLK_p) save_screenshot_key();
+      if (k == SDLK_x) pick_count = 0;
       break;
     }
     case SDL_MOUSEBUTTONDOWN:
+      if (e.button.button == SDL_BUTTON_LEFT && !io.WantCaptureMouse)
+        pick_at(e.button.x, e.button.y);
       if (e.button.button == SDL_BUTTON_RIGHT && !io.WantCaptureMouse) {
         looking = true;
         // Relative mode hides the pointer and keeps reporting motion at the screen's edge, so a
@@ -381,6 +384,10 @@ bool Viewer::open(std::string* error) {
     m.settings = load_settings(m.settings_path);
   }
   if (m.opt.point_size > 1) m.settings.point_size = std::min(m.opt.point_size, 8);
+  if (m.opt.edl) {
+    m.rs.edl = true;
+    m.rs.edl_strength = *m.opt.edl;
+  }
   m.vsync = m.opt.vsync.value_or(m.settings.vsync);
 
   // The X connection is occasionally refused for a moment (seen under Xvfb on a loaded machine):
@@ -545,6 +552,7 @@ int Viewer::run(const ViewerHooks* hooks) {
     ImGui_ImplSDL2_NewFrame();
     ImGui::NewFrame();
     m.draw_panel();
+    m.draw_pick_panel();
     ImGui::Render();
 
     glViewport(0, 0, dw, dh);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/camera.h"
+#include "engine/pick.h"
 #include "engine/renderer.h"
 #include "options.h"
 
@@ -88,6 +89,10 @@ class Viewer {
   std::string status() const;
   /// The image on screen now, read back from the display texture (top row first).
   bool read_image(std::vector<uint32_t>& pixels, int& w, int& h) const;
+  /// Picked points (a left click on the image picks, a second one measures, X clears): how many
+  /// (0 - 2) and each one (engine/pick.h).
+  int pick_count() const;
+  PickResult pick(int i) const;
   /// Starts loading files in the background, as the Open box and drag and drop do.
   bool open_files(const std::vector<std::string>& paths);
   void request_quit();

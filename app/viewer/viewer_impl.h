@@ -13,6 +13,7 @@
 #include "engine/frame_stats.h"
 #include "engine/image.h"
 #include "engine/io.h"
+#include "engine/pick.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
 #include "options.h"
@@ -71,6 +72,15 @@ struct Viewer::Impl {
   Image image;
   bool have_image = false;
 
+  // Picking and measuring (pick_panel.cpp): up to two picked points, the cloud they belong to,
+  // and the GPU's compact form rebuilt on the host for picking (made on the first pick that needs
+  // it, for this cloud and stored order).
+  PickResult picks[2];
+  int pick_count = 0;
+  const PointCloud* pick_cloud = nullptr;
+  CompactCloud pick_compact;
+  Toggle pick_compact_sort = Toggle::kAuto;
+
   // Timings, ms.
   FrameStats last_stats;
   double render_ms = 0, upload_ms = 0, ui_ms = 0, frame_ms = 0;
@@ -98,12 +108,14 @@ struct Viewer::Impl {
   bool save_screenshot_key();
   void start_open(const std::vector<std::string>& paths);
   void refresh_listing();
-  void apply_point_target(uint64_t n);  // panel.cpp
-  void draw_panel();                    // panel.cpp
-  void color_request_for_jobs();         // color_panel.cpp: the cloud job's ColorRequest
-  void update_colors();                  // color_panel.cpp: hands over and starts color jobs
+  void apply_point_target(uint64_t n);       // panel.cpp
+  void draw_panel();                         // panel.cpp
+  void pick_at(int window_x, int window_y);  // pick_panel.cpp: a left click on the image
+  void draw_pick_panel();                    // its panel section and its marks on the image
+  void color_request_for_jobs();             // color_panel.cpp: the cloud job's ColorRequest
+  void update_colors();                      // color_panel.cpp: hands over and starts color jobs
   void take_cloud_colors(const CloudJob::Result& r);  // color_panel.cpp: a new cloud's colors
-  void draw_color_section();             // color_panel.cpp
+  void draw_color_section();                          // color_panel.cpp
 };
 
 }  // namespace pr

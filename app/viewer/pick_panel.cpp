@@ -1,0 +1,131 @@
+// Picking and measuring in the viewer: a left click on the image (where ImGui does not want the
+// mouse, so it never fights the fly camera's right button) picks the point drawn nearest the
+// pointer (engine/pick.h); a second click picks another and the panel measures between them; a
+// third starts again; X clears. The picked points are marked on the image with ImGui's
+// foreground draw list (the display pass and the rendered image stay untouched).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/frame_policy.h"
+#include "viewer/viewer_impl.h"
+
+namespace pr {
+
+namespace {
+
+/// Pixels around the pointer within which a click finds a point.
+constexpr int kPickRadius = 6;
+
+const char* const kPickNames[2] = {"A", "B"};
+
+}  // namespace
+
+void Viewer::Impl::pick_at(int window_x, int window_y) {
+  if (!cloud || cloud->empty() || !have_image || rs.width <= 0 || rs.height <= 0) return;
+  int ww = 0, wh = 0;
+  SDL_GetWindowSize(window, &ww, &wh);
+  // Window units to image pixels (the image is the drawable: HiDPI-aware).
+  const int x = int(double(window_x) * double(rs.width) / double(std::max(ww, 1)));
+  const int y = int(double(window_y) * double(rs.height) / double(std::max(wh, 1)));
+  if (pick_cloud != cloud.get()) {
+    pick_count = 0;
+    pick_compact = CompactCloud{};
+    pick_cloud = cloud.get();
+  }
+  // The positions the renderer on screen draws: floats, the CPU's compact form, or the GPU's
+  // (the host's build_compact() in the order the GPU stores, made once for this cloud).
+  const CompactCloud* compact = nullptr;
+  if (backend->compact_active()) {
+    if (!backend->gpu_active()) {
+      compact = &backend->cpu().compact();
+    } else {
+      const Toggle sort = backend->options().sort;
+      if (pick_compact.words.size() != cloud->size() || pick_compact_sort != sort) {
+        std::string err;
+        const bool morton = wants_spatial_sort(sort, *cloud, cloud->local_bounds());
+        if (!build_compact(*cloud, morton, &pick_compact, &err)) {
+          set_status("pick: " + err, true);
+          return;
+        }
+        pick_compact_sort = sort;
+      }
+      compact = &pick_compact;
+    }
+  }
+  const PickResult r = pick_point(*cloud, compact, camera, rs, x, y, kPickRadius);
+  if (!r.hit) {
+    set_status("pick: no point within " + std::to_string(kPickRadius) + " pixels", false);
+    return;
+  }
+  if (pick_count == 2) pick_count = 0;
+  picks[pick_count++] = r;
+}
+
+void Viewer::Impl::draw_pick_panel() {
+  if (pick_cloud != cloud.get()) pick_count = 0;  // the picks belong to another cloud
+  // Marks: each pick projected with the camera of this frame (double precision), a ring and its
+  // name, and the line between two.
+  int ww = 0, wh = 0;
+  SDL_GetWindowSize(window, &ww, &wh);
+  ImDrawList* fg = ImGui::GetForegroundDrawList();
+  const double w = double(std::max(rs.width, 1)), h = double(std::max(rs.height, 1));
+  const double to_window = double(ww) / w;
+  ImVec2 at[2];
+  bool seen[2] = {false, false};
+  for (int i = 0; i < pick_count; ++i) {
+    const glm::dvec3 d = picks[i].world - camera.position;
+    const double cz = glm::dot(d, camera.forward());
+    if (!(cz > camera.near_z)) continue;
+    const double s = camera.focus / cz * h * 0.5;
+    const double px = glm::dot(d, camera.right()) * s + w * 0.5;
+    const double py = h * 0.5 - glm::dot(d, camera.up()) * s;
+    at[i] = ImVec2(float(px * to_window), float(py * double(wh) / h));
+    seen[i] = true;
+    const ImU32 tint = i == 0 ? IM_COL32(255, 220, 40, 255) : IM_COL32(40, 220, 255, 255);
+    fg->AddCircle(at[i], 7.0f * ui_scale, IM_COL32(0, 0, 0, 200), 0, 4.0f * ui_scale);
+    fg->AddCircle(at[i], 7.0f * ui_scale, tint, 0, 2.0f * ui_scale);
+    fg->AddText(ImVec2(at[i].x + 9.0f * ui_scale, at[i].y - 16.0f * ui_scale), tint, kPickNames[i]);
+  }
+  if (pick_count == 2 && seen[0] && seen[1])
+    fg->AddLine(at[0], at[1], IM_COL32(255, 255, 255, 200), 1.5f * ui_scale);
+
+  // The panel's section, appended to its window.
+  if (ImGui::Begin("pointraster") &&
+      ImGui::CollapsingHeader("Pick and measure", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::TextDisabled("left click: pick a point, a second: measure; X clears");
+    for (int i = 0; i < pick_count; ++i) {
+      const PickResult& p = picks[i];
+      ImGui::Text("%s  x %.3f  y %.3f  z %.3f", kPickNames[i], p.world.x, p.world.y, p.world.z);
+      std::string attrs = "   point " + std::to_string(p.index);
+      char b[64];
+      if (p.has_intensity) {
+        std::snprintf(b, sizeof b, "  intensity %g", double(p.intensity));
+        attrs += b;
+      }
+      if (p.has_class) attrs += "  class " + std::to_string(unsigned(p.classification));
+      ImGui::TextUnformatted(attrs.c_str());
+    }
+    if (pick_count == 2) {
+      const Measure m = measure(picks[0].world, picks[1].world, camera.up_axis);
+      ImGui::Text("distance %.3f", m.distance);
+      ImGui::Text("horizontal %.3f  height %+.3f (%s up)", m.horizontal, m.height,
+                  camera.up_axis == UpAxis::kZ ? "z" : "y");
+    }
+    ImGui::BeginDisabled(pick_count == 0);
+    if (ImGui::Button("Clear picks")) pick_count = 0;
+    ImGui::EndDisabled();
+  }
+  ImGui::End();
+}
+
+int Viewer::pick_count() const {
+  return impl_->pick_count;
+}
+
+PickResult Viewer::pick(int i) const {
+  return i >= 0 && i < impl_->pick_count ? impl_->picks[i] : PickResult{};
+}
+
+}  // namespace pr
