@@ -333,11 +333,13 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
         uint8_t buf[256 * 256];  // a record is at most 65535 bytes
         uint32_t mx = 0;
         uint64_t next_kept = stride.record(stride.before(c.first));
+        uint64_t next_sample = (c.first + step - 1) / step * step;
         for (uint64_t i = 0; i < c.points; ++i) {
           reader.next(buf);
           const uint64_t g = c.first + i;
           if (!every_chunk && i == 0) chunk_first[b] = position(buf);
-          if (g % step == 0 && g / step < samples.size()) {
+          if (g == next_sample && g / step < samples.size()) {
+            next_sample += step;
             samples[size_t(g / step)] = position(buf);
             sampled[size_t(g / step)] = 1;
           }
