@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdlib>
 
 #include "engine/parallel.h"
 
@@ -12,6 +14,13 @@ void resolve_edl(uint64_t* keys, uint8_t* dirty, int width, int height, int tile
                  unsigned threads) {
   const size_t W = size_t(width), tx_n = size_t(tiles_x);
   const auto key_at = [keys, W](int x, int y) { return keys[size_t(y) * W + size_t(x)]; };
+  // The neighbours as offsets in the buffer, and how far they reach.
+  ptrdiff_t offset[kEdlMaxNeighbours] = {};
+  size_t reach = 0;
+  for (int i = 0; i < e.n; ++i) {
+    offset[i] = ptrdiff_t(e.dy[i]) * ptrdiff_t(W) + ptrdiff_t(e.dx[i]);
+    reach = std::max({reach, size_t(std::abs(e.dx[i])), size_t(std::abs(e.dy[i]))});
+  }
   // Colors from the keys as they are, row by row (a pixel reads rows up to the radius away).
   parallel_for(
       size_t(height),
@@ -27,7 +36,19 @@ void resolve_edl(uint64_t* keys, uint8_t* dirty, int width, int height, int tile
               continue;
             }
             for (size_t x = x0; x < x1; ++x) {
-              rgba[row + x] = edl_pixel(e, int(x), int(y), width, height, background, key_at);
+              const uint64_t key = keys[row + x];
+              if (key == kEmptyKey) {
+                rgba[row + x] = background;
+              } else if (x >= reach && x + reach < W && y >= reach && y + reach < size_t(height)) {
+                // Inside the image by the radius: the neighbours by their offsets, no tests.
+                const int32_t l = edl_log2_fixed(key);
+                const uint64_t* at = keys + row + x;
+                int64_t sum = 0;
+                for (int i = 0; i < e.n; ++i) sum += edl_term(l, at[offset[i]]);
+                rgba[row + x] = edl_apply(key_color(key), edl_shade_of_sum(e, sum));
+              } else {
+                rgba[row + x] = edl_pixel(e, int(x), int(y), width, height, background, key_at);
+              }
               if (depth) {
                 const uint64_t k = keys[row + x];
                 depth[row + x] = k == kEmptyKey ? INFINITY : key_depth(k);

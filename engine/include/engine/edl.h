@@ -78,6 +78,18 @@ PR_HD float edl_exp2_neg(float y) {
   return p * bits_float(uint32_t(n + 127) << 23);
 }
 
+/// One neighbour's term of the sum: max(0, L(d) - L(d_i)), 0 for an empty neighbour.
+PR_HD int64_t edl_term(int32_t l, uint64_t neighbour) {
+  if (neighbour == kEmptyKey) return 0;
+  const int32_t d = l - edl_log2_fixed(neighbour);
+  return d > 0 ? d : 0;
+}
+
+/// The shade for a neighbour sum (2^-23 units).
+PR_HD float edl_shade_of_sum(const EdlParams& e, int64_t sum) {
+  return edl_exp2_neg(-(float(sum) * e.scale));
+}
+
 /// The shade of a pixel whose key is `key` (not empty), its neighbours' keys given by
 /// key_at(x, y) for pixels inside the width x height image.
 template <class KeyAt>
@@ -88,12 +100,9 @@ PR_HD float edl_shade(const EdlParams& e, int x, int y, int width, int height, u
   for (int i = 0; i < e.n; ++i) {
     const int nx = x + e.dx[i], ny = y + e.dy[i];
     if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
-    const uint64_t k = key_at(nx, ny);
-    if (k == kEmptyKey) continue;
-    const int32_t d = l - edl_log2_fixed(k);
-    if (d > 0) sum += d;
+    sum += edl_term(l, key_at(nx, ny));
   }
-  return edl_exp2_neg(-(float(sum) * e.scale));
+  return edl_shade_of_sum(e, sum);
 }
 
 /// The RGBA8 color `color` (0xAABBGGRR) shaded: each RGB channel c -> trunc(c * shade + 0.5).
