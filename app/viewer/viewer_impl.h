@@ -59,6 +59,7 @@ struct Viewer::Impl {
   std::array<bool, 256> hidden_classes{};
   bool filter_dirty = false;
   bool color_chosen = false;  // --color or the panel chose a mode (else each cloud's default)
+  HiddenPoints hidden_points;
 
   std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
   std::string occlusion_note;  // the last frame's batch counts, refreshed every 30 frames
