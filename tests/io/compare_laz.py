@@ -5,7 +5,8 @@ returns, flags, classification, scan angle, user data, point source id, GPS time
 packets, extra bytes), for every shared LAZ/COPC file and for files generated here with lazrs in
 each point format 0-10 (with and without extra bytes), chunk sizes from 1 to 65,537 with a last
 partial chunk, and variable chunks; then that each LAZ file and its LAS twin load identically
-(positions, colors, intensity) through `io_sample read`.
+(positions, colors, intensity) through `io_sample read`; and that each shared COPC file read down
+to each depth gives the point count and bounds of laspy's CopcReader.level_query(range(0, depth+1)).
 
 usage: compare_laz.py --sampler BIN --testdata DIR --workdir DIR [--points N]
 Exits 1 if any check fails; prints one line per check and 'N passed, N failed'.
@@ -161,6 +162,35 @@ def write_pair(path_las, path_laz, fmt, extra, n, chunk, rng):
         f.write(head + vlr_bytes + body)
 
 
+def glob_copc(testdata):
+    d = os.path.join(testdata, "laz")
+    return [os.path.join(d, f) for f in os.listdir(d) if ".copc." in f] if os.path.isdir(d) else []
+
+
+def copc_levels(path):
+    with laspy.CopcReader.open(path) as r:
+        level = 0
+        while len(r.level_query(level)) > 0:
+            level += 1
+        return level
+
+
+def compare_copc_depth(sampler, path, depth):
+    """Levels 0..depth of a COPC file: our point count and bounds against laspy's CopcReader."""
+    with laspy.CopcReader.open(path) as r:
+        pts = r.level_query(range(0, depth + 1))
+    ours = json.loads(subprocess.run([sampler, "read", path, "0", str(depth)], check=True,
+                                     capture_output=True, text=True).stdout)
+    if ours["points"] != len(pts):
+        return f"{ours['points']} points read, laspy {len(pts)}"
+    xyz = [np.asarray(pts.x), np.asarray(pts.y), np.asarray(pts.z)]
+    for k in range(3):
+        lo, hi = float(xyz[k].min()), float(xyz[k].max())
+        if abs(ours["bounds_min"][k] - lo) > 1e-6 or abs(ours["bounds_max"][k] - hi) > 1e-6:
+            return f"axis {k}: bounds {ours['bounds_min'][k]}..{ours['bounds_max'][k]}, laspy {lo}..{hi}"
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sampler", required=True)
@@ -201,6 +231,10 @@ def main():
                 os.remove(base + ".laz")
 
         checks.append((os.path.basename(base) + ".laz", check))
+    for p in sorted(glob_copc(args.testdata)):
+        for depth in range(copc_levels(p)):
+            checks.append((f"{os.path.basename(p)} depth {depth}",
+                           lambda p=p, d=depth: compare_copc_depth(args.sampler, p, d)))
     passed = failed = 0
     for label, fn in checks:
         try:

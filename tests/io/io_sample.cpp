@@ -1,7 +1,8 @@
 // Test helper for the comparison against independent readers (tests/io/compare_readers.py):
-//   io_sample read FILE N          prints {"points", "origin", "bounds_min", "bounds_max",
+//   io_sample read FILE N [DEPTH]  prints {"points", "origin", "bounds_min", "bounds_max",
 //                                  "sample": [[index, x, y, z, r, g, b, intensity], ...]} with N
-//                                  points evenly spaced through the cloud (world coordinates)
+//                                  points evenly spaced through the cloud (world coordinates);
+//                                  DEPTH: LoadOptions::max_depth (COPC levels 0 to DEPTH)
 //   io_sample records FILE OUT     writes the decompressed point records of the LAZ file FILE
 //                                  to OUT (the bytes after a LAS file's header and VLRs)
 //   io_sample write KIND N FILE    writes N generated points with the project's writers; KIND is
@@ -16,11 +17,13 @@
 
 namespace {
 
-int read_cmd(const std::string& path, size_t n) {
+int read_cmd(const std::string& path, size_t n, int max_depth) {
   pr::PointCloud c;
   pr::FileInfo info;
   std::string err;
-  if (!pr::load_point_cloud(path, c, &info, &err)) {
+  pr::LoadOptions o;
+  o.max_depth = max_depth;
+  if (!pr::load_point_cloud(path, c, &info, &err, nullptr, &o)) {
     std::printf("{\"error\": \"%s\"}\n", err.c_str());
     return 1;
   }
@@ -106,8 +109,9 @@ int write_cmd(const std::string& kind, size_t n, const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "read")
-    return read_cmd(argv[2], std::strtoull(argv[3], nullptr, 10));
+  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "read")
+    return read_cmd(argv[2], std::strtoull(argv[3], nullptr, 10),
+                    argc == 5 ? std::atoi(argv[4]) : -1);
   if (argc == 4 && std::string(argv[1]) == "records") return records_cmd(argv[2], argv[3]);
   if (argc == 5 && std::string(argv[1]) == "write")
     return write_cmd(argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
