@@ -94,6 +94,8 @@ int run_info(const Options& o) {
   int rc = 0;
   LoadOptions lo;
   lo.scans = o.scans;
+  lo.max_points = o.max_points;
+  lo.max_depth = o.max_depth;
   for (const auto& path : o.files) {
     PointCloud cloud;
     FileInfo info;
