@@ -469,8 +469,8 @@ TEST(Colorize, PlyScalarPropertiesBecomeFields) {
   PointCloud c;
   FileInfo info;
   std::string err;
-  ASSERT_TRUE(parse_point_cloud(f.data(), f.size(), "fields.ply", FileFormat::kUnknown, c, &info,
-                                &err))
+  ASSERT_TRUE(
+      parse_point_cloud(f.data(), f.size(), "fields.ply", FileFormat::kUnknown, c, &info, &err))
       << err;
   ASSERT_EQ(c.size(), 3u);
   ASSERT_EQ(c.fields.size(), 2u);
@@ -486,6 +486,26 @@ TEST(Colorize, PlyScalarPropertiesBecomeFields) {
   EXPECT_EQ(out[0], rgba(0, 0, 0));
   EXPECT_EQ(out[1], colormap_color(Colormap::kGray, 0.5));
   EXPECT_EQ(out[2], rgba(255, 255, 255));
+}
+
+TEST(Colorize, PcdFieldsBecomeFields) {
+  std::string f =
+      "VERSION 0.7\nFIELDS x y z curvature\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\n"
+      "WIDTH 4\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS 4\nDATA binary\n";
+  for (int i = 0; i < 4; ++i) {
+    const float v[4] = {float(i), 0.0f, 1.0f, 0.125f * float(i)};
+    f.append(reinterpret_cast<const char*>(v), sizeof v);
+  }
+  PointCloud c;
+  FileInfo info;
+  std::string err;
+  ASSERT_TRUE(
+      parse_point_cloud(f.data(), f.size(), "fields.pcd", FileFormat::kUnknown, c, &info, &err))
+      << err;
+  ASSERT_EQ(c.size(), 4u);
+  ASSERT_EQ(c.fields.size(), 1u);
+  ASSERT_NE(c.field("curvature"), nullptr);
+  EXPECT_EQ(c.field("curvature")->values[3], 0.375f);
 }
 
 TEST(Colorize, LasExtraBytesBecomeFields) {

@@ -313,6 +313,25 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
             },
             error))
       return false;
+    // The other single-valued fields, kept by name (only when no point was dropped, so that
+    // cloud index i is point i).
+    if (out.cloud->size() == n) {
+      for (size_t k = 0; k < fields.size(); ++k) {
+        bool used = fields[k].count != 1 || fields[k].name == "_";
+        for (int u : f) used |= u == int(k);
+        if (used) continue;
+        ScalarField field{fields[k].name, {}};
+        field.values.resize(n);
+        float* dst = field.values.data();
+        parallel_for(
+            n,
+            [&](size_t i0, size_t i1) {
+              for (size_t i = i0; i < i1; ++i) dst[i] = float(val(int(k), i));
+            },
+            0, size_t(1) << 16);
+        out.cloud->fields.push_back(std::move(field));
+      }
+    }
     finish(in, out, sink.bounds, attrs);
     return true;
   }
