@@ -72,11 +72,11 @@ bool find_layout(const Input& in, const LasHeader& h, laz::Layout& lo, std::stri
 /// The chunks of a file without a chunk table, fixed chunks one after the other from `begin`:
 /// each one decoded once, on this thread, to find its size.
 bool walk_chunks(const Input& in, LazFile& f, size_t begin, std::string* error) {
-  laz::ChunkReader reader(f.layout);
   std::vector<uint8_t> record(f.layout.record_length);
   size_t pos = begin;
   for (uint64_t done = 0; done < f.h.count;) {
     const uint64_t n = std::min<uint64_t>(f.layout.chunk_size, f.h.count - done);
+    laz::ChunkReader reader(f.layout);  // fresh models, as the chunk's encoder started with
     std::string why;
     if (pos >= in.size || !reader.start(in.data + pos, in.size - pos, n, &why))
       return fail(in, error,
