@@ -99,6 +99,32 @@ void Viewer::Impl::update_colors() {
   if (!(color_wanted == color)) color_job.start(cloud.get(), color_wanted);
 }
 
+bool Viewer::set_color(const std::string& mode) {
+  ColorSettings c = impl_->color_wanted;
+  if (!impl_->cloud || !parse_color_mode(mode, &c.mode, &c.field) ||
+      !color_mode_available(*impl_->cloud, c.mode, c.field))
+    return false;
+  c.auto_range = true;
+  impl_->color_wanted = c;
+  impl_->color_chosen = true;
+  return true;
+}
+
+std::string Viewer::color_mode() const {
+  const ColorSettings& c = impl_->color;
+  return c.mode == ColorMode::kField ? c.field : color_mode_name(c.mode);
+}
+
+bool Viewer::color_busy() const {
+  return impl_->color_job.busy() || !(impl_->color_wanted == impl_->color) || impl_->filter_dirty;
+}
+
+void Viewer::set_class_visible(int code, bool visible) {
+  if (code < 0 || code > 255) return;
+  impl_->hidden_classes[size_t(code)] = !visible;
+  impl_->filter_dirty = true;
+}
+
 void Viewer::Impl::draw_color_section() {
   if (!ImGui::CollapsingHeader("Color", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (!cloud) {

@@ -89,6 +89,14 @@ class Viewer {
   std::string status() const;
   /// The image on screen now, read back from the display texture (top row first).
   bool read_image(std::vector<uint32_t>& pixels, int& w, int& h) const;
+  /// What the panel's Color section does: asks for color mode `mode` (rgb, intensity, elevation,
+  /// classification, return, source or a field's name), computed in the background; false when
+  /// the cloud lacks it. color_mode() is the mode shown now; color_busy() while one is computed.
+  bool set_color(const std::string& mode);
+  std::string color_mode() const;
+  bool color_busy() const;
+  /// The class table's show box: hides or shows the points of class `code`.
+  void set_class_visible(int code, bool visible);
   /// Picked points (a left click on the image picks, a second one measures, X clears): how many
   /// (0 - 2) and each one (engine/pick.h).
   int pick_count() const;
