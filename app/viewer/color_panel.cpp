@@ -67,6 +67,13 @@ void Viewer::Impl::take_cloud_colors(const CloudJob::Result& r) {
 
 void Viewer::Impl::update_colors() {
   color_request_for_jobs();
+  // Elevation follows the up axis the panel sets for files (or --up for the scenes).
+  const UpAxis up = scene.empty() ? files_up : up_axis_for(opt, false);
+  const int up_axis = up == UpAxis::kZ ? 2 : 1;
+  if (color_wanted.mode == ColorMode::kElevation && color_wanted.up_axis != up_axis) {
+    color_wanted.up_axis = up_axis;
+    color_wanted.auto_range = true;
+  }
   ColorJob::Result r;
   if (color_job.take(r)) {
     if (!r.ok) {
