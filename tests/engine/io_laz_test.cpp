@@ -1,8 +1,12 @@
 // The LAZ reader: shared LAZ files load like their LAS twins (same points, colors, intensity,
 // classification), every shared LAZ/COPC file loads, and damaged LAZ input (truncated, bytes
 // flipped in the VLR, the chunk table and the chunks) fails with one line or decodes, never
-// crashes. Record-by-record comparison with laspy + lazrs: tests/io/compare_laz.py.
+// crashes, and a header that agrees with its chunk table on an enormous point count is refused
+// before the cloud is allocated. Record-by-record comparison with laspy + lazrs:
+// tests/io/compare_laz.py.
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -133,6 +137,73 @@ TEST(IoLaz, WithoutChunkTableWalksTheChunks) {
     EXPECT_NE(err.find("chunk"), std::string::npos) << err;
     EXPECT_EQ(err.find('\n'), std::string::npos) << err;
   }
+}
+
+/// The payload offset of the VLR (user id, record id) of a LAS file in memory, or 0.
+size_t vlr_payload(const std::vector<uint8_t>& d, const char* user, uint16_t record) {
+  uint16_t header_size, length, id;
+  uint32_t count;
+  std::memcpy(&header_size, d.data() + 94, 2);
+  std::memcpy(&count, d.data() + 100, 4);
+  size_t p = header_size;
+  for (uint32_t i = 0; i < count && p + 54 <= d.size(); ++i, p += 54 + length) {
+    std::memcpy(&id, d.data() + p + 18, 2);
+    std::memcpy(&length, d.data() + p + 20, 2);
+    if (std::strncmp(reinterpret_cast<const char*>(d.data() + p + 2), user, 16) == 0 &&
+        id == record)
+      return p + 54;
+  }
+  return 0;
+}
+
+void set_count64(std::vector<uint8_t>& d, uint64_t count) {
+  const uint32_t legacy = 0;  // LAS 1.4 point formats 6-10 keep the legacy count at 0
+  std::memcpy(d.data() + 107, &legacy, 4);
+  std::memcpy(d.data() + 247, &count, 8);
+}
+
+TEST(IoLaz, EnormousAgreedCountIsRefusedBeforeAllocating) {
+  REQUIRE_LAZ_DATA();
+  const uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  // A layered file with 14 chunks of 50000 points and a chunk table: chunks of 2^32 - 2 points
+  // (the LASzip VLR's chunk size) and a header count of 14 times that agree with the table.
+  std::vector<uint8_t> big = read_file(kData + "/laz/las_with_several_extra_byte_bloc.laz");
+  ASSERT_GT(big.size(), 375u);
+  const size_t laszip = vlr_payload(big, "laszip encoded", 22204);
+  ASSERT_NE(laszip, 0u);
+  uint32_t offset, chunks;
+  int64_t table;
+  std::memcpy(&offset, big.data() + 96, 4);
+  std::memcpy(&table, big.data() + offset, 8);
+  ASSERT_GT(table, 0);
+  std::memcpy(&chunks, big.data() + table + 4, 4);
+  const uint32_t chunk_size = 0xFFFFFFFEu;
+  std::memcpy(big.data() + laszip + 12, &chunk_size, 4);
+  const uint64_t points = uint64_t(chunks) * chunk_size;
+  set_count64(big, points);
+  // Positions and colors alone take 16 bytes a point.
+  if (points <= memory / 16) GTEST_SKIP() << "this machine holds " << points << " points";
+  PointCloud cloud;
+  cloud.resize(5);  // the result must be emptied
+  std::string err;
+  EXPECT_FALSE(parse_point_cloud(big.data(), big.size(), "huge.laz", FileFormat::kLaz, cloud,
+                                 nullptr, &err));
+  EXPECT_TRUE(cloud.empty());
+  EXPECT_EQ(err.rfind("huge.laz: " + std::to_string(points) + " points of ", 0), 0u) << err;
+  EXPECT_NE(err.find("physical memory"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  // decompress_laz sizes its records from the header count: the same refusal.
+  const std::string path =
+      (fs::temp_directory_path() / ("pr_huge_" + std::to_string(::getpid()) + ".laz")).string();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(big.data()), std::streamsize(big.size()));
+  std::vector<uint8_t> records;
+  err.clear();
+  EXPECT_FALSE(decompress_laz(path, records, nullptr, &err));
+  fs::remove(path);
+  EXPECT_TRUE(records.empty());
+  EXPECT_NE(err.find("physical memory"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "io/io_common.h"
 
+#include <unistd.h>
+
 #include <cctype>
 
 namespace pr::io {
@@ -7,6 +9,18 @@ namespace pr::io {
 bool fail(const Input& in, std::string* error, const std::string& message) {
   if (error) *error = in.name + ": " + message;
   return false;
+}
+
+bool fits_in_memory(const Input& in, uint64_t points, uint64_t bytes_per_point,
+                    std::string* error) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0 || bytes_per_point == 0) return true;  // unknown: nothing to refuse
+  const uint64_t memory = uint64_t(pages) * uint64_t(page);
+  if (points <= memory / bytes_per_point) return true;
+  return fail(in, error,
+              std::to_string(points) + " points of " + std::to_string(bytes_per_point) +
+                  " bytes each would take more than this machine's " + std::to_string(memory) +
+                  " bytes of physical memory");
 }
 
 glm::dvec3 choose_origin(const Bounds& s) {

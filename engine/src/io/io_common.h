@@ -46,6 +46,12 @@ struct RawPoint {
 /// Sets *error to "name: message" and returns false, so readers can `return fail(...)`.
 bool fail(const Input& in, std::string* error, const std::string& message);
 
+/// False (with one line naming the sizes) when `points` points of `bytes_per_point` bytes would
+/// take more than this machine's physical memory. A crafted header and chunk table (or COPC
+/// hierarchy) can agree on any point count; refusing it here keeps bad input from ever making a
+/// giant allocation, which would fail, or page the machine to a halt, before any point is decoded.
+bool fits_in_memory(const Input& in, uint64_t points, uint64_t bytes_per_point, std::string* error);
+
 /// Which optional attributes the reader will produce.
 struct Attributes {
   bool color = false, intensity = false, classification = false;
@@ -118,8 +124,20 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
   PointCloud& c = *out_.cloud;
   const size_t nb = caps.size();
   std::vector<size_t> start(nb + 1, 0);
-  for (size_t b = 0; b < nb; ++b) start[b + 1] = start[b] + caps[b];
+  bool wraps = false;
+  for (size_t b = 0; b < nb; ++b) {
+    wraps = wraps || caps[b] > SIZE_MAX - start[b];
+    start[b + 1] = start[b] + caps[b];
+  }
   const size_t total = start[nb];
+  const uint64_t point_bytes =
+      sizeof(Float3) + sizeof(uint32_t) + (attrs_.intensity ? sizeof(float) : 0) +
+      (attrs_.classification ? 1 : 0) + (attrs_.returns ? 1 : 0) +
+      (attrs_.point_source ? sizeof(uint16_t) : 0) + (attrs_.gps_time ? sizeof(double) : 0);
+  if (!fits_in_memory(in_, wraps ? UINT64_MAX : total, point_bytes, error)) {
+    *out_.cloud = PointCloud{};
+    return false;
+  }
   c.resize(total);
   if (attrs_.intensity) c.intensity.resize(total);
   if (attrs_.classification) c.classification.resize(total);

@@ -432,6 +432,7 @@ bool laz_records(const Input& in, std::vector<uint8_t>& records, size_t* record_
   if (!open_laz(in, f, error)) return false;
   const size_t rec = f.h.record_length;
   if (record_length) *record_length = rec;
+  if (!fits_in_memory(in, f.h.count, rec, error)) return false;
   records.assign(size_t(f.h.count) * rec, 0);
   size_t at = 0;
   for (size_t b = 0; b < f.chunks.size(); ++b) {
