@@ -115,16 +115,23 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
       constexpr int kRoundsABatch = int(kPointBatch / kChunk);
       const int parts = rounds < kRoundsABatch ? kRoundsABatch / rounds : 1;  // items a batch
       const int per_item = kRoundsABatch / parts;
-      for_listed_batches(in.list, in.list_count, in.flags, uint32_t(parts),
-                         [&](uint32_t batch, bool inside, uint32_t part) {
-                           const uint64_t at0 = uint64_t(batch) * kPointBatch +
-                                                uint64_t(part) * uint64_t(per_item) * kChunk;
-                           for (int r = 0; r < per_item; ++r) {
-                             const uint64_t at = at0 + uint64_t(r) * kChunk;
-                             if (at >= n) break;
-                             chunk(at, inside);
-                           }
-                         });
+      // for_listed_batches()'s walk written out: called with a lambda here, the kernel measured
+      // 8% slower alone (ncu) and frames of 1e8 - 1e9 points 2.5 - 4.5% slower on the H200.
+      const uint64_t items = uint64_t(__ldg(in.list_count)) * uint64_t(parts);
+      const uint64_t per_block = (items + gridDim.x - 1) / gridDim.x;
+      const uint64_t w0 = uint64_t(blockIdx.x) * per_block;
+      const uint64_t w1 = w0 + per_block < items ? w0 + per_block : items;
+      for (uint64_t w = w0; w < w1; ++w) {
+        const uint32_t batch = __ldg(in.list + w / uint64_t(parts));
+        const bool inside = __ldg(in.flags + batch) == kBatchInside;
+        const uint64_t at0 =
+            uint64_t(batch) * kPointBatch + (w % uint64_t(parts)) * uint64_t(per_item) * kChunk;
+        for (int r = 0; r < per_item; ++r) {
+          const uint64_t at = at0 + uint64_t(r) * kChunk;
+          if (at >= n) break;
+          chunk(at, inside);
+        }
+      }
       return;
     }
   }
