@@ -23,14 +23,9 @@
 #include <string>
 #include <vector>
 
-namespace pr::io::e57 {
+#include "io/io_common.h"
 
-template <class T>
-T get_le(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);  // E57's binary parts are little-endian, like our targets
-  return v;
-}
+namespace pr::io::e57 {
 
 // ---- the paged file ----
 

@@ -18,6 +18,15 @@
 namespace pr::io {
 
 /// The file's bytes and where to report. Readers never read outside [data, data + size).
+/// The little-endian value of type T at `p`, unaligned. LAS, LAZ and E57 store their binary
+/// parts little-endian, like the machines this builds for.
+template <class T>
+T get_le(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 struct Input {
   const uint8_t* data = nullptr;
   size_t size = 0;

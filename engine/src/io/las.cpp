@@ -9,29 +9,20 @@
 
 namespace pr::io {
 
-namespace {
-
-template <class T>
-T get(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);  // LAS is little-endian, like the machines we build for
-  return v;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool las_is_compressed(const uint8_t* d, size_t n) {
   if (n < 227) return false;
   const uint8_t fmt = d[104];
   if (fmt & 0xC0) return true;
   // A LASzip VLR ("laszip encoded", record 22204) also marks compressed points.
-  const uint16_t header_size = get<uint16_t>(d + 94);
-  const uint32_t nvlr = get<uint32_t>(d + 100);
+  const uint16_t header_size = get_le<uint16_t>(d + 94);
+  const uint32_t nvlr = get_le<uint32_t>(d + 100);
   size_t p = header_size;
   for (uint32_t i = 0; i < nvlr && i < 1024 && p + 54 <= n; ++i) {
-    if (std::memcmp(d + p + 2, "laszip encoded", 14) == 0 && get<uint16_t>(d + p + 18) == 22204)
+    if (std::memcmp(d + p + 2, "laszip encoded", 14) == 0 && get_le<uint16_t>(d + p + 18) == 22204)
       return true;
-    p += 54 + size_t(get<uint16_t>(d + p + 20));
+    p += 54 + size_t(get_le<uint16_t>(d + p + 20));
   }
   return false;
 }
@@ -43,12 +34,12 @@ bool parse_las_header(const Input& in, LasHeader& h, std::string* error) {
                 "truncated LAS header (" + std::to_string(in.size) + " bytes, need 227)");
   h.major = d[24];
   h.minor = d[25];
-  h.header_size = get<uint16_t>(d + 94);
-  h.offset = get<uint32_t>(d + 96);
-  h.vlr_count = get<uint32_t>(d + 100);
+  h.header_size = get_le<uint16_t>(d + 94);
+  h.offset = get_le<uint32_t>(d + 96);
+  h.vlr_count = get_le<uint32_t>(d + 100);
   h.format = d[104] & 0x3F;
-  h.record_length = get<uint16_t>(d + 105);
-  h.count = get<uint32_t>(d + 107);
+  h.record_length = get_le<uint16_t>(d + 105);
+  h.count = get_le<uint32_t>(d + 107);
   if (h.major != 1 || h.minor > 4)
     return fail(
         in, error,
@@ -56,7 +47,7 @@ bool parse_las_header(const Input& in, LasHeader& h, std::string* error) {
   if (h.header_size < 227 || h.header_size > in.size)
     return fail(in, error, "bad LAS header size " + std::to_string(h.header_size));
   if (h.minor >= 4 && h.header_size >= 375 && in.size >= 375) {
-    const uint64_t count64 = get<uint64_t>(d + 247);
+    const uint64_t count64 = get_le<uint64_t>(d + 247);
     if (h.count == 0 || count64 > h.count) h.count = count64;
   }
   if (h.format > 10)
@@ -69,8 +60,8 @@ bool parse_las_header(const Input& in, LasHeader& h, std::string* error) {
   if (h.offset < h.header_size || h.offset > in.size)
     return fail(in, error, "bad LAS offset to point data " + std::to_string(h.offset));
   for (int i = 0; i < 3; ++i) {
-    h.scale[i] = get<double>(d + 131 + 8 * i);
-    h.origin[i] = get<double>(d + 155 + 8 * i);
+    h.scale[i] = get_le<double>(d + 131 + 8 * i);
+    h.origin[i] = get_le<double>(d + 155 + 8 * i);
     if (!std::isfinite(h.scale[i]) || !std::isfinite(h.origin[i]) || h.scale[i] == 0.0)
       return fail(in, error, "bad LAS scale or offset in the header");
   }
@@ -99,9 +90,9 @@ bool read_las(const Input& in, Output& out, std::string* error) {
   const uint16_t rgb = kLasRgbOffset[fmt];
   auto xyz = [&](size_t i, double& x, double& y, double& z) {
     const uint8_t* r = base + i * rec;
-    x = double(get<int32_t>(r)) * sx + ox;
-    y = double(get<int32_t>(r + 4)) * sy + oy;
-    z = double(get<int32_t>(r + 8)) * sz + oz;
+    x = double(get_le<int32_t>(r)) * sx + ox;
+    y = double(get_le<int32_t>(r + 4)) * sy + oy;
+    z = double(get_le<int32_t>(r + 8)) * sz + oz;
   };
   Bounds sample;
   const size_t step = std::max<size_t>(1, size_t(count / 4096));
@@ -131,8 +122,8 @@ bool read_las(const Input& in, Output& out, std::string* error) {
           xyz(i, p.x, p.y, p.z);
           las_point_attributes(r, fmt, p);
           if (rgb) {
-            const uint16_t cr = get<uint16_t>(r + rgb), cg = get<uint16_t>(r + rgb + 2),
-                           cb = get<uint16_t>(r + rgb + 4);
+            const uint16_t cr = get_le<uint16_t>(r + rgb), cg = get_le<uint16_t>(r + rgb + 2),
+                           cb = get_le<uint16_t>(r + rgb + 4);
             mx = std::max<uint32_t>(mx, std::max(cr, std::max(cg, cb)));
             p.color = rgba(uint8_t(cr >> 8), uint8_t(cg >> 8), uint8_t(cb >> 8));
           } else {
@@ -156,8 +147,8 @@ bool read_las(const Input& in, Output& out, std::string* error) {
         [&](size_t i0, size_t i1) {
           for (size_t i = i0; i < i1; ++i) {
             const uint8_t* r = base + size_t(stride.record(i)) * rec + rgb;
-            c.colors[i] = rgba(uint8_t(get<uint16_t>(r)), uint8_t(get<uint16_t>(r + 2)),
-                               uint8_t(get<uint16_t>(r + 4)));
+            c.colors[i] = rgba(uint8_t(get_le<uint16_t>(r)), uint8_t(get_le<uint16_t>(r + 2)),
+                               uint8_t(get_le<uint16_t>(r + 4)));
           }
         },
         0, 1 << 16);

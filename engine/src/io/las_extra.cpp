@@ -8,13 +8,6 @@ namespace pr::io {
 
 namespace {
 
-template <class T>
-T get(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 /// Bytes of an extra-bytes data type 1 - 10 (0 for the others).
 size_t type_size(uint8_t t) {
   constexpr size_t kSize[11] = {0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
@@ -28,21 +21,21 @@ double read_value(const uint8_t* p, uint8_t t) {
     case 2:
       return double(int8_t(p[0]));
     case 3:
-      return double(get<uint16_t>(p));
+      return double(get_le<uint16_t>(p));
     case 4:
-      return double(get<int16_t>(p));
+      return double(get_le<int16_t>(p));
     case 5:
-      return double(get<uint32_t>(p));
+      return double(get_le<uint32_t>(p));
     case 6:
-      return double(get<int32_t>(p));
+      return double(get_le<int32_t>(p));
     case 7:
-      return double(get<uint64_t>(p));
+      return double(get_le<uint64_t>(p));
     case 8:
-      return double(get<int64_t>(p));
+      return double(get_le<int64_t>(p));
     case 9:
-      return double(get<float>(p));
+      return double(get_le<float>(p));
     default:
-      return get<double>(p);
+      return get_le<double>(p);
   }
 }
 
@@ -56,10 +49,10 @@ void read_las_extra_bytes(const Input& in, const LasHeader& h, const uint8_t* re
   const uint8_t* d = in.data;
   size_t p = h.header_size;
   for (uint32_t v = 0; v < h.vlr_count && p + 54 <= h.offset; ++v) {
-    const uint16_t length = get<uint16_t>(d + p + 20);
+    const uint16_t length = get_le<uint16_t>(d + p + 20);
     const size_t body = p + 54;
     if (body + length > h.offset) return;
-    if (std::memcmp(d + p + 2, "LASF_Spec", 9) == 0 && get<uint16_t>(d + p + 18) == 4) {
+    if (std::memcmp(d + p + 2, "LASF_Spec", 9) == 0 && get_le<uint16_t>(d + p + 18) == 4) {
       size_t offset = base;  // the fields follow each other after the format's own bytes
       for (size_t k = 0; k + 192 <= length; k += 192) {
         const uint8_t* e = d + body + k;
@@ -74,8 +67,8 @@ void read_las_extra_bytes(const Input& in, const LasHeader& h, const uint8_t* re
         if (type >= 1 && type <= 10) {
           char name[33] = {};
           std::memcpy(name, e + 4, 32);
-          const double scale = (options & 0x08) ? get<double>(e + 112) : 1.0;
-          const double add = (options & 0x10) ? get<double>(e + 136) : 0.0;
+          const double scale = (options & 0x08) ? get_le<double>(e + 112) : 1.0;
+          const double add = (options & 0x10) ? get_le<double>(e + 136) : 0.0;
           ScalarField f{name[0] ? name : "extra " + std::to_string(k / 192), {}};
           f.values.resize(n);
           float* out = f.values.data();

@@ -21,13 +21,6 @@ namespace pr::io {
 
 namespace {
 
-template <class T>
-T get(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 struct Chunk {
   size_t begin = 0, size = 0;  // bytes in the file
   uint64_t points = 0;
@@ -49,10 +42,10 @@ const uint8_t* find_vlr(const Input& in, const LasHeader& h, const char* user, u
   const size_t user_len = std::strlen(user);
   size_t p = h.header_size;
   for (uint32_t i = 0; i < h.vlr_count && p + 54 <= h.offset; ++i) {
-    len = get<uint16_t>(d + p + 20);
+    len = get_le<uint16_t>(d + p + 20);
     if (p + 54 + len > h.offset) break;
     if (std::memcmp(d + p + 2, user, user_len) == 0 && d[p + 2 + user_len] == 0 &&
-        get<uint16_t>(d + p + 18) == record)
+        get_le<uint16_t>(d + p + 18) == record)
       return d + p + 54;
     p += 54 + len;
   }
@@ -109,11 +102,11 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
   const size_t chunks_start = size_t(h.offset) + 8;
   if (chunks_start > in.size)
     return fail(in, error, "the point data ends before its chunk table offset");
-  int64_t table = get<int64_t>(d + h.offset);
-  if (table == -1 && in.size >= 8) table = get<int64_t>(d + in.size - 8);  // written at the end
+  int64_t table = get_le<int64_t>(d + h.offset);
+  if (table == -1 && in.size >= 8) table = get_le<int64_t>(d + in.size - 8);  // written at the end
   const bool variable = f.layout.chunk_size == 0xFFFFFFFFu;
   const bool valid = table >= int64_t(chunks_start) && uint64_t(table) + 8 <= in.size &&
-                     get<uint32_t>(d + table) == 0;
+                     get_le<uint32_t>(d + table) == 0;
   if (!valid) {
     // Without a table, fixed chunks follow each other: decoding a chunk finds where the next
     // one starts. Variable chunks keep their point counts only in the table.
@@ -122,7 +115,7 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
                 "the LAZ chunk table is missing or damaged (offset " + std::to_string(table) +
                     ", file size " + std::to_string(in.size) + ") and its chunks are variable");
   }
-  const uint32_t n = get<uint32_t>(d + table + 4);
+  const uint32_t n = get_le<uint32_t>(d + table + 4);
   const uint64_t data_bytes = uint64_t(table) - chunks_start;
   // Each chunk holds at least one point and its first point raw: a bound before allocating.
   // Every chunk takes at least one byte and all but an empty last one (as lazrs writes) at
@@ -190,13 +183,14 @@ bool read_copc(const Input& in, const LazFile& f, CopcInfo& copc, std::vector<Ch
   if (len < 160)
     return fail(in, error, "the COPC info VLR holds " + std::to_string(len) + " bytes, not 160");
   copc.present = true;
-  copc.center = {get<double>(v), get<double>(v + 8), get<double>(v + 16)};
-  copc.halfsize = get<double>(v + 24);
-  copc.spacing = get<double>(v + 32);
+  copc.center = {get_le<double>(v), get_le<double>(v + 8), get_le<double>(v + 16)};
+  copc.halfsize = get_le<double>(v + 24);
+  copc.spacing = get_le<double>(v + 32);
   // Pages: 32-byte entries (level, x, y, z as int32; offset uint64; byte size int32; point count
   // int32, -1 for an entry naming a child page). Pages never overlap, so the bytes of all pages
   // visited stay within the file's size: the bound that stops a page cycle.
-  std::vector<std::pair<uint64_t, uint64_t>> pages{{get<uint64_t>(v + 40), get<uint64_t>(v + 48)}};
+  std::vector<std::pair<uint64_t, uint64_t>> pages{
+      {get_le<uint64_t>(v + 40), get_le<uint64_t>(v + 48)}};
   uint64_t visited = 0;
   const uint64_t data_begin = uint64_t(f.h.offset) + 8;
   while (!pages.empty()) {
@@ -209,9 +203,9 @@ bool read_copc(const Input& in, const LazFile& f, CopcInfo& copc, std::vector<Ch
                       std::to_string(size) + " bytes) lies outside the file or is malformed");
     for (uint64_t e = at; e < at + size; e += 32) {
       const uint8_t* r = in.data + e;
-      const int32_t level = get<int32_t>(r);
-      const uint64_t off = get<uint64_t>(r + 16);
-      const int32_t bytes = get<int32_t>(r + 24), count = get<int32_t>(r + 28);
+      const int32_t level = get_le<int32_t>(r);
+      const uint64_t off = get_le<uint64_t>(r + 16);
+      const int32_t bytes = get_le<int32_t>(r + 24), count = get_le<int32_t>(r + 28);
       if (count == -1) {
         pages.push_back({off, uint64_t(uint32_t(bytes))});
         continue;
@@ -298,9 +292,9 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
   std::vector<glm::dvec3> samples(size_t((h.count + step - 1) / step));
   std::vector<uint8_t> sampled(samples.size(), 0);
   auto position = [&h](const uint8_t* r) {
-    return glm::dvec3(double(get<int32_t>(r)) * h.scale[0] + h.origin[0],
-                      double(get<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
-                      double(get<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
+    return glm::dvec3(double(get_le<int32_t>(r)) * h.scale[0] + h.origin[0],
+                      double(get_le<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
+                      double(get_le<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
   };
   const uint16_t rgb = kLasRgbOffset[h.format];
   const Attributes attrs = las_attributes(h.format);

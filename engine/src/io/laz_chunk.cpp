@@ -44,14 +44,14 @@ bool parse_layout(const uint8_t* p, size_t n, Layout& out, std::string* why) {
     return false;
   }
   out = Layout{};
-  out.compressor = get<uint16_t>(p);
-  out.coder = get<uint16_t>(p + 2);
+  out.compressor = get_le<uint16_t>(p);
+  out.coder = get_le<uint16_t>(p + 2);
   out.version_major = p[4];
   out.version_minor = p[5];
-  out.version_revision = get<uint16_t>(p + 6);
-  out.options = get<uint32_t>(p + 8);
-  out.chunk_size = get<uint32_t>(p + 12);
-  const uint16_t count = get<uint16_t>(p + 32);
+  out.version_revision = get_le<uint16_t>(p + 6);
+  out.options = get_le<uint32_t>(p + 8);
+  out.chunk_size = get_le<uint32_t>(p + 12);
+  const uint16_t count = get_le<uint16_t>(p + 32);
   if (34 + size_t(count) * 6 > n) {
     *why = "the LASzip VLR lists " + std::to_string(count) + " items but holds " +
            std::to_string((n - 34) / 6);
@@ -59,7 +59,7 @@ bool parse_layout(const uint8_t* p, size_t n, Layout& out, std::string* why) {
   }
   for (uint16_t i = 0; i < count; ++i) {
     const uint8_t* q = p + 34 + 6 * size_t(i);
-    Item it{get<uint16_t>(q), get<uint16_t>(q + 2), get<uint16_t>(q + 4)};
+    Item it{get_le<uint16_t>(q), get_le<uint16_t>(q + 2), get_le<uint16_t>(q + 4)};
     out.items.push_back(it);
     out.record_length += it.size;
   }
@@ -231,7 +231,7 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
     *why = "the chunk ends before its point count";
     return false;
   }
-  const uint32_t stored = get<uint32_t>(data + p);
+  const uint32_t stored = get_le<uint32_t>(data + p);
   p += 4;
   if (stored != count) {
     *why = "the chunk holds " + std::to_string(stored) + " points, the chunk table says " +
@@ -249,7 +249,7 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
   size_t li = 0;
   for (auto& it : m.ly) {
     for (size_t k = 0; k < it->layers(); ++k, ++li) {
-      const uint32_t n = get<uint32_t>(sizes + 4 * li);
+      const uint32_t n = get_le<uint32_t>(sizes + 4 * li);
       if (n > size - p) {
         *why = "layer " + std::to_string(li) + " of the chunk (" + std::to_string(n) +
                " bytes) runs past the chunk's end";

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "io/io_common.h"
 #include "io/laz_chunk.h"
 #include "io/laz_codec.h"
 
@@ -18,12 +19,6 @@ namespace pr::io::laz {
 
 namespace {
 
-template <class T>
-T get(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 template <class T>
 void put(uint8_t* p, T v) {
   std::memcpy(p, &v, sizeof v);
@@ -226,8 +221,8 @@ struct WaveModels {
 inline void decode_wave(Decoder& d, WaveModels& k, uint8_t* l) {
   uint8_t item[29];
   item[0] = uint8_t(d.symbol(lazy(k.index, 256)));
-  const uint64_t last_offset = get<uint64_t>(l + 1);
-  const uint32_t last_size = get<uint32_t>(l + 9);
+  const uint64_t last_offset = get_le<uint64_t>(l + 1);
+  const uint32_t last_size = get_le<uint32_t>(l + 9);
   k.sym_last = d.symbol(lazy(k.offset_diff[k.sym_last], 4));
   uint64_t offset;
   if (k.sym_last == 0) {
@@ -242,9 +237,9 @@ inline void decode_wave(Decoder& d, WaveModels& k, uint8_t* l) {
   }
   put(item + 1, offset);
   put(item + 9, uint32_t(k.ic_size.decode(d, int32_t(last_size))));
-  put(item + 13, k.ic_return.decode(d, get<int32_t>(l + 13)));
+  put(item + 13, k.ic_return.decode(d, get_le<int32_t>(l + 13)));
   for (uint32_t i = 0; i < 3; ++i)
-    put(item + 17 + 4 * i, k.ic_xyz.decode(d, get<int32_t>(l + 17 + 4 * i), i));
+    put(item + 17 + 4 * i, k.ic_xyz.decode(d, get_le<int32_t>(l + 17 + 4 * i), i));
   std::memcpy(l, item, 29);
 }
 

@@ -37,15 +37,15 @@ struct Point10v2 final : PwItem {
   IntDecoder ic_intensity, ic_psid, ic_dx, ic_dy, ic_z;
 
   void init(const uint8_t* raw) override {
-    x = get<int32_t>(raw);
-    y = get<int32_t>(raw + 4);
-    z = get<int32_t>(raw + 8);
+    x = get_le<int32_t>(raw);
+    y = get_le<int32_t>(raw + 4);
+    z = get_le<int32_t>(raw + 8);
     intensity = 0;
     bits = raw[14];
     cls = raw[15];
     angle = raw[16];
     user = raw[17];
-    psid = get<uint16_t>(raw + 18);
+    psid = get_le<uint16_t>(raw + 18);
     for (auto& v : last_intensity) v = 0;
     for (auto& v : last_height) v = 0;
     for (auto& m : mx) m = Median5();
@@ -108,7 +108,7 @@ struct Point10v2 final : PwItem {
 /// GPSTIME11 v2: the GPS time (double, coded as its 64 bits).
 struct Gps11v2 final : PwItem {
   GpsState g;
-  void init(const uint8_t* raw) override { g.init(get<uint64_t>(raw), false); }
+  void init(const uint8_t* raw) override { g.init(get_le<uint64_t>(raw), false); }
   void read(Decoder& d, uint8_t* out) override {
     g.read(d);
     put(out, g.times[g.last]);

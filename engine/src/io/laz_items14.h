@@ -43,10 +43,10 @@ struct P14 {
   bool gps_change = false;
 
   void unpack(const uint8_t* r) {
-    x = get<int32_t>(r);
-    y = get<int32_t>(r + 4);
-    z = get<int32_t>(r + 8);
-    intensity = get<uint16_t>(r + 12);
+    x = get_le<int32_t>(r);
+    y = get_le<int32_t>(r + 4);
+    z = get_le<int32_t>(r + 8);
+    intensity = get_le<uint16_t>(r + 12);
     ret = r[14] & 15;
     nret = r[14] >> 4;
     class_flags = r[15] & 15;
@@ -55,9 +55,9 @@ struct P14 {
     edge = r[15] >> 7;
     cls = r[16];
     user = r[17];
-    angle = get<int16_t>(r + 18);
-    psid = get<uint16_t>(r + 20);
-    gps = get<uint64_t>(r + 22);
+    angle = get_le<int16_t>(r + 18);
+    psid = get_le<uint16_t>(r + 20);
+    gps = get_le<uint64_t>(r + 22);
   }
   void pack(uint8_t* r) const {
     put(r, x);
