@@ -7,6 +7,7 @@
 
 #include "engine/frame_stats.h"
 #include "engine/io.h"
+#include "startup.h"
 
 namespace pr {
 
@@ -92,10 +93,7 @@ std::string json_copc(const CopcInfo& c) {
 
 int run_info(const Options& o) {
   int rc = 0;
-  LoadOptions lo;
-  lo.scans = o.scans;
-  lo.max_points = o.max_points;
-  lo.max_depth = o.max_depth;
+  const LoadOptions lo = load_options(o);
   for (const auto& path : o.files) {
     PointCloud cloud;
     FileInfo info;

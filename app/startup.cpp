@@ -58,13 +58,18 @@ Camera starting_camera(const Options& o, const PointCloud& cloud, const std::str
   return cam;
 }
 
+LoadOptions load_options(const Options& o) {
+  LoadOptions lo;
+  lo.scans = o.scans;
+  lo.max_points = o.max_points;
+  lo.max_depth = o.max_depth;
+  return lo;
+}
+
 bool build_startup(const Options& o, Startup& s, std::string* error) {
   s = Startup{};
   if (!o.files.empty()) {
-    LoadOptions lo;
-    lo.scans = o.scans;
-    lo.max_points = o.max_points;
-    lo.max_depth = o.max_depth;
+    const LoadOptions lo = load_options(o);
     for (const auto& f : o.files) {
       PointCloud c;
       FileInfo info;

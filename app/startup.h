@@ -68,6 +68,9 @@ bool apply_color_options(const Options& o, PointCloud& cloud, UpAxis up, ColorSe
 /// --binning.
 RenderOptions render_options(const Options& o);
 
+/// What to read of the FILEs: --scan, --max-points, --max-depth.
+LoadOptions load_options(const Options& o);
+
 /// Whether this build and machine can render on the GPU; the reason when not.
 bool gpu_mode_available(std::string* why);
 

@@ -476,11 +476,7 @@ bool Viewer::open(std::string* error) {
   // The starting cloud: the command line's files, else the scene; made in the background.
   m.color_request_for_jobs();
   if (!m.opt.files.empty()) {
-    LoadOptions lo;
-    lo.scans = m.opt.scans;
-    lo.max_points = m.opt.max_points;
-    lo.max_depth = m.opt.max_depth;
-    m.job.start_files(m.opt.files, std::move(lo));
+    m.job.start_files(m.opt.files, load_options(m.opt));
     m.set_status("loading " + m.job.label() + " ...", false);
   } else {
     const std::string scene = m.opt.scene.empty() ? kDefaultScene : m.opt.scene;
