@@ -56,6 +56,7 @@ int run_headless(const Options& o) {
     rs.edl = true;
     rs.edl_strength = *o.edl;
   }
+  rs.hq = o.hq;
   if (o.points && !o.files.empty()) rs.point_count = *o.points;
   const int frames = o.frames > 0 ? o.frames : 5;
   Image img;
@@ -87,12 +88,14 @@ int run_headless(const Options& o) {
   if (o.pick) {  // the point drawn at that very pixel of the last frame (engine/pick.h)
     PickResult picked;
     CompactCloud scratch;
+    Stopwatch pick_time;
     if (!pick_in_frame(*renderer, s.cloud, s.camera, rs, o.pick->first, o.pick->second, 0, &scratch,
                        &picked, &why)) {
       std::fprintf(stderr, "pointraster: --pick: %s\n", why.c_str());
       return 1;
     }
     std::printf("%s\n", pick_line(picked).c_str());
+    std::printf("pick_ms=%.1f\n", pick_time.ms());
   }
   if (!o.screenshot.empty()) {
     if (!write_png(o.screenshot, img, &why)) {

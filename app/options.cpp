@@ -134,6 +134,8 @@ std::string usage_text() {
        "                        turbo, gray, inferno, plasma\n"
        "  --edl [STRENGTH]      eye-dome lighting: edges shaded from the depth image (strength\n"
        "                        >= 0, default 1)\n"
+       "  --hq                  high-quality splats: each pixel the average color of its points\n"
+       "                        within 1% of the nearest depth (no shimmer in dense clouds)\n"
        "  --pick X,Y            headless: print the point drawn at pixel (X, Y) of the last frame\n"
        "                        (pick x=... y=... z=... intensity=... class=..., or pick none)\n"
        "  --vsync on|off        viewer vsync (default on)\n"
@@ -293,6 +295,9 @@ int parse_options(int argc, char** argv, Options& o) {
         const double s = v.empty() && !has_inline ? 1.0 : parse_double(a, v);
         if (!(s >= 0.0 && s <= 100.0)) throw BadValue{"option --edl: strength must be 0 to 100"};
         o.edl = float(s);
+      } else if (a == "--hq") {
+        if (has_inline) throw BadValue{"option --hq takes no value"};
+        o.hq = true;
       } else if (a == "--pick") {
         const std::string v = need();
         const size_t comma = v.find(',');

@@ -39,6 +39,7 @@ struct Options {
   Toggle sort = Toggle::kAuto;       ///< --sort auto|on|off: Morton order of the stored cloud
   Toggle binning = Toggle::kAuto;    ///< --binning auto|on|off: the CPU renderer's binning
   std::optional<float> edl;          ///< --edl [STRENGTH]: eye-dome lighting at this strength
+  bool hq = false;  ///< --hq: high-quality splats (RenderSettings::hq)
   /// --pick X,Y (headless): print the point drawn at pixel (X, Y) of the last frame.
   std::optional<std::pair<int, int>> pick;
   uint64_t gpu_memory_limit = 0;  ///< --gpu-memory-limit BYTES: the GPU cloud's cap (0: none)

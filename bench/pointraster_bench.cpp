@@ -60,7 +60,8 @@ struct Options {
   // and, sorted unless told otherwise, nosort (the cloud in its own order), compact (quantized
   // positions), nocull (no batch culling), occl / noocc (occlusion culling on / off), rN (N
   // rounds a raster block, CudaTuning::rounds), edl (eye-dome lighting in the resolve, checked
-  // against the CPU's EDL image); joined with '+' (compact+nosort, ...).
+  // against the CPU's EDL image), hq (high-quality splats: the second pass and the averaging
+  // resolve, checked against the CPU's HQ image); joined with '+' (compact+nosort, ...).
   std::vector<std::string> gpu_modes = {"default"};
   bool gpu_modes_given = false;
   bool stage_timing = false;  // CudaTuning::stage_timing: clear, raster, resolve timed apart
@@ -92,7 +93,7 @@ const char* kUsage =
     "         [--cameras overview,inside,orbit] [--sizes 1920x1080,...] [--frames N] [--budget "
     "SECONDS]\n"
     "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
-    "         [--gpu-modes default,nosort,compact,nocull,occl,noocc,edl,r1..r16 (tokens joined "
+    "         [--gpu-modes default,nosort,compact,nocull,occl,noocc,edl,hq,r1..r16 (tokens joined "
     "with "
     "'+')]\n"
     "         [--stage-timing]\n";
@@ -181,14 +182,14 @@ bool parse_args(int argc, char** argv, Options& o) {
             const size_t e = std::min(m.find('+', b), m.size());
             const std::string t = m.substr(b, e - b);
             known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "occl" ||
-                              t == "noocc" || t == "edl" || mode_rounds(t) > 0);
+                              t == "noocc" || t == "edl" || t == "hq" || mode_rounds(t) > 0);
             b = e + 1;
           }
         }
         if (!known) {
           std::fprintf(stderr,
                        "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                       "nocull, occl, noocc, edl, r1|r2|r4|r8|r16 joined with '+')\n",
+                       "nocull, occl, noocc, edl, hq, r1|r2|r4|r8|r16 joined with '+')\n",
                        m.c_str());
           return false;
         }
@@ -750,6 +751,7 @@ int main(int argc, char** argv) {
             rs.width = wh.first;
             rs.height = wh.second;
             small.edl = rs.edl = mode.find("edl") != std::string::npos;
+            small.hq = rs.hq = mode.find("hq") != std::string::npos;
             Image ref;
             FrameStats st;
             if (!ref_cpu.render(cam, small, ref, st, &why)) {

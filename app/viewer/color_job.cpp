@@ -32,11 +32,11 @@ void color_new_cloud(PointCloud& cloud, const ColorRequest& request, bool from_f
   *used = s;
 }
 
-bool ColorJob::start(const PointCloud* cloud, const ColorSettings& settings) {
+bool ColorJob::start(const PointCloud* cloud, const ColorSettings& settings, StageFn stage) {
   if (busy()) return false;
   done_ = false;
   result_ = Result{};
-  thread_ = std::thread([this, cloud, settings] {
+  thread_ = std::thread([this, cloud, settings, stage = std::move(stage)] {
     Stopwatch sw;
     Result r;
     r.settings = settings;
@@ -44,6 +44,15 @@ bool ColorJob::start(const PointCloud* cloud, const ColorSettings& settings) {
       r.ok = colorize(*cloud, settings, r.colors, &r.legend, &r.error);
     } catch (const std::bad_alloc&) {
       r.error = "out of memory computing the colors";
+    }
+    if (r.ok && stage) {
+      // The array set_display_colors() will leave in cloud->colors: RGB brings back the file's
+      // colors (set aside in file_colors while another mode shows, else drawn already).
+      const uint32_t* drawn =
+          settings.mode == ColorMode::kRgb ? cloud->source_colors().data() : r.colors.data();
+      Stopwatch st;
+      r.staged = stage(*cloud, drawn);
+      r.stage_ms = st.ms();
     }
     r.ms = sw.ms();
     result_ = std::move(r);

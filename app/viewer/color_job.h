@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -33,17 +34,23 @@ class ColorJob {
     ColorSettings settings;
     PodVector<uint32_t> colors;
     Legend legend;
-    double ms = 0.0;
+    double ms = 0.0;        ///< colorize() and the staging
+    double stage_ms = 0.0;  ///< the staging alone
+    bool staged = false;    ///< `stage` took the colors (else update_colors() uploads them)
   };
+  /// Hands the finished colors to the renderers ahead of update_colors() (on the job's thread;
+  /// RenderBackend::stage_colors()): `colors` is the array the cloud will draw.
+  using StageFn = std::function<bool(const PointCloud& cloud, const uint32_t* colors)>;
 
   ColorJob() = default;
   ~ColorJob() { join(); }
   ColorJob(const ColorJob&) = delete;
   ColorJob& operator=(const ColorJob&) = delete;
 
-  /// Starts colorize() of `cloud` (which must stay unchanged until take() or join()); refused
-  /// (false) while a job runs.
-  bool start(const PointCloud* cloud, const ColorSettings& settings);
+  /// Starts colorize() of `cloud` (which must stay unchanged until take() or join()), then
+  /// `stage` (may be empty) with the colors the cloud will draw: the job's own, or for RGB the
+  /// file's colors set aside; refused (false) while a job runs.
+  bool start(const PointCloud* cloud, const ColorSettings& settings, StageFn stage = {});
   bool busy() const { return thread_.joinable(); }
   /// When the job has finished: joins and returns its result (once); otherwise false.
   bool take(Result& out);

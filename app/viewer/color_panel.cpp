@@ -103,7 +103,10 @@ void Viewer::Impl::update_colors() {
         set_status("class filter" + note, true);
     }
   }
-  if (!(color_wanted == color)) color_job.start(cloud.get(), color_wanted);
+  if (!(color_wanted == color))
+    color_job.start(cloud.get(), color_wanted, [this](const PointCloud& c, const uint32_t* colors) {
+      return backend->stage_colors(c, colors, nullptr);
+    });
 }
 
 bool Viewer::set_color(const std::string& mode) {

@@ -238,6 +238,12 @@ void Viewer::Impl::draw_panel() {
     ImGui::SliderFloat("EDL strength", &rs.edl_strength, 0.0f, 5.0f, "%.2f");
     ImGui::SliderFloat("EDL radius", &rs.edl_radius, 1.0f, 4.0f, "%.1f px");
     ImGui::EndDisabled();
+    ImGui::Checkbox("high-quality splats", &rs.hq);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Each pixel shows the average color of its points within 1%% of the nearest one's\n"
+          "depth, not the nearest point's alone: dense clouds stop shimmering while the camera\n"
+          "moves. A second pass over the points drawn; the same image on both renderers.");
   }
 
   draw_color_section();

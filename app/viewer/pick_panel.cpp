@@ -98,14 +98,11 @@ void Viewer::Impl::draw_pick_panel() {
     for (int i = 0; i < pick_count; ++i) {
       const PickResult& p = picks[i];
       ImGui::Text("%s  x %.3f  y %.3f  z %.3f", kPickNames[i], p.world.x, p.world.y, p.world.z);
-      std::string attrs = "   point " + std::to_string(p.index);
-      char b[64];
-      if (p.has_intensity) {
-        std::snprintf(b, sizeof b, "  intensity %g", double(p.intensity));
-        attrs += b;
+      ImGui::TextDisabled("   point %llu", (unsigned long long)p.index);
+      if (cloud) {
+        for (const auto& [name, value] : point_attributes(*cloud, p.index))
+          ImGui::Text("   %s  %s", name.c_str(), value.c_str());
       }
-      if (p.has_class) attrs += "  class " + std::to_string(unsigned(p.classification));
-      ImGui::TextUnformatted(attrs.c_str());
     }
     if (pick_count == 2) {
       const Measure m = measure(picks[0].world, picks[1].world, camera.up_axis);

@@ -47,7 +47,10 @@ bool RenderBackend::set_cloud(const PointCloud& cloud, std::string* error, std::
     if (cloud_) refresh_cpu(&err);  // back to the cloud on screen
     return false;
   }
-  cloud_ = &cloud;
+  {
+    std::lock_guard<std::mutex> lock(gpu_mutex_);  // stage_colors() compares with it
+    cloud_ = &cloud;
+  }
   cpu_stale_ = false;
 #if PR_HAVE_CUDA
   if (gpu_) {
@@ -83,6 +86,19 @@ bool RenderBackend::update_colors(std::string* error) {
   return true;
 }
 
+bool RenderBackend::stage_colors(const PointCloud& cloud, const uint32_t* colors,
+                                 std::string* error) {
+#if PR_HAVE_CUDA
+  std::lock_guard<std::mutex> lock(gpu_mutex_);
+  if (gpu_ && &cloud == cloud_) return gpu_->r->stage_colors(cloud, colors, error);
+#else
+  (void)cloud;
+  (void)colors;
+#endif
+  if (error) *error = "no GPU renderer";
+  return false;
+}
+
 bool RenderBackend::switch_mode(bool want_gpu) {
   if (!want_gpu) {
     std::string err;
@@ -108,10 +124,14 @@ bool RenderBackend::switch_mode(bool want_gpu) {
       status_("GPU mode unavailable: " + why + "; staying on the CPU", true);
       return false;
     }
-    gpu_ = std::make_unique<Gpu>();
-    gpu_->r = std::move(made);
-    gpu_->r->set_options(options_);
+    {
+      std::lock_guard<std::mutex> lock(gpu_mutex_);
+      gpu_ = std::make_unique<Gpu>();
+      gpu_->r = std::move(made);
+      gpu_->r->set_options(options_);
+    }
     if (cloud_ && !upload_gpu(&why, &note, /*compact_fallback=*/true)) {
+      std::lock_guard<std::mutex> lock(gpu_mutex_);
       gpu_.reset();
       status_("GPU renderer refused the cloud (" + why + "); staying on the CPU", true);
       return false;
@@ -208,6 +228,7 @@ void RenderBackend::reupload_gpu(const char* what) {
 }
 
 bool RenderBackend::upload_gpu(std::string* why, std::string* note, bool compact_fallback) {
+  std::lock_guard<std::mutex> lock(gpu_mutex_);  // staging of the last cloud's colors ends first
   if (gpu_->r->set_cloud(*cloud_, why)) return true;
   if (options_.compact || !compact_fallback) return false;
   // Full precision did not fit (or was refused): compact positions take 7 bytes a point, not 15.
@@ -232,7 +253,10 @@ void RenderBackend::drop_gpu(const std::string& why) {
 
 void RenderBackend::release_gpu() {
   release_interop();
-  gpu_.reset();
+  {
+    std::lock_guard<std::mutex> lock(gpu_mutex_);
+    gpu_.reset();
+  }
   use_gpu_ = false;
   std::string err;
   if (cpu_stale_ && !refresh_cpu(&err)) status_("CPU renderer refused the cloud: " + err, true);

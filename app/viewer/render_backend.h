@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "engine/camera.h"
@@ -46,6 +47,11 @@ class RenderBackend {
   /// (Renderer::update_colors(): nothing to do on the CPU, 3 bytes a point uploaded to the GPU).
   /// False with the reason when the GPU failed (it then has the whole cloud again).
   bool update_colors(std::string* error);
+  /// update_colors()'s upload done ahead (Renderer::stage_colors()), from the thread that
+  /// computed `colors` for `cloud` (the cloud on screen), while this one keeps drawing: the GPU
+  /// renderer, when there is one, packs and uploads them; update_colors() then swaps them in.
+  /// False with the reason when nothing was staged (update_colors() then uploads them).
+  bool stage_colors(const PointCloud& cloud, const uint32_t* colors, std::string* error);
 
   /// Draws on the GPU (making its renderer and uploading the cloud on first use) or the CPU.
   /// False, with the reason on the status line, when the GPU cannot be used.
@@ -112,6 +118,9 @@ class RenderBackend {
   RenderOptions options_;
   std::unique_ptr<CpuRenderer> cpu_;
   std::unique_ptr<Gpu> gpu_;
+  // Held by stage_colors() (another thread) while it uses the GPU renderer, and by this thread
+  // while it makes, drops or hands a cloud to the GPU renderer.
+  std::mutex gpu_mutex_;
   Display* display_ = nullptr;
   const PointCloud* cloud_ = nullptr;
   bool cpu_stale_ = false;  // the CPU holds the cloud in other options (compact, sort)

@@ -388,6 +388,7 @@ bool Viewer::open(std::string* error) {
     m.rs.edl = true;
     m.rs.edl_strength = *m.opt.edl;
   }
+  if (m.opt.hq) m.rs.hq = true;
   m.vsync = m.opt.vsync.value_or(m.settings.vsync);
 
   // The X connection is occasionally refused for a moment (seen under Xvfb on a loaded machine):

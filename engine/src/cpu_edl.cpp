@@ -5,13 +5,14 @@
 #include <cstddef>
 #include <cstdlib>
 
+#include "engine/hq_splat.h"
 #include "engine/parallel.h"
 
 namespace pr {
 
 void resolve_edl(uint64_t* keys, uint8_t* dirty, int width, int height, int tile, int tiles_x,
-                 int tiles_y, const EdlParams& e, uint32_t background, uint32_t* rgba, float* depth,
-                 unsigned threads) {
+                 int tiles_y, const EdlParams& e, uint32_t background, uint64_t* acc,
+                 uint32_t* rgba, float* depth, unsigned threads) {
   const size_t W = size_t(width), tx_n = size_t(tiles_x);
   const auto key_at = [keys, W](int x, int y) { return keys[size_t(y) * W + size_t(x)]; };
   // The neighbours as offsets in the buffer, and how far they reach.
@@ -39,20 +40,24 @@ void resolve_edl(uint64_t* keys, uint8_t* dirty, int width, int height, int tile
               const uint64_t key = keys[row + x];
               if (key == kEmptyKey) {
                 rgba[row + x] = background;
-              } else if (x >= reach && x + reach < W && y >= reach && y + reach < size_t(height)) {
+                if (depth) depth[row + x] = INFINITY;
+                continue;
+              }
+              const size_t at = row + x;
+              const uint32_t color =
+                  acc ? hq_color(key, acc[2 * at], acc[2 * at + 1]) : key_color(key);
+              if (x >= reach && x + reach < W && y >= reach && y + reach < size_t(height)) {
                 // Inside the image by the radius: the neighbours by their offsets, no tests.
                 const int32_t l = edl_log2_fixed(key);
-                const uint64_t* at = keys + row + x;
+                const uint64_t* k = keys + at;
                 int64_t sum = 0;
-                for (int i = 0; i < e.n; ++i) sum += edl_term(l, at[offset[i]]);
-                rgba[row + x] = edl_apply(key_color(key), edl_shade_of_sum(e, sum));
+                for (int i = 0; i < e.n; ++i) sum += edl_term(l, k[offset[i]]);
+                rgba[at] = edl_apply(color, edl_shade_of_sum(e, sum));
               } else {
-                rgba[row + x] = edl_pixel(e, int(x), int(y), width, height, background, key_at);
+                rgba[at] =
+                    edl_apply(color, edl_shade(e, int(x), int(y), width, height, key, key_at));
               }
-              if (depth) {
-                const uint64_t k = keys[row + x];
-                depth[row + x] = k == kEmptyKey ? INFINITY : key_depth(k);
-              }
+              if (depth) depth[at] = key_depth(key);
             }
           }
         }
@@ -68,8 +73,10 @@ void resolve_edl(uint64_t* keys, uint8_t* dirty, int width, int height, int tile
           for (size_t tx = 0; tx < tx_n; ++tx) {
             if (!flags[tx]) continue;
             const size_t x0 = tx * size_t(tile), x1 = std::min(W, x0 + size_t(tile));
-            for (size_t y = y0; y < y1; ++y)
+            for (size_t y = y0; y < y1; ++y) {
               std::fill(keys + y * W + x0, keys + y * W + x1, kEmptyKey);
+              if (acc) std::fill(acc + 2 * (y * W + x0), acc + 2 * (y * W + x1), uint64_t{0});
+            }
           }
           std::fill(flags, flags + tx_n, uint8_t{0});
         }

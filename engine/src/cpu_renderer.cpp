@@ -10,6 +10,7 @@
 #endif
 
 #include "cpu_edl.h"
+#include "engine/hq_splat.h"
 #include "engine/parallel.h"
 #include "project_batch.h"
 
@@ -42,23 +43,34 @@ inline void stream_fill(uint32_t* dst, size_t n, uint32_t bg) {
 #endif
 }
 
-/// `n` keys into colors (and depths, when `depth` is not null), the keys reset to empty.
+/// `n` keys into colors (and depths, when `depth` is not null), the keys reset to empty. `acc`
+/// (or null): the high-quality splats' accumulators of these pixels (engine/hq_splat.h), which
+/// give the colors and are reset to zero.
 inline void resolve_span(uint64_t* __restrict keys, size_t n, uint32_t bg,
-                         uint32_t* __restrict rgba, float* __restrict depth) {
-#if defined(__SSE2__)
-  if (n % 4 == 0 && (reinterpret_cast<uintptr_t>(rgba) & 15) == 0) {
-    for (size_t i = 0; i < n; i += 4) {
-      uint32_t c[4];
-      for (size_t j = 0; j < 4; ++j) c[j] = resolve_key(keys[i + j], bg);
-      _mm_stream_si128(reinterpret_cast<__m128i*>(rgba + i),
-                       _mm_setr_epi32(int(c[0]), int(c[1]), int(c[2]), int(c[3])));
+                         uint32_t* __restrict rgba, float* __restrict depth,
+                         uint64_t* __restrict acc) {
+  if (acc) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t k = keys[i];
+      rgba[i] = k == kEmptyKey ? bg : hq_color(k, acc[2 * i], acc[2 * i + 1]);
     }
+    std::fill(acc, acc + 2 * n, uint64_t{0});
   } else {
-    for (size_t i = 0; i < n; ++i) rgba[i] = resolve_key(keys[i], bg);
-  }
+#if defined(__SSE2__)
+    if (n % 4 == 0 && (reinterpret_cast<uintptr_t>(rgba) & 15) == 0) {
+      for (size_t i = 0; i < n; i += 4) {
+        uint32_t c[4];
+        for (size_t j = 0; j < 4; ++j) c[j] = resolve_key(keys[i + j], bg);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(rgba + i),
+                         _mm_setr_epi32(int(c[0]), int(c[1]), int(c[2]), int(c[3])));
+      }
+    } else {
+      for (size_t i = 0; i < n; ++i) rgba[i] = resolve_key(keys[i], bg);
+    }
 #else
-  for (size_t i = 0; i < n; ++i) rgba[i] = resolve_key(keys[i], bg);
+    for (size_t i = 0; i < n; ++i) rgba[i] = resolve_key(keys[i], bg);
 #endif
+  }
   if (depth)
     for (size_t i = 0; i < n; ++i) depth[i] = keys[i] == kEmptyKey ? INFINITY : key_depth(keys[i]);
   std::fill(keys, keys + n, kEmptyKey);
@@ -77,6 +89,18 @@ inline void stream_done() {
 /// 2^16 faster in random order but slower in Morton order, and fewer bands than threads share.)
 constexpr int kBandShift = 15;
 
+/// A point_size square centred on pixel (ix, iy): depth-tests each pixel and marks every tile it
+/// touches (a square of up to 16 pixels spans up to three tiles a side).
+inline void splat_keys(const CpuRenderer::FrameTarget& t, int ix, int iy, uint64_t key) {
+  int x0, y0, x1, y1;
+  splat_rect(*t.p, ix, iy, x0, y0, x1, y1);
+  for (int ty = y0 / kTile; ty <= (y1 - 1) / kTile; ++ty)
+    for (int tx = x0 / kTile; tx <= (x1 - 1) / kTile; ++tx)
+      t.mark(uint32_t(tx * kTile), uint32_t(ty * kTile));
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) depth_min(t.keys + size_t(y) * t.width + size_t(x), key);
+}
+
 /// Points straight to the visibility buffer (splats, and frames with binning off): the early
 /// test, then the atomic compare-exchange.
 struct DirectEmit {
@@ -93,19 +117,46 @@ struct DirectEmit {
     }
   }
   void prefetch(uint32_t pix) const { __builtin_prefetch(t.keys + pix, 1); }
-  void splatted() const { ++drawn; }  // a point drawn as a square, for the count
+  void splat(int ix, int iy, uint64_t key) const {
+    ++drawn;  // a point drawn as a square, for the count
+    splat_keys(t, ix, iy, key);
+  }
 };
 
 /// Points into one thread's bins, a bin a band. No early depth test: reading a random key costs
 /// the cache miss that the binning is there to avoid (measured: slower at 1e6 points, and at 1e7
-/// no faster than the atomics).
+/// no faster than the atomics). Squares are not binned (bin_frame() bins 1-pixel points only).
 struct BinEmit {
+  const CpuRenderer::FrameTarget& t;
   std::vector<CpuRenderer::BinEntry>* bins;
   void operator()(uint32_t pix, uint64_t key) const {
     bins[pix >> kBandShift].push_back({key, pix});
   }
   void prefetch(uint32_t) const {}
-  void splatted() const {}  // splats are never binned
+  void splat(int ix, int iy, uint64_t key) const { splat_keys(t, ix, iy, key); }
+};
+
+/// High-quality splats' second pass (engine/hq_splat.h): the points of the depth test again,
+/// each adding its color to the accumulator of the pixels whose nearest depth it is within range
+/// of. The keys are final here (read with plain loads); the sums take atomic adds.
+struct HqEmit {
+  const CpuRenderer::FrameTarget& t;
+  uint64_t* acc;  // two words a pixel
+  void operator()(uint32_t pix, uint64_t key) const {
+    if (!hq_blends(uint32_t(key >> 32), t.keys[pix])) return;
+    const uint32_t color = key_color(key);
+    std::atomic_ref<uint64_t>(acc[2 * size_t(pix)])
+        .fetch_add(hq_word_a(color), std::memory_order_relaxed);
+    std::atomic_ref<uint64_t>(acc[2 * size_t(pix) + 1])
+        .fetch_add(hq_word_b(color), std::memory_order_relaxed);
+  }
+  void prefetch(uint32_t pix) const { __builtin_prefetch(t.keys + pix); }
+  void splat(int ix, int iy, uint64_t key) const {
+    int x0, y0, x1, y1;
+    splat_rect(*t.p, ix, iy, x0, y0, x1, y1);
+    for (int y = y0; y < y1; ++y)
+      for (int x = x0; x < x1; ++x) (*this)(uint32_t(y) * t.width + uint32_t(x), key);
+  }
 };
 
 /// Stored points a binning group: the bins of a group (12 bytes a point) stay within the caches.
@@ -120,10 +171,20 @@ std::unique_ptr<Renderer> make_cpu_renderer(unsigned threads) {
 CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_threads() : threads) {}
 
 template <class UnitFn>
-void CpuRenderer::run_units(size_t units, const uint32_t* list, const FrameTarget& t, bool binned,
+void CpuRenderer::run_units(size_t units, const uint32_t* list, const FrameTarget& t, Pass pass,
                             UnitFn unit) {
   if (units == 0) return;
-  if (!binned) {
+  if (pass == Pass::kHq) {
+    parallel_for(
+        units,
+        [&](size_t b, size_t e) {
+          const HqEmit emit{t, hq_acc_.data()};
+          for (size_t k = b; k < e; ++k) unit(list ? size_t(list[k]) : k, emit);
+        },
+        threads_, 1);
+    return;
+  }
+  if (pass == Pass::kDepth) {
     parallel_for(
         units,
         [&](size_t b, size_t e) {
@@ -149,7 +210,7 @@ void CpuRenderer::run_units(size_t units, const uint32_t* list, const FrameTarge
         slots,
         [&](size_t s0, size_t s1) {
           for (size_t slot = s0; slot < s1; ++slot) {
-            const BinEmit emit{bins_.data() + slot * bands};
+            const BinEmit emit{t, bins_.data() + slot * bands};
             for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < g1;)
               unit(list ? size_t(list[k]) : k, emit);
           }
@@ -222,7 +283,7 @@ void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t store
     list_.clear();
     for (size_t bi = 0; bi < batches; ++bi)
       if (pass_[bi] == which) list_.push_back(uint32_t(bi));
-    run_units(list_.size(), list_.data(), t, binned, unit);
+    run_units(list_.size(), list_.data(), t, binned ? Pass::kBinned : Pass::kDepth, unit);
   };
   draw_pass(1);
   if (!occl) return;
@@ -258,6 +319,14 @@ void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t store
   occluded_batches_ = occluded.load();
   draw_pass(3);
   second_pass_batches_ = list_.size();
+}
+
+template <class UnitFn>
+void CpuRenderer::hq_batches(const FrameTarget& t, UnitFn unit) {
+  list_.clear();
+  for (size_t bi = 0; bi < pass_.size(); ++bi)
+    if (pass_[bi] == 1 || pass_[bi] == 3) list_.push_back(uint32_t(bi));
+  run_units(list_.size(), list_.data(), t, Pass::kHq, unit);
 }
 
 bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
@@ -320,30 +389,18 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
     const uint64_t step = subset_step(total_points, count);
     const size_t width = size_t(s.width);
     const bool big = p.point_size > 1;
-    const FrameTarget target(keys, dirty, s.width, s.height, tiles_x);
-    // A point_size square: depth-tests each pixel and marks every tile it touches (a square of
-    // up to 16 pixels spans up to three tiles a side).
-    auto splat = [&](int ix, int iy, uint64_t key) {
-      int x0, y0, x1, y1;
-      splat_rect(p, ix, iy, x0, y0, x1, y1);
-      for (int ty = y0 / kTile; ty <= (y1 - 1) / kTile; ++ty)
-        for (int tx = x0 / kTile; tx <= (x1 - 1) / kTile; ++tx)
-          target.mark(uint32_t(tx * kTile), uint32_t(ty * kTile));
-      for (int y = y0; y < y1; ++y)
-        for (int x = x0; x < x1; ++x) depth_min(keys + size_t(y) * width + size_t(x), key);
-    };
+    const FrameTarget target(&p, keys, dirty, s.width, s.height, tiles_x);
     // 1-pixel points are binned (run_units()) where that pays (bin_frame()); splats take the
     // atomics.
     const bool binned = bin_frame(options_.binning, big, count, npix, last_drawn_);
     binned_ = binned;
+    if (s.hq && hq_acc_.size() != 2 * npix) hq_acc_.assign(2 * npix, 0);
     // One projected point: its pixel to `emit`, or its square.
     auto plot = [&](int ix, int iy, uint64_t key, const auto& emit) {
-      if (big) {
-        splat(ix, iy, key);
-        emit.splatted();
-      } else {
+      if (big)
+        emit.splat(ix, iy, key);
+      else
         emit(uint32_t(iy) * uint32_t(width) + uint32_t(ix), key);
-      }
     };
     if (compact_active_) {
       // Compact positions: batch by batch (the box test first), every stored point decoded with
@@ -352,24 +409,25 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       const CompactCloud& cc = compact_;
       const bool subset = step != (uint64_t{1} << 32);
       const bool cull = options_.culling;
+      auto unit = [&](size_t bi, const auto& emit) {
+        const CompactBatch box = cc.batches[bi];
+        const size_t s0 = bi * kCompactBatch,
+                     s1 = std::min(size_t(total_points), s0 + kCompactBatch);
+        for (size_t si = s0; si < s1; ++si) {
+          const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
+          if (subset && !in_subset(id, count, step)) continue;
+          float x, y, z;
+          if (!compact_decode(box, cc.words[si], x, y, z)) continue;
+          int ix, iy;
+          uint64_t key;
+          if (project_to_pixel(p, x, y, z, colors[id], ix, iy, key)) plot(ix, iy, key, emit);
+        }
+      };
       draw_batches(
           p, cc.batches.size(), total_points, target, binned,
           [&](size_t bi) { return !cull || compact_box_may_draw(p, cc.batches[bi]); },
-          [&](size_t bi) { return compact_box_footprint(p, cc.batches[bi]); },
-          [&](size_t bi, const auto& emit) {
-            const CompactBatch box = cc.batches[bi];
-            const size_t s0 = bi * kCompactBatch,
-                         s1 = std::min(size_t(total_points), s0 + kCompactBatch);
-            for (size_t si = s0; si < s1; ++si) {
-              const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
-              if (subset && !in_subset(id, count, step)) continue;
-              float x, y, z;
-              if (!compact_decode(box, cc.words[si], x, y, z)) continue;
-              int ix, iy;
-              uint64_t key;
-              if (project_to_pixel(p, x, y, z, colors[id], ix, iy, key)) plot(ix, iy, key, emit);
-            }
-          });
+          [&](size_t bi) { return compact_box_footprint(p, cc.batches[bi]); }, unit);
+      if (s.hq) hq_batches(target, unit);
     } else {
       // All points, 1-pixel splats: project a run into small arrays first, in a loop with no
       // branches or atomics that the compiler vectorizes (project_batch), then hand the run's
@@ -412,22 +470,25 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
       if (all && cull) {
         // Batch by batch, the box test first (engine/culling.h), then occlusion culling's.
         const PointBox* boxes = boxes_.data();
+        auto unit = [&](size_t bi, const auto& emit) {
+          draw_points(bi * kPointBatch,
+                      std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)), emit);
+        };
         draw_batches(
             p, boxes_.size(), total_points, target, binned,
             [&](size_t bi) { return box_may_draw(p, boxes[bi]); },
-            [&](size_t bi) { return box_footprint(p, boxes[bi]); },
-            [&](size_t bi, const auto& emit) {
-              draw_points(bi * kPointBatch,
-                          std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)), emit);
-            });
+            [&](size_t bi) { return box_footprint(p, boxes[bi]); }, unit);
+        if (s.hq) hq_batches(target, unit);
       } else {
         // Units of kPointBatch drawn points: stored points, or a subset's every k-th.
         const size_t units = size_t((count + kPointBatch - 1) / kPointBatch);
-        run_units(units, nullptr, target, binned, [&](size_t u, const auto& emit) {
+        auto unit = [&](size_t u, const auto& emit) {
           const size_t b = u * kPointBatch, e = std::min(size_t(count), b + kPointBatch);
           if (all) return draw_points(b, e, emit);
           for (size_t i = b; i < e; ++i) draw_one(size_t(subset_index(i, step)), emit);
-        });
+        };
+        run_units(units, nullptr, target, binned ? Pass::kBinned : Pass::kDepth, unit);
+        if (s.hq) run_units(units, nullptr, target, Pass::kHq, unit);
       }
     }
     last_drawn_ = target.drawn.load();
@@ -441,9 +502,10 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   float* depth = s.want_depth ? out.depth.data() : nullptr;
   const uint32_t bg = s.background;
   const int W = s.width, H = s.height;
+  uint64_t* acc = s.hq && count > 0 ? hq_acc_.data() : nullptr;
   if (s.edl) {  // engine/edl.h: colors from the keys and their neighbours, then the clear
     resolve_edl(keys, dirty, W, H, kTile, tiles_x_, tiles_y_,
-                edl_params(s.edl_strength, s.edl_radius), bg, rgba, depth, threads_);
+                edl_params(s.edl_strength, s.edl_radius), bg, acc, rgba, depth, threads_);
     stats.resolve_ms = sw.ms();
     stats.total_ms = total.ms();
     return true;
@@ -468,7 +530,8 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
                 continue;
               }
               const size_t x0 = row + tx * kTile, x1 = row + std::min(size_t(W), (tx + 1) * kTile);
-              resolve_span(keys + x0, x1 - x0, bg, rgba + x0, depth ? depth + x0 : nullptr);
+              resolve_span(keys + x0, x1 - x0, bg, rgba + x0, depth ? depth + x0 : nullptr,
+                           acc ? acc + 2 * x0 : nullptr);
             }
           }
           std::fill(flags, flags + tiles_x, uint8_t{0});

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/colorize.h"
 #include "engine/cpu_renderer.h"
 #include "engine/frame_policy.h"
 #include "engine/parallel.h"
@@ -155,6 +156,45 @@ Measure measure(const glm::dvec3& a, const glm::dvec3& b, UpAxis up) {
   m.horizontal = std::sqrt(h0 * h0 + h1 * h1);
   m.distance = std::sqrt(h0 * h0 + h1 * h1 + m.height * m.height);
   return m;
+}
+
+std::vector<std::pair<std::string, std::string>> point_attributes(const PointCloud& cloud,
+                                                                  uint64_t index) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (index >= cloud.size()) return out;
+  const size_t i = size_t(index);
+  char b[96];
+  const PodVector<uint32_t>& rgb = cloud.source_colors();
+  if (i < rgb.size()) {
+    const uint32_t c = rgb[i];
+    std::snprintf(b, sizeof b, "%u %u %u", c & 255u, (c >> 8) & 255u, (c >> 16) & 255u);
+    out.emplace_back("rgb", b);
+  }
+  if (i < cloud.intensity.size()) {
+    std::snprintf(b, sizeof b, "%.9g", double(cloud.intensity[i]));
+    out.emplace_back("intensity", b);
+  }
+  if (i < cloud.classification.size()) {
+    const uint8_t c = cloud.classification[i];
+    out.emplace_back("class", std::to_string(unsigned(c)) + " " + class_name(c));
+  }
+  if (i < cloud.returns.size()) {
+    std::snprintf(b, sizeof b, "%u of %u", return_number(cloud.returns[i]),
+                  return_count(cloud.returns[i]));
+    out.emplace_back("return", b);
+  }
+  if (i < cloud.point_source.size())
+    out.emplace_back("point source", std::to_string(unsigned(cloud.point_source[i])));
+  if (i < cloud.gps_time.size()) {
+    std::snprintf(b, sizeof b, "%.6f", cloud.gps_time[i]);
+    out.emplace_back("GPS time", b);
+  }
+  for (const ScalarField& f : cloud.fields) {
+    if (i >= f.values.size()) continue;
+    std::snprintf(b, sizeof b, "%.9g", double(f.values[i]));
+    out.emplace_back(f.name, b);
+  }
+  return out;
 }
 
 std::string pick_line(const PickResult& r) {

@@ -88,7 +88,11 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
   bool update_colors(const PointCloud& cloud, std::string* error) override {
+    if (cloud_->adopt_staged(cloud)) return true;
     return cloud_->update_colors(cloud, error);
+  }
+  bool stage_colors(const PointCloud& cloud, const uint32_t* colors, std::string* error) override {
+    return cloud_->stage_colors(cloud, colors, error);
   }
 
   bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,
@@ -97,7 +101,7 @@ class CudaRendererImpl final : public CudaRenderer {
     const FrameStart start = begin_frame(s, out, stats, error);
     if (start != FrameStart::kDraw) return start == FrameStart::kEmpty;
     const size_t npix = out.pixel_count();
-    if (!frame_->reserve(npix, s.want_depth, error)) return false;
+    if (!frame_->reserve(npix, s.want_depth, s.hq, error)) return false;
     if (!reserve_staging(npix, s.want_depth, error)) return false;
     if (!prepare_subset(s, error)) return false;
     float* depth = s.want_depth ? frame_->depth() : nullptr;
@@ -154,7 +158,7 @@ class CudaRendererImpl final : public CudaRenderer {
       stats.total_ms = total.ms();
       return true;
     }
-    if (!frame_->reserve(npix, false, error)) return false;
+    if (!frame_->reserve(npix, false, s.hq, error)) return false;
     if (!prepare_subset(s, error)) return false;
     Stopwatch map;
     uint32_t* rgba = nullptr;

@@ -24,6 +24,12 @@ constexpr size_t kPerBatchFlagAndList = 1 + sizeof(uint32_t);
 DeviceCloud::~DeviceCloud() {
   free_points();
   free_boxes();
+  drop_staged();
+  for (int k = 0; k < 2; ++k) {
+    if (pinned_[k]) PR_CUDA_LOG(cudaFreeHost(pinned_[k]));
+    if (pinned_free_[k]) PR_CUDA_LOG(cudaEventDestroy(pinned_free_[k]));
+  }
+  if (stage_stream_) PR_CUDA_LOG(cudaStreamDestroy(stage_stream_));
 }
 
 void DeviceCloud::free_points() {
@@ -52,6 +58,8 @@ size_t DeviceCloud::memory_bytes() const {
 }
 
 bool DeviceCloud::reserve(uint64_t n, bool compact, std::string* error) {
+  std::lock_guard<std::mutex> lock(stage_mutex_);  // a staging call in flight ends first
+  drop_staged();
   points_ = 0;
   loaded_ = false;
   sorted_ = false;
@@ -210,32 +218,50 @@ cudaError_t DeviceCloud::morton_order_of(const PointCloud& cloud, const Bounds& 
 
 /// Host colors `from` (RGBA8), taken in `orig` (host, null: as stored), packed into colors_ (3
 /// bytes a point, load_rgb()) a chunk at a time through a host buffer of 48 MiB; waits for them.
+/// Packs n colors (from[orig[k]], or from[k]) into their 3-byte form and copies them to `dst` on
+/// `stream`, in chunks through two pinned buffers: the host packs one chunk while the last one
+/// is copied (a copy from pinned memory runs without the host, one from pageable memory would
+/// be staged through the driver's buffer by this thread). Waits for the last copy.
 cudaError_t DeviceCloud::upload_rgb_from_host(const uint32_t* from, const uint32_t* orig,
-                                              uint64_t n, std::string* what) {
-  constexpr uint64_t kChunk = uint64_t{1} << 24;  // points a chunk, a multiple of 4
-  PodVector<uint8_t> buf(size_t(std::min(n, kChunk)) * 3 + 4);
-  for (uint64_t b = 0; b < n; b += kChunk) {
+                                              uint64_t n, uint32_t* dst, cudaStream_t stream,
+                                              std::string* what) {
+  constexpr uint64_t kChunk = uint64_t{1} << 22;  // points a chunk, a multiple of 4
+  for (int k = 0; k < 2; ++k) {
+    if (pinned_[k]) continue;
+    *what = "cudaHostAlloc(color chunk)";
+    cudaError_t e =
+        cudaHostAlloc(reinterpret_cast<void**>(&pinned_[k]), kChunk * 3 + 4, cudaHostAllocDefault);
+    if (e == cudaSuccess) {
+      *what = "cudaEventCreate(color chunk)";
+      e = cudaEventCreateWithFlags(&pinned_free_[k], cudaEventDisableTiming);
+    }
+    if (e != cudaSuccess) return e;
+  }
+  int k = 0;
+  for (uint64_t b = 0; b < n; b += kChunk, k ^= 1) {
     const uint64_t e = std::min(n, b + kChunk);
-    uint8_t* out = buf.data();
+    uint8_t* out = pinned_[k];
+    *what = "cudaEventSynchronize(color chunk)";  // its last copy has finished
+    if (cudaError_t err = cudaEventSynchronize(pinned_free_[k]); err != cudaSuccess) return err;
     parallel_for(size_t(e - b), [&](size_t lo, size_t hi) {
-      for (size_t k = lo; k < hi; ++k) {
-        const uint32_t c = from[orig ? orig[b + k] : b + k];
-        out[3 * k] = uint8_t(c);
-        out[3 * k + 1] = uint8_t(c >> 8);
-        out[3 * k + 2] = uint8_t(c >> 16);
+      for (size_t i = lo; i < hi; ++i) {
+        const uint32_t c = from[orig ? orig[b + i] : b + i];
+        out[3 * i] = uint8_t(c);
+        out[3 * i + 1] = uint8_t(c >> 8);
+        out[3 * i + 2] = uint8_t(c >> 16);
       }
     });
     // The last chunk ends the array's padding word with zeros.
     const size_t bytes = e == n ? size_t(rgb_words(n) * 4 - 3 * b) : size_t(e - b) * 3;
-    for (size_t k = size_t(e - b) * 3; k < bytes; ++k) out[k] = 0;
+    for (size_t i = size_t(e - b) * 3; i < bytes; ++i) out[i] = 0;
     *what = "cudaMemcpyAsync(colors)";
-    cudaError_t err = cudaMemcpyAsync(reinterpret_cast<uint8_t*>(colors_) + 3 * b, out, bytes,
-                                      cudaMemcpyHostToDevice, stream_);
-    // The buffer is refilled next: wait for the copy.
-    if (err == cudaSuccess) err = cudaStreamSynchronize(stream_);
+    cudaError_t err = cudaMemcpyAsync(reinterpret_cast<uint8_t*>(dst) + 3 * b, out, bytes,
+                                      cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess) err = cudaEventRecord(pinned_free_[k], stream);
     if (err != cudaSuccess) return err;
   }
-  return cudaSuccess;
+  *what = "cudaStreamSynchronize(colors)";
+  return cudaStreamSynchronize(stream);
 }
 
 /// The cloud's colors into colors_ (3 bytes a point), in `order` (device, null: as stored); waits
@@ -243,7 +269,7 @@ cudaError_t DeviceCloud::upload_rgb_from_host(const uint32_t* from, const uint32
 cudaError_t DeviceCloud::upload_colors(const PointCloud& cloud, const uint32_t* order,
                                        std::string* what) {
   const uint64_t n = cloud.size();
-  if (!order) return upload_rgb_from_host(cloud.colors.data(), nullptr, n, what);
+  if (!order) return upload_rgb_from_host(cloud.colors.data(), nullptr, n, colors_, stream_, what);
   uint32_t* csrc = nullptr;
   *what = "cudaMalloc(color source)";
   cudaError_t e = malloc_device(&csrc, n);
@@ -318,9 +344,9 @@ bool DeviceCloud::update_colors(const PointCloud& cloud, std::string* error) {
   std::string what;
   cudaError_t e = cudaSuccess;
   if (!sorted_)
-    e = upload_rgb_from_host(cloud.colors.data(), nullptr, n, &what);
+    e = upload_rgb_from_host(cloud.colors.data(), nullptr, n, colors_, stream_, &what);
   else if (!host_orig_.empty())
-    e = upload_rgb_from_host(cloud.colors.data(), host_orig_.data(), n, &what);
+    e = upload_rgb_from_host(cloud.colors.data(), host_orig_.data(), n, colors_, stream_, &what);
   else if (!make_original_index(error))
     return false;
   else
@@ -332,7 +358,79 @@ bool DeviceCloud::update_colors(const PointCloud& cloud, std::string* error) {
   return true;
 }
 
+bool DeviceCloud::stage_colors(const PointCloud& cloud, const uint32_t* colors,
+                               std::string* error) {
+  std::lock_guard<std::mutex> lock(stage_mutex_);
+  drop_staged();
+  const uint64_t n = points_;
+  if (!loaded_ || &cloud != cloud_ || cloud.size() != n || n == 0) {
+    if (error) *error = "stage_colors: not the cloud uploaded last";
+    return false;
+  }
+  if (sorted_ && host_orig_.empty() && !orig_) {
+    if (error) *error = "stage_colors: the sorted cloud has no original index yet";
+    return false;
+  }
+  std::string what = "cudaStreamCreate(stage)";
+  cudaError_t e = stage_stream_ ? cudaSuccess
+                                : cudaStreamCreateWithFlags(&stage_stream_, cudaStreamNonBlocking);
+  if (e == cudaSuccess) {
+    what = "cudaMalloc(staged colors)";
+    e = malloc_device(&staged_, rgb_words(cap_points_));
+  }
+  if (e == cudaSuccess) {
+    if (!sorted_ || !host_orig_.empty()) {
+      e = upload_rgb_from_host(colors, sorted_ ? host_orig_.data() : nullptr, n, staged_,
+                               stage_stream_, &what);
+    } else {
+      // Sorted on the GPU: the 4-byte colors go up as they are and are packed there in stored
+      // order through the original index (4 more bytes a point while it runs).
+      uint32_t* src = nullptr;
+      what = "cudaMalloc(color source)";
+      e = malloc_device(&src, n);
+      if (e == cudaSuccess) {
+        what = "cudaMemcpyAsync(color source)";
+        e = cudaMemcpyAsync(src, colors, n * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                            stage_stream_);
+      }
+      if (e == cudaSuccess) {
+        what = "pack_rgb(staged colors)";
+        e = pack_rgb(src, orig_, n, staged_, stage_stream_);
+      }
+      if (e == cudaSuccess) {
+        what = "cudaStreamSynchronize(stage)";
+        e = cudaStreamSynchronize(stage_stream_);
+      }
+      free_device(src);
+    }
+  }
+  if (e != cudaSuccess) {
+    drop_staged();
+    if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
+    return false;
+  }
+  staged_cloud_ = &cloud;
+  staged_colors_ = colors;
+  return true;
+}
+
+bool DeviceCloud::adopt_staged(const PointCloud& cloud) {
+  std::lock_guard<std::mutex> lock(stage_mutex_);
+  const bool match = staged_ && loaded_ && &cloud == cloud_ && staged_cloud_ == &cloud &&
+                     cloud.size() == points_ && cloud.colors.data() == staged_colors_;
+  if (match) std::swap(colors_, staged_);
+  drop_staged();  // the old array, or the staged one that does not match
+  return match;
+}
+
+void DeviceCloud::drop_staged() {
+  free_device(staged_);
+  staged_cloud_ = nullptr;
+  staged_colors_ = nullptr;
+}
+
 bool DeviceCloud::make_original_index(std::string* error) {
+  std::lock_guard<std::mutex> lock(stage_mutex_);  // stage_colors() reads orig_
   if (orig_) return true;
   // A compact cloud encoded on the host kept the index there; otherwise the Morton order is
   // computed again from the cloud on the GPU (the same codes and the same stable sort give the
@@ -383,8 +481,9 @@ bool DeviceCloud::upload_compact(const PointCloud& cloud, bool sort, const Bound
                                 cc.batches.size() * sizeof(CompactBatch), cudaMemcpyHostToDevice,
                                 stream_));
     std::string what;
-    if (const cudaError_t e = upload_rgb_from_host(
-            cloud.colors.data(), cc.orig.empty() ? nullptr : cc.orig.data(), n, &what);
+    if (const cudaError_t e =
+            upload_rgb_from_host(cloud.colors.data(), cc.orig.empty() ? nullptr : cc.orig.data(), n,
+                                 colors_, stream_, &what);
         e != cudaSuccess) {
       if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
       return false;

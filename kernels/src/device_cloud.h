@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "engine/compact.h"
@@ -42,6 +43,19 @@ class DeviceCloud {
   /// cloud sorted on the GPU, through the original index, made on the first call and kept: 4
   /// bytes a point). False with a message when `cloud` is not the uploaded cloud or a step fails.
   bool update_colors(const PointCloud& cloud, std::string* error);
+
+  /// update_colors()'s work done ahead, on a thread other than the one drawing, while frames
+  /// still draw the current colors: `colors` (the cloud's next colors, one per point in its
+  /// order) packed into a second color array in stored order, on a stream of this call's own, and
+  /// waited for. False with a message when the cloud is not the uploaded one, the device has no
+  /// room for the second array, or a sorted cloud has no original index yet (update_colors() then
+  /// does the whole work). At most one call at a time; not concurrent with upload() (reserve()
+  /// waits for it).
+  bool stage_colors(const PointCloud& cloud, const uint32_t* colors, std::string* error);
+  /// When stage_colors() staged `cloud`'s colors as they are now (`cloud.colors.data()` is the
+  /// array staged): swaps the staged array in (the old one freed) and returns true. Otherwise
+  /// drops what was staged and returns false.
+  bool adopt_staged(const PointCloud& cloud);
 
   /// A subset of a sorted cloud needs each stored point's original index: made on the first call
   /// (4 bytes a point, kept until the next cloud). False with a message when it cannot be made.
@@ -89,8 +103,9 @@ class DeviceCloud {
   bool encode_on_gpu(const PointCloud& cloud, bool sort, const Bounds& bounds);
   cudaError_t morton_order_of(const PointCloud& cloud, const Bounds& bounds, uint32_t* order,
                               Float3** src_out, std::string* what);
+  void drop_staged();
   cudaError_t upload_rgb_from_host(const uint32_t* from, const uint32_t* orig, uint64_t n,
-                                   std::string* what);
+                                   uint32_t* dst, cudaStream_t stream, std::string* what);
   cudaError_t upload_colors(const PointCloud& cloud, const uint32_t* order, std::string* what);
   bool finish_upload(cudaError_t e, std::string& what, const PointCloud& cloud, Float3*& src,
                      uint32_t*& order, const char* skipped, const char* instead);
@@ -118,6 +133,16 @@ class DeviceCloud {
   uint32_t* colors_ = nullptr;     // packed RGB, 3 bytes a point (load_rgb())
   uint32_t* orig_ = nullptr;       // the original index (make_original_index())
   PodVector<uint32_t> host_orig_;  // a host-encoded compact Morton build's original index
+  // Staged colors (stage_colors()): the second array, for which cloud and color array, the
+  // stream that fills it; the pinned buffers the packing alternates between. `stage_mutex_` keeps
+  // staging and the calls that change the storage apart.
+  std::mutex stage_mutex_;
+  uint32_t* staged_ = nullptr;
+  const PointCloud* staged_cloud_ = nullptr;
+  const uint32_t* staged_colors_ = nullptr;
+  cudaStream_t stage_stream_ = nullptr;
+  uint8_t* pinned_[2] = {};
+  cudaEvent_t pinned_free_[2] = {};
   PointBox cloud_box_ = empty_point_box();
   glm::dvec3 origin_{0.0};
 };

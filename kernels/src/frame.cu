@@ -12,6 +12,7 @@ Frame::~Frame() {
   free_device(keys_);
   free_device(rgba_);
   free_device(depth_);
+  free_device(hq_acc_);
   free_device(hiz_);
   free_device(hidden_);
   free_device(list_count_);
@@ -45,14 +46,17 @@ void Frame::forget_cloud() {
 
 size_t Frame::memory_bytes() const {
   return cap_pixels_ * (sizeof(unsigned long long) + sizeof(uint32_t)) +
-         (depth_ ? cap_pixels_ * sizeof(float) : 0) + (hiz_ ? hiz_words_ * sizeof(uint32_t) : 0);
+         (depth_ ? cap_pixels_ * sizeof(float) : 0) +
+         (hq_acc_ ? 2 * cap_pixels_ * sizeof(unsigned long long) : 0) +
+         (hiz_ ? hiz_words_ * sizeof(uint32_t) : 0);
 }
 
-bool Frame::reserve(size_t pixels, bool want_depth, std::string* error) {
+bool Frame::reserve(size_t pixels, bool want_depth, bool hq, std::string* error) {
   if (pixels != cap_pixels_) {
     free_device(keys_);
     free_device(rgba_);
     free_device(depth_);
+    free_device(hq_acc_);
     cap_pixels_ = 0;
     PR_CUDA_TRY(malloc_device(&keys_, pixels));
     PR_CUDA_TRY(malloc_device(&rgba_, pixels));
@@ -60,6 +64,10 @@ bool Frame::reserve(size_t pixels, bool want_depth, std::string* error) {
     keys_clean_ = false;
   }
   if (want_depth && !depth_) PR_CUDA_TRY(malloc_device(&depth_, pixels));
+  if (hq && !hq_acc_) {
+    PR_CUDA_TRY(malloc_device(&hq_acc_, 2 * pixels));
+    PR_CUDA_TRY(cudaMemsetAsync(hq_acc_, 0, 2 * pixels * sizeof(unsigned long long), stream_));
+  }
   return true;
 }
 
@@ -150,6 +158,7 @@ GraphShape Frame::shape_of(const DeviceCloud& cloud, const FramePlan& plan, cons
   g.all_inside = plan.all_inside;
   g.stage_timing = tuning.stage_timing;
   g.edl = s.edl;
+  g.hq = s.hq;
   return g;
 }
 
@@ -317,14 +326,29 @@ bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePl
     return false;
   }
   PR_CUDA_TRY(cudaGetLastError());  // the raster launch
+  const bool hq = s.hq && f.count > 0;
+  if (hq) {
+    // High-quality splats: the drawn points again, into the accumulators (hq_splat.cu).
+    HqInput in;
+    static_cast<DrawnPoints&>(in) = drawn;
+    in.compact = cloud.compact();
+    in.pos = cloud.positions();
+    in.words = cloud.words();
+    in.batches = cloud.compact_batches();
+    if (!launch_hq_accumulate(p, in, keys_, hq_acc_, unsigned(sms_) * 8u * 4u, stream_)) {
+      if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
+      return false;
+    }
+    PR_CUDA_TRY(cudaGetLastError());  // the accumulation's launch
+  }
   if (stages) PR_CUDA_TRY(record(ev_[2], capturing));
   // The resolve reads only the keys of the pixels this frame's points can write and writes the
   // rest as background. With stage events an event sits between the raster and the resolve: no
   // dependent launch.
-  if (s.edl) {
-    PR_CUDA_TRY(launch_resolve_edl(keys_, s.width, s.height, f.reach,
-                                   edl_params(s.edl_strength, s.edl_radius), s.background, rgba,
-                                   depth, stream_));
+  if (s.edl || hq) {
+    const EdlParams e = edl_params(s.edl_strength, s.edl_radius);
+    PR_CUDA_TRY(launch_resolve_shaded(keys_, s.width, s.height, f.reach, s.edl ? &e : nullptr,
+                                      hq ? hq_acc_ : nullptr, s.background, rgba, depth, stream_));
   } else {
     launch_resolve(keys_, s.width, s.height, f.reach, s.background, rgba, depth, stream_,
                    pdl_ && !stages);

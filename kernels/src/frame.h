@@ -44,6 +44,7 @@ struct GraphShape {
   bool all_inside = false;    ///< the raster kernel without image tests
   bool stage_timing = false;  ///< events between the stages
   bool edl = false;           ///< the resolve with eye-dome lighting, then a clear of the keys
+  bool hq = false;            ///< high-quality splats' second pass, and the resolve that averages
   bool operator==(const GraphShape&) const = default;
 };
 
@@ -61,8 +62,9 @@ class Frame {
   /// A new cloud: the Hi-Z, the occlusion policy and the last frame's counts belong to the old one.
   void forget_cloud();
 
-  /// The buffers of a frame of `pixels` pixels (the depth image when `want_depth`).
-  bool reserve(size_t pixels, bool want_depth, std::string* error);
+  /// The buffers of a frame of `pixels` pixels (the depth image when `want_depth`, the
+  /// high-quality splats' accumulators when `hq`).
+  bool reserve(size_t pixels, bool want_depth, bool hq, std::string* error);
   uint32_t* rgba() const { return rgba_; }
   float* depth() const { return depth_; }
 
@@ -108,6 +110,9 @@ class Frame {
   unsigned long long* keys_ = nullptr;
   uint32_t* rgba_ = nullptr;
   float* depth_ = nullptr;
+  // High-quality splats' accumulators (engine/hq_splat.h): two words a pixel, all zero between
+  // frames (the resolve resets what the frame added).
+  unsigned long long* hq_acc_ = nullptr;
   size_t cap_pixels_ = 0;
   bool keys_clean_ = false;
   // The graph of the last frame, and its shape.

@@ -93,13 +93,33 @@ void launch_resolve(unsigned long long* keys, int width, int height, const Pixel
                     uint32_t background, uint32_t* rgba, float* depth, cudaStream_t stream,
                     bool pdl);
 
-/// launch_resolve() with eye-dome lighting (engine/edl.h; edl.cu): every pixel's color (and depth)
-/// from the keys as they are (a pixel reads its neighbours' keys), then the keys inside `rect`
-/// reset to kEmptyKey by a memset of its rows. Not a programmatic dependent. Returns the launch's
-/// or the memset's error.
-cudaError_t launch_resolve_edl(unsigned long long* keys, int width, int height,
-                               const PixelRect& rect, const EdlParams& e, uint32_t background,
-                               uint32_t* rgba, float* depth, cudaStream_t stream);
+/// launch_resolve() for frames with eye-dome lighting (engine/edl.h) or high-quality splats
+/// (engine/hq_splat.h), or both (resolve_shaded.cu): every pixel's color (and depth) from the keys
+/// as they are (EDL reads a pixel's neighbours' keys) and, with `hq_acc` (two words a pixel), the
+/// average of the accumulators, which are reset to zero on the way; then the keys inside `rect`
+/// reset to kEmptyKey by a memset of its rows. `edl` null: no EDL. Not a programmatic dependent.
+/// Returns the launch's or the memset's error.
+cudaError_t launch_resolve_shaded(unsigned long long* keys, int width, int height,
+                                  const PixelRect& rect, const EdlParams* edl,
+                                  unsigned long long* hq_acc, uint32_t background, uint32_t* rgba,
+                                  float* depth, cudaStream_t stream);
+
+/// What high-quality splats' second pass reads (hq_splat.cu): the frame's drawn points, as the
+/// raster pass saw them, in either storage.
+struct HqInput : DrawnPoints {
+  bool compact = false;
+  const Float3* pos = nullptr;            ///< float storage
+  const uint32_t* words = nullptr;        ///< compact storage
+  const CompactBatch* batches = nullptr;  ///< compact storage
+};
+
+/// High-quality splats' second pass, after the raster's passes: every point the raster drew
+/// (the batches `in.flags` marks drawn, every batch without flags; the same subset) adds its color
+/// to `acc` (two words a pixel, zero before) at each pixel of its square whose final key in
+/// `keys` it lies within range of (hq_blends()). At most `max_blocks` blocks, grid-stride. False
+/// (nothing launched) for a subset of a permuted cloud without `orig`.
+bool launch_hq_accumulate(const ProjParams& p, const HqInput& in, const unsigned long long* keys,
+                          unsigned long long* acc, unsigned max_blocks, cudaStream_t stream);
 
 /// Builds the Hi-Z of the width x height `keys` (HizView's layout, engine/culling.h; `hiz` has
 /// total_words() words) as build_hiz() does on the host. Tiles with no pixel in `rect` (the

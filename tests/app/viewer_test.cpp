@@ -1119,7 +1119,9 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
   EXPECT_DOUBLE_EQ(m.distance, glm::distance(picked[0].world, picked[1].world));
   // The click over the panel went to ImGui (not checked on the offscreen driver: no input focus).
   const char* driver = SDL_GetCurrentVideoDriver();
-  if (!(driver && std::string(driver) == "offscreen")) EXPECT_EQ(counts[2], 2);
+  if (!(driver && std::string(driver) == "offscreen")) {
+    EXPECT_EQ(counts[2], 2);
+  }
   // The EDL frames drew the cloud.
   ASSERT_EQ(lit.size(), size_t(w) * size_t(h));
   EXPECT_GT(count_not(lit, w, 400, 0, w, h, kBackground), size_t(w - 400) * size_t(h) / 5);

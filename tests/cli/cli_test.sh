@@ -171,29 +171,12 @@ check "--edl without a strength runs (got $rc)" $rc
 check "--edl 2.5 runs (got $rc)" $rc
 ! cmp -s "$tmp/plain.png" "$tmp/edl.png"; check "--edl changes the image" $?
 ! cmp -s "$tmp/edl.png" "$tmp/edl25.png"; check "--edl strength changes the image" $?
-printf '1.5 2.5 3.5\n1.5 2.5 9\n' >"$tmp/two.xyz"
-"$bin" --headless --frames 1 --width 320 --height 200 --up y --camera 1.5,2.5,0,0,0 --focus 2 \
-  --pick 160,100 "$tmp/two.xyz" >"$tmp/out" 2>&1; rc=$?
-check "--pick runs (got $rc)" $rc
-grep -qx "pick x=1.500000 y=2.500000 z=3.500000 intensity=none class=none index=0" "$tmp/out"
-check "--pick names the nearer of two points on the pixel" $?
-"$bin" --headless --frames 1 --width 320 --height 200 --up y --camera 1.5,2.5,0,0,0 --focus 2 \
-  --pick 10,10 "$tmp/two.xyz" >"$tmp/out" 2>&1
-grep -qx "pick none" "$tmp/out"; check "--pick on an empty pixel: pick none" $?
-
-# Eye-dome lighting and picking.
-expect_usage_error --headless --edl -1
-expect_usage_error --headless --edl=abc
-expect_usage_error --headless --pick 3
-expect_usage_error --headless --pick -1,2
-cube=(--headless --frames 1 --scene cube --points 100k --width 320 --height 200)
-"$bin" "${cube[@]}" --screenshot "$tmp/plain.png" >/dev/null 2>&1
-"$bin" "${cube[@]}" --edl --screenshot "$tmp/edl.png" >"$tmp/out" 2>&1; rc=$?
-check "--edl without a strength runs (got $rc)" $rc
-"$bin" "${cube[@]}" --edl 2.5 --screenshot "$tmp/edl25.png" >"$tmp/out" 2>&1; rc=$?
-check "--edl 2.5 runs (got $rc)" $rc
-! cmp -s "$tmp/plain.png" "$tmp/edl.png"; check "--edl changes the image" $?
-! cmp -s "$tmp/edl.png" "$tmp/edl25.png"; check "--edl strength changes the image" $?
+expect_usage_error --headless --hq=1
+terrain=(--headless --frames 1 --scene terrain --points 100k --width 320 --height 200)
+"$bin" "${terrain[@]}" --point-size 2 --screenshot "$tmp/plain2.png" >/dev/null 2>&1
+"$bin" "${terrain[@]}" --point-size 2 --hq --screenshot "$tmp/hq.png" >"$tmp/out" 2>&1; rc=$?
+check "--hq runs (got $rc)" $rc
+! cmp -s "$tmp/plain2.png" "$tmp/hq.png"; check "--hq changes the image" $?
 printf '1.5 2.5 3.5\n1.5 2.5 9\n' >"$tmp/two.xyz"
 "$bin" --headless --frames 1 --width 320 --height 200 --up y --camera 1.5,2.5,0,0,0 --focus 2 \
   --pick 160,100 "$tmp/two.xyz" >"$tmp/out" 2>&1; rc=$?

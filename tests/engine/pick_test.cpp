@@ -154,3 +154,34 @@ TEST(Pick, MeasuresInDouble) {
 
 }  // namespace
 }  // namespace pr
+
+namespace pr {
+namespace {
+
+TEST(Pick, AttributesNameTheClassAndListWhatTheCloudHas) {
+  PointCloud c;
+  c.positions = {Float3{0, 0, 0}, Float3{1, 0, 0}};
+  c.colors = {rgba(10, 20, 30), rgba(1, 2, 3)};
+  EXPECT_EQ(point_attributes(c, 1),
+            (std::vector<std::pair<std::string, std::string>>{{"rgb", "1 2 3"}}));
+  EXPECT_TRUE(point_attributes(c, 2).empty());
+  c.intensity = {0.5f, 1234.0f};
+  c.classification = {2, 6};
+  c.returns = {pack_returns(1, 3), pack_returns(2, 2)};
+  c.point_source = {7, 65535};
+  c.gps_time = {0.25, 1.0e9 + 0.125};
+  c.fields.push_back(ScalarField{"Amplitude", {}});
+  c.fields.back().values = {3.5f, -2.0f};
+  // A color mode shows: the file's colors are still the ones listed.
+  c.file_colors = c.colors;
+  c.colors = {rgba(0, 0, 0), rgba(0, 0, 0)};
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"rgb", "1 2 3"},     {"intensity", "1234"},     {"class", "6 building"},
+      {"return", "2 of 2"}, {"point source", "65535"}, {"GPS time", "1000000000.125000"},
+      {"Amplitude", "-2"}};
+  EXPECT_EQ(point_attributes(c, 1), want);
+  EXPECT_EQ(point_attributes(c, 0)[2].second, "2 ground");
+}
+
+}  // namespace
+}  // namespace pr

@@ -31,10 +31,12 @@ class CpuRenderer final : public Renderer {
       *error = "update_colors: not the cloud being drawn, or a color array of another size";
     return false;
   }
+  bool stage_colors(const PointCloud&, const uint32_t*, std::string*) override { return true; }
   size_t memory_bytes() const override {
-    return keys_.capacity() * sizeof(uint64_t) + tile_dirty_.capacity() + compact_.memory_bytes() +
-           boxes_.size() * sizeof(PointBox) + hiz_.capacity() * sizeof(uint32_t) +
-           pass_.capacity() + list_.capacity() * sizeof(uint32_t) + bin_bytes();
+    return keys_.capacity() * sizeof(uint64_t) + hq_acc_.capacity() * sizeof(uint64_t) +
+           tile_dirty_.capacity() + compact_.memory_bytes() + boxes_.size() * sizeof(PointBox) +
+           hiz_.capacity() * sizeof(uint32_t) + pass_.capacity() +
+           list_.capacity() * sizeof(uint32_t) + bin_bytes();
   }
   /// Whether the current cloud is drawn from its compact form (RenderOptions::compact at its
   /// set_cloud(), which encodes it with build_compact(), in Morton order exactly when
@@ -83,13 +85,15 @@ class CpuRenderer final : public Renderer {
   /// What a frame's depth tests write: the keys and the occupancy tiles (for the binning's point
   /// sinks in cpu_renderer.cpp).
   struct FrameTarget {
-    FrameTarget(uint64_t* k, uint8_t* d, int w, int h, size_t tx)
-        : keys(k),
+    FrameTarget(const ProjParams* pp, uint64_t* k, uint8_t* d, int w, int h, size_t tx)
+        : p(pp),
+          keys(k),
           dirty(d),
           width(uint32_t(w)),
           pixels(size_t(w) * size_t(h)),
           tiles_x(tx),
           recip(((uint64_t{1} << 32) + uint32_t(w) - 1) / uint32_t(w)) {}
+    const ProjParams* p;  // the frame's projection (splat_rect())
     uint64_t* keys;
     uint8_t* dirty;
     uint32_t width;
@@ -125,6 +129,9 @@ class CpuRenderer final : public Renderer {
   // The visibility buffer, kept all-empty between frames: the resolve pass resets every pixel it
   // reads, so there is no separate clear pass.
   std::vector<uint64_t> keys_;
+  // High-quality splats' accumulators (engine/hq_splat.h), two words a pixel, allocated by the
+  // first frame that asks for them and kept all-zero between frames by the resolve.
+  std::vector<uint64_t> hq_acc_;
   // One flag per kTile x kTile screen tile: set when a point lands in it. The resolve pass fills
   // untouched tiles with the background without reading their keys, so a frame costs in
   // proportion to the covered area (most of the seed's cube lies outside its narrow view).
@@ -158,12 +165,16 @@ class CpuRenderer final : public Renderer {
   template <class VisibleFn, class FootprintFn, class UnitFn>
   void draw_batches(const ProjParams& p, size_t batches, size_t stored_points, const FrameTarget& t,
                     bool binned, VisibleFn visible, FootprintFn footprint, UnitFn unit);
+  // What run_units() does with the points: depth-test them at once, bin them first, or (after
+  // the depth test) add them to the high-quality splats' accumulators.
+  enum class Pass { kDepth, kBinned, kHq };
   // Draws units (list[k], or k without a list, for k < units) in parallel: unit(u, emit) hands
-  // each point that draws (its pixel and key) to `emit`, which depth-tests it at once, or bins it
-  // (binned).
+  // each point that draws (its pixel and key, or its square) to `emit`.
   template <class UnitFn>
-  void run_units(size_t units, const uint32_t* list, const FrameTarget& t, bool binned,
-                 UnitFn unit);
+  void run_units(size_t units, const uint32_t* list, const FrameTarget& t, Pass pass, UnitFn unit);
+  // The high-quality splats' pass over the batches that draw_batches() drew.
+  template <class UnitFn>
+  void hq_batches(const FrameTarget& t, UnitFn unit);
 };
 
 /// Resolves one visibility-buffer key to a pixel color: the winning point's color (the key's low

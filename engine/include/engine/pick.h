@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <glm/glm.hpp>
 
@@ -56,6 +58,12 @@ struct Measure {
   double distance = 0.0, horizontal = 0.0, height = 0.0;
 };
 Measure measure(const glm::dvec3& a, const glm::dvec3& b, UpAxis up);
+
+/// A picked point's attributes as the panel lists them, each a name and its value in text: the
+/// file's color ("rgb", "r g b"), intensity, class ("2 ground": the ASPRS name), return ("1 of
+/// 3"), point source, GPS time and every named field, those the cloud has, in that order.
+std::vector<std::pair<std::string, std::string>> point_attributes(const PointCloud& cloud,
+                                                                  uint64_t index);
 
 /// One line for scripts: "pick x=... y=... z=... intensity=... class=... index=N" (intensity and
 /// class "none" where the cloud has none), or "pick none".

@@ -61,6 +61,10 @@ struct RenderSettings {
   bool edl = false;
   float edl_strength = 1.0f;  ///< >= 0: how dark the edges get
   float edl_radius = 1.4f;    ///< pixels to the neighbours (1.4: the 8 adjacent pixels)
+  /// High-quality splats (engine/hq_splat.h): a pixel shows the average color of its points
+  /// within 1% of the nearest one's depth, not the nearest one's alone (a second pass over the
+  /// points drawn); the same image on both renderers.
+  bool hq = false;
 };
 
 class Renderer {
@@ -79,6 +83,15 @@ class Renderer {
   /// is not the current cloud or the upload fails (the renderer then has the cloud again only
   /// after set_cloud()).
   virtual bool update_colors(const PointCloud& cloud, std::string* error) = 0;
+  /// update_colors()'s work done ahead, from another thread while this one's frames still draw
+  /// the current colors: `colors` (one per point of the current cloud, in its order) is what
+  /// `cloud.colors.data()` will point to at the next update_colors(), which then only swaps them
+  /// in (the GPU renderer packs and uploads them here into a second array: 3 bytes a point while
+  /// it waits). True when staged; false with the reason when not (update_colors() then does all
+  /// the work). Not concurrent with set_cloud() or update_colors(). The CPU renderer reads the
+  /// colors where they are: nothing to stage.
+  virtual bool stage_colors(const PointCloud& cloud, const uint32_t* colors,
+                            std::string* error) = 0;
   /// Renders one frame into `out` (host memory; resized as needed). Returns false with a message
   /// on failure.
   virtual bool render(const Camera& camera, const RenderSettings& settings, Image& out,
