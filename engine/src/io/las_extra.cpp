@@ -41,17 +41,20 @@ double read_value(const uint8_t* p, uint8_t t) {
 
 }  // namespace
 
-void read_las_extra_bytes(const Input& in, const LasHeader& h, const uint8_t* records,
-                          PointCloud& cloud) {
-  const size_t n = cloud.size();
+float LasExtraField::value(const uint8_t* record) const {
+  return float(read_value(record + offset, type) * scale + add);
+}
+
+std::vector<LasExtraField> las_extra_fields(const Input& in, const LasHeader& h) {
+  std::vector<LasExtraField> fields;
   const size_t base = kLasFormatSize[h.format];
-  if (h.record_length <= base || n == 0) return;
+  if (h.record_length <= base) return fields;
   const uint8_t* d = in.data;
   size_t p = h.header_size;
   for (uint32_t v = 0; v < h.vlr_count && p + 54 <= h.offset; ++v) {
     const uint16_t length = get_le<uint16_t>(d + p + 20);
     const size_t body = p + 54;
-    if (body + length > h.offset) return;
+    if (body + length > h.offset) break;
     if (std::memcmp(d + p + 2, "LASF_Spec", 9) == 0 && get_le<uint16_t>(d + p + 18) == 4) {
       size_t offset = base;  // the fields follow each other after the format's own bytes
       for (size_t k = 0; k + 192 <= length; k += 192) {
@@ -63,30 +66,43 @@ void read_las_extra_bytes(const Input& in, const LasHeader& h, const uint8_t* re
                             : type <= 30
                                 ? type_size(uint8_t((type - 1) % 10 + 1)) * (type <= 20 ? 2 : 3)
                                 : 0;
-        if (size == 0 || offset + size > h.record_length) return;  // unknown types
+        if (size == 0 || offset + size > h.record_length) break;  // unknown types
         if (type >= 1 && type <= 10) {
           char name[33] = {};
           std::memcpy(name, e + 4, 32);
-          const double scale = (options & 0x08) ? get_le<double>(e + 112) : 1.0;
-          const double add = (options & 0x10) ? get_le<double>(e + 136) : 0.0;
-          ScalarField f{name[0] ? name : "extra " + std::to_string(k / 192), {}};
-          f.values.resize(n);
-          float* out = f.values.data();
-          const size_t rec = h.record_length, at = offset;
-          parallel_for(
-              n,
-              [&](size_t i0, size_t i1) {
-                for (size_t i = i0; i < i1; ++i)
-                  out[i] = float(read_value(records + i * rec + at, type) * scale + add);
-              },
-              0, size_t(1) << 16);
-          cloud.fields.push_back(std::move(f));
+          LasExtraField f;
+          f.name = name[0] ? name : "extra " + std::to_string(k / 192);
+          f.offset = offset;
+          f.type = type;
+          f.scale = (options & 0x08) ? get_le<double>(e + 112) : 1.0;
+          f.add = (options & 0x10) ? get_le<double>(e + 136) : 0.0;
+          fields.push_back(std::move(f));
         }
         offset += size;
       }
-      return;
+      break;
     }
     p = body + length;
+  }
+  return fields;
+}
+
+void read_las_extra_bytes(const Input& in, const LasHeader& h, const uint8_t* records,
+                          PointCloud& cloud) {
+  const size_t n = cloud.size();
+  if (n == 0) return;
+  const size_t rec = h.record_length;
+  for (const LasExtraField& f : las_extra_fields(in, h)) {
+    ScalarField field{f.name, {}};
+    field.values.resize(n);
+    float* out = field.values.data();
+    parallel_for(
+        n,
+        [&](size_t i0, size_t i1) {
+          for (size_t i = i0; i < i1; ++i) out[i] = f.value(records + i * rec);
+        },
+        0, size_t(1) << 16);
+    cloud.fields.push_back(std::move(field));
   }
 }
 

@@ -6,7 +6,9 @@
 // COPC files (the `copc` info VLR, user "copc" record 1, and its hierarchy EVLR, record 1000) are
 // LAZ files whose variable chunks are the nodes of an octree: the hierarchy's pages give each
 // node's level, byte range and point count, so any node decodes on its own from the memory map and
-// a load may stop at a depth or point budget.
+// a load may stop at a depth or point budget. LASzip 1.x's unchunked compressor wrote one stream
+// for all points, right at the offset to the point data, without a chunk table: it is decoded as
+// one chunk, on one thread, reporting progress and checking cancel as it goes.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -156,6 +158,24 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
   return true;
 }
 
+/// The unchunked compressor's one stream: the first point raw, then the arithmetic stream of all
+/// the others, from the offset to the point data to the end of the file (LASzip restarts its
+/// coder after 2^32 - 1 points, which no file of that compressor reaches: LAS 1.0 - 1.3 count
+/// points in 32 bits).
+bool one_stream(const Input& in, LazFile& f, std::string* error) {
+  if (f.h.count > 0xFFFFFFFFu)
+    return fail(
+        in, error,
+        "an unchunked LAZ stream of " + std::to_string(f.h.count) + " points (more than 2^32 - 1)");
+  if (f.h.offset >= in.size) return fail(in, error, "the file ends before its point data");
+  Chunk c;
+  c.begin = f.h.offset;
+  c.size = in.size - f.h.offset;
+  c.points = f.h.count;
+  f.chunks.push_back(c);
+  return true;
+}
+
 bool open_laz(const Input& in, LazFile& f, std::string* error) {
   if (!parse_las_header(in, f.h, error)) return false;
   if (f.h.count == 0) return fail(in, error, "the file holds no points");
@@ -164,11 +184,12 @@ bool open_laz(const Input& in, LazFile& f, std::string* error) {
     return fail(in, error,
                 "the LASzip items make " + std::to_string(f.layout.record_length) +
                     "-byte records, the header says " + std::to_string(f.h.record_length));
-  return read_chunk_table(in, f, error);
+  return f.layout.compressor == 1 ? one_stream(in, f, error) : read_chunk_table(in, f, error);
 }
 
-std::string chunk_error(size_t i, const std::string& why) {
-  return "LAZ chunk " + std::to_string(i) + ": " + why;
+std::string chunk_error(const laz::Layout& lo, size_t i, const std::string& why) {
+  return (lo.compressor == 1 ? std::string("the LAZ stream") : "LAZ chunk " + std::to_string(i)) +
+         ": " + why;
 }
 
 /// COPC: the octree from the `copc` info VLR and the hierarchy pages it points to (the hierarchy
@@ -303,6 +324,21 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
   for (size_t i = 0; i < caps.size(); ++i)
     caps[i] =
         size_t(stride.before(chunks[i].first + chunks[i].points) - stride.before(chunks[i].first));
+  // Extra bytes as named fields, as the LAS reader makes them. A chunk writes the values of its
+  // kept points where the sink writes the points, at the sum of the capacities before it; they
+  // are compacted as the sink compacts the points.
+  const std::vector<LasExtraField> extras = las_extra_fields(in, h);
+  std::vector<size_t> slot(chunks.size() + 1, 0);
+  for (size_t i = 0; i < caps.size(); ++i) slot[i + 1] = slot[i] + caps[i];
+  std::vector<PodVector<float>> extra_values(extras.size());
+  // Checked before allocating them, counting the positions and colors (16 bytes) that the sink
+  // allocates next to them.
+  if (!extras.empty() && !fits_in_memory(in, slot.back(), 16 + 4 * extras.size(), error))
+    return false;
+  for (auto& v : extra_values) v.resize(slot.back());
+  // An unchunked stream (or a file of one chunk) is one block of the sink, decoded on one thread:
+  // it reports progress and checks cancel itself, every 4096 points.
+  const bool one_block = chunks.size() == 1;
   // Colors follow the LAS reader's rule (16-bit, unless no channel of the file exceeds 255):
   // a chunk keeps its 16-bit colors in a scratch buffer until it knows its own largest channel,
   // then writes high bytes, or low bytes when that is at most 255 (`low[i]`: fixed up below if
@@ -319,7 +355,7 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
         laz::ChunkReader reader(f.layout);
         std::string why;
         if (!reader.start(in.data + c.begin, c.size, c.points, &why)) {
-          err = chunk_error(b, why);
+          err = chunk_error(f.layout, b, why);
           return false;
         }
         thread_local std::vector<uint16_t> colors;
@@ -329,6 +365,13 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
         uint64_t next_kept = stride.record(stride.before(c.first));
         uint64_t next_sample = (c.first + step - 1) / step * step;
         for (uint64_t i = 0; i < c.points; ++i) {
+          if (one_block && (i & 0xFFF) == 0 && i && in.progress) {
+            if (in.progress->cancel.load(std::memory_order_relaxed)) {
+              err = "cancelled";
+              return false;
+            }
+            in.progress->fraction.store(double(i) / double(c.points));
+          }
           reader.next(buf);
           const uint64_t g = c.first + i;
           if (!every_chunk && i == 0) chunk_first[b] = position(buf);
@@ -348,6 +391,8 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
           w(p);
           if (w.n == n0) continue;
           std::memcpy(&w.pos[w.begin + n0], buf, 12);  // the integers, until the origin is known
+          for (size_t e = 0; e < extras.size(); ++e)
+            extra_values[e][w.begin + n0] = extras[e].value(buf);
           if (rgb) {
             uint16_t* col = &colors[n0 * 3];
             std::memcpy(col, buf + rgb, 6);
@@ -355,7 +400,7 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
           }
         }
         if (reader.overrun()) {
-          err = chunk_error(b, "truncated or corrupt compressed data");
+          err = chunk_error(f.layout, b, "truncated or corrupt compressed data");
           return false;
         }
         kept[b] = w.n;
@@ -385,6 +430,19 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
       if (low[b])
         for (size_t i = 0; i < kept[b]; ++i) cl.colors[at + i] = rgba(0, 0, 0);
   }
+  if (!extras.empty()) {
+    // The sink moved chunk b's kept points from slot[b] down behind the previous chunks'.
+    size_t at = 0;
+    for (size_t b = 0; b < chunks.size(); at += kept[b], ++b)
+      if (at != slot[b])
+        for (auto& v : extra_values)
+          std::memmove(v.data() + at, v.data() + slot[b], kept[b] * sizeof(float));
+    for (size_t e = 0; e < extras.size(); ++e) {
+      extra_values[e].resize(cl.size());
+      extra_values[e].shrink_to_fit();
+      cl.fields.push_back(ScalarField{extras[e].name, std::move(extra_values[e])});
+    }
+  }
   Bounds sample;
   for (size_t k = 0; k < samples.size(); ++k)
     if (sampled[k]) sample.extend(samples[k]);
@@ -406,15 +464,17 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
   cl.origin = origin;
   out.info->format = "LAZ";
   const laz::Layout& lo = f.layout;
-  out.info->version = std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
-                      std::to_string(h.format) + ", LASzip " + std::to_string(lo.version_major) +
-                      "." + std::to_string(lo.version_minor) + "r" +
-                      std::to_string(lo.version_revision) +
-                      (lo.compressor == 3 ? " layered" : " point-wise") + ", " +
-                      std::to_string(f.chunks.size()) + " chunks" +
-                      (lo.chunk_size == 0xFFFFFFFFu ? std::string(" (variable)")
-                                                    : " of " + std::to_string(lo.chunk_size)) +
-                      (copc.present ? ", COPC" : "");
+  out.info->version =
+      std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
+      std::to_string(h.format) + ", LASzip " + std::to_string(lo.version_major) + "." +
+      std::to_string(lo.version_minor) + "r" + std::to_string(lo.version_revision) +
+      (lo.compressor == 1
+           ? std::string(" point-wise, unchunked")
+           : (lo.compressor == 3 ? " layered, " : " point-wise, ") +
+                 std::to_string(f.chunks.size()) + " chunks" +
+                 (lo.chunk_size == 0xFFFFFFFFu ? std::string(" (variable)")
+                                               : " of " + std::to_string(lo.chunk_size))) +
+      (copc.present ? ", COPC" : "");
   out.info->copc = std::move(copc);
   finish(in, out, sink.bounds, attrs);
   return true;
@@ -435,10 +495,10 @@ bool laz_records(const Input& in, std::vector<uint8_t>& records, size_t* record_
     laz::ChunkReader reader(f.layout);
     std::string why;
     if (!reader.start(in.data + c.begin, c.size, c.points, &why))
-      return fail(in, error, chunk_error(b, why));
+      return fail(in, error, chunk_error(f.layout, b, why));
     for (uint64_t i = 0; i < c.points; ++i, at += rec) reader.next(records.data() + at);
     if (reader.overrun())
-      return fail(in, error, chunk_error(b, "truncated or corrupt compressed data"));
+      return fail(in, error, chunk_error(f.layout, b, "truncated or corrupt compressed data"));
   }
   return true;
 }

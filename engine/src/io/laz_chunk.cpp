@@ -1,7 +1,8 @@
 // The LAZ chunk layout and the chunk reader: the LASzip VLR's item list, which items and versions
 // this decoder reads, and ChunkReader, which makes one decoder per item (the point-wise items of
 // laz_items10.h, the layered ones of laz_items14.h) and drives them point by point over one chunk:
-// a point-wise chunk's one arithmetic stream, or a layered chunk's header and layers.
+// a point-wise chunk's one arithmetic stream, or a layered chunk's header and layers. The stream
+// of LASzip 1.x's unchunked compressor is read as one point-wise chunk holding every point.
 #include "io/laz_chunk.h"
 
 #include <cstring>
@@ -71,10 +72,8 @@ bool supported(const Layout& lo, std::string* why) {
     *why = "LAZ coder " + std::to_string(lo.coder) + " is not supported (only arithmetic, 0)";
     return false;
   }
-  if (lo.compressor != 2 && lo.compressor != 3) {
-    *why = lo.compressor == 1 ? "the unchunked point-wise LAZ compressor (LASzip 1.x) is not "
-                                "supported; recompress the file with a current LASzip or laz-rs"
-                              : "unknown LAZ compressor " + std::to_string(lo.compressor);
+  if (lo.compressor < 1 || lo.compressor > 3) {
+    *why = "unknown LAZ compressor " + std::to_string(lo.compressor);
     return false;
   }
   if (lo.items.empty()) {
@@ -88,18 +87,19 @@ bool supported(const Layout& lo, std::string* why) {
     bool ok = false;
     uint16_t want = 0;  // the fixed size, 0 for BYTE items
     if (!layered) {
+      const bool v12 = it.version == 1 || it.version == 2;
       switch (it.type) {
         case kPoint10:
-          ok = it.version == 2 && i == 0, want = 20;
+          ok = v12 && i == 0, want = 20;
           break;
         case kGpsTime11:
-          ok = it.version == 2, want = 8;
+          ok = v12, want = 8;
           break;
         case kRgb12:
-          ok = it.version == 2, want = 6;
+          ok = v12, want = 6;
           break;
         case kByte:
-          ok = it.version == 2;
+          ok = v12;
           break;
         case kWavePacket13:
           ok = it.version == 1 || it.version == 2, want = 29;
@@ -132,8 +132,8 @@ bool supported(const Layout& lo, std::string* why) {
     if (!ok) {
       *why = name + (layered ? " in a layered" : " in a point-wise") +
              " LAZ file is not supported (this decoder reads POINT10, GPSTIME11, RGB12, BYTE "
-             "version 2, WAVEPACKET13 and POINT14, RGB14, RGBNIR14, WAVEPACKET14, BYTE14 versions "
-             "3 and 4)";
+             "versions 1 and 2, WAVEPACKET13 and POINT14, RGB14, RGBNIR14, WAVEPACKET14, BYTE14 "
+             "versions 3 and 4)";
       return false;
     }
     if (want ? it.size != want : it.size == 0) {
@@ -171,19 +171,31 @@ ChunkReader::ChunkReader(const Layout& lo) : impl_(std::make_unique<Impl>()) {
     if (!m.layered) {
       switch (it.type) {
         case kPoint10:
-          m.pw.push_back(std::make_unique<Point10v2>());
+          if (v == 1)
+            m.pw.push_back(std::make_unique<Point10v1>());
+          else
+            m.pw.push_back(std::make_unique<Point10v2>());
           break;
         case kGpsTime11:
-          m.pw.push_back(std::make_unique<Gps11v2>());
+          if (v == 1)
+            m.pw.push_back(std::make_unique<Gps11v1>());
+          else
+            m.pw.push_back(std::make_unique<Gps11v2>());
           break;
         case kRgb12:
-          m.pw.push_back(std::make_unique<Rgb12v2>());
+          if (v == 1)
+            m.pw.push_back(std::make_unique<Rgb12v1>());
+          else
+            m.pw.push_back(std::make_unique<Rgb12v2>());
           break;
         case kWavePacket13:
           m.pw.push_back(std::make_unique<Wave13>());
           break;
         default:
-          m.pw.push_back(std::make_unique<Byte2>(it.size));
+          if (v == 1)
+            m.pw.push_back(std::make_unique<Byte1>(it.size));
+          else
+            m.pw.push_back(std::make_unique<Byte2>(it.size));
           break;
       }
     } else {

@@ -71,9 +71,24 @@ struct LasHeader {
 /// point data's size is left to the caller.
 bool parse_las_header(const Input& in, LasHeader& h, std::string* error);
 
-/// The extra bytes the LASF_Spec VLR (record 4) describes, as named float fields of `cloud`
-/// (scale and offset applied), read from the `records` of cloud.size() points (one a record,
-/// none dropped). Descriptors of arrays or unknown types end the list.
+/// One scalar of a record's extra bytes that becomes a named float field.
+struct LasExtraField {
+  std::string name;
+  size_t offset = 0;  ///< in the record
+  uint8_t type = 0;   ///< the LAS data type, 1 - 10 (uint8 ... double)
+  double scale = 1.0, add = 0.0;
+
+  /// The value in `record`, scale and offset applied.
+  float value(const uint8_t* record) const;
+};
+
+/// The scalar extra bytes the LASF_Spec VLR (record 4) describes, in record order. Arrays (types
+/// 11 - 30) and untyped bytes are skipped; a descriptor of an unknown type or past the record ends
+/// the list.
+std::vector<LasExtraField> las_extra_fields(const Input& in, const LasHeader& h);
+
+/// The extra bytes as named float fields of `cloud`, read from the `records` of cloud.size()
+/// points (one a record, none dropped).
 void read_las_extra_bytes(const Input& in, const LasHeader& h, const uint8_t* records,
                           PointCloud& cloud);
 
