@@ -32,16 +32,17 @@ void color_new_cloud(PointCloud& cloud, const ColorRequest& request, bool from_f
   *used = s;
 }
 
-bool ColorJob::start(const PointCloud* cloud, const ColorSettings& settings, StageFn stage) {
+bool ColorJob::start(const PointCloud* cloud, const ColorSettings& settings, const Bounds& bounds,
+                     StageFn stage) {
   if (busy()) return false;
   done_ = false;
   result_ = Result{};
-  thread_ = std::thread([this, cloud, settings, stage = std::move(stage)] {
+  thread_ = std::thread([this, cloud, settings, bounds, stage = std::move(stage)] {
     Stopwatch sw;
     Result r;
     r.settings = settings;
     try {
-      r.ok = colorize(*cloud, settings, r.colors, &r.legend, &r.error);
+      r.ok = colorize(*cloud, settings, r.colors, &r.legend, &r.error, &bounds);
     } catch (const std::bad_alloc&) {
       r.error = "out of memory computing the colors";
     }

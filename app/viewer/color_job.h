@@ -50,7 +50,10 @@ class ColorJob {
   /// Starts colorize() of `cloud` (which must stay unchanged until take() or join()), then
   /// `stage` (may be empty) with the colors the cloud will draw: the job's own, or for RGB the
   /// file's colors set aside; refused (false) while a job runs.
-  bool start(const PointCloud* cloud, const ColorSettings& settings, StageFn stage = {});
+  /// `bounds`: the cloud's world bounds (elevation's automatic range without a pass over the
+  /// points).
+  bool start(const PointCloud* cloud, const ColorSettings& settings, const Bounds& bounds,
+             StageFn stage = {});
   bool busy() const { return thread_.joinable(); }
   /// When the job has finished: joins and returns its result (once); otherwise false.
   bool take(Result& out);

@@ -104,9 +104,10 @@ void Viewer::Impl::update_colors() {
     }
   }
   if (!(color_wanted == color))
-    color_job.start(cloud.get(), color_wanted, [this](const PointCloud& c, const uint32_t* colors) {
-      return backend->stage_colors(c, colors, nullptr);
-    });
+    color_job.start(cloud.get(), color_wanted, cloud_bounds,
+                    [this](const PointCloud& c, const uint32_t* colors) {
+                      return backend->stage_colors(c, colors, nullptr);
+                    });
 }
 
 bool Viewer::set_color(const std::string& mode) {

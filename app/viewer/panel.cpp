@@ -283,7 +283,7 @@ void Viewer::Impl::draw_panel() {
         ImGui::BulletText("%s: %s %s, %s points", f.file.c_str(), f.format.c_str(),
                           f.version.c_str(), human_count(double(f.points)).c_str());
       ImGui::Text("points: %zu%s", cloud->size(), cloud->has_intensity() ? " (+intensity)" : "");
-      const Bounds b = cloud->world_bounds();
+      const Bounds& b = cloud_bounds;
       ImGui::Text("min %.3f %.3f %.3f", b.min.x, b.min.y, b.min.z);
       ImGui::Text("max %.3f %.3f %.3f", b.max.x, b.max.y, b.max.z);
       ImGui::Text("origin %.3f %.3f %.3f", cloud->origin.x, cloud->origin.y, cloud->origin.z);

@@ -49,7 +49,7 @@ void Viewer::Impl::set_up_axis(UpAxis up) {
   if (scene.empty()) files_up = up;
   const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
   if (cloud && !cloud->empty()) {
-    frame_files_camera(camera, cloud->world_bounds(), double(w) / double(h), up);
+    frame_files_camera(camera, cloud_bounds, double(w) / double(h), up);
   } else {
     camera.up_axis = up;
   }
@@ -59,7 +59,7 @@ void Viewer::Impl::set_up_axis(UpAxis up) {
 void Viewer::Impl::frame_cloud() {
   if (!cloud || cloud->empty()) return;
   const int w = std::max(display->width(), 1), h = std::max(display->height(), 1);
-  camera.fill_view(cloud->world_bounds(), double(w) / double(h));
+  camera.fill_view(cloud_bounds, double(w) / double(h));
 }
 
 void Viewer::Impl::install_cloud(CloudJob::Result& r) {
@@ -77,6 +77,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   const bool same_scene = !r.scene.empty() && r.scene == scene && cloud;
   take_cloud_colors(r);
   cloud = std::move(r.cloud);
+  cloud_bounds = cloud->world_bounds();
   files = std::move(r.files);
   scene = r.scene;
   char msg[256];
@@ -100,7 +101,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     const UpAxis up = scene.empty() ? files_up : up_axis_for(opt, false);
     camera = cloud_camera(*cloud, scene, up, aspect, camera.focus);
   }
-  if (!same_scene) fly.speed = FlyCamera::speed_for(cloud->world_bounds());
+  if (!same_scene) fly.speed = FlyCamera::speed_for(cloud_bounds);
   if (first_cloud || scene.empty())
     for (const auto& f : files) settings.add_recent(f.file);
   if (!same_scene) home_camera = camera;

@@ -41,6 +41,10 @@ struct Viewer::Impl {
 
   // The cloud on screen; the job makes the next one while this one stays visible.
   std::unique_ptr<PointCloud> cloud;
+  /// The cloud's world bounds, computed once when it arrives (a pass over a billion positions
+  /// costs a third of a second): the camera's framing and speed, the Cloud section, elevation's
+  /// automatic range.
+  Bounds cloud_bounds;
   std::vector<FileInfo> files;
   std::string scene;
   uint64_t scene_points = 0;  // points generated for the scene

@@ -83,13 +83,16 @@ int main(int argc, char** argv) {
   }
   std::printf("upload: %.0f ms, sorted %d, compact %d\n", ms_since(t0), int(gpu->cloud_sorted()),
               int(gpu->compact_active()));
+  // The viewer keeps the cloud's bounds (elevation's automatic range needs no pass over the
+  // points).
+  const pr::Bounds bounds = cloud.world_bounds();
   int fails = 0;
   for (const char* mode : {"classification", "intensity", "elevation", "rgb", "classification"}) {
     pr::ColorSettings s;
     pr::parse_color_mode(mode, &s.mode, &s.field);
     pr::PodVector<uint32_t> colors;
     t0 = std::chrono::steady_clock::now();
-    if (s.mode != pr::ColorMode::kRgb && !pr::colorize(cloud, s, colors, nullptr, &why)) {
+    if (s.mode != pr::ColorMode::kRgb && !pr::colorize(cloud, s, colors, nullptr, &why, &bounds)) {
       std::fprintf(stderr, "colorize: %s\n", why.c_str());
       return 1;
     }
@@ -122,7 +125,7 @@ int main(int argc, char** argv) {
     const auto switch0 = std::chrono::steady_clock::now();
     std::thread worker([&] {
       auto w0 = std::chrono::steady_clock::now();
-      if (s.mode != pr::ColorMode::kRgb) pr::colorize(cloud, s, next, nullptr, &stage_why);
+      if (s.mode != pr::ColorMode::kRgb) pr::colorize(cloud, s, next, nullptr, &stage_why, &bounds);
       colorize_ms = ms_since(w0);
       w0 = std::chrono::steady_clock::now();
       const uint32_t* drawn =

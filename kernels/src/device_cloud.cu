@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "cuda_check.h"
@@ -218,44 +219,54 @@ cudaError_t DeviceCloud::morton_order_of(const PointCloud& cloud, const Bounds& 
 
 /// Host colors `from` (RGBA8), taken in `orig` (host, null: as stored), packed into colors_ (3
 /// bytes a point, load_rgb()) a chunk at a time through a host buffer of 48 MiB; waits for them.
-/// Packs n colors (from[orig[k]], or from[k]) into their 3-byte form and copies them to `dst` on
-/// `stream`, in chunks through two pinned buffers: the host packs one chunk while the last one
-/// is copied (a copy from pinned memory runs without the host, one from pageable memory would
-/// be staged through the driver's buffer by this thread). Waits for the last copy.
+/// Packs n colors (from[orig[k]], or from[k]) into their 3-byte form (`pack`; else copies them
+/// as they are, 4 bytes each) and copies them to `dst` on `stream`, in chunks through two pinned
+/// buffers: the host fills one chunk while the last one is copied (a copy from pinned memory runs
+/// without the host; one from pageable memory is staged by the calling thread through the
+/// driver's buffers, and holds up the other threads' CUDA calls meanwhile). Waits for the last
+/// copy.
 cudaError_t DeviceCloud::upload_rgb_from_host(const uint32_t* from, const uint32_t* orig,
-                                              uint64_t n, uint32_t* dst, cudaStream_t stream,
+                                              uint64_t n, void* dst, bool pack, cudaStream_t stream,
                                               std::string* what) {
   constexpr uint64_t kChunk = uint64_t{1} << 22;  // points a chunk, a multiple of 4
   for (int k = 0; k < 2; ++k) {
     if (pinned_[k]) continue;
     *what = "cudaHostAlloc(color chunk)";
     cudaError_t e =
-        cudaHostAlloc(reinterpret_cast<void**>(&pinned_[k]), kChunk * 3 + 4, cudaHostAllocDefault);
+        cudaHostAlloc(reinterpret_cast<void**>(&pinned_[k]), kChunk * 4, cudaHostAllocDefault);
     if (e == cudaSuccess) {
       *what = "cudaEventCreate(color chunk)";
       e = cudaEventCreateWithFlags(&pinned_free_[k], cudaEventDisableTiming);
     }
     if (e != cudaSuccess) return e;
   }
+  const uint64_t width = pack ? 3 : 4;  // bytes a point
   int k = 0;
   for (uint64_t b = 0; b < n; b += kChunk, k ^= 1) {
     const uint64_t e = std::min(n, b + kChunk);
     uint8_t* out = pinned_[k];
     *what = "cudaEventSynchronize(color chunk)";  // its last copy has finished
     if (cudaError_t err = cudaEventSynchronize(pinned_free_[k]); err != cudaSuccess) return err;
-    parallel_for(size_t(e - b), [&](size_t lo, size_t hi) {
-      for (size_t i = lo; i < hi; ++i) {
-        const uint32_t c = from[orig ? orig[b + i] : b + i];
-        out[3 * i] = uint8_t(c);
-        out[3 * i + 1] = uint8_t(c >> 8);
-        out[3 * i + 2] = uint8_t(c >> 16);
-      }
-    });
-    // The last chunk ends the array's padding word with zeros.
-    const size_t bytes = e == n ? size_t(rgb_words(n) * 4 - 3 * b) : size_t(e - b) * 3;
-    for (size_t i = size_t(e - b) * 3; i < bytes; ++i) out[i] = 0;
+    if (pack) {
+      parallel_for(size_t(e - b), [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) {
+          const uint32_t c = from[orig ? orig[b + i] : b + i];
+          out[3 * i] = uint8_t(c);
+          out[3 * i + 1] = uint8_t(c >> 8);
+          out[3 * i + 2] = uint8_t(c >> 16);
+        }
+      });
+    } else {
+      parallel_for(size_t(e - b), [&](size_t lo, size_t hi) {
+        std::memcpy(out + 4 * lo, from + b + lo, (hi - lo) * 4);
+      });
+    }
+    // The last packed chunk ends the array's padding word with zeros.
+    const size_t bytes =
+        pack && e == n ? size_t(rgb_words(n) * 4 - 3 * b) : size_t((e - b) * width);
+    for (size_t i = size_t((e - b) * width); i < bytes; ++i) out[i] = 0;
     *what = "cudaMemcpyAsync(colors)";
-    cudaError_t err = cudaMemcpyAsync(reinterpret_cast<uint8_t*>(dst) + 3 * b, out, bytes,
+    cudaError_t err = cudaMemcpyAsync(static_cast<uint8_t*>(dst) + width * b, out, bytes,
                                       cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess) err = cudaEventRecord(pinned_free_[k], stream);
     if (err != cudaSuccess) return err;
@@ -269,15 +280,13 @@ cudaError_t DeviceCloud::upload_rgb_from_host(const uint32_t* from, const uint32
 cudaError_t DeviceCloud::upload_colors(const PointCloud& cloud, const uint32_t* order,
                                        std::string* what) {
   const uint64_t n = cloud.size();
-  if (!order) return upload_rgb_from_host(cloud.colors.data(), nullptr, n, colors_, stream_, what);
+  if (!order)
+    return upload_rgb_from_host(cloud.colors.data(), nullptr, n, colors_, true, stream_, what);
   uint32_t* csrc = nullptr;
   *what = "cudaMalloc(color source)";
   cudaError_t e = malloc_device(&csrc, n);
-  if (e == cudaSuccess) {
-    *what = "cudaMemcpyAsync(color source)";
-    e = cudaMemcpyAsync(csrc, cloud.colors.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                        stream_);
-  }
+  if (e == cudaSuccess)
+    e = upload_rgb_from_host(cloud.colors.data(), nullptr, n, csrc, false, stream_, what);
   if (e == cudaSuccess) {
     *what = "pack_rgb(colors)";
     e = pack_rgb(csrc, order, n, colors_, stream_);
@@ -344,9 +353,10 @@ bool DeviceCloud::update_colors(const PointCloud& cloud, std::string* error) {
   std::string what;
   cudaError_t e = cudaSuccess;
   if (!sorted_)
-    e = upload_rgb_from_host(cloud.colors.data(), nullptr, n, colors_, stream_, &what);
+    e = upload_rgb_from_host(cloud.colors.data(), nullptr, n, colors_, true, stream_, &what);
   else if (!host_orig_.empty())
-    e = upload_rgb_from_host(cloud.colors.data(), host_orig_.data(), n, colors_, stream_, &what);
+    e = upload_rgb_from_host(cloud.colors.data(), host_orig_.data(), n, colors_, true, stream_,
+                             &what);
   else if (!make_original_index(error))
     return false;
   else
@@ -380,7 +390,7 @@ bool DeviceCloud::stage_colors(const PointCloud& cloud, const uint32_t* colors,
   }
   if (e == cudaSuccess) {
     if (!sorted_ || !host_orig_.empty()) {
-      e = upload_rgb_from_host(colors, sorted_ ? host_orig_.data() : nullptr, n, staged_,
+      e = upload_rgb_from_host(colors, sorted_ ? host_orig_.data() : nullptr, n, staged_, true,
                                stage_stream_, &what);
     } else {
       // Sorted on the GPU: the 4-byte colors go up as they are and are packed there in stored
@@ -388,11 +398,8 @@ bool DeviceCloud::stage_colors(const PointCloud& cloud, const uint32_t* colors,
       uint32_t* src = nullptr;
       what = "cudaMalloc(color source)";
       e = malloc_device(&src, n);
-      if (e == cudaSuccess) {
-        what = "cudaMemcpyAsync(color source)";
-        e = cudaMemcpyAsync(src, colors, n * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                            stage_stream_);
-      }
+      if (e == cudaSuccess)
+        e = upload_rgb_from_host(colors, nullptr, n, src, false, stage_stream_, &what);
       if (e == cudaSuccess) {
         what = "pack_rgb(staged colors)";
         e = pack_rgb(src, orig_, n, staged_, stage_stream_);
@@ -483,7 +490,7 @@ bool DeviceCloud::upload_compact(const PointCloud& cloud, bool sort, const Bound
     std::string what;
     if (const cudaError_t e =
             upload_rgb_from_host(cloud.colors.data(), cc.orig.empty() ? nullptr : cc.orig.data(), n,
-                                 colors_, stream_, &what);
+                                 colors_, true, stream_, &what);
         e != cudaSuccess) {
       if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
       return false;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "../engine/random_camera.h"
 #include "engine/colorize.h"
@@ -110,6 +111,74 @@ TEST(ColorUpdate, GpuDrawsTheCpuImageAfterEveryMode) {
       // Another cloud is refused.
       PointCloud other = attributed_cube();
       EXPECT_FALSE(gpu->update_colors(other, &err));
+    }
+  }
+}
+
+/// Staged colors (Renderer::stage_colors()) from another thread while this one draws frames of the
+/// current colors, then swapped in by update_colors(): the CPU's image, in every storage; colors
+/// staged for another array than the one the cloud ends up with are not taken (update_colors()
+/// uploads the cloud's own); a sorted cloud without its original index is not staged.
+TEST(ColorUpdate, StagedColorsFromAnotherThread) {
+  PR_REQUIRE_GPU(gpu);
+  for (bool compact : {false, true}) {
+    for (Toggle sort : {Toggle::kOff, Toggle::kOn}) {
+      const std::string name =
+          std::string(compact ? "compact" : "float") + ", sort " + toggle_name(sort);
+      PointCloud cloud = attributed_cube();
+      RenderOptions o;
+      o.compact = compact;
+      o.sort = sort;
+      CpuRenderer cpu;
+      cpu.set_options(o);
+      gpu->set_options(o);
+      std::string err;
+      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+      const bool needs_index = sort == Toggle::kOn;
+      for (const char* mode : {"classification", "intensity", "rgb", "return"}) {
+        ColorSettings s;
+        parse_color_mode(mode, &s.mode, &s.field);
+        PodVector<uint32_t> colors;
+        ASSERT_TRUE(colorize(cloud, s, colors, nullptr, &err)) << err;
+        const uint32_t* drawn =
+            s.mode == ColorMode::kRgb ? cloud.source_colors().data() : colors.data();
+        bool staged = false;
+        std::string stage_err;
+        std::thread worker([&] { staged = gpu->stage_colors(cloud, drawn, &stage_err); });
+        Camera cam;
+        cam.frame(cloud.world_bounds(), 4.0 / 3.0);
+        RenderSettings rs;
+        rs.width = 320;
+        rs.height = 240;
+        for (int f = 0; f < 5; ++f) {  // frames of the old colors meanwhile
+          Image g;
+          FrameStats gs;
+          EXPECT_TRUE(gpu->render(cam, rs, g, gs, &err)) << err;
+        }
+        worker.join();
+        // A cloud sorted on the GPU makes its original index at the first synchronous update.
+        EXPECT_TRUE(staged || needs_index) << name << ", " << mode << ": " << stage_err;
+        set_display_colors(cloud, s.mode, std::move(colors));
+        ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
+        ASSERT_TRUE(gpu->update_colors(cloud, &err)) << name << ": " << err;
+        expect_same(cpu, *gpu, cloud, name + ", staged " + mode);
+      }
+      // Staged for an array the cloud does not end up with: not taken.
+      ColorSettings s;
+      s.mode = ColorMode::kElevation;
+      PodVector<uint32_t> a, b;
+      ASSERT_TRUE(colorize(cloud, s, a, nullptr, &err)) << err;
+      s.mode = ColorMode::kClassification;
+      ASSERT_TRUE(colorize(cloud, s, b, nullptr, &err)) << err;
+      EXPECT_TRUE(gpu->stage_colors(cloud, a.data(), &err)) << name << ": " << err;
+      set_display_colors(cloud, ColorMode::kClassification, std::move(b));
+      ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
+      ASSERT_TRUE(gpu->update_colors(cloud, &err)) << err;
+      expect_same(cpu, *gpu, cloud, name + ", staged for another array");
+      // Another cloud is not staged.
+      PointCloud other = attributed_cube();
+      EXPECT_FALSE(gpu->stage_colors(other, other.colors.data(), &err));
     }
   }
 }

@@ -65,8 +65,8 @@ const PointCloud& scene_cloud(const std::string& name, uint64_t n) {
   return *slot;
 }
 
-/// The cameras the parity grid uses: the scene's own, inside the cloud, far away, looking away, and one in
-/// the middle of the cloud so that half the points are behind it.
+/// The cameras the parity grid uses: the scene's own, inside the cloud, far away, looking away, and
+/// one in the middle of the cloud so that half the points are behind it.
 Camera make_camera(const std::string& kind, const std::string& scene, const PointCloud& cloud,
                    double aspect) {
   Camera cam = scene_camera(scene, cloud);

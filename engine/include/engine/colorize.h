@@ -87,15 +87,18 @@ bool color_mode_available(const PointCloud& cloud, ColorMode mode, const std::st
 ColorMode default_color_mode(const PointCloud& cloud);
 
 /// The automatic range of a continuous mode (see ColorSettings::auto_range). False when the mode
-/// is not continuous or the cloud lacks its values.
-bool color_range(const PointCloud& cloud, const ColorSettings& settings, double* lo, double* hi);
+/// is not continuous or the cloud lacks its values. `bounds`: the cloud's world bounds when the
+/// caller has them (elevation's range; else a pass over the positions computes them).
+bool color_range(const PointCloud& cloud, const ColorSettings& settings, double* lo, double* hi,
+                 const Bounds* bounds = nullptr);
 
 /// The colors of `settings` for every point into `out` (resized to the cloud's size), in
 /// parallel; reads only `cloud` (the file's colors from source_colors()), so it may run in a
 /// background thread while the cloud is drawn. False with a message when the cloud lacks what the
 /// mode needs ("the cloud has no intensity", "no field 'x' (fields: a, b)").
+/// `bounds`: as for color_range().
 bool colorize(const PointCloud& cloud, const ColorSettings& settings, PodVector<uint32_t>& out,
-              Legend* legend, std::string* error);
+              Legend* legend, std::string* error, const Bounds* bounds = nullptr);
 
 /// Hands colors made by colorize() to the cloud: the file's colors go aside into file_colors the
 /// first time (kept there while another mode is shown; back in `colors` for kRgb, when `colors`
