@@ -8,35 +8,9 @@
 
 #include "engine/parallel.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace pr {
 
 namespace {
-
-// The colors are written once here and read later by the renderers or the GPU upload, not by
-// this thread: non-temporal stores skip reading each line before it is written, which halves the
-// memory traffic of the write that bounds colorize() on large clouds. Each chunk fences its
-// stores at its end.
-inline void put(uint32_t* o, uint32_t c) {
-#if defined(__SSE2__)
-  _mm_stream_si32(reinterpret_cast<int*>(o), int(c));
-#else
-  *o = c;
-#endif
-}
-struct StreamFence {
-  StreamFence() = default;
-  StreamFence(const StreamFence&) = delete;
-  StreamFence& operator=(const StreamFence&) = delete;
-  ~StreamFence() {
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-  }
-};
 
 constexpr const char* kModeNames[] = {"rgb",    "intensity", "elevation", "classification",
                                       "return", "source",    "field"};
@@ -420,12 +394,11 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
       parallel_for(
           n,
           [&](size_t b, size_t e) {
-            const StreamFence fence;
             for (size_t i = b; i < e; ++i) {
               const double t = (double(v[i]) - lo) * scale;
-              put(o + i, !(t > 0.0) ? curve[0]
-                         : t >= 1.0 ? curve[4096]
-                                    : curve[size_t(t * 4096.0 + 0.5)]);
+              o[i] = !(t > 0.0) ? curve[0]
+                     : t >= 1.0 ? curve[4096]
+                                : curve[size_t(t * 4096.0 + 0.5)];
             }
           },
           0, 1 << 16);
@@ -439,10 +412,9 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
       parallel_for(
           n,
           [&](size_t b, size_t e) {
-            const StreamFence fence;
             for (size_t i = b; i < e; ++i) {
               const float c = a == 0 ? p[i].x : a == 1 ? p[i].y : p[i].z;
-              put(o + i, lut_color(lut, (double(c) + base) * scale));
+              o[i] = lut_color(lut, (double(c) + base) * scale);
             }
           },
           0, 1 << 16);
@@ -454,8 +426,7 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
       parallel_for(
           n,
           [&](size_t b, size_t e) {
-            const StreamFence fence;
-            for (size_t i = b; i < e; ++i) put(o + i, lut_color(lut, (double(v[i]) - lo) * scale));
+            for (size_t i = b; i < e; ++i) o[i] = lut_color(lut, (double(v[i]) - lo) * scale);
           },
           0, 1 << 16);
       break;
@@ -468,10 +439,9 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
       parallel_for(
           n,
           [&](size_t b, size_t e) {
-            const StreamFence fence;
             uint64_t count[256] = {};
             for (size_t i = b; i < e; ++i) {
-              put(o + i, pal[v[i]]);
+              o[i] = pal[v[i]];
               ++count[v[i]];
             }
             std::lock_guard<std::mutex> lock(m);
@@ -492,10 +462,9 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
       parallel_for(
           n,
           [&](size_t b, size_t e) {
-            const StreamFence fence;
             uint64_t count[4] = {};
             for (size_t i = b; i < e; ++i) {
-              put(o + i, pal[v[i]]);
+              o[i] = pal[v[i]];
               ++count[kind[v[i]]];
             }
             std::lock_guard<std::mutex> lock(m);
@@ -512,8 +481,7 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
       parallel_for(
           n,
           [&](size_t b, size_t e) {
-            const StreamFence fence;
-            for (size_t i = b; i < e; ++i) put(o + i, pal[v[i]]);
+            for (size_t i = b; i < e; ++i) o[i] = pal[v[i]];
           },
           0, 1 << 16);
       break;
