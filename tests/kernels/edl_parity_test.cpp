@@ -1,7 +1,7 @@
-// Eye-dome lighting on the GPU (kernels/src/resolve_shaded.cu) against the CPU's (engine/src/cpu_edl.cpp):
-// the same image and depths pixel for pixel over the scenes, random cameras, point sizes 1 - 3,
-// culled and unculled frames, compact positions, graphs on and off; an EDL frame leaves the
-// visibility buffer empty for the next plain frame.
+// Eye-dome lighting on the GPU (kernels/src/resolve_shaded.cu) against the CPU's
+// (engine/src/cpu_edl.cpp): the same image and depths pixel for pixel over the scenes, random
+// cameras, point sizes 1 - 3, culled and unculled frames, compact positions, graphs on and off; an
+// EDL frame leaves the visibility buffer empty for the next plain frame.
 #include <gtest/gtest.h>
 
 #include <memory>
