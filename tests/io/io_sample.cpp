@@ -1,12 +1,15 @@
 // Test helper for the comparison against independent readers (tests/io/compare_readers.py):
 //   io_sample read FILE N [DEPTH]  prints {"points", "origin", "bounds_min", "bounds_max",
-//                                  "sample": [[index, x, y, z, r, g, b, intensity], ...]} with N
-//                                  points evenly spaced through the cloud (world coordinates);
+//                                  "sample": [[index, x, y, z, r, g, b, intensity], ...],
+//                                  "fields": [[name, [value, ...]], ...]} with N points evenly
+//                                  spaced through the cloud (world coordinates) and their named
+//                                  fields (ScalarField) in the cloud's order;
 //                                  DEPTH: LoadOptions::max_depth (COPC levels 0 to DEPTH)
 //   io_sample records FILE OUT     writes the decompressed point records of the LAZ file FILE
 //                                  to OUT (the bytes after a LAS file's header and VLRs)
 //   io_sample write KIND N FILE    writes N generated points with the project's writers; KIND is
 //                                  las0..las10, ply-ascii, ply-le, ply-be, pcd-ascii, pcd-binary
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -34,14 +37,38 @@ int read_cmd(const std::string& path, size_t n, int max_depth) {
               info.bounds.max.y, info.bounds.max.z);
   std::printf("\"has_color\": %s, \"sample\": [", info.has_color ? "true" : "false");
   const size_t k = std::min(n, c.size());
+  auto index = [&](size_t j) { return k <= 1 ? size_t(0) : j * (c.size() - 1) / (k - 1); };
   for (size_t j = 0; j < k; ++j) {
-    const size_t i = k <= 1 ? 0 : j * (c.size() - 1) / (k - 1);
+    const size_t i = index(j);
     const pr::Float3 p = c.positions[i];
     const uint32_t col = c.colors[i];
     std::printf("%s[%zu, %.17g, %.17g, %.17g, %u, %u, %u, %.9g]", j ? ", " : "", i,
                 c.origin.x + double(p.x), c.origin.y + double(p.y), c.origin.z + double(p.z),
                 col & 255u, (col >> 8) & 255u, (col >> 16) & 255u,
                 c.has_intensity() ? double(c.intensity[i]) : 0.0);
+  }
+  // The named fields at the same points: {"name": [value, ...], ...} in the cloud's order.
+  std::printf("], \"fields\": [");
+  for (size_t f = 0; f < c.fields.size(); ++f) {
+    std::printf("%s[\"", f ? ", " : "");
+    for (const char ch : c.fields[f].name)
+      if (ch == '"' || ch == '\\')
+        std::printf("\\%c", ch);
+      else if (static_cast<unsigned char>(ch) >= 0x20)
+        std::putchar(ch);
+    std::printf("\", [");
+    for (size_t j = 0; j < k; ++j) {
+      const double v = double(c.fields[f].values[index(j)]);
+      std::printf("%s", j ? ", " : "");
+      // Python's json reads NaN and Infinity, not printf's nan and inf.
+      if (std::isnan(v))
+        std::printf("NaN");
+      else if (std::isinf(v))
+        std::printf("%sInfinity", v < 0 ? "-" : "");
+      else
+        std::printf("%.9g", v);
+    }
+    std::printf("]]");
   }
   std::printf("]}\n");
   return 0;

@@ -23,8 +23,11 @@ struct LoadOptions {
   /// E57: the scans to read (0-based, in the file's order); empty: every scan, merged.
   std::vector<uint32_t> scans;
   /// At most this many points (0: all). COPC reads its octree down to the deepest level whose
-  /// points fit (level 0 at least); LAS and LAZ keep an even stride through their records, so
-  /// that every part of the survey keeps its share.
+  /// points fit (level 0 at least); every other format keeps an even stride through its records
+  /// (LAS/LAZ points, PLY vertices, PCD points, E57 records of the scans read, the non-blank
+  /// lines of PTS/XYZ text), so that every part of the survey keeps its share. A record picked
+  /// that gives no point (NaN coordinates, an invalid E57 point, a stray text line) leaves the
+  /// cloud that much smaller.
   uint64_t max_points = 0;
   /// COPC: the deepest octree level to read (-1: all).
   int max_depth = -1;

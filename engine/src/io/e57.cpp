@@ -109,9 +109,12 @@ constexpr size_t kChunk = size_t(1) << 16;  // records a parallel task decodes
 constexpr size_t kBatch = 1024;             // records unpacked at a time (cache-sized columns)
 
 /// Decodes records [r0, r0 + n) of a scan and calls emit(RawPoint) for each valid one, in world
-/// coordinates (pose applied). False when the streams end early.
-template <class Emit>
-bool decode_records(const Paged& file, const Scan& scan, uint64_t r0, size_t n, Emit&& emit) {
+/// coordinates (pose applied). False when the streams end early. Unless kAll, only the records
+/// that `stride` keeps are decoded (the scans read counted as one sequence, record r0 of this
+/// scan being its record g0); kAll compiles the loop of a whole load without that bookkeeping.
+template <bool kAll, class Emit>
+bool decode_records(const Paged& file, const Scan& scan, uint64_t r0, size_t n, Emit&& emit,
+                    const Stride& stride = {}, uint64_t g0 = 0) {
   Decoder dec(file, scan);
   // The roles read: the coordinates of the scan's own system and the attributes present.
   int roles[kRoleCount], nroles = 0;
@@ -131,15 +134,37 @@ bool decode_records(const Paged& file, const Scan& scan, uint64_t r0, size_t n, 
     cs[k] = 255.0 / (scan.color_max[k] - scan.color_min[k]);
     ci[k] = scan.color_min[k];
   }
+  // rows[k]: the batch's k-th record read (batch-relative): every record, or those the stride
+  // keeps. Kept records spread thinner than one in kSparse are unpacked one by one into column
+  // slot k (each gathers a few bytes a field), so that a small budget reads a small part of the
+  // streams; denser ones unpack the whole batch into slots 0..bn and read slot rows[k].
+  constexpr size_t kSparse = 16;
+  std::vector<uint32_t> rows(kAll ? 0 : kBatch);
   for (size_t b0 = 0; b0 < n; b0 += kBatch) {
     const size_t bn = std::min(kBatch, n - b0);
+    size_t nrows = bn;
+    bool each = false;
+    if constexpr (!kAll) {
+      const uint64_t k0 = stride.before(g0 + b0), k1 = stride.before(g0 + b0 + bn);
+      if (k0 == k1) continue;
+      nrows = size_t(k1 - k0);
+      for (size_t k = 0; k < nrows; ++k) rows[k] = uint32_t(stride.record(k0 + k) - (g0 + b0));
+      each = nrows * kSparse < bn;
+    }
     for (int j = 0; j < nroles; ++j) {
       double* o = cols.data() + size_t(j) * kBatch;
-      if (!dec.values(scan.field[size_t(roles[j])], r0 + b0, bn, o)) return false;
+      const Field& f = scan.field[size_t(roles[j])];
+      if (!each) {
+        if (!dec.values(f, r0 + b0, bn, o)) return false;
+      } else {
+        for (size_t k = 0; k < nrows; ++k)
+          if (!dec.values(f, r0 + b0 + rows[k], 1, o + k)) return false;
+      }
       col[roles[j]] = o;
     }
     const double* invalid = scan.spherical ? col[kSphericalInvalid] : col[kCartesianInvalid];
-    for (size_t i = 0; i < bn; ++i) {
+    for (size_t k = 0; k < nrows; ++k) {
+      const size_t i = kAll || each ? k : rows[k];
       if (invalid && invalid[i] != 0.0) continue;
       double x, y, z;
       if (scan.spherical) {
@@ -321,9 +346,16 @@ bool read_e57(const Input& in, Output& out, std::string* error) {
     uint64_t r0;
     size_t n;
   };
+  // A point budget keeps an even stride through the records of the scans read, counted as one
+  // sequence in the order read: each scan keeps its share.
+  uint64_t total = 0;
+  for (const uint32_t k : chosen) total += scans[k].records;
+  const Stride stride = Stride::of(total, *in.options);
   std::vector<Chunk> chunks;
+  std::vector<uint64_t> chunk_first;  // its first record in that sequence
   std::vector<size_t> caps;
   Attributes attrs;
+  uint64_t first = 0;
   for (const uint32_t k : chosen) {
     const e57::Scan& s = scans[k];
     attrs.color |= s.color;
@@ -331,8 +363,10 @@ bool read_e57(const Input& in, Output& out, std::string* error) {
     for (uint64_t r = 0; r < s.records; r += e57::kChunk) {
       const size_t n = size_t(std::min<uint64_t>(e57::kChunk, s.records - r));
       chunks.push_back({k, r, n});
-      caps.push_back(n);
+      chunk_first.push_back(first + r);
+      caps.push_back(size_t(stride.before(first + r + n) - stride.before(first + r)));
     }
+    first += s.records;
   }
   // The origin from a sample: 64 runs of 16 records spread through each chosen scan.
   Bounds sample;
@@ -342,7 +376,7 @@ bool read_e57(const Input& in, Output& out, std::string* error) {
       for (uint64_t j = 0; j < 64 && s.records; ++j) {
         const uint64_t r = s.records * j / 64;
         const size_t n = size_t(std::min<uint64_t>(16, s.records - r));
-        if (!e57::decode_records(file, s, r, n, [&](const RawPoint& p) {
+        if (!e57::decode_records<true>(file, s, r, n, [&](const RawPoint& p) {
               if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z))
                 sample.extend({p.x, p.y, p.z});
             }))
@@ -356,7 +390,9 @@ bool read_e57(const Input& in, Output& out, std::string* error) {
           caps,
           [&](size_t b, BlockWriter& w, std::string& err) {
             const Chunk& c = chunks[b];
-            if (!e57::decode_records(file, scans[c.scan], c.r0, c.n, w)) {
+            if (!(stride.all() ? e57::decode_records<true>(file, scans[c.scan], c.r0, c.n, w)
+                               : e57::decode_records<false>(file, scans[c.scan], c.r0, c.n, w,
+                                                            stride, chunk_first[b]))) {
               err = "scan " + std::to_string(c.scan) + ": its data packets end early";
               return false;
             }

@@ -33,6 +33,26 @@ glm::dvec3 choose_origin(const Bounds& s) {
   return glm::dvec3(std::round(c.x), std::round(c.y), std::round(c.z));
 }
 
+void PointSink::add_fields(size_t total) {
+  PointCloud& c = *out_.cloud;
+  field_data_.clear();
+  for (const std::string& name : fields) {
+    c.fields.push_back(ScalarField{name, {}});
+    c.fields.back().values.resize(total);
+    field_data_.push_back(c.fields.back().values.data());
+  }
+}
+
+void PointSink::move_fields(size_t to, size_t from, size_t count) {
+  for (float* f : field_data_) std::memmove(f + to, f + from, count * sizeof(float));
+}
+
+void PointSink::resize_fields(size_t count) {
+  PointCloud& c = *out_.cloud;
+  for (size_t f = c.fields.size() - fields.size(); f < c.fields.size(); ++f)
+    c.fields[f].values.resize(count);
+}
+
 std::vector<size_t> fixed_blocks(size_t n, size_t per) {
   std::vector<size_t> caps;
   caps.reserve(n / per + 1);
@@ -81,6 +101,17 @@ size_t count_lines(const char* p, const char* e) {
     ++n;
     if (!nl) break;
     p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
+
+size_t count_records(const char* p, const char* e) {
+  size_t n = 0;
+  while (p < e) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(e - p)));
+    const char* le = nl ? nl : e;
+    n += !is_blank(p, le);
+    p = nl ? nl + 1 : e;
   }
   return n;
 }

@@ -14,6 +14,7 @@
 
 #include "engine/io.h"
 #include "engine/parallel.h"
+#include "io/stride.h"
 
 namespace pr::io {
 
@@ -87,12 +88,25 @@ class PointSink {
   bool run(const std::vector<size_t>& capacities, Produce&& produce, std::string* error);
 
   Bounds bounds;  ///< of the kept points, file coordinates
+  /// Named scalar fields (PLY properties, PCD fields): run() adds them to the cloud, and the
+  /// reader writes each point's values with the point (emit_with_fields), not in a pass of their
+  /// own, so that they follow it through dropped points and compaction.
+  std::vector<std::string> fields;
+  /// Their arrays, one per name in `fields`, while run() runs.
+  float* const* field_arrays() const { return field_data_.data(); }
 
  private:
+  // The fields' share of run(), out of line, so that run(), inside which the readers' point
+  // loops are compiled, stays as it was for readers without fields.
+  void add_fields(size_t total);
+  void move_fields(size_t to, size_t from, size_t count);
+  void resize_fields(size_t count);
+
   const Input& in_;
   Output& out_;
   Attributes attrs_;
   glm::dvec3 origin_;
+  std::vector<float*> field_data_;
 };
 
 /// Emits points of one block into the cloud's arrays, tracking bounds.
@@ -128,6 +142,17 @@ struct BlockWriter {
   }
 };
 
+/// Emits p through w and, when it is kept, its `values` (one per PointSink::fields) into the
+/// sink's field_arrays() at its index. Apart from BlockWriter, so that the loops of readers
+/// without fields compile as they would if fields did not exist.
+inline void emit_with_fields(BlockWriter& w, const RawPoint& p, float* const* arrays,
+                             const float* values, size_t count) {
+  const size_t k = w.n;
+  w(p);
+  if (w.n != k)
+    for (size_t f = 0; f < count; ++f) arrays[f][w.begin + k] = values[f];
+}
+
 template <class Produce>
 bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::string* error) {
   PointCloud& c = *out_.cloud;
@@ -142,7 +167,8 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
   const uint64_t point_bytes =
       sizeof(Float3) + sizeof(uint32_t) + (attrs_.intensity ? sizeof(float) : 0) +
       (attrs_.classification ? 1 : 0) + (attrs_.returns ? 1 : 0) +
-      (attrs_.point_source ? sizeof(uint16_t) : 0) + (attrs_.gps_time ? sizeof(double) : 0);
+      (attrs_.point_source ? sizeof(uint16_t) : 0) + (attrs_.gps_time ? sizeof(double) : 0) +
+      fields.size() * sizeof(float);
   if (!fits_in_memory(in_, wraps ? UINT64_MAX : total, point_bytes, error)) {
     *out_.cloud = PointCloud{};
     return false;
@@ -153,6 +179,7 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
   if (attrs_.returns) c.returns.resize(total);
   if (attrs_.point_source) c.point_source.resize(total);
   if (attrs_.gps_time) c.gps_time.resize(total);
+  add_fields(total);
   std::vector<size_t> kept(nb, 0);
   std::vector<Bounds> bb(nb);
   std::vector<std::string> errs(nb);
@@ -217,6 +244,7 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
         std::memmove(&c.point_source[w], &c.point_source[start[b]], kept[b] * sizeof(uint16_t));
       if (attrs_.gps_time)
         std::memmove(&c.gps_time[w], &c.gps_time[start[b]], kept[b] * sizeof(double));
+      move_fields(w, start[b], kept[b]);
     }
     w += kept[b];
     bounds.extend(bb[b]);
@@ -229,6 +257,7 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
     if (attrs_.returns) c.returns.resize(w);
     if (attrs_.point_source) c.point_source.resize(w);
     if (attrs_.gps_time) c.gps_time.resize(w);
+    resize_fields(w);
   }
   c.origin = origin_;
   return true;
@@ -293,53 +322,107 @@ std::vector<std::pair<size_t, size_t>> split_lines(const char* base, size_t b, s
 /// Number of '\n'-terminated lines in [p, e) (a last line without '\n' counts).
 size_t count_lines(const char* p, const char* e);
 
+/// Number of non-blank lines in [p, e).
+size_t count_records(const char* p, const char* e);
+
 std::string lower(std::string s);
 
 uint8_t clamp_u8(double v);
 
+/// The records of text chunks for LoadOptions::max_points. A text body's point count is known
+/// only once its lines are parsed, but the readers split it into chunks at newlines and count
+/// each chunk's lines to size the cloud before parsing any; counting the non-blank lines there
+/// (each a record: a point, or a stray line that gives none) yields the total and each chunk's
+/// first record, so the budget keeps an even stride through the lines as it does through binary
+/// records, and lines not kept are never parsed. A stray line that the stride picks gives no
+/// point, so such a file may give a few points fewer than the budget.
+struct TextRecords {
+  std::vector<uint64_t> first;  ///< records before chunk c; first.back(): all of them
+  Stride stride;
+
+  TextRecords(const char* text, const std::vector<std::pair<size_t, size_t>>& chunks,
+              const LoadOptions& o)
+      : first(chunks.size() + 1, 0) {
+    parallel_for(
+        chunks.size(),
+        [&](size_t a, size_t b) {
+          for (size_t c = a; c < b; ++c)
+            first[c + 1] = count_records(text + chunks[c].first, text + chunks[c].second);
+        },
+        0, 1);
+    for (size_t c = 0; c < chunks.size(); ++c) first[c + 1] += first[c];
+    stride = Stride::of(first.back(), o);
+  }
+  /// Points chunk c may give: its records that the stride keeps.
+  std::vector<size_t> capacities() const {
+    std::vector<size_t> caps(first.size() - 1);
+    for (size_t c = 0; c < caps.size(); ++c)
+      caps[c] = size_t(stride.before(first[c + 1]) - stride.before(first[c]));
+    return caps;
+  }
+  /// Calls line(s, le) for each kept non-blank line of chunk c, [a, e) of `text`, in order; stops
+  /// at the first line for which it returns false and returns false.
+  template <class Line>
+  bool each_kept(size_t c, const char* a, const char* e, Line&& line) const {
+    uint64_t g = first[c];
+    uint64_t next = stride.record(stride.before(g));
+    while (a < e) {
+      const char* nl = static_cast<const char*>(std::memchr(a, '\n', size_t(e - a)));
+      const char* le = nl ? nl : e;
+      if (!is_blank(a, le) && g++ == next) {
+        next = stride.record(stride.before(g));
+        if (!line(a, le)) return false;
+      }
+      a = nl ? nl + 1 : e;
+    }
+    return true;
+  }
+};
+
 /// Reads the text body [begin, end) of `text` in parallel, one point a non-blank line, straight
 /// into the cloud, then finish(): the origin comes from the first 64 lines, the work is split in
-/// about 64 pieces at line starts. `parse(s, le, pt)` reads the line [s, le); a line it rejects
-/// fails the read with the message `describe(line_number, s, le)`. PLY and PCD ascii bodies.
+/// about 64 pieces at line starts. `parse(s, le, pt, values)` reads the line [s, le) into the
+/// point and its `fields` (values[j] for fields[j], PointSink::fields); a line it rejects fails
+/// the read with the message `describe(line_number, s, le)`. PLY and PCD ascii bodies, whose
+/// headers declare the point count: the body holds exactly that many non-blank lines, so
+/// LoadOptions::max_points keeps the same stride through them as through a binary body's records.
 template <class Parse, class Describe>
-bool read_text_rows(const Input& in, Output& out, Attributes attrs, const char* text, size_t begin,
-                    size_t end, Parse&& parse, Describe&& describe, std::string* error) {
+bool read_text_rows(const Input& in, Output& out, Attributes attrs, std::vector<std::string> fields,
+                    const char* text, size_t begin, size_t end, Parse&& parse, Describe&& describe,
+                    std::string* error) {
   const auto chunks = split_lines(text, begin, end, 64);
-  std::vector<size_t> caps(chunks.size());
-  for (size_t c = 0; c < chunks.size(); ++c)
-    caps[c] = count_lines(text + chunks[c].first, text + chunks[c].second);
+  const TextRecords records(text, chunks, *in.options);
+  const size_t nf = fields.size();
   Bounds sample;
   const char* s = text + begin;
   const char* const q = text + end;
+  std::vector<float> scratch(nf);
   for (int k = 0; k < 64 && s < q; ++k) {
     const char* nl = static_cast<const char*>(std::memchr(s, '\n', size_t(q - s)));
     const char* le = nl ? nl : q;
     RawPoint pt;
-    if (!is_blank(s, le) && parse(s, le, pt) && std::isfinite(pt.x) && std::isfinite(pt.y) &&
-        std::isfinite(pt.z))
+    if (!is_blank(s, le) && parse(s, le, pt, scratch.data()) && std::isfinite(pt.x) &&
+        std::isfinite(pt.y) && std::isfinite(pt.z))
       sample.extend({pt.x, pt.y, pt.z});
     s = nl ? nl + 1 : q;
   }
   PointSink sink(in, out, attrs, choose_origin(sample));
+  sink.fields = std::move(fields);
   if (!sink.run(
-          caps,
+          records.capacities(),
           [&](size_t c, BlockWriter& w, std::string& err) {
-            const char* a = text + chunks[c].first;
-            const char* e = text + chunks[c].second;
-            while (a < e) {
-              const char* nl = static_cast<const char*>(std::memchr(a, '\n', size_t(e - a)));
-              const char* le = nl ? nl : e;
-              if (!is_blank(a, le)) {
-                RawPoint pt;
-                if (!parse(a, le, pt)) {
-                  err = describe(count_lines(text, a) + 1, a, le);
-                  return false;
-                }
-                w(pt);
-              }
-              a = nl ? nl + 1 : e;
-            }
-            return true;
+            std::vector<float> values(nf);
+            return records.each_kept(c, text + chunks[c].first, text + chunks[c].second,
+                                     [&](const char* a, const char* le) {
+                                       RawPoint pt;
+                                       if (!parse(a, le, pt, values.data())) {
+                                         err = describe(count_lines(text, a) + 1, a, le);
+                                         return false;
+                                       }
+                                       emit_with_fields(w, pt, sink.field_arrays(), values.data(),
+                                                        nf);
+                                       return true;
+                                     });
           },
           error))
     return false;

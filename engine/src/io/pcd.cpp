@@ -177,7 +177,7 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
       counts.size() != fields.size())
     return fail(in, error, "PCD header: FIELDS, SIZE, TYPE and COUNT have different lengths");
   if (!have_points) points = width * height;
-  size_t stride = 0, tokens = 0;
+  size_t record_size = 0, tokens = 0;
   int f[kFields];
   for (int& k : f) k = -1;
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -187,9 +187,9 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
         (fd.size != 1 && fd.size != 2 && fd.size != 4 && fd.size != 8))
       return fail(in, error,
                   "PCD field '" + fd.name + "' has unsupported size " + std::to_string(fd.size));
-    fd.offset = stride;
+    fd.offset = record_size;
     fd.token = tokens;
-    stride += fd.size * fd.count;
+    record_size += fd.size * fd.count;
     tokens += fd.count;
     const std::string n = lower(fd.name);
     const int k = int(i);
@@ -219,6 +219,19 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
   if (points == 0) return fail(in, error, "the file holds no points (POINTS 0)");
   const bool separate = f[kR] >= 0 && f[kG] >= 0 && f[kB] >= 0;
   const Attributes attrs{f[kPacked] >= 0 || separate, f[kI] >= 0, f[kC] >= 0};
+  // The other single-valued fields are kept by name (ScalarField), in file order; `_` is padding.
+  std::vector<size_t> extra;
+  std::vector<std::string> extra_names;
+  for (size_t k = 0; k < fields.size(); ++k) {
+    bool used = fields[k].count != 1 || fields[k].name == "_";
+    for (int u : f) used |= u == int(k);
+    if (used) continue;
+    extra.push_back(k);
+    extra_names.push_back(fields[k].name);
+  }
+  const size_t nextra = extra.size();
+  // Cloud index k holds point stride.record(k): every point, or an even stride through them.
+  const Stride stride = Stride::of(points, *in.options);
   out.info->format = "PCD";
   out.info->version = version + " " + data_kind;
   const size_t data_off = size_t(p - text);
@@ -230,13 +243,13 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     std::vector<const uint8_t*> base(fields.size());
     std::vector<size_t> step(fields.size());
     if (data_kind == "binary") {
-      if (points > avail / stride)
+      if (points > avail / record_size)
         return fail(in, error,
                     "the header declares " + std::to_string(points) +
-                        " points but the file holds " + std::to_string(avail / stride) +
+                        " points but the file holds " + std::to_string(avail / record_size) +
                         " (truncated?)");
       for (size_t i = 0; i < fields.size(); ++i)
-        base[i] = in.data + data_off + fields[i].offset, step[i] = stride;
+        base[i] = in.data + data_off + fields[i].offset, step[i] = record_size;
     } else {
       if (avail < 8) return fail(in, error, "truncated PCD: no compressed block sizes");
       uint32_t csize, usize;
@@ -246,12 +259,13 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
         return fail(in, error,
                     "truncated PCD: the compressed block is " + std::to_string(csize) +
                         " bytes, the file holds " + std::to_string(avail - 8));
-      if (points > usize / stride || uint64_t(usize) != points * stride)
+      if (points > usize / record_size || uint64_t(usize) != points * record_size)
         return fail(in, error,
                     "PCD compressed block holds " + std::to_string(usize) +
-                        " bytes, the header needs " + std::to_string(points * stride));
+                        " bytes, the header needs " + std::to_string(points * record_size));
       // LZF expands at most 264 bytes per 3 input bytes, so a larger claim is corrupt (and must not
-      // make us allocate).
+      // make us allocate). The block is one LZF stream whose matches reach back into what it has
+      // already produced, so it is decompressed whole even when a point budget keeps few points.
       if (uint64_t(usize) > uint64_t(csize) * 88 + 64)
         return fail(in, error, "PCD compressed block sizes are inconsistent");
       unpacked.resize(usize);
@@ -300,38 +314,45 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
         sample.extend({pt.x, pt.y, pt.z});
     }
     PointSink sink(in, out, attrs, choose_origin(sample));
+    sink.fields = extra_names;
+    const size_t keep = size_t(stride.keep);
+    const bool plain = stride.all() && nextra == 0;
+    std::vector<const uint8_t*> extra_base(nextra);
+    std::vector<size_t> extra_step(nextra), extra_size(nextra);
+    std::vector<char> extra_type(nextra);
+    for (size_t j = 0; j < nextra; ++j) {
+      const size_t k = extra[j];
+      extra_base[j] = base[k], extra_step[j] = step[k];
+      extra_size[j] = fields[k].size, extra_type[j] = fields[k].type;
+    }
     if (!sink.run(
-            fixed_blocks(n),
+            fixed_blocks(keep),
             [&](size_t blk, BlockWriter& w, std::string&) {
-              const size_t i0 = blk << 16, i1 = std::min(n, i0 + (size_t(1) << 16));
-              for (size_t i = i0; i < i1; ++i) {
+              const size_t k0 = blk << 16, k1 = std::min(keep, k0 + (size_t(1) << 16));
+              if (plain) {
+                // Every point and no fields, the common case: a loop of its own, free of the
+                // record lookup and the fields' bookkeeping.
+                for (size_t i = k0; i < k1; ++i) {
+                  RawPoint pt;
+                  decode(i, pt);
+                  w(pt);
+                }
+                return true;
+              }
+              std::vector<float> values(nextra);
+              for (size_t k = k0; k < k1; ++k) {
+                const size_t i = size_t(stride.record(k));
                 RawPoint pt;
                 decode(i, pt);
-                w(pt);
+                for (size_t j = 0; j < nextra; ++j)
+                  values[j] = float(
+                      read_value(extra_base[j] + i * extra_step[j], extra_type[j], extra_size[j]));
+                emit_with_fields(w, pt, sink.field_arrays(), values.data(), nextra);
               }
               return true;
             },
             error))
       return false;
-    // The other single-valued fields, kept by name (only when no point was dropped, so that
-    // cloud index i is point i).
-    if (out.cloud->size() == n) {
-      for (size_t k = 0; k < fields.size(); ++k) {
-        bool used = fields[k].count != 1 || fields[k].name == "_";
-        for (int u : f) used |= u == int(k);
-        if (used) continue;
-        ScalarField field{fields[k].name, {}};
-        field.values.resize(n);
-        float* dst = field.values.data();
-        parallel_for(
-            n,
-            [&](size_t i0, size_t i1) {
-              for (size_t i = i0; i < i1; ++i) dst[i] = float(val(int(k), i));
-            },
-            0, size_t(1) << 16);
-        out.cloud->fields.push_back(std::move(field));
-      }
-    }
     finish(in, out, sink.bounds, attrs);
     return true;
   }
@@ -350,7 +371,7 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
                 "the header declares " + std::to_string(points) + " points but the file holds " +
                     std::to_string(points - left) + " lines (truncated?)");
   if (tokens > 4096) return fail(in, error, "PCD has too many values per point");
-  auto parse_line = [&](const char* s, const char* e, RawPoint& pt) {
+  auto parse_line = [&](const char* s, const char* e, RawPoint& pt, float* values) {
     double v[4096];
     const int got = parse_numbers(s, e, v, int(tokens));
     if (got < int(tokens)) return false;
@@ -376,10 +397,11 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
     }
     pt.intensity = f[kI] >= 0 ? float(v[fields[f[kI]].token]) : 0.0f;
     pt.classification = f[kC] >= 0 ? clamp_u8(v[fields[f[kC]].token]) : 0;
+    for (size_t j = 0; j < nextra; ++j) values[j] = float(v[fields[extra[j]].token]);
     return true;
   };
   return read_text_rows(
-      in, out, attrs, text, data_off, size_t(q - text), parse_line,
+      in, out, attrs, extra_names, text, data_off, size_t(q - text), parse_line,
       [&](size_t line, const char*, const char*) {
         return "PCD line " + std::to_string(line) + ": expected " + std::to_string(tokens) +
                " numbers";

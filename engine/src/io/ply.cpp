@@ -4,6 +4,7 @@
 // element of scalar properties has a fixed record size, so binary files decode in parallel blocks.
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "io/readers.h"
 
@@ -299,6 +300,19 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
   const Attributes attrs{has_color, l.field[kI] >= 0, l.field[kC] >= 0};
   if (v.count == 0) return fail(in, error, "the file holds no points (vertex count 0)");
   const size_t nprops = v.props.size();
+  // The other scalar properties are kept by name (ScalarField), in file order.
+  std::vector<size_t> extra;
+  std::vector<std::string> extra_names;
+  for (size_t k = 0; k < nprops; ++k) {
+    bool used = v.props[k].list;
+    for (int f : l.field) used |= f == int(k);
+    if (used) continue;
+    extra.push_back(k);
+    extra_names.push_back(v.props[k].name);
+  }
+  const size_t nextra = extra.size();
+  // Cloud index k holds vertex stride.record(k): every vertex, or an even stride through them.
+  const Stride stride = Stride::of(v.count, *in.options);
 
   static const char* kEnc[] = {"ascii", "binary_little_endian", "binary_big_endian"};
   out.info->format = "PLY";
@@ -334,7 +348,7 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
     if (!v.fixed && v.count > avail)
       return fail(in, error,
                   "the header declares more vertices than the file can hold (truncated?)");
-    auto decode_at = [&](const uint8_t* r, RawPoint& pt, size_t& size) {
+    auto decode_at = [&](const uint8_t* r, RawPoint& pt, size_t& size, float* values) {
       double val[256];
       size_t o = 0;
       for (size_t k = 0; k < nprops; ++k) {
@@ -350,19 +364,22 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
       }
       size = o;
       make_point(val, l, v, pt);
+      for (size_t j = 0; j < nextra; ++j) values[j] = float(val[extra[j]]);
     };
+    float scratch[256];
     Bounds sample;
     if (v.fixed) {
       const size_t step = std::max<size_t>(1, size_t(v.count / 4096));
       for (size_t i = 0; i < v.count; i += step) {
         RawPoint pt;
         size_t s;
-        decode_at(b + i * v.stride, pt, s);
+        decode_at(b + i * v.stride, pt, s, scratch);
         if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
           sample.extend({pt.x, pt.y, pt.z});
       }
       PointSink sink(in, out, attrs, choose_origin(sample));
-      const size_t n = size_t(v.count);
+      sink.fields = extra_names;
+      const size_t keep = size_t(stride.keep);
       // Fixed records: read only the properties we keep, at their offsets.
       size_t off[kFields];
       Scalar type[kFields];
@@ -373,21 +390,25 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
       }
       const bool xyz_f32 = type[kX] == Scalar::kF32 && type[kY] == Scalar::kF32 &&
                            type[kZ] == Scalar::kF32 && l.field[kZ] >= 0 && !swap;
-      const bool rgb_u8 = has_color && type[kR] == Scalar::kU8 && type[kG] == Scalar::kU8 &&
+      const bool rgb_u8 = attrs.color && type[kR] == Scalar::kU8 && type[kG] == Scalar::kU8 &&
                           type[kB] == Scalar::kU8;
       const uint8_t* const vb = b;
-      const size_t stride = v.stride;
-      auto block = [&](size_t blk, BlockWriter& w, std::string&) {
-        const size_t i0 = blk << 16, i1 = std::min(n, i0 + (size_t(1) << 16));
-        for (size_t i = i0; i < i1; ++i) {
-          const uint8_t* r = vb + i * stride;
+      const size_t record_size = v.stride;
+      size_t extra_off[256];
+      Scalar extra_type[256];
+      for (size_t j = 0; j < nextra; ++j)
+        extra_off[j] = v.props[extra[j]].offset, extra_type[j] = v.props[extra[j]].type;
+      // Cloud points [k0, k1): records stride.record(k) with their fields, or (kAll: every record,
+      // no fields, the common case) records k alone.
+      auto records = [&](auto all, size_t k0, size_t k1, BlockWriter& w) {
+        constexpr bool kAll = decltype(all)::value;
+        for (size_t k = k0; k < k1; ++k) {
+          const uint8_t* r = vb + (kAll ? k : size_t(stride.record(k))) * record_size;
           RawPoint pt;
           if (xyz_f32) {
-            float f3[3];
-            std::memcpy(&f3[0], r + off[kX], 4);
-            std::memcpy(&f3[1], r + off[kY], 4);
-            std::memcpy(&f3[2], r + off[kZ], 4);
-            pt.x = f3[0], pt.y = f3[1], pt.z = f3[2];
+            pt.x = get_le<float>(r + off[kX]);
+            pt.y = get_le<float>(r + off[kY]);
+            pt.z = get_le<float>(r + off[kZ]);
           } else {
             pt.x = read_scalar(r + off[kX], type[kX], swap);
             pt.y = read_scalar(r + off[kY], type[kY], swap);
@@ -395,7 +416,7 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
           }
           if (rgb_u8) {
             pt.color = rgba(r[off[kR]], r[off[kG]], r[off[kB]]);
-          } else if (has_color) {
+          } else if (attrs.color) {
             pt.color = rgba(color_channel(read_scalar(r + off[kR], type[kR], swap), type[kR]),
                             color_channel(read_scalar(r + off[kG], type[kG], swap), type[kG]),
                             color_channel(read_scalar(r + off[kB], type[kB], swap), type[kB]));
@@ -405,34 +426,29 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
           pt.intensity = l.field[kI] >= 0 ? float(read_scalar(r + off[kI], type[kI], swap)) : 0.0f;
           pt.classification =
               l.field[kC] >= 0 ? clamp_u8(read_scalar(r + off[kC], type[kC], swap)) : 0;
-          w(pt);
+          if constexpr (kAll) {
+            w(pt);
+          } else {
+            float values[256];
+            for (size_t j = 0; j < nextra; ++j)
+              values[j] = float(read_scalar(r + extra_off[j], extra_type[j], swap));
+            emit_with_fields(w, pt, sink.field_arrays(), values, nextra);
+          }
         }
-        return true;
       };
-      if (!sink.run(fixed_blocks(n), block, error)) return false;
-      // The other scalar properties, kept by name (a second pass over the records, in
-      // parallel; only when no vertex was dropped, so that cloud index i is vertex i).
-      if (out.cloud->size() == n) {
-        for (size_t k = 0; k < v.props.size(); ++k) {
-          const Prop& pr = v.props[k];
-          bool used = pr.list;
-          for (int f : l.field) used |= f == int(k);
-          if (used) continue;
-          ScalarField field{pr.name, {}};
-          field.values.resize(n);
-          float* dst = field.values.data();
-          const size_t po = pr.offset;
-          const Scalar pt = pr.type;
-          parallel_for(
-              n,
-              [&](size_t i0, size_t i1) {
-                for (size_t i = i0; i < i1; ++i)
-                  dst[i] = float(read_scalar(vb + i * stride + po, pt, swap));
-              },
-              0, size_t(1) << 16);
-          out.cloud->fields.push_back(std::move(field));
-        }
-      }
+      // Each case a PointSink::run of its own, so that the common loop is compiled alone, free of
+      // the record lookup and the fields.
+      auto block = [&](auto all) {
+        return [&, all](size_t blk, BlockWriter& w, std::string&) {
+          const size_t k0 = blk << 16, k1 = std::min(keep, k0 + (size_t(1) << 16));
+          records(all, k0, k1, w);
+          return true;
+        };
+      };
+      if (stride.all() && nextra == 0
+              ? !sink.run(fixed_blocks(keep), block(std::true_type{}), error)
+              : !sink.run(fixed_blocks(keep), block(std::false_type{}), error))
+        return false;
       finish(in, out, sink.bounds, attrs);
       return true;
     }
@@ -444,17 +460,19 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
         if (!s) break;
         RawPoint pt;
         size_t s2;
-        decode_at(r, pt, s2);
+        decode_at(r, pt, s2, scratch);
         if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
           sample.extend({pt.x, pt.y, pt.z});
         r += s;
       }
     }
     PointSink sink(in, out, attrs, choose_origin(sample));
+    sink.fields = extra_names;
     if (!sink.run(
-            {size_t(v.count)},
+            {size_t(stride.keep)},
             [&](size_t, BlockWriter& w, std::string& err) {
               const uint8_t* r = b;
+              uint64_t next = stride.record(0);
               for (uint64_t i = 0; i < v.count; ++i) {
                 const size_t s = instance_size(v, r, bend, swap);
                 if (!s) {
@@ -462,10 +480,13 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
                         " runs past the end of the file";
                   return false;
                 }
-                RawPoint pt;
-                size_t s2;
-                decode_at(r, pt, s2);
-                w(pt);
+                if (i == next) {
+                  next = stride.record(stride.before(i + 1));
+                  RawPoint pt;
+                  size_t s2;
+                  decode_at(r, pt, s2, scratch);
+                  emit_with_fields(w, pt, sink.field_arrays(), scratch, nextra);
+                }
                 r += s;
               }
               return true;
@@ -498,7 +519,7 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
                 "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
                     std::to_string(v.count - missing) + " (truncated?)");
   const char* ve = q;
-  auto parse_line = [&](const char* s, const char* e, RawPoint& pt) {
+  auto parse_line = [&](const char* s, const char* e, RawPoint& pt, float* values) {
     double val[256];
     for (size_t k = 0; k < nprops; ++k) {
       const Prop& pr = v.props[k];
@@ -521,10 +542,11 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
       val[k] = x;
     }
     make_point(val, l, v, pt);
+    for (size_t j = 0; j < nextra; ++j) values[j] = float(val[extra[j]]);
     return true;
   };
   return read_text_rows(
-      in, out, attrs, text, size_t(vb - text), size_t(ve - text), parse_line,
+      in, out, attrs, extra_names, text, size_t(vb - text), size_t(ve - text), parse_line,
       [](size_t line, const char* s, const char* le) {
         return "PLY vertex line " + std::to_string(line) + ": cannot parse '" +
                std::string(s, std::min<size_t>(size_t(le - s), 60)) + "'";

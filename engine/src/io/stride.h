@@ -1,7 +1,8 @@
-// LoadOptions::max_points for formats read record by record (LAS, LAZ): an even stride through
-// the records. Scanners and writers store neighbouring points near each other in the file, so
-// keeping record floor(k * n / keep) for k < keep leaves every part of the survey its share of
-// points, at any budget, with no extra pass over the points.
+// LoadOptions::max_points for every format but COPC: an even stride through the records (LAS and
+// LAZ points, PLY vertices, PCD points, E57 records across the scans read, non-blank text lines).
+// Scanners and writers store neighbouring points near each other in the file, so keeping record
+// floor(k * n / keep) for k < keep leaves every part of the survey its share of points, at any
+// budget, with no extra pass over the points.
 #pragma once
 
 #include <cstdint>

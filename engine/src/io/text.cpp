@@ -210,34 +210,26 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
     const auto c = split_lines(text, r.first, r.second, size_t(default_threads()) * 16);
     chunks.insert(chunks.end(), c.begin(), c.end());
   }
-  std::vector<size_t> caps(chunks.size());
-  parallel_for(
-      chunks.size(),
-      [&](size_t a, size_t b) {
-        for (size_t c = a; c < b; ++c)
-          caps[c] = count_lines(text + chunks[c].first, text + chunks[c].second);
-      },
-      0, 1);
+  // The records are the non-blank lines of the regions (TextRecords: a point budget keeps an
+  // even stride through them, and only the lines kept are parsed).
+  const TextRecords records(text, chunks, *in.options);
+  const std::vector<size_t> caps = records.capacities();
   std::vector<size_t> bad(chunks.size(), 0), first_bad(chunks.size(), SIZE_MAX);
   PointSink sink(in, out, attrs, choose_origin(sample));
   if (!sink.run(
           caps,
           [&](size_t c, BlockWriter& w, std::string&) {
-            const char* a = text + chunks[c].first;
-            const char* e = text + chunks[c].second;
-            while (a < e) {
-              const char* next;
-              const char* le = line_end(a, e, &next);
-              RawPoint pt;
-              const int r = parse_line(a, le, pt);
-              if (r == 1) {
-                w(pt);
-              } else if (r < 0) {
-                if (bad[c]++ == 0) first_bad[c] = size_t(a - text);
-              }
-              a = next;
-            }
-            return true;
+            return records.each_kept(c, text + chunks[c].first, text + chunks[c].second,
+                                     [&](const char* a, const char* le) {
+                                       RawPoint pt;
+                                       const int r = parse_line(a, le, pt);
+                                       if (r == 1) {
+                                         w(pt);
+                                       } else if (r < 0) {
+                                         if (bad[c]++ == 0) first_bad[c] = size_t(a - text);
+                                       }
+                                       return true;
+                                     });
           },
           error))
     return false;
