@@ -95,6 +95,9 @@ void Viewer::Impl::update_colors() {
   if (filter_dirty) {
     filter_dirty = false;
     if (apply_class_filter(*cloud, hidden_classes, hidden_points)) {
+      // The pick's compact form and boxes were made from the positions before.
+      pick_compact = CompactCloud{};
+      pick_boxes = PodVector<PointBox>();
       std::string err, note;
       bool refused = false;
       if (!backend->set_cloud(*cloud, &err, &note, &refused))

@@ -32,6 +32,7 @@ void Viewer::Impl::pick_at(int window_x, int window_y) {
   if (pick_cloud != cloud.get()) {
     pick_count = 0;
     pick_compact = CompactCloud{};
+    pick_boxes = PodVector<PointBox>();
     pick_cloud = cloud.get();
   }
   // The positions the renderer on screen draws: floats, the CPU's compact form, or the GPU's
@@ -54,7 +55,21 @@ void Viewer::Impl::pick_at(int window_x, int window_y) {
       compact = &pick_compact;
     }
   }
-  const PickResult r = pick_point(*cloud, compact, camera, rs, x, y, kPickRadius);
+  // Float positions: the batch boxes let the pick skip the batches that cannot reach the click
+  // (the CPU renderer's when it has them for this cloud, else made once: a pass over the points).
+  const PodVector<PointBox>* boxes = nullptr;
+  if (!compact) {
+    const size_t batches = (cloud->size() + kPointBatch - 1) / kPointBatch;
+    const PodVector<PointBox>& cpu_boxes = backend->cpu().boxes();
+    if (!backend->gpu_active() && cpu_boxes.size() == batches) {
+      boxes = &cpu_boxes;
+    } else {
+      if (pick_boxes.size() != batches)
+        compute_point_boxes(cloud->positions.data(), cloud->size(), &pick_boxes);
+      boxes = &pick_boxes;
+    }
+  }
+  const PickResult r = pick_point(*cloud, compact, camera, rs, x, y, kPickRadius, 0, boxes);
   if (!r.hit) {
     set_status("pick: no point within " + std::to_string(kPickRadius) + " pixels", false);
     return;

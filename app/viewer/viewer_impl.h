@@ -84,6 +84,7 @@ struct Viewer::Impl {
   int pick_count = 0;
   const PointCloud* pick_cloud = nullptr;
   CompactCloud pick_compact;
+  PodVector<PointBox> pick_boxes;  // the float positions' batch boxes, made by the first pick
   Toggle pick_compact_sort = Toggle::kAuto;
 
   // Timings, ms.

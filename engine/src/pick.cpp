@@ -44,7 +44,8 @@ struct Window {
 }  // namespace
 
 PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
-                      const RenderSettings& s, int x, int y, int radius, unsigned threads) {
+                      const RenderSettings& s, int x, int y, int radius, unsigned threads,
+                      const PodVector<PointBox>* boxes) {
   PickResult r;
   const uint64_t total = cloud.size();
   const uint64_t count = effective_count(total, s.point_count);
@@ -74,24 +75,38 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
   // Units of kPointBatch: stored points (compact, or all points), or a subset's drawn points.
   const uint64_t walked = compact || !subset ? total : count;
   const size_t units = size_t((walked + kPointBatch - 1) / kPointBatch);
+  // A unit whose box cannot put a pixel (splats included) in the window holds no candidate.
+  const PixelRect window{all.x0, all.y0, all.x1, all.y1};
+  auto reaches = [&](const PixelRect& rect) {
+    return !rect.empty() && rect.x0 < window.x1 && rect.x1 > window.x0 && rect.y0 < window.y1 &&
+           rect.y1 > window.y0;
+  };
+  const bool float_boxes = !compact && !subset && boxes && boxes->size() == units;
+  auto may_hold = [&](size_t u) {
+    if (compact) return reaches(compact_box_footprint(p, compact->batches[u]).rect);
+    if (float_boxes) return reaches(box_footprint(p, (*boxes)[u]).rect);
+    return true;
+  };
   parallel_for(
       units,
       [&](size_t u0, size_t u1) {
         Window w = all;
-        const uint64_t b = uint64_t(u0) * kPointBatch,
-                       e = std::min(walked, uint64_t(u1) * kPointBatch);
-        for (uint64_t i = b; i < e; ++i) {
-          if (compact) {
-            const uint64_t id = compact->orig.empty() ? i : compact->orig[i];
-            if (subset && !in_subset(uint32_t(id), count, step)) continue;
-            float px, py, pz;
-            if (!compact_decode(compact->batches[i / kCompactBatch], compact->words[i], px, py, pz))
-              continue;
-            offer(w, px, py, pz, id);
-          } else {
-            const uint64_t id = subset ? subset_index(i, step) : i;
-            const Float3 v = cloud.positions[id];
-            offer(w, v.x, v.y, v.z, id);
+        for (size_t u = u0; u < u1; ++u) {
+          if (!may_hold(u)) continue;
+          const uint64_t b = uint64_t(u) * kPointBatch,
+                         e = std::min(walked, uint64_t(u + 1) * kPointBatch);
+          for (uint64_t i = b; i < e; ++i) {
+            if (compact) {
+              const uint64_t id = compact->orig.empty() ? i : compact->orig[i];
+              if (subset && !in_subset(uint32_t(id), count, step)) continue;
+              float px, py, pz;
+              if (!compact_decode(compact->batches[u], compact->words[i], px, py, pz)) continue;
+              offer(w, px, py, pz, id);
+            } else {
+              const uint64_t id = subset ? subset_index(i, step) : i;
+              const Float3 v = cloud.positions[id];
+              offer(w, v.x, v.y, v.z, id);
+            }
           }
         }
         std::lock_guard<std::mutex> lock(merge);
@@ -144,7 +159,21 @@ bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Came
       compact = scratch;
     }
   }
-  *out = pick_point(cloud, compact, camera, settings, x, y, radius);
+  // Float positions: the batch boxes (the CPU renderer's, or made here: a pass over the points
+  // cheaper than projecting them) skip the batches that cannot reach the pixel.
+  PodVector<PointBox> own;
+  const PodVector<PointBox>* boxes = nullptr;
+  if (!compact) {
+    const size_t batches = (cloud.size() + kPointBatch - 1) / kPointBatch;
+    const auto* cpu = dynamic_cast<const CpuRenderer*>(&renderer);
+    if (cpu && cpu->boxes().size() == batches) {
+      boxes = &cpu->boxes();
+    } else {
+      compute_point_boxes(cloud.positions.data(), cloud.size(), &own);
+      boxes = &own;
+    }
+  }
+  *out = pick_point(cloud, compact, camera, settings, x, y, radius, 0, boxes);
   return true;
 }
 

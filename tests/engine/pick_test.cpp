@@ -56,6 +56,19 @@ TEST(Pick, NamesThePointWhoseKeyWonThePixel) {
               pick_point(cloud, compact ? &r.compact() : nullptr, cam, rs, x, y, 0, 1);
           EXPECT_EQ(q.index, p.index);
         }
+        // With the batch boxes (float positions), within a radius too: the same answers.
+        PodVector<PointBox> boxes;
+        compute_point_boxes(cloud.positions.data(), cloud.size(), &boxes);
+        for (int k = 0; k < 12; ++k) {
+          const int x = int(rng() % 90), y = int(rng() % 70), radius = k % 3 * 2;
+          const CompactCloud* c = compact ? &r.compact() : nullptr;
+          const PickResult a = pick_point(cloud, c, cam, rs, x, y, radius);
+          const PickResult b = pick_point(cloud, c, cam, rs, x, y, radius, 0, &boxes);
+          EXPECT_EQ(a.hit, b.hit) << scene << " " << it << " " << x << "," << y;
+          EXPECT_EQ(a.index, b.index);
+          EXPECT_EQ(a.x, b.x);
+          EXPECT_EQ(a.y, b.y);
+        }
       }
     }
   }

@@ -38,16 +38,19 @@ struct PickResult {
 /// pixel within `radius` pixels (Euclidean; ties: the upper, then the left pixel). `compact`:
 /// the compact form the renderer draws from (CpuRenderer::compact(), or build_compact() in the
 /// GPU's order), null for float positions. A parallel pass over the drawn points (`threads`, 0:
-/// all cores).
+/// all cores). `boxes` (or null): the float cloud's batch boxes (compute_point_boxes(),
+/// engine/culling.h), with which a frame of every point skips the batches whose pixels cannot
+/// reach the pick's window; compact positions use their own batches' boxes. The same point
+/// either way.
 PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
                       const RenderSettings& settings, int x, int y, int radius,
-                      unsigned threads = 0);
+                      unsigned threads = 0, const PodVector<PointBox>* boxes = nullptr);
 
 /// pick_point() for the frame `renderer` draws: its compact form when it draws one (the CPU
 /// renderer's own, or for another renderer the form build_compact() makes in the order
 /// wants_spatial_sort() chooses, which the GPU stores: built once into `scratch`, which the caller
-/// keeps for the cloud and clears with a new one). False with a message when that form cannot be
-/// built.
+/// keeps for the cloud and clears with a new one); for float positions the batch boxes (the CPU
+/// renderer's, or made for this call). False with a message when that form cannot be built.
 bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
                    const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
                    PickResult* out, std::string* error);
