@@ -403,7 +403,9 @@ TEST(IoBudget, SharedFiles) {
                         "e57/A4.e57",
                         "e57/B2.e57",
                         "e57/A_B.e57",
-                        "e57/A_B_different_dims.e57"}) {
+                        "e57/A_B_different_dims.e57",
+                        "las/extrabytes.las",
+                        "laz/extra.laz"}) {
     const std::string path = kData + "/" + f;
     ASSERT_TRUE(fs::exists(path)) << path;
     expect_budgets_honoured(path, file_bytes(path));

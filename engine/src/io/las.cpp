@@ -153,7 +153,27 @@ bool read_las(const Input& in, Output& out, std::string* error) {
         },
         0, 1 << 16);
   }
-  if (out.cloud->size() == count) read_las_extra_bytes(in, h, base, *out.cloud);
+  // The extra bytes as named fields of the points kept. LAS coordinates are always finite, so no
+  // point is dropped and cloud index i is record stride.record(i).
+  if (out.cloud->size() == stride.keep) {
+    if (stride.all()) {
+      read_las_extra_bytes(in, h, base, *out.cloud);
+    } else {
+      for (const LasExtraField& f : las_extra_fields(in, h)) {
+        ScalarField field{f.name, {}};
+        field.values.resize(size_t(stride.keep));
+        float* dst = field.values.data();
+        parallel_for(
+            field.values.size(),
+            [&](size_t i0, size_t i1) {
+              for (size_t i = i0; i < i1; ++i)
+                dst[i] = f.value(base + size_t(stride.record(i)) * rec);
+            },
+            0, size_t(1) << 16);
+        out.cloud->fields.push_back(std::move(field));
+      }
+    }
+  }
   out.info->format = "LAS";
   out.info->version =
       std::to_string(major) + "." + std::to_string(minor) + " format " + std::to_string(fmt);
