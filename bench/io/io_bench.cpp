@@ -4,12 +4,26 @@
 //   io_bench [dir] [scale]   (scale 1.0 = the sizes above; files are kept in dir for reuse)
 // E57 against pye57 (libE57Format) on one file, which tests/io/compare_e57.py --write makes:
 //   io_bench --e57 FILE [PYTHON]   (PYTHON: one with pye57; it reads every scan, best of 3)
+// LAZ against laspy with lazrs' parallel decoder and with LASzip, on the same files in one run:
+//   io_bench --laz PYTHON [--generate DIR] [--points N] [--runs N] [--script FILE] [PATH...]
+// PYTHON: one with numpy, laspy, lazrs and laszip. PATH: a .laz file or a folder (its *.laz
+// files, sorted). --generate first writes the generated surveys (formats 1, 3, 6, 7 and 8 with
+// extra bytes, N points each, default 20 M; laz_bench.py with laspy + lazrs) into DIR, or keeps
+// the ones already there, and times them after the PATHs. Each reader's time is the best of N
+// rounds (default 3) in which the three take turns, so that the load of the machine meets them
+// alike; within a round a reader runs again while its runs took under 0.5 / N s together.
+// --script: laz_bench.py, by default the one in the source tree, else the one beside this
+// program.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "engine/io.h"
 #include "engine/parallel.h"
@@ -18,10 +32,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Best of 3 loads with our reader, in seconds; 0 on failure.
-double best_load(const std::string& path, uint64_t& points) {
+/// Best of `runs` loads with our reader (more while they took under `min_seconds` together, at
+/// most 100), in seconds; 0 on failure.
+double best_load(const std::string& path, uint64_t& points, std::string* version = nullptr,
+                 int runs = 3, double min_seconds = 0.0) {
   double best = 1e30;
-  for (int run = 0; run < 3; ++run) {
+  double total = 0.0;
+  for (int run = 0; run < runs || (total < min_seconds && run < 100); ++run) {
     pr::PointCloud cloud;
     pr::FileInfo info;
     std::string err;
@@ -30,9 +47,11 @@ double best_load(const std::string& path, uint64_t& points) {
       std::fprintf(stderr, "%s\n", err.c_str());
       return 0.0;
     }
-    best = std::min(best,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::min(best, s);
+    total += s;
     points = info.points;
+    if (version) *version = info.version;
   }
   return best;
 }
@@ -75,11 +94,214 @@ int bench_e57(const std::string& path, const char* python) {
   return 0;
 }
 
+/// `s` quoted for /bin/sh.
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// One reader's best time on one file.
+struct LazResult {
+  bool ok = false;
+  uint64_t points = 0;
+  double seconds = 0.0;
+  std::string format;  ///< "6", "8 + 6 B extra"; empty where the reader failed
+  std::string message;
+};
+
+struct LazFile {
+  std::string path;
+  double mb = 0.0;
+  LazResult ours, lazrs, laszip;
+};
+
+std::string point_format(int format, int extra) {
+  std::string f = std::to_string(format);
+  if (extra > 0) f += " + " + std::to_string(extra) + " B extra";
+  return f;
+}
+
+/// laspy's two readers on `path`, through laz_bench.py's `time` (one line a reader).
+void time_laspy(const std::string& python, const std::string& script, LazFile& f, int runs,
+                double min_seconds) {
+  const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " time " +
+                          shell_quote(f.path) + " --runs " + std::to_string(runs) +
+                          " --min-seconds " + std::to_string(min_seconds);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return;
+  char line[512];
+  while (std::fgets(line, sizeof line, p)) {
+    char name[32] = {}, status[8] = {};
+    int used = 0;
+    if (std::sscanf(line, "%31s %7s %n", name, status, &used) < 2) continue;
+    LazResult* r = std::strcmp(name, "lazrs-parallel") == 0 ? &f.lazrs
+                   : std::strcmp(name, "laszip") == 0       ? &f.laszip
+                                                            : nullptr;
+    if (!r) continue;
+    unsigned long long n = 0;
+    int format = 0, extra = 0;
+    if (std::strcmp(status, "ok") == 0 &&
+        std::sscanf(line + used, "%llu %lf %d %d", &n, &r->seconds, &format, &extra) == 4) {
+      r->ok = r->seconds > 0.0;
+      r->points = n;
+      r->format = point_format(format, extra);
+    } else {
+      r->message = line + used;
+      while (!r->message.empty() && r->message.back() == '\n') r->message.pop_back();
+    }
+  }
+  if (pclose(p) != 0) std::fprintf(stderr, "io_bench: %s failed\n", cmd.c_str());
+}
+
+/// Keeps the faster of `best` and `r`; a failure only where nothing succeeded.
+void keep_best(LazResult& best, const LazResult& r) {
+  if (r.ok ? !best.ok || r.seconds < best.seconds : !best.ok) best = r;
+}
+
+/// "M points/s (MB/s)" of one result, or why there is none.
+std::string speed(const LazResult& r, double mb) {
+  if (!r.ok) return r.message.empty() ? "failed" : "failed: " + r.message;
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f (%.0f)", double(r.points) / r.seconds / 1e6, mb / r.seconds);
+  return b;
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return in ? a + " " + b + " " + c : "unknown";
+}
+
+int bench_laz(int argc, char** argv) {
+  const std::string python = argv[2];
+  std::string script = PR_LAZ_BENCH_SCRIPT;
+  if (!fs::exists(script)) script = (fs::path(argv[0]).parent_path() / "laz_bench.py").string();
+  std::string generate_dir;
+  std::string points = "20000000";
+  int runs = 3;
+  std::vector<std::string> paths;
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool more = i + 1 < argc;
+    if (a == "--generate" && more) {
+      generate_dir = argv[++i];
+    } else if (a == "--points" && more) {
+      points = argv[++i];
+    } else if (a == "--runs" && more) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--script" && more) {
+      script = argv[++i];
+    } else if (a.starts_with("--")) {
+      std::fprintf(stderr, "io_bench: unknown option %s\n", a.c_str());
+      return 2;
+    } else if (fs::is_directory(a)) {
+      std::vector<std::string> files;
+      for (const auto& e : fs::directory_iterator(a))
+        if (e.is_regular_file() && e.path().extension() == ".laz") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      paths.insert(paths.end(), files.begin(), files.end());
+    } else {
+      paths.push_back(a);
+    }
+  }
+  if (!fs::exists(script)) {
+    std::fprintf(stderr, "io_bench: no laz_bench.py at %s (give --script)\n", script.c_str());
+    return 1;
+  }
+  if (!generate_dir.empty()) {
+    // laz_bench.py prints each file's path when it is there; its progress goes to stderr.
+    const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " generate " +
+                            shell_quote(generate_dir) + " --points " + shell_quote(points);
+    FILE* p = popen(cmd.c_str(), "r");
+    char line[4096];
+    while (p && std::fgets(line, sizeof line, p)) {
+      std::string path = line;
+      while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+      if (!path.empty()) paths.push_back(path);
+    }
+    if (!p || pclose(p) != 0) {
+      std::fprintf(stderr, "io_bench: %s failed\n", cmd.c_str());
+      return 1;
+    }
+  }
+  std::printf(
+      "LAZ readers, best of %d rounds taking turns, page cache warm: ours with "
+      "%u threads, lazrs-parallel with every core, laszip with one; load average %s\n\n",
+      runs, pr::default_threads(), load_average().c_str());
+  std::printf(
+      "| file | format | points | MB | reader | best s | M points/s | MB/s |\n"
+      "|---|---|---|---|---|---|---|---|\n");
+  std::fflush(stdout);
+  std::vector<LazFile> files;
+  for (const std::string& path : paths) {
+    LazFile f;
+    f.path = path;
+    f.mb = double(fs::file_size(path)) / 1e6;
+    std::string version;
+    for (int round = 0; round < runs; ++round) {
+      LazFile r;
+      r.path = path;
+      r.ours.seconds = best_load(path, r.ours.points, &version, 1, 0.5 / runs);
+      r.ours.ok = r.ours.seconds > 0.0;
+      r.ours.format = version;
+      time_laspy(python, script, r, 1, 0.5 / runs);
+      keep_best(f.ours, r.ours);
+      keep_best(f.lazrs, r.lazrs);
+      keep_best(f.laszip, r.laszip);
+    }
+    const std::string name = fs::path(path).filename().string();
+    const std::string format = f.lazrs.ok    ? f.lazrs.format
+                               : f.laszip.ok ? f.laszip.format
+                                             : version;
+    for (const auto& [reader, r] : {std::pair<const char*, const LazResult*>{"ours", &f.ours},
+                                    {"laspy+lazrs-parallel", &f.lazrs},
+                                    {"laspy+laszip", &f.laszip}}) {
+      if (r->ok)
+        std::printf("| %s | %s | %llu | %.2f | %s | %.4f | %.1f | %.0f |\n", name.c_str(),
+                    format.c_str(), (unsigned long long)r->points, f.mb, reader, r->seconds,
+                    double(r->points) / r->seconds / 1e6, f.mb / r->seconds);
+      else
+        std::printf("| %s | %s | | %.2f | %s | %s | | |\n", name.c_str(), format.c_str(), f.mb,
+                    reader, r->message.empty() ? "failed" : r->message.c_str());
+    }
+    if (f.ours.ok && f.lazrs.ok && f.ours.points != f.lazrs.points)
+      std::fprintf(stderr, "io_bench: %s: ours %llu points, laspy %llu\n", name.c_str(),
+                   (unsigned long long)f.ours.points, (unsigned long long)f.lazrs.points);
+    std::fflush(stdout);
+    files.push_back(f);
+  }
+  // The same numbers one row a file, with ours over lazrs' parallel decoder.
+  std::printf(
+      "\n| file | format | points | MB | ours M points/s (MB/s) | laspy+lazrs parallel | "
+      "laspy+laszip | ours / lazrs parallel |\n|---|---|---|---|---|---|---|---|\n");
+  for (const LazFile& f : files) {
+    const std::string format = f.lazrs.ok    ? f.lazrs.format
+                               : f.laszip.ok ? f.laszip.format
+                                             : f.ours.format;
+    std::string ratio = "";
+    if (f.ours.ok && f.lazrs.ok) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.2f", f.lazrs.seconds / f.ours.seconds);
+      ratio = b;
+    }
+    std::printf("| %s | %s | %llu | %.2f | %s | %s | %s | %s |\n",
+                fs::path(f.path).filename().c_str(), format.c_str(),
+                (unsigned long long)(f.ours.ok ? f.ours.points : f.lazrs.points), f.mb,
+                speed(f.ours, f.mb).c_str(), speed(f.lazrs, f.mb).c_str(),
+                speed(f.laszip, f.mb).c_str(), ratio.c_str());
+  }
+  std::printf("\nload average at the end %s\n", load_average().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 2 && std::string(argv[1]) == "--e57")
     return bench_e57(argv[2], argc > 3 ? argv[3] : nullptr);
+  if (argc > 2 && std::string(argv[1]) == "--laz") return bench_laz(argc, argv);
   const std::string dir = argc > 1 ? argv[1] : (fs::temp_directory_path() / "pr_io_bench").string();
   const double scale = argc > 2 ? std::atof(argv[2]) : 1.0;
   fs::create_directories(dir);
