@@ -145,7 +145,9 @@ bool DeviceCloud::upload_plain(const PointCloud& cloud, bool sort, const Bounds&
     PR_CUDA_TRY(cudaMemcpyAsync(pos_, cloud.positions.data(), n * sizeof(Float3),
                                 cudaMemcpyHostToDevice, stream_));
     std::string what;
-    if (const cudaError_t e = upload_colors(cloud, nullptr, &what); e != cudaSuccess) {
+    if (const cudaError_t e =
+            upload_colors(cloud.colors.data(), nullptr, n, colors_, stream_, &what);
+        e != cudaSuccess) {
       if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
       return false;
     }
@@ -275,28 +277,36 @@ cudaError_t DeviceCloud::upload_rgb_from_host(const uint32_t* from, const uint32
   return cudaStreamSynchronize(stream);
 }
 
-/// The cloud's colors into colors_ (3 bytes a point), in `order` (device, null: as stored); waits
-/// for them.
-cudaError_t DeviceCloud::upload_colors(const PointCloud& cloud, const uint32_t* order,
-                                       std::string* what) {
-  const uint64_t n = cloud.size();
-  if (!order)
-    return upload_rgb_from_host(cloud.colors.data(), nullptr, n, colors_, true, stream_, what);
+/// n colors (`from`, host, one per point in the cloud's order) into `dst` (3 bytes a point) on
+/// `stream`, in `order` (device, null: as stored): through the pinned buffers, then, with an
+/// order, packed on the device (4 more bytes a point while it runs). Waits for them.
+cudaError_t DeviceCloud::upload_colors(const uint32_t* from, const uint32_t* order, uint64_t n,
+                                       uint32_t* dst, cudaStream_t stream, std::string* what) {
+  if (!order) return upload_rgb_from_host(from, nullptr, n, dst, true, stream, what);
   uint32_t* csrc = nullptr;
   *what = "cudaMalloc(color source)";
   cudaError_t e = malloc_device(&csrc, n);
-  if (e == cudaSuccess)
-    e = upload_rgb_from_host(cloud.colors.data(), nullptr, n, csrc, false, stream_, what);
+  if (e == cudaSuccess) e = upload_rgb_from_host(from, nullptr, n, csrc, false, stream, what);
   if (e == cudaSuccess) {
     *what = "pack_rgb(colors)";
-    e = pack_rgb(csrc, order, n, colors_, stream_);
+    e = pack_rgb(csrc, order, n, dst, stream);
   }
   if (e == cudaSuccess) {
     *what = "cudaStreamSynchronize(pack_rgb)";
-    e = cudaStreamSynchronize(stream_);
+    e = cudaStreamSynchronize(stream);
   }
   free_device(csrc);
   return e;
+}
+
+/// New colors of the stored cloud (`from`, in the cloud's order) into `dst` in the stored order:
+/// as stored, through the host-encoded compact index, or through the original index on the
+/// device (which a sorted cloud must have by then).
+cudaError_t DeviceCloud::write_colors(const uint32_t* from, uint32_t* dst, cudaStream_t stream,
+                                      std::string* what) {
+  if (sorted_ && !host_orig_.empty())
+    return upload_rgb_from_host(from, host_orig_.data(), points_, dst, true, stream, what);
+  return upload_colors(from, sorted_ ? orig_ : nullptr, points_, dst, stream, what);
 }
 
 /// The spatially sorted upload: the Morton order computed on the GPU, then positions and colors
@@ -334,7 +344,8 @@ bool DeviceCloud::finish_upload(cudaError_t e, std::string& what, const PointClo
     e = cudaStreamSynchronize(stream_);
   }
   free_device(src);
-  if (e == cudaSuccess) e = upload_colors(cloud, order, &what);
+  if (e == cudaSuccess)
+    e = upload_colors(cloud.colors.data(), order, cloud.size(), colors_, stream_, &what);
   free_device(order);
   if (e == cudaSuccess) return true;
   std::fprintf(stderr, "pointraster: %s (%s); %s\n", skipped, cuda_message(what.c_str(), e).c_str(),
@@ -350,17 +361,10 @@ bool DeviceCloud::update_colors(const PointCloud& cloud, std::string* error) {
     return false;
   }
   if (n == 0) return true;
+  // A cloud sorted on the GPU makes its original index here, once.
+  if (sorted_ && host_orig_.empty() && !make_original_index(error)) return false;
   std::string what;
-  cudaError_t e = cudaSuccess;
-  if (!sorted_)
-    e = upload_rgb_from_host(cloud.colors.data(), nullptr, n, colors_, true, stream_, &what);
-  else if (!host_orig_.empty())
-    e = upload_rgb_from_host(cloud.colors.data(), host_orig_.data(), n, colors_, true, stream_,
-                             &what);
-  else if (!make_original_index(error))
-    return false;
-  else
-    e = upload_colors(cloud, orig_, &what);
+  const cudaError_t e = write_colors(cloud.colors.data(), colors_, stream_, &what);
   if (e != cudaSuccess) {
     if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
     return false;
@@ -388,29 +392,7 @@ bool DeviceCloud::stage_colors(const PointCloud& cloud, const uint32_t* colors,
     what = "cudaMalloc(staged colors)";
     e = malloc_device(&staged_, rgb_words(cap_points_));
   }
-  if (e == cudaSuccess) {
-    if (!sorted_ || !host_orig_.empty()) {
-      e = upload_rgb_from_host(colors, sorted_ ? host_orig_.data() : nullptr, n, staged_, true,
-                               stage_stream_, &what);
-    } else {
-      // Sorted on the GPU: the 4-byte colors go up as they are and are packed there in stored
-      // order through the original index (4 more bytes a point while it runs).
-      uint32_t* src = nullptr;
-      what = "cudaMalloc(color source)";
-      e = malloc_device(&src, n);
-      if (e == cudaSuccess)
-        e = upload_rgb_from_host(colors, nullptr, n, src, false, stage_stream_, &what);
-      if (e == cudaSuccess) {
-        what = "pack_rgb(staged colors)";
-        e = pack_rgb(src, orig_, n, staged_, stage_stream_);
-      }
-      if (e == cudaSuccess) {
-        what = "cudaStreamSynchronize(stage)";
-        e = cudaStreamSynchronize(stage_stream_);
-      }
-      free_device(src);
-    }
-  }
+  if (e == cudaSuccess) e = write_colors(colors, staged_, stage_stream_, &what);
   if (e != cudaSuccess) {
     drop_staged();
     if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);

@@ -106,7 +106,10 @@ class DeviceCloud {
   void drop_staged();
   cudaError_t upload_rgb_from_host(const uint32_t* from, const uint32_t* orig, uint64_t n,
                                    void* dst, bool pack, cudaStream_t stream, std::string* what);
-  cudaError_t upload_colors(const PointCloud& cloud, const uint32_t* order, std::string* what);
+  cudaError_t upload_colors(const uint32_t* from, const uint32_t* order, uint64_t n, uint32_t* dst,
+                            cudaStream_t stream, std::string* what);
+  cudaError_t write_colors(const uint32_t* from, uint32_t* dst, cudaStream_t stream,
+                           std::string* what);
   bool finish_upload(cudaError_t e, std::string& what, const PointCloud& cloud, Float3*& src,
                      uint32_t*& order, const char* skipped, const char* instead);
 
