@@ -57,18 +57,10 @@ void Viewer::Impl::pick_at(int window_x, int window_y) {
   }
   // Float positions: the batch boxes let the pick skip the batches that cannot reach the click
   // (the CPU renderer's when it has them for this cloud, else made once: a pass over the points).
-  const PodVector<PointBox>* boxes = nullptr;
-  if (!compact) {
-    const size_t batches = (cloud->size() + kPointBatch - 1) / kPointBatch;
-    const PodVector<PointBox>& cpu_boxes = backend->cpu().boxes();
-    if (!backend->gpu_active() && cpu_boxes.size() == batches) {
-      boxes = &cpu_boxes;
-    } else {
-      if (pick_boxes.size() != batches)
-        compute_point_boxes(cloud->positions.data(), cloud->size(), &pick_boxes);
-      boxes = &pick_boxes;
-    }
-  }
+  const PodVector<PointBox>* boxes =
+      compact
+          ? nullptr
+          : boxes_for_pick(*cloud, backend->gpu_active() ? nullptr : &backend->cpu(), &pick_boxes);
   const PickResult r = pick_point(*cloud, compact, camera, rs, x, y, kPickRadius, 0, boxes);
   if (!r.hit) {
     set_status("pick: no point within " + std::to_string(kPickRadius) + " pixels", false);

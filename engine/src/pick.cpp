@@ -144,6 +144,15 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
   return r;
 }
 
+const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRenderer* cpu,
+                                          PodVector<PointBox>* scratch) {
+  const size_t batches = (cloud.size() + kPointBatch - 1) / kPointBatch;
+  if (cpu && cpu->boxes().size() == batches) return &cpu->boxes();
+  if (scratch->size() != batches)
+    compute_point_boxes(cloud.positions.data(), cloud.size(), scratch);
+  return scratch;
+}
+
 bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
                    const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
                    PickResult* out, std::string* error) {
@@ -159,20 +168,9 @@ bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Came
       compact = scratch;
     }
   }
-  // Float positions: the batch boxes (the CPU renderer's, or made here: a pass over the points
-  // cheaper than projecting them) skip the batches that cannot reach the pixel.
   PodVector<PointBox> own;
-  const PodVector<PointBox>* boxes = nullptr;
-  if (!compact) {
-    const size_t batches = (cloud.size() + kPointBatch - 1) / kPointBatch;
-    const auto* cpu = dynamic_cast<const CpuRenderer*>(&renderer);
-    if (cpu && cpu->boxes().size() == batches) {
-      boxes = &cpu->boxes();
-    } else {
-      compute_point_boxes(cloud.positions.data(), cloud.size(), &own);
-      boxes = &own;
-    }
-  }
+  const PodVector<PointBox>* boxes =
+      compact ? nullptr : boxes_for_pick(cloud, dynamic_cast<const CpuRenderer*>(&renderer), &own);
   *out = pick_point(cloud, compact, camera, settings, x, y, radius, 0, boxes);
   return true;
 }

@@ -21,6 +21,8 @@
 
 namespace pr {
 
+class CpuRenderer;
+
 struct PickResult {
   bool hit = false;       ///< a point was drawn within the radius
   uint64_t index = 0;     ///< the point's index in the cloud
@@ -45,6 +47,12 @@ struct PickResult {
 PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
                       const RenderSettings& settings, int x, int y, int radius,
                       unsigned threads = 0, const PodVector<PointBox>* boxes = nullptr);
+
+/// The batch boxes a pick_point() of `cloud`'s float positions skips batches with: `cpu`'s (the
+/// CPU renderer drawing the cloud, when it holds them for it; may be null), else `scratch`, made
+/// when its size does not match the cloud (a pass over the points, cheaper than projecting them).
+const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRenderer* cpu,
+                                          PodVector<PointBox>* scratch);
 
 /// pick_point() for the frame `renderer` draws: its compact form when it draws one (the CPU
 /// renderer's own, or for another renderer the form build_compact() makes in the order
