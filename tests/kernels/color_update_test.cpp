@@ -58,6 +58,15 @@ void expect_same(Renderer& cpu, Renderer& gpu, const PointCloud& cloud, const st
   }
 }
 
+/// Both renderers with compact positions or not, in a stored order, holding `cloud`.
+void give_both(CpuRenderer& cpu, Renderer& gpu, const PointCloud& cloud, bool compact,
+               Toggle sort) {
+  RenderOptions o;
+  o.compact = compact;
+  o.sort = sort;
+  test::set_both(cpu, gpu, cloud, o);
+}
+
 TEST(ColorUpdate, GpuDrawsTheCpuImageAfterEveryMode) {
   PR_REQUIRE_GPU(gpu);
   for (bool compact : {false, true}) {
@@ -65,15 +74,9 @@ TEST(ColorUpdate, GpuDrawsTheCpuImageAfterEveryMode) {
       const std::string name =
           std::string(compact ? "compact" : "float") + ", sort " + toggle_name(sort);
       PointCloud cloud = attributed_cube();
-      RenderOptions o;
-      o.compact = compact;
-      o.sort = sort;
       CpuRenderer cpu;
-      cpu.set_options(o);
-      gpu->set_options(o);
+      ASSERT_NO_FATAL_FAILURE(give_both(cpu, *gpu, cloud, compact, sort));
       std::string err;
-      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
-      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
       EXPECT_EQ(gpu->cloud_sorted(), sort == Toggle::kOn) << name;
       expect_same(cpu, *gpu, cloud, name + ", rgb");
       for (const char* mode :
@@ -126,15 +129,9 @@ TEST(ColorUpdate, StagedColorsFromAnotherThread) {
       const std::string name =
           std::string(compact ? "compact" : "float") + ", sort " + toggle_name(sort);
       PointCloud cloud = attributed_cube();
-      RenderOptions o;
-      o.compact = compact;
-      o.sort = sort;
       CpuRenderer cpu;
-      cpu.set_options(o);
-      gpu->set_options(o);
+      ASSERT_NO_FATAL_FAILURE(give_both(cpu, *gpu, cloud, compact, sort));
       std::string err;
-      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
-      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
       const bool needs_index = sort == Toggle::kOn;
       for (const char* mode : {"classification", "intensity", "rgb", "return"}) {
         ColorSettings s;

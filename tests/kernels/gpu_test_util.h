@@ -1,12 +1,16 @@
-// Shared helpers for the GPU tests: get a CUDA renderer or skip with the reason, and compare a GPU
-// image with the CPU renderer's pixel for pixel.
+// Shared helpers for the GPU tests: get a CUDA renderer or skip with the reason, hand both
+// renderers a cloud in the same options, and compare a GPU image with the CPU renderer's pixel for
+// pixel.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
+#include <random>
 #include <string>
 
+#include "../engine/random_camera.h"
 #include "engine/cpu_renderer.h"
 #include "engine/image.h"
 #include "kernels/cuda_renderer.h"
@@ -38,6 +42,59 @@ inline size_t count_diff(const Image& a, const Image& b, std::string* first) {
     ++n;
   }
   return n;
+}
+
+/// Both renderers in the options `o`, holding `cloud` (check with ASSERT_NO_FATAL_FAILURE).
+inline void set_both(CpuRenderer& cpu, Renderer& gpu, const PointCloud& cloud,
+                     const RenderOptions& o) {
+  cpu.set_options(o);
+  gpu.set_options(o);
+  std::string err;
+  ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
+  ASSERT_TRUE(gpu.set_cloud(cloud, &err)) << err;
+}
+
+/// One frame on both renderers: the same image and depths pixel for pixel (`what` names the
+/// frame); the GPU's image into `gpu_out` when given.
+inline void expect_same_frame(CpuRenderer& cpu, Renderer& gpu, const Camera& cam,
+                              const RenderSettings& rs, const std::string& what,
+                              Image* gpu_out = nullptr) {
+  Image a, b;
+  FrameStats st;
+  std::string err;
+  ASSERT_TRUE(cpu.render(cam, rs, a, st, &err)) << what << ": " << err;
+  ASSERT_TRUE(gpu.render(cam, rs, b, st, &err)) << what << ": " << err;
+  std::string first;
+  EXPECT_EQ(count_diff(a, b, &first), 0u) << what << ": " << first;
+  EXPECT_EQ(a.depth, b.depth) << what;
+  if (gpu_out) *gpu_out = std::move(b);
+}
+
+/// Six frames of `cloud` from random cameras on both renderers (320x200, point sizes 1 - 3,
+/// `set(rs, frame)` choosing the effect of each), the GPU without frame graphs, then with graphs
+/// and stage timing: the same images as the CPU's.
+inline void expect_same_across_tunings(CpuRenderer& cpu, Renderer& gpu, const PointCloud& cloud,
+                                       const std::function<void(RenderSettings&, int)>& set) {
+  ASSERT_NO_FATAL_FAILURE(set_both(cpu, gpu, cloud, RenderOptions{}));
+  auto* cuda = dynamic_cast<CudaRenderer*>(&gpu);
+  ASSERT_TRUE(cuda);
+  std::mt19937 rng(9);
+  for (int mode = 0; mode < 2; ++mode) {
+    CudaTuning t;
+    t.frame_graph = mode == 1;
+    t.stage_timing = mode == 1;
+    cuda->set_tuning(t);
+    for (int it = 0; it < 6; ++it) {
+      RenderSettings rs;
+      rs.width = 320;
+      rs.height = 200;
+      rs.point_size = 1 + it % 3;
+      set(rs, it);
+      const Camera cam = random_camera(rng, cloud.local_bounds());
+      expect_same_frame(cpu, gpu, cam, rs,
+                        "mode " + std::to_string(mode) + " frame " + std::to_string(it));
+    }
+  }
 }
 
 /// Pixels that are not the background.

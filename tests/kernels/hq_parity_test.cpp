@@ -16,19 +16,6 @@
 namespace pr {
 namespace {
 
-void expect_same(CpuRenderer& cpu, Renderer& gpu, const Camera& cam, const RenderSettings& rs,
-                 const std::string& what, Image* out = nullptr) {
-  Image a, b;
-  FrameStats st;
-  std::string err;
-  ASSERT_TRUE(cpu.render(cam, rs, a, st, &err)) << err;
-  ASSERT_TRUE(gpu.render(cam, rs, b, st, &err)) << err;
-  std::string first;
-  EXPECT_EQ(test::count_diff(a, b, &first), 0u) << what << ": " << first;
-  EXPECT_EQ(a.depth, b.depth) << what;
-  if (out) *out = std::move(b);
-}
-
 TEST(HqParity, ScenesStoragesCamerasPointSizes) {
   PR_REQUIRE_GPU(gpu);
   std::mt19937 rng(17);
@@ -42,11 +29,7 @@ TEST(HqParity, ScenesStoragesCamerasPointSizes) {
       o.sort = variant % 2 ? Toggle::kOn : Toggle::kOff;
       o.occlusion = variant == 1 ? Toggle::kOn : Toggle::kAuto;
       CpuRenderer cpu(0);
-      cpu.set_options(o);
-      gpu->set_options(o);
-      std::string err;
-      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
-      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
+      ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, o));
       int differs = 0;
       for (int it = 0; it < 12; ++it) {
         const Camera cam =
@@ -63,9 +46,9 @@ TEST(HqParity, ScenesStoragesCamerasPointSizes) {
                                  " frame " + std::to_string(it);
         rs.hq = true;
         Image hq, plain;
-        expect_same(cpu, *gpu, cam, rs, what, &hq);
+        test::expect_same_frame(cpu, *gpu, cam, rs, what, &hq);
         rs.hq = false;  // the next plain frame: the HQ frame cleared what it drew
-        expect_same(cpu, *gpu, cam, rs, what + " plain after", &plain);
+        test::expect_same_frame(cpu, *gpu, cam, rs, what + " plain after", &plain);
         differs += hq.rgba != plain.rgba;
       }
       EXPECT_GE(differs, 1) << scene << " variant " << variant;  // random cameras see little
@@ -78,28 +61,9 @@ TEST(HqParity, WithoutGraphsAndWithStageTiming) {
   PointCloud cloud = make_scene("terrain", 300000, 3);
   for (size_t i = 0; i < cloud.size(); i += 3) cloud.colors[i] = rgba(0, 0, 250);
   CpuRenderer cpu(0);
-  std::string err;
-  ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
-  ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
-  auto* cuda = dynamic_cast<CudaRenderer*>(gpu.get());
-  ASSERT_TRUE(cuda);
-  std::mt19937 rng(9);
-  for (int mode = 0; mode < 2; ++mode) {
-    CudaTuning t;
-    t.frame_graph = mode == 0 ? false : true;
-    t.stage_timing = mode == 1;
-    cuda->set_tuning(t);
-    for (int it = 0; it < 6; ++it) {
-      RenderSettings rs;
-      rs.width = 320;
-      rs.height = 200;
-      rs.point_size = 1 + it % 3;
-      rs.hq = it % 3 != 2;  // HQ and plain frames in turn
-      const Camera cam = test::random_camera(rng, cloud.local_bounds());
-      expect_same(cpu, *gpu, cam, rs,
-                  "mode " + std::to_string(mode) + " frame " + std::to_string(it));
-    }
-  }
+  test::expect_same_across_tunings(cpu, *gpu, cloud, [](RenderSettings& rs, int it) {
+    rs.hq = it % 3 != 2;  // HQ and plain frames in turn
+  });
 }
 
 }  // namespace

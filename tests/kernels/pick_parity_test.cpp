@@ -26,11 +26,8 @@ TEST(PickParity, CpuAndGpuNameThePointTheGpuDrew) {
       RenderOptions o;
       o.compact = compact;
       CpuRenderer cpu(0);
-      cpu.set_options(o);
-      gpu->set_options(o);
+      ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, o));
       std::string err;
-      ASSERT_TRUE(cpu.set_cloud(cloud, &err)) << err;
-      ASSERT_TRUE(gpu->set_cloud(cloud, &err)) << err;
       CompactCloud scratch;
       for (int it = 0; it < 8; ++it) {
         const Camera cam =
