@@ -148,6 +148,7 @@ const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRend
                                           PodVector<PointBox>* scratch) {
   const size_t batches = (cloud.size() + kPointBatch - 1) / kPointBatch;
   if (cpu && cpu->boxes().size() == batches) return &cpu->boxes();
+  if (!scratch) return nullptr;
   if (scratch->size() != batches)
     compute_point_boxes(cloud.positions.data(), cloud.size(), scratch);
   return scratch;
@@ -168,9 +169,11 @@ bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Came
       compact = scratch;
     }
   }
-  PodVector<PointBox> own;
+  // A single pick gains nothing from boxes made for it (their pass costs what it saves: 1e9
+  // points on 16 cores 1035 -> 1132 ms): only the CPU renderer's, when it has them.
   const PodVector<PointBox>* boxes =
-      compact ? nullptr : boxes_for_pick(cloud, dynamic_cast<const CpuRenderer*>(&renderer), &own);
+      compact ? nullptr
+              : boxes_for_pick(cloud, dynamic_cast<const CpuRenderer*>(&renderer), nullptr);
   *out = pick_point(cloud, compact, camera, settings, x, y, radius, 0, boxes);
   return true;
 }

@@ -50,15 +50,16 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
 
 /// The batch boxes a pick_point() of `cloud`'s float positions skips batches with: `cpu`'s (the
 /// CPU renderer drawing the cloud, when it holds them for it; may be null), else `scratch`, made
-/// when its size does not match the cloud (a pass over the points, cheaper than projecting them).
+/// when its size does not match the cloud (a pass over the points, cheaper than projecting them:
+/// worth it for a cloud picked again and again), else (null `scratch`) none.
 const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRenderer* cpu,
                                           PodVector<PointBox>* scratch);
 
 /// pick_point() for the frame `renderer` draws: its compact form when it draws one (the CPU
 /// renderer's own, or for another renderer the form build_compact() makes in the order
 /// wants_spatial_sort() chooses, which the GPU stores: built once into `scratch`, which the caller
-/// keeps for the cloud and clears with a new one); for float positions the batch boxes (the CPU
-/// renderer's, or made for this call). False with a message when that form cannot be built.
+/// keeps for the cloud and clears with a new one); for float positions the CPU renderer's
+/// batch boxes when it has them. False with a message when that form cannot be built.
 bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
                    const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
                    PickResult* out, std::string* error);
