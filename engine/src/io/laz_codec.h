@@ -13,6 +13,10 @@
 #include <memory>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace pr::io::laz {
 
 constexpr uint32_t kMinLength = 0x01000000u;  // renormalise below this interval length
@@ -61,7 +65,8 @@ class SymbolModel {
       table_size_ = 1u << bits;
       table_shift_ = kSymbolShift - bits;
     }
-    store_.assign(size_t(symbols) * 2 + (table_size_ ? table_size_ + 2 : 0), 0);
+    // 16 entries of padding: Decoder::symbol_flat() reads 16 entries past any symbol.
+    store_.assign(size_t(symbols) * 2 + (table_size_ ? table_size_ + 2 : 0) + 16, 0);
     dist_ = store_.data();
     count_ = dist_ + symbols;
     table_ = table_size_ ? count_ + symbols : nullptr;
@@ -189,6 +194,48 @@ class Decoder {
     return sym;
   }
 
+  /// symbol() for models whose symbols are close to equally likely (the integer decoder's
+  /// correctors), where a binary search's branches are guesses: the largest s with
+  /// dist[s] <= value / length (the distribution rises strictly, so this is what symbol()'s
+  /// search finds), within the table's [lo, hi] or the whole alphabet, found without branches
+  /// as the first entry above the quotient when the span is at most 16.
+  uint32_t symbol_flat(SymbolModel& m) {
+    const uint32_t y0 = length_;
+    length_ >>= kSymbolShift;
+    const uint32_t dv = value_ / length_;
+    uint32_t lo = 0, hi = m.last_symbol_;
+    if (m.table_) {
+      uint32_t t = dv >> m.table_shift_;
+      if (t > m.table_size_) t = m.table_size_;  // only on corrupt input
+      lo = m.table_[t];
+      hi = m.table_[t + 1];
+    }
+    uint32_t sym;
+    if (hi - lo <= 16) [[likely]] {
+      // Entries lo+1 .. lo+16 (the model pads its store so that all are readable).
+      const uint32_t above = above_mask(m.dist_ + lo + 1, dv) | (1u << (hi - lo));
+      sym = lo + uint32_t(__builtin_ctz(above));
+    } else {
+      sym = lo;
+      uint32_t n = hi + 1;
+      while (n > sym + 1) {
+        const uint32_t k = (sym + n) >> 1;
+        if (m.dist_[k] > dv)
+          n = k;
+        else
+          sym = k;
+      }
+    }
+    const uint32_t x = m.dist_[sym] * length_;
+    const uint32_t y = sym != m.last_symbol_ ? m.dist_[sym + 1] * length_ : y0;
+    value_ -= x;
+    length_ = y - x;
+    if (length_ < kMinLength) renorm();
+    ++m.count_[sym];
+    if (--m.until_update_ == 0) m.update();
+    return sym;
+  }
+
   /// `bits` raw bits (1..32), not modelled.
   uint32_t bits(uint32_t bits) {
     if (bits > 19) {
@@ -215,6 +262,23 @@ class Decoder {
   }
 
  private:
+  /// Bit j set where d[j] > v, for j in 0..15 (v and the entries below 2^31).
+  static uint32_t above_mask(const uint32_t* d, uint32_t v) {
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi32(int32_t(v));
+    uint32_t mask = 0;
+    for (int i = 0; i < 4; ++i) {
+      const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 4 * i));
+      mask |= uint32_t(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(e, q)))) << (4 * i);
+    }
+    return mask;
+#else
+    uint32_t mask = 0;
+    for (uint32_t j = 0; j < 16; ++j) mask |= uint32_t(d[j] > v) << j;
+    return mask;
+#endif
+  }
+
   uint32_t short16() {
     length_ >>= 16;
     const uint32_t sym = value_ / length_;
@@ -284,10 +348,10 @@ class IntDecoder {
       if (!cm.ready()) cm.init(1u << (k_ <= kBitsHigh ? k_ : kBitsHigh));
       uint32_t u;
       if (k_ <= kBitsHigh) {
-        u = dec.symbol(cm);
+        u = dec.symbol_flat(cm);
       } else {
         const uint32_t k1 = k_ - kBitsHigh;
-        u = (dec.symbol(cm) << k1) | dec.bits(k1);
+        u = (dec.symbol_flat(cm) << k1) | dec.bits(k1);
       }
       // u in [0, 2^k): the upper half are the positive correctors 2^(k-1)..2^k-1, the lower
       // half the negative ones -(2^k-1)..-2^(k-1).
