@@ -8,10 +8,11 @@ extra bytes), chunk sizes from 1 to 65,537 with a last partial chunk, and variab
 1.x's unchunked compressor (lazrs' one-chunk files rewritten without the chunk table, formats
 0-5) and its version-1 items (written by laz_legacy.py, unchunked and chunked, formats 0-3 with
 extra bytes; LASzip must read them back as the records written); then that each LAZ file and
-its LAS twin load identically (positions, colors, intensity, named fields) through `io_sample
-read`; that the scalar extra bytes of LAZ files load as named fields with laspy's values; and
-that each shared COPC file read down to each depth gives the point count and bounds of laspy's
-CopcReader.level_query(range(0, depth+1)).
+its LAS twin load identically (positions, colors, intensity, classification, returns, point
+source, GPS time, named fields: loading skips the layers of the fields a cloud does not keep)
+through `io_sample read`; that the scalar extra bytes of LAZ files load as named fields with
+laspy's values; and that each shared COPC file read down to each depth gives the point count
+and bounds of laspy's CopcReader.level_query(range(0, depth+1)).
 
 usage: compare_laz.py --sampler BIN --testdata DIR --workdir DIR [--points N]
 Exits 1 if any check fails; prints one line per check and 'N passed, N failed'.
@@ -82,7 +83,8 @@ def run_json(cmd):
 
 
 def compare_twin(sampler, laz, las):
-    """The LAZ file and its LAS twin load the same cloud (sampled points, origin, bounds)."""
+    """The LAZ file and its LAS twin load the same cloud (sampled points with their color,
+    intensity, classification, returns, point source and GPS time; origin, bounds)."""
     a = run_json([sampler, "read", laz, "500"])
     b = run_json([sampler, "read", las, "500"])
     if "error" in a or "error" in b:

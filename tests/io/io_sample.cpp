@@ -1,6 +1,7 @@
 // Test helper for the comparison against independent readers (tests/io/compare_readers.py):
 //   io_sample read FILE N [DEPTH]  prints {"points", "origin", "bounds_min", "bounds_max",
-//                                  "sample": [[index, x, y, z, r, g, b, intensity], ...],
+//                                  "sample": [[index, x, y, z, r, g, b, intensity,
+//                                  classification, returns, point source, GPS time], ...],
 //                                  "fields": [[name, [value, ...]], ...]} with N points evenly
 //                                  spaced through the cloud (world coordinates) and their named
 //                                  fields (ScalarField) in the cloud's order;
@@ -42,10 +43,15 @@ int read_cmd(const std::string& path, size_t n, int max_depth) {
     const size_t i = index(j);
     const pr::Float3 p = c.positions[i];
     const uint32_t col = c.colors[i];
-    std::printf("%s[%zu, %.17g, %.17g, %.17g, %u, %u, %u, %.9g]", j ? ", " : "", i,
-                c.origin.x + double(p.x), c.origin.y + double(p.y), c.origin.z + double(p.z),
+    // The attributes a cloud lacks print as 0.
+    std::printf("%s[%zu, %.17g, %.17g, %.17g, %u, %u, %u, %.9g, %u, %u, %u, %.17g]", j ? ", " : "",
+                i, c.origin.x + double(p.x), c.origin.y + double(p.y), c.origin.z + double(p.z),
                 col & 255u, (col >> 8) & 255u, (col >> 16) & 255u,
-                c.has_intensity() ? double(c.intensity[i]) : 0.0);
+                c.has_intensity() ? double(c.intensity[i]) : 0.0,
+                c.classification.empty() ? 0u : unsigned(c.classification[i]),
+                c.returns.empty() ? 0u : unsigned(c.returns[i]),
+                c.point_source.empty() ? 0u : unsigned(c.point_source[i]),
+                c.gps_time.empty() ? 0.0 : c.gps_time[i]);
   }
   // The named fields at the same points: {"name": [value, ...], ...} in the cloud's order.
   std::printf("], \"fields\": [");

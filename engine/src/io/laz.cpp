@@ -23,6 +23,12 @@ namespace pr::io {
 
 namespace {
 
+/// The fields a point cloud does not keep (las_point_attributes() reads intensity, returns,
+/// classification, point source and GPS time; the records' extra bytes become named fields), which
+/// loading leaves undecoded in layered chunks.
+constexpr uint32_t kNotKept = laz::kSkipFlags | laz::kSkipScanAngle | laz::kSkipUserData |
+                              laz::kSkipNir | laz::kSkipWavePacket;
+
 struct Chunk {
   size_t begin = 0, size = 0;  // bytes in the file
   uint64_t points = 0;
@@ -352,7 +358,7 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
       [&](size_t b, BlockWriter& w, std::string& err) {
         const Chunk& c = chunks[b];
         if (c.points == 0) return true;
-        laz::ChunkReader reader(f.layout);
+        laz::ChunkReader reader(f.layout, kNotKept);
         std::string why;
         if (!reader.start(in.data + c.begin, c.size, c.points, &why)) {
           err = chunk_error(f.layout, b, why);

@@ -157,11 +157,13 @@ struct ChunkReader::Impl {
   bool bad = false;
   uint32_t context = 0;
   size_t layered_size = 0;  // a layered chunk's bytes: header and layers
+  uint32_t skip = 0;        // SkipField bits
 };
 
-ChunkReader::ChunkReader(const Layout& lo) : impl_(std::make_unique<Impl>()) {
+ChunkReader::ChunkReader(const Layout& lo, uint32_t skip) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.lo = lo;
+  m.skip = skip;
   m.layered = lo.compressor == 3;
   size_t off = 0;
   for (const Item& it : lo.items) {
@@ -267,7 +269,8 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
                " bytes) runs past the chunk's end";
         return false;
       }
-      it->layer(k)->set(data + p, n);
+      // A skipped field's layer reads as unchanged: its bytes stay untouched.
+      it->layer(k)->set(data + p, (m.skip & it->field(k)) ? 0 : n);
       p += n;
     }
   }

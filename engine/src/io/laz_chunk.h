@@ -51,9 +51,21 @@ bool parse_layout(const uint8_t* p, size_t n, Layout& out, std::string* why);
 /// else a one-line reason naming the first item it does not read.
 bool supported(const Layout& layout, std::string* why);
 
+/// Fields a reader may leave undecoded (LASzip's selective decompression), for callers that do
+/// not keep them. A layered chunk holds each in its own layer, whose bytes are then not read: the
+/// records keep the chunk's first point's value. A point-wise chunk, one stream, decodes them all.
+enum SkipField : uint32_t {
+  kSkipFlags = 1,        ///< POINT14's classification flags, scan direction, edge of flight line
+  kSkipScanAngle = 2,    ///< POINT14's scan angle
+  kSkipUserData = 4,     ///< POINT14's user data
+  kSkipNir = 8,          ///< RGBNIR14's NIR
+  kSkipWavePacket = 16,  ///< WAVEPACKET14
+};
+
 class ChunkReader {
  public:
-  explicit ChunkReader(const Layout& layout);
+  /// A reader of `layout`'s chunks that does not decode the `skip` fields (SkipField bits).
+  explicit ChunkReader(const Layout& layout, uint32_t skip = 0);
   ~ChunkReader();
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;

@@ -271,6 +271,8 @@ struct LyItem {
   virtual ~LyItem() = default;
   virtual size_t layers() const = 0;
   virtual Layer* layer(size_t i) = 0;
+  /// The SkipField bit of the field layer `i` holds, 0 where it may not be skipped.
+  virtual uint32_t field(size_t) const { return 0; }
   /// The chunk's first point: `context` is its scanner channel (set by POINT14, read by others).
   virtual void init(const uint8_t* raw, uint32_t& context) = 0;
   virtual void read(uint8_t* out, uint32_t& context) = 0;

@@ -98,6 +98,12 @@ struct Point14 final : LyItem {
 
   size_t layers() const override { return kLayers; }
   Layer* layer(size_t i) override { return &lay[i]; }
+  uint32_t field(size_t i) const override {
+    return i == kFlags   ? uint32_t(kSkipFlags)
+           : i == kAngle ? uint32_t(kSkipScanAngle)
+           : i == kUser  ? uint32_t(kSkipUserData)
+                         : 0u;
+  }
 
   void create(uint32_t c, const P14& item) {
     Ctx& k = ctx[c];
@@ -264,6 +270,7 @@ struct Rgb14 final : LyItem {
 
   size_t layers() const override { return nir ? 2 : 1; }
   Layer* layer(size_t i) override { return &lay[i]; }
+  uint32_t field(size_t i) const override { return i == 1 ? uint32_t(kSkipNir) : 0u; }
   void reset(uint32_t c) {
     mo[c].reset();
     nir_used[c] = nir_diff[c][0] = nir_diff[c][1] = SymbolModel();
@@ -359,6 +366,7 @@ struct Wave14 final : LyItem {
 
   size_t layers() const override { return 1; }
   Layer* layer(size_t i) override { return &lay[i]; }
+  uint32_t field(size_t) const override { return kSkipWavePacket; }
   void init(const uint8_t* raw, uint32_t& context) override {
     ch = ChannelLast();
     ch.cur = context;
