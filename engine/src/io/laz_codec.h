@@ -153,87 +153,49 @@ class Decoder {
     return sym;
   }
 
+  /// The symbol whose interval holds the value: a binary search of the distribution, by
+  /// multiplication for small alphabets and, for large ones (table), by comparing with
+  /// value / length within the span the table gives.
   uint32_t symbol(SymbolModel& m) {
-    uint32_t sym, x, y = length_;
+    const uint32_t y0 = length_;
+    length_ >>= kSymbolShift;
     if (m.table_) {
-      length_ >>= kSymbolShift;
       const uint32_t dv = value_ / length_;
-      uint32_t t = dv >> m.table_shift_;
-      if (t > m.table_size_) t = m.table_size_;  // only on corrupt input
-      sym = m.table_[t];
-      uint32_t n = m.table_[t + 1] + 1;
-      while (n > sym + 1) {
-        const uint32_t k = (sym + n) >> 1;
-        if (m.dist_[k] > dv)
-          n = k;
-        else
-          sym = k;
-      }
-      x = m.dist_[sym] * length_;
-      if (sym != m.last_symbol_) y = m.dist_[sym + 1] * length_;
-    } else {
-      x = sym = 0;
-      length_ >>= kSymbolShift;
-      uint32_t n = m.symbols_, k = n >> 1;
-      do {
-        const uint32_t z = length_ * m.dist_[k];
-        if (z > value_) {
-          n = k;
-          y = z;
-        } else {
-          sym = k;
-          x = z;
-        }
-      } while ((k = (sym + n) >> 1) != sym);
+      uint32_t lo, hi;
+      table_span(m, dv, lo, hi);
+      return take(m, search(m, dv, lo, hi), y0);
     }
-    value_ -= x;
-    length_ = y - x;
-    if (length_ < kMinLength) renorm();
-    ++m.count_[sym];
-    if (--m.until_update_ == 0) m.update();
-    return sym;
+    uint32_t sym = 0, x = 0, y = y0;
+    uint32_t n = m.symbols_, k = n >> 1;
+    do {
+      const uint32_t z = length_ * m.dist_[k];
+      if (z > value_) {
+        n = k;
+        y = z;
+      } else {
+        sym = k;
+        x = z;
+      }
+    } while ((k = (sym + n) >> 1) != sym);
+    return take(m, sym, x, y);
   }
 
   /// symbol() for models whose symbols are close to equally likely (the integer decoder's
   /// correctors), where a binary search's branches are guesses: the largest s with
   /// dist[s] <= value / length (the distribution rises strictly, so this is what symbol()'s
-  /// search finds), within the table's [lo, hi] or the whole alphabet, found without branches
-  /// as the first entry above the quotient when the span is at most 16.
+  /// search finds), within the table's span or the whole alphabet, found without branches as the
+  /// first entry above the quotient when the span holds at most 17 symbols.
   uint32_t symbol_flat(SymbolModel& m) {
     const uint32_t y0 = length_;
     length_ >>= kSymbolShift;
     const uint32_t dv = value_ / length_;
     uint32_t lo = 0, hi = m.last_symbol_;
-    if (m.table_) {
-      uint32_t t = dv >> m.table_shift_;
-      if (t > m.table_size_) t = m.table_size_;  // only on corrupt input
-      lo = m.table_[t];
-      hi = m.table_[t + 1];
-    }
-    uint32_t sym;
-    if (hi - lo <= 16) [[likely]] {
-      // Entries lo+1 .. lo+16 (the model pads its store so that all are readable).
-      const uint32_t above = above_mask(m.dist_ + lo + 1, dv) | (1u << (hi - lo));
-      sym = lo + uint32_t(__builtin_ctz(above));
-    } else {
-      sym = lo;
-      uint32_t n = hi + 1;
-      while (n > sym + 1) {
-        const uint32_t k = (sym + n) >> 1;
-        if (m.dist_[k] > dv)
-          n = k;
-        else
-          sym = k;
-      }
-    }
-    const uint32_t x = m.dist_[sym] * length_;
-    const uint32_t y = sym != m.last_symbol_ ? m.dist_[sym + 1] * length_ : y0;
-    value_ -= x;
-    length_ = y - x;
-    if (length_ < kMinLength) renorm();
-    ++m.count_[sym];
-    if (--m.until_update_ == 0) m.update();
-    return sym;
+    if (m.table_) table_span(m, dv, lo, hi);
+    if (hi - lo > 16) [[unlikely]]
+      return take(m, search(m, dv, lo, hi), y0);
+    // Entries lo+1 .. lo+16 (the model pads its store so that all are readable).
+    const uint32_t above = above_mask(m.dist_ + lo + 1, dv) | (1u << (hi - lo));
+    return take(m, lo + uint32_t(__builtin_ctz(above)), y0);
   }
 
   /// `bits` raw bits (1..32), not modelled.
@@ -262,6 +224,45 @@ class Decoder {
   }
 
  private:
+  /// The symbols [lo, hi] that the table gives for the quotient dv.
+  static void table_span(const SymbolModel& m, uint32_t dv, uint32_t& lo, uint32_t& hi) {
+    uint32_t t = dv >> m.table_shift_;
+    if (t > m.table_size_) t = m.table_size_;  // only on corrupt input
+    lo = m.table_[t];
+    hi = m.table_[t + 1];
+  }
+
+  /// The largest s in [lo, hi] with dist[s] <= dv, by binary search.
+  static uint32_t search(const SymbolModel& m, uint32_t dv, uint32_t lo, uint32_t hi) {
+    uint32_t sym = lo, n = hi + 1;
+    while (n > sym + 1) {
+      const uint32_t k = (sym + n) >> 1;
+      if (m.dist_[k] > dv)
+        n = k;
+      else
+        sym = k;
+    }
+    return sym;
+  }
+
+  /// Narrows the interval to symbol `sym` (length_ already divided by 2^15; y0 the length
+  /// before, the top of the last symbol's interval), counts it and returns it.
+  uint32_t take(SymbolModel& m, uint32_t sym, uint32_t y0) {
+    const uint32_t x = m.dist_[sym] * length_;
+    const uint32_t y = sym != m.last_symbol_ ? m.dist_[sym + 1] * length_ : y0;
+    return take(m, sym, x, y);
+  }
+
+  /// Narrows the interval to [x, y), counts symbol `sym` and returns it.
+  uint32_t take(SymbolModel& m, uint32_t sym, uint32_t x, uint32_t y) {
+    value_ -= x;
+    length_ = y - x;
+    if (length_ < kMinLength) renorm();
+    ++m.count_[sym];
+    if (--m.until_update_ == 0) m.update();
+    return sym;
+  }
+
   /// Bit j set where d[j] > v, for j in 0..15 (v and the entries below 2^31).
   static uint32_t above_mask(const uint32_t* d, uint32_t v) {
 #if defined(__SSE2__)
