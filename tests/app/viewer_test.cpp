@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,32 @@ pr::Options scripted(int frames, int w, int h, uint64_t points) {
   o.mode = "cpu";
   o.vsync = false;
   return o;
+}
+
+/// Pixels where two images of the same size differ.
+size_t pixels_differing(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+  size_t n = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) n += a[i] != b[i];
+  return n;
+}
+
+/// Runs `v` through a script of `steps` steps: step(0, viewer) on the third frame drawn after the
+/// cloud has loaded, each next step three frames after the last (what a step switched is on
+/// screen by then), then quits; also at frame 5000, should the cloud never load. Returns how many
+/// steps ran.
+int run_steps(pr::Viewer& v, int steps, const std::function<void(int, pr::Viewer&)>& step) {
+  int loaded = -1, done = 0;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (loaded < 0 && !vw.cloud_busy() && vw.cloud_points() > 0) loaded = frame;
+    if (loaded >= 0 && done < steps && frame == loaded + 3 * (done + 1)) {
+      step(done++, vw);
+      if (done == steps) vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  return done;
 }
 
 SDL_Event key_event(SDL_Keycode k, SDL_Scancode sc, bool down) {
@@ -302,54 +329,47 @@ TEST(Window, UiScaleOptionScalesThePanel) {
   EXPECT_EQ(v.run(), 0);
 }
 
-// No --mode and no saved choice: the GPU when a CUDA device is there, else the CPU without an
-// error on the status line.
 TEST(Window, CullingSwitchKeepsTheImage) {
   // The seed's cube seen from its own camera inside it: the loader reorders the random cube
   // along a Morton curve, so most batches lie outside the view and are skipped; switching the
   // culling off mid-run must not change a pixel.
   REQUIRE_DISPLAY();
   fresh_config("culling");
-  pr::Options o = scripted(40, 480, 300, 300'000);
+  pr::Options o = scripted(0, 480, 300, 300'000);
   o.scene = "cube";
   pr::Viewer v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> culled, plain;
   uint64_t skipped = 0, skipped_off = 1;
-  int w = 0, h = 0, switched = -1;
-  pr::ViewerHooks hooks;
-  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
-    if (switched < 0 && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
-      ASSERT_TRUE(vw.read_image(culled, w, h));
+  int w = 0, h = 0;
+  const int steps = run_steps(v, 2, [&](int step, pr::Viewer& vw) {
+    if (step == 0) {
+      vw.read_image(culled, w, h);
       skipped = vw.cpu_culled_batches();
       vw.set_culling(false);
-      switched = frame;
-    }
-    if (switched >= 0 && frame == switched + 3) {
-      ASSERT_TRUE(vw.read_image(plain, w, h));
+    } else {
+      vw.read_image(plain, w, h);
       skipped_off = vw.cpu_culled_batches();
     }
-  };
-  EXPECT_EQ(v.run(&hooks), 0);
-  ASSERT_GE(switched, 0) << "the cloud never finished loading";
+  });
+  ASSERT_EQ(steps, 2) << "the cloud never finished loading";
   EXPECT_GT(skipped, 30u) << "the seed's camera should skip most of the cube's 74 batches";
   EXPECT_EQ(skipped_off, 0u);
   ASSERT_EQ(culled.size(), plain.size());
   ASSERT_FALSE(culled.empty());
-  size_t diff = 0;
-  for (size_t i = 0; i < culled.size(); ++i) diff += culled[i] != plain[i];
-  EXPECT_EQ(diff, 0u);
+  EXPECT_EQ(pixels_differing(culled, plain), 0u);
   EXPECT_GT(count_not(culled, w, 0, 0, w, h, kBackground), size_t(100));
 }
 
 TEST(Window, OcclusionCullingSwitchKeepsTheImage) {
   // The cube seen whole from outside, dense in a small window: with occlusion culling on, the
   // CPU renderer skips the batches hidden behind the nearer ones; turning it off mid-run must not
-  // change a pixel.
+  // change a pixel. The first step comes frames after the cloud's first, which has no Hi-Z of
+  // a last frame yet.
   REQUIRE_DISPLAY();
   fresh_config("occlusion");
-  pr::Options o = scripted(40, 320, 200, 600'000);
+  pr::Options o = scripted(0, 320, 200, 600'000);
   o.scene = "cube";
   o.camera = pr::CameraArg{0.0, 0.0, -400.0, 0.0, 0.0};  // the whole cube, looking along +z
   pr::Viewer v(o);
@@ -358,34 +378,28 @@ TEST(Window, OcclusionCullingSwitchKeepsTheImage) {
   v.set_occlusion(pr::Toggle::kOn);
   std::vector<uint32_t> culled, plain;
   uint64_t hidden = 0, hidden_off = 1;
-  int w = 0, h = 0, switched = -1, loaded = -1;
-  pr::ViewerHooks hooks;
-  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
-    if (loaded < 0 && !vw.cloud_busy() && vw.cloud_points() > 0) loaded = frame;
-    // A few frames drawn with the cloud: the first has no Hi-Z of the last frame yet.
-    if (switched < 0 && loaded >= 0 && frame >= loaded + 3) {
-      ASSERT_TRUE(vw.read_image(culled, w, h));
+  int w = 0, h = 0;
+  const int steps = run_steps(v, 2, [&](int step, pr::Viewer& vw) {
+    if (step == 0) {
+      vw.read_image(culled, w, h);
       hidden = vw.cpu_occluded_batches();
       vw.set_occlusion(pr::Toggle::kOff);
-      switched = frame;
-    }
-    if (switched >= 0 && frame == switched + 3) {
-      ASSERT_TRUE(vw.read_image(plain, w, h));
+    } else {
+      vw.read_image(plain, w, h);
       hidden_off = vw.cpu_occluded_batches();
     }
-  };
-  EXPECT_EQ(v.run(&hooks), 0);
-  ASSERT_GE(switched, 0) << "the cloud never finished loading";
+  });
+  ASSERT_EQ(steps, 2) << "the cloud never finished loading";
   EXPECT_GT(hidden, 20u) << "most of the cube's 147 batches lie behind its front";
   EXPECT_EQ(hidden_off, 0u);
   ASSERT_EQ(culled.size(), plain.size());
   ASSERT_FALSE(culled.empty());
-  size_t diff = 0;
-  for (size_t i = 0; i < culled.size(); ++i) diff += culled[i] != plain[i];
-  EXPECT_EQ(diff, 0u);
+  EXPECT_EQ(pixels_differing(culled, plain), 0u);
   EXPECT_GT(count_not(culled, w, 0, 0, w, h, kBackground), size_t(1000));
 }
 
+// No --mode and no saved choice: the GPU when a CUDA device is there, else the CPU without an
+// error on the status line.
 TEST(Window, DefaultModeIsTheGpuWhenThereIsOne) {
   REQUIRE_DISPLAY();
   fresh_config("automode");
@@ -782,31 +796,26 @@ TEST(Window, CompactPositionsOnTheCpuSwitchLiveAndBack) {
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> full_img, compact_img, back_img;
-  int w = 0, h = 0, at = -1;
+  int w = 0, h = 0;
   bool compact = false, back = true;
-  pr::ViewerHooks hk;
-  hk.on_frame = [&](int frame, pr::Viewer& vw) {
-    if (at < 0 && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+  const int steps = run_steps(v, 3, [&](int step, pr::Viewer& vw) {
+    if (step == 0) {
       vw.read_image(full_img, w, h);
       compact = vw.set_compact(true);
-      at = frame;
-    } else if (at >= 0 && frame == at + 3) {
+    } else if (step == 1) {
       vw.read_image(compact_img, w, h);
       back = vw.set_compact(false);
-    } else if (at >= 0 && frame == at + 6) {
+    } else {
       vw.read_image(back_img, w, h);
-      vw.request_quit();
     }
-    if (frame > 5000) vw.request_quit();
-  };
-  EXPECT_EQ(v.run(&hk), 0);
+  });
+  ASSERT_EQ(steps, 3) << v.status();
   EXPECT_EQ(v.mode(), "cpu");
   EXPECT_TRUE(compact) << v.status();
   EXPECT_FALSE(back) << v.status();
   ASSERT_EQ(full_img.size(), compact_img.size());
   ASSERT_FALSE(full_img.empty());
-  size_t diff = 0;
-  for (size_t i = 0; i < full_img.size(); ++i) diff += full_img[i] != compact_img[i];
+  const size_t diff = pixels_differing(full_img, compact_img);
   EXPECT_GT(diff, 0u) << "compact positions drew the full-precision image";
   EXPECT_LT(diff, full_img.size() / 4) << "compact positions drew another picture";
   EXPECT_EQ(back_img, full_img) << "full precision again is not the first image";
@@ -826,27 +835,23 @@ TEST(Window, CompactImageIsTheSameOnCpuAndGpu) {
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, gpu_img, gpu_sorted_img, cpu_sorted_img;
-  int w = 0, h = 0, at = -1;
+  int w = 0, h = 0;
   bool switched = false, sorted = false;
-  pr::ViewerHooks hk;
-  hk.on_frame = [&](int frame, pr::Viewer& vw) {
-    if (at < 0 && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+  const int steps = run_steps(v, 4, [&](int step, pr::Viewer& vw) {
+    if (step == 0) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
-      at = frame;
-    } else if (at >= 0 && frame == at + 3) {
+    } else if (step == 1) {
       vw.read_image(gpu_img, w, h);
       sorted = vw.set_gpu_sort(true);
-    } else if (at >= 0 && frame == at + 6) {
+    } else if (step == 2) {
       vw.read_image(gpu_sorted_img, w, h);
       vw.set_mode("cpu");
-    } else if (at >= 0 && frame == at + 9) {
+    } else {
       vw.read_image(cpu_sorted_img, w, h);
-      vw.request_quit();
     }
-    if (frame > 5000) vw.request_quit();
-  };
-  EXPECT_EQ(v.run(&hk), 0);
+  });
+  ASSERT_EQ(steps, 4) << v.status();
   ASSERT_TRUE(switched) << v.status();
   EXPECT_TRUE(sorted) << v.status();
   EXPECT_TRUE(v.render_options().compact);
@@ -867,39 +872,34 @@ TEST(Window, LiveSwitchToGpuShowsTheSameImage) {
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, gpu_img, sorted_img, back_img;
-  int w = 0, h = 0, switched_at = -1;
+  int w = 0, h = 0;
   bool switched = false, sorted = false;
   std::string path;
-  pr::ViewerHooks hk;
-  hk.on_frame = [&](int frame, pr::Viewer& vw) {
-    if (switched_at < 0 && !vw.cloud_busy() && frame > 3) {
+  const int steps = run_steps(v, 4, [&](int step, pr::Viewer& vw) {
+    if (step == 0) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
-      switched_at = frame;
-    } else if (switched_at >= 0 && frame == switched_at + 3) {
+    } else if (step == 1) {
       vw.read_image(gpu_img, w, h);
       path = vw.display_path();
       // The panel's spatial sort re-uploads the cloud in Morton order: same image.
       sorted = vw.set_gpu_sort(true);
-    } else if (switched_at >= 0 && frame == switched_at + 6) {
+    } else if (step == 2) {
       vw.read_image(sorted_img, w, h);
       vw.set_gpu_sort(false);
       // G toggles back to the CPU, live.
       SDL_Event e = key_event(SDLK_g, SDL_SCANCODE_G, true);
       SDL_PushEvent(&e);
-    } else if (switched_at >= 0 && frame == switched_at + 9) {
+    } else {
       vw.read_image(back_img, w, h);
-      vw.request_quit();
     }
-    if (frame > 5000) vw.request_quit();
-  };
-  EXPECT_EQ(v.run(&hk), 0);
+  });
+  ASSERT_EQ(steps, 4) << v.status();
   ASSERT_TRUE(switched) << v.status();
   std::printf("display path in GPU mode: %s\n", path.c_str());
   EXPECT_EQ(v.mode(), "cpu");
   ASSERT_EQ(cpu_img.size(), gpu_img.size());
-  size_t diff = 0;
-  for (size_t i = 0; i < cpu_img.size(); ++i) diff += cpu_img[i] != gpu_img[i];
+  const size_t diff = pixels_differing(cpu_img, gpu_img);
   EXPECT_EQ(diff, 0u) << "CPU and GPU images differ in " << diff << " pixels";
   EXPECT_TRUE(sorted) << v.status();
   EXPECT_EQ(sorted_img, cpu_img) << "the spatially sorted GPU cloud draws another image";
@@ -918,31 +918,26 @@ TEST(Window, GpuCompactPositionsSwitchLiveAndBack) {
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, compact_img, back_img;
-  int w = 0, h = 0, at = -1;
+  int w = 0, h = 0;
   bool switched = false, compact = false, back = true;
-  pr::ViewerHooks hk;
-  hk.on_frame = [&](int frame, pr::Viewer& vw) {
-    if (at < 0 && !vw.cloud_busy() && frame > 3) {
+  const int steps = run_steps(v, 3, [&](int step, pr::Viewer& vw) {
+    if (step == 0) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
       compact = vw.set_compact(true);
-      at = frame;
-    } else if (at >= 0 && frame == at + 3) {
+    } else if (step == 1) {
       vw.read_image(compact_img, w, h);
       back = vw.set_compact(false);
-    } else if (at >= 0 && frame == at + 6) {
+    } else {
       vw.read_image(back_img, w, h);
-      vw.request_quit();
     }
-    if (frame > 5000) vw.request_quit();
-  };
-  EXPECT_EQ(v.run(&hk), 0);
+  });
+  ASSERT_EQ(steps, 3) << v.status();
   ASSERT_TRUE(switched) << v.status();
   EXPECT_TRUE(compact) << v.status();
   EXPECT_FALSE(back) << v.status();
   ASSERT_EQ(cpu_img.size(), compact_img.size());
-  size_t diff = 0;
-  for (size_t i = 0; i < cpu_img.size(); ++i) diff += cpu_img[i] != compact_img[i];
+  const size_t diff = pixels_differing(cpu_img, compact_img);
   EXPECT_GT(diff, 0u) << "compact positions drew the full-precision image";
   EXPECT_LT(diff, cpu_img.size() / 4) << "compact positions drew another picture";
   EXPECT_EQ(back_img, cpu_img) << "full precision again is not the CPU's image";
@@ -963,26 +958,22 @@ TEST(Window, CloudTooLargeForTheGpuFallsBackToCompactPositions) {
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, gpu_img;
-  int w = 0, h = 0, at = -1;
+  int w = 0, h = 0;
   bool switched = false, still_compact = false;
   std::string status_switch, status_again, mode;
-  pr::ViewerHooks hk;
-  hk.on_frame = [&](int frame, pr::Viewer& vw) {
-    if (at < 0 && !vw.cloud_busy() && frame > 3) {
+  const int steps = run_steps(v, 2, [&](int step, pr::Viewer& vw) {
+    if (step == 0) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
       status_switch = vw.status();
       still_compact = vw.set_compact(false);
       status_again = vw.status();
-      at = frame;
-    } else if (at >= 0 && frame == at + 3) {
+    } else {
       vw.read_image(gpu_img, w, h);
       mode = vw.mode();
-      vw.request_quit();
     }
-    if (frame > 5000) vw.request_quit();
-  };
-  EXPECT_EQ(v.run(&hk), 0);
+  });
+  ASSERT_EQ(steps, 2) << v.status();
   ASSERT_TRUE(switched) << v.status();
   EXPECT_NE(status_switch.find("compact ones (7 bytes a point)"), std::string::npos)
       << status_switch;
@@ -991,9 +982,8 @@ TEST(Window, CloudTooLargeForTheGpuFallsBackToCompactPositions) {
   EXPECT_NE(status_again.find("over the limit"), std::string::npos) << status_again;
   EXPECT_EQ(mode, "gpu");
   ASSERT_EQ(cpu_img.size(), gpu_img.size());
-  size_t diff = 0;
-  for (size_t i = 0; i < cpu_img.size(); ++i) diff += cpu_img[i] != gpu_img[i];
-  EXPECT_LT(diff, cpu_img.size() / 4) << "the compact cloud is not the same picture";
+  EXPECT_LT(pixels_differing(cpu_img, gpu_img), cpu_img.size() / 4)
+      << "the compact cloud is not the same picture";
 }
 
 /// GPU mode, then a regenerated scene that fits on the GPU in no form (2M points under a 10 MiB
