@@ -14,24 +14,13 @@
 #include "engine/camera.h"
 #include "engine/cpu_renderer.h"
 #include "engine/io.h"
+#include "testdata.h"
 
 namespace pr {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kData = PR_TESTDATA_DIR;
-
-bool under_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::strcmp(ci, "true") == 0;
-}
-
-#define REQUIRE_LAS_DATA()                                                                         \
-  if (!fs::exists(kData + "/las")) {                                                               \
-    if (under_ci()) FAIL() << "test data folder " << kData << "/las is absent under CI (CI=true)"; \
-    GTEST_SKIP() << "test data folder " << kData                                                   \
-                 << "/las is absent (../shared beside the checkout)";                              \
-  }
+using test::kData;
 
 /// n points on a line along x, z = i, every point white.
 PointCloud line_cloud(size_t n) {
@@ -378,7 +367,7 @@ TEST(Colorize, CpuRendererTakesNewColors) {
 }
 
 TEST(Colorize, AutzenClassesIntensityAndReturns) {
-  REQUIRE_LAS_DATA();
+  REQUIRE_TESTDATA("las");
   PointCloud c;
   FileInfo info;
   std::string err;
@@ -441,7 +430,7 @@ TEST(Colorize, AutzenClassesIntensityAndReturns) {
 }
 
 TEST(Colorize, LasGpsTimeAndSourcesOfFormat1) {
-  REQUIRE_LAS_DATA();
+  REQUIRE_TESTDATA("las");
   PointCloud c;
   FileInfo info;
   std::string err;
@@ -509,7 +498,7 @@ TEST(Colorize, PcdFieldsBecomeFields) {
 }
 
 TEST(Colorize, LasExtraBytesBecomeFields) {
-  REQUIRE_LAS_DATA();
+  REQUIRE_TESTDATA("las");
   PointCloud c;
   FileInfo info;
   std::string err;

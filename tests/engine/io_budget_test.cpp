@@ -20,24 +20,14 @@
 #include "e57_build.h"
 #include "engine/io.h"
 #include "io/stride.h"
+#include "testdata.h"
 
 namespace fs = std::filesystem;
 
 namespace pr {
 namespace {
 
-const std::string kData = PR_TESTDATA_DIR;
-
-bool under_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::string(ci) == "true";
-}
-
-#define REQUIRE_DATA()                                                                  \
-  if (!fs::exists(kData + "/ply")) {                                                    \
-    if (under_ci()) FAIL() << "test data " << kData << " is absent under CI (CI=true)"; \
-    GTEST_SKIP() << "test data " << kData << " is absent";                              \
-  }
+using test::kData;
 
 struct Read {
   bool ok = false;
@@ -378,7 +368,7 @@ TEST(IoBudget, E57AcrossTheScansRead) {
 // ---- the shared files ----
 
 TEST(IoBudget, SharedFiles) {
-  REQUIRE_DATA();
+  REQUIRE_TESTDATA("ply");
   for (const char* f : {"ply/cube.ply",
                         "ply/issue_2421.ply",
                         "ply/mesh.ply",
@@ -413,7 +403,7 @@ TEST(IoBudget, SharedFiles) {
 }
 
 TEST(IoBudget, SharedOrganizedPcdWithInvalidPoints) {
-  REQUIRE_DATA();
+  REQUIRE_TESTDATA("ply");
   const std::string path = kData + "/pcd/table_scene_mug_stereo_textured.pcd";
   const std::string bytes = file_bytes(path);
   const Read full = read(path, bytes, 0);

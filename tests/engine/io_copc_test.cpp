@@ -15,23 +15,13 @@
 #include "engine/cpu_renderer.h"
 #include "engine/image.h"
 #include "engine/io.h"
+#include "testdata.h"
 
 namespace pr {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kData = PR_TESTDATA_DIR;
-
-bool under_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::string(ci) == "true";
-}
-
-#define REQUIRE_LAZ_DATA()                                                                  \
-  if (!fs::exists(kData + "/laz")) {                                                        \
-    if (under_ci()) FAIL() << "test data " << kData << "/laz is absent under CI (CI=true)"; \
-    GTEST_SKIP() << "test data " << kData << "/laz is absent";                              \
-  }
+using test::kData;
 
 struct CopcFile {
   const char* name;
@@ -56,7 +46,7 @@ bool load(const std::string& path, PointCloud& c, FileInfo& info, const LoadOpti
 }
 
 TEST(IoCopc, OctreeAsLaspyReadsIt) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   for (const CopcFile& f : copc_files()) {
     SCOPED_TRACE(f.name);
     PointCloud c;
@@ -84,7 +74,7 @@ TEST(IoCopc, OctreeAsLaspyReadsIt) {
 }
 
 TEST(IoCopc, DepthAndBudgetChooseLevels) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   for (const CopcFile& f : copc_files()) {
     SCOPED_TRACE(f.name);
     const std::string path = kData + "/laz/" + f.name;
@@ -132,7 +122,7 @@ TEST(IoCopc, DepthAndBudgetChooseLevels) {
 }
 
 TEST(IoBudget, LasAndLazKeepAnEvenSubset) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   for (const char* file : {"las/autzen_trim.las", "laz/autzen_trim.laz", "laz/simple.laz",
                            "las/simple.las", "laz/plane.laz"}) {
     SCOPED_TRACE(file);
@@ -193,7 +183,7 @@ T get(const std::vector<uint8_t>& d, size_t at) {
 }
 
 TEST(IoCopc, DamagedHierarchyFailsWithOneLine) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   std::ifstream in(kData + "/laz/simple.copc.laz", std::ios::binary);
   const std::vector<uint8_t> file{std::istreambuf_iterator<char>(in), {}};
   // The copc info VLR's payload: root page offset at +40, its size at +48.
@@ -254,7 +244,7 @@ Image render_cpu(const PointCloud& c) {
 }
 
 TEST(IoLazTwin, LoadsBitIdenticallyAndRendersTheSameImage) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   for (const char* name : {"simple", "autzen_trim", "1_4_w_evlr"}) {
     for (uint64_t budget : {uint64_t(0), uint64_t(777)}) {
       SCOPED_TRACE(std::string(name) + " max_points " + std::to_string(budget));

@@ -15,6 +15,7 @@
 #include "../fuzz/e57_pages.h"
 #include "e57_build.h"
 #include "engine/io.h"
+#include "testdata.h"
 
 namespace fs = std::filesystem;
 
@@ -22,17 +23,6 @@ namespace pr {
 namespace {
 
 const std::string kE57Dir = std::string(PR_TESTDATA_DIR) + "/e57";
-
-bool under_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::strcmp(ci, "true") == 0;
-}
-
-#define REQUIRE_E57_DATA()                                                                       \
-  if (!fs::exists(kE57Dir)) {                                                                    \
-    if (under_ci()) FAIL() << "test data folder " << kE57Dir << " is absent under CI (CI=true)"; \
-    GTEST_SKIP() << "test data folder " << kE57Dir << " is absent";                              \
-  }
 
 using test::BitWriter;
 using test::build_e57;
@@ -96,7 +86,7 @@ TestScan cartesian_scan(size_t n, int packets, bool color_first) {
 // ---- the shared files ----
 
 TEST(IoE57, SharedFiles) {
-  REQUIRE_E57_DATA();
+  REQUIRE_TESTDATA("e57");
   struct Expect {
     const char* file;
     uint64_t points;

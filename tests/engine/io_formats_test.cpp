@@ -11,26 +11,14 @@
 #include <random>
 
 #include "engine/io.h"
+#include "testdata.h"
 
 namespace fs = std::filesystem;
 
 namespace pr {
 namespace {
 
-const std::string kData = PR_TESTDATA_DIR;
-
-/// Whether the tests run under CI (CI=true), where every input must be present.
-bool under_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::strcmp(ci, "true") == 0;
-}
-
-// Without the shared test data these tests skip, except under CI, where its absence fails them.
-#define REQUIRE_TESTDATA()                                                                        \
-  if (!fs::exists(kData)) {                                                                       \
-    if (under_ci()) FAIL() << "test data folder " << kData << " is absent under CI (CI=true)";    \
-    GTEST_SKIP() << "test data folder " << kData << " is absent (../shared beside the checkout)"; \
-  }
+using test::kData;
 
 struct Loaded {
   bool ok;
@@ -57,7 +45,7 @@ struct Expect {
 };
 
 TEST(IoSharedFiles, EveryGoodFileLoads) {
-  REQUIRE_TESTDATA();
+  REQUIRE_TESTDATA("");
   const Expect expect[] = {
       {"las/1.0_0.las", "LAS", 1, false, true},
       {"las/1.0_1.las", "LAS", 1, false, true},
@@ -119,7 +107,7 @@ TEST(IoSharedFiles, EveryGoodFileLoads) {
 }
 
 TEST(IoSharedFiles, KnownValues) {
-  REQUIRE_TESTDATA();
+  REQUIRE_TESTDATA("");
   {  // first record of simple.las (laspy: X=637012.24 Y=849028.31 Z=431.66, I=143, class 1,
      // RGB 68 77 88 stored as 8-bit values)
     Loaded l = load(kData + "/las/simple.las");
@@ -165,7 +153,7 @@ TEST(IoSharedFiles, KnownValues) {
 }
 
 TEST(IoSharedFiles, BadFilesFailWithMessage) {
-  REQUIRE_TESTDATA();
+  REQUIRE_TESTDATA("");
   const std::pair<const char*, const char*> bad[] = {
       {"pcd/missingheader.pcd", "header"},
       {"ply/no_vertex.ply", "vertex"},

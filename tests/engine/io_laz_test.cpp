@@ -20,23 +20,13 @@
 #include <thread>
 
 #include "engine/io.h"
+#include "testdata.h"
 
 namespace pr {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kData = PR_TESTDATA_DIR;
-
-bool under_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::string(ci) == "true";
-}
-
-#define REQUIRE_LAZ_DATA()                                                                  \
-  if (!fs::exists(kData + "/laz")) {                                                        \
-    if (under_ci()) FAIL() << "test data " << kData << "/laz is absent under CI (CI=true)"; \
-    GTEST_SKIP() << "test data " << kData << "/laz is absent";                              \
-  }
+using test::kData;
 
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -44,7 +34,7 @@ std::vector<uint8_t> read_file(const std::string& path) {
 }
 
 TEST(IoLaz, SameCloudAsTheLasTwin) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   const std::pair<const char*, const char*> twins[] = {
       {"simple", "simple"},
       {"autzen_trim", "autzen_trim"},
@@ -75,7 +65,7 @@ TEST(IoLaz, SameCloudAsTheLasTwin) {
 }
 
 TEST(IoLaz, EverySharedFileLoads) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   for (const auto& e : fs::directory_iterator(kData + "/laz")) {
     const std::string name = e.path().filename().string();
     if (e.path().extension() != ".laz") continue;
@@ -90,7 +80,7 @@ TEST(IoLaz, EverySharedFileLoads) {
 }
 
 TEST(IoLaz, DamagedInputFailsWithOneLine) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   for (const char* name : {"simple.laz", "simple.copc.laz", "fullwave.laz", "extra.laz",
                            "simple-laszip-compressor-version-1.2r0.laz"}) {
     SCOPED_TRACE(name);
@@ -122,7 +112,7 @@ TEST(IoLaz, DamagedInputFailsWithOneLine) {
 }
 
 TEST(IoLaz, WithoutChunkTableWalksTheChunks) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   // Point-wise (autzen_trim: 3 chunks) and layered (format 8 with extra bytes: 14 chunks).
   for (const char* name : {"autzen_trim.laz", "las_with_several_extra_byte_bloc.laz"}) {
     SCOPED_TRACE(name);
@@ -174,7 +164,7 @@ void set_count64(std::vector<uint8_t>& d, uint64_t count) {
 }
 
 TEST(IoLaz, EnormousAgreedCountIsRefusedBeforeAllocating) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   const uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
   // A layered file with 14 chunks of 50000 points and a chunk table: chunks of 2^32 - 2 points
   // (the LASzip VLR's chunk size) and a header count of 14 times that agree with the table.
@@ -257,7 +247,7 @@ std::vector<uint8_t> unchunked_autzen() {
 }
 
 TEST(IoLaz, UnchunkedStreamDecodesLikeItsChunk) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   const std::vector<uint8_t> chunked = read_file(kData + "/laz/autzen_trim.laz");
   const std::vector<uint8_t> d = unchunked_autzen();
   const std::vector<uint8_t> all = records_of("chunked.laz", chunked);
@@ -294,7 +284,7 @@ TEST(IoLaz, UnchunkedStreamDecodesLikeItsChunk) {
 }
 
 TEST(IoLaz, UnchunkedStreamKeepsTheBudgetsStride) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   const std::vector<uint8_t> streams[] = {
       unchunked_autzen(), read_file(kData + "/laz/simple-laszip-compressor-version-1.2r0.laz")};
   for (const std::vector<uint8_t>& d : streams) {
@@ -326,7 +316,7 @@ TEST(IoLaz, UnchunkedStreamKeepsTheBudgetsStride) {
 }
 
 TEST(IoLaz, UnchunkedStreamReportsProgressAndCancels) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   const std::vector<uint8_t> d = unchunked_autzen();
   std::string err;
   {
@@ -382,7 +372,7 @@ std::vector<uint8_t> las_twin(const std::string& name, const std::vector<uint8_t
 }
 
 TEST(IoLaz, ExtraBytesAreTheNamedFieldsOfTheLasTwin) {
-  REQUIRE_LAZ_DATA();
+  REQUIRE_TESTDATA("laz");
   // extra.laz: scalar Intensity (uint32) and Time (uint64) besides arrays and untyped bytes;
   // las_with_several_extra_byte_bloc.laz: Deviation (uint16) in the first of two descriptors.
   const std::pair<const char*, std::vector<std::string>> files[] = {
