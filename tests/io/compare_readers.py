@@ -12,22 +12,15 @@ usage: compare_readers.py --pointraster BIN --sampler BIN --testdata DIR --workd
 Exits 1 if any comparison fails; prints one line per file and 'N passed, N failed'.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
 
 import numpy as np
 
+from checks import compare_sample, run_checks, run_json, testdata_present
+
 SAMPLE = 200
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    line = out.stdout.strip().splitlines()
-    if not line:
-        raise RuntimeError(f"{cmd}: no output, stderr: {out.stderr.strip()}")
-    return json.loads(line[-1])
 
 
 # ---------- independent readers: return dict(xyz=(n,3) float64, rgb=(n,3) uint8 or None,
@@ -324,14 +317,9 @@ def compare(path, args):
         return f"has_color: ours {info['has_color']}, reference {ref['rgb'] is not None}"
     if info["has_intensity"] != (ref["intensity"] is not None):
         return f"has_intensity: ours {info['has_intensity']}, reference {ref['intensity'] is not None}"
-    for s in ours["sample"]:
-        i = s[0]
-        if not np.allclose(s[1:4], xyz[i], rtol=0, atol=tol):
-            return f"point {i}: ours {s[1:4]}, reference {xyz[i].tolist()}"
-        if ref["rgb"] is not None and list(s[4:7]) != ref["rgb"][i].tolist():
-            return f"color {i}: ours {s[4:7]}, reference {ref['rgb'][i].tolist()}"
-        if ref["intensity"] is not None and abs(s[7] - ref["intensity"][i]) > 1e-3 * max(1, abs(s[7])):
-            return f"intensity {i}: ours {s[7]}, reference {ref['intensity'][i]}"
+    why = compare_sample(ours["sample"], xyz, ref["rgb"], ref["intensity"], tol)
+    if why:
+        return why
     if "fields" in ref:
         ours_names = [n for n, _ in ours["fields"]]
         ref_names = [n for n, _ in ref["fields"]]
@@ -398,16 +386,11 @@ def main():
     ap.add_argument("--large-points", type=int, default=1_000_000)
     args = ap.parse_args()
     files = []
-    if os.path.isdir(args.testdata):
+    if testdata_present(args.testdata, "comparing generated files only"):
         for sub in ("las", "ply", "pcd", "pts", "text"):
             d = os.path.join(args.testdata, sub)
             for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
                 files.append(os.path.join(d, f))
-    elif os.environ.get("CI") == "true":
-        print(f"FAIL  test data {args.testdata} absent under CI (CI=true)")
-        return 1
-    else:
-        print(f"test data {args.testdata} absent: comparing generated files only")
     # files our readers refuse on purpose (and gtests check): not compared
     refused = {"missingheader.pcd", "no_vertex.ply"}
     os.makedirs(args.workdir, exist_ok=True)
@@ -422,25 +405,11 @@ def main():
         subprocess.run([args.sampler, "write", kind, str(count), p], check=True)
         generated.append(p)
     generated += write_with_fields(args.workdir, max(1, n // 10))
-    passed = failed = 0
-    for p in files + generated:
-        if os.path.basename(p) in refused:
-            continue
-        try:
-            why = compare(p, args)
-        except Exception as e:  # a reference reader that cannot read a file is a failure too
-            why = f"exception: {type(e).__name__}: {e}"
-        if why is None:
-            passed += 1
-            print(f"ok    {p}")
-        else:
-            failed += 1
-            print(f"FAIL  {p}: {why}")
+    status = run_checks([(p, lambda p=p: compare(p, args)) for p in files + generated
+                         if os.path.basename(p) not in refused])
     for p in generated:
         os.remove(p)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
+    return status
 
 if __name__ == "__main__":
     sys.exit(main())
