@@ -42,22 +42,6 @@ const char* sort_name(Toggle t) {
   return toggle_name(t);
 }
 
-/// Renders `cam` on both renderers and expects the same image and depth.
-void expect_same_frame(Renderer& cpu, Renderer& gpu, const Camera& cam, const RenderSettings& rs,
-                       const std::string& what, size_t* drawn) {
-  Image c, g;
-  FrameStats cs, gs;
-  std::string err;
-  ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << what << ": " << err;
-  ASSERT_TRUE(gpu.render(cam, rs, g, gs, &err)) << what << ": " << err;
-  std::string first;
-  EXPECT_EQ(test::count_diff(c, g, &first), 0u) << what << ": " << first;
-  ASSERT_EQ(c.depth.size(), g.depth.size()) << what;
-  EXPECT_EQ(std::memcmp(c.depth.data(), g.depth.data(), c.depth.size() * sizeof(float)), 0)
-      << what << ": depth";
-  *drawn += test::count_drawn(g, kBackground) > 0;
-}
-
 struct CompactCase {
   std::string cloud;
   Toggle sort;
@@ -102,7 +86,10 @@ TEST_P(CompactParity, CpuAndGpuDrawTheSameCompactImage) {
     if (i % 8 == 7) rs.point_count = cloud.size() / 3;
     Camera cam = test::random_camera(rng, cloud.world_bounds());
     if (i % 4 == 0) cam.frame(cloud.world_bounds(), double(rs.width) / double(rs.height));
-    expect_same_frame(cpu, *gpu, cam, rs, c.cloud + " camera " + std::to_string(i), &drawn);
+    Image g;
+    ASSERT_NO_FATAL_FAILURE(
+        test::expect_same_frame(cpu, *gpu, cam, rs, c.cloud + " camera " + std::to_string(i), &g));
+    drawn += test::count_drawn(g, kBackground) > 0;
   }
   // Every framing camera draws, and some random ones.
   EXPECT_GE(drawn, size_t(kFrames / 4 + 2));

@@ -1277,15 +1277,11 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
       Camera cam;
       RenderSettings rs;
       culling_frame(*gpu, i, cloud, rng, 4, 6, {4, 1, 16}, &cam, &rs);
-      Image c, g, pi;
-      FrameStats cs, gs;
-      ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << err;
-      ASSERT_TRUE(gpu->render(cam, rs, g, gs, &err)) << err;
-      ASSERT_TRUE(probe.render(cam, rs, pi, cs, &err)) << err;
-      std::string first;
-      EXPECT_EQ(test::count_diff(c, g, &first), 0u) << name << " camera " << i << ": " << first;
-      EXPECT_EQ(std::memcmp(c.depth.data(), g.depth.data(), c.depth.size() * sizeof(float)), 0)
-          << name << " camera " << i;
+      Image g, pi;
+      FrameStats ps;
+      ASSERT_NO_FATAL_FAILURE(test::expect_same_frame(
+          cpu, *gpu, cam, rs, std::string(name) + " camera " + std::to_string(i), &g));
+      ASSERT_TRUE(probe.render(cam, rs, pi, ps, &err)) << err;
       frames += test::count_drawn(g, kBackground) > 0;
       cpu_would_cull += probe.culled_batches() > 0 && test::count_drawn(g, kBackground) > 0;
     }
@@ -1298,11 +1294,10 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
 }
 
 /// The same for compact positions (their own batches): the GPU with culling on and off, cameras
-/// that see
-/// the whole cloud, forced rounds (4 batches a block, or a half or a quarter of a batch a block),
-/// against the CPU's compact form; and
-/// the views skip batches (the GPU's flags are not readable, so the CPU's compact culling, which
-/// tests the same boxes with the same function, counts them).
+/// that see the whole cloud, forced rounds (4 batches a block, or a half or a quarter of a batch a
+/// block), against the CPU's compact form; and the views skip batches (the GPU's flags are not
+/// readable, so the CPU's compact culling, which tests the same boxes with the same function,
+/// counts them).
 TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
   PR_REQUIRE_GPU(gpu);
   std::string err;
@@ -1321,16 +1316,10 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
         Camera cam;
         RenderSettings rs;
         culling_frame(*gpu, i, cloud, rng, 3, 5, {16, 2, 1}, &cam, &rs);
-        Image c, g;
-        FrameStats cs, gs;
-        ASSERT_TRUE(cpu.render(cam, rs, c, cs, &err)) << err;
-        ASSERT_TRUE(gpu->render(cam, rs, g, gs, &err)) << err;
-        std::string first;
         const std::string what = std::string(name) + (morton ? " morton" : " file order") +
                                  " camera " + std::to_string(i);
-        EXPECT_EQ(test::count_diff(c, g, &first), 0u) << what << ": " << first;
-        EXPECT_EQ(std::memcmp(c.depth.data(), g.depth.data(), c.depth.size() * sizeof(float)), 0)
-            << what;
+        Image g;
+        ASSERT_NO_FATAL_FAILURE(test::expect_same_frame(cpu, *gpu, cam, rs, what, &g));
         const bool drawn = test::count_drawn(g, kBackground) > 0;
         frames += drawn;
         culled += drawn && cpu.culled_batches() > 0;

@@ -56,7 +56,7 @@ inline void set_both(CpuRenderer& cpu, Renderer& gpu, const PointCloud& cloud,
 
 /// One frame on both renderers: the same image and depths pixel for pixel (`what` names the
 /// frame); the GPU's image into `gpu_out` when given.
-inline void expect_same_frame(CpuRenderer& cpu, Renderer& gpu, const Camera& cam,
+inline void expect_same_frame(Renderer& cpu, Renderer& gpu, const Camera& cam,
                               const RenderSettings& rs, const std::string& what,
                               Image* gpu_out = nullptr) {
   Image a, b;
