@@ -1,5 +1,7 @@
 #include "viewer/cloud_job.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <new>
@@ -8,6 +10,46 @@
 #include "engine/scenes.h"
 
 namespace pr {
+
+bool read_more_options(const std::vector<FileInfo>& files, const LoadOptions& now, bool everything,
+                       LoadOptions* next, std::string* what) {
+  int deepest = -1, levels = 0;  // over the COPC files read in part
+  bool cut = false;              // another file filled the point budget: it may hold more
+  for (const FileInfo& f : files) {
+    if (f.copc.present) {
+      int read = -1;
+      for (size_t l = 0; l < f.copc.levels.size(); ++l)
+        if (f.copc.levels[l].read) read = int(l);
+      if (read + 1 < int(f.copc.levels.size())) {
+        deepest = std::max(deepest, read);
+        levels = std::max(levels, int(f.copc.levels.size()));
+      }
+    } else if (now.max_points && f.points >= now.max_points) {
+      cut = true;
+    }
+  }
+  if (deepest < 0 && !cut) return false;
+  if (what) {
+    char b[160];
+    if (deepest >= 0)
+      std::snprintf(b, sizeof b, "COPC: %d of %d octree levels read", deepest + 1, levels);
+    else
+      std::snprintf(b, sizeof b, "an even subset of at most %llu points a file read",
+                    (unsigned long long)now.max_points);
+    *what = b;
+  }
+  *next = now;
+  if (everything) {
+    next->max_points = 0;
+    next->max_depth = -1;
+    return true;
+  }
+  if (deepest >= 0) next->max_depth = deepest + 1;
+  // The budget doubles for the files it cut (a COPC file then stops where the depth or the
+  // budget says, whichever comes first); without such files it no longer holds.
+  next->max_points = cut ? now.max_points * 2 : 0;
+  return true;
+}
 
 CloudJob::~CloudJob() {
   cancel();

@@ -16,6 +16,14 @@
 
 namespace pr {
 
+/// What reading more of files read in part would read: `now` is what they were read with and
+/// `files` what that gave. A COPC file read to some depth goes one octree level deeper; a file
+/// that filled its point budget (an even subset of its records) gets twice the budget;
+/// `everything` reads every point of every file. False when every file was read whole. `what`
+/// says what is read now ("COPC: 3 of 6 octree levels read").
+bool read_more_options(const std::vector<FileInfo>& files, const LoadOptions& now, bool everything,
+                       LoadOptions* next, std::string* what);
+
 class CloudJob {
  public:
   struct Result {

@@ -219,6 +219,20 @@ void Viewer::Impl::draw_panel() {
     ImGui::EndDisabled();
     ImGui::Text("drawn %s of %s (%s)", human_count(double(last_stats.points_drawn)).c_str(),
                 human_count(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");
+    // Files read in part (a COPC file to some depth, a point budget): more on request, the view
+    // kept; the cloud on screen stays until the new one is ready.
+    std::string part;
+    LoadOptions next;
+    if (cloud && !is_scene && read_more_options(files, files_options, false, &next, &part)) {
+      ImGui::TextWrapped("%s", part.c_str());
+      ImGui::BeginDisabled(job.busy());
+      if (ImGui::Button("Read more")) load_more(false);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("COPC: one octree level deeper; other files: twice the points.");
+      ImGui::SameLine();
+      if (ImGui::Button("Read everything")) load_more(true);
+      ImGui::EndDisabled();
+    }
     ImGui::SliderInt("point size", &settings.point_size, 1, 8, "%d px");
     bool on = backend->options().culling;
     if (ImGui::Checkbox("skip batches outside the view", &on)) backend->set_culling(on);
@@ -321,7 +335,8 @@ void Viewer::Impl::draw_panel() {
       ImGui::TextWrapped("%s", listing_dir.c_str());
       if (ImGui::Selectable("..")) {
         listing_dir = std::filesystem::path(listing_dir).parent_path().string();
-        if (listing_dir.empty()) listing_dir = "/";
+        // assign(): GCC 12 warns falsely (-Wrestrict) about assigning the literal here.
+        if (listing_dir.empty()) listing_dir.assign(1, '/');
         refresh_listing();
       }
       ImGui::BeginChild("listing", ImVec2(0, 140 * s), true);

@@ -63,6 +63,9 @@ void Viewer::Impl::frame_cloud() {
 }
 
 void Viewer::Impl::install_cloud(CloudJob::Result& r) {
+  // More of the same files keeps the view, as a regenerated scene does.
+  const bool more = loading_more && !r.files.empty();
+  loading_more = false;
   if (!r.ok) {
     if (first_cloud) initial_load_failed = true;
     set_status(r.error, r.error != "loading cancelled");
@@ -74,10 +77,11 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     set_status(err, true);
     return;
   }
-  const bool same_scene = !r.scene.empty() && r.scene == scene && cloud;
+  const bool same_view = (!r.scene.empty() && r.scene == scene && cloud) || more;
   take_cloud_colors(r);
   cloud = std::move(r.cloud);
   cloud_bounds = cloud->world_bounds();
+  if (!r.files.empty()) files_options = loading_options;
   files = std::move(r.files);
   scene = r.scene;
   char msg[256];
@@ -97,14 +101,14 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   const double aspect = double(w) / double(h);
   if (first_cloud) {
     camera = starting_camera(opt, *cloud, scene, aspect);
-  } else if (!same_scene) {  // a regenerated scene keeps the view: only the density changed
+  } else if (!same_view) {  // a regenerated scene keeps the view: only the density changed
     const UpAxis up = scene.empty() ? files_up : up_axis_for(opt, false);
     camera = cloud_camera(*cloud, scene, up, aspect, camera.focus);
   }
-  if (!same_scene) fly.speed = FlyCamera::speed_for(cloud_bounds);
-  if (first_cloud || scene.empty())
+  if (!same_view) fly.speed = FlyCamera::speed_for(cloud_bounds);
+  if ((first_cloud || scene.empty()) && !more)
     for (const auto& f : files) settings.add_recent(f.file);
-  if (!same_scene) home_camera = camera;
+  if (!same_view) home_camera = camera;
   first_cloud = false;
 }
 
@@ -146,14 +150,42 @@ bool Viewer::Impl::save_screenshot_key() {
   return true;
 }
 
-void Viewer::Impl::start_open(const std::vector<std::string>& paths) {
+void Viewer::Impl::start_files(const std::vector<std::string>& paths, const LoadOptions& options,
+                               bool more) {
   if (paths.empty()) return;
   if (job.busy()) {
     set_status("still making " + job.label() + "; cancel it first", true);
     return;
   }
-  job.start_files(paths);
-  set_status("loading " + job.label() + " ...", false);
+  job.start_files(paths, options);
+  loading_options = options;
+  loading_more = more;
+  set_status((more ? "reading more of " : "loading ") + job.label() + " ...", false);
+}
+
+void Viewer::Impl::start_open(const std::vector<std::string>& paths) {
+  // The command line's point budget and COPC depth hold for every file opened (its E57 scans
+  // name the scans of its own files).
+  LoadOptions o;
+  o.max_points = opt.max_points;
+  o.max_depth = opt.max_depth;
+  start_files(paths, o, false);
+}
+
+bool Viewer::Impl::load_more(bool everything) {
+  LoadOptions next;
+  if (!scene.empty() || files.empty()) {
+    set_status("no file on screen to read more of", true);
+    return false;
+  }
+  if (!read_more_options(files, files_options, everything, &next, nullptr)) {
+    set_status("every point of the files on screen is read", false);
+    return false;
+  }
+  std::vector<std::string> paths;
+  for (const FileInfo& f : files) paths.push_back(f.file);
+  start_files(paths, next, true);
+  return job.busy();
 }
 
 void Viewer::Impl::handle_event(const SDL_Event& e) {
@@ -364,6 +396,9 @@ bool Viewer::open_files(const std::vector<std::string>& paths) {
   impl_->start_open(paths);
   return impl_->job.busy();
 }
+bool Viewer::read_more(bool everything) {
+  return impl_->load_more(everything);
+}
 
 std::string Viewer::display_path() const {
   return impl_->backend->display_path();
@@ -478,8 +513,7 @@ bool Viewer::open(std::string* error) {
   // The starting cloud: the command line's files, else the scene; made in the background.
   m.color_request_for_jobs();
   if (!m.opt.files.empty()) {
-    m.job.start_files(m.opt.files, load_options(m.opt));
-    m.set_status("loading " + m.job.label() + " ...", false);
+    m.start_files(m.opt.files, load_options(m.opt), false);
   } else {
     const std::string scene = m.opt.scene.empty() ? kDefaultScene : m.opt.scene;
     m.job.start_scene(scene, m.opt.points.value_or(kDefaultScenePoints));

@@ -46,6 +46,9 @@ struct Viewer::Impl {
   /// automatic range.
   Bounds cloud_bounds;
   std::vector<FileInfo> files;
+  LoadOptions files_options;    // what the files on screen were read with
+  LoadOptions loading_options;  // what the running file job reads with
+  bool loading_more = false;    // the running job reads more of the files on screen (same view)
   std::string scene;
   uint64_t scene_points = 0;  // points generated for the scene
   CloudJob job;
@@ -113,6 +116,8 @@ struct Viewer::Impl {
   void set_up_axis(UpAxis up);  // re-frames the cloud seen with that axis up
   bool save_screenshot_key();
   void start_open(const std::vector<std::string>& paths);
+  void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
+  bool load_more(bool everything);  // the Cloud section's "Read more" / "Read everything"
   void refresh_listing();
   void apply_point_target(uint64_t n);       // panel.cpp
   void draw_panel();                         // panel.cpp

@@ -15,6 +15,7 @@
 #include "engine/image.h"
 #include "engine/point_cloud.h"
 #include "startup.h"
+#include "viewer/cloud_job.h"
 #include "viewer/display.h"
 #include "viewer/fly_camera.h"
 #include "viewer/settings.h"
@@ -191,6 +192,38 @@ TEST(FlyCamera, MouseRightTurnsRightAndWheelScalesSpeed) {
   const double s = fly.speed;
   fly.wheel(2.0);
   EXPECT_NEAR(fly.speed, s * 1.44, 1e-9);
+}
+
+// What "Read more" reads: a COPC file one level deeper, a file that filled its point budget twice
+// the points, "Read everything" all; nothing for files read whole.
+TEST(ReadMore, DeeperCopcTwiceTheBudgetOrEverything) {
+  pr::FileInfo copc;
+  copc.copc.present = true;
+  copc.copc.levels.resize(4);
+  copc.copc.levels[0].read = copc.copc.levels[1].read = true;
+  pr::LoadOptions now, next;
+  now.max_depth = 1;
+  std::string what;
+  ASSERT_TRUE(pr::read_more_options({copc}, now, false, &next, &what));
+  EXPECT_EQ(next.max_depth, 2);
+  EXPECT_EQ(next.max_points, 0u);
+  EXPECT_EQ(what, "COPC: 2 of 4 octree levels read");
+  ASSERT_TRUE(pr::read_more_options({copc}, now, true, &next, nullptr));
+  EXPECT_EQ(next.max_depth, -1);
+  EXPECT_EQ(next.max_points, 0u);
+  for (auto& l : copc.copc.levels) l.read = true;
+  EXPECT_FALSE(pr::read_more_options({copc}, pr::LoadOptions{}, false, &next, nullptr));
+
+  pr::FileInfo las;  // 1000 points kept of a budget of 1000: the file may hold more
+  las.points = 1000;
+  now = pr::LoadOptions{};
+  now.max_points = 1000;
+  ASSERT_TRUE(pr::read_more_options({las, copc}, now, false, &next, &what));
+  EXPECT_EQ(next.max_points, 2000u);
+  EXPECT_NE(what.find("even subset"), std::string::npos) << what;
+  las.points = 999;  // under its budget: read whole
+  EXPECT_FALSE(pr::read_more_options({las}, now, false, &next, nullptr));
+  EXPECT_FALSE(pr::read_more_options({las}, pr::LoadOptions{}, true, &next, nullptr));
 }
 
 TEST(Settings, RoundTripAndBadValuesIgnored) {
@@ -1180,4 +1213,57 @@ TEST(Window, ColorByClassAndHideTheGround) {
   EXPECT_GT(ground_shown, 1000u);
   EXPECT_EQ(ground_hidden, 0u);
   EXPECT_GT(drawn_hidden, 1000u);
+}
+
+// A COPC survey opened at its top level (--max-depth 0) shows its overview; "Read more" reads the
+// next level and "Read everything" the rest, in the background, the view kept; then nothing is
+// left to read.
+TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
+  REQUIRE_DISPLAY();
+  const fs::path copc = fs::path(PR_TESTDATA) / "laz" / "lone-star.copc.laz";
+  if (!fs::exists(copc)) {
+    const char* ci = std::getenv("CI");
+    if (ci && std::string(ci) == "true") FAIL() << "test data absent under CI: " << copc;
+    GTEST_SKIP() << "test data not found: " << copc;
+  }
+  fresh_config("read_more");
+  pr::Options o = scripted(0, 640, 400, 0);
+  o.points.reset();
+  o.files = {copc.string()};
+  o.max_depth = 0;
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int stage = 0;
+  uint64_t counts[3] = {0, 0, 0};
+  glm::dvec3 position[3];
+  bool started[2] = {false, false}, refused = true;
+  std::string last_status;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (frame > 6000) vw.request_quit();
+    if (vw.cloud_busy() || vw.cloud_points() == 0) return;
+    if (stage < 3 && counts[stage] == 0) {
+      counts[stage] = vw.cloud_points();
+      position[stage] = vw.camera().position;
+      if (stage < 2) started[stage] = vw.read_more(stage == 1);
+      if (stage == 2) {
+        refused = vw.read_more(false);
+        last_status = vw.status();
+        vw.request_quit();
+      }
+      ++stage;
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(stage, 3) << v.status();
+  EXPECT_TRUE(started[0]);
+  EXPECT_TRUE(started[1]);
+  EXPECT_EQ(counts[0], 58393u) << "level 0";  // laspy's CopcReader.level_query(0)
+  EXPECT_EQ(counts[1], 58393u + 105600u) << "levels 0-1";
+  EXPECT_EQ(counts[2], 518862u) << "every level";
+  EXPECT_EQ(position[1], position[0]) << "reading more moved the camera";
+  EXPECT_EQ(position[2], position[0]);
+  EXPECT_FALSE(refused);
+  EXPECT_NE(last_status.find("every point"), std::string::npos) << last_status;
 }
