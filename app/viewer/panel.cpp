@@ -323,6 +323,11 @@ void Viewer::Impl::draw_panel() {
       }
     }
     ImGui::TextDisabled("or drop files on the window");
+    ImGui::InputScalar("point budget", ImGuiDataType_U64, &open_budget);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Points a file opened here keeps (0: all): a COPC file its top octree levels that fit,\n"
+          "any other an even subset of its records. Read more / Read everything fetch the rest.");
     if (!settings.recent.empty() && ImGui::TreeNode("Recent files")) {
       for (const auto& r : settings.recent)
         if (ImGui::Selectable(r.c_str())) {

@@ -164,10 +164,10 @@ void Viewer::Impl::start_files(const std::vector<std::string>& paths, const Load
 }
 
 void Viewer::Impl::start_open(const std::vector<std::string>& paths) {
-  // The command line's point budget and COPC depth hold for every file opened (its E57 scans
-  // name the scans of its own files).
+  // The Open box's point budget (the command line's --max-points to begin with) and --max-depth
+  // hold for every file opened (--scan names the scans of the command line's own files).
   LoadOptions o;
-  o.max_points = opt.max_points;
+  o.max_points = open_budget;
   o.max_depth = opt.max_depth;
   start_files(paths, o, false);
 }
@@ -518,6 +518,7 @@ bool Viewer::open(std::string* error) {
     const std::string scene = m.opt.scene.empty() ? kDefaultScene : m.opt.scene;
     m.job.start_scene(scene, m.opt.points.value_or(kDefaultScenePoints));
   }
+  m.open_budget = m.opt.max_points;
   m.listing_dir =
       m.settings.open_dir.empty() ? std::filesystem::current_path().string() : m.settings.open_dir;
   m.refresh_listing();

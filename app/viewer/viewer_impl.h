@@ -104,6 +104,7 @@ struct Viewer::Impl {
 
   // Open box.
   char path_buf[1024] = {0};
+  uint64_t open_budget = 0;  // points a file opened from the panel or dropped keeps (0: all)
   std::string listing_dir;
   std::vector<std::pair<std::string, bool>> listing;  // name, is_dir
   std::vector<std::string> dropped;

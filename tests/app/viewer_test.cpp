@@ -1267,3 +1267,48 @@ TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
   EXPECT_FALSE(refused);
   EXPECT_NE(last_status.find("every point"), std::string::npos) << last_status;
 }
+
+// A file opened from the panel (or dropped) keeps the point budget (--max-points sets the Open
+// box's budget); "Read more" then reads twice the points, the view kept.
+TEST(Window, OpenedFilesKeepTheBudgetAndReadMoreDoublesIt) {
+  REQUIRE_DISPLAY();
+  const fs::path las = fs::path(PR_TESTDATA) / "las" / "autzen_trim.las";
+  if (!fs::exists(las)) {
+    const char* ci = std::getenv("CI");
+    if (ci && std::string(ci) == "true") FAIL() << "test data absent under CI: " << las;
+    GTEST_SKIP() << "test data not found: " << las;
+  }
+  fresh_config("open_budget");
+  pr::Options o = scripted(0, 640, 400, 20'000);  // starts with a scene
+  o.max_points = 1000;
+  pr::Viewer v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int stage = 0;
+  uint64_t opened = 0, more = 0;
+  glm::dvec3 before{0.0}, after{1.0};
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+    if (frame > 6000) vw.request_quit();
+    if (vw.cloud_busy() || vw.cloud_points() == 0) return;
+    if (stage == 0) {
+      ASSERT_TRUE(vw.open_files({las.string()}));
+      stage = 1;
+    } else if (stage == 1) {
+      opened = vw.cloud_points();
+      before = vw.camera().position;
+      ASSERT_TRUE(vw.read_more(false)) << vw.status();
+      stage = 2;
+    } else if (stage == 2) {
+      more = vw.cloud_points();
+      after = vw.camera().position;
+      stage = 3;
+      vw.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(stage, 3) << v.status();
+  EXPECT_EQ(opened, 1000u);
+  EXPECT_EQ(more, 2000u);
+  EXPECT_EQ(after, before);
+}
