@@ -27,15 +27,11 @@ TEST(EdlParity, ScenesRandomCamerasPointSizes) {
       CpuRenderer cpu(0);
       ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, o));
       int shaded = 0;
+      const Camera first = scene_camera(scene, cloud);
       for (int it = 0; it < 16; ++it) {
-        const Camera cam =
-            it == 0 ? scene_camera(scene, cloud) : test::random_camera(rng, cloud.local_bounds());
+        Camera cam;
         RenderSettings rs;
-        rs.width = it == 0 ? 1920 : 100 + int(rng() % 500);
-        rs.height = it == 0 ? 1080 : 80 + int(rng() % 400);
-        rs.point_size = 1 + it % 3;
-        rs.background = rgba(10, 20, 30);
-        rs.want_depth = it % 2 == 0;
+        test::random_frame(it, rng, first, cloud.local_bounds(), &cam, &rs);
         rs.edl = true;
         rs.edl_strength = 0.2f + float(it % 5) * 0.4f;
         rs.edl_radius = it % 4 == 3 ? 3.0f : 1.4f;

@@ -70,6 +70,20 @@ inline void expect_same_frame(Renderer& cpu, Renderer& gpu, const Camera& cam,
   if (gpu_out) *gpu_out = std::move(b);
 }
 
+/// Frame `it` of a run over one cloud: the first a full-HD view from `first`, the others a random
+/// camera around `bounds` at a random size (100-599 x 80-479); point sizes 1 - 3 in turn, depth
+/// on even frames, background (10, 20, 30). Effects are the caller's to add.
+inline void random_frame(int it, std::mt19937& rng, const Camera& first, const Bounds& bounds,
+                         Camera* cam, RenderSettings* rs) {
+  *cam = it == 0 ? first : random_camera(rng, bounds);
+  *rs = RenderSettings{};
+  rs->width = it == 0 ? 1920 : 100 + int(rng() % 500);
+  rs->height = it == 0 ? 1080 : 80 + int(rng() % 400);
+  rs->point_size = 1 + it % 3;
+  rs->background = rgba(10, 20, 30);
+  rs->want_depth = it % 2 == 0;
+}
+
 /// Six frames of `cloud` from random cameras on both renderers (320x200, point sizes 1 - 3,
 /// `set(rs, frame)` choosing the effect of each), the GPU without frame graphs, then with graphs
 /// and stage timing: the same images as the CPU's.
