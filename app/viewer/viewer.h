@@ -101,10 +101,10 @@ class Viewer {
   /// (0 - 2) and each one (engine/pick.h).
   int pick_count() const;
   PickResult pick(int i) const;
-  /// Starts loading files in the background, as the Open box and drag and drop do (with the
-  /// command line's --max-points and --max-depth).
+  /// Starts loading files in the background, as the Open box and drag and drop do (with the Open
+  /// box's point budget, --max-points to begin with, and --max-depth).
   bool open_files(const std::vector<std::string>& paths);
-  /// What the Cloud section's "Read more" and "Read everything" do for files read in part (a
+  /// What the Points section's "Read more" and "Read everything" do for files read in part (a
   /// COPC file to some depth, any file with a point budget): reads them again one octree level
   /// deeper or with twice the budget (read_more_options() in cloud_job.h), or whole, in the
   /// background, keeping the view. False (with a status line) when every point is read or a job

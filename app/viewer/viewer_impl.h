@@ -118,7 +118,7 @@ struct Viewer::Impl {
   bool save_screenshot_key();
   void start_open(const std::vector<std::string>& paths);
   void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
-  bool load_more(bool everything);  // the Cloud section's "Read more" / "Read everything"
+  bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
   void refresh_listing();
   void apply_point_target(uint64_t n);       // panel.cpp
   void draw_panel();                         // panel.cpp

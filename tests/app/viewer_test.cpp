@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../engine/testdata.h"
 #include "engine/image.h"
 #include "engine/point_cloud.h"
 #include "startup.h"
@@ -147,6 +148,14 @@ int run_steps(pr::Viewer& v, int steps, const std::function<void(int, pr::Viewer
   };
   EXPECT_EQ(v.run(&hooks), 0);
   return done;
+}
+
+/// scripted() for the window opening `files` (no scene).
+pr::Options scripted_files(std::vector<std::string> files) {
+  pr::Options o = scripted(0, 640, 400, 0);
+  o.points.reset();
+  o.files = std::move(files);
+  return o;
 }
 
 SDL_Event key_event(SDL_Keycode k, SDL_Scancode sc, bool down) {
@@ -633,8 +642,8 @@ TEST(Window, LoadErrorsAreShownAndTheWindowKeepsRunning) {
 
 TEST(Window, OpensADroppedFileInTheBackground) {
   REQUIRE_DISPLAY();
-  const fs::path las = fs::path(PR_TESTDATA) / "las" / "autzen_trim.las";
-  if (!fs::exists(las)) GTEST_SKIP() << "test data not found: " << las;
+  REQUIRE_TESTDATA("las");
+  const fs::path las = fs::path(pr::test::data_path("las")) / "autzen_trim.las";
   fresh_config("open");
   pr::Viewer v(scripted(0, 640, 400, 50'000));
   std::string err;
@@ -1165,17 +1174,10 @@ size_t count_rgb(const std::vector<uint32_t>& px, uint32_t c) {
 // removes every pixel of that color.
 TEST(Window, ColorByClassAndHideTheGround) {
   REQUIRE_DISPLAY();
-  const fs::path las = fs::path(PR_TESTDATA) / "las" / "autzen_trim.las";
-  if (!fs::exists(las)) {
-    const char* ci = std::getenv("CI");
-    if (ci && std::string(ci) == "true") FAIL() << "test data absent under CI: " << las;
-    GTEST_SKIP() << "test data not found: " << las;
-  }
+  REQUIRE_TESTDATA("las");
+  const fs::path las = fs::path(pr::test::data_path("las")) / "autzen_trim.las";
   fresh_config("color");
-  pr::Options o = scripted(0, 640, 400, 0);
-  o.points.reset();
-  o.files = {las.string()};
-  pr::Viewer v(o);
+  pr::Viewer v(scripted_files({las.string()}));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   const uint32_t ground = pr::class_color(2);
@@ -1220,16 +1222,10 @@ TEST(Window, ColorByClassAndHideTheGround) {
 // left to read.
 TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
   REQUIRE_DISPLAY();
-  const fs::path copc = fs::path(PR_TESTDATA) / "laz" / "lone-star.copc.laz";
-  if (!fs::exists(copc)) {
-    const char* ci = std::getenv("CI");
-    if (ci && std::string(ci) == "true") FAIL() << "test data absent under CI: " << copc;
-    GTEST_SKIP() << "test data not found: " << copc;
-  }
+  REQUIRE_TESTDATA("laz");
+  const fs::path copc = fs::path(pr::test::data_path("laz")) / "lone-star.copc.laz";
   fresh_config("read_more");
-  pr::Options o = scripted(0, 640, 400, 0);
-  o.points.reset();
-  o.files = {copc.string()};
+  pr::Options o = scripted_files({copc.string()});
   o.max_depth = 0;
   pr::Viewer v(o);
   std::string err;
@@ -1272,12 +1268,8 @@ TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
 // box's budget); "Read more" then reads twice the points, the view kept.
 TEST(Window, OpenedFilesKeepTheBudgetAndReadMoreDoublesIt) {
   REQUIRE_DISPLAY();
-  const fs::path las = fs::path(PR_TESTDATA) / "las" / "autzen_trim.las";
-  if (!fs::exists(las)) {
-    const char* ci = std::getenv("CI");
-    if (ci && std::string(ci) == "true") FAIL() << "test data absent under CI: " << las;
-    GTEST_SKIP() << "test data not found: " << las;
-  }
+  REQUIRE_TESTDATA("las");
+  const fs::path las = fs::path(pr::test::data_path("las")) / "autzen_trim.las";
   fresh_config("open_budget");
   pr::Options o = scripted(0, 640, 400, 20'000);  // starts with a scene
   o.max_points = 1000;
