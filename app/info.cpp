@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/frame_stats.h"
-#include "engine/io.h"
+#include "engine/io/io.h"
 #include "startup.h"
 
 namespace pr {

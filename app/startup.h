@@ -9,7 +9,7 @@
 #include "engine/camera.h"
 #include "engine/colorize.h"
 #include "engine/cpu_renderer.h"
-#include "engine/io.h"
+#include "engine/io/io.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
 #include "options.h"

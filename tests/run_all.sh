@@ -26,12 +26,12 @@ cmake --build build -j"$jobs"
 echo "== tests"
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
 
-echo "== engine tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+echo "== engine and io tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOINTRASTER_SANITIZE=ON \
   -DPOINTRASTER_APP=OFF -DPOINTRASTER_CUDA=OFF -DPOINTRASTER_BENCH=OFF >/dev/null
-cmake --build build-asan -j"$jobs" --target engine_tests
+cmake --build build-asan -j"$jobs" --target engine_tests io_tests
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -L engine)
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -L "^(engine|io)$")
 
 if [ -x tests/fuzz/run_fuzz.sh ]; then
   echo "== fuzzing the file readers (bounded time)"

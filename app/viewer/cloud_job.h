@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/io.h"
+#include "engine/io/io.h"
 #include "engine/morton.h"
 #include "engine/point_cloud.h"
 #include "viewer/color_job.h"

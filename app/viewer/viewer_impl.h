@@ -12,7 +12,7 @@
 
 #include "engine/frame_stats.h"
 #include "engine/image.h"
-#include "engine/io.h"
+#include "engine/io/io.h"
 #include "engine/pick.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"

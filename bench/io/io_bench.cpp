@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/io.h"
+#include "engine/io/io.h"
 #include "engine/parallel.h"
 
 namespace fs = std::filesystem;

@@ -8,7 +8,6 @@
 #include <memory>
 #include <stdexcept>
 
-#include "engine/io.h"
 #include "engine/parallel.h"
 
 namespace pr {

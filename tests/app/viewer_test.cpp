@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../engine/testdata.h"
+#include "testdata.h"
 #include "engine/image.h"
 #include "engine/point_cloud.h"
 #include "startup.h"

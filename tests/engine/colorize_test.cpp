@@ -13,7 +13,7 @@
 
 #include "engine/camera.h"
 #include "engine/cpu_renderer.h"
-#include "engine/io.h"
+#include "engine/io/io.h"
 #include "testdata.h"
 
 namespace pr {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <thread>
 
-#include "engine/io.h"
+#include "engine/io/io.h"
 #include "engine/point_cloud.h"
 #include "engine/scenes.h"
 

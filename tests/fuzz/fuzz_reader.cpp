@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "e57_pages.h"
-#include "engine/io.h"
+#include "engine/io/io.h"
 
 static constexpr bool is_e57(pr::FileFormat f) {
   return f == pr::FileFormat::kE57;

@@ -17,9 +17,9 @@ if [[ ! -d "$data" && "${CI:-}" == "true" ]]; then
   exit 1
 fi
 mkdir -p "$out"
-srcs=("$root"/engine/src/io/*.cpp "$root/engine/src/point_cloud.cpp" "$root/engine/src/parallel.cpp")
+srcs=("$root"/engine/io/src/*.cpp "$root/engine/src/point_cloud.cpp" "$root/engine/src/parallel.cpp")
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -I"$root/engine/include" -I"$root/engine/src" -pthread)
+       -I"$root/engine/include" -I"$root/engine/io/include" -I"$root/engine/io/src" -pthread)
 # target name : FileFormat enumerator : file name given to the reader : seed folders
 #   [: at most this many seconds whatever the argument says (fuzz_laz: 12, so that with its link
 #   it adds about 15 s to the test command)]
@@ -28,7 +28,7 @@ targets=("ply:kPly:fuzz.ply:ply" "las:kLas:fuzz.las:las laz" "pcd:kPcd:fuzz.pcd:
          "laz:kLaz:fuzz.laz:laz:12" "detect:kUnknown:fuzz.bin:ply las pcd pts text e57 laz")
 # The engine's sources are compiled once into objects shared by all targets; a changed header
 # rebuilds them all (objects of different struct layouts would fail as false crashes).
-newest_h=$(ls -t "$root"/engine/include/engine/*.h "$root"/engine/src/io/*.h | head -1)
+newest_h=$(ls -t "$root"/engine/include/engine/*.h "$root"/engine/io/include/engine/io/*.h "$root"/engine/io/src/*.h | head -1)
 objs=()
 for s in "${srcs[@]}"; do
   o="$out/$(basename "${s%.cpp}").o"

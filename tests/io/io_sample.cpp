@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/io.h"
+#include "engine/io/io.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include "../engine/random_camera.h"
 #include "engine/colorize.h"
 #include "engine/cpu_renderer.h"
-#include "engine/io.h"
+#include "engine/io/io.h"
 #include "engine/scenes.h"
 #include "gpu_test_util.h"
 

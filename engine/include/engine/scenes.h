@@ -8,6 +8,7 @@
 
 #include "engine/camera.h"
 #include "engine/point_cloud.h"
+#include "engine/progress.h"
 
 namespace pr {
 
@@ -22,8 +23,6 @@ struct SceneInfo {
 const std::vector<SceneInfo>& scene_list();
 bool is_scene(const std::string& name);
 constexpr const char* kDefaultScene = "terrain";
-
-struct LoadProgress;  // engine/io.h
 
 /// Generates `n` points of scene `name`. Throws std::invalid_argument for an unknown name.
 /// With `progress`, reports the fraction done and stops early when its `cancel` is set: the

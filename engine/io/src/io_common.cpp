@@ -1,0 +1,130 @@
+#include "io_common.h"
+
+#include <unistd.h>
+
+#include <cctype>
+
+namespace pr::io {
+
+bool fail(const Input& in, std::string* error, const std::string& message) {
+  if (error) *error = in.name + ": " + message;
+  return false;
+}
+
+bool fits_in_memory(const Input& in, uint64_t points, uint64_t bytes_per_point,
+                    std::string* error) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0 || bytes_per_point == 0) return true;  // unknown: nothing to refuse
+  const uint64_t memory = uint64_t(pages) * uint64_t(page);
+  if (points <= memory / bytes_per_point) return true;
+  return fail(in, error,
+              std::to_string(points) + " points of " + std::to_string(bytes_per_point) +
+                  " bytes each would take more than this machine's " + std::to_string(memory) +
+                  " bytes of physical memory");
+}
+
+glm::dvec3 choose_origin(const Bounds& s) {
+  if (s.empty) return glm::dvec3(0.0);
+  const double m = std::max({std::abs(s.min.x), std::abs(s.min.y), std::abs(s.min.z),
+                             std::abs(s.max.x), std::abs(s.max.y), std::abs(s.max.z)});
+  if (!std::isfinite(m) || m < 1024.0) return glm::dvec3(0.0);
+  const glm::dvec3 c = s.center();
+  if (!(std::isfinite(c.x) && std::isfinite(c.y) && std::isfinite(c.z))) return glm::dvec3(0.0);
+  return glm::dvec3(std::round(c.x), std::round(c.y), std::round(c.z));
+}
+
+void PointSink::add_fields(size_t total) {
+  PointCloud& c = *out_.cloud;
+  field_data_.clear();
+  for (const std::string& name : fields) {
+    c.fields.push_back(ScalarField{name, {}});
+    c.fields.back().values.resize(total);
+    field_data_.push_back(c.fields.back().values.data());
+  }
+}
+
+void PointSink::move_fields(size_t to, size_t from, size_t count) {
+  for (float* f : field_data_) std::memmove(f + to, f + from, count * sizeof(float));
+}
+
+void PointSink::resize_fields(size_t count) {
+  PointCloud& c = *out_.cloud;
+  for (size_t f = c.fields.size() - fields.size(); f < c.fields.size(); ++f)
+    c.fields[f].values.resize(count);
+}
+
+std::vector<size_t> fixed_blocks(size_t n, size_t per) {
+  std::vector<size_t> caps;
+  caps.reserve(n / per + 1);
+  for (size_t b = 0; b < n; b += per) caps.push_back(std::min(per, n - b));
+  return caps;
+}
+
+void finish(const Input& in, Output& out, const Bounds& bounds, Attributes attrs) {
+  PointCloud& c = *out.cloud;
+  const size_t slash = in.name.find_last_of('/');
+  c.name = slash == std::string::npos ? in.name : in.name.substr(slash + 1);
+  FileInfo& fi = *out.info;
+  fi.file = in.name;
+  fi.points = c.size();
+  fi.bounds = bounds;
+  fi.origin = c.origin;
+  fi.has_color = attrs.color;
+  fi.has_intensity = attrs.intensity;
+  fi.has_classification = attrs.classification;
+  if (in.progress) in.progress->fraction.store(1.0);
+}
+
+std::vector<std::pair<size_t, size_t>> split_lines(const char* base, size_t b, size_t e,
+                                                   size_t parts) {
+  std::vector<std::pair<size_t, size_t>> r;
+  if (b >= e) return r;
+  parts = std::max<size_t>(1, std::min(parts, (e - b) / 4096 + 1));
+  const size_t step = (e - b) / parts;
+  size_t s = b;
+  for (size_t k = 1; k <= parts && s < e; ++k) {
+    size_t t = k == parts ? e : std::max(s, b + k * step);
+    if (t < e) {
+      const void* nl = std::memchr(base + t, '\n', e - t);
+      t = nl ? size_t(static_cast<const char*>(nl) - base) + 1 : e;
+    }
+    if (t > s) r.emplace_back(s, t);
+    s = t;
+  }
+  return r;
+}
+
+size_t count_lines(const char* p, const char* e) {
+  size_t n = 0;
+  while (p < e) {
+    const void* nl = std::memchr(p, '\n', size_t(e - p));
+    ++n;
+    if (!nl) break;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
+
+size_t count_records(const char* p, const char* e) {
+  size_t n = 0;
+  while (p < e) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(e - p)));
+    const char* le = nl ? nl : e;
+    n += !is_blank(p, le);
+    p = nl ? nl + 1 : e;
+  }
+  return n;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+uint8_t clamp_u8(double v) {
+  if (!(v > 0.0)) return 0;
+  if (v >= 255.0) return 255;
+  return uint8_t(v + 0.5);
+}
+
+}  // namespace pr::io

@@ -1,0 +1,533 @@
+// LAZ: LAS whose points LASzip compressed. The LASzip VLR (user "laszip encoded", record 22204)
+// lists the items of a point record and how they are coded; the points are chunks, each one
+// decodable on its own, found through the chunk table at the end of the point data (itself
+// arithmetic-coded: per chunk its byte size and, for variable chunks as COPC writes, its point
+// count). Chunks are decoded in parallel straight from the memory map into the cloud's arrays.
+// COPC files (the `copc` info VLR, user "copc" record 1, and its hierarchy EVLR, record 1000) are
+// LAZ files whose variable chunks are the nodes of an octree: the hierarchy's pages give each
+// node's level, byte range and point count, so any node decodes on its own from the memory map and
+// a load may stop at a depth or point budget. LASzip 1.x's unchunked compressor wrote one stream
+// for all points, right at the offset to the point data, without a chunk table: it is decoded as
+// one chunk, on one thread, reporting progress and checking cancel as it goes.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "laz_chunk.h"
+#include "laz_codec.h"
+#include "readers.h"
+#include "stride.h"
+
+namespace pr::io {
+
+namespace {
+
+/// The fields a point cloud does not keep (las_point_attributes() reads intensity, returns,
+/// classification, point source and GPS time; the records' extra bytes become named fields), which
+/// loading leaves undecoded in layered chunks.
+constexpr uint32_t kNotKept = laz::kSkipFlags | laz::kSkipScanAngle | laz::kSkipUserData |
+                              laz::kSkipNir | laz::kSkipWavePacket;
+
+struct Chunk {
+  size_t begin = 0, size = 0;  // bytes in the file
+  uint64_t points = 0;
+  uint64_t first = 0;  // the index of its first point among all points of the file
+  int level = 0;       // COPC: the node's octree depth
+};
+
+/// Everything read_laz and laz_records need before decoding: header, layout, chunks.
+struct LazFile {
+  LasHeader h;
+  laz::Layout layout;
+  std::vector<Chunk> chunks;
+};
+
+/// The payload of the VLR (user id, record id), or nullptr; `len` its size.
+const uint8_t* find_vlr(const Input& in, const LasHeader& h, const char* user, uint16_t record,
+                        size_t& len) {
+  const uint8_t* d = in.data;
+  const size_t user_len = std::strlen(user);
+  size_t p = h.header_size;
+  for (uint32_t i = 0; i < h.vlr_count && p + 54 <= h.offset; ++i) {
+    len = get_le<uint16_t>(d + p + 20);
+    if (p + 54 + len > h.offset) break;
+    if (std::memcmp(d + p + 2, user, user_len) == 0 && d[p + 2 + user_len] == 0 &&
+        get_le<uint16_t>(d + p + 18) == record)
+      return d + p + 54;
+    p += 54 + len;
+  }
+  return nullptr;
+}
+
+bool find_layout(const Input& in, const LasHeader& h, laz::Layout& lo, std::string* error) {
+  size_t len = 0;
+  const uint8_t* v = find_vlr(in, h, "laszip encoded", 22204, len);
+  if (!v) return fail(in, error, "compressed points (LAZ) without a LASzip VLR");
+  std::string why;
+  if (!laz::parse_layout(v, len, lo, &why) || !laz::supported(lo, &why))
+    return fail(in, error, why);
+  return true;
+}
+
+/// The chunks of a file without a chunk table, fixed chunks one after the other from `begin`:
+/// each one decoded once, on this thread, to find its size.
+bool walk_chunks(const Input& in, LazFile& f, size_t begin, std::string* error) {
+  std::vector<uint8_t> record(f.layout.record_length);
+  size_t pos = begin;
+  for (uint64_t done = 0; done < f.h.count;) {
+    const uint64_t n = std::min<uint64_t>(f.layout.chunk_size, f.h.count - done);
+    laz::ChunkReader reader(f.layout);  // fresh models, as the chunk's encoder started with
+    std::string why;
+    if (pos >= in.size || !reader.start(in.data + pos, in.size - pos, n, &why))
+      return fail(in, error,
+                  "no LAZ chunk table, and walking the chunks fails at chunk " +
+                      std::to_string(f.chunks.size()) + (why.empty() ? "" : ": " + why));
+    // The overrun test every 4096 points stops a chunk that claims more points than its bytes.
+    for (uint64_t i = 0; i < n && (i % 4096 || !reader.overrun()); ++i) reader.next(record.data());
+    if (reader.overrun())
+      return fail(in, error,
+                  "no LAZ chunk table, and chunk " + std::to_string(f.chunks.size()) +
+                      " is truncated or corrupt");
+    Chunk c;
+    c.begin = pos;
+    c.size = reader.consumed();
+    c.points = n;
+    c.first = done;
+    f.chunks.push_back(c);
+    pos += c.size;
+    done += n;
+    if (in.progress && in.progress->cancel.load(std::memory_order_relaxed))
+      return fail(in, error, "cancelled");
+  }
+  return true;
+}
+
+/// Reads the chunk table: chunk i covers [begin, begin + size) and holds `points` points.
+bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
+  const uint8_t* d = in.data;
+  const LasHeader& h = f.h;
+  const size_t chunks_start = size_t(h.offset) + 8;
+  if (chunks_start > in.size)
+    return fail(in, error, "the point data ends before its chunk table offset");
+  int64_t table = get_le<int64_t>(d + h.offset);
+  if (table == -1 && in.size >= 8) table = get_le<int64_t>(d + in.size - 8);  // written at the end
+  const bool variable = f.layout.chunk_size == 0xFFFFFFFFu;
+  const bool valid = table >= int64_t(chunks_start) && uint64_t(table) + 8 <= in.size &&
+                     get_le<uint32_t>(d + table) == 0;
+  if (!valid) {
+    // Without a table, fixed chunks follow each other: decoding a chunk finds where the next
+    // one starts. Variable chunks keep their point counts only in the table.
+    if (!variable && f.layout.chunk_size) return walk_chunks(in, f, chunks_start, error);
+    return fail(in, error,
+                "the LAZ chunk table is missing or damaged (offset " + std::to_string(table) +
+                    ", file size " + std::to_string(in.size) + ") and its chunks are variable");
+  }
+  const uint32_t n = get_le<uint32_t>(d + table + 4);
+  const uint64_t data_bytes = uint64_t(table) - chunks_start;
+  // Each chunk holds at least one point and its first point raw: a bound before allocating.
+  // Every chunk takes at least one byte and all but an empty last one (as lazrs writes) at
+  // least one point: a bound before allocating.
+  if (n == 0 || n > h.count + 1 || n > data_bytes)
+    return fail(in, error,
+                "the LAZ chunk table declares " + std::to_string(n) + " chunks for " +
+                    std::to_string(h.count) + " points in " + std::to_string(data_bytes) +
+                    " bytes");
+  laz::Decoder dec;
+  dec.init(d + table + 8, in.size - size_t(table) - 8);
+  laz::IntDecoder ic;
+  ic.init(32, 2);
+  f.chunks.resize(n);
+  uint32_t prev_count = 0, prev_size = 0;
+  uint64_t pos = chunks_start, total = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    Chunk& c = f.chunks[i];
+    if (variable) {
+      prev_count = uint32_t(ic.decode(dec, int32_t(prev_count), 0));
+      c.points = prev_count;
+    } else {
+      c.points = std::min<uint64_t>(f.layout.chunk_size, h.count - std::min(h.count, total));
+    }
+    prev_size = uint32_t(ic.decode(dec, int32_t(prev_size), 1));
+    c.begin = size_t(pos);
+    c.size = prev_size;
+    c.first = total;
+    pos += prev_size;
+    total += c.points;
+    if (dec.overrun() || pos > uint64_t(table) || (c.points == 0 && i + 1 < n))
+      return fail(in, error, "the LAZ chunk table is damaged (chunk " + std::to_string(i) + ")");
+  }
+  if (total != h.count)
+    return fail(in, error,
+                "the LAZ chunk table holds " + std::to_string(total) + " points, the header " +
+                    std::to_string(h.count));
+  return true;
+}
+
+/// The unchunked compressor's one stream: the first point raw, then the arithmetic stream of all
+/// the others, from the offset to the point data to the end of the file (LASzip restarts its
+/// coder after 2^32 - 1 points, which no file of that compressor reaches: LAS 1.0 - 1.3 count
+/// points in 32 bits).
+bool one_stream(const Input& in, LazFile& f, std::string* error) {
+  if (f.h.count > 0xFFFFFFFFu)
+    return fail(
+        in, error,
+        "an unchunked LAZ stream of " + std::to_string(f.h.count) + " points (more than 2^32 - 1)");
+  if (f.h.offset >= in.size) return fail(in, error, "the file ends before its point data");
+  Chunk c;
+  c.begin = f.h.offset;
+  c.size = in.size - f.h.offset;
+  c.points = f.h.count;
+  f.chunks.push_back(c);
+  return true;
+}
+
+bool open_laz(const Input& in, LazFile& f, std::string* error) {
+  if (!parse_las_header(in, f.h, error)) return false;
+  if (f.h.count == 0) return fail(in, error, "the file holds no points");
+  if (!find_layout(in, f.h, f.layout, error)) return false;
+  if (f.layout.record_length != f.h.record_length)
+    return fail(in, error,
+                "the LASzip items make " + std::to_string(f.layout.record_length) +
+                    "-byte records, the header says " + std::to_string(f.h.record_length));
+  return f.layout.compressor == 1 ? one_stream(in, f, error) : read_chunk_table(in, f, error);
+}
+
+std::string chunk_error(const laz::Layout& lo, size_t i, const std::string& why) {
+  return (lo.compressor == 1 ? std::string("the LAZ stream") : "LAZ chunk " + std::to_string(i)) +
+         ": " + why;
+}
+
+/// COPC: the octree from the `copc` info VLR and the hierarchy pages it points to (the hierarchy
+/// EVLR holds them). `nodes` gets one chunk per node holding points, in file order, `first`
+/// counted over all nodes. False with a message when the file says COPC but its hierarchy does
+/// not hold together; true with copc.present == false for plain LAZ.
+bool read_copc(const Input& in, const LazFile& f, CopcInfo& copc, std::vector<Chunk>& nodes,
+               std::string* error) {
+  size_t len = 0;
+  const uint8_t* v = find_vlr(in, f.h, "copc", 1, len);
+  if (!v) return true;
+  if (len < 160)
+    return fail(in, error, "the COPC info VLR holds " + std::to_string(len) + " bytes, not 160");
+  copc.present = true;
+  copc.center = {get_le<double>(v), get_le<double>(v + 8), get_le<double>(v + 16)};
+  copc.halfsize = get_le<double>(v + 24);
+  copc.spacing = get_le<double>(v + 32);
+  // Pages: 32-byte entries (level, x, y, z as int32; offset uint64; byte size int32; point count
+  // int32, -1 for an entry naming a child page). Pages never overlap, so the bytes of all pages
+  // visited stay within the file's size: the bound that stops a page cycle.
+  std::vector<std::pair<uint64_t, uint64_t>> pages{
+      {get_le<uint64_t>(v + 40), get_le<uint64_t>(v + 48)}};
+  uint64_t visited = 0;
+  const uint64_t data_begin = uint64_t(f.h.offset) + 8;
+  while (!pages.empty()) {
+    const auto [at, size] = pages.back();
+    pages.pop_back();
+    visited += size;
+    if (size % 32 || at > in.size || size > in.size - at || visited > in.size)
+      return fail(in, error,
+                  "a COPC hierarchy page (offset " + std::to_string(at) + ", " +
+                      std::to_string(size) + " bytes) lies outside the file or is malformed");
+    for (uint64_t e = at; e < at + size; e += 32) {
+      const uint8_t* r = in.data + e;
+      const int32_t level = get_le<int32_t>(r);
+      const uint64_t off = get_le<uint64_t>(r + 16);
+      const int32_t bytes = get_le<int32_t>(r + 24), count = get_le<int32_t>(r + 28);
+      if (count == -1) {
+        pages.push_back({off, uint64_t(uint32_t(bytes))});
+        continue;
+      }
+      if (count == 0) continue;
+      if (level < 0 || level > 64 || count < 0 || bytes <= 0 || off < data_begin || off > in.size ||
+          uint64_t(bytes) > in.size - off)
+        return fail(in, error,
+                    "a COPC hierarchy entry (level " + std::to_string(level) + ", offset " +
+                        std::to_string(off) + ", " + std::to_string(bytes) + " bytes, " +
+                        std::to_string(count) + " points) is malformed");
+      Chunk c;
+      c.begin = size_t(off);
+      c.size = size_t(bytes);
+      c.points = uint64_t(count);
+      c.level = level;
+      nodes.push_back(c);
+      if (copc.levels.size() <= size_t(level)) copc.levels.resize(size_t(level) + 1);
+      copc.levels[size_t(level)].nodes++;
+      copc.levels[size_t(level)].points += c.points;
+    }
+  }
+  std::sort(nodes.begin(), nodes.end(),
+            [](const Chunk& a, const Chunk& b) { return a.begin < b.begin; });
+  uint64_t total = 0;
+  for (Chunk& c : nodes) {
+    c.first = total;
+    total += c.points;
+  }
+  if (total != f.h.count)
+    return fail(in, error,
+                "the COPC hierarchy holds " + std::to_string(total) + " points, the header " +
+                    std::to_string(f.h.count));
+  return true;
+}
+
+/// The deepest COPC level to read: every level, or LoadOptions::max_depth, or the deepest whose
+/// points together with those above fit LoadOptions::max_points (level 0 at least).
+size_t copc_depth(const CopcInfo& copc, const LoadOptions& o) {
+  size_t depth = copc.levels.size() - 1;
+  if (o.max_depth >= 0) depth = std::min(depth, size_t(o.max_depth));
+  if (o.max_points) {
+    uint64_t sum = 0;
+    for (size_t l = 0; l <= depth; ++l) {
+      sum += copc.levels[l].points;
+      if (sum > o.max_points) {
+        depth = l ? l - 1 : 0;
+        break;
+      }
+    }
+  }
+  return depth;
+}
+
+}  // namespace
+
+bool read_laz(const Input& in, Output& out, std::string* error) {
+  LazFile f;
+  if (!open_laz(in, f, error)) return false;
+  const LasHeader& h = f.h;
+  CopcInfo copc;
+  std::vector<Chunk> nodes;
+  if (!read_copc(in, f, copc, nodes, error)) return false;
+  // What is decoded: every chunk in file order, or the COPC nodes down to the chosen depth.
+  std::vector<Chunk> chunks;
+  bool every_chunk = true;
+  if (copc.present) {
+    const size_t depth = copc_depth(copc, *in.options);
+    for (size_t l = 0; l <= depth; ++l) copc.levels[l].read = true;
+    every_chunk = depth + 1 == copc.levels.size();
+    for (const Chunk& c : nodes)
+      if (size_t(c.level) <= depth) chunks.push_back(c);
+  } else {
+    chunks = f.chunks;
+  }
+  // A plain file with a point budget keeps an even stride through its records.
+  const Stride stride = Stride::of(h.count, copc.present ? LoadOptions{} : *in.options);
+  // The origin as the LAS reader picks it, from records 0, step, 2 step, ..., so that a LAZ file
+  // and its LAS twin give identical float positions. Those records are known only once decoded,
+  // so the chunks store the integer X, Y, Z in the positions' bytes, and one pass turns them into
+  // floats relative to the origin afterwards. A COPC subset adds the first point of every node
+  // read, its sample then being partial.
+  const uint64_t step = std::max<uint64_t>(1, h.count / 4096);
+  std::vector<glm::dvec3> samples(size_t((h.count + step - 1) / step));
+  std::vector<uint8_t> sampled(samples.size(), 0);
+  auto position = [&h](const uint8_t* r) {
+    return glm::dvec3(double(get_le<int32_t>(r)) * h.scale[0] + h.origin[0],
+                      double(get_le<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
+                      double(get_le<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
+  };
+  const uint16_t rgb = kLasRgbOffset[h.format];
+  const Attributes attrs = las_attributes(h.format);
+  PointSink sink(in, out, attrs, glm::dvec3(0.0));
+  std::vector<size_t> caps(chunks.size());
+  for (size_t i = 0; i < caps.size(); ++i)
+    caps[i] =
+        size_t(stride.before(chunks[i].first + chunks[i].points) - stride.before(chunks[i].first));
+  // Extra bytes as named fields, as the LAS reader makes them. A chunk writes the values of its
+  // kept points where the sink writes the points, at the sum of the capacities before it; they
+  // are compacted as the sink compacts the points.
+  const std::vector<LasExtraField> extras = las_extra_fields(in, h);
+  std::vector<size_t> slot(chunks.size() + 1, 0);
+  for (size_t i = 0; i < caps.size(); ++i) slot[i + 1] = slot[i] + caps[i];
+  std::vector<PodVector<float>> extra_values(extras.size());
+  // Checked before allocating them, counting the positions and colors (16 bytes) that the sink
+  // allocates next to them.
+  if (!extras.empty() && !fits_in_memory(in, slot.back(), 16 + 4 * extras.size(), error))
+    return false;
+  for (auto& v : extra_values) v.resize(slot.back());
+  // An unchunked stream (or a file of one chunk) is one block of the sink, decoded on one thread:
+  // it reports progress and checks cancel itself, every 4096 points.
+  const bool one_block = chunks.size() == 1;
+  // Colors follow the LAS reader's rule (16-bit, unless no channel of the file exceeds 255):
+  // a chunk keeps its 16-bit colors in a scratch buffer until it knows its own largest channel,
+  // then writes high bytes, or low bytes when that is at most 255 (`low[i]`: fixed up below if
+  // another chunk turns out to exceed 255).
+  std::vector<uint8_t> low(chunks.size(), 0);
+  std::vector<size_t> kept(chunks.size(), 0);
+  std::vector<glm::dvec3> chunk_first(every_chunk ? 0 : chunks.size());
+  std::atomic<uint32_t> max_channel{0};
+  const bool ok = sink.run(
+      caps,
+      [&](size_t b, BlockWriter& w, std::string& err) {
+        const Chunk& c = chunks[b];
+        if (c.points == 0) return true;
+        laz::ChunkReader reader(f.layout, kNotKept);
+        std::string why;
+        if (!reader.start(in.data + c.begin, c.size, c.points, &why)) {
+          err = chunk_error(f.layout, b, why);
+          return false;
+        }
+        thread_local std::vector<uint16_t> colors;
+        if (rgb) colors.resize(caps[b] * 3);
+        uint8_t buf[256 * 256];  // a record is at most 65535 bytes
+        uint32_t mx = 0;
+        uint64_t next_kept = stride.record(stride.before(c.first));
+        uint64_t next_sample = (c.first + step - 1) / step * step;
+        for (uint64_t i = 0; i < c.points; ++i) {
+          if (one_block && (i & 0xFFF) == 0 && i && in.progress) {
+            if (in.progress->cancel.load(std::memory_order_relaxed)) {
+              err = "cancelled";
+              return false;
+            }
+            in.progress->fraction.store(double(i) / double(c.points));
+          }
+          reader.next(buf);
+          const uint64_t g = c.first + i;
+          if (!every_chunk && i == 0) chunk_first[b] = position(buf);
+          if (g == next_sample && g / step < samples.size()) {
+            next_sample += step;
+            samples[size_t(g / step)] = position(buf);
+            sampled[size_t(g / step)] = 1;
+          }
+          if (g != next_kept) continue;
+          next_kept = stride.record(stride.before(g + 1));
+          RawPoint p;
+          const glm::dvec3 xyz = position(buf);
+          p.x = xyz.x, p.y = xyz.y, p.z = xyz.z;
+          las_point_attributes(buf, h.format, p);
+          p.color = rgba(255, 255, 255);
+          const size_t n0 = w.n;
+          w(p);
+          if (w.n == n0) continue;
+          std::memcpy(&w.pos[w.begin + n0], buf, 12);  // the integers, until the origin is known
+          for (size_t e = 0; e < extras.size(); ++e)
+            extra_values[e][w.begin + n0] = extras[e].value(buf);
+          if (rgb) {
+            uint16_t* col = &colors[n0 * 3];
+            std::memcpy(col, buf + rgb, 6);
+            mx = std::max<uint32_t>(mx, std::max(col[0], std::max(col[1], col[2])));
+          }
+        }
+        if (reader.overrun()) {
+          err = chunk_error(f.layout, b, "truncated or corrupt compressed data");
+          return false;
+        }
+        kept[b] = w.n;
+        if (rgb) {
+          const int shift = mx > 255 ? 8 : 0;
+          low[b] = mx <= 255;
+          for (size_t i = 0; i < w.n; ++i) {
+            const uint16_t* col = &colors[i * 3];
+            w.col[w.begin + i] =
+                rgba(uint8_t(col[0] >> shift), uint8_t(col[1] >> shift), uint8_t(col[2] >> shift));
+          }
+          uint32_t cur = max_channel.load();
+          while (mx > cur && !max_channel.compare_exchange_weak(cur, mx)) {
+          }
+        }
+        return true;
+      },
+      error);
+  if (!ok) return false;
+  PointCloud& cl = *out.cloud;
+  if (rgb && max_channel.load() > 255) {
+    // Chunks whose channels all stayed <= 255 wrote low bytes; as 16-bit colors their high
+    // bytes are 0. The sink compacted the chunks in order, so chunk b starts at the sum of the
+    // points kept before it.
+    size_t at = 0;
+    for (size_t b = 0; b < chunks.size(); at += kept[b], ++b)
+      if (low[b])
+        for (size_t i = 0; i < kept[b]; ++i) cl.colors[at + i] = rgba(0, 0, 0);
+  }
+  if (!extras.empty()) {
+    // The sink moved chunk b's kept points from slot[b] down behind the previous chunks'.
+    size_t at = 0;
+    for (size_t b = 0; b < chunks.size(); at += kept[b], ++b)
+      if (at != slot[b])
+        for (auto& v : extra_values)
+          std::memmove(v.data() + at, v.data() + slot[b], kept[b] * sizeof(float));
+    for (size_t e = 0; e < extras.size(); ++e) {
+      extra_values[e].resize(cl.size());
+      extra_values[e].shrink_to_fit();
+      cl.fields.push_back(ScalarField{extras[e].name, std::move(extra_values[e])});
+    }
+  }
+  Bounds sample;
+  for (size_t k = 0; k < samples.size(); ++k)
+    if (sampled[k]) sample.extend(samples[k]);
+  for (const glm::dvec3& p : chunk_first) sample.extend(p);
+  const glm::dvec3 origin = choose_origin(sample);
+  parallel_for(
+      cl.size(),
+      [&](size_t i0, size_t i1) {
+        for (size_t i = i0; i < i1; ++i) {
+          int32_t v[3];
+          std::memcpy(v, &cl.positions[i], 12);
+          const double x = double(v[0]) * h.scale[0] + h.origin[0];
+          const double y = double(v[1]) * h.scale[1] + h.origin[1];
+          const double z = double(v[2]) * h.scale[2] + h.origin[2];
+          cl.positions[i] = Float3{float(x - origin.x), float(y - origin.y), float(z - origin.z)};
+        }
+      },
+      0, 1 << 16);
+  cl.origin = origin;
+  out.info->format = "LAZ";
+  const laz::Layout& lo = f.layout;
+  out.info->version =
+      std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
+      std::to_string(h.format) + ", LASzip " + std::to_string(lo.version_major) + "." +
+      std::to_string(lo.version_minor) + "r" + std::to_string(lo.version_revision) +
+      (lo.compressor == 1
+           ? std::string(" point-wise, unchunked")
+           : (lo.compressor == 3 ? " layered, " : " point-wise, ") +
+                 std::to_string(f.chunks.size()) + " chunks" +
+                 (lo.chunk_size == 0xFFFFFFFFu ? std::string(" (variable)")
+                                               : " of " + std::to_string(lo.chunk_size))) +
+      (copc.present ? ", COPC" : "");
+  out.info->copc = std::move(copc);
+  finish(in, out, sink.bounds, attrs);
+  return true;
+}
+
+bool laz_records(const Input& in, std::vector<uint8_t>& records, size_t* record_length,
+                 std::string* error) {
+  LazFile f;
+  if (!open_laz(in, f, error)) return false;
+  const size_t rec = f.h.record_length;
+  if (record_length) *record_length = rec;
+  if (!fits_in_memory(in, f.h.count, rec, error)) return false;
+  records.assign(size_t(f.h.count) * rec, 0);
+  size_t at = 0;
+  for (size_t b = 0; b < f.chunks.size(); ++b) {
+    const Chunk& c = f.chunks[b];
+    if (c.points == 0) continue;
+    laz::ChunkReader reader(f.layout);
+    std::string why;
+    if (!reader.start(in.data + c.begin, c.size, c.points, &why))
+      return fail(in, error, chunk_error(f.layout, b, why));
+    for (uint64_t i = 0; i < c.points; ++i, at += rec) reader.next(records.data() + at);
+    if (reader.overrun())
+      return fail(in, error, chunk_error(f.layout, b, "truncated or corrupt compressed data"));
+  }
+  return true;
+}
+
+}  // namespace pr::io
+
+namespace pr {
+
+bool decompress_laz(const std::string& path, std::vector<uint8_t>& records, size_t* record_length,
+                    std::string* error) {
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) {
+    if (error) *error = path + ": cannot open";
+    return false;
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, fp)) > 0) bytes.insert(bytes.end(), buf, buf + n);
+  std::fclose(fp);
+  static const LoadOptions kEverything;
+  io::Input in{bytes.data(), bytes.size(), path, nullptr, &kEverything};
+  return io::laz_records(in, records, record_length, error);
+}
+
+}  // namespace pr

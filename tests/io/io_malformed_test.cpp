@@ -1,0 +1,208 @@
+// Bad input: every malformed file fails with one line naming the file and the problem, and no
+// reader allocates for a count the file cannot hold.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "engine/io/io.h"
+
+namespace fs = std::filesystem;
+
+namespace pr {
+namespace {
+
+class IoMalformed : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("pr_io_bad_" + std::to_string(reinterpret_cast<uintptr_t>(this)) + "_" +
+            std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& n) const { return (dir_ / n).string(); }
+  std::string write(const std::string& n, const std::string& s) const {
+    std::ofstream(path(n), std::ios::binary) << s;
+    return path(n);
+  }
+  std::string read(const std::string& p) const {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }
+  /// Loading `p` fails with one line naming the file and containing `word`.
+  void expect_fail(const std::string& p, const std::string& word) {
+    PointCloud c;
+    c.resize(5);  // the result must be emptied
+    std::string err;
+    EXPECT_FALSE(load_point_cloud(p, c, nullptr, &err)) << p;
+    EXPECT_TRUE(c.empty());
+    EXPECT_EQ(err.rfind(p, 0), 0u) << err;
+    EXPECT_NE(err.find(word), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  }
+  PointCloud cloud(size_t n) {
+    PointCloud c;
+    c.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      c.positions[i] = {float(i), float(i % 7), 1.0f};
+      c.colors[i] = rgba(1, 2, 3);
+    }
+    return c;
+  }
+  fs::path dir_;
+};
+
+TEST_F(IoMalformed, PathsThatAreNotFiles) {
+  expect_fail(dir_.string(), "directory");
+  expect_fail(path("does_not_exist.ply"), "cannot open");
+  expect_fail(write("empty.las", ""), "empty");
+}
+
+TEST_F(IoMalformed, TruncatedFiles) {
+  std::string err;
+  const PointCloud c = cloud(5000);
+  ASSERT_TRUE(save_las(path("t.las"), c, 3, &err));
+  ASSERT_TRUE(save_ply(path("t.ply"), c, PlyEncoding::kBinaryLittleEndian, &err));
+  ASSERT_TRUE(save_ply(path("ta.ply"), c, PlyEncoding::kAscii, &err));
+  ASSERT_TRUE(save_pcd(path("t.pcd"), c, true, &err));
+  ASSERT_TRUE(save_pcd(path("ta.pcd"), c, false, &err));
+  for (const char* f : {"t.las", "t.ply", "ta.ply", "t.pcd", "ta.pcd"}) {
+    SCOPED_TRACE(f);
+    const std::string all = read(path(f));
+    const std::string p = write(std::string("cut_") + f, all.substr(0, all.size() * 2 / 3));
+    expect_fail(p, "truncated");
+  }
+  // header only, cut in the middle of the header
+  const std::string las = read(path("t.las"));
+  expect_fail(write("h.las", las.substr(0, 100)), "truncated");
+  expect_fail(write("h.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"),
+              "end_header");
+  expect_fail(write("h.pcd", "VERSION 0.7\nFIELDS x y z\n"), "DATA");
+}
+
+TEST_F(IoMalformed, HeaderClaimsMorePointsThanTheFileHolds) {
+  // counts near 2^32 / 2^60: must be refused by the size check, not by a failed allocation
+  std::string err;
+  ASSERT_TRUE(save_las(path("a.las"), cloud(10), 0, &err));
+  std::string las = read(path("a.las"));
+  const uint32_t huge = 0xFFFFFFF0u;
+  std::memcpy(&las[107], &huge, 4);
+  expect_fail(write("big.las", las), "declares 4294967280 points");
+  ASSERT_TRUE(save_las(path("b.las"), cloud(10), 6, &err));
+  las = read(path("b.las"));
+  const uint64_t huge64 = uint64_t(1) << 60;
+  std::memcpy(&las[247], &huge64, 8);
+  expect_fail(write("big14.las", las), "declares");
+  expect_fail(write("big.ply",
+                    "ply\nformat binary_little_endian 1.0\nelement vertex 999999999999\n"
+                    "property float x\nproperty float y\nproperty float z\nend_header\n"
+                    "0123456789ab"),
+              "declares");
+  expect_fail(write("biga.ply",
+                    "ply\nformat ascii 1.0\nelement vertex 1000000000\nproperty float x\n"
+                    "property float y\nproperty float z\nend_header\n1 2 3\n"),
+              "declares");
+  expect_fail(write("big.pcd",
+                    "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\n"
+                    "WIDTH 100000000000\nHEIGHT 1\nPOINTS 100000000000\nDATA binary\n0123"),
+              "declares");
+  std::string pcdc =
+      "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 100000000\nHEIGHT 1\n"
+      "POINTS 100000000\nDATA binary_compressed\n";
+  const uint32_t cs = 4, us = 1200000000u;
+  pcdc.append(reinterpret_cast<const char*>(&cs), 4);
+  pcdc.append(reinterpret_cast<const char*>(&us), 4);
+  pcdc += "abcd";
+  expect_fail(write("bigc.pcd", pcdc), "PCD");
+  expect_fail(write("big.pts", "1000000\n1 2 3\n"), "truncated");
+}
+
+TEST_F(IoMalformed, ZeroPoints) {
+  expect_fail(write("z.ply",
+                    "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\n"
+                    "property float y\nproperty float z\nend_header\n"),
+              "no points");
+  expect_fail(write("z.pcd",
+                    "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 0\nHEIGHT 1\n"
+                    "POINTS 0\nDATA ascii\n"),
+              "no points");
+  std::string err;
+  ASSERT_TRUE(save_las(path("z.las"), PointCloud{}, 1, &err));
+  expect_fail(path("z.las"), "no points");
+  expect_fail(write("z.xyz", "x y z\n"), "no line");
+  expect_fail(write("z.pts", "0\n"), "no line");
+}
+
+TEST_F(IoMalformed, UnknownTypesAndBadHeaders) {
+  expect_fail(write("u.ply",
+                    "ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\n"
+                    "end_header\n1\n"),
+              "unknown property type");
+  expect_fail(write("e.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n"), "encoding");
+  expect_fail(write("u.pcd",
+                    "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F Q\nWIDTH 1\nHEIGHT 1\n"
+                    "POINTS 1\nDATA ascii\n1 2 3\n"),
+              "unknown type");
+  expect_fail(write("n.pcd",
+                    "VERSION 0.7\nFIELDS a b\nSIZE 4 4\nTYPE F F\nWIDTH 1\nHEIGHT 1\n"
+                    "POINTS 1\nDATA ascii\n1 2\n"),
+              "x, y, z");
+  std::string err;
+  ASSERT_TRUE(save_las(path("f.las"), cloud(3), 1, &err));
+  std::string las = read(path("f.las"));
+  las[104] = 11;
+  expect_fail(write("f11.las", las), "point format 11");
+  las = read(path("f.las"));
+  las[105] = 10, las[106] = 0;  // record length shorter than the format
+  expect_fail(write("rl.las", las), "record length");
+}
+
+TEST_F(IoMalformed, GarbageAndCorruptData) {
+  std::mt19937 rng(1);
+  std::string g(100000, '\0');
+  for (char& ch : g) ch = char(rng());
+  expect_fail(write("garbage.bin", g), "unknown file format");
+  expect_fail(write("garbage.ply", g), "not a PLY");
+  expect_fail(write("garbage.xyz", "hello world\nthis is not\na point cloud\n"), "neither");
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += i % 2 ? "1 2 three\n" : "1 2 3\n";
+  expect_fail(write("half.xyz", text), "not points");
+  // valid-looking PLY header followed by random bytes: loads (any float values) or fails cleanly
+  const std::string hdr =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 8000\nproperty float x\n"
+      "property float y\nproperty float z\nend_header\n";
+  PointCloud c;
+  std::string err;
+  const bool ok = load_point_cloud(write("noise.ply", hdr + g), c, nullptr, &err);
+  if (ok) {
+    EXPECT_LE(c.size(), 8000u);
+    for (size_t i = 0; i < c.size(); ++i) ASSERT_TRUE(std::isfinite(c.positions[i].x));
+  } else {
+    EXPECT_FALSE(err.empty());
+  }
+  // corrupt LZF stream
+  std::string pcdc =
+      "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 2\nHEIGHT 1\n"
+      "POINTS 2\nDATA binary_compressed\n";
+  const uint32_t cs = 4, us = 24;
+  pcdc.append(reinterpret_cast<const char*>(&cs), 4);
+  pcdc.append(reinterpret_cast<const char*>(&us), 4);
+  pcdc += "\xE0\xFF\xFF\xFF";  // back reference before the start of the output
+  expect_fail(write("lzf.pcd", pcdc), "LZF");
+}
+
+TEST_F(IoMalformed, LazSignatures) {
+  std::string err;
+  ASSERT_TRUE(save_las(path("l.las"), cloud(3), 1, &err));
+  std::string las = read(path("l.las"));
+  las[104] = char(0x80 | 1);  // compressed bit
+  expect_fail(write("l.laz", las), "LAZ");
+  EXPECT_EQ(detect_format(las.data(), las.size(), "x.las"), FileFormat::kLaz);
+}
+
+}  // namespace
+}  // namespace pr
