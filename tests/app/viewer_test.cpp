@@ -1,6 +1,6 @@
 // The viewer, for real: a window and an OpenGL 3.3 context (Mesa under Xvfb in CI), real SDL
 // events pushed into SDL's queue, and the window's pixels read back. Tests that need a display
-// skip with the reason when none can be made. FlyCamera and Settings tests need no display.
+// skip with the reason when none can be made. FlyCamera tests need no display.
 #include <SDL.h>
 #include <glad/gl.h>
 #include <gtest/gtest.h>
@@ -233,39 +233,6 @@ TEST(ReadMore, DeeperCopcTwiceTheBudgetOrEverything) {
   las.points = 999;  // under its budget: read whole
   EXPECT_FALSE(pr::read_more_options({las}, now, false, &next, nullptr));
   EXPECT_FALSE(pr::read_more_options({las}, pr::LoadOptions{}, true, &next, nullptr));
-}
-
-TEST(Settings, RoundTripAndBadValuesIgnored) {
-  const fs::path d = fresh_config("settings");
-  pr::ViewerSettings s;
-  s.width = 1111;
-  s.height = 777;
-  s.mode = "gpu";
-  s.vsync = false;
-  s.point_size = 3;
-  s.add_recent("/a/b.ply");
-  s.add_recent("/c/d.las");
-  s.add_recent("/a/b.ply");  // moves to the front, no duplicate
-  std::string err;
-  ASSERT_TRUE(pr::save_settings((d / "x/settings.ini").string(), s, &err)) << err;
-  const auto t = pr::load_settings((d / "x/settings.ini").string());
-  EXPECT_EQ(t.width, 1111);
-  EXPECT_EQ(t.height, 777);
-  EXPECT_EQ(t.mode, "gpu");
-  EXPECT_FALSE(t.vsync);
-  EXPECT_EQ(t.point_size, 3);
-  ASSERT_EQ(t.recent.size(), 2u);
-  EXPECT_EQ(t.recent[0], "/a/b.ply");
-  {
-    std::FILE* f = std::fopen((d / "bad.ini").c_str(), "w");
-    std::fputs("width=-5\nmode=tpu\npoint_size=99\ngarbage\n", f);
-    std::fclose(f);
-  }
-  const auto u = pr::load_settings((d / "bad.ini").string());
-  EXPECT_EQ(u.width, pr::ViewerSettings{}.width);
-  EXPECT_EQ(u.mode, "auto");  // the default: the GPU when there is one
-  EXPECT_EQ(u.point_size, 1);
-  EXPECT_EQ(pr::config_dir(), (d / "pointraster").string());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,60 @@
+// The viewer's settings file: what is saved is read back, bad values are ignored, and the file
+// lives under $XDG_CONFIG_HOME/pointraster. No display needed.
+#include "viewer/settings.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// An empty folder of this test process, made $XDG_CONFIG_HOME.
+fs::path fresh_config(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("pr_settings_test_" + std::to_string(getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  setenv("XDG_CONFIG_HOME", d.c_str(), 1);
+  return d;
+}
+
+}  // namespace
+
+TEST(Settings, RoundTripAndBadValuesIgnored) {
+  const fs::path d = fresh_config("settings");
+  pr::ViewerSettings s;
+  s.width = 1111;
+  s.height = 777;
+  s.mode = "gpu";
+  s.vsync = false;
+  s.point_size = 3;
+  s.add_recent("/a/b.ply");
+  s.add_recent("/c/d.las");
+  s.add_recent("/a/b.ply");  // moves to the front, no duplicate
+  std::string err;
+  ASSERT_TRUE(pr::save_settings((d / "x/settings.ini").string(), s, &err)) << err;
+  const auto t = pr::load_settings((d / "x/settings.ini").string());
+  EXPECT_EQ(t.width, 1111);
+  EXPECT_EQ(t.height, 777);
+  EXPECT_EQ(t.mode, "gpu");
+  EXPECT_FALSE(t.vsync);
+  EXPECT_EQ(t.point_size, 3);
+  ASSERT_EQ(t.recent.size(), 2u);
+  EXPECT_EQ(t.recent[0], "/a/b.ply");
+  {
+    std::FILE* f = std::fopen((d / "bad.ini").c_str(), "w");
+    std::fputs("width=-5\nmode=tpu\npoint_size=99\ngarbage\n", f);
+    std::fclose(f);
+  }
+  const auto u = pr::load_settings((d / "bad.ini").string());
+  EXPECT_EQ(u.width, pr::ViewerSettings{}.width);
+  EXPECT_EQ(u.mode, "auto");  // the default: the GPU when there is one
+  EXPECT_EQ(u.point_size, 1);
+  EXPECT_EQ(pr::config_dir(), (d / "pointraster").string());
+}
