@@ -1,10 +1,10 @@
 // pointraster_bench: the renderers side by side. For each point count and order of the
-// seed's random cube (the generator's random order, or sorted along a Morton curve) and each
-// camera (overview: the whole cloud in view; inside: the seed's camera at (0, 0, 10) inside the
-// cube; orbit: the overview turned by kOrbitStep each frame, so the renderers' occlusion culling
-// works from the last frame's Hi-Z), it times the CPU renderer, the CUDA renderer and the OpenGL
-// GL_POINTS baseline on the same cloud and prints one row each: median and spread of frame times,
-// points per second, bytes per point and the fraction of the measured device copy bandwidth.
+// random cube scene (the generator's random order, or sorted along a Morton curve) and each
+// camera (overview: the whole cloud in view; inside: the cube scene's own camera at (0, 0, 10)
+// inside the cube; orbit: the overview turned by kOrbitStep each frame, so the renderers' occlusion
+// culling works from the last frame's Hi-Z), it times the CPU renderer, the CUDA renderer and the
+// OpenGL GL_POINTS baseline on the same cloud and prints one row each: median and spread of frame
+// times, points per second, bytes per point and the fraction of the measured device copy bandwidth.
 //
 // Before a cloud is timed, the GPU image is compared with the CPU image on a small frame (exact
 // pixel equality, or the row says FAIL and the exit code is 1); the GL image is compared too and
@@ -14,6 +14,10 @@
 // renderer with CUDA events (no host copy; --stage-timing times the resolve apart too); GL = a
 // GL_TIME_ELAPSED query around clear + draw.
 // Warm-up frames first, then up to --frames frames or --budget seconds (at least 3 frames).
+//
+// The program is a plan, a run and a report: the command line becomes a Plan (the counts and
+// orders of the clouds, the views: sizes times cameras, the GPU modes), Bench runs it cloud by
+// cloud and row by row, and Report prints each row as it comes and keeps the JSON document.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -106,117 +110,182 @@ bool parse_size(const std::string& s, std::pair<int, int>& out) {
   return true;
 }
 
+/// One --gpu-modes entry: its tokens on top of the renderer's defaults.
+struct GpuMode {
+  std::string name;       // as given: "default", or tokens joined with '+'
+  RenderOptions options;  // every mode but nosort sorts its cloud
+  int rounds = -1;        // CudaTuning::rounds: the renderer's choice unless a token rN forces it
+  bool edl = false, hq = false;
+};
+
+/// One view of a cloud: a frame size and a camera; the sizes vary slowest, as the rows print.
+struct View {
+  int width = 0, height = 0;
+  std::string camera;
+};
+
+/// The command line parsed: the clouds (options.points times options.orders), the views of each
+/// and the GPU modes timed beside the default renderer.
+struct Plan {
+  Options options;
+  std::vector<View> views;
+  std::vector<GpuMode> gpu_modes;
+};
+
+bool known_gpu_mode(const std::string& m) {
+  if (m == "default") return true;
+  bool known = true;
+  size_t b = 0;
+  while (b <= m.size()) {
+    const size_t e = std::min(m.find('+', b), m.size());
+    const std::string t = m.substr(b, e - b);
+    known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "occl" ||
+                      t == "noocc" || t == "edl" || t == "hq" || mode_rounds(t) > 0);
+    b = e + 1;
+  }
+  return known;
+}
+
+bool parse_sizes(const std::string& v, Options& o) {
+  o.sizes.clear();
+  for (const std::string& s : split_list(v)) {
+    std::pair<int, int> wh;
+    if (!parse_size(s, wh)) {
+      std::fprintf(stderr, "pointraster_bench: bad size '%s' (want WxH)\n", s.c_str());
+      return false;
+    }
+    o.sizes.push_back(wh);
+  }
+  return true;
+}
+
+bool parse_gpu_modes(const std::string& v, Options& o) {
+  o.gpu_modes = split_list(v);
+  o.gpu_modes_given = true;
+  for (const std::string& m : o.gpu_modes)
+    if (!known_gpu_mode(m)) {
+      std::fprintf(stderr,
+                   "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
+                   "nocull, occl, noocc, edl, hq, r1|r2|r4|r8|r16 joined with '+')\n",
+                   m.c_str());
+      return false;
+    }
+  return true;
+}
+
+/// The first count of a list (--cpu-max and the like); false without a message when it is bad.
+bool parse_one_count(const std::string& v, uint64_t& out) {
+  std::vector<uint64_t> c;
+  std::string err;
+  if (!parse_counts(v, c, &err)) return false;
+  out = c[0];
+  return true;
+}
+
+const char* const kValueOptions[] = {
+    "--renderers", "--points",  "--orders",  "--cameras", "--sizes",     "--frames",  "--budget",
+    "--threads",   "--cpu-max", "--gpu-max", "--gl-max",  "--gpu-modes", "--json-out"};
+
+bool takes_value(const std::string& a) {
+  return std::find(std::begin(kValueOptions), std::end(kValueOptions), a) !=
+         std::end(kValueOptions);
+}
+
+/// Option `a` (one of kValueOptions) with its value `v`; false after a message when `v` is bad.
+bool set_option(const std::string& a, const std::string& v, Options& o) {
+  if (a == "--renderers") {
+    o.renderers = split_list(v);
+  } else if (a == "--points") {
+    std::string err;
+    if (!parse_counts(v, o.points, &err)) {
+      std::fprintf(stderr, "pointraster_bench: %s\n", err.c_str());
+      return false;
+    }
+  } else if (a == "--orders") {
+    o.orders = split_list(v);
+  } else if (a == "--cameras") {
+    o.cameras = split_list(v);
+  } else if (a == "--sizes") {
+    return parse_sizes(v, o);
+  } else if (a == "--frames") {
+    o.frames = std::max(1, std::atoi(v.c_str()));
+  } else if (a == "--budget") {
+    o.budget_s = std::max(0.0, std::atof(v.c_str()));
+  } else if (a == "--threads") {
+    o.threads = unsigned(std::max(0, std::atoi(v.c_str())));
+  } else if (a == "--cpu-max") {
+    return parse_one_count(v, o.cpu_max);
+  } else if (a == "--gpu-max") {
+    return parse_one_count(v, o.gpu_max);
+  } else if (a == "--gl-max") {
+    return parse_one_count(v, o.gl_max);
+  } else if (a == "--gpu-modes") {
+    return parse_gpu_modes(v, o);
+  } else if (a == "--json-out") {
+    o.json_out = v;
+  }
+  return true;
+}
+
+/// False after a message naming the first of `names` that is not one of `known`.
+bool all_known(const std::vector<std::string>& names, std::initializer_list<const char*> known,
+               const char* what, const char* choices) {
+  for (const std::string& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end()) {
+      std::fprintf(stderr, "pointraster_bench: unknown %s '%s' (%s)\n", what, n.c_str(), choices);
+      return false;
+    }
+  return true;
+}
+
 bool parse_args(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&](std::string& v) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "pointraster_bench: %s needs a value\n", a.c_str());
-        return false;
-      }
-      v = argv[++i];
-      return true;
-    };
-    std::string v, err;
-    auto one_count = [&](uint64_t& out) {
-      std::vector<uint64_t> c;
-      if (!value(v) || !parse_counts(v, c, &err)) return false;
-      out = c[0];
-      return true;
-    };
     if (a == "--json") {
       o.json = true;
     } else if (a == "--stage-timing") {
       o.stage_timing = true;
-    } else if (a == "--renderers") {
-      if (!value(v)) return false;
-      o.renderers = split_list(v);
-    } else if (a == "--points") {
-      if (!value(v)) return false;
-      if (!parse_counts(v, o.points, &err)) {
-        std::fprintf(stderr, "pointraster_bench: %s\n", err.c_str());
-        return false;
-      }
-    } else if (a == "--orders") {
-      if (!value(v)) return false;
-      o.orders = split_list(v);
-    } else if (a == "--cameras") {
-      if (!value(v)) return false;
-      o.cameras = split_list(v);
-    } else if (a == "--sizes") {
-      if (!value(v)) return false;
-      o.sizes.clear();
-      for (const std::string& s : split_list(v)) {
-        std::pair<int, int> wh;
-        if (!parse_size(s, wh)) {
-          std::fprintf(stderr, "pointraster_bench: bad size '%s' (want WxH)\n", s.c_str());
-          return false;
-        }
-        o.sizes.push_back(wh);
-      }
-    } else if (a == "--frames") {
-      if (!value(v)) return false;
-      o.frames = std::max(1, std::atoi(v.c_str()));
-    } else if (a == "--budget") {
-      if (!value(v)) return false;
-      o.budget_s = std::max(0.0, std::atof(v.c_str()));
-    } else if (a == "--threads") {
-      if (!value(v)) return false;
-      o.threads = unsigned(std::max(0, std::atoi(v.c_str())));
-    } else if (a == "--cpu-max") {
-      if (!one_count(o.cpu_max)) return false;
-    } else if (a == "--gpu-max") {
-      if (!one_count(o.gpu_max)) return false;
-    } else if (a == "--gl-max") {
-      if (!one_count(o.gl_max)) return false;
-    } else if (a == "--gpu-modes") {
-      if (!value(v)) return false;
-      o.gpu_modes = split_list(v);
-      o.gpu_modes_given = true;
-      for (const std::string& m : o.gpu_modes) {
-        bool known = m == "default";
-        if (!known) {
-          known = true;
-          size_t b = 0;
-          while (b <= m.size()) {
-            const size_t e = std::min(m.find('+', b), m.size());
-            const std::string t = m.substr(b, e - b);
-            known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "occl" ||
-                              t == "noocc" || t == "edl" || t == "hq" || mode_rounds(t) > 0);
-            b = e + 1;
-          }
-        }
-        if (!known) {
-          std::fprintf(stderr,
-                       "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                       "nocull, occl, noocc, edl, hq, r1|r2|r4|r8|r16 joined with '+')\n",
-                       m.c_str());
-          return false;
-        }
-      }
-    } else if (a == "--json-out") {
-      if (!value(v)) return false;
-      o.json_out = v;
-    } else {
+    } else if (!takes_value(a)) {
+      return false;
+    } else if (i + 1 >= argc) {
+      std::fprintf(stderr, "pointraster_bench: %s needs a value\n", a.c_str());
+      return false;
+    } else if (!set_option(a, argv[++i], o)) {
       return false;
     }
   }
-  for (const std::string& r : o.renderers)
-    if (r != "cpu" && r != "gpu" && r != "gl") {
-      std::fprintf(stderr, "pointraster_bench: unknown renderer '%s' (cpu, gpu, gl)\n", r.c_str());
-      return false;
-    }
-  for (const std::string& r : o.orders)
-    if (r != "random" && r != "morton") {
-      std::fprintf(stderr, "pointraster_bench: unknown order '%s' (random, morton)\n", r.c_str());
-      return false;
-    }
-  for (const std::string& r : o.cameras)
-    if (r != "overview" && r != "inside" && r != "orbit") {
-      std::fprintf(stderr, "pointraster_bench: unknown camera '%s' (overview, inside)\n",
-                   r.c_str());
-      return false;
-    }
+  return all_known(o.renderers, {"cpu", "gpu", "gl"}, "renderer", "cpu, gpu, gl") &&
+         all_known(o.orders, {"random", "morton"}, "order", "random, morton") &&
+         all_known(o.cameras, {"overview", "inside", "orbit"}, "camera", "overview, inside");
+}
+
+GpuMode gpu_mode(const std::string& mode) {
+  GpuMode m;
+  m.name = mode;
+  RenderOptions& ro = m.options;
+  ro.sort = mode.find("nosort") == std::string::npos ? Toggle::kOn : Toggle::kOff;
+  ro.compact = mode.find("compact") != std::string::npos;
+  ro.culling = mode.find("nocull") == std::string::npos;
+  if (mode.find("noocc") != std::string::npos)
+    ro.occlusion = Toggle::kOff;
+  else if (mode.find("occl") != std::string::npos)
+    ro.occlusion = Toggle::kOn;
+  for (size_t b = 0; b <= mode.size();) {
+    const size_t e = std::min(mode.find('+', b), mode.size());
+    if (const int r = mode_rounds(mode.substr(b, e - b)); r > 0) m.rounds = r;
+    b = e + 1;
+  }
+  m.edl = mode.find("edl") != std::string::npos;
+  m.hq = mode.find("hq") != std::string::npos;
+  return m;
+}
+
+bool make_plan(int argc, char** argv, Plan& plan) {
+  if (!parse_args(argc, argv, plan.options)) return false;
+  for (const auto& wh : plan.options.sizes)
+    for (const std::string& cam : plan.options.cameras)
+      plan.views.push_back({wh.first, wh.second, cam});
+  for (const std::string& m : plan.options.gpu_modes) plan.gpu_modes.push_back(gpu_mode(m));
   return true;
 }
 
@@ -315,79 +384,29 @@ void print_row(FILE* f, const Row& r) {
   std::fflush(f);
 }
 
-}  // namespace
+/// The results as they come: each row printed to the table (stdout, or stderr under --json, where
+/// stdout carries only the JSON document) and kept for the document.
+struct Report {
+  explicit Report(const Options& o) : options(o), table(o.json ? stderr : stdout) {}
 
-int main(int argc, char** argv) {
-  Options o;
-  if (!parse_args(argc, argv, o)) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
-  // With --json the table goes to stderr and stdout carries only the JSON document.
-  FILE* table = o.json ? stderr : stdout;
-  std::vector<Row> rows;
-  int failures = 0;
-  std::string why;
-
-  CpuRenderer cpu(o.threads);
-  std::fprintf(table, "# host: %s, %u threads for the CPU renderer, %.1f GiB available\n",
-               cpu_model().c_str(), cpu.threads(), double(host_memory_available()) / 1073741824.0);
-
-  double copy_bw = 0.0;
+  const Options& options;
+  FILE* const table;
+  unsigned cpu_threads = 0;
   std::string gpu_name = "none", gl_name = "none";
-#if defined(PR_BENCH_CUDA)
-  std::unique_ptr<CudaRenderer> gpu;
-  if (wants(o, "gpu")) {
-    gpu = make_cuda_renderer(&why);
-    if (!gpu) {
-      std::fprintf(table, "# gpu: skipped: %s\n", why.c_str());
-    } else {
-      gpu_name = gpu->device_name();
-      CudaTuning tuning;
-      tuning.stage_timing = o.stage_timing;
-      gpu->set_tuning(tuning);
-      if (!measure_copy_bandwidth(copy_bw, &why))
-        std::fprintf(table, "# copy bandwidth not measured: %s\n", why.c_str());
-      std::fprintf(table, "# gpu: %s; cudaMemcpy device-to-device %.3f TB/s (read + write)\n",
-                   gpu_name.c_str(), copy_bw * 1e-12);
-    }
+  double copy_bw = 0.0;
+  int failures = 0;
+  std::vector<Row> rows;
+
+  void add(const Row& r) {
+    rows.push_back(r);
+    write_json_out();
+    print_row(table, r);
   }
-  // Device bytes the renderer holds for a frame of each size, without points: measured on a
-  // one-point cloud, so that bytes per point counts the cloud alone.
-  std::map<std::pair<int, int>, double> gpu_frame_bytes;
-  if (gpu) {
-    std::string e;
-    auto probe = make_cuda_renderer(&e);
-    PointCloud one = make_scene("cube", 1);
-    if (probe && probe->set_cloud(one, &e)) {
-      for (const auto& wh : o.sizes) {
-        RenderSettings s;
-        s.width = wh.first;
-        s.height = wh.second;
-        Image img;
-        FrameStats st;
-        if (probe->render(scene_camera("cube", one), s, img, st, &e))
-          gpu_frame_bytes[wh] = double(probe->memory_bytes());
-      }
-    }
-  }
-#else
-  if (wants(o, "gpu")) std::fprintf(table, "# gpu: skipped: built without CUDA\n");
-#endif
-  std::unique_ptr<GlPoints> gl;
-  if (wants(o, "gl")) {
-    gl = GlPoints::create(&why);
-    if (!gl)
-      std::fprintf(table, "# gl: skipped: %s\n", why.c_str());
-    else
-      gl_name = gl->renderer_name();
-    std::fprintf(table, "# gl: %s\n", gl_name.c_str());
-  }
-  print_header(table);
-  auto document = [&]() {
+
+  std::string document() const {
     std::ostringstream js;
     js << "{\n  \"host\": \"" << json_escape(cpu_model())
-       << "\",\n  \"cpu_threads\": " << cpu.threads() << ",\n  \"gpu\": \"" << json_escape(gpu_name)
+       << "\",\n  \"cpu_threads\": " << cpu_threads << ",\n  \"gpu\": \"" << json_escape(gpu_name)
        << "\",\n  \"gl\": \"" << json_escape(gl_name)
        << "\",\n  \"copy_bw_bytes_per_s\": " << copy_bw << ",\n  \"failures\": " << failures
        << ",\n  \"rows\": [\n";
@@ -395,387 +414,563 @@ int main(int argc, char** argv) {
       js << "    " << row_json(rows[i]) << (i + 1 < rows.size() ? ",\n" : "\n");
     js << "  ]\n}\n";
     return js.str();
-  };
-  // Rewritten after every row, so a run cut short by a time limit still leaves its rows.
-  auto write_json_out = [&]() {
-    if (o.json_out.empty()) return;
-    std::ofstream f(o.json_out);
-    f << document();
-    if (!f) std::fprintf(stderr, "pointraster_bench: cannot write %s\n", o.json_out.c_str());
-  };
-
-  Bounds cloud_bounds;  // of the cloud being timed, for the cameras
-  // Frame k's camera of a row: the orbit camera turns by kOrbitStep each frame and backs off to
-  // keep the cloud in view, so no frame sees the last one's view (the renderers' occlusion
-  // culling then works from a Hi-Z a frame old); the others stay put.
-  auto view = [&](const Camera& cam, const std::string& camname, int k, int w, int h) {
-    if (camname != "orbit") return cam;
-    Camera c = cam;
-    c.yaw += kOrbitStep * double(k);
-    c.frame(cloud_bounds, double(w) / double(h));
-    return c;
-  };
-#if defined(PR_BENCH_CUDA)
-  // One GPU row: the small frame must equal `ref` pixel for pixel, then the timed frames.
-  // `ref` is `ref_renderer`'s image at the small check size; the last timed frame is also compared
-  // with its full-size image when the cloud is small enough for the CPU to draw it quickly (the
-  // timed frames of small clouds take the sparse path, which the small check does not reach).
-  auto gpu_row = [&](Row r, const std::string& label, const std::string& note, const Camera& cam,
-                     const RenderSettings& small, const RenderSettings& rs, const Image& ref,
-                     Renderer& ref_renderer) {
-    r.renderer = label;
-    r.note = note;
-    Image img;
-    FrameStats st;
-    size_t diff = 0;
-    if (!gpu->render(cam, small, img, st, &why)) {
-      r.check = "FAIL(" + why + ")";
-    } else {
-      for (size_t i = 0; i < img.rgba.size() && i < ref.rgba.size(); ++i)
-        diff += img.rgba[i] != ref.rgba[i];
-      r.check = diff == 0 ? "ok" : "FAIL(" + std::to_string(diff) + " px differ)";
-    }
-    if (r.check != "ok") ++failures;
-    bool stages = false;  // --stage-timing: the resolve timed on its own
-    Camera now = cam;
-    int k = 0;
-    auto frame = [&](double& t, double& x, std::string* e) {
-      FrameStats fs;
-      now = view(cam, r.camera, ++k, rs.width, rs.height);
-      if (!gpu->render(now, rs, img, fs, e)) return false;
-      t = fs.clear_ms + fs.raster_ms + fs.resolve_ms;
-      stages = fs.stages;
-      x = fs.stages ? fs.resolve_ms : fs.total_ms;
-      return true;
-    };
-    std::vector<double> ms, extra;
-    if (!time_frames(o, frame, ms, extra, &why)) {
-      std::fprintf(table, "# %s frame failed: %s\n", label.c_str(), why.c_str());
-      ++failures;
-      return;
-    }
-    if (r.points <= 10'000'000 && r.check == "ok") {
-      Image full;
-      FrameStats fs;
-      if (!ref_renderer.render(now, rs, full, fs, &why)) {
-        r.check = "FAIL(cpu: " + why + ")";
-      } else {
-        size_t d = 0;
-        if (full.rgba.size() != img.rgba.size())
-          d = full.rgba.size();
-        else
-          for (size_t i = 0; i < img.rgba.size(); ++i) d += img.rgba[i] != full.rgba[i];
-        if (d) {
-          r.check = "FAIL(timed frame: " + std::to_string(d) + " px differ)";
-          ++failures;
-        }
-      }
-    }
-    CudaRenderer::BatchCounts bc;
-    if (gpu->last_batch_counts(&bc, nullptr) && bc.occlusion) {
-      char b[160];
-      std::snprintf(
-          b, sizeof b,
-          "%slast frame: %llu + %llu of %llu batches drawn, %llu hidden, %llu out of view",
-          r.note.empty() ? "" : ", ", (unsigned long long)bc.first, (unsigned long long)bc.second,
-          (unsigned long long)bc.batches, (unsigned long long)bc.occluded,
-          (unsigned long long)bc.culled);
-      r.note += b;
-    }
-    r.ms = summarize(ms);
-    r.extra_ms = summarize(extra).median;
-    r.extra_name = stages ? "resolve_ms" : "render_with_host_copy_ms";
-    if (stages) {
-      char b[64];
-      std::snprintf(b, sizeof b, "%sresolve %.4f ms", r.note.empty() ? "" : ", ", r.extra_ms);
-      r.note += b;
-    }
-    const auto fb = gpu_frame_bytes.find({rs.width, rs.height});
-    const double held = double(gpu->memory_bytes());
-    r.bytes_per_point =
-        (held - (fb != gpu_frame_bytes.end() ? fb->second - 16.0 : 0.0)) / double(r.points);
-    if (copy_bw > 0)
-      r.copy_fraction = double(r.points) * r.bytes_per_point / (r.ms.median * 1e-3) / copy_bw;
-    rows.push_back(r);
-    write_json_out();
-    print_row(table, r);
-  };
-#endif
-
-  for (uint64_t n : o.points) {
-    const uint64_t avail = host_memory_available();
-    const bool want_morton =
-        std::find(o.orders.begin(), o.orders.end(), "morton") != o.orders.end();
-    // The cloud (16 B a point) and, for the Morton order, the sort's keys and gather (20 B).
-    const double need = double(n) * (want_morton ? 36.0 : 17.0);
-    if (avail > 0 && need > 0.9 * double(avail)) {
-      std::fprintf(table,
-                   "# %llu points: skipped: needs about %.1f GiB of host memory, %.1f GiB "
-                   "available\n",
-                   (unsigned long long)n, need / 1073741824.0, double(avail) / 1073741824.0);
-      continue;
-    }
-    Stopwatch gen;
-    PointCloud cloud = make_scene("cube", n, 1);
-    std::fprintf(table, "# cube of %llu points generated in %.0f ms\n", (unsigned long long)n,
-                 gen.ms());
-    bool sorted = false;
-    for (const std::string& order : o.orders) {
-      if (order == "morton" && !sorted) {
-        Stopwatch ms;
-        morton_sort(cloud);
-        sorted = true;
-        std::fprintf(table, "# Morton-sorted in %.0f ms\n", ms.ms());
-      } else if (order == "random" && sorted) {
-        cloud = make_scene("cube", n, 1);
-        sorted = false;
-      }
-      cloud_bounds = cloud.world_bounds();
-      const bool run_cpu = wants(o, "cpu") && n <= o.cpu_max;
-      bool run_gl = gl && n <= o.gl_max;
-#if defined(PR_BENCH_CUDA)
-      bool run_gpu = false;
-#endif
-      // The CPU renderer is also the reference image for the checks.
-      if (!cpu.set_cloud(cloud, &why)) {
-        std::fprintf(table, "# cpu: %s\n", why.c_str());
-        ++failures;
-        continue;
-      }
-#if defined(PR_BENCH_CUDA)
-      const bool want_default =
-          std::find(o.gpu_modes.begin(), o.gpu_modes.end(), "default") != o.gpu_modes.end();
-      if (gpu && n <= o.gpu_max && want_default) {
-        if (o.gpu_modes_given) {  // explicit modes: "default" means the renderer's defaults
-          gpu->set_options(RenderOptions{});
-          CudaTuning t = gpu->tuning();
-          t.rounds = -1;
-          gpu->set_tuning(t);
-        }
-        Stopwatch up;
-        run_gpu = gpu->set_cloud(cloud, &why);
-        if (!run_gpu)
-          std::fprintf(table, "# gpu %llu %s: skipped: %s\n", (unsigned long long)n, order.c_str(),
-                       why.c_str());
-        else
-          std::fprintf(table, "# gpu: uploaded in %.0f ms\n", up.ms());
-      }
-#endif
-      if (run_gl) {
-        Stopwatch up;
-        run_gl = gl->set_cloud(cloud, &why);
-        if (!run_gl)
-          std::fprintf(table, "# gl %llu %s: skipped: %s\n", (unsigned long long)n, order.c_str(),
-                       why.c_str());
-        else
-          std::fprintf(table, "# gl: uploaded in %.0f ms\n", up.ms());
-      }
-      for (const auto& wh : o.sizes) {
-        const int W = wh.first, H = wh.second;
-        for (const std::string& camname : o.cameras) {
-          Camera cam = scene_camera("cube", cloud);  // the seed's camera, inside the cube
-          if (camname != "inside") cam.frame(cloud_bounds, double(W) / double(H));
-          Row base;
-          base.points = n;
-          base.order = order;
-          base.camera = camname;
-          base.width = W;
-          base.height = H;
-          // Reference image on a small frame.
-          RenderSettings small;
-          small.width = o.check_size.first;
-          small.height = o.check_size.second;
-          Image ref;
-          FrameStats st;
-          if (!cpu.render(cam, small, ref, st, &why)) {
-            std::fprintf(table, "# cpu check frame failed: %s\n", why.c_str());
-            ++failures;
-            continue;
-          }
-          RenderSettings rs;
-          rs.width = W;
-          rs.height = H;
-          std::vector<double> ms, extra;
-#if defined(PR_BENCH_CUDA)
-          if (run_gpu) gpu_row(base, "gpu", "", cam, small, rs, ref, cpu);
-#endif
-          if (run_gl) {
-            Row r = base;
-            r.renderer = "gl";
-            double t = 0, x = 0;
-            Image img;
-            if (gl->render(cam, small.width, small.height, t, x, &why) &&
-                gl->read_image(img, &why)) {
-              size_t same = 0;
-              for (size_t i = 0; i < img.rgba.size() && i < ref.rgba.size(); ++i)
-                same += img.rgba[i] == ref.rgba[i];
-              // GL breaks depth ties its own way and rounds with its own floats: a few pixels
-              // differ. Far fewer equal pixels means its projection is not the seed's.
-              const double share = double(same) / double(ref.rgba.size());
-              char b[64];
-              std::snprintf(b, sizeof b, "%s%.2f%% px = cpu%s", share < 0.95 ? "FAIL(" : "",
-                            100.0 * share, share < 0.95 ? ")" : "");
-              r.check = b;
-              if (share < 0.95) ++failures;
-            } else {
-              r.check = "FAIL(" + why + ")";
-            }
-            // NVIDIA's timer query measures the GPU's clear + draw; a software GL (llvmpipe)
-            // draws inside glFinish, so there only the host clock means anything.
-            const bool soft = gl_name.find("llvmpipe") != std::string::npos ||
-                              gl_name.find("softpipe") != std::string::npos;
-            int k = 0;
-            auto frame = [&](double& tt, double& xx, std::string* e) {
-              double q = 0, w = 0;
-              if (!gl->render(view(cam, camname, ++k, W, H), W, H, q, w, e)) return false;
-              tt = soft ? w : q;
-              xx = soft ? q : w;
-              return true;
-            };
-            if (time_frames(o, frame, ms, extra, &why)) {
-              r.ms = summarize(ms);
-              r.extra_ms = summarize(extra).median;
-              r.extra_name = soft ? "gl_timer_query_ms" : "glfinish_wall_ms";
-              r.bytes_per_point = double(gl->memory_bytes()) / double(n);
-              if (copy_bw > 0)
-                r.copy_fraction = double(n) * r.bytes_per_point / (r.ms.median * 1e-3) / copy_bw;
-              r.note = soft ? "glFinish wall time (software GL)" : "GL timer query";
-              rows.push_back(r);
-              write_json_out();
-              print_row(table, r);
-            } else {
-              std::fprintf(table, "# gl frame failed: %s\n", why.c_str());
-            }
-          }
-          if (run_cpu) {
-            Row r = base;
-            r.renderer = "cpu";
-            r.check = "reference";
-            Image img;
-            int k = 0;
-            auto frame = [&](double& t, double& x, std::string* e) {
-              FrameStats fs;
-              if (!cpu.render(view(cam, camname, ++k, W, H), rs, img, fs, e)) return false;
-              t = fs.total_ms;
-              x = fs.raster_ms;
-              return true;
-            };
-            if (time_frames(o, frame, ms, extra, &why)) {
-              r.ms = summarize(ms);
-              r.extra_ms = summarize(extra).median;
-              r.extra_name = "raster_ms";
-              // Host bytes a point occupies (float xyz + RGBA8), read from main memory.
-              r.bytes_per_point = double(cloud.memory_bytes()) / double(n);
-              char b[160];
-              std::snprintf(b, sizeof b, "%u threads", cpu.threads());
-              r.note = b;
-              if (cpu.occlusion_ran()) {
-                std::snprintf(b, sizeof b, ", last frame: %llu batches hidden, %llu drawn late",
-                              (unsigned long long)cpu.occluded_batches(),
-                              (unsigned long long)cpu.second_pass_batches());
-                r.note += b;
-              }
-              rows.push_back(r);
-              write_json_out();
-              print_row(table, r);
-            } else {
-              std::fprintf(table, "# cpu frame failed: %s\n", why.c_str());
-              ++failures;
-            }
-          }
-        }
-      }
-#if defined(PR_BENCH_CUDA)
-      // The other storage modes, each uploaded once and checked against a CPU renderer set up
-      // the same way (compact positions draw the dequantized points, on both sides).
-      // One CPU reference per storage form (compact, sorted) and cloud: the host's compact
-      // encoding of 1e9 points takes half a minute, and several modes share it.
-      std::map<std::pair<bool, bool>, std::unique_ptr<CpuRenderer>> refs;
-      for (const std::string& mode : o.gpu_modes) {
-        if (mode == "default" || !gpu || n > o.gpu_max) continue;
-        // Each token of the mode on top of the defaults; every mode but nosort sorts its cloud.
-        RenderOptions ro;
-        ro.sort = mode.find("nosort") == std::string::npos ? Toggle::kOn : Toggle::kOff;
-        ro.compact = mode.find("compact") != std::string::npos;
-        ro.culling = mode.find("nocull") == std::string::npos;
-        if (mode.find("noocc") != std::string::npos)
-          ro.occlusion = Toggle::kOff;
-        else if (mode.find("occl") != std::string::npos)
-          ro.occlusion = Toggle::kOn;
-        gpu->set_options(ro);
-        const bool compact = ro.compact, sort = ro.sort == Toggle::kOn;
-        CudaTuning tuning = gpu->tuning();
-        tuning.rounds = -1;  // the renderer's choice unless a token rN forces it
-        for (size_t b = 0; b <= mode.size();) {
-          const size_t e = std::min(mode.find('+', b), mode.size());
-          if (const int r = mode_rounds(mode.substr(b, e - b)); r > 0) tuning.rounds = r;
-          b = e + 1;
-        }
-        gpu->set_tuning(tuning);
-        Stopwatch up;
-        if (!gpu->set_cloud(cloud, &why)) {
-          std::fprintf(table, "# gpu+%s %llu %s: skipped: %s\n", mode.c_str(),
-                       (unsigned long long)n, order.c_str(), why.c_str());
-          continue;
-        }
-        std::fprintf(table, "# gpu+%s: uploaded in %.0f ms%s\n", mode.c_str(), up.ms(),
-                     compact ? " (compact encoding included)" : "");
-        std::unique_ptr<CpuRenderer>& ref_slot = refs[{compact, compact && sort}];
-        if (!ref_slot) {
-          auto made = std::make_unique<CpuRenderer>(o.threads);
-          RenderOptions ref_options;  // compact positions in the GPU's order
-          ref_options.compact = compact;
-          ref_options.sort = ro.sort;
-          made->set_options(ref_options);
-          if (!made->set_cloud(cloud, &why)) {
-            std::fprintf(table, "# cpu reference for %s: %s\n", mode.c_str(), why.c_str());
-            ++failures;
-            continue;
-          }
-          ref_slot = std::move(made);
-        }
-        CpuRenderer& ref_cpu = *ref_slot;
-        for (const auto& wh : o.sizes) {
-          for (const std::string& camname : o.cameras) {
-            Camera cam = scene_camera("cube", cloud);
-            if (camname != "inside") cam.frame(cloud_bounds, double(wh.first) / double(wh.second));
-            Row base;
-            base.points = n;
-            base.order = order;
-            base.camera = camname;
-            base.width = wh.first;
-            base.height = wh.second;
-            RenderSettings small, rs;
-            small.width = o.check_size.first;
-            small.height = o.check_size.second;
-            rs.width = wh.first;
-            rs.height = wh.second;
-            small.edl = rs.edl = mode.find("edl") != std::string::npos;
-            small.hq = rs.hq = mode.find("hq") != std::string::npos;
-            Image ref;
-            FrameStats st;
-            if (!ref_cpu.render(cam, small, ref, st, &why)) {
-              std::fprintf(table, "# cpu check frame failed: %s\n", why.c_str());
-              ++failures;
-              continue;
-            }
-            gpu_row(base, "gpu+" + mode, "", cam, small, rs, ref, ref_cpu);
-          }
-        }
-      }
-#endif
-    }
-    // The renderers keep pointers to the cloud: hand them an empty one before it goes.
-    static const PointCloud kEmpty;
-    cpu.set_cloud(kEmpty, &why);
-#if defined(PR_BENCH_CUDA)
-    if (gpu) gpu->set_cloud(kEmpty, &why);
-#endif
-    if (gl) gl->set_cloud(kEmpty, &why);
   }
 
-  if (o.json) std::fputs(document().c_str(), stdout);
-  write_json_out();
-  if (failures) std::fprintf(table, "# %d check(s) FAILED\n", failures);
-  return failures ? 1 : 0;
+  // Rewritten after every row, so a run cut short by a time limit still leaves its rows.
+  void write_json_out() const {
+    if (options.json_out.empty()) return;
+    std::ofstream f(options.json_out);
+    f << document();
+    if (!f) std::fprintf(stderr, "pointraster_bench: cannot write %s\n", options.json_out.c_str());
+  }
+
+  /// The document where asked for, the failures counted; the exit code.
+  int finish() const {
+    if (options.json) std::fputs(document().c_str(), stdout);
+    write_json_out();
+    if (failures) std::fprintf(table, "# %d check(s) FAILED\n", failures);
+    return failures ? 1 : 0;
+  }
+};
+
+/// The cloud being timed: its count and order, and its bounds for the cameras.
+struct CloudCase {
+  const PointCloud& cloud;
+  uint64_t n;
+  std::string order;
+  Bounds bounds;
+};
+
+RenderSettings frame_settings(int width, int height) {
+  RenderSettings s;
+  s.width = width;
+  s.height = height;
+  return s;
+}
+
+/// A view's camera before its first frame: the cube scene's own camera inside the cube for
+/// "inside", the whole cloud framed for the others.
+Camera start_camera(const CloudCase& c, const View& v) {
+  Camera cam = scene_camera("cube", c.cloud);
+  if (v.camera != "inside") cam.frame(c.bounds, double(v.width) / double(v.height));
+  return cam;
+}
+
+// Frame k's camera of a row: the orbit camera turns by kOrbitStep each frame and backs off to
+// keep the cloud in view, so no frame sees the last one's view (the renderers' occlusion
+// culling then works from a Hi-Z a frame old); the others stay put.
+Camera frame_camera(const Camera& cam, const CloudCase& c, const View& v, int k) {
+  if (v.camera != "orbit") return cam;
+  Camera moved = cam;
+  moved.yaw += kOrbitStep * double(k);
+  moved.frame(c.bounds, double(v.width) / double(v.height));
+  return moved;
+}
+
+Row base_row(const CloudCase& c, const View& v) {
+  Row r;
+  r.points = c.n;
+  r.order = c.order;
+  r.camera = v.camera;
+  r.width = v.width;
+  r.height = v.height;
+  return r;
+}
+
+/// Runs a plan: the renderers opened once, then for each count the cloud generated and for each
+/// order its rows (the default renderers view by view, then each GPU mode view by view).
+class Bench {
+ public:
+  Bench(const Plan& plan, Report& report)
+      : plan_(plan), o_(plan.options), report_(report), table_(report.table), cpu_(o_.threads) {}
+
+  /// The host, GPU and GL lines, then the table's header.
+  void open();
+  void run() {
+    for (uint64_t n : o_.points) run_count(n);
+  }
+
+ private:
+  void open_gpu();
+  void open_gl();
+  bool fits_in_memory(uint64_t n);
+  void run_count(uint64_t n);
+  void run_order(const CloudCase& c);
+  bool upload_gpu_default(const CloudCase& c);
+  bool upload_gl(const CloudCase& c);
+  void run_view(const CloudCase& c, const View& v, bool run_cpu, bool run_gpu, bool run_gl);
+  void cpu_row(const CloudCase& c, const View& v, const Camera& cam);
+  std::string gl_check(const Camera& cam, const RenderSettings& small, const Image& ref);
+  void gl_row(const CloudCase& c, const View& v, const Camera& cam, const RenderSettings& small,
+              const Image& ref);
+#if defined(PR_BENCH_CUDA)
+  void measure_gpu_frame_bytes();
+  std::string gpu_check(const Camera& cam, const RenderSettings& small, const Image& ref,
+                        Image& img);
+  void check_timed_frame(Row& r, const Camera& now, const RenderSettings& rs, const Image& img,
+                         Renderer& ref_renderer);
+  void add_gpu_notes(Row& r, bool stages);
+  void gpu_row(const CloudCase& c, const View& v, const std::string& label, const Camera& cam,
+               const RenderSettings& small, const RenderSettings& rs, const Image& ref,
+               Renderer& ref_renderer);
+  using References = std::map<std::pair<bool, bool>, std::unique_ptr<CpuRenderer>>;
+  bool upload_gpu_mode(const CloudCase& c, const GpuMode& m);
+  CpuRenderer* mode_reference(References& refs, const CloudCase& c, const GpuMode& m);
+  void gpu_mode_view(const CloudCase& c, const View& v, const GpuMode& m, CpuRenderer& ref);
+  void run_gpu_modes(const CloudCase& c);
+#endif
+
+  const Plan& plan_;
+  const Options& o_;
+  Report& report_;
+  FILE* const table_;
+  std::string why_;
+  CpuRenderer cpu_;
+  std::unique_ptr<GlPoints> gl_;
+#if defined(PR_BENCH_CUDA)
+  std::unique_ptr<CudaRenderer> gpu_;
+  // Device bytes the renderer holds for a frame of each size, without points: measured on a
+  // one-point cloud, so that bytes per point counts the cloud alone.
+  std::map<std::pair<int, int>, double> gpu_frame_bytes_;
+#endif
+};
+
+void Bench::open() {
+  report_.cpu_threads = cpu_.threads();
+  std::fprintf(table_, "# host: %s, %u threads for the CPU renderer, %.1f GiB available\n",
+               cpu_model().c_str(), cpu_.threads(), double(host_memory_available()) / 1073741824.0);
+  open_gpu();
+  open_gl();
+  print_header(table_);
+}
+
+void Bench::open_gpu() {
+#if defined(PR_BENCH_CUDA)
+  if (!wants(o_, "gpu")) return;
+  gpu_ = make_cuda_renderer(&why_);
+  if (!gpu_) {
+    std::fprintf(table_, "# gpu: skipped: %s\n", why_.c_str());
+    return;
+  }
+  report_.gpu_name = gpu_->device_name();
+  CudaTuning tuning;
+  tuning.stage_timing = o_.stage_timing;
+  gpu_->set_tuning(tuning);
+  if (!measure_copy_bandwidth(report_.copy_bw, &why_))
+    std::fprintf(table_, "# copy bandwidth not measured: %s\n", why_.c_str());
+  std::fprintf(table_, "# gpu: %s; cudaMemcpy device-to-device %.3f TB/s (read + write)\n",
+               report_.gpu_name.c_str(), report_.copy_bw * 1e-12);
+  measure_gpu_frame_bytes();
+#else
+  if (wants(o_, "gpu")) std::fprintf(table_, "# gpu: skipped: built without CUDA\n");
+#endif
+}
+
+void Bench::open_gl() {
+  if (!wants(o_, "gl")) return;
+  gl_ = GlPoints::create(&why_);
+  if (!gl_)
+    std::fprintf(table_, "# gl: skipped: %s\n", why_.c_str());
+  else
+    report_.gl_name = gl_->renderer_name();
+  std::fprintf(table_, "# gl: %s\n", report_.gl_name.c_str());
+}
+
+bool Bench::fits_in_memory(uint64_t n) {
+  const uint64_t avail = host_memory_available();
+  const bool want_morton =
+      std::find(o_.orders.begin(), o_.orders.end(), "morton") != o_.orders.end();
+  // The cloud (16 B a point) and, for the Morton order, the sort's keys and gather (20 B).
+  const double need = double(n) * (want_morton ? 36.0 : 17.0);
+  if (avail > 0 && need > 0.9 * double(avail)) {
+    std::fprintf(table_,
+                 "# %llu points: skipped: needs about %.1f GiB of host memory, %.1f GiB "
+                 "available\n",
+                 (unsigned long long)n, need / 1073741824.0, double(avail) / 1073741824.0);
+    return false;
+  }
+  return true;
+}
+
+void Bench::run_count(uint64_t n) {
+  if (!fits_in_memory(n)) return;
+  Stopwatch gen;
+  PointCloud cloud = make_scene("cube", n, 1);
+  std::fprintf(table_, "# cube of %llu points generated in %.0f ms\n", (unsigned long long)n,
+               gen.ms());
+  bool sorted = false;
+  for (const std::string& order : o_.orders) {
+    if (order == "morton" && !sorted) {
+      Stopwatch ms;
+      morton_sort(cloud);
+      sorted = true;
+      std::fprintf(table_, "# Morton-sorted in %.0f ms\n", ms.ms());
+    } else if (order == "random" && sorted) {
+      cloud = make_scene("cube", n, 1);
+      sorted = false;
+    }
+    run_order(CloudCase{cloud, n, order, cloud.world_bounds()});
+  }
+  // The renderers keep pointers to the cloud: hand them an empty one before it goes.
+  static const PointCloud kEmpty;
+  cpu_.set_cloud(kEmpty, &why_);
+#if defined(PR_BENCH_CUDA)
+  if (gpu_) gpu_->set_cloud(kEmpty, &why_);
+#endif
+  if (gl_) gl_->set_cloud(kEmpty, &why_);
+}
+
+void Bench::run_order(const CloudCase& c) {
+  const bool run_cpu = wants(o_, "cpu") && c.n <= o_.cpu_max;
+  // The CPU renderer is also the reference image for the checks.
+  if (!cpu_.set_cloud(c.cloud, &why_)) {
+    std::fprintf(table_, "# cpu: %s\n", why_.c_str());
+    ++report_.failures;
+    return;
+  }
+  const bool run_gpu = upload_gpu_default(c);
+  const bool run_gl = upload_gl(c);
+  for (const View& v : plan_.views) run_view(c, v, run_cpu, run_gpu, run_gl);
+#if defined(PR_BENCH_CUDA)
+  run_gpu_modes(c);
+#endif
+}
+
+bool Bench::upload_gpu_default(const CloudCase& c) {
+#if defined(PR_BENCH_CUDA)
+  const bool want_default =
+      std::find(o_.gpu_modes.begin(), o_.gpu_modes.end(), "default") != o_.gpu_modes.end();
+  if (!gpu_ || c.n > o_.gpu_max || !want_default) return false;
+  if (o_.gpu_modes_given) {  // explicit modes: "default" means the renderer's defaults
+    gpu_->set_options(RenderOptions{});
+    CudaTuning t = gpu_->tuning();
+    t.rounds = -1;
+    gpu_->set_tuning(t);
+  }
+  Stopwatch up;
+  const bool ok = gpu_->set_cloud(c.cloud, &why_);
+  if (!ok)
+    std::fprintf(table_, "# gpu %llu %s: skipped: %s\n", (unsigned long long)c.n, c.order.c_str(),
+                 why_.c_str());
+  else
+    std::fprintf(table_, "# gpu: uploaded in %.0f ms\n", up.ms());
+  return ok;
+#else
+  (void)c;
+  return false;
+#endif
+}
+
+bool Bench::upload_gl(const CloudCase& c) {
+  if (!gl_ || c.n > o_.gl_max) return false;
+  Stopwatch up;
+  const bool ok = gl_->set_cloud(c.cloud, &why_);
+  if (!ok)
+    std::fprintf(table_, "# gl %llu %s: skipped: %s\n", (unsigned long long)c.n, c.order.c_str(),
+                 why_.c_str());
+  else
+    std::fprintf(table_, "# gl: uploaded in %.0f ms\n", up.ms());
+  return ok;
+}
+
+/// One view's rows: GPU, GL and CPU, after the CPU's reference image on a small frame.
+void Bench::run_view(const CloudCase& c, const View& v, bool run_cpu, bool run_gpu, bool run_gl) {
+  const Camera cam = start_camera(c, v);
+  const RenderSettings small = frame_settings(o_.check_size.first, o_.check_size.second);
+  Image ref;
+  FrameStats st;
+  if (!cpu_.render(cam, small, ref, st, &why_)) {
+    std::fprintf(table_, "# cpu check frame failed: %s\n", why_.c_str());
+    ++report_.failures;
+    return;
+  }
+#if defined(PR_BENCH_CUDA)
+  if (run_gpu) gpu_row(c, v, "gpu", cam, small, frame_settings(v.width, v.height), ref, cpu_);
+#else
+  (void)run_gpu;
+#endif
+  if (run_gl) gl_row(c, v, cam, small, ref);
+  if (run_cpu) cpu_row(c, v, cam);
+}
+
+void Bench::cpu_row(const CloudCase& c, const View& v, const Camera& cam) {
+  Row r = base_row(c, v);
+  r.renderer = "cpu";
+  r.check = "reference";
+  const RenderSettings rs = frame_settings(v.width, v.height);
+  Image img;
+  int k = 0;
+  auto frame = [&](double& t, double& x, std::string* e) {
+    FrameStats fs;
+    if (!cpu_.render(frame_camera(cam, c, v, ++k), rs, img, fs, e)) return false;
+    t = fs.total_ms;
+    x = fs.raster_ms;
+    return true;
+  };
+  std::vector<double> ms, extra;
+  if (!time_frames(o_, frame, ms, extra, &why_)) {
+    std::fprintf(table_, "# cpu frame failed: %s\n", why_.c_str());
+    ++report_.failures;
+    return;
+  }
+  r.ms = summarize(ms);
+  r.extra_ms = summarize(extra).median;
+  r.extra_name = "raster_ms";
+  // Host bytes a point occupies (float xyz + RGBA8), read from main memory.
+  r.bytes_per_point = double(c.cloud.memory_bytes()) / double(c.n);
+  char b[160];
+  std::snprintf(b, sizeof b, "%u threads", cpu_.threads());
+  r.note = b;
+  if (cpu_.occlusion_ran()) {
+    std::snprintf(b, sizeof b, ", last frame: %llu batches hidden, %llu drawn late",
+                  (unsigned long long)cpu_.occluded_batches(),
+                  (unsigned long long)cpu_.second_pass_batches());
+    r.note += b;
+  }
+  report_.add(r);
+}
+
+/// The share of the GL check frame's pixels that equal the CPU's, or FAIL with the reason.
+std::string Bench::gl_check(const Camera& cam, const RenderSettings& small, const Image& ref) {
+  double t = 0, x = 0;
+  Image img;
+  if (!gl_->render(cam, small.width, small.height, t, x, &why_) || !gl_->read_image(img, &why_))
+    return "FAIL(" + why_ + ")";
+  size_t same = 0;
+  for (size_t i = 0; i < img.rgba.size() && i < ref.rgba.size(); ++i)
+    same += img.rgba[i] == ref.rgba[i];
+  // GL breaks depth ties its own way and rounds with its own floats: a few pixels differ. Far
+  // fewer equal pixels means its projection is not the one projection.h computes.
+  const double share = double(same) / double(ref.rgba.size());
+  char b[64];
+  std::snprintf(b, sizeof b, "%s%.2f%% px = cpu%s", share < 0.95 ? "FAIL(" : "", 100.0 * share,
+                share < 0.95 ? ")" : "");
+  if (share < 0.95) ++report_.failures;
+  return b;
+}
+
+void Bench::gl_row(const CloudCase& c, const View& v, const Camera& cam,
+                   const RenderSettings& small, const Image& ref) {
+  Row r = base_row(c, v);
+  r.renderer = "gl";
+  r.check = gl_check(cam, small, ref);
+  // NVIDIA's timer query measures the GPU's clear + draw; a software GL (llvmpipe) draws inside
+  // glFinish, so there only the host clock means anything.
+  const std::string& gl_name = report_.gl_name;
+  const bool soft = gl_name.find("llvmpipe") != std::string::npos ||
+                    gl_name.find("softpipe") != std::string::npos;
+  int k = 0;
+  auto frame = [&](double& tt, double& xx, std::string* e) {
+    double q = 0, w = 0;
+    if (!gl_->render(frame_camera(cam, c, v, ++k), v.width, v.height, q, w, e)) return false;
+    tt = soft ? w : q;
+    xx = soft ? q : w;
+    return true;
+  };
+  std::vector<double> ms, extra;
+  if (!time_frames(o_, frame, ms, extra, &why_)) {
+    std::fprintf(table_, "# gl frame failed: %s\n", why_.c_str());
+    return;
+  }
+  r.ms = summarize(ms);
+  r.extra_ms = summarize(extra).median;
+  r.extra_name = soft ? "gl_timer_query_ms" : "glfinish_wall_ms";
+  r.bytes_per_point = double(gl_->memory_bytes()) / double(c.n);
+  if (report_.copy_bw > 0)
+    r.copy_fraction = double(c.n) * r.bytes_per_point / (r.ms.median * 1e-3) / report_.copy_bw;
+  r.note = soft ? "glFinish wall time (software GL)" : "GL timer query";
+  report_.add(r);
+}
+
+#if defined(PR_BENCH_CUDA)
+void Bench::measure_gpu_frame_bytes() {
+  std::string e;
+  auto probe = make_cuda_renderer(&e);
+  PointCloud one = make_scene("cube", 1);
+  if (!probe || !probe->set_cloud(one, &e)) return;
+  for (const auto& wh : o_.sizes) {
+    const RenderSettings s = frame_settings(wh.first, wh.second);
+    Image img;
+    FrameStats st;
+    if (probe->render(scene_camera("cube", one), s, img, st, &e))
+      gpu_frame_bytes_[wh] = double(probe->memory_bytes());
+  }
+}
+
+/// "ok" when the GPU's small frame equals `ref` pixel for pixel, else FAIL with the count.
+std::string Bench::gpu_check(const Camera& cam, const RenderSettings& small, const Image& ref,
+                             Image& img) {
+  FrameStats st;
+  if (!gpu_->render(cam, small, img, st, &why_)) return "FAIL(" + why_ + ")";
+  size_t diff = 0;
+  for (size_t i = 0; i < img.rgba.size() && i < ref.rgba.size(); ++i)
+    diff += img.rgba[i] != ref.rgba[i];
+  return diff == 0 ? "ok" : "FAIL(" + std::to_string(diff) + " px differ)";
+}
+
+// The last timed frame compared with `ref_renderer`'s full-size image when the cloud is small
+// enough for the CPU to draw it quickly (the timed frames of small clouds take the sparse path,
+// which the small check does not reach).
+void Bench::check_timed_frame(Row& r, const Camera& now, const RenderSettings& rs, const Image& img,
+                              Renderer& ref_renderer) {
+  if (r.points > 10'000'000 || r.check != "ok") return;
+  Image full;
+  FrameStats fs;
+  if (!ref_renderer.render(now, rs, full, fs, &why_)) {
+    r.check = "FAIL(cpu: " + why_ + ")";
+    return;
+  }
+  size_t d = 0;
+  if (full.rgba.size() != img.rgba.size())
+    d = full.rgba.size();
+  else
+    for (size_t i = 0; i < img.rgba.size(); ++i) d += img.rgba[i] != full.rgba[i];
+  if (d) {
+    r.check = "FAIL(timed frame: " + std::to_string(d) + " px differ)";
+    ++report_.failures;
+  }
+}
+
+/// The last frame's batch counts (where occlusion culling ran) and the resolve's own time
+/// (--stage-timing) appended to the row's note.
+void Bench::add_gpu_notes(Row& r, bool stages) {
+  CudaRenderer::BatchCounts bc;
+  if (gpu_->last_batch_counts(&bc, nullptr) && bc.occlusion) {
+    char b[160];
+    std::snprintf(b, sizeof b,
+                  "%slast frame: %llu + %llu of %llu batches drawn, %llu hidden, %llu out of view",
+                  r.note.empty() ? "" : ", ", (unsigned long long)bc.first,
+                  (unsigned long long)bc.second, (unsigned long long)bc.batches,
+                  (unsigned long long)bc.occluded, (unsigned long long)bc.culled);
+    r.note += b;
+  }
+  if (stages) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%sresolve %.4f ms", r.note.empty() ? "" : ", ", r.extra_ms);
+    r.note += b;
+  }
+}
+
+// One GPU row: the small frame must equal `ref` (`ref_renderer`'s image at the small check size)
+// pixel for pixel, then the timed frames.
+void Bench::gpu_row(const CloudCase& c, const View& v, const std::string& label, const Camera& cam,
+                    const RenderSettings& small, const RenderSettings& rs, const Image& ref,
+                    Renderer& ref_renderer) {
+  Row r = base_row(c, v);
+  r.renderer = label;
+  Image img;
+  r.check = gpu_check(cam, small, ref, img);
+  if (r.check != "ok") ++report_.failures;
+  bool stages = false;  // --stage-timing: the resolve timed on its own
+  Camera now = cam;
+  int k = 0;
+  auto frame = [&](double& t, double& x, std::string* e) {
+    FrameStats fs;
+    now = frame_camera(cam, c, v, ++k);
+    if (!gpu_->render(now, rs, img, fs, e)) return false;
+    t = fs.clear_ms + fs.raster_ms + fs.resolve_ms;
+    stages = fs.stages;
+    x = fs.stages ? fs.resolve_ms : fs.total_ms;
+    return true;
+  };
+  std::vector<double> ms, extra;
+  if (!time_frames(o_, frame, ms, extra, &why_)) {
+    std::fprintf(table_, "# %s frame failed: %s\n", label.c_str(), why_.c_str());
+    ++report_.failures;
+    return;
+  }
+  check_timed_frame(r, now, rs, img, ref_renderer);
+  r.ms = summarize(ms);
+  r.extra_ms = summarize(extra).median;
+  r.extra_name = stages ? "resolve_ms" : "render_with_host_copy_ms";
+  add_gpu_notes(r, stages);
+  const auto fb = gpu_frame_bytes_.find({rs.width, rs.height});
+  const double held = double(gpu_->memory_bytes());
+  r.bytes_per_point =
+      (held - (fb != gpu_frame_bytes_.end() ? fb->second - 16.0 : 0.0)) / double(r.points);
+  if (report_.copy_bw > 0)
+    r.copy_fraction = double(r.points) * r.bytes_per_point / (r.ms.median * 1e-3) / report_.copy_bw;
+  report_.add(r);
+}
+
+bool Bench::upload_gpu_mode(const CloudCase& c, const GpuMode& m) {
+  gpu_->set_options(m.options);
+  CudaTuning tuning = gpu_->tuning();
+  tuning.rounds = m.rounds;
+  gpu_->set_tuning(tuning);
+  Stopwatch up;
+  if (!gpu_->set_cloud(c.cloud, &why_)) {
+    std::fprintf(table_, "# gpu+%s %llu %s: skipped: %s\n", m.name.c_str(), (unsigned long long)c.n,
+                 c.order.c_str(), why_.c_str());
+    return false;
+  }
+  std::fprintf(table_, "# gpu+%s: uploaded in %.0f ms%s\n", m.name.c_str(), up.ms(),
+               m.options.compact ? " (compact encoding included)" : "");
+  return true;
+}
+
+// One CPU reference per storage form (compact, sorted) and cloud: the host's compact encoding of
+// 1e9 points takes half a minute, and several modes share it. Null after a message when the
+// reference cannot take the cloud.
+CpuRenderer* Bench::mode_reference(References& refs, const CloudCase& c, const GpuMode& m) {
+  const bool compact = m.options.compact, sort = m.options.sort == Toggle::kOn;
+  std::unique_ptr<CpuRenderer>& slot = refs[{compact, compact && sort}];
+  if (slot) return slot.get();
+  auto made = std::make_unique<CpuRenderer>(o_.threads);
+  RenderOptions ref_options;  // compact positions in the GPU's order
+  ref_options.compact = compact;
+  ref_options.sort = m.options.sort;
+  made->set_options(ref_options);
+  if (!made->set_cloud(c.cloud, &why_)) {
+    std::fprintf(table_, "# cpu reference for %s: %s\n", m.name.c_str(), why_.c_str());
+    ++report_.failures;
+    return nullptr;
+  }
+  slot = std::move(made);
+  return slot.get();
+}
+
+void Bench::gpu_mode_view(const CloudCase& c, const View& v, const GpuMode& m, CpuRenderer& ref) {
+  const Camera cam = start_camera(c, v);
+  RenderSettings small = frame_settings(o_.check_size.first, o_.check_size.second);
+  RenderSettings rs = frame_settings(v.width, v.height);
+  small.edl = rs.edl = m.edl;
+  small.hq = rs.hq = m.hq;
+  Image ref_image;
+  FrameStats st;
+  if (!ref.render(cam, small, ref_image, st, &why_)) {
+    std::fprintf(table_, "# cpu check frame failed: %s\n", why_.c_str());
+    ++report_.failures;
+    return;
+  }
+  gpu_row(c, v, "gpu+" + m.name, cam, small, rs, ref_image, ref);
+}
+
+// The other storage modes, each uploaded once and checked against a CPU renderer set up the same
+// way (compact positions draw the dequantized points, on both sides).
+void Bench::run_gpu_modes(const CloudCase& c) {
+  References refs;
+  for (const GpuMode& m : plan_.gpu_modes) {
+    if (m.name == "default" || !gpu_ || c.n > o_.gpu_max) continue;
+    if (!upload_gpu_mode(c, m)) continue;
+    CpuRenderer* ref = mode_reference(refs, c, m);
+    if (!ref) continue;
+    for (const View& v : plan_.views) gpu_mode_view(c, v, m, *ref);
+  }
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Plan plan;
+  if (!make_plan(argc, argv, plan)) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  Report report(plan.options);
+  Bench bench(plan, report);
+  bench.open();
+  bench.run();
+  return report.finish();
 }
