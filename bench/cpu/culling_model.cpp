@@ -120,6 +120,140 @@ std::vector<Batch> batch_footprints(const PointCloud& cloud, const ProjParams& p
   return out;
 }
 
+/// The frame projected once: each point's pixel (or -1) and depth bits, each pixel's nearest
+/// depth bits.
+struct Frame {
+  int W = 0, H = 0;
+  uint64_t n = 0, in_view = 0;
+  std::vector<int32_t> pix;
+  std::vector<uint32_t> depth, image;
+};
+
+Frame project(const PointCloud& cloud, const ProjParams& p, int W, int H) {
+  Frame fr;
+  fr.W = W;
+  fr.H = H;
+  fr.n = cloud.size();
+  fr.pix.assign(fr.n, -1);
+  fr.depth.assign(fr.n, kEmpty);
+  fr.image.assign(size_t(W) * H, kEmpty);
+  for (uint64_t i = 0; i < fr.n; ++i) {
+    int ix = 0, iy = 0;
+    uint64_t key = 0;
+    const Float3& v = cloud.positions[i];
+    if (!project_to_pixel(p, v.x, v.y, v.z, 0, ix, iy, key)) continue;
+    fr.pix[i] = iy * W + ix;
+    fr.depth[i] = uint32_t(key >> 32);
+    fr.image[size_t(fr.pix[i])] = std::min(fr.image[size_t(fr.pix[i])], fr.depth[i]);
+    ++fr.in_view;
+  }
+  return fr;
+}
+
+/// One row of the Hi-Z table (batches of `size` points, Hi-Z tiles of T pixels); false after a
+/// FAIL line when a hidden batch gives a pixel its depth.
+bool hiz_row(const Frame& fr, const std::vector<Batch>& batches, uint64_t size, int T) {
+  const int W = fr.W, H = fr.H, tx = (W + T - 1) / T, ty = (H + T - 1) / T;
+  std::vector<uint32_t> hiz(size_t(tx) * ty, 0);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      uint32_t& w = hiz[size_t(y / T) * tx + size_t(x / T)];
+      w = std::max(w, fr.image[size_t(y) * W + x]);
+    }
+  uint64_t hidden = 0, hidden_points = 0, wrong = 0;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const Batch& bt = batches[b];
+    if (bt.f.rect.empty()) continue;  // culled: not counted as hidden
+    uint32_t most = 0;
+    for (int y = bt.f.rect.y0 / T; y <= (bt.f.rect.y1 - 1) / T; ++y)
+      for (int x = bt.f.rect.x0 / T; x <= (bt.f.rect.x1 - 1) / T; ++x)
+        most = std::max(most, hiz[size_t(y) * tx + size_t(x)]);
+    if (bt.near_bits <= most) continue;
+    ++hidden;
+    for (uint64_t i = b * size; i < std::min(fr.n, (b + 1) * size); ++i) {
+      ++hidden_points;
+      wrong += fr.pix[i] >= 0 && fr.depth[i] <= fr.image[size_t(fr.pix[i])];
+    }
+  }
+  std::printf("| %llu | %d | %zu | %.1f%% | %.1f%% |\n", (unsigned long long)size, T,
+              batches.size(), 100.0 * double(hidden) / double(batches.size()),
+              100.0 * double(hidden_points) / double(fr.n));
+  if (wrong) {
+    std::printf("FAIL: %llu points of hidden batches give a pixel its depth\n",
+                (unsigned long long)wrong);
+    return false;
+  }
+  return true;
+}
+
+using TileList = std::vector<std::pair<uint32_t, uint32_t>>;  // (near bits, batch), per tile
+
+/// Tile t (S x S pixels) owned by one block: its list's batches drawn nearest first into `own`,
+/// each skipped when it cannot reach a pixel nearer than the tile holds. Returns the points read;
+/// `wrong` counts the tile's pixels that end up other than the image's.
+uint64_t own_tile(const Frame& fr, const std::vector<Batch>& batches, uint64_t size, int S,
+                  size_t t, int tx, TileList& list, std::vector<uint32_t>& own, uint64_t& wrong) {
+  const int W = fr.W, H = fr.H;
+  std::sort(list.begin(), list.end());
+  std::fill(own.begin(), own.end(), kEmpty);
+  const int X0 = int(t % size_t(tx)) * S, Y0 = int(t / size_t(tx)) * S;
+  const int X1 = std::min(W, X0 + S), Y1 = std::min(H, Y0 + S);
+  uint64_t r = 0;
+  for (const auto& [near_bits, b] : list) {
+    const PixelRect& f = batches[b].f.rect;
+    uint32_t far = 0;
+    for (int y = std::max(f.y0, Y0); y < std::min(f.y1, Y1); ++y)
+      for (int x = std::max(f.x0, X0); x < std::min(f.x1, X1); ++x)
+        far = std::max(far, own[size_t(y - Y0) * S + size_t(x - X0)]);
+    if (near_bits > far) continue;  // everything it can reach already holds a nearer depth
+    for (uint64_t i = b * size; i < std::min(fr.n, (b + 1) * size); ++i) {
+      ++r;
+      if (fr.pix[i] < 0) continue;
+      const int x = fr.pix[i] % W, y = fr.pix[i] / W;
+      if (x < X0 || x >= X1 || y < Y0 || y >= Y1) continue;
+      uint32_t& d = own[size_t(y - Y0) * S + size_t(x - X0)];
+      d = std::min(d, fr.depth[i]);
+    }
+  }
+  for (int y = Y0; y < Y1; ++y)
+    for (int x = X0; x < X1; ++x)
+      wrong += own[size_t(y - Y0) * S + size_t(x - X0)] != fr.image[size_t(y) * W + x];
+  return r;
+}
+
+/// One row of the ownership table (batches of `size` points, tiles of S pixels); false after a
+/// FAIL line when an owned tile's depths differ from the image's.
+bool tile_row(const Frame& fr, const std::vector<Batch>& batches, uint64_t size, int S) {
+  const int tx = (fr.W + S - 1) / S, ty = (fr.H + S - 1) / S;
+  std::vector<TileList> lists(size_t(tx) * ty);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const PixelRect& r = batches[b].f.rect;
+    if (r.empty()) continue;
+    for (int y = r.y0 / S; y <= (r.y1 - 1) / S; ++y)
+      for (int x = r.x0 / S; x <= (r.x1 - 1) / S; ++x)
+        lists[size_t(y) * tx + size_t(x)].push_back({batches[b].near_bits, uint32_t(b)});
+  }
+  uint64_t used = 0, entries = 0, read = 0, most = 0, wrong = 0;
+  std::vector<uint32_t> own(size_t(S) * S);
+  for (size_t t = 0; t < lists.size(); ++t) {
+    if (lists[t].empty()) continue;
+    ++used;
+    entries += lists[t].size();
+    const uint64_t r = own_tile(fr, batches, size, S, t, tx, lists[t], own, wrong);
+    read += r;
+    most = std::max(most, r);
+  }
+  std::printf("| %llu | %d | %llu | %llu | %.2f M | %.0f k |\n", (unsigned long long)size, S,
+              (unsigned long long)used, (unsigned long long)entries, double(read) / 1e6,
+              double(most) / 1e3);
+  if (wrong) {
+    std::printf("FAIL: %llu pixels of the owned tiles differ from the image\n",
+                (unsigned long long)wrong);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,30 +264,14 @@ int main(int argc, char** argv) {
   Camera cam = scene_camera("cube", cloud);
   if (o.camera == "overview") cam.frame(cloud.world_bounds(), double(o.width) / o.height);
   const ProjParams p = cam.params(o.width, o.height, cloud.origin, 1);
-  const int W = o.width, H = o.height;
-  const uint64_t n = cloud.size();
-
-  // Each point's pixel (or -1) and depth bits; each pixel's nearest depth bits.
-  std::vector<int32_t> pix(n, -1);
-  std::vector<uint32_t> depth(n, kEmpty), image(size_t(W) * H, kEmpty);
-  uint64_t in_view = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    int ix = 0, iy = 0;
-    uint64_t key = 0;
-    const Float3& v = cloud.positions[i];
-    if (!project_to_pixel(p, v.x, v.y, v.z, 0, ix, iy, key)) continue;
-    pix[i] = iy * W + ix;
-    depth[i] = uint32_t(key >> 32);
-    image[size_t(pix[i])] = std::min(image[size_t(pix[i])], depth[i]);
-    ++in_view;
-  }
+  const Frame fr = project(cloud, p, o.width, o.height);
   uint64_t hit = 0;
-  for (uint32_t d : image) hit += d != kEmpty;
+  for (uint32_t d : fr.image) hit += d != kEmpty;
   std::printf(
       "culling_model: cube, %llu points (%s order), %s camera, %dx%d: %llu in view on "
       "%llu pixels\n\n",
-      (unsigned long long)n, o.order.c_str(), o.camera.c_str(), W, H, (unsigned long long)in_view,
-      (unsigned long long)hit);
+      (unsigned long long)fr.n, o.order.c_str(), o.camera.c_str(), fr.W, fr.H,
+      (unsigned long long)fr.in_view, (unsigned long long)hit);
   int failures = 0;
   // Each batch size's footprints, for both tables.
   std::vector<std::vector<Batch>> footprints;
@@ -162,102 +280,14 @@ int main(int argc, char** argv) {
   std::printf(
       "| batch | Hi-Z tile | batches | hidden batches | hidden points |\n"
       "| ---: | ---: | ---: | ---: | ---: |\n");
-  for (size_t k = 0; k < o.batches.size(); ++k) {
-    const uint64_t size = o.batches[k];
-    const std::vector<Batch>& batches = footprints[k];
-    for (uint64_t t64 : o.hiz_tiles) {
-      const int T = int(t64), tx = (W + T - 1) / T, ty = (H + T - 1) / T;
-      std::vector<uint32_t> hiz(size_t(tx) * ty, 0);
-      for (int y = 0; y < H; ++y)
-        for (int x = 0; x < W; ++x) {
-          uint32_t& w = hiz[size_t(y / T) * tx + size_t(x / T)];
-          w = std::max(w, image[size_t(y) * W + x]);
-        }
-      uint64_t hidden = 0, hidden_points = 0, wrong = 0;
-      for (size_t b = 0; b < batches.size(); ++b) {
-        const Batch& bt = batches[b];
-        if (bt.f.rect.empty()) continue;  // culled: not counted as hidden
-        uint32_t most = 0;
-        for (int y = bt.f.rect.y0 / T; y <= (bt.f.rect.y1 - 1) / T; ++y)
-          for (int x = bt.f.rect.x0 / T; x <= (bt.f.rect.x1 - 1) / T; ++x)
-            most = std::max(most, hiz[size_t(y) * tx + size_t(x)]);
-        if (bt.near_bits <= most) continue;
-        ++hidden;
-        for (uint64_t i = b * size; i < std::min(n, (b + 1) * size); ++i) {
-          ++hidden_points;
-          wrong += pix[i] >= 0 && depth[i] <= image[size_t(pix[i])];
-        }
-      }
-      std::printf("| %llu | %d | %zu | %.1f%% | %.1f%% |\n", (unsigned long long)size, T,
-                  batches.size(), 100.0 * double(hidden) / double(batches.size()),
-                  100.0 * double(hidden_points) / double(n));
-      if (wrong) {
-        std::printf("FAIL: %llu points of hidden batches give a pixel its depth\n",
-                    (unsigned long long)wrong);
-        ++failures;
-      }
-    }
-  }
+  for (size_t k = 0; k < o.batches.size(); ++k)
+    for (uint64_t t64 : o.hiz_tiles)
+      failures += !hiz_row(fr, footprints[k], o.batches[k], int(t64));
 
   std::printf(
       "\n| batch | tile | tiles used | list entries | points read | most a tile reads |\n"
       "| ---: | ---: | ---: | ---: | ---: | ---: |\n");
-  for (size_t k = 0; k < o.batches.size(); ++k) {
-    const uint64_t size = o.batches[k];
-    const std::vector<Batch>& batches = footprints[k];
-    for (uint64_t s64 : o.tiles) {
-      const int S = int(s64), tx = (W + S - 1) / S, ty = (H + S - 1) / S;
-      std::vector<std::vector<std::pair<uint32_t, uint32_t>>> lists(size_t(tx) * ty);
-      for (size_t b = 0; b < batches.size(); ++b) {
-        const PixelRect& r = batches[b].f.rect;
-        if (r.empty()) continue;
-        for (int y = r.y0 / S; y <= (r.y1 - 1) / S; ++y)
-          for (int x = r.x0 / S; x <= (r.x1 - 1) / S; ++x)
-            lists[size_t(y) * tx + size_t(x)].push_back({batches[b].near_bits, uint32_t(b)});
-      }
-      uint64_t used = 0, entries = 0, read = 0, most = 0, wrong = 0;
-      std::vector<uint32_t> own(size_t(S) * S);
-      for (size_t t = 0; t < lists.size(); ++t) {
-        std::vector<std::pair<uint32_t, uint32_t>>& list = lists[t];
-        if (list.empty()) continue;
-        ++used;
-        entries += list.size();
-        std::sort(list.begin(), list.end());
-        std::fill(own.begin(), own.end(), kEmpty);
-        const int X0 = int(t % size_t(tx)) * S, Y0 = int(t / size_t(tx)) * S;
-        const int X1 = std::min(W, X0 + S), Y1 = std::min(H, Y0 + S);
-        uint64_t r = 0;
-        for (const auto& [near_bits, b] : list) {
-          const PixelRect& f = batches[b].f.rect;
-          uint32_t far = 0;
-          for (int y = std::max(f.y0, Y0); y < std::min(f.y1, Y1); ++y)
-            for (int x = std::max(f.x0, X0); x < std::min(f.x1, X1); ++x)
-              far = std::max(far, own[size_t(y - Y0) * S + size_t(x - X0)]);
-          if (near_bits > far) continue;  // everything it can reach already holds a nearer depth
-          for (uint64_t i = b * size; i < std::min(n, (b + 1) * size); ++i) {
-            ++r;
-            if (pix[i] < 0) continue;
-            const int x = pix[i] % W, y = pix[i] / W;
-            if (x < X0 || x >= X1 || y < Y0 || y >= Y1) continue;
-            uint32_t& d = own[size_t(y - Y0) * S + size_t(x - X0)];
-            d = std::min(d, depth[i]);
-          }
-        }
-        for (int y = Y0; y < Y1; ++y)
-          for (int x = X0; x < X1; ++x)
-            wrong += own[size_t(y - Y0) * S + size_t(x - X0)] != image[size_t(y) * W + x];
-        read += r;
-        most = std::max(most, r);
-      }
-      std::printf("| %llu | %d | %llu | %llu | %.2f M | %.0f k |\n", (unsigned long long)size, S,
-                  (unsigned long long)used, (unsigned long long)entries, double(read) / 1e6,
-                  double(most) / 1e3);
-      if (wrong) {
-        std::printf("FAIL: %llu pixels of the owned tiles differ from the image\n",
-                    (unsigned long long)wrong);
-        ++failures;
-      }
-    }
-  }
+  for (size_t k = 0; k < o.batches.size(); ++k)
+    for (uint64_t s64 : o.tiles) failures += !tile_row(fr, footprints[k], o.batches[k], int(s64));
   return failures ? 1 : 0;
 }
