@@ -44,6 +44,21 @@ class IoMalformed : public ::testing::Test {
     EXPECT_NE(err.find(word), std::string::npos) << err;
     EXPECT_EQ(err.find('\n'), std::string::npos) << err;
   }
+  /// Loading `p` succeeds with `points` points and one warning naming the file and containing
+  /// `word`.
+  void expect_warning(const std::string& p, size_t points, const std::string& word) {
+    PointCloud c;
+    FileInfo info;
+    std::string err;
+    ASSERT_TRUE(load_point_cloud(p, c, &info, &err)) << err;
+    EXPECT_EQ(c.size(), points);
+    EXPECT_EQ(info.points, points);
+    ASSERT_EQ(info.warnings.size(), 1u);
+    const std::string& w = info.warnings[0];
+    EXPECT_EQ(w.rfind(p, 0), 0u) << w;
+    EXPECT_NE(w.find(word), std::string::npos) << w;
+    EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+  }
   PointCloud cloud(size_t n) {
     PointCloud c;
     c.resize(n);
@@ -65,12 +80,12 @@ TEST_F(IoMalformed, PathsThatAreNotFiles) {
 TEST_F(IoMalformed, TruncatedFiles) {
   std::string err;
   const PointCloud c = cloud(5000);
-  ASSERT_TRUE(save_las(path("t.las"), c, 3, &err));
+  ASSERT_TRUE(save_las(path("t.las"), c, 3, &err));  // cut short, it loads: LasCutShort below
   ASSERT_TRUE(save_ply(path("t.ply"), c, PlyEncoding::kBinaryLittleEndian, &err));
   ASSERT_TRUE(save_ply(path("ta.ply"), c, PlyEncoding::kAscii, &err));
   ASSERT_TRUE(save_pcd(path("t.pcd"), c, true, &err));
   ASSERT_TRUE(save_pcd(path("ta.pcd"), c, false, &err));
-  for (const char* f : {"t.las", "t.ply", "ta.ply", "t.pcd", "ta.pcd"}) {
+  for (const char* f : {"t.ply", "ta.ply", "t.pcd", "ta.pcd"}) {
     SCOPED_TRACE(f);
     const std::string all = read(path(f));
     const std::string p = write(std::string("cut_") + f, all.substr(0, all.size() * 2 / 3));
@@ -91,12 +106,13 @@ TEST_F(IoMalformed, HeaderClaimsMorePointsThanTheFileHolds) {
   std::string las = read(path("a.las"));
   const uint32_t huge = 0xFFFFFFF0u;
   std::memcpy(&las[107], &huge, 4);
-  expect_fail(write("big.las", las), "declares 4294967280 points");
+  // LAS: the points present are read, with a warning (LasCutShort below).
+  expect_warning(write("big.las", las), 10, "declares 4294967280 points");
   ASSERT_TRUE(save_las(path("b.las"), cloud(10), 6, &err));
   las = read(path("b.las"));
   const uint64_t huge64 = uint64_t(1) << 60;
   std::memcpy(&las[247], &huge64, 8);
-  expect_fail(write("big14.las", las), "declares");
+  expect_warning(write("big14.las", las), 10, "declares 1152921504606846976 points");
   expect_fail(write("big.ply",
                     "ply\nformat binary_little_endian 1.0\nelement vertex 999999999999\n"
                     "property float x\nproperty float y\nproperty float z\nend_header\n"
@@ -130,11 +146,64 @@ TEST_F(IoMalformed, ZeroPoints) {
                     "VERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nWIDTH 0\nHEIGHT 1\n"
                     "POINTS 0\nDATA ascii\n"),
               "no points");
-  std::string err;
-  ASSERT_TRUE(save_las(path("z.las"), PointCloud{}, 1, &err));
-  expect_fail(path("z.las"), "no points");
   expect_fail(write("z.xyz", "x y z\n"), "no line");
   expect_fail(write("z.pts", "0\n"), "no line");
+}
+
+// A LAS file cut short (the header declares more points than whole records follow) gives the
+// records present and one warning with both counts, as PDAL reads PDAL's
+// 1.2-with-color-clipped.las; the cut record is not read.
+TEST_F(IoMalformed, LasCutShort) {
+  std::string err;
+  const PointCloud c = cloud(5000);
+  for (int fmt : {3, 6}) {
+    SCOPED_TRACE(fmt);
+    const std::string name = "t" + std::to_string(fmt) + ".las";
+    ASSERT_TRUE(save_las(path(name), c, fmt, &err)) << err;
+    const std::string all = read(path(name));
+    const size_t record = fmt == 3 ? 34 : 30, header = all.size() - 5000 * record;
+    const std::string p = write("cut_" + name, all.substr(0, header + 3000 * record + record / 2));
+    expect_warning(p, 3000, "declares 5000 points but the file holds 3000");
+    PointCloud got;
+    ASSERT_TRUE(load_point_cloud(p, got, nullptr, &err)) << err;
+    for (size_t i = 0; i < got.size(); i += 499) {
+      const glm::dvec3 w =
+          glm::dvec3(got.positions[i].x, got.positions[i].y, got.positions[i].z) + got.origin;
+      EXPECT_NEAR(w.x, double(i), 1e-3);
+      EXPECT_NEAR(w.y, double(i % 7), 1e-3);
+    }
+    // A budget keeps its stride through the records present.
+    LoadOptions o;
+    o.max_points = 100;
+    FileInfo info;
+    ASSERT_TRUE(load_point_cloud(p, got, &info, &err, nullptr, &o)) << err;
+    EXPECT_EQ(got.size(), 100u);
+    EXPECT_EQ(info.warnings.size(), 1u);
+  }
+}
+
+// A LAS file whose header counts no points (laspy's no-points.las) loads as an empty cloud with
+// the header's bounds, and no warning.
+TEST_F(IoMalformed, LasWithoutPoints) {
+  std::string err;
+  ASSERT_TRUE(save_las(path("z.las"), PointCloud{}, 1, &err)) << err;
+  std::string las = read(path("z.las"));
+  const double bounds[6] = {10.5, -1.0, 20.0, 2.0, 3.0, -4.25};  // max x, min x, max y, ...
+  std::memcpy(&las[179], bounds, sizeof bounds);
+  const std::string p = write("z_bounds.las", las);
+  PointCloud c;
+  c.resize(5);  // the result must be emptied
+  FileInfo info;
+  ASSERT_TRUE(load_point_cloud(p, c, &info, &err)) << err;
+  EXPECT_TRUE(c.empty());
+  EXPECT_EQ(info.points, 0u);
+  EXPECT_EQ(info.format, "LAS");
+  EXPECT_TRUE(info.warnings.empty());
+  ASSERT_FALSE(info.bounds.empty);
+  EXPECT_EQ(info.bounds.min, glm::dvec3(-1.0, 2.0, -4.25));
+  EXPECT_EQ(info.bounds.max, glm::dvec3(10.5, 20.0, 3.0));
+  ASSERT_TRUE(load_point_cloud(path("z.las"), c, &info, &err)) << err;
+  EXPECT_TRUE(c.empty());
 }
 
 TEST_F(IoMalformed, UnknownTypesAndBadHeaders) {

@@ -9,8 +9,6 @@
 
 namespace pr::io {
 
-namespace {}  // namespace
-
 bool las_is_compressed(const uint8_t* d, size_t n) {
   if (n < 227) return false;
   const uint8_t fmt = d[104];
@@ -68,25 +66,43 @@ bool parse_las_header(const Input& in, LasHeader& h, std::string* error) {
   return true;
 }
 
-bool read_las(const Input& in, Output& out, std::string* error) {
-  const uint8_t* d = in.data;
-  LasHeader h;
-  if (!parse_las_header(in, h, error)) return false;
-  const int major = h.major, minor = h.minor;
-  const uint32_t offset = h.offset;
+namespace {
+
+/// Whole records in the file: the header's count, or fewer when the file ends early. PDAL and
+/// laspy read the records present of such a file with a warning, and so does this reader.
+uint64_t las_records_present(const Input& in, Output& out, const LasHeader& h) {
+  const uint64_t avail = (in.size - h.offset) / h.record_length;
+  if (h.count <= avail) return h.count;
+  out.info->warnings.push_back(in.name + ": the header declares " + std::to_string(h.count) +
+                               " points but the file holds " + std::to_string(avail) +
+                               " (truncated); reading those");
+  return avail;
+}
+
+/// The bounds the header declares (max X, min X, max Y, ... from byte 179), for a file without
+/// points; empty when they are not finite or min > max.
+Bounds las_header_bounds(const Input& in) {
+  Bounds b;
+  double v[6];
+  for (int i = 0; i < 6; ++i) v[i] = get_le<double>(in.data + 179 + 8 * i);
+  const glm::dvec3 lo(v[1], v[3], v[5]), hi(v[0], v[2], v[4]);
+  for (int i = 0; i < 3; ++i)
+    if (!std::isfinite(lo[i]) || !std::isfinite(hi[i]) || lo[i] > hi[i]) return b;
+  b.extend(lo);
+  b.extend(hi);
+  return b;
+}
+
+/// Decodes the `stride.keep` records that `stride` picks of the `records` at `base` into the
+/// cloud, colors as 16-bit (high byte); `max_channel` is the largest color channel seen.
+bool decode_las_records(const Input& in, Output& out, const LasHeader& h, const uint8_t* base,
+                        const Stride& stride, Bounds& bounds, uint32_t& max_channel,
+                        std::string* error) {
   const uint8_t fmt = h.format;
   const uint16_t rec = h.record_length;
-  const uint64_t count = h.count;
-  const uint64_t avail = (in.size - offset) / rec;
-  if (count > avail)
-    return fail(in, error,
-                "the header declares " + std::to_string(count) + " points but the file holds " +
-                    std::to_string(avail) + " (truncated?)");
-  if (count == 0) return fail(in, error, "the file holds no points");
+  const uint64_t count = stride.n;
   const double sx = h.scale[0], sy = h.scale[1], sz = h.scale[2];
   const double ox = h.origin[0], oy = h.origin[1], oz = h.origin[2];
-
-  const uint8_t* base = d + offset;
   const uint16_t rgb = kLasRgbOffset[fmt];
   auto xyz = [&](size_t i, double& x, double& y, double& z) {
     const uint8_t* r = base + i * rec;
@@ -103,12 +119,7 @@ bool read_las(const Input& in, Output& out, std::string* error) {
   }
   const Attributes attrs = las_attributes(fmt);
   PointSink sink(in, out, attrs, choose_origin(sample));
-  // Cloud index k holds record stride.record(k): every record, or an even stride through them.
-  const Stride stride = Stride::of(count, *in.options);
-  // Colors are 16-bit by the specification, but many writers store 8-bit values: decode as 16-bit
-  // (high byte) and remember the largest channel; if it never exceeds 255, redo the colors as
-  // 8-bit.
-  std::atomic<uint32_t> max_channel{0};
+  std::atomic<uint32_t> max_seen{0};
   const bool ok = sink.run(
       fixed_blocks(size_t(stride.keep)),
       [&](size_t b, BlockWriter& w, std::string&) {
@@ -131,53 +142,81 @@ bool read_las(const Input& in, Output& out, std::string* error) {
           }
           w(p);
         }
-        uint32_t cur = max_channel.load();
-        while (mx > cur && !max_channel.compare_exchange_weak(cur, mx)) {
+        uint32_t cur = max_seen.load();
+        while (mx > cur && !max_seen.compare_exchange_weak(cur, mx)) {
         }
         return true;
       },
       error);
-  if (!ok) return false;
-  if (rgb && max_channel.load() <= 255 && out.cloud->size() == stride.keep) {
-    // Coordinates were all finite integers times finite scales, so no point was dropped and
-    // cloud index i is record stride.record(i).
-    PointCloud& c = *out.cloud;
+  bounds = sink.bounds;
+  max_channel = max_seen.load();
+  return ok;
+}
+
+/// The colors again as 8-bit values (low byte), for files whose channels never exceed 255.
+/// Coordinates are finite integers times finite scales, so no point was dropped and cloud index
+/// i is record stride.record(i).
+void las_colors_8bit(const LasHeader& h, const uint8_t* base, const Stride& stride, PointCloud& c) {
+  const uint16_t rec = h.record_length, rgb = kLasRgbOffset[h.format];
+  parallel_for(
+      c.size(),
+      [&](size_t i0, size_t i1) {
+        for (size_t i = i0; i < i1; ++i) {
+          const uint8_t* r = base + size_t(stride.record(i)) * rec + rgb;
+          c.colors[i] = rgba(uint8_t(get_le<uint16_t>(r)), uint8_t(get_le<uint16_t>(r + 2)),
+                             uint8_t(get_le<uint16_t>(r + 4)));
+        }
+      },
+      0, 1 << 16);
+}
+
+/// The extra bytes as named fields of the points kept (cloud index i: record stride.record(i)).
+void las_extra_fields_kept(const Input& in, const LasHeader& h, const uint8_t* base,
+                           const Stride& stride, PointCloud& cloud) {
+  if (stride.all()) {
+    read_las_extra_bytes(in, h, base, cloud);
+    return;
+  }
+  const uint16_t rec = h.record_length;
+  for (const LasExtraField& f : las_extra_fields(in, h)) {
+    ScalarField field{f.name, {}};
+    field.values.resize(size_t(stride.keep));
+    float* dst = field.values.data();
     parallel_for(
-        c.size(),
+        field.values.size(),
         [&](size_t i0, size_t i1) {
-          for (size_t i = i0; i < i1; ++i) {
-            const uint8_t* r = base + size_t(stride.record(i)) * rec + rgb;
-            c.colors[i] = rgba(uint8_t(get_le<uint16_t>(r)), uint8_t(get_le<uint16_t>(r + 2)),
-                               uint8_t(get_le<uint16_t>(r + 4)));
-          }
+          for (size_t i = i0; i < i1; ++i) dst[i] = f.value(base + size_t(stride.record(i)) * rec);
         },
-        0, 1 << 16);
+        0, size_t(1) << 16);
+    cloud.fields.push_back(std::move(field));
   }
-  // The extra bytes as named fields of the points kept. LAS coordinates are always finite, so no
-  // point is dropped and cloud index i is record stride.record(i).
-  if (out.cloud->size() == stride.keep) {
-    if (stride.all()) {
-      read_las_extra_bytes(in, h, base, *out.cloud);
-    } else {
-      for (const LasExtraField& f : las_extra_fields(in, h)) {
-        ScalarField field{f.name, {}};
-        field.values.resize(size_t(stride.keep));
-        float* dst = field.values.data();
-        parallel_for(
-            field.values.size(),
-            [&](size_t i0, size_t i1) {
-              for (size_t i = i0; i < i1; ++i)
-                dst[i] = f.value(base + size_t(stride.record(i)) * rec);
-            },
-            0, size_t(1) << 16);
-        out.cloud->fields.push_back(std::move(field));
-      }
-    }
-  }
+}
+
+}  // namespace
+
+bool read_las(const Input& in, Output& out, std::string* error) {
+  LasHeader h;
+  if (!parse_las_header(in, h, error)) return false;
+  const uint8_t* base = in.data + h.offset;
+  // Cloud index k holds record stride.record(k): every record, or an even stride through them.
+  const Stride stride = Stride::of(las_records_present(in, out, h), *in.options);
+  // Colors are 16-bit by the specification, but many writers store 8-bit values: decode as 16-bit
+  // (high byte) and remember the largest channel; if it never exceeds 255, redo the colors as
+  // 8-bit.
+  Bounds bounds;
+  uint32_t max_channel = 0;
+  if (!decode_las_records(in, out, h, base, stride, bounds, max_channel, error)) return false;
+  if (kLasRgbOffset[h.format] && max_channel <= 255 && out.cloud->size() == stride.keep)
+    las_colors_8bit(h, base, stride, *out.cloud);
+  // LAS coordinates are always finite, so no point is dropped and cloud index i is record
+  // stride.record(i).
+  if (out.cloud->size() == stride.keep) las_extra_fields_kept(in, h, base, stride, *out.cloud);
   out.info->format = "LAS";
-  out.info->version =
-      std::to_string(major) + "." + std::to_string(minor) + " format " + std::to_string(fmt);
-  finish(in, out, sink.bounds, attrs);
+  out.info->version = std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
+                      std::to_string(h.format);
+  // A file without points (or cut before its first record) reports the bounds its header states.
+  if (stride.n == 0) bounds = las_header_bounds(in);
+  finish(in, out, bounds, las_attributes(h.format));
   return true;
 }
 

@@ -178,7 +178,10 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
     out = PointCloud{};
     return false;
   }
-  if (out.empty()) {
+  // A LAS file may hold no points (its header says so, or it ends before the first record): it
+  // loads as an empty cloud with its header's bounds, as PDAL and laspy read it. Every other
+  // format without a point is refused.
+  if (out.empty() && format != FileFormat::kLas) {
     out = PointCloud{};
     return io::fail(in, error, "the file holds no points");
   }

@@ -65,6 +65,9 @@ struct FileInfo {
   double seconds = 0.0;
   std::vector<ScanInfo> scans;  ///< E57: every scan of the file, in its order; else empty
   CopcInfo copc;                ///< COPC: its octree; else present == false
+  /// What the reader read past, one line each naming the file (a LAS file cut short: the points
+  /// declared and present); empty for a sound file.
+  std::vector<std::string> warnings;
 };
 
 /// File formats recognised by content.
