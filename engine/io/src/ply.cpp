@@ -195,16 +195,88 @@ size_t instance_size(const Element& e, const uint8_t* p, const uint8_t* end, boo
   return n;
 }
 
-}  // namespace
+enum Encoding { kAscii, kLittle, kBig, kNone };
 
-bool read_ply(const Input& in, Output& out, std::string* error) {
-  const char* text = reinterpret_cast<const char*>(in.data);
-  const char* end = text + in.size;
-  // ---- header ----
+/// The header: the elements in file order and where the body starts.
+struct PlyHeader {
   std::vector<Element> elems;
-  enum { kAscii, kLittle, kBig, kNone } enc = kNone;
-  const char* p = text;
-  const char* data = nullptr;
+  Encoding enc = kNone;
+  const char* data = nullptr;  ///< the body, after end_header
+  size_t vertex = 0;           ///< index of the vertex element
+};
+
+/// The vertex properties the reader uses: the point's fields, the attributes they give and the
+/// other scalar properties, kept by name (ScalarField) in file order.
+struct VertexPlan {
+  Layout l;
+  Attributes attrs;
+  std::vector<size_t> extra;
+  std::vector<std::string> extra_names;
+};
+
+std::vector<std::string> tokens(const std::string& line) {
+  std::vector<std::string> tok;
+  for (size_t i = 0; i < line.size();) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    size_t j = i;
+    while (j < line.size() && !is_space(line[j])) ++j;
+    if (j > i) tok.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return tok;
+}
+
+/// One header line after the first (its tokens `tok`, not empty, no comment, no end_header) into
+/// `h`; false with the problem in `msg`.
+bool header_line(const std::vector<std::string>& tok, const std::string& line, PlyHeader& h,
+                 std::string& msg) {
+  if (tok[0] == "format") {
+    if (tok.size() < 2) return msg = "format without encoding", false;
+    if (tok[1] == "ascii")
+      h.enc = kAscii;
+    else if (tok[1] == "binary_little_endian")
+      h.enc = kLittle;
+    else if (tok[1] == "binary_big_endian")
+      h.enc = kBig;
+    else
+      return msg = "unknown encoding '" + tok[1] + "'", false;
+  } else if (tok[0] == "element") {
+    if (tok.size() < 3) return msg = "element needs a name and a count", false;
+    Element e;
+    e.name = tok[1];
+    double c;
+    if (!parse_double(tok[2].data(), tok[2].data() + tok[2].size(), c) || c < 0 || c > 1e15 ||
+        c != std::floor(c))
+      return msg = "bad element count '" + tok[2] + "'", false;
+    e.count = uint64_t(c);
+    h.elems.push_back(std::move(e));
+  } else if (tok[0] == "property") {
+    if (h.elems.empty()) return msg = "property before any element", false;
+    Prop pr;
+    if (tok.size() >= 5 && tok[1] == "list") {
+      pr.list = true;
+      if (!scalar_from_name(tok[2], pr.count_type) || !scalar_from_name(tok[3], pr.type))
+        return msg = "unknown property type in '" + line + "'", false;
+      pr.name = tok[4];
+    } else if (tok.size() >= 3) {
+      if (!scalar_from_name(tok[1], pr.type))
+        return msg = "unknown property type '" + tok[1] + "'", false;
+      pr.name = tok[2];
+    } else {
+      return msg = "malformed property '" + line + "'", false;
+    }
+    h.elems.back().props.push_back(pr);
+  } else {
+    return msg = "unknown keyword '" + tok[0] + "'", false;
+  }
+  return true;
+}
+
+/// The header's lines up to end_header, then each element's record layout and the vertex
+/// element.
+bool parse_ply_header(const Input& in, PlyHeader& h, std::string* error) {
+  const char* p = reinterpret_cast<const char*>(in.data);
+  const char* end = p + in.size;
   int line_no = 0;
   while (p < end) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
@@ -213,67 +285,23 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
     std::string line(p, le);
     p = nl ? nl + 1 : end;
     while (!line.empty() && is_space(line.back())) line.pop_back();
-    std::vector<std::string> tok;
-    for (size_t i = 0; i < line.size();) {
-      while (i < line.size() && is_space(line[i])) ++i;
-      size_t j = i;
-      while (j < line.size() && !is_space(line[j])) ++j;
-      if (j > i) tok.push_back(line.substr(i, j - i));
-      i = j;
-    }
+    const std::vector<std::string> tok = tokens(line);
     if (line_no == 1) {
       if (tok.empty() || tok[0] != "ply") return fail(in, error, "not a PLY file");
       continue;
     }
     if (tok.empty() || tok[0] == "comment" || tok[0] == "obj_info") continue;
-    const std::string where = "PLY header line " + std::to_string(line_no) + ": ";
     if (tok[0] == "end_header") {
-      data = p;
+      h.data = p;
       break;
     }
-    if (tok[0] == "format") {
-      if (tok.size() < 2) return fail(in, error, where + "format without encoding");
-      if (tok[1] == "ascii")
-        enc = kAscii;
-      else if (tok[1] == "binary_little_endian")
-        enc = kLittle;
-      else if (tok[1] == "binary_big_endian")
-        enc = kBig;
-      else
-        return fail(in, error, where + "unknown encoding '" + tok[1] + "'");
-    } else if (tok[0] == "element") {
-      if (tok.size() < 3) return fail(in, error, where + "element needs a name and a count");
-      Element e;
-      e.name = tok[1];
-      double c;
-      if (!parse_double(tok[2].data(), tok[2].data() + tok[2].size(), c) || c < 0 || c > 1e15 ||
-          c != std::floor(c))
-        return fail(in, error, where + "bad element count '" + tok[2] + "'");
-      e.count = uint64_t(c);
-      elems.push_back(std::move(e));
-    } else if (tok[0] == "property") {
-      if (elems.empty()) return fail(in, error, where + "property before any element");
-      Prop pr;
-      if (tok.size() >= 5 && tok[1] == "list") {
-        pr.list = true;
-        if (!scalar_from_name(tok[2], pr.count_type) || !scalar_from_name(tok[3], pr.type))
-          return fail(in, error, where + "unknown property type in '" + line + "'");
-        pr.name = tok[4];
-      } else if (tok.size() >= 3) {
-        if (!scalar_from_name(tok[1], pr.type))
-          return fail(in, error, where + "unknown property type '" + tok[1] + "'");
-        pr.name = tok[2];
-      } else {
-        return fail(in, error, where + "malformed property '" + line + "'");
-      }
-      elems.back().props.push_back(pr);
-    } else {
-      return fail(in, error, where + "unknown keyword '" + tok[0] + "'");
-    }
+    std::string msg;
+    if (!header_line(tok, line, h, msg))
+      return fail(in, error, "PLY header line " + std::to_string(line_no) + ": " + msg);
   }
-  if (!data) return fail(in, error, "PLY header has no end_header");
-  if (enc == kNone) return fail(in, error, "PLY header has no format line");
-  for (Element& e : elems) {
+  if (!h.data) return fail(in, error, "PLY header has no end_header");
+  if (h.enc == kNone) return fail(in, error, "PLY header has no format line");
+  for (Element& e : h.elems) {
     for (Prop& pr : e.props) {
       pr.offset = e.stride;
       if (pr.list)
@@ -282,223 +310,276 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
         e.stride += scalar_size(pr.type);
     }
   }
-  size_t vi = elems.size();
-  for (size_t i = 0; i < elems.size(); ++i)
-    if (elems[i].name == "vertex") {
-      vi = i;
+  h.vertex = h.elems.size();
+  for (size_t i = 0; i < h.elems.size(); ++i)
+    if (h.elems[i].name == "vertex") {
+      h.vertex = i;
       break;
     }
-  if (vi == elems.size()) return fail(in, error, "PLY file has no vertex element");
-  const Element& v = elems[vi];
+  if (h.vertex == h.elems.size()) return fail(in, error, "PLY file has no vertex element");
+  return true;
+}
+
+/// Which vertex properties make the point and which are kept as fields; false when the vertex
+/// element cannot give points.
+bool plan_vertex(const Input& in, const Element& v, VertexPlan& plan, std::string* error) {
   const Layout lay = vertex_layout(v);
   if (lay.field[kX] < 0 || lay.field[kY] < 0)
     return fail(in, error, "PLY vertex element has no x and y properties");
   if (v.props.size() > 256) return fail(in, error, "PLY vertex element has too many properties");
   const bool has_color = lay.field[kR] >= 0 && lay.field[kG] >= 0 && lay.field[kB] >= 0;
-  Layout l = lay;
-  if (!has_color) l.field[kR] = -1;
-  const Attributes attrs{has_color, l.field[kI] >= 0, l.field[kC] >= 0};
+  plan.l = lay;
+  if (!has_color) plan.l.field[kR] = -1;
+  plan.attrs = Attributes{has_color, plan.l.field[kI] >= 0, plan.l.field[kC] >= 0};
   if (v.count == 0) return fail(in, error, "the file holds no points (vertex count 0)");
-  const size_t nprops = v.props.size();
-  // The other scalar properties are kept by name (ScalarField), in file order.
-  std::vector<size_t> extra;
-  std::vector<std::string> extra_names;
-  for (size_t k = 0; k < nprops; ++k) {
+  for (size_t k = 0; k < v.props.size(); ++k) {
     bool used = v.props[k].list;
-    for (int f : l.field) used |= f == int(k);
+    for (int f : plan.l.field) used |= f == int(k);
     if (used) continue;
-    extra.push_back(k);
-    extra_names.push_back(v.props[k].name);
+    plan.extra.push_back(k);
+    plan.extra_names.push_back(v.props[k].name);
   }
-  const size_t nextra = extra.size();
-  // Cloud index k holds vertex stride.record(k): every vertex, or an even stride through them.
-  const Stride stride = Stride::of(v.count, *in.options);
+  return true;
+}
 
-  static const char* kEnc[] = {"ascii", "binary_little_endian", "binary_big_endian"};
-  out.info->format = "PLY";
-  out.info->version = std::string(kEnc[enc]) + " 1.0";
+/// Decodes the binary vertex at r (every property, lists skipped) into a point and its fields.
+inline void decode_vertex(const uint8_t* r, const Element& v, const VertexPlan& plan, bool swap,
+                          RawPoint& pt, float* values) {
+  double val[256];
+  size_t o = 0;
+  for (size_t k = 0; k < v.props.size(); ++k) {
+    const Prop& pr = v.props[k];
+    if (!pr.list) {
+      val[k] = read_scalar(r + o, pr.type, swap);
+      o += scalar_size(pr.type);
+    } else {
+      const double c = read_scalar(r + o, pr.count_type, swap);
+      o += scalar_size(pr.count_type) + size_t(c) * scalar_size(pr.type);
+      val[k] = 0;
+    }
+  }
+  make_point(val, plan.l, v, pt);
+  for (size_t j = 0; j < plan.extra.size(); ++j) values[j] = float(val[plan.extra[j]]);
+}
 
-  if (enc != kAscii) {
-    const bool swap = (enc == kBig);  // the machines we build for are little-endian
-    const uint8_t* b = reinterpret_cast<const uint8_t*>(data);
-    const uint8_t* bend = in.data + in.size;
-    for (size_t i = 0; i < vi; ++i) {
-      const Element& e = elems[i];
-      if (e.fixed) {
-        if (e.stride && e.count > uint64_t(bend - b) / e.stride)
+/// Moves `b` past the binary elements before the vertex element and checks that the vertex
+/// element fits in the rest of the file.
+bool skip_to_vertices(const Input& in, const PlyHeader& h, bool swap, const uint8_t*& b,
+                      std::string* error) {
+  const uint8_t* bend = in.data + in.size;
+  for (size_t i = 0; i < h.vertex; ++i) {
+    const Element& e = h.elems[i];
+    if (e.fixed) {
+      if (e.stride && e.count > uint64_t(bend - b) / e.stride)
+        return fail(in, error,
+                    "truncated PLY: element '" + e.name + "' runs past the end of the file");
+      b += e.count * e.stride;
+    } else {
+      for (uint64_t k = 0; k < e.count; ++k) {
+        const size_t s = instance_size(e, b, bend, swap);
+        if (s == 0)
           return fail(in, error,
                       "truncated PLY: element '" + e.name + "' runs past the end of the file");
-        b += e.count * e.stride;
-      } else {
-        for (uint64_t k = 0; k < e.count; ++k) {
-          const size_t s = instance_size(e, b, bend, swap);
-          if (s == 0)
-            return fail(in, error,
-                        "truncated PLY: element '" + e.name + "' runs past the end of the file");
-          b += s;
-        }
+        b += s;
       }
     }
-    const size_t avail = size_t(bend - b);
-    if (v.fixed && v.count > avail / v.stride)
-      return fail(in, error,
-                  "the header declares " + std::to_string(v.count) +
-                      " vertices but the file holds " + std::to_string(avail / v.stride) +
-                      " (truncated?)");
-    if (!v.fixed && v.count > avail)
-      return fail(in, error,
-                  "the header declares more vertices than the file can hold (truncated?)");
-    auto decode_at = [&](const uint8_t* r, RawPoint& pt, size_t& size, float* values) {
-      double val[256];
-      size_t o = 0;
-      for (size_t k = 0; k < nprops; ++k) {
-        const Prop& pr = v.props[k];
-        if (!pr.list) {
-          val[k] = read_scalar(r + o, pr.type, swap);
-          o += scalar_size(pr.type);
-        } else {
-          const double c = read_scalar(r + o, pr.count_type, swap);
-          o += scalar_size(pr.count_type) + size_t(c) * scalar_size(pr.type);
-          val[k] = 0;
-        }
-      }
-      size = o;
-      make_point(val, l, v, pt);
-      for (size_t j = 0; j < nextra; ++j) values[j] = float(val[extra[j]]);
-    };
-    float scratch[256];
-    Bounds sample;
-    if (v.fixed) {
-      const size_t step = std::max<size_t>(1, size_t(v.count / 4096));
-      for (size_t i = 0; i < v.count; i += step) {
-        RawPoint pt;
-        size_t s;
-        decode_at(b + i * v.stride, pt, s, scratch);
-        if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
-          sample.extend({pt.x, pt.y, pt.z});
-      }
-      PointSink sink(in, out, attrs, choose_origin(sample));
-      sink.fields = extra_names;
-      const size_t keep = size_t(stride.keep);
-      // Fixed records: read only the properties we keep, at their offsets.
-      size_t off[kFields];
-      Scalar type[kFields];
-      for (int k = 0; k < kFields; ++k) {
-        const int f = l.field[k];
-        off[k] = f >= 0 ? v.props[f].offset : 0;
-        type[k] = f >= 0 ? v.props[f].type : Scalar::kU8;
-      }
-      const bool xyz_f32 = type[kX] == Scalar::kF32 && type[kY] == Scalar::kF32 &&
-                           type[kZ] == Scalar::kF32 && l.field[kZ] >= 0 && !swap;
-      const bool rgb_u8 = attrs.color && type[kR] == Scalar::kU8 && type[kG] == Scalar::kU8 &&
-                          type[kB] == Scalar::kU8;
-      const uint8_t* const vb = b;
-      const size_t record_size = v.stride;
-      size_t extra_off[256];
-      Scalar extra_type[256];
-      for (size_t j = 0; j < nextra; ++j)
-        extra_off[j] = v.props[extra[j]].offset, extra_type[j] = v.props[extra[j]].type;
-      // Cloud points [k0, k1): records stride.record(k) with their fields, or (kAll: every record,
-      // no fields, the common case) records k alone.
-      auto records = [&](auto all, size_t k0, size_t k1, BlockWriter& w) {
-        constexpr bool kAll = decltype(all)::value;
-        for (size_t k = k0; k < k1; ++k) {
-          const uint8_t* r = vb + (kAll ? k : size_t(stride.record(k))) * record_size;
-          RawPoint pt;
-          if (xyz_f32) {
-            pt.x = get_le<float>(r + off[kX]);
-            pt.y = get_le<float>(r + off[kY]);
-            pt.z = get_le<float>(r + off[kZ]);
-          } else {
-            pt.x = read_scalar(r + off[kX], type[kX], swap);
-            pt.y = read_scalar(r + off[kY], type[kY], swap);
-            pt.z = l.field[kZ] >= 0 ? read_scalar(r + off[kZ], type[kZ], swap) : 0.0;
-          }
-          if (rgb_u8) {
-            pt.color = rgba(r[off[kR]], r[off[kG]], r[off[kB]]);
-          } else if (attrs.color) {
-            pt.color = rgba(color_channel(read_scalar(r + off[kR], type[kR], swap), type[kR]),
-                            color_channel(read_scalar(r + off[kG], type[kG], swap), type[kG]),
-                            color_channel(read_scalar(r + off[kB], type[kB], swap), type[kB]));
-          } else {
-            pt.color = rgba(255, 255, 255);
-          }
-          pt.intensity = l.field[kI] >= 0 ? float(read_scalar(r + off[kI], type[kI], swap)) : 0.0f;
-          pt.classification =
-              l.field[kC] >= 0 ? clamp_u8(read_scalar(r + off[kC], type[kC], swap)) : 0;
-          if constexpr (kAll) {
-            w(pt);
-          } else {
-            float values[256];
-            for (size_t j = 0; j < nextra; ++j)
-              values[j] = float(read_scalar(r + extra_off[j], extra_type[j], swap));
-            emit_with_fields(w, pt, sink.field_arrays(), values, nextra);
-          }
-        }
-      };
-      // Each case a PointSink::run of its own, so that the common loop is compiled alone, free of
-      // the record lookup and the fields.
-      auto block = [&](auto all) {
-        return [&, all](size_t blk, BlockWriter& w, std::string&) {
-          const size_t k0 = blk << 16, k1 = std::min(keep, k0 + (size_t(1) << 16));
-          records(all, k0, k1, w);
-          return true;
-        };
-      };
-      if (stride.all() && nextra == 0
-              ? !sink.run(fixed_blocks(keep), block(std::true_type{}), error)
-              : !sink.run(fixed_blocks(keep), block(std::false_type{}), error))
-        return false;
-      finish(in, out, sink.bounds, attrs);
-      return true;
-    }
-    // Vertices with list properties: walk them in one block, checking every record's size.
-    {
-      const uint8_t* r = b;
-      for (size_t i = 0; i < 16 && i < v.count; ++i) {
-        const size_t s = instance_size(v, r, bend, swap);
-        if (!s) break;
-        RawPoint pt;
-        size_t s2;
-        decode_at(r, pt, s2, scratch);
-        if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
-          sample.extend({pt.x, pt.y, pt.z});
-        r += s;
-      }
-    }
-    PointSink sink(in, out, attrs, choose_origin(sample));
-    sink.fields = extra_names;
-    if (!sink.run(
-            {size_t(stride.keep)},
-            [&](size_t, BlockWriter& w, std::string& err) {
-              const uint8_t* r = b;
-              uint64_t next = stride.record(0);
-              for (uint64_t i = 0; i < v.count; ++i) {
-                const size_t s = instance_size(v, r, bend, swap);
-                if (!s) {
-                  err = "truncated PLY: vertex " + std::to_string(i) +
-                        " runs past the end of the file";
-                  return false;
-                }
-                if (i == next) {
-                  next = stride.record(stride.before(i + 1));
-                  RawPoint pt;
-                  size_t s2;
-                  decode_at(r, pt, s2, scratch);
-                  emit_with_fields(w, pt, sink.field_arrays(), scratch, nextra);
-                }
-                r += s;
-              }
-              return true;
-            },
-            error))
-      return false;
-    finish(in, out, sink.bounds, attrs);
-    return true;
   }
+  const Element& v = h.elems[h.vertex];
+  const size_t avail = size_t(bend - b);
+  if (v.fixed && v.count > avail / v.stride)
+    return fail(in, error,
+                "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
+                    std::to_string(avail / v.stride) + " (truncated?)");
+  if (!v.fixed && v.count > avail)
+    return fail(in, error, "the header declares more vertices than the file can hold (truncated?)");
+  return true;
+}
 
-  // ---- ascii: one element instance per line ----
-  const char* q = data;
+/// Where the kept properties of a fixed-size vertex record lie, and the fast cases: float x y z
+/// in the machine's byte order, uchar colors.
+struct FixedRecord {
+  size_t off[kFields];
+  Scalar type[kFields];
+  bool xyz_f32 = false, rgb_u8 = false;
+  size_t extra_off[256];
+  Scalar extra_type[256];
+
+  FixedRecord(const Element& v, const VertexPlan& plan, bool swap) {
+    const Layout& l = plan.l;
+    for (int k = 0; k < kFields; ++k) {
+      const int f = l.field[k];
+      off[k] = f >= 0 ? v.props[f].offset : 0;
+      type[k] = f >= 0 ? v.props[f].type : Scalar::kU8;
+    }
+    xyz_f32 = type[kX] == Scalar::kF32 && type[kY] == Scalar::kF32 && type[kZ] == Scalar::kF32 &&
+              l.field[kZ] >= 0 && !swap;
+    rgb_u8 = plan.attrs.color && type[kR] == Scalar::kU8 && type[kG] == Scalar::kU8 &&
+             type[kB] == Scalar::kU8;
+    for (size_t j = 0; j < plan.extra.size(); ++j)
+      extra_off[j] = v.props[plan.extra[j]].offset, extra_type[j] = v.props[plan.extra[j]].type;
+  }
+};
+
+/// Vertices of scalar properties only, fixed-size records from `vb`: parallel blocks that read
+/// only the properties kept, at their offsets.
+bool read_binary_fixed(const Input& in, Output& out, const Element& v, const VertexPlan& plan,
+                       const uint8_t* const vb, bool swap, std::string* error) {
+  const Layout l = plan.l;
+  const Attributes attrs = plan.attrs;
+  const size_t nextra = plan.extra.size();
+  const Stride stride = Stride::of(v.count, *in.options);
+  float scratch[256];
+  Bounds sample;
+  const size_t step = std::max<size_t>(1, size_t(v.count / 4096));
+  for (size_t i = 0; i < v.count; i += step) {
+    RawPoint pt;
+    decode_vertex(vb + i * v.stride, v, plan, swap, pt, scratch);
+    if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
+      sample.extend({pt.x, pt.y, pt.z});
+  }
+  PointSink sink(in, out, attrs, choose_origin(sample));
+  sink.fields = plan.extra_names;
+  const size_t keep = size_t(stride.keep);
+  const FixedRecord fr(v, plan, swap);
+  const size_t* off = fr.off;
+  const Scalar* type = fr.type;
+  const bool xyz_f32 = fr.xyz_f32, rgb_u8 = fr.rgb_u8;
+  const size_t record_size = v.stride;
+  // Cloud points [k0, k1): records stride.record(k) with their fields, or (kAll: every record,
+  // no fields, the common case) records k alone.
+  auto records = [&](auto all, size_t k0, size_t k1, BlockWriter& w) {
+    constexpr bool kAll = decltype(all)::value;
+    for (size_t k = k0; k < k1; ++k) {
+      const uint8_t* r = vb + (kAll ? k : size_t(stride.record(k))) * record_size;
+      RawPoint pt;
+      if (xyz_f32) {
+        pt.x = get_le<float>(r + off[kX]);
+        pt.y = get_le<float>(r + off[kY]);
+        pt.z = get_le<float>(r + off[kZ]);
+      } else {
+        pt.x = read_scalar(r + off[kX], type[kX], swap);
+        pt.y = read_scalar(r + off[kY], type[kY], swap);
+        pt.z = l.field[kZ] >= 0 ? read_scalar(r + off[kZ], type[kZ], swap) : 0.0;
+      }
+      if (rgb_u8) {
+        pt.color = rgba(r[off[kR]], r[off[kG]], r[off[kB]]);
+      } else if (attrs.color) {
+        pt.color = rgba(color_channel(read_scalar(r + off[kR], type[kR], swap), type[kR]),
+                        color_channel(read_scalar(r + off[kG], type[kG], swap), type[kG]),
+                        color_channel(read_scalar(r + off[kB], type[kB], swap), type[kB]));
+      } else {
+        pt.color = rgba(255, 255, 255);
+      }
+      pt.intensity = l.field[kI] >= 0 ? float(read_scalar(r + off[kI], type[kI], swap)) : 0.0f;
+      pt.classification = l.field[kC] >= 0 ? clamp_u8(read_scalar(r + off[kC], type[kC], swap)) : 0;
+      if constexpr (kAll) {
+        w(pt);
+      } else {
+        float values[256];
+        for (size_t j = 0; j < nextra; ++j)
+          values[j] = float(read_scalar(r + fr.extra_off[j], fr.extra_type[j], swap));
+        emit_with_fields(w, pt, sink.field_arrays(), values, nextra);
+      }
+    }
+  };
+  // Each case a PointSink::run of its own, so that the common loop is compiled alone, free of
+  // the record lookup and the fields.
+  auto block = [&](auto all) {
+    return [&, all](size_t blk, BlockWriter& w, std::string&) {
+      const size_t k0 = blk << 16, k1 = std::min(keep, k0 + (size_t(1) << 16));
+      records(all, k0, k1, w);
+      return true;
+    };
+  };
+  if (stride.all() && nextra == 0 ? !sink.run(fixed_blocks(keep), block(std::true_type{}), error)
+                                  : !sink.run(fixed_blocks(keep), block(std::false_type{}), error))
+    return false;
+  finish(in, out, sink.bounds, attrs);
+  return true;
+}
+
+/// Vertices with list properties from `b`: walked in one block, every record's size checked.
+bool read_binary_lists(const Input& in, Output& out, const Element& v, const VertexPlan& plan,
+                       const uint8_t* const b, bool swap, std::string* error) {
+  const uint8_t* bend = in.data + in.size;
+  const Stride stride = Stride::of(v.count, *in.options);
+  float scratch[256];
+  Bounds sample;
+  const uint8_t* r = b;
+  for (size_t i = 0; i < 16 && i < v.count; ++i) {
+    const size_t s = instance_size(v, r, bend, swap);
+    if (!s) break;
+    RawPoint pt;
+    decode_vertex(r, v, plan, swap, pt, scratch);
+    if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
+      sample.extend({pt.x, pt.y, pt.z});
+    r += s;
+  }
+  PointSink sink(in, out, plan.attrs, choose_origin(sample));
+  sink.fields = plan.extra_names;
+  if (!sink.run(
+          {size_t(stride.keep)},
+          [&](size_t, BlockWriter& w, std::string& err) {
+            const uint8_t* q = b;
+            uint64_t next = stride.record(0);
+            for (uint64_t i = 0; i < v.count; ++i) {
+              const size_t s = instance_size(v, q, bend, swap);
+              if (!s) {
+                err =
+                    "truncated PLY: vertex " + std::to_string(i) + " runs past the end of the file";
+                return false;
+              }
+              if (i == next) {
+                next = stride.record(stride.before(i + 1));
+                RawPoint pt;
+                decode_vertex(q, v, plan, swap, pt, scratch);
+                emit_with_fields(w, pt, sink.field_arrays(), scratch, plan.extra.size());
+              }
+              q += s;
+            }
+            return true;
+          },
+          error))
+    return false;
+  finish(in, out, sink.bounds, plan.attrs);
+  return true;
+}
+
+/// Reads the ascii line [s, e) of vertex `v` into a point and its fields.
+inline bool parse_vertex_line(const char* s, const char* e, const Element& v,
+                              const VertexPlan& plan, RawPoint& pt, float* values) {
+  double val[256];
+  for (size_t k = 0; k < v.props.size(); ++k) {
+    const Prop& pr = v.props[k];
+    while (s < e && is_sep(*s)) ++s;
+    double x;
+    const char* t = parse_double(s, e, x);
+    if (!t) return false;
+    s = t;
+    if (pr.list) {
+      if (!(x >= 0.0) || x > 1e9) return false;
+      for (size_t c = 0; c < size_t(x); ++c) {
+        while (s < e && is_sep(*s)) ++s;
+        double y;
+        const char* u = parse_double(s, e, y);
+        if (!u) return false;
+        s = u;
+      }
+      x = 0.0;
+    }
+    val[k] = x;
+  }
+  make_point(val, plan.l, v, pt);
+  for (size_t j = 0; j < plan.extra.size(); ++j) values[j] = float(val[plan.extra[j]]);
+  return true;
+}
+
+/// The ascii body: one element instance per non-blank line, the vertices in parallel chunks.
+bool read_ascii(const Input& in, Output& out, const PlyHeader& h, const VertexPlan& plan,
+                std::string* error) {
+  const char* text = reinterpret_cast<const char*>(in.data);
+  const char* end = text + in.size;
+  const char* q = h.data;
   auto skip_lines = [&](uint64_t n) {
     while (n > 0 && q < end) {
       const char* nl = static_cast<const char*>(std::memchr(q, '\n', size_t(end - q)));
@@ -508,10 +589,11 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
     }
     return n;
   };
-  for (size_t i = 0; i < vi; ++i)
-    if (skip_lines(elems[i].count) != 0)
+  for (size_t i = 0; i < h.vertex; ++i)
+    if (skip_lines(h.elems[i].count) != 0)
       return fail(in, error,
-                  "truncated PLY: element '" + elems[i].name + "' has fewer lines than declared");
+                  "truncated PLY: element '" + h.elems[i].name + "' has fewer lines than declared");
+  const Element& v = h.elems[h.vertex];
   const char* vb = q;
   const uint64_t missing = skip_lines(v.count);
   if (missing != 0)
@@ -519,39 +601,35 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
                 "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
                     std::to_string(v.count - missing) + " (truncated?)");
   const char* ve = q;
-  auto parse_line = [&](const char* s, const char* e, RawPoint& pt, float* values) {
-    double val[256];
-    for (size_t k = 0; k < nprops; ++k) {
-      const Prop& pr = v.props[k];
-      while (s < e && is_sep(*s)) ++s;
-      double x;
-      const char* t = parse_double(s, e, x);
-      if (!t) return false;
-      s = t;
-      if (pr.list) {
-        if (!(x >= 0.0) || x > 1e9) return false;
-        for (size_t c = 0; c < size_t(x); ++c) {
-          while (s < e && is_sep(*s)) ++s;
-          double y;
-          const char* u = parse_double(s, e, y);
-          if (!u) return false;
-          s = u;
-        }
-        x = 0.0;
-      }
-      val[k] = x;
-    }
-    make_point(val, l, v, pt);
-    for (size_t j = 0; j < nextra; ++j) values[j] = float(val[extra[j]]);
-    return true;
-  };
   return read_text_rows(
-      in, out, attrs, extra_names, text, size_t(vb - text), size_t(ve - text), parse_line,
+      in, out, plan.attrs, plan.extra_names, text, size_t(vb - text), size_t(ve - text),
+      [&](const char* s, const char* e, RawPoint& pt, float* values) {
+        return parse_vertex_line(s, e, v, plan, pt, values);
+      },
       [](size_t line, const char* s, const char* le) {
         return "PLY vertex line " + std::to_string(line) + ": cannot parse '" +
                std::string(s, std::min<size_t>(size_t(le - s), 60)) + "'";
       },
       error);
+}
+
+}  // namespace
+
+bool read_ply(const Input& in, Output& out, std::string* error) {
+  PlyHeader h;
+  if (!parse_ply_header(in, h, error)) return false;
+  const Element& v = h.elems[h.vertex];
+  VertexPlan plan;
+  if (!plan_vertex(in, v, plan, error)) return false;
+  static const char* kEnc[] = {"ascii", "binary_little_endian", "binary_big_endian"};
+  out.info->format = "PLY";
+  out.info->version = std::string(kEnc[h.enc]) + " 1.0";
+  if (h.enc == kAscii) return read_ascii(in, out, h, plan, error);
+  const bool swap = (h.enc == kBig);  // the machines we build for are little-endian
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(h.data);
+  if (!skip_to_vertices(in, h, swap, b, error)) return false;
+  return v.fixed ? read_binary_fixed(in, out, v, plan, b, swap, error)
+                 : read_binary_lists(in, out, v, plan, b, swap, error);
 }
 
 }  // namespace pr::io
