@@ -287,156 +287,186 @@ size_t copc_depth(const CopcInfo& copc, const LoadOptions& o) {
   return depth;
 }
 
-}  // namespace
+/// The chunks read_laz decodes: every chunk in file order, or the COPC nodes down to the depth
+/// LoadOptions choose (`every_chunk` false when that leaves nodes out).
+std::vector<Chunk> chunks_to_read(const Input& in, const LazFile& f, CopcInfo& copc,
+                                  const std::vector<Chunk>& nodes, bool& every_chunk) {
+  every_chunk = true;
+  if (!copc.present) return f.chunks;
+  std::vector<Chunk> chunks;
+  const size_t depth = copc_depth(copc, *in.options);
+  for (size_t l = 0; l <= depth; ++l) copc.levels[l].read = true;
+  every_chunk = depth + 1 == copc.levels.size();
+  for (const Chunk& c : nodes)
+    if (size_t(c.level) <= depth) chunks.push_back(c);
+  return chunks;
+}
 
-bool read_laz(const Input& in, Output& out, std::string* error) {
-  LazFile f;
-  if (!open_laz(in, f, error)) return false;
-  const LasHeader& h = f.h;
-  CopcInfo copc;
-  std::vector<Chunk> nodes;
-  if (!read_copc(in, f, copc, nodes, error)) return false;
-  // What is decoded: every chunk in file order, or the COPC nodes down to the chosen depth.
+/// A record's position in file coordinates.
+inline glm::dvec3 las_position(const uint8_t* r, const LasHeader& h) {
+  return glm::dvec3(double(get_le<int32_t>(r)) * h.scale[0] + h.origin[0],
+                    double(get_le<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
+                    double(get_le<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
+}
+
+/// One read_laz: the chunks, what the parallel chunk decoders share, and the passes after them.
+///
+/// The origin is the one the LAS reader picks, from records 0, step, 2 step, ..., so that a LAZ
+/// file and its LAS twin give identical float positions. Those records are known only once
+/// decoded, so the chunks store the integer X, Y, Z in the positions' bytes, and one pass turns
+/// them into floats relative to the origin afterwards. A COPC subset adds the first point of
+/// every node read, its sample then being partial.
+///
+/// Extra bytes become named fields, as the LAS reader makes them. A chunk writes the values of
+/// its kept points where the sink writes the points, at the sum of the capacities before it
+/// (`slot`); they are compacted as the sink compacts the points.
+///
+/// Colors follow the LAS reader's rule (16-bit, unless no channel of the file exceeds 255): a
+/// chunk keeps its 16-bit colors in a scratch buffer until it knows its own largest channel, then
+/// writes high bytes, or low bytes when that is at most 255 (`low[b]`: fixed up afterwards if
+/// another chunk turns out to exceed 255).
+struct LazRead {
+  const Input& in;
+  const LazFile& f;
+  const LasHeader& h;
   std::vector<Chunk> chunks;
   bool every_chunk = true;
-  if (copc.present) {
-    const size_t depth = copc_depth(copc, *in.options);
-    for (size_t l = 0; l <= depth; ++l) copc.levels[l].read = true;
-    every_chunk = depth + 1 == copc.levels.size();
-    for (const Chunk& c : nodes)
-      if (size_t(c.level) <= depth) chunks.push_back(c);
-  } else {
-    chunks = f.chunks;
-  }
-  // A plain file with a point budget keeps an even stride through its records.
-  const Stride stride = Stride::of(h.count, copc.present ? LoadOptions{} : *in.options);
-  // The origin as the LAS reader picks it, from records 0, step, 2 step, ..., so that a LAZ file
-  // and its LAS twin give identical float positions. Those records are known only once decoded,
-  // so the chunks store the integer X, Y, Z in the positions' bytes, and one pass turns them into
-  // floats relative to the origin afterwards. A COPC subset adds the first point of every node
-  // read, its sample then being partial.
-  const uint64_t step = std::max<uint64_t>(1, h.count / 4096);
-  std::vector<glm::dvec3> samples(size_t((h.count + step - 1) / step));
-  std::vector<uint8_t> sampled(samples.size(), 0);
-  auto position = [&h](const uint8_t* r) {
-    return glm::dvec3(double(get_le<int32_t>(r)) * h.scale[0] + h.origin[0],
-                      double(get_le<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
-                      double(get_le<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
-  };
-  const uint16_t rgb = kLasRgbOffset[h.format];
-  const Attributes attrs = las_attributes(h.format);
-  PointSink sink(in, out, attrs, glm::dvec3(0.0));
-  std::vector<size_t> caps(chunks.size());
-  for (size_t i = 0; i < caps.size(); ++i)
-    caps[i] =
-        size_t(stride.before(chunks[i].first + chunks[i].points) - stride.before(chunks[i].first));
-  // Extra bytes as named fields, as the LAS reader makes them. A chunk writes the values of its
-  // kept points where the sink writes the points, at the sum of the capacities before it; they
-  // are compacted as the sink compacts the points.
-  const std::vector<LasExtraField> extras = las_extra_fields(in, h);
-  std::vector<size_t> slot(chunks.size() + 1, 0);
-  for (size_t i = 0; i < caps.size(); ++i) slot[i + 1] = slot[i] + caps[i];
-  std::vector<PodVector<float>> extra_values(extras.size());
-  // Checked before allocating them, counting the positions and colors (16 bytes) that the sink
-  // allocates next to them.
-  if (!extras.empty() && !fits_in_memory(in, slot.back(), 16 + 4 * extras.size(), error))
-    return false;
-  for (auto& v : extra_values) v.resize(slot.back());
-  // An unchunked stream (or a file of one chunk) is one block of the sink, decoded on one thread:
-  // it reports progress and checks cancel itself, every 4096 points.
-  const bool one_block = chunks.size() == 1;
-  // Colors follow the LAS reader's rule (16-bit, unless no channel of the file exceeds 255):
-  // a chunk keeps its 16-bit colors in a scratch buffer until it knows its own largest channel,
-  // then writes high bytes, or low bytes when that is at most 255 (`low[i]`: fixed up below if
-  // another chunk turns out to exceed 255).
-  std::vector<uint8_t> low(chunks.size(), 0);
-  std::vector<size_t> kept(chunks.size(), 0);
-  std::vector<glm::dvec3> chunk_first(every_chunk ? 0 : chunks.size());
+  Stride stride;  ///< a plain file with a point budget keeps an even stride through its records
+  std::vector<size_t> caps;
+  uint64_t step = 1;
+  std::vector<glm::dvec3> samples;
+  std::vector<uint8_t> sampled;
+  uint16_t rgb = 0;
+  std::vector<LasExtraField> extras;
+  std::vector<size_t> slot;
+  std::vector<PodVector<float>> extra_values;
+  /// An unchunked stream (or a file of one chunk) is one block of the sink, decoded on one
+  /// thread: it reports progress and checks cancel itself, every 4096 points.
+  bool one_block = false;
+  std::vector<uint8_t> low;
+  std::vector<size_t> kept;
+  std::vector<glm::dvec3> chunk_first;
   std::atomic<uint32_t> max_channel{0};
-  const bool ok = sink.run(
-      caps,
-      [&](size_t b, BlockWriter& w, std::string& err) {
-        const Chunk& c = chunks[b];
-        if (c.points == 0) return true;
-        laz::ChunkReader reader(f.layout, kNotKept);
-        std::string why;
-        if (!reader.start(in.data + c.begin, c.size, c.points, &why)) {
-          err = chunk_error(f.layout, b, why);
-          return false;
-        }
-        thread_local std::vector<uint16_t> colors;
-        if (rgb) colors.resize(caps[b] * 3);
-        uint8_t buf[256 * 256];  // a record is at most 65535 bytes
-        uint32_t mx = 0;
-        uint64_t next_kept = stride.record(stride.before(c.first));
-        uint64_t next_sample = (c.first + step - 1) / step * step;
-        for (uint64_t i = 0; i < c.points; ++i) {
-          if (one_block && (i & 0xFFF) == 0 && i && in.progress) {
-            if (in.progress->cancel.load(std::memory_order_relaxed)) {
-              err = "cancelled";
-              return false;
-            }
-            in.progress->fraction.store(double(i) / double(c.points));
-          }
-          reader.next(buf);
-          const uint64_t g = c.first + i;
-          if (!every_chunk && i == 0) chunk_first[b] = position(buf);
-          if (g == next_sample && g / step < samples.size()) {
-            next_sample += step;
-            samples[size_t(g / step)] = position(buf);
-            sampled[size_t(g / step)] = 1;
-          }
-          if (g != next_kept) continue;
-          next_kept = stride.record(stride.before(g + 1));
-          RawPoint p;
-          const glm::dvec3 xyz = position(buf);
-          p.x = xyz.x, p.y = xyz.y, p.z = xyz.z;
-          las_point_attributes(buf, h.format, p);
-          p.color = rgba(255, 255, 255);
-          const size_t n0 = w.n;
-          w(p);
-          if (w.n == n0) continue;
-          std::memcpy(&w.pos[w.begin + n0], buf, 12);  // the integers, until the origin is known
-          for (size_t e = 0; e < extras.size(); ++e)
-            extra_values[e][w.begin + n0] = extras[e].value(buf);
-          if (rgb) {
-            uint16_t* col = &colors[n0 * 3];
-            std::memcpy(col, buf + rgb, 6);
-            mx = std::max<uint32_t>(mx, std::max(col[0], std::max(col[1], col[2])));
-          }
-        }
-        if (reader.overrun()) {
-          err = chunk_error(f.layout, b, "truncated or corrupt compressed data");
-          return false;
-        }
-        kept[b] = w.n;
-        if (rgb) {
-          const int shift = mx > 255 ? 8 : 0;
-          low[b] = mx <= 255;
-          for (size_t i = 0; i < w.n; ++i) {
-            const uint16_t* col = &colors[i * 3];
-            w.col[w.begin + i] =
-                rgba(uint8_t(col[0] >> shift), uint8_t(col[1] >> shift), uint8_t(col[2] >> shift));
-          }
-          uint32_t cur = max_channel.load();
-          while (mx > cur && !max_channel.compare_exchange_weak(cur, mx)) {
-          }
-        }
-        return true;
-      },
-      error);
-  if (!ok) return false;
-  PointCloud& cl = *out.cloud;
-  if (rgb && max_channel.load() > 255) {
-    // Chunks whose channels all stayed <= 255 wrote low bytes; as 16-bit colors their high
-    // bytes are 0. The sink compacted the chunks in order, so chunk b starts at the sum of the
-    // points kept before it.
-    size_t at = 0;
-    for (size_t b = 0; b < chunks.size(); at += kept[b], ++b)
-      if (low[b])
-        for (size_t i = 0; i < kept[b]; ++i) cl.colors[at + i] = rgba(0, 0, 0);
+
+  LazRead(const Input& input, const LazFile& file, CopcInfo& copc, const std::vector<Chunk>& nodes)
+      : in(input), f(file), h(file.h) {
+    chunks = chunks_to_read(in, f, copc, nodes, every_chunk);
+    stride = Stride::of(h.count, copc.present ? LoadOptions{} : *in.options);
+    step = std::max<uint64_t>(1, h.count / 4096);
+    samples.resize(size_t((h.count + step - 1) / step));
+    sampled.assign(samples.size(), 0);
+    rgb = kLasRgbOffset[h.format];
+    caps.resize(chunks.size());
+    for (size_t i = 0; i < caps.size(); ++i)
+      caps[i] = size_t(stride.before(chunks[i].first + chunks[i].points) -
+                       stride.before(chunks[i].first));
+    extras = las_extra_fields(in, h);
+    slot.assign(chunks.size() + 1, 0);
+    for (size_t i = 0; i < caps.size(); ++i) slot[i + 1] = slot[i] + caps[i];
+    one_block = chunks.size() == 1;
+    low.assign(chunks.size(), 0);
+    kept.assign(chunks.size(), 0);
+    chunk_first.resize(every_chunk ? 0 : chunks.size());
   }
-  if (!extras.empty()) {
+
+  /// Allocates the extra bytes' values, checked first, counting the positions and colors (16
+  /// bytes) that the sink allocates next to them.
+  bool allocate_extras(std::string* error) {
+    extra_values.resize(extras.size());
+    if (!extras.empty() && !fits_in_memory(in, slot.back(), 16 + 4 * extras.size(), error))
+      return false;
+    for (auto& v : extra_values) v.resize(slot.back());
+    return true;
+  }
+
+  /// Decodes chunk b into the sink's block w.
+  bool decode_chunk(size_t b, BlockWriter& w, std::string& err) {
+    const Chunk& c = chunks[b];
+    if (c.points == 0) return true;
+    laz::ChunkReader reader(f.layout, kNotKept);
+    std::string why;
+    if (!reader.start(in.data + c.begin, c.size, c.points, &why)) {
+      err = chunk_error(f.layout, b, why);
+      return false;
+    }
+    thread_local std::vector<uint16_t> colors;
+    if (rgb) colors.resize(caps[b] * 3);
+    uint8_t buf[256 * 256];  // a record is at most 65535 bytes
+    uint32_t mx = 0;
+    uint64_t next_kept = stride.record(stride.before(c.first));
+    uint64_t next_sample = (c.first + step - 1) / step * step;
+    for (uint64_t i = 0; i < c.points; ++i) {
+      if (one_block && (i & 0xFFF) == 0 && i && in.progress) {
+        if (in.progress->cancel.load(std::memory_order_relaxed)) {
+          err = "cancelled";
+          return false;
+        }
+        in.progress->fraction.store(double(i) / double(c.points));
+      }
+      reader.next(buf);
+      const uint64_t g = c.first + i;
+      if (!every_chunk && i == 0) chunk_first[b] = las_position(buf, h);
+      if (g == next_sample && g / step < samples.size()) {
+        next_sample += step;
+        samples[size_t(g / step)] = las_position(buf, h);
+        sampled[size_t(g / step)] = 1;
+      }
+      if (g != next_kept) continue;
+      next_kept = stride.record(stride.before(g + 1));
+      RawPoint p;
+      const glm::dvec3 xyz = las_position(buf, h);
+      p.x = xyz.x, p.y = xyz.y, p.z = xyz.z;
+      las_point_attributes(buf, h.format, p);
+      p.color = rgba(255, 255, 255);
+      const size_t n0 = w.n;
+      w(p);
+      if (w.n == n0) continue;
+      std::memcpy(&w.pos[w.begin + n0], buf, 12);  // the integers, until the origin is known
+      for (size_t e = 0; e < extras.size(); ++e)
+        extra_values[e][w.begin + n0] = extras[e].value(buf);
+      if (rgb) {
+        uint16_t* col = &colors[n0 * 3];
+        std::memcpy(col, buf + rgb, 6);
+        mx = std::max<uint32_t>(mx, std::max(col[0], std::max(col[1], col[2])));
+      }
+    }
+    if (reader.overrun()) {
+      err = chunk_error(f.layout, b, "truncated or corrupt compressed data");
+      return false;
+    }
+    kept[b] = w.n;
+    if (rgb) write_colors(b, w, colors.data(), mx);
+    return true;
+  }
+
+  /// Chunk b's colors into the cloud: high bytes, or low bytes when its largest channel `mx` is
+  /// at most 255.
+  void write_colors(size_t b, BlockWriter& w, const uint16_t* colors, uint32_t mx) {
+    const int shift = mx > 255 ? 8 : 0;
+    low[b] = mx <= 255;
+    for (size_t i = 0; i < w.n; ++i) {
+      const uint16_t* col = &colors[i * 3];
+      w.col[w.begin + i] =
+          rgba(uint8_t(col[0] >> shift), uint8_t(col[1] >> shift), uint8_t(col[2] >> shift));
+    }
+    uint32_t cur = max_channel.load();
+    while (mx > cur && !max_channel.compare_exchange_weak(cur, mx)) {
+    }
+  }
+
+  /// After all chunks: the colors of chunks that wrote low bytes when another exceeded 255, and
+  /// the extra bytes' values moved as the sink moved the points.
+  void after_chunks(PointCloud& cl) {
+    if (rgb && max_channel.load() > 255) {
+      // Chunks whose channels all stayed <= 255 wrote low bytes; as 16-bit colors their high
+      // bytes are 0. The sink compacted the chunks in order, so chunk b starts at the sum of the
+      // points kept before it.
+      size_t at = 0;
+      for (size_t b = 0; b < chunks.size(); at += kept[b], ++b)
+        if (low[b])
+          for (size_t i = 0; i < kept[b]; ++i) cl.colors[at + i] = rgba(0, 0, 0);
+    }
+    if (extras.empty()) return;
     // The sink moved chunk b's kept points from slot[b] down behind the previous chunks'.
     size_t at = 0;
     for (size_t b = 0; b < chunks.size(); at += kept[b], ++b)
@@ -449,11 +479,19 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
       cl.fields.push_back(ScalarField{extras[e].name, std::move(extra_values[e])});
     }
   }
-  Bounds sample;
-  for (size_t k = 0; k < samples.size(); ++k)
-    if (sampled[k]) sample.extend(samples[k]);
-  for (const glm::dvec3& p : chunk_first) sample.extend(p);
-  const glm::dvec3 origin = choose_origin(sample);
+
+  glm::dvec3 origin() const {
+    Bounds sample;
+    for (size_t k = 0; k < samples.size(); ++k)
+      if (sampled[k]) sample.extend(samples[k]);
+    for (const glm::dvec3& p : chunk_first) sample.extend(p);
+    return choose_origin(sample);
+  }
+};
+
+/// Turns the integer X, Y, Z the chunks left in the positions' bytes into floats relative to
+/// `origin`.
+void positions_from_integers(PointCloud& cl, const LasHeader& h, const glm::dvec3& origin) {
   parallel_for(
       cl.size(),
       [&](size_t i0, size_t i1) {
@@ -468,19 +506,45 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
       },
       0, 1 << 16);
   cl.origin = origin;
-  out.info->format = "LAZ";
+}
+
+/// --info's version: LAS version and format, LASzip version and compressor, chunks, COPC.
+std::string laz_version(const LazFile& f, bool copc) {
+  const LasHeader& h = f.h;
   const laz::Layout& lo = f.layout;
-  out.info->version =
-      std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
-      std::to_string(h.format) + ", LASzip " + std::to_string(lo.version_major) + "." +
-      std::to_string(lo.version_minor) + "r" + std::to_string(lo.version_revision) +
-      (lo.compressor == 1
-           ? std::string(" point-wise, unchunked")
-           : (lo.compressor == 3 ? " layered, " : " point-wise, ") +
-                 std::to_string(f.chunks.size()) + " chunks" +
-                 (lo.chunk_size == 0xFFFFFFFFu ? std::string(" (variable)")
-                                               : " of " + std::to_string(lo.chunk_size))) +
-      (copc.present ? ", COPC" : "");
+  return std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
+         std::to_string(h.format) + ", LASzip " + std::to_string(lo.version_major) + "." +
+         std::to_string(lo.version_minor) + "r" + std::to_string(lo.version_revision) +
+         (lo.compressor == 1
+              ? std::string(" point-wise, unchunked")
+              : (lo.compressor == 3 ? " layered, " : " point-wise, ") +
+                    std::to_string(f.chunks.size()) + " chunks" +
+                    (lo.chunk_size == 0xFFFFFFFFu ? std::string(" (variable)")
+                                                  : " of " + std::to_string(lo.chunk_size))) +
+         (copc ? ", COPC" : "");
+}
+
+}  // namespace
+
+bool read_laz(const Input& in, Output& out, std::string* error) {
+  LazFile f;
+  if (!open_laz(in, f, error)) return false;
+  CopcInfo copc;
+  std::vector<Chunk> nodes;
+  if (!read_copc(in, f, copc, nodes, error)) return false;
+  LazRead r(in, f, copc, nodes);
+  const Attributes attrs = las_attributes(f.h.format);
+  PointSink sink(in, out, attrs, glm::dvec3(0.0));
+  if (!r.allocate_extras(error)) return false;
+  if (!sink.run(
+          r.caps,
+          [&r](size_t b, BlockWriter& w, std::string& err) { return r.decode_chunk(b, w, err); },
+          error))
+    return false;
+  r.after_chunks(*out.cloud);
+  positions_from_integers(*out.cloud, f.h, r.origin());
+  out.info->format = "LAZ";
+  out.info->version = laz_version(f, copc.present);
   out.info->copc = std::move(copc);
   finish(in, out, sink.bounds, attrs);
   return true;
