@@ -33,6 +33,72 @@ glm::dvec3 choose_origin(const Bounds& s) {
   return glm::dvec3(std::round(c.x), std::round(c.y), std::round(c.z));
 }
 
+bool PointSink::allocate(const std::vector<size_t>& caps, std::vector<size_t>& start,
+                         std::string* error) {
+  PointCloud& c = *out_.cloud;
+  const size_t nb = caps.size();
+  start.assign(nb + 1, 0);
+  bool wraps = false;
+  for (size_t b = 0; b < nb; ++b) {
+    wraps = wraps || caps[b] > SIZE_MAX - start[b];
+    start[b + 1] = start[b] + caps[b];
+  }
+  const size_t total = start[nb];
+  const uint64_t point_bytes =
+      sizeof(Float3) + sizeof(uint32_t) + (attrs_.intensity ? sizeof(float) : 0) +
+      (attrs_.classification ? 1 : 0) + (attrs_.returns ? 1 : 0) +
+      (attrs_.point_source ? sizeof(uint16_t) : 0) + (attrs_.gps_time ? sizeof(double) : 0) +
+      fields.size() * sizeof(float);
+  if (!fits_in_memory(in_, wraps ? UINT64_MAX : total, point_bytes, error)) {
+    *out_.cloud = PointCloud{};
+    return false;
+  }
+  c.resize(total);
+  if (attrs_.intensity) c.intensity.resize(total);
+  if (attrs_.classification) c.classification.resize(total);
+  if (attrs_.returns) c.returns.resize(total);
+  if (attrs_.point_source) c.point_source.resize(total);
+  if (attrs_.gps_time) c.gps_time.resize(total);
+  add_fields(total);
+  return true;
+}
+
+void PointSink::compact(const std::vector<size_t>& start, const std::vector<size_t>& kept,
+                        const std::vector<Bounds>& bb) {
+  PointCloud& c = *out_.cloud;
+  const size_t nb = kept.size(), total = start[nb];
+  size_t w = 0;
+  for (size_t b = 0; b < nb; ++b) {
+    if (w != start[b] && kept[b]) {
+      std::memmove(&c.positions[w], &c.positions[start[b]], kept[b] * sizeof(Float3));
+      std::memmove(&c.colors[w], &c.colors[start[b]], kept[b] * sizeof(uint32_t));
+      if (attrs_.intensity)
+        std::memmove(&c.intensity[w], &c.intensity[start[b]], kept[b] * sizeof(float));
+      if (attrs_.classification)
+        std::memmove(&c.classification[w], &c.classification[start[b]], kept[b]);
+      if (attrs_.returns) std::memmove(&c.returns[w], &c.returns[start[b]], kept[b]);
+      if (attrs_.point_source)
+        std::memmove(&c.point_source[w], &c.point_source[start[b]], kept[b] * sizeof(uint16_t));
+      if (attrs_.gps_time)
+        std::memmove(&c.gps_time[w], &c.gps_time[start[b]], kept[b] * sizeof(double));
+      move_fields(w, start[b], kept[b]);
+    }
+    w += kept[b];
+    bounds.extend(bb[b]);
+  }
+  if (w != total) {
+    c.positions.resize(w);
+    c.colors.resize(w);
+    if (attrs_.intensity) c.intensity.resize(w);
+    if (attrs_.classification) c.classification.resize(w);
+    if (attrs_.returns) c.returns.resize(w);
+    if (attrs_.point_source) c.point_source.resize(w);
+    if (attrs_.gps_time) c.gps_time.resize(w);
+    resize_fields(w);
+  }
+  c.origin = origin_;
+}
+
 void PointSink::add_fields(size_t total) {
   PointCloud& c = *out_.cloud;
   field_data_.clear();

@@ -96,6 +96,13 @@ class PointSink {
   float* const* field_arrays() const { return field_data_.data(); }
 
  private:
+  /// Sizes the cloud's arrays for the sum of the capacities (refused when it would not fit in
+  /// memory); start[b]: where block b writes, start[nb]: the sum.
+  bool allocate(const std::vector<size_t>& caps, std::vector<size_t>& start, std::string* error);
+  /// Moves each block's kept points down behind the previous blocks' and trims the arrays;
+  /// `bounds` becomes the blocks' bounds together.
+  void compact(const std::vector<size_t>& start, const std::vector<size_t>& kept,
+               const std::vector<Bounds>& bb);
   // The fields' share of run(), out of line, so that run(), inside which the readers' point
   // loops are compiled, stays as it was for readers without fields.
   void add_fields(size_t total);
@@ -157,29 +164,8 @@ template <class Produce>
 bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::string* error) {
   PointCloud& c = *out_.cloud;
   const size_t nb = caps.size();
-  std::vector<size_t> start(nb + 1, 0);
-  bool wraps = false;
-  for (size_t b = 0; b < nb; ++b) {
-    wraps = wraps || caps[b] > SIZE_MAX - start[b];
-    start[b + 1] = start[b] + caps[b];
-  }
-  const size_t total = start[nb];
-  const uint64_t point_bytes =
-      sizeof(Float3) + sizeof(uint32_t) + (attrs_.intensity ? sizeof(float) : 0) +
-      (attrs_.classification ? 1 : 0) + (attrs_.returns ? 1 : 0) +
-      (attrs_.point_source ? sizeof(uint16_t) : 0) + (attrs_.gps_time ? sizeof(double) : 0) +
-      fields.size() * sizeof(float);
-  if (!fits_in_memory(in_, wraps ? UINT64_MAX : total, point_bytes, error)) {
-    *out_.cloud = PointCloud{};
-    return false;
-  }
-  c.resize(total);
-  if (attrs_.intensity) c.intensity.resize(total);
-  if (attrs_.classification) c.classification.resize(total);
-  if (attrs_.returns) c.returns.resize(total);
-  if (attrs_.point_source) c.point_source.resize(total);
-  if (attrs_.gps_time) c.gps_time.resize(total);
-  add_fields(total);
+  std::vector<size_t> start;
+  if (!allocate(caps, start, error)) return false;
   std::vector<size_t> kept(nb, 0);
   std::vector<Bounds> bb(nb);
   std::vector<std::string> errs(nb);
@@ -229,37 +215,7 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
       return fail(in_, error, errs[b]);
     }
   }
-  // Compact: move each block's kept points down behind the previous blocks'.
-  size_t w = 0;
-  for (size_t b = 0; b < nb; ++b) {
-    if (w != start[b] && kept[b]) {
-      std::memmove(&c.positions[w], &c.positions[start[b]], kept[b] * sizeof(Float3));
-      std::memmove(&c.colors[w], &c.colors[start[b]], kept[b] * sizeof(uint32_t));
-      if (attrs_.intensity)
-        std::memmove(&c.intensity[w], &c.intensity[start[b]], kept[b] * sizeof(float));
-      if (attrs_.classification)
-        std::memmove(&c.classification[w], &c.classification[start[b]], kept[b]);
-      if (attrs_.returns) std::memmove(&c.returns[w], &c.returns[start[b]], kept[b]);
-      if (attrs_.point_source)
-        std::memmove(&c.point_source[w], &c.point_source[start[b]], kept[b] * sizeof(uint16_t));
-      if (attrs_.gps_time)
-        std::memmove(&c.gps_time[w], &c.gps_time[start[b]], kept[b] * sizeof(double));
-      move_fields(w, start[b], kept[b]);
-    }
-    w += kept[b];
-    bounds.extend(bb[b]);
-  }
-  if (w != total) {
-    c.positions.resize(w);
-    c.colors.resize(w);
-    if (attrs_.intensity) c.intensity.resize(w);
-    if (attrs_.classification) c.classification.resize(w);
-    if (attrs_.returns) c.returns.resize(w);
-    if (attrs_.point_source) c.point_source.resize(w);
-    if (attrs_.gps_time) c.gps_time.resize(w);
-    resize_fields(w);
-  }
-  c.origin = origin_;
+  compact(start, kept, bb);
   return true;
 }
 
