@@ -177,105 +177,116 @@ std::string load_average() {
   return in ? a + " " + b + " " + c : "unknown";
 }
 
-int bench_laz(int argc, char** argv) {
-  const std::string python = argv[2];
-  std::string script = PR_LAZ_BENCH_SCRIPT;
-  if (!fs::exists(script)) script = (fs::path(argv[0]).parent_path() / "laz_bench.py").string();
-  std::string generate_dir;
-  std::string points = "20000000";
+/// bench_laz's command line: laspy's python, laz_bench.py, the files (and directories of them)
+/// and what laz_bench.py generates first.
+struct LazArgs {
+  std::string python, script, generate_dir, points = "20000000";
   int runs = 3;
   std::vector<std::string> paths;
+};
+
+/// The .laz files of directory `dir`, by name.
+std::vector<std::string> laz_files_in(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".laz") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// 0, or the exit code after a message.
+int parse_laz_args(int argc, char** argv, LazArgs& o) {
+  o.python = argv[2];
+  o.script = PR_LAZ_BENCH_SCRIPT;
+  if (!fs::exists(o.script)) o.script = (fs::path(argv[0]).parent_path() / "laz_bench.py").string();
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     const bool more = i + 1 < argc;
     if (a == "--generate" && more) {
-      generate_dir = argv[++i];
+      o.generate_dir = argv[++i];
     } else if (a == "--points" && more) {
-      points = argv[++i];
+      o.points = argv[++i];
     } else if (a == "--runs" && more) {
-      runs = std::max(1, std::atoi(argv[++i]));
+      o.runs = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--script" && more) {
-      script = argv[++i];
+      o.script = argv[++i];
     } else if (a.starts_with("--")) {
       std::fprintf(stderr, "io_bench: unknown option %s\n", a.c_str());
       return 2;
     } else if (fs::is_directory(a)) {
-      std::vector<std::string> files;
-      for (const auto& e : fs::directory_iterator(a))
-        if (e.is_regular_file() && e.path().extension() == ".laz") files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-      paths.insert(paths.end(), files.begin(), files.end());
+      const std::vector<std::string> files = laz_files_in(a);
+      o.paths.insert(o.paths.end(), files.begin(), files.end());
     } else {
-      paths.push_back(a);
+      o.paths.push_back(a);
     }
   }
-  if (!fs::exists(script)) {
-    std::fprintf(stderr, "io_bench: no laz_bench.py at %s (give --script)\n", script.c_str());
+  if (!fs::exists(o.script)) {
+    std::fprintf(stderr, "io_bench: no laz_bench.py at %s (give --script)\n", o.script.c_str());
     return 1;
   }
-  if (!generate_dir.empty()) {
-    // laz_bench.py prints each file's path when it is there; its progress goes to stderr.
-    const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " generate " +
-                            shell_quote(generate_dir) + " --points " + shell_quote(points);
-    FILE* p = popen(cmd.c_str(), "r");
-    char line[4096];
-    while (p && std::fgets(line, sizeof line, p)) {
-      std::string path = line;
-      while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
-      if (!path.empty()) paths.push_back(path);
-    }
-    if (!p || pclose(p) != 0) {
-      std::fprintf(stderr, "io_bench: %s failed\n", cmd.c_str());
-      return 1;
-    }
+  return 0;
+}
+
+/// laz_bench.py generates the files of --generate; their paths join `o.paths`. False after a
+/// message when it fails.
+bool generate_laz(LazArgs& o) {
+  // laz_bench.py prints each file's path when it is there; its progress goes to stderr.
+  const std::string cmd = shell_quote(o.python) + " " + shell_quote(o.script) + " generate " +
+                          shell_quote(o.generate_dir) + " --points " + shell_quote(o.points);
+  FILE* p = popen(cmd.c_str(), "r");
+  char line[4096];
+  while (p && std::fgets(line, sizeof line, p)) {
+    std::string path = line;
+    while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+    if (!path.empty()) o.paths.push_back(path);
   }
-  std::printf(
-      "LAZ readers, best of %d rounds taking turns, page cache warm: ours with "
-      "%u threads, lazrs-parallel with every core, laszip with one; load average %s\n\n",
-      runs, pr::default_threads(), load_average().c_str());
-  std::printf(
-      "| file | format | points | MB | reader | best s | M points/s | MB/s |\n"
-      "|---|---|---|---|---|---|---|---|\n");
+  if (!p || pclose(p) != 0) {
+    std::fprintf(stderr, "io_bench: %s failed\n", cmd.c_str());
+    return false;
+  }
+  return true;
+}
+
+/// One file's best times of the three readers, taking turns for --runs rounds, and its rows of
+/// the first table.
+LazFile time_laz_file(const LazArgs& o, const std::string& path) {
+  LazFile f;
+  f.path = path;
+  f.mb = double(fs::file_size(path)) / 1e6;
+  std::string version;
+  for (int round = 0; round < o.runs; ++round) {
+    LazFile r;
+    r.path = path;
+    r.ours.seconds = best_load(path, r.ours.points, &version, 1, 0.5 / o.runs);
+    r.ours.ok = r.ours.seconds > 0.0;
+    r.ours.format = version;
+    time_laspy(o.python, o.script, r, 1, 0.5 / o.runs);
+    keep_best(f.ours, r.ours);
+    keep_best(f.lazrs, r.lazrs);
+    keep_best(f.laszip, r.laszip);
+  }
+  const std::string name = fs::path(path).filename().string();
+  const std::string format = f.lazrs.ok ? f.lazrs.format : f.laszip.ok ? f.laszip.format : version;
+  for (const auto& [reader, r] : {std::pair<const char*, const LazResult*>{"ours", &f.ours},
+                                  {"laspy+lazrs-parallel", &f.lazrs},
+                                  {"laspy+laszip", &f.laszip}}) {
+    if (r->ok)
+      std::printf("| %s | %s | %llu | %.2f | %s | %.4f | %.1f | %.0f |\n", name.c_str(),
+                  format.c_str(), (unsigned long long)r->points, f.mb, reader, r->seconds,
+                  double(r->points) / r->seconds / 1e6, f.mb / r->seconds);
+    else
+      std::printf("| %s | %s | | %.2f | %s | %s | | |\n", name.c_str(), format.c_str(), f.mb,
+                  reader, r->message.empty() ? "failed" : r->message.c_str());
+  }
+  if (f.ours.ok && f.lazrs.ok && f.ours.points != f.lazrs.points)
+    std::fprintf(stderr, "io_bench: %s: ours %llu points, laspy %llu\n", name.c_str(),
+                 (unsigned long long)f.ours.points, (unsigned long long)f.lazrs.points);
   std::fflush(stdout);
-  std::vector<LazFile> files;
-  for (const std::string& path : paths) {
-    LazFile f;
-    f.path = path;
-    f.mb = double(fs::file_size(path)) / 1e6;
-    std::string version;
-    for (int round = 0; round < runs; ++round) {
-      LazFile r;
-      r.path = path;
-      r.ours.seconds = best_load(path, r.ours.points, &version, 1, 0.5 / runs);
-      r.ours.ok = r.ours.seconds > 0.0;
-      r.ours.format = version;
-      time_laspy(python, script, r, 1, 0.5 / runs);
-      keep_best(f.ours, r.ours);
-      keep_best(f.lazrs, r.lazrs);
-      keep_best(f.laszip, r.laszip);
-    }
-    const std::string name = fs::path(path).filename().string();
-    const std::string format = f.lazrs.ok    ? f.lazrs.format
-                               : f.laszip.ok ? f.laszip.format
-                                             : version;
-    for (const auto& [reader, r] : {std::pair<const char*, const LazResult*>{"ours", &f.ours},
-                                    {"laspy+lazrs-parallel", &f.lazrs},
-                                    {"laspy+laszip", &f.laszip}}) {
-      if (r->ok)
-        std::printf("| %s | %s | %llu | %.2f | %s | %.4f | %.1f | %.0f |\n", name.c_str(),
-                    format.c_str(), (unsigned long long)r->points, f.mb, reader, r->seconds,
-                    double(r->points) / r->seconds / 1e6, f.mb / r->seconds);
-      else
-        std::printf("| %s | %s | | %.2f | %s | %s | | |\n", name.c_str(), format.c_str(), f.mb,
-                    reader, r->message.empty() ? "failed" : r->message.c_str());
-    }
-    if (f.ours.ok && f.lazrs.ok && f.ours.points != f.lazrs.points)
-      std::fprintf(stderr, "io_bench: %s: ours %llu points, laspy %llu\n", name.c_str(),
-                   (unsigned long long)f.ours.points, (unsigned long long)f.lazrs.points);
-    std::fflush(stdout);
-    files.push_back(f);
-  }
-  // The same numbers one row a file, with ours over lazrs' parallel decoder.
+  return f;
+}
+
+// The same numbers one row a file, with ours over lazrs' parallel decoder.
+void print_laz_summary(const std::vector<LazFile>& files) {
   std::printf(
       "\n| file | format | points | MB | ours M points/s (MB/s) | laspy+lazrs parallel | "
       "laspy+laszip | ours / lazrs parallel |\n|---|---|---|---|---|---|---|---|\n");
@@ -295,6 +306,23 @@ int bench_laz(int argc, char** argv) {
                 speed(f.ours, f.mb).c_str(), speed(f.lazrs, f.mb).c_str(),
                 speed(f.laszip, f.mb).c_str(), ratio.c_str());
   }
+}
+
+int bench_laz(int argc, char** argv) {
+  LazArgs o;
+  if (const int rc = parse_laz_args(argc, argv, o); rc != 0) return rc;
+  if (!o.generate_dir.empty() && !generate_laz(o)) return 1;
+  std::printf(
+      "LAZ readers, best of %d rounds taking turns, page cache warm: ours with "
+      "%u threads, lazrs-parallel with every core, laszip with one; load average %s\n\n",
+      o.runs, pr::default_threads(), load_average().c_str());
+  std::printf(
+      "| file | format | points | MB | reader | best s | M points/s | MB/s |\n"
+      "|---|---|---|---|---|---|---|---|\n");
+  std::fflush(stdout);
+  std::vector<LazFile> files;
+  for (const std::string& path : o.paths) files.push_back(time_laz_file(o, path));
+  print_laz_summary(files);
   std::printf("\nload average at the end %s\n", load_average().c_str());
   return 0;
 }
@@ -315,8 +343,8 @@ int bench_laz_decode(int argc, char** argv) {
         std::fprintf(stderr, "io_bench: %s\n", error.c_str());
         return 1;
       }
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                                .count());
+      best = std::min(best,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       points = record_length ? records.size() / record_length : 0;
     }
     std::printf("%s: %zu points, %.2f M points/s (one thread, every field)\n", argv[i], points,
