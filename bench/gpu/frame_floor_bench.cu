@@ -97,6 +97,95 @@ bool parse(int argc, char** argv, Options& o) {
   return true;
 }
 
+/// The device side every row shares: the image, the keys, the stream and the events.
+struct Device {
+  unsigned quads = 0, blocks = 0;
+  uint4* image = nullptr;
+  ulonglong2* keys = nullptr;
+  cudaStream_t s = nullptr;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+};
+
+bool make_device(const Options& o, Device& d) {
+  d.quads = unsigned(size_t(o.width) * size_t(o.height) / 4);
+  d.blocks = (d.quads + kThreads - 1) / kThreads;
+  return check(cudaMalloc(&d.image, size_t(d.quads) * 16), "cudaMalloc(image)") &&
+         check(cudaMalloc(&d.keys, size_t(d.quads) * 32), "cudaMalloc(keys)") &&
+         check(cudaMemset(d.keys, 0xff, size_t(d.quads) * 32), "cudaMemset") &&
+         check(cudaStreamCreateWithFlags(&d.s, cudaStreamNonBlocking), "cudaStreamCreate") &&
+         check(cudaEventCreate(&d.e0), "cudaEventCreate") &&
+         check(cudaEventCreate(&d.e1), "cudaEventCreate");
+}
+
+void free_device(Device& d) {
+  cudaFree(d.image);
+  cudaFree(d.keys);
+  cudaEventDestroy(d.e0);
+  cudaEventDestroy(d.e1);
+  cudaStreamDestroy(d.s);
+}
+
+cudaError_t image_launch(const Device& d, bool dependent) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(d.blocks);
+  cfg.blockDim = dim3(kThreads);
+  cfg.stream = d.s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = dependent ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, write_image, d.image, d.quads, 0xff000000u, dependent);
+}
+
+/// The graph `name` captured on the stream and instantiated into `exec`; `kernels` its kernels.
+bool capture(const Device& d, const std::string& name, cudaGraph_t& graph, cudaGraphExec_t& exec,
+             int& kernels) {
+  kernels = 1;
+  if (!check(cudaStreamBeginCapture(d.s, cudaStreamCaptureModeThreadLocal), "capture"))
+    return false;
+  if (name == "empty") {
+    nothing<<<1, 32, 0, d.s>>>(nullptr);
+  } else if (name == "image") {
+    (void)image_launch(d, false);
+  } else if (name == "resolve") {
+    resolve_all<<<d.blocks, kThreads, 0, d.s>>>(d.keys, d.image, d.quads, 0xff000000u);
+  } else {
+    nothing<<<1, 32, 0, d.s>>>(nullptr);
+    (void)image_launch(d, name == "two+pdl");
+    kernels = 2;
+  }
+  const bool launched = check(cudaGetLastError(), "launch");
+  const bool captured = check(cudaStreamEndCapture(d.s, &graph), "cudaStreamEndCapture");
+  return launched && captured &&
+         check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+}
+
+/// One graph's row: 50 warm-up launches, then --frames timed ones; false on a CUDA error.
+bool time_graph(const Device& d, const Options& o, const char* name) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  int kernels = 1;
+  bool ok = capture(d, name, graph, exec, kernels);
+  std::vector<double> t;
+  for (int f = -50; ok && f < o.frames; ++f) {
+    float ms = 0.0f;
+    ok = check(cudaEventRecord(d.e0, d.s), "cudaEventRecord") &&
+         check(cudaGraphLaunch(exec, d.s), "cudaGraphLaunch") &&
+         check(cudaEventRecord(d.e1, d.s), "cudaEventRecord") &&
+         check(cudaEventSynchronize(d.e1), "cudaEventSynchronize") &&
+         check(cudaEventElapsedTime(&ms, d.e0, d.e1), "cudaEventElapsedTime");
+    if (f >= 0) t.push_back(ms);
+  }
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+  if (!ok) return false;
+  const pr::Spread sp = pr::summarize(t);
+  std::printf("| %s | %d | %.4f | %.4f | %.4f |\n", name, kernels, sp.median, sp.min, sp.max);
+  std::fflush(stdout);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,32 +195,8 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   if (!check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties")) return 1;
   const bool pdl = prop.major >= 9;
-  const unsigned quads = unsigned(size_t(o.width) * size_t(o.height) / 4);
-  const unsigned blocks = (quads + kThreads - 1) / kThreads;
-  uint4* image = nullptr;
-  ulonglong2* keys = nullptr;
-  cudaStream_t s = nullptr;
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  if (!check(cudaMalloc(&image, size_t(quads) * 16), "cudaMalloc(image)") ||
-      !check(cudaMalloc(&keys, size_t(quads) * 32), "cudaMalloc(keys)") ||
-      !check(cudaMemset(keys, 0xff, size_t(quads) * 32), "cudaMemset") ||
-      !check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate") ||
-      !check(cudaEventCreate(&e0), "cudaEventCreate") ||
-      !check(cudaEventCreate(&e1), "cudaEventCreate"))
-    return 1;
-
-  auto image_launch = [&](bool dependent) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(kThreads);
-    cfg.stream = s;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = dependent ? 1 : 0;
-    return cudaLaunchKernelEx(&cfg, write_image, image, quads, 0xff000000u, dependent);
-  };
+  Device d;
+  if (!make_device(o, d)) return 1;
   struct Variant {
     const char* name;
     bool needs_pdl;
@@ -146,57 +211,13 @@ int main(int argc, char** argv) {
       "| graph | kernels | median ms | min ms | max ms |\n| --- | ---: | ---: | ---: | ---: |\n");
   int failures = 0;
   for (const Variant& v : variants) {
-    const std::string name = v.name;
     if (v.needs_pdl && !pdl) {
       std::printf("| %s | | skipped: compute capability %d.%d has no dependent launches | | |\n",
                   v.name, prop.major, prop.minor);
       continue;
     }
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    int kernels = 1;
-    bool ok = check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
-    if (ok) {
-      if (name == "empty") {
-        nothing<<<1, 32, 0, s>>>(nullptr);
-      } else if (name == "image") {
-        (void)image_launch(false);
-      } else if (name == "resolve") {
-        resolve_all<<<blocks, kThreads, 0, s>>>(keys, image, quads, 0xff000000u);
-      } else {
-        nothing<<<1, 32, 0, s>>>(nullptr);
-        (void)image_launch(name == "two+pdl");
-        kernels = 2;
-      }
-      const bool launched = check(cudaGetLastError(), "launch");
-      const bool captured = check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture");
-      ok = launched && captured &&
-           check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-    }
-    std::vector<double> t;
-    for (int f = -50; ok && f < o.frames; ++f) {
-      float ms = 0.0f;
-      ok = check(cudaEventRecord(e0, s), "cudaEventRecord") &&
-           check(cudaGraphLaunch(exec, s), "cudaGraphLaunch") &&
-           check(cudaEventRecord(e1, s), "cudaEventRecord") &&
-           check(cudaEventSynchronize(e1), "cudaEventSynchronize") &&
-           check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-      if (f >= 0) t.push_back(ms);
-    }
-    if (exec) cudaGraphExecDestroy(exec);
-    if (graph) cudaGraphDestroy(graph);
-    if (!ok) {
-      ++failures;
-      continue;
-    }
-    const pr::Spread sp = pr::summarize(t);
-    std::printf("| %s | %d | %.4f | %.4f | %.4f |\n", v.name, kernels, sp.median, sp.min, sp.max);
-    std::fflush(stdout);
+    if (!time_graph(d, o, v.name)) ++failures;
   }
-  cudaFree(image);
-  cudaFree(keys);
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  cudaStreamDestroy(s);
+  free_device(d);
   return failures ? 1 : 0;
 }

@@ -225,13 +225,133 @@ bool parse(int argc, char** argv, Options& o) {
   return true;
 }
 
-}  // namespace
+/// A frame's points as the host projects them, in storage order: the pixel (kNoPixel out of
+/// view) and key of each, the 4-byte packed form, and what the table prints about them.
+struct HostFrame {
+  std::vector<uint32_t> pix, packed;
+  std::vector<unsigned long long> key;
+  uint64_t in_view = 0, covered = 0;
+  double spr = 0.0;  // sectors per request
+};
 
-int main(int argc, char** argv) {
-  Options o;
-  if (!parse(argc, argv, o)) return 2;
-  if (!cuda_device_present("raster_bound_bench")) return kNoCudaDevice;
-  const uint32_t pixels = uint32_t(o.width) * uint32_t(o.height);
+// The 4-byte form: the pixel and the depth's rank among kRanks steps from the nearest to the
+// farthest point in view.
+void pack_ranks(HostFrame& f) {
+  const size_t n = f.pix.size();
+  float dmin = 3.0e38f, dmax = 0.0f;
+  for (uint64_t i = 0; i < n; ++i)
+    if (f.pix[i] != kNoPixel) {
+      dmin = std::min(dmin, key_depth(f.key[i]));
+      dmax = std::max(dmax, key_depth(f.key[i]));
+    }
+  const double rank_scale = dmax > dmin ? double(kRanks - 1) / double(dmax - dmin) : 0.0;
+  f.packed.assign(n, kNoPixel);
+  for (uint64_t i = 0; i < n; ++i)
+    if (f.pix[i] != kNoPixel)
+      f.packed[i] = f.pix[i] | uint32_t(double(key_depth(f.key[i]) - dmin) * rank_scale)
+                                   << kPixelBits;
+}
+
+HostFrame project_frame(const PointCloud& cloud, const Camera& cam, const Options& o,
+                        uint32_t pixels) {
+  const ProjParams p = cam.params(o.width, o.height, cloud.origin, 1);
+  const uint64_t n = cloud.size();
+  HostFrame f;
+  f.pix.resize(n);
+  f.key.resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    const Float3& v = cloud.positions[i];
+    int ix = 0, iy = 0;
+    uint64_t k = 0;
+    if (project_to_pixel(p, v.x, v.y, v.z, cloud.colors[i], ix, iy, k)) {
+      f.pix[i] = uint32_t(iy) * uint32_t(o.width) + uint32_t(ix);
+      f.key[i] = k;
+      ++f.in_view;
+    } else {
+      f.pix[i] = kNoPixel;
+      f.key[i] = ~0ull;
+    }
+  }
+  f.spr = sectors_per_request(f.pix);
+  std::vector<uint8_t> hit(pixels, 0);
+  for (uint32_t q : f.pix)
+    if (q != kNoPixel && !hit[q]) hit[q] = 1, ++f.covered;
+  pack_ranks(f);
+  return f;
+}
+
+/// The device side every row shares: the visibility buffer, the counting sink and the events.
+struct Device {
+  uint32_t pixels = 0;
+  unsigned long long *fb = nullptr, *sink = nullptr;
+  cudaEvent_t e0{}, e1{};
+};
+
+/// One input form (`in`: pixels or packed words): the atomics the early test issues, then each
+/// mode's median time. False after a message on a CUDA error.
+bool time_form(const Device& d, const Options& o, bool pk, const uint32_t* in,
+               const unsigned long long* dkey, uint64_t n, unsigned long long& atomics,
+               std::vector<double>& med) {
+  bool ok = check(cudaMemset(d.fb, 0xff, size_t(d.pixels) * 8), "cudaMemset") &&
+            check(cudaMemset(d.sink, 0, 8), "cudaMemset");
+  if (ok) {
+    launch_mode(kCount, pk, in, dkey, n, o.rounds, d.pixels, d.fb, d.sink);
+    ok = check(cudaMemcpy(&atomics, d.sink, 8, cudaMemcpyDeviceToHost), "count");
+  }
+  for (int mode = kStream; ok && mode <= kScattered; ++mode) {
+    std::vector<double> t;
+    for (int f = -3; f < o.frames && ok; ++f) {
+      ok = check(cudaMemset(d.fb, 0xff, size_t(d.pixels) * 8), "cudaMemset") &&
+           check(cudaEventRecord(d.e0), "cudaEventRecord");
+      launch_mode(mode, pk, in, dkey, n, o.rounds, d.pixels, d.fb, d.sink);
+      float ms = 0;
+      ok = ok && check(cudaGetLastError(), "launch") &&
+           check(cudaEventRecord(d.e1), "cudaEventRecord") &&
+           check(cudaEventSynchronize(d.e1), "cudaEventSynchronize") &&
+           check(cudaEventElapsedTime(&ms, d.e0, d.e1), "cudaEventElapsedTime");
+      if (f >= 0) t.push_back(ms);
+    }
+    if (ok) med.push_back(summarize(t).median);
+  }
+  return ok;
+}
+
+/// One camera's rows (12-byte and 4-byte input); false on a CUDA error.
+bool run_camera(const Device& d, const Options& o, const PointCloud& cloud,
+                const std::string& order, const std::string& camname) {
+  const uint64_t n = cloud.size();
+  Camera cam = scene_camera("cube", cloud);
+  if (camname == "overview") cam.frame(cloud.world_bounds(), double(o.width) / double(o.height));
+  const HostFrame f = project_frame(cloud, cam, o, d.pixels);
+  uint32_t *dpix = nullptr, *dpacked = nullptr;
+  unsigned long long* dkey = nullptr;
+  bool ok = check(cudaMalloc(&dpix, n * 4), "cudaMalloc(pixels)") &&
+            check(cudaMalloc(&dpacked, n * 4), "cudaMalloc(packed)") &&
+            check(cudaMalloc(&dkey, n * 8), "cudaMalloc(keys)") &&
+            check(cudaMemcpy(dpix, f.pix.data(), n * 4, cudaMemcpyHostToDevice), "upload") &&
+            check(cudaMemcpy(dpacked, f.packed.data(), n * 4, cudaMemcpyHostToDevice), "upload") &&
+            check(cudaMemcpy(dkey, f.key.data(), n * 8, cudaMemcpyHostToDevice), "upload");
+  for (int form = 0; ok && form < 2; ++form) {
+    const bool pk = form == 1;
+    if (pk && d.pixels > kPixelMask) continue;  // the packed word names 2^21 - 1 pixels
+    unsigned long long atomics = 0;
+    std::vector<double> med;
+    ok = time_form(d, o, pk, pk ? dpacked : dpix, dkey, n, atomics, med);
+    if (!ok) break;
+    std::printf("| %.0e | %s | %s | %d | %llu | %llu | %llu | %.2f |", double(n), order.c_str(),
+                camname.c_str(), pk ? 4 : 12, (unsigned long long)f.in_view,
+                (unsigned long long)f.covered, atomics, f.spr);
+    for (double m : med) std::printf(" %.4f |", m);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  cudaFree(dpix);
+  cudaFree(dpacked);
+  cudaFree(dkey);
+  return ok;
+}
+
+void print_header() {
   std::printf(
       "| points | order | camera | input B/pt | in view | pixels hit | atomics | sectors/request "
       "|");
@@ -239,111 +359,33 @@ int main(int argc, char** argv) {
   std::printf("\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |");
   for (size_t m = 0; m < sizeof kModeNames / sizeof *kModeNames; ++m) std::printf(" ---: |");
   std::printf("\n");
-  unsigned long long *fb = nullptr, *sink = nullptr;
-  if (!check(cudaMalloc(&fb, size_t(pixels) * 8), "cudaMalloc(buffer)") ||
-      !check(cudaMalloc(&sink, 8), "cudaMalloc(sink)"))
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, o)) return 2;
+  if (!cuda_device_present("raster_bound_bench")) return kNoCudaDevice;
+  Device d;
+  d.pixels = uint32_t(o.width) * uint32_t(o.height);
+  print_header();
+  if (!check(cudaMalloc(&d.fb, size_t(d.pixels) * 8), "cudaMalloc(buffer)") ||
+      !check(cudaMalloc(&d.sink, 8), "cudaMalloc(sink)"))
     return 1;
-  cudaEvent_t e0, e1;
-  if (!check(cudaEventCreate(&e0), "cudaEventCreate") ||
-      !check(cudaEventCreate(&e1), "cudaEventCreate"))
+  if (!check(cudaEventCreate(&d.e0), "cudaEventCreate") ||
+      !check(cudaEventCreate(&d.e1), "cudaEventCreate"))
     return 1;
   int failures = 0;
   for (uint64_t n : o.points) {
     for (const std::string& order : o.orders) {
       PointCloud cloud = make_scene("cube", n, 1);  // random: the generator's order
       if (order == "morton") morton_sort(cloud);
-      for (const std::string& camname : o.cameras) {
-        Camera cam = scene_camera("cube", cloud);
-        if (camname == "overview")
-          cam.frame(cloud.world_bounds(), double(o.width) / double(o.height));
-        const ProjParams p = cam.params(o.width, o.height, cloud.origin, 1);
-        std::vector<uint32_t> pix(n);
-        std::vector<unsigned long long> key(n);
-        uint64_t in_view = 0;
-        for (uint64_t i = 0; i < n; ++i) {
-          const Float3& v = cloud.positions[i];
-          int ix = 0, iy = 0;
-          uint64_t k = 0;
-          if (project_to_pixel(p, v.x, v.y, v.z, cloud.colors[i], ix, iy, k)) {
-            pix[i] = uint32_t(iy) * uint32_t(o.width) + uint32_t(ix);
-            key[i] = k;
-            ++in_view;
-          } else {
-            pix[i] = kNoPixel;
-            key[i] = ~0ull;
-          }
-        }
-        const double spr = sectors_per_request(pix);
-        std::vector<uint8_t> hit(pixels, 0);
-        uint64_t covered = 0;
-        for (uint32_t q : pix)
-          if (q != kNoPixel && !hit[q]) hit[q] = 1, ++covered;
-        // The 4-byte form: the pixel and the depth's rank among kRanks steps from the nearest to
-        // the farthest point in view.
-        float dmin = 3.0e38f, dmax = 0.0f;
-        for (uint64_t i = 0; i < n; ++i)
-          if (pix[i] != kNoPixel) {
-            dmin = std::min(dmin, key_depth(key[i]));
-            dmax = std::max(dmax, key_depth(key[i]));
-          }
-        const double rank_scale = dmax > dmin ? double(kRanks - 1) / double(dmax - dmin) : 0.0;
-        std::vector<uint32_t> packed(n, kNoPixel);
-        for (uint64_t i = 0; i < n; ++i)
-          if (pix[i] != kNoPixel)
-            packed[i] = pix[i] | uint32_t(double(key_depth(key[i]) - dmin) * rank_scale)
-                                     << kPixelBits;
-        uint32_t *dpix = nullptr, *dpacked = nullptr;
-        unsigned long long* dkey = nullptr;
-        bool ok =
-            check(cudaMalloc(&dpix, n * 4), "cudaMalloc(pixels)") &&
-            check(cudaMalloc(&dpacked, n * 4), "cudaMalloc(packed)") &&
-            check(cudaMalloc(&dkey, n * 8), "cudaMalloc(keys)") &&
-            check(cudaMemcpy(dpix, pix.data(), n * 4, cudaMemcpyHostToDevice), "upload") &&
-            check(cudaMemcpy(dpacked, packed.data(), n * 4, cudaMemcpyHostToDevice), "upload") &&
-            check(cudaMemcpy(dkey, key.data(), n * 8, cudaMemcpyHostToDevice), "upload");
-        for (int form = 0; ok && form < 2; ++form) {
-          const bool pk = form == 1;
-          if (pk && pixels > kPixelMask) continue;  // the packed word names 2^21 - 1 pixels
-          const uint32_t* in = pk ? dpacked : dpix;
-          unsigned long long atomics = 0;
-          ok = check(cudaMemset(fb, 0xff, size_t(pixels) * 8), "cudaMemset") &&
-               check(cudaMemset(sink, 0, 8), "cudaMemset");
-          if (ok) {
-            launch_mode(kCount, pk, in, dkey, n, o.rounds, pixels, fb, sink);
-            ok = check(cudaMemcpy(&atomics, sink, 8, cudaMemcpyDeviceToHost), "count");
-          }
-          std::vector<double> med;
-          for (int mode = kStream; ok && mode <= kScattered; ++mode) {
-            std::vector<double> t;
-            for (int f = -3; f < o.frames && ok; ++f) {
-              ok = check(cudaMemset(fb, 0xff, size_t(pixels) * 8), "cudaMemset") &&
-                   check(cudaEventRecord(e0), "cudaEventRecord");
-              launch_mode(mode, pk, in, dkey, n, o.rounds, pixels, fb, sink);
-              float ms = 0;
-              ok = ok && check(cudaGetLastError(), "launch") &&
-                   check(cudaEventRecord(e1), "cudaEventRecord") &&
-                   check(cudaEventSynchronize(e1), "cudaEventSynchronize") &&
-                   check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-              if (f >= 0) t.push_back(ms);
-            }
-            if (ok) med.push_back(summarize(t).median);
-          }
-          if (!ok) break;
-          std::printf("| %.0e | %s | %s | %d | %llu | %llu | %llu | %.2f |", double(n),
-                      order.c_str(), camname.c_str(), pk ? 4 : 12, (unsigned long long)in_view,
-                      (unsigned long long)covered, atomics, spr);
-          for (double m : med) std::printf(" %.4f |", m);
-          std::printf("\n");
-          std::fflush(stdout);
-        }
-        cudaFree(dpix);
-        cudaFree(dpacked);
-        cudaFree(dkey);
-        if (!ok) ++failures;
-      }
+      for (const std::string& camname : o.cameras)
+        if (!run_camera(d, o, cloud, order, camname)) ++failures;
     }
   }
-  cudaFree(fb);
-  cudaFree(sink);
+  cudaFree(d.fb);
+  cudaFree(d.sink);
   return failures ? 1 : 0;
 }
