@@ -3,6 +3,8 @@
 // pointer (engine/pick.h); a second click picks another and the panel measures between them; a
 // third starts again; X clears. The picked points are marked on the image with ImGui's
 // foreground draw list (the display pass and the rendered image stay untouched).
+#include "viewer/pick_panel.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -23,18 +25,14 @@ const char* const kPickNames[2] = {"A", "B"};
 }  // namespace
 
 void Viewer::Impl::pick_at(int window_x, int window_y) {
-  if (!cloud || cloud->empty() || !have_image || rs.width <= 0 || rs.height <= 0) return;
+  if (!cloud.drawable() || !have_image || rs.width <= 0 || rs.height <= 0) return;
   int ww = 0, wh = 0;
-  SDL_GetWindowSize(window, &ww, &wh);
+  SDL_GetWindowSize(win.window, &ww, &wh);
   // Window units to image pixels (the image is the drawable: HiDPI-aware).
   const int x = int(double(window_x) * double(rs.width) / double(std::max(ww, 1)));
   const int y = int(double(window_y) * double(rs.height) / double(std::max(wh, 1)));
-  if (pick_cloud != cloud.get()) {
-    pick_count = 0;
-    pick_compact = CompactCloud{};
-    pick_boxes = PodVector<PointBox>();
-    pick_cloud = cloud.get();
-  }
+  const PointCloud& pc = *cloud.points;
+  picks.follow(&pc);
   // The positions the renderer on screen draws: floats, the CPU's compact form, or the GPU's
   // (the host's build_compact() in the order the GPU stores, made once for this cloud).
   const CompactCloud* compact = nullptr;
@@ -43,37 +41,37 @@ void Viewer::Impl::pick_at(int window_x, int window_y) {
       compact = &backend->cpu().compact();
     } else {
       const Toggle sort = backend->options().sort;
-      if (pick_compact.words.size() != cloud->size() || pick_compact_sort != sort) {
+      if (picks.compact.words.size() != pc.size() || picks.compact_sort != sort) {
         std::string err;
-        const bool morton = wants_spatial_sort(sort, *cloud, cloud->local_bounds());
-        if (!build_compact(*cloud, morton, &pick_compact, &err)) {
+        const bool morton = wants_spatial_sort(sort, pc, pc.local_bounds());
+        if (!build_compact(pc, morton, &picks.compact, &err)) {
           set_status("pick: " + err, true);
           return;
         }
-        pick_compact_sort = sort;
+        picks.compact_sort = sort;
       }
-      compact = &pick_compact;
+      compact = &picks.compact;
     }
   }
   // Float positions: the batch boxes let the pick skip the batches that cannot reach the click
   // (the CPU renderer's when it has them for this cloud, else made once: a pass over the points).
   const PodVector<PointBox>* boxes =
-      compact
-          ? nullptr
-          : boxes_for_pick(*cloud, backend->gpu_active() ? nullptr : &backend->cpu(), &pick_boxes);
-  const PickResult r = pick_point(*cloud, compact, camera, rs, x, y, kPickRadius, 0, boxes);
+      compact ? nullptr
+              : boxes_for_pick(pc, backend->gpu_active() ? nullptr : &backend->cpu(), &picks.boxes);
+  const PickResult r = pick_point(pc, compact, view.camera, rs, x, y, kPickRadius, 0, boxes);
   if (!r.hit) {
     set_status("pick: no point within " + std::to_string(kPickRadius) + " pixels", false);
     return;
   }
-  if (pick_count == 2) pick_count = 0;
-  picks[pick_count++] = r;
+  picks.add(r);
 }
 
-void Viewer::Impl::draw_pick_panel() {
-  if (pick_cloud != cloud.get()) pick_count = 0;  // the picks belong to another cloud
-  // Marks: each pick projected with the camera of this frame (double precision), a ring and its
-  // name, and the line between two.
+namespace {
+
+/// Marks on the image: each pick projected with the camera of this frame (double precision), a
+/// ring and its name, and the line between two.
+void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderSettings& rs,
+                     SDL_Window* window, float ui) {
   int ww = 0, wh = 0;
   SDL_GetWindowSize(window, &ww, &wh);
   ImDrawList* fg = ImGui::GetForegroundDrawList();
@@ -81,8 +79,8 @@ void Viewer::Impl::draw_pick_panel() {
   const double to_window = double(ww) / w;
   ImVec2 at[2];
   bool seen[2] = {false, false};
-  for (int i = 0; i < pick_count; ++i) {
-    const glm::dvec3 d = picks[i].world - camera.position;
+  for (int i = 0; i < picks.count; ++i) {
+    const glm::dvec3 d = picks.points[i].world - camera.position;
     const double cz = glm::dot(d, camera.forward());
     if (!(cz > camera.near_z)) continue;
     const double s = camera.focus / cz * h * 0.5;
@@ -91,45 +89,47 @@ void Viewer::Impl::draw_pick_panel() {
     at[i] = ImVec2(float(px * to_window), float(py * double(wh) / h));
     seen[i] = true;
     const ImU32 tint = i == 0 ? IM_COL32(255, 220, 40, 255) : IM_COL32(40, 220, 255, 255);
-    fg->AddCircle(at[i], 7.0f * ui_scale, IM_COL32(0, 0, 0, 200), 0, 4.0f * ui_scale);
-    fg->AddCircle(at[i], 7.0f * ui_scale, tint, 0, 2.0f * ui_scale);
-    fg->AddText(ImVec2(at[i].x + 9.0f * ui_scale, at[i].y - 16.0f * ui_scale), tint, kPickNames[i]);
+    fg->AddCircle(at[i], 7.0f * ui, IM_COL32(0, 0, 0, 200), 0, 4.0f * ui);
+    fg->AddCircle(at[i], 7.0f * ui, tint, 0, 2.0f * ui);
+    fg->AddText(ImVec2(at[i].x + 9.0f * ui, at[i].y - 16.0f * ui), tint, kPickNames[i]);
   }
-  if (pick_count == 2 && seen[0] && seen[1])
-    fg->AddLine(at[0], at[1], IM_COL32(255, 255, 255, 200), 1.5f * ui_scale);
+  if (picks.count == 2 && seen[0] && seen[1])
+    fg->AddLine(at[0], at[1], IM_COL32(255, 255, 255, 200), 1.5f * ui);
+}
 
+/// The panel's section: each pick's position and attributes, the measure between two.
+void pick_section(PickState& picks, const PointCloud* cloud, UpAxis up) {
+  ImGui::TextDisabled("left click: pick a point, a second: measure; X clears");
+  for (int i = 0; i < picks.count; ++i) {
+    const PickResult& p = picks.points[i];
+    ImGui::Text("%s  x %.3f  y %.3f  z %.3f", kPickNames[i], p.world.x, p.world.y, p.world.z);
+    ImGui::TextDisabled("   point %llu", (unsigned long long)p.index);
+    if (cloud) {
+      for (const auto& [name, value] : point_attributes(*cloud, p.index))
+        ImGui::Text("   %s  %s", name.c_str(), value.c_str());
+    }
+  }
+  if (picks.count == 2) {
+    const Measure m = measure(picks.points[0].world, picks.points[1].world, up);
+    ImGui::Text("distance %.3f", m.distance);
+    ImGui::Text("horizontal %.3f  height %+.3f (%s up)", m.horizontal, m.height,
+                up == UpAxis::kZ ? "z" : "y");
+  }
+  ImGui::BeginDisabled(picks.count == 0);
+  if (ImGui::Button("Clear picks")) picks.clear();
+  ImGui::EndDisabled();
+}
+
+}  // namespace
+
+void Viewer::Impl::draw_pick_panel() {
+  if (picks.cloud != cloud.points.get()) picks.clear();  // the picks belong to another cloud
+  draw_pick_marks(picks, view.camera, rs, win.window, win.ui_scale);
   // The panel's section, appended to its window.
   if (ImGui::Begin("pointraster") &&
-      ImGui::CollapsingHeader("Pick and measure", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::TextDisabled("left click: pick a point, a second: measure; X clears");
-    for (int i = 0; i < pick_count; ++i) {
-      const PickResult& p = picks[i];
-      ImGui::Text("%s  x %.3f  y %.3f  z %.3f", kPickNames[i], p.world.x, p.world.y, p.world.z);
-      ImGui::TextDisabled("   point %llu", (unsigned long long)p.index);
-      if (cloud) {
-        for (const auto& [name, value] : point_attributes(*cloud, p.index))
-          ImGui::Text("   %s  %s", name.c_str(), value.c_str());
-      }
-    }
-    if (pick_count == 2) {
-      const Measure m = measure(picks[0].world, picks[1].world, camera.up_axis);
-      ImGui::Text("distance %.3f", m.distance);
-      ImGui::Text("horizontal %.3f  height %+.3f (%s up)", m.horizontal, m.height,
-                  camera.up_axis == UpAxis::kZ ? "z" : "y");
-    }
-    ImGui::BeginDisabled(pick_count == 0);
-    if (ImGui::Button("Clear picks")) pick_count = 0;
-    ImGui::EndDisabled();
-  }
+      ImGui::CollapsingHeader("Pick and measure", ImGuiTreeNodeFlags_DefaultOpen))
+    pick_section(picks, cloud.points.get(), view.camera.up_axis);
   ImGui::End();
-}
-
-int Viewer::pick_count() const {
-  return impl_->pick_count;
-}
-
-PickResult Viewer::pick(int i) const {
-  return i >= 0 && i < impl_->pick_count ? impl_->picks[i] : PickResult{};
 }
 
 }  // namespace pr

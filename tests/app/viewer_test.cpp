@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "testdata.h"
 #include "engine/image.h"
 #include "engine/point_cloud.h"
 #include "startup.h"
+#include "testdata.h"
 #include "viewer/cloud_job.h"
 #include "viewer/display.h"
 #include "viewer/fly_camera.h"
 #include "viewer/settings.h"
-#include "viewer/viewer.h"
+#include "viewer/viewer_testing.h"
 
 namespace fs = std::filesystem;
 
@@ -135,10 +135,11 @@ size_t pixels_differing(const std::vector<uint32_t>& a, const std::vector<uint32
 /// cloud has loaded, each next step three frames after the last (what a step switched is on
 /// screen by then), then quits; also at frame 5000, should the cloud never load. Returns how many
 /// steps ran.
-int run_steps(pr::Viewer& v, int steps, const std::function<void(int, pr::Viewer&)>& step) {
+int run_steps(pr::ViewerTesting& v, int steps,
+              const std::function<void(int, pr::ViewerTesting&)>& step) {
   int loaded = -1, done = 0;
   pr::ViewerHooks hooks;
-  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (loaded < 0 && !vw.cloud_busy() && vw.cloud_points() > 0) loaded = frame;
     if (loaded >= 0 && done < steps && frame == loaded + 3 * (done + 1)) {
       step(done++, vw);
@@ -331,7 +332,7 @@ TEST(Window, UiScaleOptionScalesThePanel) {
   EXPECT_GT(text_far[1], 1000u) << "the 2x panel should reach past x = 420";
   pr::Options o = scripted(2, 640, 400, 20'000);
   o.ui_scale = 1.5f;
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   EXPECT_FLOAT_EQ(v.ui_scale(), 1.5f);
@@ -346,13 +347,13 @@ TEST(Window, CullingSwitchKeepsTheImage) {
   fresh_config("culling");
   pr::Options o = scripted(0, 480, 300, 300'000);
   o.scene = "cube";
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> culled, plain;
   uint64_t skipped = 0, skipped_off = 1;
   int w = 0, h = 0;
-  const int steps = run_steps(v, 2, [&](int step, pr::Viewer& vw) {
+  const int steps = run_steps(v, 2, [&](int step, pr::ViewerTesting& vw) {
     if (step == 0) {
       vw.read_image(culled, w, h);
       skipped = vw.cpu_culled_batches();
@@ -381,14 +382,14 @@ TEST(Window, OcclusionCullingSwitchKeepsTheImage) {
   pr::Options o = scripted(0, 320, 200, 600'000);
   o.scene = "cube";
   o.camera = pr::CameraArg{0.0, 0.0, -400.0, 0.0, 0.0};  // the whole cube, looking along +z
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   v.set_occlusion(pr::Toggle::kOn);
   std::vector<uint32_t> culled, plain;
   uint64_t hidden = 0, hidden_off = 1;
   int w = 0, h = 0;
-  const int steps = run_steps(v, 2, [&](int step, pr::Viewer& vw) {
+  const int steps = run_steps(v, 2, [&](int step, pr::ViewerTesting& vw) {
     if (step == 0) {
       vw.read_image(culled, w, h);
       hidden = vw.cpu_occluded_batches();
@@ -414,7 +415,7 @@ TEST(Window, DefaultModeIsTheGpuWhenThereIsOne) {
   fresh_config("automode");
   pr::Options o = scripted(3, 640, 400, 20'000);
   o.mode.reset();
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   EXPECT_EQ(v.run(), 0);
@@ -427,13 +428,13 @@ TEST(Window, DefaultModeIsTheGpuWhenThereIsOne) {
 TEST(Window, ResizeMidRunReallocatesOnceAndKeepsDrawing) {
   REQUIRE_DISPLAY();
   fresh_config("resize");
-  pr::Viewer v(scripted(30, 800, 500, 200'000));
+  pr::ViewerTesting v(scripted(30, 800, 500, 200'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   int alloc_before = -1, alloc_after_resize = -1;
   int resized_at = -1;
   pr::ViewerHooks h;
-  h.on_frame = [&](int frame, pr::Viewer& vw) {
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (resized_at < 0 && !vw.cloud_busy() && frame > 3) {
       alloc_before = vw.display_allocations();
       SDL_SetWindowSize(vw.window(), 640, 360);
@@ -457,7 +458,7 @@ TEST(Window, ResizeMidRunReallocatesOnceAndKeepsDrawing) {
 TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
   REQUIRE_DISPLAY();
   fresh_config("input");
-  pr::Viewer v(scripted(0, 800, 500, 200'000));  // frames 0: runs until the hook quits
+  pr::ViewerTesting v(scripted(0, 800, 500, 200'000));  // frames 0: runs until the hook quits
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   enum { kWait, kHoldW, kLook, kPanelMouse, kDone } step = kWait;
@@ -467,7 +468,7 @@ TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
   std::vector<uint32_t> img0, img1;
   int w = 0, h = 0;
   pr::ViewerHooks hooks;
-  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     SDL_Event e{};
     switch (step) {
       case kWait:
@@ -576,7 +577,7 @@ TEST(Window, GpuModeFallsBackToCpuWithAReasonWhenUnavailable) {
   fresh_config("gpu");
   pr::Options o = scripted(3, 480, 320, 50'000);
   o.mode = "gpu";
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   EXPECT_EQ(v.run(), 0);
@@ -599,7 +600,7 @@ TEST(Window, LoadErrorsAreShownAndTheWindowKeepsRunning) {
   pr::Options o = scripted(5, 480, 320, 0);
   o.points.reset();
   o.files = {bad.string()};
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   EXPECT_EQ(v.run(), 1);  // a scripted run whose files fail exits 1, after running its frames
@@ -612,7 +613,7 @@ TEST(Window, OpensADroppedFileInTheBackground) {
   REQUIRE_TESTDATA("las");
   const fs::path las = fs::path(pr::test::data_path("las")) / "autzen_trim.las";
   fresh_config("open");
-  pr::Viewer v(scripted(0, 640, 400, 50'000));
+  pr::ViewerTesting v(scripted(0, 640, 400, 50'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   uint64_t scene_points = 0, full_drawn = 0, subset_drawn = 0;
@@ -620,7 +621,7 @@ TEST(Window, OpensADroppedFileInTheBackground) {
   std::vector<uint32_t> full_img;
   bool asked = false;
   pr::ViewerHooks h;
-  h.on_frame = [&](int frame, pr::Viewer& vw) {
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (!asked && !vw.cloud_busy() && frame > 2) {
       scene_points = vw.cloud_points();
       // Dropped on the window, as a file manager does: SDL_DROPFILE (SDL owns the string until
@@ -667,12 +668,13 @@ TEST(Window, SettingsPersistAndTheScreenshotKeySavesThePicture) {
   const fs::path cwd = fs::current_path();
   fs::current_path(shots);  // the screenshot key writes into the current folder
   {
-    pr::Viewer v(scripted(0, 700, 420, 100'000));  // interactive (no --frames): saves settings
+    pr::ViewerTesting v(
+        scripted(0, 700, 420, 100'000));  // interactive (no --frames): saves settings
     std::string err;
     ASSERT_TRUE(v.open(&err)) << err;
     int pressed = -1;
     pr::ViewerHooks h;
-    h.on_frame = [&](int frame, pr::Viewer& vw) {
+    h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
       if (pressed < 0 && !vw.cloud_busy() && frame > 3) {
         SDL_Event e = key_event(SDLK_p, SDL_SCANCODE_P, true);
         SDL_PushEvent(&e);
@@ -714,14 +716,14 @@ TEST(Window, SettingsPersistAndTheScreenshotKeySavesThePicture) {
 TEST(Window, SceneRegeneratesInTheBackgroundWhileTheOldOneIsDrawn) {
   REQUIRE_DISPLAY();
   fresh_config("regen");
-  pr::Viewer v(scripted(0, 640, 400, 100'000));
+  pr::ViewerTesting v(scripted(0, 640, 400, 100'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   int asked_at = -1, busy_frames = 0;
   uint64_t drawn_while_busy = 0;
   glm::dvec3 cam_before{0.0};
   pr::ViewerHooks h;
-  h.on_frame = [&](int frame, pr::Viewer& vw) {
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (asked_at < 0 && !vw.cloud_busy() && frame > 2) {
       cam_before = vw.camera().position;
       vw.set_point_count(3'000'000);
@@ -746,12 +748,12 @@ TEST(Window, SceneRegeneratesInTheBackgroundWhileTheOldOneIsDrawn) {
 TEST(Window, CancelStopsARegenerationAndKeepsTheCloudOnScreen) {
   REQUIRE_DISPLAY();
   fresh_config("cancel");
-  pr::Viewer v(scripted(0, 640, 400, 100'000));
+  pr::ViewerTesting v(scripted(0, 640, 400, 100'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   int asked_at = -1, cancelled_at = -1, done_at = -1;
   pr::ViewerHooks h;
-  h.on_frame = [&](int frame, pr::Viewer& vw) {
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (asked_at < 0 && !vw.cloud_busy() && frame > 2) {
       vw.set_point_count(80'000'000);  // seconds of work on two cores: 20 slices of 4M points
       asked_at = frame;
@@ -784,7 +786,7 @@ TEST(Window, CommandLineRenderOptionsReachTheRenderers) {
   o.scene = "cube";
   o.culling = false;
   o.occlusion = pr::Toggle::kOn;
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   EXPECT_FALSE(v.render_options().culling);
@@ -801,13 +803,13 @@ TEST(Window, CommandLineRenderOptionsReachTheRenderers) {
 TEST(Window, CompactPositionsOnTheCpuSwitchLiveAndBack) {
   REQUIRE_DISPLAY();
   fresh_config("cpu_compact");
-  pr::Viewer v(scripted(0, 480, 300, 300'000));
+  pr::ViewerTesting v(scripted(0, 480, 300, 300'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> full_img, compact_img, back_img;
   int w = 0, h = 0;
   bool compact = false, back = true;
-  const int steps = run_steps(v, 3, [&](int step, pr::Viewer& vw) {
+  const int steps = run_steps(v, 3, [&](int step, pr::ViewerTesting& vw) {
     if (step == 0) {
       vw.read_image(full_img, w, h);
       compact = vw.set_compact(true);
@@ -840,13 +842,13 @@ TEST(Window, CompactImageIsTheSameOnCpuAndGpu) {
   fresh_config("compact_parity");
   pr::Options o = scripted(0, 800, 500, 1'000'000);
   o.compact = true;
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, gpu_img, gpu_sorted_img, cpu_sorted_img;
   int w = 0, h = 0;
   bool switched = false, sorted = false;
-  const int steps = run_steps(v, 4, [&](int step, pr::Viewer& vw) {
+  const int steps = run_steps(v, 4, [&](int step, pr::ViewerTesting& vw) {
     if (step == 0) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
@@ -877,14 +879,14 @@ TEST(Window, LiveSwitchToGpuShowsTheSameImage) {
   std::string why;
   if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
   fresh_config("switch");
-  pr::Viewer v(scripted(0, 800, 500, 1'000'000));
+  pr::ViewerTesting v(scripted(0, 800, 500, 1'000'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, gpu_img, sorted_img, back_img;
   int w = 0, h = 0;
   bool switched = false, sorted = false;
   std::string path;
-  const int steps = run_steps(v, 4, [&](int step, pr::Viewer& vw) {
+  const int steps = run_steps(v, 4, [&](int step, pr::ViewerTesting& vw) {
     if (step == 0) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
@@ -923,13 +925,13 @@ TEST(Window, GpuCompactPositionsSwitchLiveAndBack) {
   std::string why;
   if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
   fresh_config("compact");
-  pr::Viewer v(scripted(0, 800, 500, 1'000'000));
+  pr::ViewerTesting v(scripted(0, 800, 500, 1'000'000));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, compact_img, back_img;
   int w = 0, h = 0;
   bool switched = false, compact = false, back = true;
-  const int steps = run_steps(v, 3, [&](int step, pr::Viewer& vw) {
+  const int steps = run_steps(v, 3, [&](int step, pr::ViewerTesting& vw) {
     if (step == 0) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
@@ -963,14 +965,14 @@ TEST(Window, CloudTooLargeForTheGpuFallsBackToCompactPositions) {
   fresh_config("fallback");
   pr::Options o = scripted(0, 800, 500, 1'000'000);
   o.gpu_memory_limit = 10u << 20;  // --gpu-memory-limit 10M
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> cpu_img, gpu_img;
   int w = 0, h = 0;
   bool switched = false, still_compact = false;
   std::string status_switch, status_again, mode;
-  const int steps = run_steps(v, 2, [&](int step, pr::Viewer& vw) {
+  const int steps = run_steps(v, 2, [&](int step, pr::ViewerTesting& vw) {
     if (step == 0) {
       vw.read_image(cpu_img, w, h);
       switched = vw.set_mode("gpu");
@@ -1005,7 +1007,7 @@ TEST(Window, CloudTooLargeForTheGpuInAnyFormIsDrawnOnTheCpu) {
   fresh_config("refused");
   pr::Options o = scripted(0, 640, 400, 200'000);  // 3 MB at full precision: fits
   o.gpu_memory_limit = 10u << 20;                  // --gpu-memory-limit 10M
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   int stage = 0;
@@ -1013,7 +1015,7 @@ TEST(Window, CloudTooLargeForTheGpuInAnyFormIsDrawnOnTheCpu) {
   std::string status, mode;
   uint64_t drawn = 0;
   pr::ViewerHooks hk;
-  hk.on_frame = [&](int frame, pr::Viewer& vw) {
+  hk.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (stage == 0 && !vw.cloud_busy() && frame > 3) {
       switched = vw.set_mode("gpu");
       vw.set_point_count(2'000'000);
@@ -1046,7 +1048,7 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
   fresh_config("pick");
   pr::Options o = scripted(0, 800, 500, 200'000);
   o.edl = 1.0f;
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   const int clicks[3][2] = {{600, 250}, {700, 330}, {100, 100}};
@@ -1055,7 +1057,7 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
   std::vector<uint32_t> lit;
   int w = 0, h = 0;
   pr::ViewerHooks hooks;
-  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     SDL_Event e{};
     if (step == 0 && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
       vw.read_image(lit, w, h);
@@ -1144,7 +1146,7 @@ TEST(Window, ColorByClassAndHideTheGround) {
   REQUIRE_TESTDATA("las");
   const fs::path las = fs::path(pr::test::data_path("las")) / "autzen_trim.las";
   fresh_config("color");
-  pr::Viewer v(scripted_files({las.string()}));
+  pr::ViewerTesting v(scripted_files({las.string()}));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   const uint32_t ground = pr::class_color(2);
@@ -1153,7 +1155,7 @@ TEST(Window, ColorByClassAndHideTheGround) {
   size_t ground_shown = 0, ground_hidden = ~size_t(0), drawn_hidden = 0;
   std::string mode_shown;
   pr::ViewerHooks h;
-  h.on_frame = [&](int frame, pr::Viewer& vw) {
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (frame > 4000) vw.request_quit();
     if (vw.cloud_busy() || vw.cloud_points() == 0 || vw.color_busy()) return;
     if (++since < 3) return;  // a frame or two with what was handed over
@@ -1194,7 +1196,7 @@ TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
   fresh_config("read_more");
   pr::Options o = scripted_files({copc.string()});
   o.max_depth = 0;
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   int stage = 0;
@@ -1203,7 +1205,7 @@ TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
   bool started[2] = {false, false}, refused = true;
   std::string last_status;
   pr::ViewerHooks hooks;
-  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (frame > 6000) vw.request_quit();
     if (vw.cloud_busy() || vw.cloud_points() == 0) return;
     if (stage < 3 && counts[stage] == 0) {
@@ -1240,14 +1242,14 @@ TEST(Window, OpenedFilesKeepTheBudgetAndReadMoreDoublesIt) {
   fresh_config("open_budget");
   pr::Options o = scripted(0, 640, 400, 20'000);  // starts with a scene
   o.max_points = 1000;
-  pr::Viewer v(o);
+  pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
   int stage = 0;
   uint64_t opened = 0, more = 0;
   glm::dvec3 before{0.0}, after{1.0};
   pr::ViewerHooks hooks;
-  hooks.on_frame = [&](int frame, pr::Viewer& vw) {
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (frame > 6000) vw.request_quit();
     if (vw.cloud_busy() || vw.cloud_points() == 0) return;
     if (stage == 0) {

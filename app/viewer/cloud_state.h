@@ -1,0 +1,41 @@
+// The cloud on screen and the background job that makes the next one (files read, a scene
+// generated) while it stays visible; what the files on screen were read with, so that "Read more"
+// knows what to read next; and the panel's point count.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/io/io.h"
+#include "engine/point_cloud.h"
+#include "viewer/cloud_job.h"
+
+namespace pr {
+
+struct CloudState {
+  std::unique_ptr<PointCloud> points;
+  /// The cloud's world bounds, computed once when it arrives (a pass over a billion positions
+  /// costs a third of a second): the camera's framing and speed, the Cloud section, elevation's
+  /// automatic range.
+  Bounds bounds;
+  std::vector<FileInfo> files;
+  LoadOptions files_options;    // what the files on screen were read with
+  LoadOptions loading_options;  // what the running file job reads with
+  bool loading_more = false;    // the running job reads more of the files on screen (same view)
+  std::string scene;
+  uint64_t scene_points = 0;  // points generated for the scene
+  CloudJob job;
+  bool first = true;  // no cloud has arrived yet
+  bool initial_load_failed = false;
+  uint64_t point_target = 0;  // the panel's point-count value
+
+  /// A cloud with points is on screen.
+  bool drawable() const { return points && !points->empty(); }
+  /// The cloud on screen is a scene (not files).
+  bool is_scene() const { return points && !scene.empty(); }
+  std::vector<std::string> file_paths() const;
+};
+
+}  // namespace pr

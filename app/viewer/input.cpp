@@ -1,0 +1,113 @@
+// The viewer's input: every SDL event goes to ImGui first (viewer.cpp's poll_events()); the app
+// takes keys only when ImGui does not want the keyboard and mouse buttons and the wheel only when
+// it does not want the mouse, as Dear ImGui's examples do. Key releases and the end of a
+// right-drag always reach the camera, so nothing stays held.
+#include <imgui.h>
+
+#include "viewer/viewer_impl.h"
+
+namespace pr {
+
+void Viewer::Impl::handle_event(const SDL_Event& e) {
+  const ImGuiIO& io = ImGui::GetIO();
+  switch (e.type) {
+    case SDL_QUIT:
+      quit = true;
+      break;
+    case SDL_WINDOWEVENT:
+      window_event(e.window);
+      break;
+    case SDL_DROPFILE:
+    case SDL_DROPCOMPLETE:
+      drop_event(e);
+      break;
+    case SDL_KEYDOWN:
+    case SDL_KEYUP:
+      key_event(e.key, io.WantCaptureKeyboard);
+      break;
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEBUTTONUP:
+    case SDL_MOUSEMOTION:
+    case SDL_MOUSEWHEEL:
+      mouse_event(e, io.WantCaptureMouse);
+      break;
+    default:
+      break;
+  }
+}
+
+void Viewer::Impl::window_event(const SDL_WindowEvent& e) {
+  if (e.event == SDL_WINDOWEVENT_CLOSE && e.windowID == SDL_GetWindowID(win.window)) quit = true;
+  if (e.event == SDL_WINDOWEVENT_FOCUS_LOST) view.focus_lost();
+}
+
+void Viewer::Impl::drop_event(const SDL_Event& e) {
+  // SDL sends one SDL_DROPFILE per file (the string is ours to free), then SDL_DROPCOMPLETE.
+  if (e.type == SDL_DROPFILE) {
+    if (e.drop.file) {
+      open_box.dropped.emplace_back(e.drop.file);
+      SDL_free(e.drop.file);
+    }
+    return;
+  }
+  auto paths = std::move(open_box.dropped);
+  open_box.dropped.clear();
+  start_open(paths);
+}
+
+void Viewer::Impl::key_event(const SDL_KeyboardEvent& e, bool imgui_wants_keys) {
+  const bool down = e.type == SDL_KEYDOWN;
+  // Releases always reach the camera, so a key pressed before ImGui took focus never sticks.
+  if (down && imgui_wants_keys) return;
+  view.fly_key(e.keysym.sym, down);
+  if (down && !e.repeat) key_pressed(e.keysym.sym);
+}
+
+void Viewer::Impl::key_pressed(SDL_Keycode k) {
+  switch (k) {
+    case SDLK_ESCAPE:
+      quit = true;
+      break;
+    case SDLK_f:
+      frame_cloud();
+      break;
+    case SDLK_r:
+      view.camera = view.home;
+      break;
+    case SDLK_g:
+      backend->switch_mode(!backend->gpu_active());
+      break;
+    case SDLK_F12:
+    case SDLK_p:
+      save_screenshot_key();
+      break;
+    case SDLK_x:
+      picks.clear();
+      break;
+    default:
+      break;
+  }
+}
+
+void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
+  switch (e.type) {
+    case SDL_MOUSEBUTTONDOWN:
+      if (imgui_wants_mouse) break;
+      if (e.button.button == SDL_BUTTON_LEFT) pick_at(e.button.x, e.button.y);
+      if (e.button.button == SDL_BUTTON_RIGHT) view.start_look();
+      break;
+    case SDL_MOUSEBUTTONUP:
+      if (e.button.button == SDL_BUTTON_RIGHT && view.looking) view.end_look();
+      break;
+    case SDL_MOUSEMOTION:
+      if (view.looking) view.fly.look(view.camera, double(e.motion.xrel), double(e.motion.yrel));
+      break;
+    case SDL_MOUSEWHEEL:
+      if (!imgui_wants_mouse) view.fly.wheel(double(e.wheel.y));
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace pr

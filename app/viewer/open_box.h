@@ -1,0 +1,26 @@
+// The panel's Open box: a path typed or picked from a folder's listing, the point budget a file
+// opened from here keeps, and the files dropped on the window until the drop completes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pr {
+
+struct OpenBox {
+  char path[1024] = {0};
+  uint64_t budget = 0;  // points a file opened from the panel or dropped keeps (0: all)
+  std::string dir;      // the folder listed
+  std::vector<std::pair<std::string, bool>> listing;  // name, is_dir
+  std::vector<std::string> dropped;
+
+  /// Lists `dir`: its folders, then the files a reader takes, by name, hidden ones left out.
+  /// False with the reason when the folder cannot be read (what could be read stays listed).
+  bool refresh(std::string* error);
+  /// `dir`'s parent becomes the folder listed.
+  void go_up();
+};
+
+}  // namespace pr

@@ -1,0 +1,127 @@
+#include "viewer/viewer_testing.h"
+
+#include "viewer/viewer_impl.h"
+
+namespace pr {
+
+int ViewerTesting::run(const ViewerHooks* hooks) {
+  if (!hooks || !hooks->on_frame) return run_frames({});
+  return run_frames([this, hooks](int frame) { hooks->on_frame(frame, *this); });
+}
+
+SDL_Window* ViewerTesting::window() const {
+  return impl_->win.window;
+}
+Camera& ViewerTesting::camera() {
+  return impl_->view.camera;
+}
+std::string ViewerTesting::mode() const {
+  return impl_->backend->gpu_active() ? "gpu" : "cpu";
+}
+bool ViewerTesting::set_mode(const std::string& mode) {
+  return impl_->backend->switch_mode(mode == "gpu");
+}
+bool ViewerTesting::set_compact(bool on) {
+  impl_->backend->set_compact(on);
+  return impl_->backend->compact_active();
+}
+bool ViewerTesting::set_gpu_sort(bool on) {
+  impl_->backend->set_sort(on);
+  return impl_->backend->gpu_sorted();
+}
+void ViewerTesting::set_culling(bool on) {
+  impl_->backend->set_culling(on);
+}
+void ViewerTesting::set_occlusion(Toggle mode) {
+  impl_->backend->set_occlusion(mode);
+}
+const RenderOptions& ViewerTesting::render_options() const {
+  return impl_->backend->options();
+}
+uint64_t ViewerTesting::cpu_culled_batches() const {
+  return impl_->backend->cpu().culled_batches();
+}
+uint64_t ViewerTesting::cpu_occluded_batches() const {
+  return impl_->backend->cpu().occluded_batches();
+}
+std::string ViewerTesting::display_path() const {
+  return impl_->backend->display_path();
+}
+int ViewerTesting::display_allocations() const {
+  return impl_->win.display ? impl_->win.display->allocations() : 0;
+}
+int ViewerTesting::image_width() const {
+  return impl_->win.display ? impl_->win.display->width() : 0;
+}
+int ViewerTesting::image_height() const {
+  return impl_->win.display ? impl_->win.display->height() : 0;
+}
+float ViewerTesting::ui_scale() const {
+  return impl_->win.ui_scale;
+}
+bool ViewerTesting::cloud_busy() const {
+  return impl_->cloud.job.busy();
+}
+void ViewerTesting::cancel_cloud_job() {
+  impl_->cloud.job.cancel();
+}
+uint64_t ViewerTesting::cloud_points() const {
+  return impl_->cloud.points ? impl_->cloud.points->size() : 0;
+}
+void ViewerTesting::set_point_count(uint64_t n) {
+  impl_->apply_point_target(n);
+}
+uint64_t ViewerTesting::points_drawn() const {
+  return impl_->times.last_stats.points_drawn;
+}
+std::string ViewerTesting::status() const {
+  return impl_->status.text;
+}
+bool ViewerTesting::read_image(std::vector<uint32_t>& px, int& w, int& h) const {
+  const Display& d = *impl_->win.display;
+  w = d.width();
+  h = d.height();
+  return impl_->have_image && d.read_image(px);
+}
+
+bool ViewerTesting::set_color(const std::string& mode) {
+  ColorState& cs = impl_->colors;
+  ColorSettings c = cs.wanted;
+  const PointCloud* cloud = impl_->cloud.points.get();
+  if (!cloud || !parse_color_mode(mode, &c.mode, &c.field) ||
+      !color_mode_available(*cloud, c.mode, c.field))
+    return false;
+  cs.choose(c);
+  return true;
+}
+std::string ViewerTesting::color_mode() const {
+  const ColorSettings& c = impl_->colors.shown;
+  return c.mode == ColorMode::kField ? c.field : color_mode_name(c.mode);
+}
+bool ViewerTesting::color_busy() const {
+  return impl_->colors.busy();
+}
+void ViewerTesting::set_class_visible(int code, bool visible) {
+  impl_->colors.set_class_visible(code, visible);
+}
+
+int ViewerTesting::pick_count() const {
+  return impl_->picks.count;
+}
+PickResult ViewerTesting::pick(int i) const {
+  const PickState& p = impl_->picks;
+  return i >= 0 && i < p.count ? p.points[i] : PickResult{};
+}
+
+bool ViewerTesting::open_files(const std::vector<std::string>& paths) {
+  impl_->start_open(paths);
+  return impl_->cloud.job.busy();
+}
+bool ViewerTesting::read_more(bool everything) {
+  return impl_->load_more(everything);
+}
+void ViewerTesting::request_quit() {
+  impl_->quit = true;
+}
+
+}  // namespace pr

@@ -1,0 +1,108 @@
+// What the window tests drive and read back of a viewer, beside the product's interface
+// (viewer.h): a per-frame hook, the panel's actions called directly, and the state the window
+// shows. Not used by the program itself.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/camera.h"
+#include "engine/pick.h"
+#include "engine/renderer.h"
+#include "viewer/viewer.h"
+
+struct SDL_Window;
+
+namespace pr {
+
+class ViewerTesting;
+
+struct ViewerHooks {
+  /// Called at the start of every frame, before events are polled (frame counts from 0). Tests
+  /// push SDL events or resize the window here.
+  std::function<void(int frame, ViewerTesting& viewer)> on_frame;
+};
+
+class ViewerTesting : public Viewer {
+ public:
+  using Viewer::Viewer;
+
+  /// Viewer::run() with `hooks` (may be null).
+  int run(const ViewerHooks* hooks = nullptr);
+
+  SDL_Window* window() const;
+  Camera& camera();
+  /// "cpu" or "gpu": the renderer drawing now.
+  std::string mode() const;
+  /// Asks to switch renderer; false (and a message in the panel) when it cannot.
+  bool set_mode(const std::string& mode);
+  /// The panel's "spatial sort": stores the cloud sorted along a Morton curve (RenderOptions::
+  /// sort on), or in its own order (off), re-uploading it to the GPU. Returns whether the GPU
+  /// cloud is now sorted.
+  bool set_gpu_sort(bool on);
+  /// The panel's "compact positions", on both renderers: the cloud re-encoded with positions
+  /// quantized to 4 bytes (on the GPU 7 bytes a point instead of 15), or at full precision. When
+  /// full precision does not fit on the device, both draw compact positions. Returns whether the
+  /// renderer drawing now holds compact positions.
+  bool set_compact(bool on);
+  /// Batch culling on both renderers (the panel's "skip batches outside the view"; --culling).
+  void set_culling(bool on);
+  /// Occlusion culling on both renderers (the panel's "occlusion culling"; --occlusion).
+  void set_occlusion(Toggle mode);
+  /// The options both renderers draw with.
+  const RenderOptions& render_options() const;
+  /// Batches the CPU renderer skipped in its last frame (0 in GPU mode).
+  uint64_t cpu_culled_batches() const;
+  /// Batches the CPU renderer's last frame skipped as hidden (0 without occlusion culling).
+  uint64_t cpu_occluded_batches() const;
+  /// How the image reaches the screen: "CPU render + PBO upload", "CUDA-GL interop", ...
+  std::string display_path() const;
+  /// Times the display buffers were allocated (once per size change).
+  int display_allocations() const;
+  /// Size of the image being rendered (the drawable), 0x0 while minimized.
+  int image_width() const;
+  int image_height() const;
+  /// The panel's scale (the display's DPI / 96, or --ui-scale; 1 on ordinary screens).
+  float ui_scale() const;
+  /// True while a file load or scene regeneration runs.
+  bool cloud_busy() const;
+  /// What the progress bar's Cancel button does: stops the running load or regeneration; the
+  /// cloud on screen stays.
+  void cancel_cloud_job();
+  uint64_t cloud_points() const;
+  /// What the point-count slider does: a subset of a loaded cloud, or the scene regenerated in
+  /// the background (the old one stays on screen meanwhile).
+  void set_point_count(uint64_t n);
+  /// Points the renderer drew in the last frame.
+  uint64_t points_drawn() const;
+  /// The last message shown in the panel's status line (errors included).
+  std::string status() const;
+  /// The image on screen now, read back from the display texture (top row first).
+  bool read_image(std::vector<uint32_t>& pixels, int& w, int& h) const;
+  /// What the panel's Color section does: asks for color mode `mode` (rgb, intensity, elevation,
+  /// classification, return, source or a field's name), computed in the background; false when
+  /// the cloud lacks it. color_mode() is the mode shown now; color_busy() while one is computed.
+  bool set_color(const std::string& mode);
+  std::string color_mode() const;
+  bool color_busy() const;
+  /// The class table's show box: hides or shows the points of class `code`.
+  void set_class_visible(int code, bool visible);
+  /// Picked points (a left click on the image picks, a second one measures, X clears): how many
+  /// (0 - 2) and each one (engine/pick.h).
+  int pick_count() const;
+  PickResult pick(int i) const;
+  /// Starts loading files in the background, as the Open box and drag and drop do (with the Open
+  /// box's point budget, --max-points to begin with, and --max-depth).
+  bool open_files(const std::vector<std::string>& paths);
+  /// What the Points section's "Read more" and "Read everything" do for files read in part (a
+  /// COPC file to some depth, any file with a point budget): reads them again one octree level
+  /// deeper or with twice the budget (read_more_options() in cloud_job.h), or whole, in the
+  /// background, keeping the view. False (with a status line) when every point is read or a job
+  /// runs.
+  bool read_more(bool everything);
+  void request_quit();
+};
+
+}  // namespace pr
