@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The benchmark's ratios from one run: the seed's peers (peers.txt from run_peers.sh: lines
-"name points loops total_seconds") against pointraster_bench's JSON rows.
+"""The benchmark's ratios from one run: the peers (the NumPy, CuPy and Numba scripts of the
+perspective projection the project grew from, ../shared/peers/seed_*.py; peers.txt from
+run_peers.sh: lines "name points loops total_seconds") against pointraster_bench's JSON rows.
 
   compare.py PEERS_TXT BENCH_JSON [BENCH_JSON...]
 
-"ours" for the seed's peers is the seed's own setup: the cube in random order seen from the seed's
-camera (0, 0, 10) inside it ("inside"), 1920x1080, a whole image with depth test against the
+"ours" for the peers is the peers' own setup: the cube in random order seen from their camera
+(0, 0, 10) inside it ("inside"), 1920x1080, a whole image with depth test against the
 peers' projection only. Ratios are peer time / our time (higher is better for us).
 """
 import json
@@ -94,22 +95,22 @@ def main():
         lines.append((label, ours, theirs, ratio, verdict))
         print(f"{label:<52} {ours:10.4f} {theirs:11.4f} {ratio:8.1f}x  {verdict}")
 
-    c = peers.get(("cupy_cold", 100000))  # the seed's script as first run: compile included
+    c = peers.get(("cupy_cold", 100000))  # seed_cupy.py as first run: compile included
     g = find(rows, "gpu", 100000, camera="inside")
     if c is not None and g:
-        line("GPU (inside) vs seed CuPy first run @ 100K", g["median_ms"], c, 50)
+        line("GPU (inside) vs seed_cupy.py first run @ 100K", g["median_ms"], c, 50)
     for n, target in ((100000, 50), (1000000, None), (10000000, 30)):
         c = peers.get(("cupy", n))
         for cam in ("inside", "overview"):
             g = find(rows, "gpu", n, camera=cam)
             if c is not None and g:
-                line(f"GPU ({cam}) vs seed CuPy @ {fmt_n(n)}", g["median_ms"], c,
+                line(f"GPU ({cam}) vs seed_cupy.py @ {fmt_n(n)}", g["median_ms"], c,
                      target if cam == "inside" else None)
     for n in (100000, 10000000):
         c = peers.get(("numba", n))
         g = find(rows, "gpu", n)
         if c is not None and g:
-            line(f"GPU (inside) vs seed Numba @ {fmt_n(n)}", g["median_ms"], c, None)
+            line(f"GPU (inside) vs seed_numba.py @ {fmt_n(n)}", g["median_ms"], c, None)
     for r in rows:
         if r["renderer"] != "gl":
             continue
@@ -134,7 +135,7 @@ def main():
         for cam in ("inside", "overview"):
             c = find(rows, "cpu", n, camera=cam)
             if p is not None and c:
-                line(f"CPU ({cam}) vs seed NumPy @ {fmt_n(n)}", c["median_ms"], p,
+                line(f"CPU ({cam}) vs seed_numpy.py @ {fmt_n(n)}", c["median_ms"], p,
                      3 if (cam == "inside" and n >= 1000000) else None)
     if not lines:
         print("(nothing to compare: no matching peer and benchmark rows)")

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Packs pointraster_bench and the seed's peer scripts for the GPU machine (run from anywhere):
+# Packs pointraster_bench and the peer scripts (../shared/peers/seed_*.py: the NumPy, CuPy and
+# Numba perspective projection the project grew from) for the GPU machine (run from anywhere):
 #   bench/pack_device.sh            -> .device-bench/{bin,lib,env.sh,peers/}
 # then, with the device tool: carry [".device-bench"], command
 #   set -o pipefail; source .device-bench/env.sh; BILLION=1 bash bench/run_peers.sh 2>&1 | tee $OUT/log

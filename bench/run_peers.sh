@@ -1,11 +1,12 @@
 #!/bin/bash
-# The comparison with the seed in one go: the seed's own scripts (../shared/peers: NumPy, CuPy, Numba CUDA) and
-# pointraster_bench (CPU, GPU, GL_POINTS) on the same machine in the same run, then the ratios.
+# The comparison with the peers in one go: the NumPy, CuPy and Numba CUDA scripts of the
+# perspective projection the project grew from (../shared/peers/seed_*.py) and pointraster_bench
+# (CPU, GPU, GL_POINTS) on the same machine in the same run, then the ratios.
 #
 #   bench/run_peers.sh                 here: builds with bench/run_bench.sh's build dir if needed
 #   (GPU machine) source .device-bench/env.sh; bash bench/run_peers.sh
 #
-# Environment: OUT (logs and JSON, default build-bench/peers-out), PEERS (the seed's scripts:
+# Environment: OUT (logs and JSON, default build-bench/peers-out), PEERS (the peer scripts:
 # .device-bench/peers, else ../shared/peers), PYTHON (default python3), BENCH_EXE,
 # POINTS (default 1e5,1e6,1e7,1e8), BILLION=1 adds 1e9, QUICK=1 runs fewer peer loops,
 # NOSORT_POINTS (e.g. 1e8,1e9: GPU rows without the renderer's upload-time sort),
@@ -19,7 +20,7 @@ peers=${PEERS:-}
 for d in "$root/.device-bench/peers" "$root/../shared/peers"; do
   [ -z "$peers" ] && [ -f "$d/seed_numpy.py" ] && peers=$d
 done
-[ -n "$peers" ] || { echo "run_peers.sh: the seed's scripts are not found (set PEERS)"; exit 1; }
+[ -n "$peers" ] || { echo "run_peers.sh: the peer scripts (seed_*.py) are not found (set PEERS)"; exit 1; }
 py=${PYTHON:-python3}
 exe=${BENCH_EXE:-$(command -v pointraster_bench || echo "$root/build-bench/bin/pointraster_bench")}
 if [ ! -x "$exe" ]; then  # not packed for the GPU machine: build it here
@@ -49,7 +50,7 @@ peer() {
   echo "$name $n $loops $secs" >> "$peers_txt"
 }
 q=${QUICK:-0}
-echo "== the seed's peers ($peers, $("$py" --version 2>&1))"
+echo "== the peers ($peers, $("$py" --version 2>&1))"
 peer numpy seed_numpy.py 100000 $([ "$q" = 1 ] && echo 100 || echo 1000)
 peer numpy seed_numpy.py 1000000 $([ "$q" = 1 ] && echo 10 || echo 50)
 peer numpy seed_numpy.py 10000000 $([ "$q" = 1 ] && echo 2 || echo 5)

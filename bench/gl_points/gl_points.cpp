@@ -14,10 +14,11 @@ namespace pr {
 
 namespace {
 
-// The seed's projection, as projection.h computes it, in a vertex shader. Culled points (behind
-// the near plane, NaN) are sent outside the clip volume. The depth written is camera-space z over
-// a far distance that covers the whole cloud, so the depth test orders points by z as the
-// software renderers do (ties can break differently: GL keeps the first drawn of equal depths).
+// The renderers' perspective projection, as projection.h computes it, in a vertex shader. Culled
+// points (behind the near plane, NaN) are sent outside the clip volume. The depth written is
+// camera-space z over a far distance that covers the whole cloud, so the depth test orders points
+// by z as the software renderers do (ties can break differently: GL keeps the first drawn of equal
+// depths).
 const char* kVertexShader = R"(#version 330 core
 layout(location = 0) in vec3 pos;
 layout(location = 1) in vec4 color;

@@ -1,8 +1,9 @@
 // The OpenGL GL_POINTS baseline: what a user would write with the GPU's own
 // rasterizer. The cloud goes into one vertex buffer (float xyz + RGBA8, 16 bytes a point), a
-// vertex shader does the seed's projection (projection.h: c = R (v - shift), x*focus/z, near-plane
-// culling, the same pixel mapping) and the fixed-function pipeline draws one-pixel points with a
-// depth test into an offscreen framebuffer (RGBA8 + 32-bit float depth). No GL types here.
+// vertex shader does the renderers' perspective projection (projection.h: c = R (v - shift),
+// x*focus/z, near-plane culling, the same pixel mapping) and the fixed-function pipeline draws
+// one-pixel points with a depth test into an offscreen framebuffer (RGBA8 + 32-bit float depth). No
+// GL types here.
 #pragma once
 
 #include <cstdint>
