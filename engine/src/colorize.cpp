@@ -344,22 +344,145 @@ bool color_range(const PointCloud& cloud, const ColorSettings& s, double* lo, do
   }
 }
 
+namespace {
+
+// One function per color mode: each fills o[0, cloud.size()) in parallel and the mode's part of
+// the legend. Continuous modes map (value - lo) * scale onto the colormap `lut`.
+constexpr size_t kColorGrain = size_t{1} << 16;
+
+void color_rgb(const PointCloud& cloud, uint32_t* o) {
+  const uint32_t* src = cloud.source_colors().data();
+  parallel_for(
+      cloud.size(), [&](size_t b, size_t e) { std::copy(src + b, src + e, o + b); }, 0,
+      kColorGrain);
+}
+
+void color_intensity(const PointCloud& cloud, const ColorSettings& s, const uint32_t* lut,
+                     double lo, double scale, uint32_t* o, Legend& lg) {
+  lg.label = "intensity";
+  const float* v = cloud.intensity.data();
+  const double inv_gamma = s.gamma > 0.0 ? 1.0 / s.gamma : 1.0;
+  // The gamma curve through a table of 4096 steps: pow per point would dominate.
+  std::vector<uint32_t> curve(4097);
+  for (size_t k = 0; k <= 4096; ++k)
+    curve[k] = lut_color(lut, std::pow(double(k) / 4096.0, inv_gamma));
+  parallel_for(
+      cloud.size(),
+      [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
+          const double t = (double(v[i]) - lo) * scale;
+          o[i] = !(t > 0.0) ? curve[0] : t >= 1.0 ? curve[4096] : curve[size_t(t * 4096.0 + 0.5)];
+        }
+      },
+      0, kColorGrain);
+}
+
+void color_elevation(const PointCloud& cloud, const ColorSettings& s, const uint32_t* lut,
+                     double lo, double scale, uint32_t* o, Legend& lg) {
+  const int a = std::clamp(s.up_axis, 0, 2);
+  lg.label = std::string("elevation (") + "xyz"[a] + ")";
+  const Float3* p = cloud.positions.data();
+  const double base = cloud.origin[a] - lo;
+  parallel_for(
+      cloud.size(),
+      [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
+          const float c = a == 0 ? p[i].x : a == 1 ? p[i].y : p[i].z;
+          o[i] = lut_color(lut, (double(c) + base) * scale);
+        }
+      },
+      0, kColorGrain);
+}
+
+void color_field(const PointCloud& cloud, const ColorSettings& s, const uint32_t* lut, double lo,
+                 double scale, uint32_t* o, Legend& lg) {
+  lg.label = s.field;
+  const float* v = cloud.field(s.field)->values.data();
+  parallel_for(
+      cloud.size(),
+      [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) o[i] = lut_color(lut, (double(v[i]) - lo) * scale);
+      },
+      0, kColorGrain);
+}
+
+void color_classification(const PointCloud& cloud, uint32_t* o, Legend& lg) {
+  lg.label = "classification";
+  uint32_t pal[256];
+  for (int c = 0; c < 256; ++c) pal[c] = class_color(uint8_t(c));
+  const uint8_t* v = cloud.classification.data();
+  std::mutex m;
+  parallel_for(
+      cloud.size(),
+      [&](size_t b, size_t e) {
+        uint64_t count[256] = {};
+        for (size_t i = b; i < e; ++i) {
+          o[i] = pal[v[i]];
+          ++count[v[i]];
+        }
+        std::lock_guard<std::mutex> lock(m);
+        for (int c = 0; c < 256; ++c) lg.class_counts[size_t(c)] += count[c];
+      },
+      0, kColorGrain);
+}
+
+void color_return(const PointCloud& cloud, uint32_t* o, Legend& lg) {
+  lg.label = "return";
+  uint32_t pal[256];
+  uint8_t kind[256];
+  for (int c = 0; c < 256; ++c) {
+    kind[c] = uint8_t(return_kind(uint8_t(c)));
+    pal[c] = return_color(ReturnKind(kind[c]));
+  }
+  const uint8_t* v = cloud.returns.data();
+  std::mutex m;
+  parallel_for(
+      cloud.size(),
+      [&](size_t b, size_t e) {
+        uint64_t count[4] = {};
+        for (size_t i = b; i < e; ++i) {
+          o[i] = pal[v[i]];
+          ++count[kind[v[i]]];
+        }
+        std::lock_guard<std::mutex> lock(m);
+        for (int k = 0; k < 4; ++k) lg.return_counts[size_t(k)] += count[k];
+      },
+      0, kColorGrain);
+}
+
+void color_source(const PointCloud& cloud, uint32_t* o, Legend& lg) {
+  lg.label = "point source";
+  const uint16_t* v = cloud.point_source.data();
+  std::vector<uint32_t> pal(65536);
+  for (size_t c = 0; c < pal.size(); ++c) pal[c] = source_color(uint16_t(c));
+  parallel_for(
+      cloud.size(),
+      [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) o[i] = pal[v[i]];
+      },
+      0, kColorGrain);
+}
+
+/// The message for a mode the cloud cannot show ("the cloud has no intensity", "no field 'x'
+/// (fields: a, b)").
+std::string unavailable_message(const PointCloud& cloud, const ColorSettings& s) {
+  if (s.mode == ColorMode::kField)
+    return "no field '" + s.field + "' (fields: " + field_list(cloud) + ")";
+  const char* what = s.mode == ColorMode::kReturn   ? "return numbers"
+                     : s.mode == ColorMode::kSource ? "point source ids"
+                                                    : color_mode_name(s.mode);
+  return std::string("the cloud has no ") + what;
+}
+
+}  // namespace
+
 bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_t>& out,
               Legend* legend, std::string* error, const Bounds* bounds) {
   if (!color_mode_available(cloud, s.mode, s.field)) {
-    if (error) {
-      if (s.mode == ColorMode::kField)
-        *error = "no field '" + s.field + "' (fields: " + field_list(cloud) + ")";
-      else
-        *error = std::string("the cloud has no ") + (s.mode == ColorMode::kReturn ? "return numbers"
-                                                     : s.mode == ColorMode::kSource
-                                                         ? "point source ids"
-                                                         : color_mode_name(s.mode));
-    }
+    if (error) *error = unavailable_message(cloud, s);
     return false;
   }
-  const size_t n = cloud.size();
-  out.resize(n);
+  out.resize(cloud.size());
   Legend lg;
   lg.mode = s.mode;
   lg.colormap = s.colormap;
@@ -375,117 +498,28 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
     lg.hi = hi;
   }
   const double scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
-  std::mutex m;
   switch (s.mode) {
-    case ColorMode::kRgb: {
-      const uint32_t* src = cloud.source_colors().data();
-      parallel_for(
-          n, [&](size_t b, size_t e) { std::copy(src + b, src + e, o + b); }, 0, 1 << 16);
+    case ColorMode::kRgb:
+      color_rgb(cloud, o);
       break;
-    }
-    case ColorMode::kIntensity: {
-      lg.label = "intensity";
-      const float* v = cloud.intensity.data();
-      const double inv_gamma = s.gamma > 0.0 ? 1.0 / s.gamma : 1.0;
-      // The gamma curve through a table of 4096 steps: pow per point would dominate.
-      std::vector<uint32_t> curve(4097);
-      for (size_t k = 0; k <= 4096; ++k)
-        curve[k] = lut_color(lut, std::pow(double(k) / 4096.0, inv_gamma));
-      parallel_for(
-          n,
-          [&](size_t b, size_t e) {
-            for (size_t i = b; i < e; ++i) {
-              const double t = (double(v[i]) - lo) * scale;
-              o[i] = !(t > 0.0) ? curve[0]
-                     : t >= 1.0 ? curve[4096]
-                                : curve[size_t(t * 4096.0 + 0.5)];
-            }
-          },
-          0, 1 << 16);
+    case ColorMode::kIntensity:
+      color_intensity(cloud, s, lut, lo, scale, o, lg);
       break;
-    }
-    case ColorMode::kElevation: {
-      const int a = std::clamp(s.up_axis, 0, 2);
-      lg.label = std::string("elevation (") + "xyz"[a] + ")";
-      const Float3* p = cloud.positions.data();
-      const double base = cloud.origin[a] - lo;
-      parallel_for(
-          n,
-          [&](size_t b, size_t e) {
-            for (size_t i = b; i < e; ++i) {
-              const float c = a == 0 ? p[i].x : a == 1 ? p[i].y : p[i].z;
-              o[i] = lut_color(lut, (double(c) + base) * scale);
-            }
-          },
-          0, 1 << 16);
+    case ColorMode::kElevation:
+      color_elevation(cloud, s, lut, lo, scale, o, lg);
       break;
-    }
-    case ColorMode::kField: {
-      lg.label = s.field;
-      const float* v = cloud.field(s.field)->values.data();
-      parallel_for(
-          n,
-          [&](size_t b, size_t e) {
-            for (size_t i = b; i < e; ++i) o[i] = lut_color(lut, (double(v[i]) - lo) * scale);
-          },
-          0, 1 << 16);
+    case ColorMode::kField:
+      color_field(cloud, s, lut, lo, scale, o, lg);
       break;
-    }
-    case ColorMode::kClassification: {
-      lg.label = "classification";
-      uint32_t pal[256];
-      for (int c = 0; c < 256; ++c) pal[c] = class_color(uint8_t(c));
-      const uint8_t* v = cloud.classification.data();
-      parallel_for(
-          n,
-          [&](size_t b, size_t e) {
-            uint64_t count[256] = {};
-            for (size_t i = b; i < e; ++i) {
-              o[i] = pal[v[i]];
-              ++count[v[i]];
-            }
-            std::lock_guard<std::mutex> lock(m);
-            for (int c = 0; c < 256; ++c) lg.class_counts[size_t(c)] += count[c];
-          },
-          0, 1 << 16);
+    case ColorMode::kClassification:
+      color_classification(cloud, o, lg);
       break;
-    }
-    case ColorMode::kReturn: {
-      lg.label = "return";
-      uint32_t pal[256];
-      uint8_t kind[256];
-      for (int c = 0; c < 256; ++c) {
-        kind[c] = uint8_t(return_kind(uint8_t(c)));
-        pal[c] = return_color(ReturnKind(kind[c]));
-      }
-      const uint8_t* v = cloud.returns.data();
-      parallel_for(
-          n,
-          [&](size_t b, size_t e) {
-            uint64_t count[4] = {};
-            for (size_t i = b; i < e; ++i) {
-              o[i] = pal[v[i]];
-              ++count[kind[v[i]]];
-            }
-            std::lock_guard<std::mutex> lock(m);
-            for (int k = 0; k < 4; ++k) lg.return_counts[size_t(k)] += count[k];
-          },
-          0, 1 << 16);
+    case ColorMode::kReturn:
+      color_return(cloud, o, lg);
       break;
-    }
-    case ColorMode::kSource: {
-      lg.label = "point source";
-      const uint16_t* v = cloud.point_source.data();
-      std::vector<uint32_t> pal(65536);
-      for (size_t c = 0; c < pal.size(); ++c) pal[c] = source_color(uint16_t(c));
-      parallel_for(
-          n,
-          [&](size_t b, size_t e) {
-            for (size_t i = b; i < e; ++i) o[i] = pal[v[i]];
-          },
-          0, 1 << 16);
+    case ColorMode::kSource:
+      color_source(cloud, o, lg);
       break;
-    }
   }
   if (legend) *legend = std::move(lg);
   return true;

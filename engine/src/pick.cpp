@@ -41,23 +41,15 @@ struct Window {
   }
 };
 
-}  // namespace
-
-PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
-                      const RenderSettings& s, int x, int y, int radius, unsigned threads,
-                      const PodVector<PointBox>* boxes) {
-  PickResult r;
+/// Offers every drawn point whose splat reaches `all`'s pixels to it: the frame's points
+/// (`count` of the cloud's, as effective_count() gives them) re-projected in parallel, each
+/// thread into its own copy of the window, merged at the end. Units of kPointBatch: stored
+/// points (compact, or all points), or a subset's drawn points; a unit whose box cannot put a
+/// pixel (splats included) in the window holds no candidate.
+void collect_candidates(Window& all, const PointCloud& cloud, const CompactCloud* compact,
+                        const ProjParams& p, uint64_t count, unsigned threads,
+                        const PodVector<PointBox>* boxes) {
   const uint64_t total = cloud.size();
-  const uint64_t count = effective_count(total, s.point_count);
-  if (count == 0 || s.width <= 0 || s.height <= 0 || x < 0 || y < 0 || x >= s.width ||
-      y >= s.height)
-    return r;
-  radius = std::clamp(radius, 0, 64);
-  Window all;
-  all.x0 = std::max(0, x - radius), all.y0 = std::max(0, y - radius);
-  all.x1 = std::min(s.width, x + radius + 1), all.y1 = std::min(s.height, y + radius + 1);
-  all.reset();
-  const ProjParams p = camera.params(s.width, s.height, cloud.origin, s.point_size);
   const uint64_t step = subset_step(total, count);
   const bool subset = step != (uint64_t{1} << 32);
   const uint32_t* colors = cloud.colors.data();
@@ -72,10 +64,8 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
     w.offer(sx0, sy0, sx1, sy1, key, id);
   };
   std::mutex merge;
-  // Units of kPointBatch: stored points (compact, or all points), or a subset's drawn points.
   const uint64_t walked = compact || !subset ? total : count;
   const size_t units = size_t((walked + kPointBatch - 1) / kPointBatch);
-  // A unit whose box cannot put a pixel (splats included) in the window holds no candidate.
   const PixelRect window{all.x0, all.y0, all.x1, all.y1};
   auto reaches = [&](const PixelRect& rect) {
     return !rect.empty() && rect.x0 < window.x1 && rect.x1 > window.x0 && rect.y0 < window.y1 &&
@@ -113,9 +103,12 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
         all.merge(w);
       },
       threads, 16);
-  // The nearest drawn pixel within the radius; ties: the upper, then the left one.
-  long best = -1;
-  size_t best_at = 0;
+}
+
+/// The window's drawn pixel nearest to (x, y) within `radius` (ties: the upper, then the left
+/// one) into r.x, r.y; its offset in the window, or -1 when there is none.
+long nearest_drawn(const Window& all, int x, int y, int radius, PickResult& r) {
+  long best = -1, best_at = -1;
   for (int yy = all.y0; yy < all.y1; ++yy)
     for (int xx = all.x0; xx < all.x1; ++xx) {
       const size_t at = size_t(yy - all.y0) * size_t(all.x1 - all.x0) + size_t(xx - all.x0);
@@ -123,14 +116,15 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
       const long d2 = long(xx - x) * (xx - x) + long(yy - y) * (yy - y);
       if (d2 > long(radius) * radius || (best >= 0 && d2 >= best)) continue;
       best = d2;
-      best_at = at;
+      best_at = long(at);
       r.x = xx;
       r.y = yy;
     }
-  if (best < 0) return r;
-  r.hit = true;
-  r.index = all.index[best_at];
-  r.depth = key_depth(all.key[best_at]);
+  return best_at;
+}
+
+/// r's position and attributes from point r.index of the cloud.
+void fill_point(const PointCloud& cloud, PickResult& r) {
   const Float3 v = cloud.positions[r.index];
   r.world = cloud.origin + glm::dvec3(double(v.x), double(v.y), double(v.z));
   if (r.index < cloud.intensity.size()) {
@@ -141,6 +135,31 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
     r.has_class = true;
     r.classification = cloud.classification[r.index];
   }
+}
+
+}  // namespace
+
+PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
+                      const RenderSettings& s, int x, int y, int radius, unsigned threads,
+                      const PodVector<PointBox>* boxes) {
+  PickResult r;
+  const uint64_t count = effective_count(cloud.size(), s.point_count);
+  if (count == 0 || s.width <= 0 || s.height <= 0 || x < 0 || y < 0 || x >= s.width ||
+      y >= s.height)
+    return r;
+  radius = std::clamp(radius, 0, 64);
+  Window all;
+  all.x0 = std::max(0, x - radius), all.y0 = std::max(0, y - radius);
+  all.x1 = std::min(s.width, x + radius + 1), all.y1 = std::min(s.height, y + radius + 1);
+  all.reset();
+  const ProjParams p = camera.params(s.width, s.height, cloud.origin, s.point_size);
+  collect_candidates(all, cloud, compact, p, count, threads, boxes);
+  const long at = nearest_drawn(all, x, y, radius, r);
+  if (at < 0) return r;
+  r.hit = true;
+  r.index = all.index[size_t(at)];
+  r.depth = key_depth(all.key[size_t(at)]);
+  fill_point(cloud, r);
   return r;
 }
 

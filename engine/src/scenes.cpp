@@ -156,86 +156,81 @@ uint32_t ground_color(double h, double slope, Rng& r) {
   return shade(c, j);
 }
 
-void terrain_point(const void* ctx, uint64_t seed, uint64_t i, Float3& pos, uint32_t& col) {
-  const Heightfield& hf = *static_cast<const Heightfield*>(ctx);
-  Rng r(seed, i);
-  const float kind = r.uniform();
-  if (kind < 0.10f) {
-    // A building of the city: pick a block, then a point on its walls or roof.
-    const int nx = int((kCityX1 - kCityX0) / kBlock), nz = int((kCityZ1 - kCityZ0) / kBlock);
-    const int bx = int(r.uniform() * float(nx)), bz = int(r.uniform() * float(nz));
-    const uint64_t bh = mix64(seed ^ (uint64_t(bx) * 7919u + uint64_t(bz) * 104729u));
-    const double w = 10.0 + double(bh & 7), d = 10.0 + double((bh >> 3) & 7);
-    const double height = 15.0 + double((bh >> 8) % 120) * (((bh >> 20) & 3) == 0 ? 1.0 : 0.4);
-    const double x0 = kCityX0 + (bx + 0.5) * kBlock - w * 0.5,
-                 z0 = kCityZ0 + (bz + 0.5) * kBlock - d * 0.5;
-    const double y0 = 14.0;
-    const double face = r.uniformd() * (2.0 * (w + d) * height + w * d);
-    double x, y, z;
-    bool roof = false;
-    if (face >= 2.0 * (w + d) * height) {
-      x = x0 + r.uniformd() * w, z = z0 + r.uniformd() * d, y = y0 + height;
-      roof = true;
-    } else {
-      double t = r.uniformd() * 2.0 * (w + d);
-      y = y0 + r.uniformd() * height;
-      if (t < w)
-        x = x0 + t, z = z0;
-      else if ((t -= w) < d)
-        x = x0 + w, z = z0 + t;
-      else if ((t -= d) < w)
-        x = x0 + w - t, z = z0 + d;
-      else
-        t -= w, x = x0, z = z0 + d - t;
-    }
-    const uint32_t base =
-        lerp_color(rgba(150, 150, 160), rgba(190, 180, 165), float((bh >> 30) & 255) / 255.0f);
-    // Windows: a lit grid on the walls.
-    const double u = std::fmod(x + z, 3.0), v = std::fmod(y - y0, 3.5);
-    const bool window = !roof && u > 0.8 && u < 2.2 && v > 1.0 && v < 2.6;
-    const bool lit =
-        window &&
-        (mix64(bh ^ uint64_t(int64_t((x + z) / 3.0)) * 31u ^ uint64_t(int64_t(y / 3.5))) & 3) != 0;
-    col = roof ? shade(base, 0.8f) : window ? (lit ? rgba(255, 215, 120) : rgba(40, 50, 70)) : base;
-    pos = Float3{float(x), float(y), float(z)};
-    return;
+/// A point on the walls or roof of one of the city's buildings: a block picked at random, its
+/// building's size and height from a hash of the block.
+void building_point(uint64_t seed, Rng& r, Float3& pos, uint32_t& col) {
+  const int nx = int((kCityX1 - kCityX0) / kBlock), nz = int((kCityZ1 - kCityZ0) / kBlock);
+  const int bx = int(r.uniform() * float(nx)), bz = int(r.uniform() * float(nz));
+  const uint64_t bh = mix64(seed ^ (uint64_t(bx) * 7919u + uint64_t(bz) * 104729u));
+  const double w = 10.0 + double(bh & 7), d = 10.0 + double((bh >> 3) & 7);
+  const double height = 15.0 + double((bh >> 8) % 120) * (((bh >> 20) & 3) == 0 ? 1.0 : 0.4);
+  const double x0 = kCityX0 + (bx + 0.5) * kBlock - w * 0.5,
+               z0 = kCityZ0 + (bz + 0.5) * kBlock - d * 0.5;
+  const double y0 = 14.0;
+  const double face = r.uniformd() * (2.0 * (w + d) * height + w * d);
+  double x, y, z;
+  bool roof = false;
+  if (face >= 2.0 * (w + d) * height) {
+    x = x0 + r.uniformd() * w, z = z0 + r.uniformd() * d, y = y0 + height;
+    roof = true;
+  } else {
+    double t = r.uniformd() * 2.0 * (w + d);
+    y = y0 + r.uniformd() * height;
+    if (t < w)
+      x = x0 + t, z = z0;
+    else if ((t -= w) < d)
+      x = x0 + w, z = z0 + t;
+    else if ((t -= d) < w)
+      x = x0 + w - t, z = z0 + d;
+    else
+      t -= w, x = x0, z = z0 + d - t;
   }
-  // Point i sits in stratum i mod strata^2, visited row by row: consecutive points are
-  // neighbours, so the heightfield lookups stay in cache, and the ground is evenly covered.
-  const uint64_t cell = i % (hf.strata * hf.strata);
-  const double span = 2.0 * kHalf / double(hf.strata);
-  const double x = -kHalf + (double(cell % hf.strata) + r.uniformd()) * span;
-  const double z = -kHalf + (double(cell / hf.strata) + r.uniformd()) * span;
-  const double h = hf.height(x, z);
-  if (kind < 0.25f && h > kWater + 2.0 && h < 70.0) {
-    // A tree: on a 9 m grid, in cells the noise says are forest; a trunk and a round crown.
-    const double gx = std::floor(x / 9.0), gz = std::floor(z / 9.0);
-    const uint64_t th = mix64(seed ^ 0xABCDEFull ^ (uint64_t(int64_t(gx)) * 73856093u) ^
-                              (uint64_t(int64_t(gz)) * 19349663u));
-    const bool forest = hf.forestness(x, z) > 0.5;
-    const bool in_city =
-        x > kCityX0 - 20 && x < kCityX1 + 20 && z > kCityZ0 - 20 && z < kCityZ1 + 20;
-    if (forest && !in_city && (th & 3) != 0) {
-      const double tx = (gx + 0.3 + 0.4 * double((th >> 8) & 255) / 255.0) * 9.0;
-      const double tz = (gz + 0.3 + 0.4 * double((th >> 16) & 255) / 255.0) * 9.0;
-      const double ground = hf.height(tx, tz);
-      const double size = 2.5 + 2.0 * double((th >> 24) & 255) / 255.0;
-      if (r.uniform() < 0.12f) {  // trunk
-        const double a = r.uniformd() * 2.0 * kPi;
-        pos = Float3{float(tx + 0.4 * std::cos(a)), float(ground + r.uniformd() * size * 1.6),
-                     float(tz + 0.4 * std::sin(a))};
-        col = shade(rgba(90, 60, 35), r.range(0.8f, 1.1f));
-      } else {  // crown: a point on a sphere
-        const double a = r.uniformd() * 2.0 * kPi, c = r.uniformd() * 2.0 - 1.0;
-        const double s = std::sqrt(1.0 - c * c);
-        pos = Float3{float(tx + size * s * std::cos(a)), float(ground + size * 2.2 + size * c),
-                     float(tz + size * s * std::sin(a))};
-        col = shade(lerp_color(rgba(30, 90, 35), rgba(60, 120, 40), float(th >> 56) / 255.0f),
-                    float(0.75 + 0.35 * (c + 1.0) * 0.5) * r.range(0.9f, 1.05f));
-      }
-      return;
-    }
+  const uint32_t base =
+      lerp_color(rgba(150, 150, 160), rgba(190, 180, 165), float((bh >> 30) & 255) / 255.0f);
+  // Windows: a lit grid on the walls.
+  const double u = std::fmod(x + z, 3.0), v = std::fmod(y - y0, 3.5);
+  const bool window = !roof && u > 0.8 && u < 2.2 && v > 1.0 && v < 2.6;
+  const bool lit =
+      window &&
+      (mix64(bh ^ uint64_t(int64_t((x + z) / 3.0)) * 31u ^ uint64_t(int64_t(y / 3.5))) & 3) != 0;
+  col = roof ? shade(base, 0.8f) : window ? (lit ? rgba(255, 215, 120) : rgba(40, 50, 70)) : base;
+  pos = Float3{float(x), float(y), float(z)};
+}
+
+/// A point of the tree over ground point (x, z), when the forest noise puts one there: on a 9 m
+/// grid, in cells the noise says are forest and outside the city; a trunk and a round crown.
+/// False (nothing drawn from `r`) where there is no tree.
+bool tree_point(const Heightfield& hf, uint64_t seed, double x, double z, Rng& r, Float3& pos,
+                uint32_t& col) {
+  const double gx = std::floor(x / 9.0), gz = std::floor(z / 9.0);
+  const uint64_t th = mix64(seed ^ 0xABCDEFull ^ (uint64_t(int64_t(gx)) * 73856093u) ^
+                            (uint64_t(int64_t(gz)) * 19349663u));
+  const bool forest = hf.forestness(x, z) > 0.5;
+  const bool in_city = x > kCityX0 - 20 && x < kCityX1 + 20 && z > kCityZ0 - 20 && z < kCityZ1 + 20;
+  if (!forest || in_city || (th & 3) == 0) return false;
+  const double tx = (gx + 0.3 + 0.4 * double((th >> 8) & 255) / 255.0) * 9.0;
+  const double tz = (gz + 0.3 + 0.4 * double((th >> 16) & 255) / 255.0) * 9.0;
+  const double ground = hf.height(tx, tz);
+  const double size = 2.5 + 2.0 * double((th >> 24) & 255) / 255.0;
+  if (r.uniform() < 0.12f) {  // trunk
+    const double a = r.uniformd() * 2.0 * kPi;
+    pos = Float3{float(tx + 0.4 * std::cos(a)), float(ground + r.uniformd() * size * 1.6),
+                 float(tz + 0.4 * std::sin(a))};
+    col = shade(rgba(90, 60, 35), r.range(0.8f, 1.1f));
+  } else {  // crown: a point on a sphere
+    const double a = r.uniformd() * 2.0 * kPi, c = r.uniformd() * 2.0 - 1.0;
+    const double s = std::sqrt(1.0 - c * c);
+    pos = Float3{float(tx + size * s * std::cos(a)), float(ground + size * 2.2 + size * c),
+                 float(tz + size * s * std::sin(a))};
+    col = shade(lerp_color(rgba(30, 90, 35), rgba(60, 120, 40), float(th >> 56) / 255.0f),
+                float(0.75 + 0.35 * (c + 1.0) * 0.5) * r.range(0.9f, 1.05f));
   }
+  return true;
+}
+
+/// The ground (or the lake) at (x, z), of height h.
+void ground_point(const Heightfield& hf, double x, double z, double h, Rng& r, Float3& pos,
+                  uint32_t& col) {
   if (h < kWater) {  // the lake: a flat, gently varying blue surface
     pos = Float3{float(x), float(kWater), float(z)};
     col = lerp_color(rgba(30, 70, 130), rgba(60, 110, 170),
@@ -254,6 +249,23 @@ void terrain_point(const void* ctx, uint64_t seed, uint64_t i, Float3& pos, uint
   c = shade(c, float(0.55 + 0.6 * light));
   pos = Float3{float(x), float(h), float(z)};
   col = c;
+}
+
+void terrain_point(const void* ctx, uint64_t seed, uint64_t i, Float3& pos, uint32_t& col) {
+  const Heightfield& hf = *static_cast<const Heightfield*>(ctx);
+  Rng r(seed, i);
+  const float kind = r.uniform();
+  if (kind < 0.10f) return building_point(seed, r, pos, col);
+  // Point i sits in stratum i mod strata^2, visited row by row: consecutive points are
+  // neighbours, so the heightfield lookups stay in cache, and the ground is evenly covered.
+  const uint64_t cell = i % (hf.strata * hf.strata);
+  const double span = 2.0 * kHalf / double(hf.strata);
+  const double x = -kHalf + (double(cell % hf.strata) + r.uniformd()) * span;
+  const double z = -kHalf + (double(cell / hf.strata) + r.uniformd()) * span;
+  const double h = hf.height(x, z);
+  if (kind < 0.25f && h > kWater + 2.0 && h < 70.0 && tree_point(hf, seed, x, z, r, pos, col))
+    return;
+  ground_point(hf, x, z, h, r, pos, col);
 }
 
 // ----------------------------------------------------------------- galaxy ----
@@ -286,7 +298,8 @@ void galaxy_point(const void*, uint64_t seed, uint64_t i, Float3& pos, uint32_t&
 
 // ------------------------------------------------------------------- cube ----
 
-/// The seed's test: (random(n,3) - 0.5) * 2 * m with m = 50, uniform in [-50, 50)^3. Colored by
+/// The benchmark cube of the NumPy/CuPy projection the project grew from: (random(n,3) - 0.5) *
+/// 2 * m with m = 50, uniform in [-50, 50)^3. Colored by
 /// position so the depth structure shows.
 void cube_point(const void*, uint64_t seed, uint64_t i, Float3& pos, uint32_t& col) {
   Rng r(seed, i);
@@ -312,7 +325,7 @@ const std::vector<SceneInfo>& scene_list() {
   static const std::vector<SceneInfo> list = {
       {"terrain", "mountains, a lake, forests and a city of towers (1 km square)"},
       {"galaxy", "a four-armed spiral galaxy with a bright bulge"},
-      {"cube", "the seed's test: uniform random points in [-50, 50]^3"},
+      {"cube", "uniform random points in [-50, 50]^3, seen from inside"},
   };
   return list;
 }
@@ -352,7 +365,7 @@ PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed, LoadPr
 
 Camera scene_camera(const std::string& name, const PointCloud& cloud) {
   Camera cam;
-  if (name == "cube") return cam;  // the seed's camera: (0, 0, 10), identity rotation, focus 5
+  if (name == "cube") return cam;  // (0, 0, 10), identity rotation, focus 5: inside the cube
   cam.focus = 1.5;                 // about 67 degrees vertical field of view
   if (name == "terrain") {
     cam.position = {-60.0, 150.0, -640.0};
