@@ -10,6 +10,7 @@
 #endif
 
 #include "cpu_edl.h"
+#include "cpu_frame.h"
 #include "engine/hq_splat.h"
 #include "engine/parallel.h"
 #include "project_batch.h"
@@ -17,6 +18,15 @@
 namespace pr {
 
 namespace {
+
+using cpu_detail::BinEntry;
+using cpu_detail::FrameTarget;
+
+/// Resolves one visibility-buffer key to a pixel color: the winning point's color (the key's low
+/// word), or the background.
+inline uint32_t resolve_key(uint64_t key, uint32_t background) {
+  return key == kEmptyKey ? background : key_color(key);
+}
 
 /// Depth test: keep the smaller key. The plain load first is the "early depth test": most points
 /// lose to a nearer one already drawn, and a load is much cheaper than a compare-exchange.
@@ -91,7 +101,7 @@ constexpr int kBandShift = 15;
 
 /// A point_size square centred on pixel (ix, iy): depth-tests each pixel and marks every tile it
 /// touches (a square of up to 16 pixels spans up to three tiles a side).
-inline void splat_keys(const CpuRenderer::FrameTarget& t, int ix, int iy, uint64_t key) {
+inline void splat_keys(const FrameTarget& t, int ix, int iy, uint64_t key) {
   int x0, y0, x1, y1;
   splat_rect(*t.p, ix, iy, x0, y0, x1, y1);
   for (int ty = y0 / kTile; ty <= (y1 - 1) / kTile; ++ty)
@@ -104,7 +114,7 @@ inline void splat_keys(const CpuRenderer::FrameTarget& t, int ix, int iy, uint64
 /// Points straight to the visibility buffer (splats, and frames with binning off): the early
 /// test, then the atomic compare-exchange.
 struct DirectEmit {
-  const CpuRenderer::FrameTarget& t;
+  const FrameTarget& t;
   mutable uint64_t drawn = 0;  // points handed over (added to t.drawn at the end)
   void operator()(uint32_t pix, uint64_t key) const {
     ++drawn;
@@ -127,8 +137,8 @@ struct DirectEmit {
 /// the cache miss that the binning is there to avoid (measured: slower at 1e6 points, and at 1e7
 /// no faster than the atomics). Squares are not binned (bin_frame() bins 1-pixel points only).
 struct BinEmit {
-  const CpuRenderer::FrameTarget& t;
-  std::vector<CpuRenderer::BinEntry>* bins;
+  const FrameTarget& t;
+  std::vector<BinEntry>* bins;
   void operator()(uint32_t pix, uint64_t key) const {
     bins[pix >> kBandShift].push_back({key, pix});
   }
@@ -140,7 +150,7 @@ struct BinEmit {
 /// each adding its color to the accumulator of the pixels whose nearest depth it is within range
 /// of. The keys are final here (read with plain loads); the sums take atomic adds.
 struct HqEmit {
-  const CpuRenderer::FrameTarget& t;
+  const FrameTarget& t;
   uint64_t* acc;  // two words a pixel
   void operator()(uint32_t pix, uint64_t key) const {
     if (!hq_blends(uint32_t(key >> 32), t.keys[pix])) return;
@@ -169,6 +179,17 @@ std::unique_ptr<Renderer> make_cpu_renderer(unsigned threads) {
 }
 
 CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_threads() : threads) {}
+
+CpuRenderer::~CpuRenderer() = default;
+
+size_t CpuRenderer::memory_bytes() const {
+  size_t bins = bins_.capacity() * sizeof(bins_[0]);
+  for (const auto& v : bins_) bins += v.capacity() * sizeof(BinEntry);
+  return keys_.capacity() * sizeof(uint64_t) + hq_acc_.capacity() * sizeof(uint64_t) +
+         tile_dirty_.capacity() + compact_.memory_bytes() + boxes_.size() * sizeof(PointBox) +
+         hiz_.capacity() * sizeof(uint32_t) + pass_.capacity() +
+         list_.capacity() * sizeof(uint32_t) + bins;
+}
 
 template <class UnitFn>
 void CpuRenderer::run_units(size_t units, const uint32_t* list, const FrameTarget& t, Pass pass,
@@ -352,171 +373,76 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
   return true;
 }
 
-bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& out,
-                         FrameStats& stats, std::string* error) {
-  Stopwatch total;
-  const FrameStart start = begin_frame(s, out, stats, error);
-  if (start != FrameStart::kDraw) return start == FrameStart::kEmpty;
-  const size_t npix = out.pixel_count();
-  Stopwatch sw;
-  if (keys_w_ != s.width || keys_h_ != s.height) {  // once per size change
-    keys_.assign(npix, kEmptyKey);
-    keys_w_ = s.width;
-    keys_h_ = s.height;
-    tiles_x_ = (s.width + kTile - 1) / kTile;
-    tiles_y_ = (s.height + kTile - 1) / kTile;
-    tile_dirty_.assign(size_t(tiles_x_) * size_t(tiles_y_), 0);
-  }
-  stats.clear_ms = sw.ms();
+namespace {
 
-  uint64_t* keys = keys_.data();
-  uint8_t* dirty = tile_dirty_.data();
-  const size_t tiles_x = size_t(tiles_x_);
-  const PointCloud* cloud = cloud_;
-  const uint64_t total_points = cloud ? cloud->size() : 0;
-  const uint64_t count = effective_count(total_points, s.point_count);
-  stats.points_drawn = count;
-  const ProjParams p =
-      camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0), s.point_size);
-  sw.reset();
-  culled_batches_ = 0;
-  occlusion_ran_ = false;
-  occluded_batches_ = second_pass_batches_ = 0;
-  binned_ = false;
-  if (count > 0) {
-    const Float3* pos = cloud->positions.data();
-    const uint32_t* colors = cloud->colors.data();
-    const uint64_t step = subset_step(total_points, count);
-    const size_t width = size_t(s.width);
-    const bool big = p.point_size > 1;
-    const FrameTarget target(&p, keys, dirty, s.width, s.height, tiles_x);
-    // 1-pixel points are binned (run_units()) where that pays (bin_frame()); splats take the
-    // atomics.
-    const bool binned = bin_frame(options_.binning, big, count, npix, last_drawn_);
-    binned_ = binned;
-    if (s.hq && hq_acc_.size() != 2 * npix) hq_acc_.assign(2 * npix, 0);
-    // One projected point: its pixel to `emit`, or its square.
-    auto plot = [&](int ix, int iy, uint64_t key, const auto& emit) {
-      if (big)
-        emit.splat(ix, iy, key);
-      else
-        emit(uint32_t(iy) * uint32_t(width) + uint32_t(ix), key);
-    };
-    if (compact_active_) {
-      // Compact positions: batch by batch (the box test first), every stored point decoded with
-      // the shared decoder; a subset keeps the stored points whose original index is in it. The
-      // key carries the point's color, read through the original index.
-      const CompactCloud& cc = compact_;
-      const bool subset = step != (uint64_t{1} << 32);
-      const bool cull = options_.culling;
-      auto unit = [&](size_t bi, const auto& emit) {
-        const CompactBatch box = cc.batches[bi];
-        const size_t s0 = bi * kCompactBatch,
-                     s1 = std::min(size_t(total_points), s0 + kCompactBatch);
-        for (size_t si = s0; si < s1; ++si) {
-          const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
-          if (subset && !in_subset(id, count, step)) continue;
-          float x, y, z;
-          if (!compact_decode(box, cc.words[si], x, y, z)) continue;
-          int ix, iy;
-          uint64_t key;
-          if (project_to_pixel(p, x, y, z, colors[id], ix, iy, key)) plot(ix, iy, key, emit);
-        }
-      };
-      draw_batches(
-          p, cc.batches.size(), total_points, target, binned,
-          [&](size_t bi) { return !cull || compact_box_may_draw(p, cc.batches[bi]); },
-          [&](size_t bi) { return compact_box_footprint(p, cc.batches[bi]); }, unit);
-      if (s.hq) hq_batches(target, unit);
-    } else {
-      // All points, 1-pixel splats: project a run into small arrays first, in a loop with no
-      // branches or atomics that the compiler vectorizes (project_batch), then hand the run's
-      // points that draw to `emit`.
-      auto draw_run = [&](size_t b, size_t e, const auto& emit) {
-        constexpr size_t kRun = 512;
-        alignas(64) uint32_t pix[kRun];
-        alignas(64) float dep[kRun];
-        for (size_t b0 = b; b0 < e; b0 += kRun) {
-          const size_t n = std::min(kRun, e - b0);
-          project_batch(p, reinterpret_cast<const float*>(pos + b0), n, pix, dep);
-          // A depth test reads one random pixel a point: prefetch a few points ahead so that
-          // several cache misses are in flight instead of one.
-          constexpr size_t kAhead = 16;
-          for (size_t j = 0; j < std::min(n, kAhead); ++j)
-            if (pix[j] != ~0u) emit.prefetch(pix[j]);
-          for (size_t j = 0; j < n; ++j) {
-            if (j + kAhead < n && pix[j + kAhead] != ~0u) emit.prefetch(pix[j + kAhead]);
-            if (pix[j] != ~0u) emit(pix[j], pack_key(dep[j], colors[b0 + j]));
-          }
-        }
-      };
-      // One stored point, any point size.
-      auto draw_one = [&](size_t i, const auto& emit) {
-        const Float3 v = pos[i];
-        int ix, iy;
-        uint64_t key;
-        if (project_to_pixel(p, v.x, v.y, v.z, colors[i], ix, iy, key)) plot(ix, iy, key, emit);
-      };
-      // Any point size, stored points [b, e).
-      auto draw_points = [&](size_t b, size_t e, const auto& emit) {
-        if (!big) return draw_run(b, e, emit);
-        for (size_t i = b; i < e; ++i) draw_one(i, emit);
-      };
-      const bool all = step == (uint64_t{1} << 32);
-      const bool cull = options_.culling;
-      const size_t batches = (total_points + kPointBatch - 1) / kPointBatch;
-      if (all && cull && boxes_.size() != batches)  // once per cloud: a pass over the positions
-        compute_point_boxes(pos, total_points, &boxes_);
-      if (all && cull) {
-        // Batch by batch, the box test first (engine/culling.h), then occlusion culling's.
-        const PointBox* boxes = boxes_.data();
-        auto unit = [&](size_t bi, const auto& emit) {
-          draw_points(bi * kPointBatch,
-                      std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)), emit);
-        };
-        draw_batches(
-            p, boxes_.size(), total_points, target, binned,
-            [&](size_t bi) { return box_may_draw(p, boxes[bi]); },
-            [&](size_t bi) { return box_footprint(p, boxes[bi]); }, unit);
-        if (s.hq) hq_batches(target, unit);
-      } else {
-        // Units of kPointBatch drawn points: stored points, or a subset's every k-th.
-        const size_t units = size_t((count + kPointBatch - 1) / kPointBatch);
-        auto unit = [&](size_t u, const auto& emit) {
-          const size_t b = u * kPointBatch, e = std::min(size_t(count), b + kPointBatch);
-          if (all) return draw_points(b, e, emit);
-          for (size_t i = b; i < e; ++i) draw_one(size_t(subset_index(i, step)), emit);
-        };
-        run_units(units, nullptr, target, binned ? Pass::kBinned : Pass::kDepth, unit);
-        if (s.hq) run_units(units, nullptr, target, Pass::kHq, unit);
+/// One projected point: its pixel to `emit`, or (`big`: point_size > 1) its square.
+template <class Emit>
+inline void plot(bool big, uint32_t width, int ix, int iy, uint64_t key, const Emit& emit) {
+  if (big)
+    emit.splat(ix, iy, key);
+  else
+    emit(uint32_t(iy) * width + uint32_t(ix), key);
+}
+
+/// The stored points of a plain (float) cloud, drawn into an emit (DirectEmit, BinEmit, HqEmit).
+struct PlainPoints {
+  const ProjParams& p;
+  const Float3* pos;
+  const uint32_t* colors;
+  bool big;  // point_size > 1: squares
+
+  /// 1-pixel points [b, e): a run is projected into small arrays first, in a loop with no
+  /// branches or atomics that the compiler vectorizes (project_batch), then the run's points
+  /// that draw go to `emit`.
+  template <class Emit>
+  void run(size_t b, size_t e, const Emit& emit) const {
+    constexpr size_t kRun = 512;
+    alignas(64) uint32_t pix[kRun];
+    alignas(64) float dep[kRun];
+    for (size_t b0 = b; b0 < e; b0 += kRun) {
+      const size_t n = std::min(kRun, e - b0);
+      project_batch(p, reinterpret_cast<const float*>(pos + b0), n, pix, dep);
+      // A depth test reads one random pixel a point: prefetch a few points ahead so that
+      // several cache misses are in flight instead of one.
+      constexpr size_t kAhead = 16;
+      for (size_t j = 0; j < std::min(n, kAhead); ++j)
+        if (pix[j] != ~0u) emit.prefetch(pix[j]);
+      for (size_t j = 0; j < n; ++j) {
+        if (j + kAhead < n && pix[j + kAhead] != ~0u) emit.prefetch(pix[j + kAhead]);
+        if (pix[j] != ~0u) emit(pix[j], pack_key(dep[j], colors[b0 + j]));
       }
     }
-    last_drawn_ = target.drawn.load();
   }
-  stats.raster_ms = sw.ms();
+  /// Stored point i, any point size.
+  template <class Emit>
+  void one(size_t i, const Emit& emit) const {
+    const Float3 v = pos[i];
+    int ix, iy;
+    uint64_t key;
+    if (project_to_pixel(p, v.x, v.y, v.z, colors[i], ix, iy, key))
+      plot(big, uint32_t(p.width), ix, iy, key, emit);
+  }
+  /// Stored points [b, e), any point size.
+  template <class Emit>
+  void points(size_t b, size_t e, const Emit& emit) const {
+    if (!big) return run(b, e, emit);
+    for (size_t i = b; i < e; ++i) one(i, emit);
+  }
+};
 
-  // Resolve by tiles: touched tiles turn keys into colors and reset the keys; untouched tiles
-  // are background.
-  sw.reset();
-  uint32_t* rgba = out.rgba.data();
-  float* depth = s.want_depth ? out.depth.data() : nullptr;
-  const uint32_t bg = s.background;
-  const int W = s.width, H = s.height;
-  uint64_t* acc = s.hq && count > 0 ? hq_acc_.data() : nullptr;
-  if (s.edl) {  // engine/edl.h: colors from the keys and their neighbours, then the clear
-    resolve_edl(keys, dirty, W, H, kTile, tiles_x_, tiles_y_,
-                edl_params(s.edl_strength, s.edl_radius), bg, acc, rgba, depth, threads_);
-    stats.resolve_ms = sw.ms();
-    stats.total_ms = total.ms();
-    return true;
-  }
+/// The resolve of a frame without EDL, by tiles: touched tiles turn keys into colors (from the
+/// high-quality splats' accumulators `acc` when not null) and reset the keys (and `acc`);
+/// untouched tiles are background. Row by row across the tiles, so that the image is written in
+/// order; the tile flags are cleared for the next frame.
+void resolve_tiles(uint64_t* keys, uint8_t* dirty, int W, int H, int tiles_x_, int tiles_y,
+                   uint32_t bg, uint64_t* acc, uint32_t* rgba, float* depth, unsigned threads) {
+  const size_t tiles_x = size_t(tiles_x_);
   parallel_for(
-      size_t(tiles_y_),
+      size_t(tiles_y),
       [&](size_t ty0, size_t ty1) {
         for (size_t ty = ty0; ty < ty1; ++ty) {
           const int y0 = int(ty) * kTile, y1 = std::min(H, y0 + kTile);
           uint8_t* flags = dirty + ty * tiles_x;
-          // Row by row across the tiles, so that the image is written in order.
           for (int y = y0; y < y1; ++y) {
             const size_t row = size_t(y) * size_t(W);
             for (size_t tx = 0; tx < tiles_x; ++tx) {
@@ -538,10 +464,143 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
         }
         stream_done();
       },
-      threads_, 1);
+      threads, 1);
+}
+
+}  // namespace
+
+void CpuRenderer::size_buffers(int width, int height) {
+  if (keys_w_ == width && keys_h_ == height) return;  // once per size change
+  keys_.assign(size_t(width) * size_t(height), kEmptyKey);
+  keys_w_ = width;
+  keys_h_ = height;
+  tiles_x_ = (width + kTile - 1) / kTile;
+  tiles_y_ = (height + kTile - 1) / kTile;
+  tile_dirty_.assign(size_t(tiles_x_) * size_t(tiles_y_), 0);
+}
+
+void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint64_t count,
+                                 bool binned, bool hq) {
+  // Compact positions: batch by batch (the box test first), every stored point decoded with the
+  // shared decoder; a subset keeps the stored points whose original index is in it. The key
+  // carries the point's color, read through the original index.
+  const CompactCloud& cc = compact_;
+  const uint32_t* colors = cloud_->colors.data();
+  const uint64_t total_points = cloud_->size();
+  const uint64_t step = subset_step(total_points, count);
+  const bool subset = step != (uint64_t{1} << 32);
+  const bool cull = options_.culling;
+  const bool big = p.point_size > 1;
+  const uint32_t width = uint32_t(p.width);
+  auto unit = [&](size_t bi, const auto& emit) {
+    const CompactBatch box = cc.batches[bi];
+    const size_t s0 = bi * kCompactBatch, s1 = std::min(size_t(total_points), s0 + kCompactBatch);
+    for (size_t si = s0; si < s1; ++si) {
+      const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
+      if (subset && !in_subset(id, count, step)) continue;
+      float x, y, z;
+      if (!compact_decode(box, cc.words[si], x, y, z)) continue;
+      int ix, iy;
+      uint64_t key;
+      if (project_to_pixel(p, x, y, z, colors[id], ix, iy, key))
+        plot(big, width, ix, iy, key, emit);
+    }
+  };
+  draw_batches(
+      p, cc.batches.size(), total_points, t, binned,
+      [&](size_t bi) { return !cull || compact_box_may_draw(p, cc.batches[bi]); },
+      [&](size_t bi) { return compact_box_footprint(p, cc.batches[bi]); }, unit);
+  if (hq) hq_batches(t, unit);
+}
+
+void CpuRenderer::raster_plain(const ProjParams& p, const FrameTarget& t, uint64_t count,
+                               bool binned, bool hq) {
+  const uint64_t total_points = cloud_->size();
+  const Float3* pos = cloud_->positions.data();
+  const PlainPoints draw{p, pos, cloud_->colors.data(), p.point_size > 1};
+  const uint64_t step = subset_step(total_points, count);
+  const bool all = step == (uint64_t{1} << 32);
+  const bool cull = options_.culling;
+  const size_t batches = (total_points + kPointBatch - 1) / kPointBatch;
+  if (all && cull && boxes_.size() != batches)  // once per cloud: a pass over the positions
+    compute_point_boxes(pos, total_points, &boxes_);
+  if (all && cull) {
+    // Batch by batch, the box test first (engine/culling.h), then occlusion culling's.
+    const PointBox* boxes = boxes_.data();
+    auto unit = [&](size_t bi, const auto& emit) {
+      draw.points(bi * kPointBatch, std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)),
+                  emit);
+    };
+    draw_batches(
+        p, boxes_.size(), total_points, t, binned,
+        [&](size_t bi) { return box_may_draw(p, boxes[bi]); },
+        [&](size_t bi) { return box_footprint(p, boxes[bi]); }, unit);
+    if (hq) hq_batches(t, unit);
+    return;
+  }
+  // Units of kPointBatch drawn points: stored points, or a subset's every k-th.
+  const size_t units = size_t((count + kPointBatch - 1) / kPointBatch);
+  auto unit = [&](size_t u, const auto& emit) {
+    const size_t b = u * kPointBatch, e = std::min(size_t(count), b + kPointBatch);
+    if (all) return draw.points(b, e, emit);
+    for (size_t i = b; i < e; ++i) draw.one(size_t(subset_index(i, step)), emit);
+  };
+  run_units(units, nullptr, t, binned ? Pass::kBinned : Pass::kDepth, unit);
+  if (hq) run_units(units, nullptr, t, Pass::kHq, unit);
+}
+
+void CpuRenderer::resolve(const RenderSettings& s, Image& out, bool hq) {
+  uint32_t* rgba = out.rgba.data();
+  float* depth = s.want_depth ? out.depth.data() : nullptr;
+  uint64_t* acc = hq ? hq_acc_.data() : nullptr;
+  if (s.edl) {  // engine/edl.h: colors from the keys and their neighbours, then the clear
+    resolve_edl(keys_.data(), tile_dirty_.data(), s.width, s.height, kTile, tiles_x_, tiles_y_,
+                edl_params(s.edl_strength, s.edl_radius), s.background, acc, rgba, depth, threads_);
+    return;
+  }
+  resolve_tiles(keys_.data(), tile_dirty_.data(), s.width, s.height, tiles_x_, tiles_y_,
+                s.background, acc, rgba, depth, threads_);
+}
+
+bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& out,
+                         FrameStats& stats, std::string* error) {
+  Stopwatch total;
+  const FrameStart start = begin_frame(s, out, stats, error);
+  if (start != FrameStart::kDraw) return start == FrameStart::kEmpty;
+  Stopwatch sw;
+  size_buffers(s.width, s.height);
+  stats.clear_ms = sw.ms();
+
+  const PointCloud* cloud = cloud_;
+  const uint64_t count = effective_count(cloud ? cloud->size() : 0, s.point_count);
+  stats.points_drawn = count;
+  const ProjParams p =
+      camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0), s.point_size);
+  sw.reset();
+  culled_batches_ = 0;
+  occlusion_ran_ = false;
+  occluded_batches_ = second_pass_batches_ = 0;
+  binned_ = false;
+  if (count > 0) {
+    const size_t npix = out.pixel_count();
+    const FrameTarget target(&p, keys_.data(), tile_dirty_.data(), s.width, s.height,
+                             size_t(tiles_x_));
+    // 1-pixel points are binned (run_units()) where that pays (bin_frame()); splats take the
+    // atomics.
+    binned_ = bin_frame(options_.binning, p.point_size > 1, count, npix, last_drawn_);
+    if (s.hq && hq_acc_.size() != 2 * npix) hq_acc_.assign(2 * npix, 0);
+    if (compact_active_)
+      raster_compact(p, target, count, binned_, s.hq);
+    else
+      raster_plain(p, target, count, binned_, s.hq);
+    last_drawn_ = target.drawn.load();
+  }
+  stats.raster_ms = sw.ms();
+
+  sw.reset();
+  resolve(s, out, s.hq && count > 0);
   stats.resolve_ms = sw.ms();
   stats.total_ms = total.ms();
-  (void)error;
   return true;
 }
 

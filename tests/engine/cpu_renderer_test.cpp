@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "engine/cpu_renderer.h"
+#include "engine/cpu_renderer_testing.h"
 #include "engine/image.h"
 #include "engine/morton.h"
 #include "engine/scenes.h"
@@ -109,7 +110,7 @@ TEST(CpuRenderer, NanAndInfinitePointsAreSkipped) {
 }
 
 TEST(CpuRenderer, PointsBehindTheCameraAreNotMirrored) {
-  // The seed's abs(z) would draw this point at the centre; we cull it.
+  // The NumPy projection's abs(z) would draw this point at the centre; it is culled.
   const PointCloud c = cloud_of({{{0, 0, -5}, kRed}});
   EXPECT_EQ(count_not(render(c, origin_camera(), 8, 8), kBg), 0u);
 }
@@ -162,9 +163,10 @@ TEST(CpuRenderer, SubsetDrawsFewerPoints) {
 }
 
 TEST(CpuRenderer, CubeSceneSeenFromSeedCamera) {
-  // The seed's test: camera at (0,0,10) inside the cube, looking along +z with focus 5 (22.6
-  // degrees). The frustum holds integral_0^40 (2d/5)(2d/5 * 4/3) dd / 100^3 = 0.46% of the cube:
-  // about 455 of 100,000 points, all in front of the near plane.
+  // The cube scene's benchmark (from the NumPy/CuPy projection the project grew from): camera at
+  // (0,0,10) inside the cube, looking along +z with focus 5 (22.6 degrees). The frustum holds
+  // integral_0^40 (2d/5)(2d/5 * 4/3) dd / 100^3 = 0.46% of the cube: about 455 of 100,000 points,
+  // all in front of the near plane.
   const PointCloud c = make_scene("cube", 100000, 1);
   const Image img = render(c, scene_camera("cube", c), 400, 300);
   EXPECT_GT(count_not(img, kBg), 350u);
@@ -227,7 +229,7 @@ TEST(CpuRenderer, OcclusionCullingKeepsEveryFrameTheSame) {
       Image img;
       FrameStats st;
       ASSERT_TRUE(off.render(overview, rs, img, st, &err)) << err;
-      EXPECT_TRUE(on.hiz() == test::hiz_of_depths(img))
+      EXPECT_TRUE(CpuRendererTesting::hiz(on) == test::hiz_of_depths(img))
           << "the CPU's Hi-Z differs from build_hiz()";
     }
     for (int i = 0; i < 8; ++i) {
@@ -246,7 +248,7 @@ TEST(CpuRenderer, OcclusionCullingKeepsEveryFrameTheSame) {
     check(overview, "back out");
     EXPECT_GT(on.second_pass_batches(), batches / 4);
     rs.point_size = 1;
-    check(Camera{}, "the seed's camera inside");
+    check(Camera{}, "the cube's own camera inside");
     Camera away = overview;
     away.yaw += 3.14159;
     check(away, "looking away");
@@ -314,9 +316,9 @@ TEST(CpuRenderer, BinningGivesTheSameImages) {
           FrameStats st;
           ASSERT_TRUE(on.render(cam, rs, a, st, &err)) << err;
           ASSERT_TRUE(off.render(cam, rs, x, st, &err)) << err;
-          EXPECT_EQ(on.binned(), rs.point_size == 1) << "frame " << i;
-          EXPECT_FALSE(off.binned());
-          frames_binned += on.binned() && test::count_drawn(a) > 1000;
+          EXPECT_EQ(CpuRendererTesting::binned(on), rs.point_size == 1) << "frame " << i;
+          EXPECT_FALSE(CpuRendererTesting::binned(off));
+          frames_binned += CpuRendererTesting::binned(on) && test::count_drawn(a) > 1000;
           std::string first;
           EXPECT_EQ(test::count_diff(a, x, &first), 0u) << "frame " << i << ": " << first;
           EXPECT_EQ(std::memcmp(a.depth.data(), x.depth.data(), a.depth.size() * sizeof(float)), 0)
@@ -343,7 +345,7 @@ TEST(CpuRenderer, AutomaticBinningTakesFramesOfAtMostTwoPointsAPixel) {
     Image img;
     FrameStats st;
     EXPECT_TRUE(r.render(cam, rs, img, st, &err)) << err;
-    return r.binned();
+    return CpuRendererTesting::binned(r);
   };
   const uint64_t all = ~uint64_t{0};
   EXPECT_TRUE(binned(320, 240, 1, all));      // 100,000 points on 76,800 pixels
@@ -352,8 +354,8 @@ TEST(CpuRenderer, AutomaticBinningTakesFramesOfAtMostTwoPointsAPixel) {
   EXPECT_FALSE(binned(160, 120, 1, 38'401));  // one more
   EXPECT_FALSE(binned(320, 240, 2, all));     // splats
   EXPECT_FALSE(binned(320, 240, 1, 0));       // nothing to draw
-  // The seed's camera inside the cube: about 460 of the points draw. The first frame goes by the
-  // frame before (all 100,000 drew); after it, too few draw for the binning's passes.
+  // The cube's own camera (Camera{}) inside it: about 460 of the points draw. The first frame goes
+  // by the frame before (all 100,000 drew); after it, too few draw for the binning's passes.
   cam = Camera{};
   EXPECT_TRUE(binned(320, 240, 1, all));
   EXPECT_FALSE(binned(320, 240, 1, all));

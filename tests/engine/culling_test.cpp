@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "cpu_frame.h"  // kTile
 #include "engine/cpu_renderer.h"
 #include "engine/culling.h"
 #include "engine/morton.h"
@@ -242,8 +243,8 @@ TEST(Culling, CulledAndUnculledFramesAreTheSameImage) {
 }
 
 TEST(Culling, SeedCameraInsideTheCubeSkipsMostBatches) {
-  // The seed's camera inside its random cube sees 0.6% of the points: in Morton order nearly
-  // every batch lies outside the view.
+  // The default camera (Camera{}) inside the random cube sees 0.6% of the points: in Morton order
+  // nearly every batch lies outside the view.
   PointCloud cloud = make_scene("cube", 400'000);
   sort_if_incoherent(cloud);
   CpuRenderer r(2);

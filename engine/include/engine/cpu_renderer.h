@@ -3,7 +3,6 @@
 // of atomicMin, so both produce identical images.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -14,12 +13,15 @@
 
 namespace pr {
 
-/// Side of the CPU renderer's occupancy tiles, in pixels.
-constexpr int kTile = 8;
+namespace cpu_detail {  // the frame internals, engine/src/cpu_frame.h
+struct FrameTarget;
+struct BinEntry;
+}  // namespace cpu_detail
 
 class CpuRenderer final : public Renderer {
  public:
   explicit CpuRenderer(unsigned threads = 0);
+  ~CpuRenderer() override;
   std::string name() const override { return "cpu"; }
   bool set_cloud(const PointCloud& cloud, std::string* error) override;
   bool render(const Camera& camera, const RenderSettings& settings, Image& out, FrameStats& stats,
@@ -32,21 +34,15 @@ class CpuRenderer final : public Renderer {
     return false;
   }
   bool stage_colors(const PointCloud&, const uint32_t*, std::string*) override { return true; }
-  size_t memory_bytes() const override {
-    return keys_.capacity() * sizeof(uint64_t) + hq_acc_.capacity() * sizeof(uint64_t) +
-           tile_dirty_.capacity() + compact_.memory_bytes() + boxes_.size() * sizeof(PointBox) +
-           hiz_.capacity() * sizeof(uint32_t) + pass_.capacity() +
-           list_.capacity() * sizeof(uint32_t) + bin_bytes();
-  }
+  size_t memory_bytes() const override;
   /// Whether the current cloud is drawn from its compact form (RenderOptions::compact at its
   /// set_cloud(), which encodes it with build_compact(), in Morton order exactly when
   /// wants_spatial_sort() says so): frames decode the words batch by batch with box culling,
   /// exactly as the CUDA renderer's compact mode draws them.
   bool compact_active() const override { return compact_active_; }
   unsigned threads() const { return threads_; }
-
-  /// The visibility buffer of the last frame (W*H keys, kEmptyKey where empty). For tests.
-  const std::vector<uint64_t>& keys() const { return keys_; }
+  /// The compact form the frames draw from (empty unless compact_active()): what a pick
+  /// re-projects to name the point a frame drew (engine/pick.h).
   const CompactCloud& compact() const { return compact_; }
 
   // Batch culling (RenderOptions::culling): the boxes of kPointBatch stored points (computed by
@@ -67,9 +63,6 @@ class CpuRenderer final : public Renderer {
   uint64_t occluded_batches() const { return occluded_batches_; }
   /// The last frame's deferred batches that its own Hi-Z did not hide (drawn by the second pass).
   uint64_t second_pass_batches() const { return second_pass_batches_; }
-  /// The Hi-Z that the last frame running occlusion culling built from its first pass's keys
-  /// (HizView's layout; empty before), for tests.
-  const std::vector<uint32_t>& hiz() const { return hiz_; }
   /// The boxes of the plain cloud's batches (empty in compact mode and before the first culled
   /// frame).
   const PodVector<PointBox>& boxes() const { return boxes_; }
@@ -79,51 +72,14 @@ class CpuRenderer final : public Renderer {
   // the image (2^15 consecutive pixels), then each band is depth-tested by one thread alone, with
   // plain loads and stores in keys its cache holds, instead of compare-exchanges on keys all
   // threads share; in groups of 2^18 points, so the bins stay small. Same image either way.
-  /// Whether the last frame binned its points.
-  bool binned() const { return binned_; }
-
-  /// What a frame's depth tests write: the keys and the occupancy tiles (for the binning's point
-  /// sinks in cpu_renderer.cpp).
-  struct FrameTarget {
-    FrameTarget(const ProjParams* pp, uint64_t* k, uint8_t* d, int w, int h, size_t tx)
-        : p(pp),
-          keys(k),
-          dirty(d),
-          width(uint32_t(w)),
-          pixels(size_t(w) * size_t(h)),
-          tiles_x(tx),
-          recip(((uint64_t{1} << 32) + uint32_t(w) - 1) / uint32_t(w)) {}
-    const ProjParams* p;  // the frame's projection (splat_rect())
-    uint64_t* keys;
-    uint8_t* dirty;
-    uint32_t width;
-    size_t pixels, tiles_x;
-    uint64_t recip;  // ceil(2^32 / width): pixel / width by a multiply
-    /// Points handed to the depth test (their pixel is in the image; splats not counted).
-    mutable std::atomic<uint64_t> drawn{0};
-    /// Marks the occupancy tile of pixel (x, y) (a relaxed atomic store: neighbouring bands and
-    /// threads may mark the same tile).
-    void mark(uint32_t x, uint32_t y) const {
-      std::atomic_ref<uint8_t>(dirty[size_t(y / kTile) * tiles_x + x / kTile])
-          .store(1, std::memory_order_relaxed);
-    }
-    /// The same for pixel index `pix` (y * width + x).
-    void mark(uint32_t pix) const {
-      // (pix * recip) >> 32 is pix / width or one more (recip exceeds 2^32 / width by less than
-      // one, and pix < 2^32).
-      uint32_t y = uint32_t((uint64_t(pix) * recip) >> 32);
-      if (uint64_t(y) * width > pix) --y;
-      mark(pix - y * width, y);
-    }
-  };
-  /// A binned point: its key and pixel, packed into 12 bytes (the bins are written and read once
-  /// a frame: a quarter less memory traffic than 16).
-  struct __attribute__((packed)) BinEntry {
-    uint64_t key;
-    uint32_t pix;
-  };
+  // (Whether the last frame binned: CpuRendererTesting, engine/cpu_renderer_testing.h.)
 
  private:
+  friend struct CpuRendererTesting;
+  // What a frame's depth tests write, and a binned point.
+  using FrameTarget = cpu_detail::FrameTarget;
+  using BinEntry = cpu_detail::BinEntry;
+
   unsigned threads_;
   const PointCloud* cloud_ = nullptr;
   // The visibility buffer, kept all-empty between frames: the resolve pass resets every pixel it
@@ -132,9 +88,9 @@ class CpuRenderer final : public Renderer {
   // High-quality splats' accumulators (engine/hq_splat.h), two words a pixel, allocated by the
   // first frame that asks for them and kept all-zero between frames by the resolve.
   std::vector<uint64_t> hq_acc_;
-  // One flag per kTile x kTile screen tile: set when a point lands in it. The resolve pass fills
-  // untouched tiles with the background without reading their keys, so a frame costs in
-  // proportion to the covered area (most of the seed's cube lies outside its narrow view).
+  // One flag per screen tile (kTile x kTile pixels): set when a point lands in it. The resolve
+  // pass fills untouched tiles with the background without reading their keys, so a frame costs
+  // in proportion to the covered area (most of the cube scene lies outside its camera's view).
   std::vector<uint8_t> tile_dirty_;
   int tiles_x_ = 0, tiles_y_ = 0, keys_w_ = 0, keys_h_ = 0;
   bool compact_active_ = false;
@@ -155,11 +111,15 @@ class CpuRenderer final : public Renderer {
   // Thread slot s's bin of band b at s * bands + b; kept between groups and frames.
   std::vector<std::vector<BinEntry>> bins_;
 
-  size_t bin_bytes() const {
-    size_t b = bins_.capacity() * sizeof(bins_[0]);
-    for (const auto& v : bins_) b += v.capacity() * sizeof(BinEntry);
-    return b;
-  }
+  // The stages of render(): the keys and tile flags sized to the frame; the points drawn into
+  // them (the plain cloud's or its compact form's, then the high-quality splats' pass); the keys
+  // resolved into the image (and reset for the next frame).
+  void size_buffers(int width, int height);
+  void raster_plain(const ProjParams& p, const FrameTarget& t, uint64_t count, bool binned,
+                    bool hq);
+  void raster_compact(const ProjParams& p, const FrameTarget& t, uint64_t count, bool binned,
+                      bool hq);
+  void resolve(const RenderSettings& s, Image& out, bool hq);
   // The batches of a culled frame: box tests, then occlusion culling's two passes when
   // occlusion_ chooses them; unit(bi, emit) draws batch bi.
   template <class VisibleFn, class FootprintFn, class UnitFn>
@@ -176,11 +136,5 @@ class CpuRenderer final : public Renderer {
   template <class UnitFn>
   void hq_batches(const FrameTarget& t, UnitFn unit);
 };
-
-/// Resolves one visibility-buffer key to a pixel color: the winning point's color (the key's low
-/// word), or the background. Shared by the CPU resolve and the tests.
-inline uint32_t resolve_key(uint64_t key, uint32_t background) {
-  return key == kEmptyKey ? background : key_color(key);
-}
 
 }  // namespace pr
