@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/compact_testing.h"
 #include "engine/morton.h"
 #include "engine/parallel.h"
 

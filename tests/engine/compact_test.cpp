@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/compact.h"
+#include "engine/compact_testing.h"
 #include "engine/cpu_renderer.h"
 #include "engine/scenes.h"
 #include "render_test_util.h"

@@ -177,8 +177,4 @@ struct CompactCloud {
 /// boxes (precise and cullable). False with a message when the cloud has 2^32 - 1 points or more.
 bool build_compact(const PointCloud& cloud, bool morton, CompactCloud* out, std::string* error);
 
-/// The positions the compact form decodes to, in original order (invalid points as NaN), in a
-/// cloud with the same origin and colors: what a plain renderer must draw to match a compact one.
-PointCloud decode_compact(const CompactCloud& c, const PointCloud& source);
-
 }  // namespace pr

@@ -115,14 +115,4 @@ PR_HD uint32_t edl_apply(uint32_t color, float shade) {
   return out;
 }
 
-/// The EDL color of pixel (x, y): the background when its key is empty, else its point's color
-/// shaded.
-template <class KeyAt>
-PR_HD uint32_t edl_pixel(const EdlParams& e, int x, int y, int width, int height,
-                         uint32_t background, const KeyAt& key_at) {
-  const uint64_t key = key_at(x, y);
-  if (key == kEmptyKey) return background;
-  return edl_apply(key_color(key), edl_shade(e, x, y, width, height, key, key_at));
-}
-
 }  // namespace pr

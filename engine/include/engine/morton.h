@@ -22,11 +22,6 @@ PR_HD uint32_t morton_spread10(uint32_t v) {
   return v;
 }
 
-/// The 30-bit Morton code of a cell given by three 10-bit coordinates.
-PR_HD uint32_t morton_code(uint32_t x, uint32_t y, uint32_t z) {
-  return morton_spread10(x) | (morton_spread10(y) << 1) | (morton_spread10(z) << 2);
-}
-
 /// The box a cloud's Morton codes are taken in: the corner and 1 / extent per axis (0 for a flat
 /// axis), in double. morton_box() makes it from a cloud's local bounds.
 struct MortonBox {
