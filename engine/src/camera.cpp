@@ -23,7 +23,7 @@ glm::dvec3 Camera::right() const {
   return to_world({std::cos(yaw), 0.0, -std::sin(yaw)});
 }
 
-// In the yaw/pitch frame right x up = forward, as in the seed's identity camera.
+// In the yaw/pitch frame right x up = forward, as in the identity camera.
 glm::dvec3 Camera::up() const {
   const glm::dvec3 f{std::sin(yaw) * std::cos(pitch), std::sin(pitch),
                      std::cos(yaw) * std::cos(pitch)};

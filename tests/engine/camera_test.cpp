@@ -1,5 +1,6 @@
-// The camera (engine/camera.h): its axes against the seed's, focus and field of view, pitch
-// limits, look_at(), frame(), local moves, and the z-up convention of files.
+// The camera (engine/camera.h): its axes against the NumPy/CuPy projection's the project grew from,
+// focus and field of view, pitch limits, look_at(), frame(), local moves, and the z-up convention
+// of files.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,7 +22,7 @@ TEST(Camera, RowsAreOrthonormalAndRightHandedLikeTheSeed) {
       EXPECT_NEAR(glm::length(f), 1.0, 1e-12);
       EXPECT_NEAR(glm::dot(r, u), 0.0, 1e-12);
       EXPECT_NEAR(glm::dot(r, f), 0.0, 1e-12);
-      const glm::dvec3 x = glm::cross(r, u);  // the seed's identity: x cross y = z
+      const glm::dvec3 x = glm::cross(r, u);  // the y-up identity: x cross y = z
       EXPECT_NEAR(glm::length(x - f), 0.0, 1e-12);
       EXPECT_GT(u.y, 0.0);  // never upside down
     }
@@ -94,7 +95,7 @@ TEST(Camera, ZUpLooksNorthWithEastOnTheRightNotMirrored) {
   EXPECT_NEAR(glm::length(c.forward() - glm::dvec3(0, 1, 0)), 0.0, 1e-12);
   EXPECT_NEAR(glm::length(c.up() - glm::dvec3(0, 0, 1)), 0.0, 1e-12);
   EXPECT_NEAR(glm::length(c.right() - glm::dvec3(1, 0, 0)), 0.0, 1e-12);
-  // Right-handed world: right = forward x up (the seed's y-up frame has right = up x forward).
+  // Right-handed world: right = forward x up (the y-up frame has right = up x forward).
   for (double yaw : {0.0, 0.7, -2.5})
     for (double pitch : {0.0, 0.4, -1.1}) {
       c.yaw = yaw;

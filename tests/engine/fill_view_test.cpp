@@ -51,7 +51,7 @@ Bounds box(glm::dvec3 lo, glm::dvec3 size) {
 TEST(FillView, BoundsFillMostOfTheWindowAndStayInside) {
   const Bounds boxes[] = {
       box({500000.0, 4100000.0, 120.0}, {1000.0, 1000.0, 30.0}),  // a flat UTM survey tile
-      box({-50.0, -50.0, -50.0}, {100.0, 100.0, 100.0}),          // the seed's cube
+      box({-50.0, -50.0, -50.0}, {100.0, 100.0, 100.0}),          // the cube scene
       box({0.0, 0.0, 0.0}, {5.0, 3.0, 80.0}),                     // a tower
       box({10.0, 20.0, 30.0}, {2000.0, 30.0, 5.0}),               // a road corridor
   };

@@ -76,7 +76,7 @@ TEST(Morton, SortIfIncoherentKeepsTheImageAndCoherentClouds) {
     EXPECT_EQ(a.rgba, b.rgba) << cam;
     EXPECT_EQ(std::memcmp(a.depth.data(), b.depth.data(), a.depth.size() * sizeof(float)), 0)
         << cam;
-    EXPECT_GT(count_drawn(a), 500u) << cam;  // the seed camera sees 0.6% of the cube
+    EXPECT_GT(count_drawn(a), 500u) << cam;  // the cube's own camera sees 0.6% of it
   }
   // Already coherent (row order), too large, or too small: left alone.
   PointCloud terrain = make_scene("terrain", 100'000);

@@ -1,4 +1,5 @@
-// The projection against the seed's formula, near-plane culling, pixel placement and edges.
+// The projection against the formula of the NumPy/CuPy projection the project grew from, near-plane
+// culling, pixel placement and edges.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +12,7 @@
 namespace pr {
 namespace {
 
-/// The seed's render_all_verts for one vertex, in double: data = unit_vec . (v - shift);
+/// That projection's render_all_verts for one vertex, in double: data = unit_vec . (v - shift);
 /// data[:2] *= focus / abs(data[2]).
 void seed_project(const glm::dmat3& unit_vec_rows, const glm::dvec3& shift, double focus,
                   const glm::dvec3& v, double out[3]) {
@@ -30,7 +31,7 @@ TEST(Projection, MatchesSeedFormulaForPointsInFront) {
   int checked = 0;
   for (int cam_i = 0; cam_i < 20; ++cam_i) {
     Camera cam;
-    if (cam_i > 0) {  // cam 0 is the seed's own: (0,0,10), identity, focus 5
+    if (cam_i > 0) {  // cam 0 is its own: (0,0,10), identity, focus 5
       cam.position = {u(rng), u(rng), u(rng)};
       cam.yaw = ang(rng) * 2.5;
       cam.pitch = ang(rng);
@@ -42,7 +43,7 @@ TEST(Projection, MatchesSeedFormulaForPointsInFront) {
       const glm::dvec3 v{float(u(rng)), float(u(rng)), float(u(rng))};
       double ref[3];
       seed_project(rows, cam.position, cam.focus, v, ref);
-      if (ref[2] < 0.5) continue;  // the seed mirrors points behind; compare those in front
+      if (ref[2] < 0.5) continue;  // it mirrors points behind; compare those in front
       const Projected q = project(p, float(v.x), float(v.y), float(v.z));
       ASSERT_TRUE(q.visible);
       // float32 tolerance relative to the magnitudes involved
@@ -57,7 +58,7 @@ TEST(Projection, MatchesSeedFormulaForPointsInFront) {
 }
 
 TEST(Projection, SeedCameraIsIdentity) {
-  Camera cam;  // defaults are the seed's
+  Camera cam;  // defaults are the NumPy projection's camera
   const ProjParams p = cam.params(100, 100, glm::dvec3(0.0));
   const float id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   for (int i = 0; i < 9; ++i) EXPECT_NEAR(p.r[i], id[i], 1e-7);
@@ -70,7 +71,7 @@ TEST(Projection, CullsAtAndBehindNearPlane) {
   cam.position = {0, 0, 0};
   cam.near_z = 0.5;
   const ProjParams p = cam.params(64, 64, glm::dvec3(0.0));
-  EXPECT_FALSE(project(p, 0, 0, -1).visible);  // behind: the seed would mirror it
+  EXPECT_FALSE(project(p, 0, 0, -1).visible);  // behind: the NumPy projection would mirror it
   EXPECT_FALSE(project(p, 0, 0, 0).visible);
   EXPECT_FALSE(project(p, 0, 0, 0.5f).visible);  // exactly on the near plane
   EXPECT_TRUE(project(p, 0, 0, 0.5001f).visible);

@@ -1,4 +1,4 @@
-// The procedural scenes (engine/scenes.h): deterministic, the seed's cube, the terrain's structure,
+// The procedural scenes (engine/scenes.h): deterministic, the cube, the terrain's structure,
 // unknown names, and progress and cancelling while they are generated.
 #include <gtest/gtest.h>
 

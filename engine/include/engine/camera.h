@@ -1,5 +1,5 @@
-// The pinhole camera of the seed: a position, an orientation from yaw and pitch, and a focal
-// length ("focus"). See projection.h for the math and docs/CAMERA.md for units.
+// The pinhole camera: a position, an orientation from yaw and pitch, and a focal length
+// ("focus"). See projection.h for the math and docs/CAMERA.md for units.
 #pragma once
 
 #include <glm/glm.hpp>
@@ -10,8 +10,9 @@
 namespace pr {
 
 /// Which world axis points up.
-///  kY: the seed's frame, and the procedural scenes': yaw = pitch = 0 looks along +z with +y up
-///      and +x to the right (the seed's identity rotation; a left-handed view).
+///  kY: the procedural scenes' frame (and that of the NumPy/CuPy perspective projection the
+///      project grew from): yaw = pitch = 0 looks along +z with +y up and +x to the right (the
+///      identity rotation; a left-handed view).
 ///  kZ: geographic and scanner data (LAS, PTS, most XYZ: x east, y north, z up, right-handed):
 ///      yaw = 0 looks north (+y) with +z up and +x (east) to the right, not mirrored. yaw turns
 ///      about +z.
@@ -26,7 +27,7 @@ class Camera {
   double near_z = 0.01;
   UpAxis up_axis = UpAxis::kY;
 
-  /// Rotation whose rows are the camera's right, up and forward axes (the seed's unit_vec).
+  /// Rotation whose rows are the camera's right, up and forward axes.
   /// yaw = pitch = 0 gives the identity: right +x, up +y, forward +z.
   glm::dmat3 rows() const;
   glm::dvec3 right() const;
@@ -43,7 +44,7 @@ class Camera {
   void turn(double dyaw, double dpitch);
   /// Maps a direction of the yaw/pitch frame (x right, y up, z forward at yaw = pitch = 0) to
   /// world coordinates: the identity for kY; for kZ it swaps y and z (a reflection, which turns
-  /// the seed's left-handed view into a right-handed one for z-up data).
+  /// the y-up frame's left-handed view into a right-handed one for z-up data).
   glm::dvec3 to_world(const glm::dvec3& v) const;
   /// Points the camera at a world position.
   void look_at(const glm::dvec3& target);

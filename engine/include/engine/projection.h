@@ -3,15 +3,16 @@
 // operations in the same order, no FMA contraction (host: -ffp-contract=off, nvcc: -fmad=false) and
 // IEEE division, the CPU and GPU images are identical pixel for pixel.
 //
-// The model is the seed's pinhole camera (see docs/CAMERA.md):
+// The model is the pinhole camera of the NumPy/CuPy perspective projection the project grew from
+// (see docs/CAMERA.md):
 //
 //   camera space   c = R * (v - shift)           R's rows: the camera's right, up and forward axes
 //   image plane    u = c.x * focus / c.z,  w = c.y * focus / c.z,  depth = c.z
 //   pixels         px = u * s + W/2,  py = H/2 - w * s,   s = H/2
 //
 // so the image plane spans [-1, 1] vertically (y up) and [-W/H, W/H] horizontally, and
-// tan(vfov/2) = 1/focus. Unlike the seed, which takes abs(z) and so mirrors points behind the
-// camera in front of it, points with c.z <= near are culled.
+// tan(vfov/2) = 1/focus. Unlike that projection, which takes abs(z) and so mirrors points behind
+// the camera in front of it, points with c.z <= near are culled.
 //
 // The depth test packs (depth, color) into one 64-bit key: a positive float's bit pattern orders
 // like the float, so the key's high word orders by depth and the low word (the point's RGBA8
@@ -85,8 +86,8 @@ PR_HD uint32_t key_color(uint64_t key) {
   return uint32_t(key & 0xffffffffu);
 }
 
-/// Camera-space coordinates of a point: c = R * (v - shift). The seed's
-/// `dot(unit_vec, (v - shift).T)`.
+/// Camera-space coordinates of a point: c = R * (v - shift) (the NumPy projection's
+/// `dot(unit_vec, (v - shift).T)`).
 PR_HD void to_camera(const ProjParams& p, float x, float y, float z, float& cx, float& cy,
                      float& cz) {
   const float dx = x - p.shift[0];
@@ -99,13 +100,13 @@ PR_HD void to_camera(const ProjParams& p, float x, float y, float z, float& cx, 
 
 /// Result of projecting one point.
 struct Projected {
-  float u, w;    ///< image-plane coordinates (the seed's x*focus/z, y*focus/z)
+  float u, w;    ///< image-plane coordinates (x*focus/z, y*focus/z)
   float depth;   ///< camera-space z
   bool visible;  ///< in front of the near plane and finite
 };
 
-/// The seed's projection, with near-plane culling instead of abs(z). NaN and infinite inputs come
-/// out not visible (every comparison with NaN is false).
+/// The perspective projection, with near-plane culling instead of the NumPy projection's abs(z).
+/// NaN and infinite inputs come out not visible (every comparison with NaN is false).
 PR_HD Projected project(const ProjParams& p, float x, float y, float z) {
   Projected o;
   float cx, cy, cz;

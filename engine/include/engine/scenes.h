@@ -18,8 +18,8 @@ struct SceneInfo {
 };
 
 /// The scenes known: "terrain" (the default: a colored mountain landscape with a lake, forests and
-/// a city of towers) and "cube" (the seed's test: uniform random points in [-50, 50]^3),
-/// "galaxy" (a spiral galaxy).
+/// a city of towers) and "cube" (uniform random points in [-50, 50]^3, the benchmark of the
+/// NumPy/CuPy perspective projection the project grew from), "galaxy" (a spiral galaxy).
 const std::vector<SceneInfo>& scene_list();
 bool is_scene(const std::string& name);
 constexpr const char* kDefaultScene = "terrain";
@@ -30,7 +30,8 @@ constexpr const char* kDefaultScene = "terrain";
 PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed = 1,
                       LoadProgress* progress = nullptr);
 
-/// A good starting camera for the scene (the seed's camera for "cube").
+/// A good starting camera for the scene (for "cube": at (0, 0, 10) inside it, looking along +z,
+/// focus 5).
 Camera scene_camera(const std::string& name, const PointCloud& cloud);
 
 }  // namespace pr
