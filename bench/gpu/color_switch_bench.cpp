@@ -29,40 +29,36 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Args {
   uint64_t points = 100'000'000;
   pr::RenderOptions options;
-  options.sort = pr::Toggle::kOff;
   bool check = false;
+};
+
+bool parse_args(int argc, char** argv, Args& o) {
+  o.options.sort = pr::Toggle::kOff;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--points" && i + 1 < argc) {
-      points = uint64_t(std::atof(argv[++i]));
+      o.points = uint64_t(std::atof(argv[++i]));
     } else if (a == "--sort" && i + 1 < argc) {
-      options.sort = std::strcmp(argv[++i], "on") == 0 ? pr::Toggle::kOn : pr::Toggle::kOff;
+      o.options.sort = std::strcmp(argv[++i], "on") == 0 ? pr::Toggle::kOn : pr::Toggle::kOff;
     } else if (a == "--compact") {
-      options.compact = true;
+      o.options.compact = true;
     } else if (a == "--check") {
-      check = true;
+      o.check = true;
     } else {
       std::fprintf(
           stderr, "usage: color_switch_bench [--points N] [--sort on|off] [--compact] [--check]\n");
-      return 2;
+      return false;
     }
   }
-  std::string why;
-  if (!pr::cuda_available(&why)) {
-    std::printf("skipped: no CUDA device: %s\n", why.c_str());
-    return 77;
-  }
-  auto gpu = pr::make_cuda_renderer(&why);
-  if (!gpu) {
-    std::fprintf(stderr, "%s\n", why.c_str());
-    return 1;
-  }
-  auto t0 = std::chrono::steady_clock::now();
+  return true;
+}
+
+/// The cube scene with made-up intensities (from y) and classes (from x).
+pr::PointCloud make_cloud(uint64_t points) {
+  const auto t0 = std::chrono::steady_clock::now();
   pr::PointCloud cloud = pr::make_scene("cube", points);
   const size_t n = cloud.size();
   cloud.intensity.resize(n);
@@ -75,103 +71,162 @@ int main(int argc, char** argv) {
     }
   });
   std::printf("cloud: %zu points, %.0f ms; %u threads\n", n, ms_since(t0), pr::default_threads());
-  gpu->set_options(options);
+  return cloud;
+}
+
+/// One color mode's switches, sync then staged, and the optional image check.
+class Switch {
+ public:
+  Switch(const Args& o, pr::CudaRenderer& gpu, pr::PointCloud& cloud)
+      : o_(o), gpu_(gpu), cloud_(cloud), bounds_(cloud.world_bounds()) {
+    cam_.frame(cloud.world_bounds(), 16.0 / 9.0);
+  }
+  /// False after a message on a failure (the exit code is 1); `fails` counts differing images.
+  bool run(const char* mode, int& fails);
+
+ private:
+  bool sync(const char* mode, const pr::ColorSettings& s);
+  bool staged(const pr::ColorSettings& s);
+  bool check(const char* mode, int& fails);
+
+  const Args& o_;
+  pr::CudaRenderer& gpu_;
+  pr::PointCloud& cloud_;
+  // The viewer keeps the cloud's bounds (elevation's automatic range needs no pass over the
+  // points).
+  const pr::Bounds bounds_;
+  pr::Camera cam_;
+  std::string why_;
+};
+
+// On this thread alone: what the window would wait for.
+bool Switch::sync(const char* mode, const pr::ColorSettings& s) {
+  pr::PodVector<uint32_t> colors;
+  auto t0 = std::chrono::steady_clock::now();
+  if (s.mode != pr::ColorMode::kRgb && !pr::colorize(cloud_, s, colors, nullptr, &why_, &bounds_)) {
+    std::fprintf(stderr, "colorize: %s\n", why_.c_str());
+    return false;
+  }
+  const double host_ms = ms_since(t0);
+  pr::set_display_colors(cloud_, s.mode, std::move(colors));
   t0 = std::chrono::steady_clock::now();
+  if (!gpu_.update_colors(cloud_, &why_)) {
+    std::fprintf(stderr, "update_colors: %s\n", why_.c_str());
+    return false;
+  }
+  const double gpu_ms = ms_since(t0);
+  std::printf(
+      "mode=%s points=%zu sort=%d compact=%d colorize_ms=%.1f update_colors_ms=%.1f "
+      "total_ms=%.1f\n",
+      mode, cloud_.size(), int(gpu_.cloud_sorted()), int(o_.options.compact), host_ms, gpu_ms,
+      host_ms + gpu_ms);
+  return true;
+}
+
+// The viewer's way: colorize and stage on another thread while this one draws frames.
+bool Switch::staged(const pr::ColorSettings& s) {
+  pr::RenderSettings rs;
+  rs.width = 1920;
+  rs.height = 1080;
+  pr::Image img;
+  pr::FrameStats st;
+  if (!gpu_.render(cam_, rs, img, st, &why_)) return false;  // warm
+  std::atomic<bool> done{false};
+  double colorize_ms = 0.0, stage_ms = 0.0;
+  bool staged = false;
+  std::string stage_why;
+  pr::PodVector<uint32_t> next;
+  const auto switch0 = std::chrono::steady_clock::now();
+  std::thread worker([&] {
+    auto w0 = std::chrono::steady_clock::now();
+    if (s.mode != pr::ColorMode::kRgb) pr::colorize(cloud_, s, next, nullptr, &stage_why, &bounds_);
+    colorize_ms = ms_since(w0);
+    w0 = std::chrono::steady_clock::now();
+    const uint32_t* drawn =
+        s.mode == pr::ColorMode::kRgb ? cloud_.source_colors().data() : next.data();
+    staged = gpu_.stage_colors(cloud_, drawn, &stage_why);
+    stage_ms = ms_since(w0);
+    done = true;
+  });
+  int frames = 0;
+  double longest = 0.0;
+  while (!done) {
+    const auto f0 = std::chrono::steady_clock::now();
+    if (!gpu_.render(cam_, rs, img, st, &why_)) {
+      std::fprintf(stderr, "render: %s\n", why_.c_str());
+      worker.join();
+      return false;
+    }
+    longest = std::max(longest, ms_since(f0));
+    ++frames;
+  }
+  worker.join();
+  pr::set_display_colors(cloud_, s.mode, std::move(next));
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!gpu_.update_colors(cloud_, &why_)) {
+    std::fprintf(stderr, "update_colors: %s\n", why_.c_str());
+    return false;
+  }
+  const double adopt_ms = ms_since(t0);
+  std::printf(
+      "  staged: colorize_ms=%.1f stage_ms=%.1f (%s) update_colors_ms=%.1f switch_ms=%.1f "
+      "frames_meanwhile=%d longest_frame_ms=%.2f\n",
+      colorize_ms, stage_ms, staged ? "staged" : stage_why.c_str(), adopt_ms, ms_since(switch0),
+      frames, longest);
+  return true;
+}
+
+// The GPU draws the CPU's image after the switch.
+bool Switch::check(const char* mode, int& fails) {
+  pr::CpuRenderer cpu;
+  cpu.set_options(o_.options);
+  if (!cpu.set_cloud(cloud_, &why_)) return false;
+  pr::RenderSettings rs;
+  rs.width = 640;
+  rs.height = 360;
+  pr::Image a, b;
+  pr::FrameStats st;
+  if (!cpu.render(cam_, rs, a, st, &why_) || !gpu_.render(cam_, rs, b, st, &why_)) return false;
+  const bool same = a.rgba == b.rgba;
+  fails += !same;
+  std::printf("  check %s: GPU image %s the CPU image\n", mode, same ? "equals" : "DIFFERS from");
+  return true;
+}
+
+bool Switch::run(const char* mode, int& fails) {
+  pr::ColorSettings s;
+  pr::parse_color_mode(mode, &s.mode, &s.field);
+  if (!sync(mode, s) || !staged(s)) return false;
+  return !o_.check || check(mode, fails);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args o;
+  if (!parse_args(argc, argv, o)) return 2;
+  std::string why;
+  if (!pr::cuda_available(&why)) {
+    std::printf("skipped: no CUDA device: %s\n", why.c_str());
+    return 77;
+  }
+  auto gpu = pr::make_cuda_renderer(&why);
+  if (!gpu) {
+    std::fprintf(stderr, "%s\n", why.c_str());
+    return 1;
+  }
+  pr::PointCloud cloud = make_cloud(o.points);
+  gpu->set_options(o.options);
+  const auto t0 = std::chrono::steady_clock::now();
   if (!gpu->set_cloud(cloud, &why)) {
     std::fprintf(stderr, "set_cloud: %s\n", why.c_str());
     return 1;
   }
   std::printf("upload: %.0f ms, sorted %d, compact %d\n", ms_since(t0), int(gpu->cloud_sorted()),
               int(gpu->compact_active()));
-  // The viewer keeps the cloud's bounds (elevation's automatic range needs no pass over the
-  // points).
-  const pr::Bounds bounds = cloud.world_bounds();
+  Switch sw(o, *gpu, cloud);
   int fails = 0;
-  for (const char* mode : {"classification", "intensity", "elevation", "rgb", "classification"}) {
-    pr::ColorSettings s;
-    pr::parse_color_mode(mode, &s.mode, &s.field);
-    pr::PodVector<uint32_t> colors;
-    t0 = std::chrono::steady_clock::now();
-    if (s.mode != pr::ColorMode::kRgb && !pr::colorize(cloud, s, colors, nullptr, &why, &bounds)) {
-      std::fprintf(stderr, "colorize: %s\n", why.c_str());
-      return 1;
-    }
-    const double host_ms = ms_since(t0);
-    pr::set_display_colors(cloud, s.mode, std::move(colors));
-    t0 = std::chrono::steady_clock::now();
-    if (!gpu->update_colors(cloud, &why)) {
-      std::fprintf(stderr, "update_colors: %s\n", why.c_str());
-      return 1;
-    }
-    const double gpu_ms = ms_since(t0);
-    std::printf(
-        "mode=%s points=%zu sort=%d compact=%d colorize_ms=%.1f update_colors_ms=%.1f "
-        "total_ms=%.1f\n",
-        mode, n, int(gpu->cloud_sorted()), int(options.compact), host_ms, gpu_ms, host_ms + gpu_ms);
-    // The viewer's way: colorize and stage on another thread while this one draws frames.
-    pr::Camera cam;
-    cam.frame(cloud.world_bounds(), 16.0 / 9.0);
-    pr::RenderSettings rs;
-    rs.width = 1920;
-    rs.height = 1080;
-    pr::Image img;
-    pr::FrameStats st;
-    if (!gpu->render(cam, rs, img, st, &why)) return 1;  // warm
-    std::atomic<bool> done{false};
-    double colorize_ms = 0.0, stage_ms = 0.0;
-    bool staged = false;
-    std::string stage_why;
-    pr::PodVector<uint32_t> next;
-    const auto switch0 = std::chrono::steady_clock::now();
-    std::thread worker([&] {
-      auto w0 = std::chrono::steady_clock::now();
-      if (s.mode != pr::ColorMode::kRgb) pr::colorize(cloud, s, next, nullptr, &stage_why, &bounds);
-      colorize_ms = ms_since(w0);
-      w0 = std::chrono::steady_clock::now();
-      const uint32_t* drawn =
-          s.mode == pr::ColorMode::kRgb ? cloud.source_colors().data() : next.data();
-      staged = gpu->stage_colors(cloud, drawn, &stage_why);
-      stage_ms = ms_since(w0);
-      done = true;
-    });
-    int frames = 0;
-    double longest = 0.0;
-    while (!done) {
-      const auto f0 = std::chrono::steady_clock::now();
-      if (!gpu->render(cam, rs, img, st, &why)) {
-        std::fprintf(stderr, "render: %s\n", why.c_str());
-        worker.join();
-        return 1;
-      }
-      longest = std::max(longest, ms_since(f0));
-      ++frames;
-    }
-    worker.join();
-    pr::set_display_colors(cloud, s.mode, std::move(next));
-    t0 = std::chrono::steady_clock::now();
-    if (!gpu->update_colors(cloud, &why)) {
-      std::fprintf(stderr, "update_colors: %s\n", why.c_str());
-      return 1;
-    }
-    const double adopt_ms = ms_since(t0);
-    std::printf(
-        "  staged: colorize_ms=%.1f stage_ms=%.1f (%s) update_colors_ms=%.1f switch_ms=%.1f "
-        "frames_meanwhile=%d longest_frame_ms=%.2f\n",
-        colorize_ms, stage_ms, staged ? "staged" : stage_why.c_str(), adopt_ms, ms_since(switch0),
-        frames, longest);
-    if (check) {
-      pr::CpuRenderer cpu;
-      cpu.set_options(options);
-      if (!cpu.set_cloud(cloud, &why)) return 1;
-      rs.width = 640;
-      rs.height = 360;
-      pr::Image a, b;
-      if (!cpu.render(cam, rs, a, st, &why) || !gpu->render(cam, rs, b, st, &why)) return 1;
-      const bool same = a.rgba == b.rgba;
-      fails += !same;
-      std::printf("  check %s: GPU image %s the CPU image\n", mode,
-                  same ? "equals" : "DIFFERS from");
-    }
-  }
+  for (const char* mode : {"classification", "intensity", "elevation", "rgb", "classification"})
+    if (!sw.run(mode, fails)) return 1;
   return fails ? 1 : 0;
 }
