@@ -193,13 +193,11 @@ bool decode_records(const Paged& file, const Scan& scan, uint64_t r0, size_t n, 
   return true;
 }
 
-/// Walks the packet headers of a scan's section once (its pages checked first) and lists where
-/// each stream's buffers lie: s.buf, s.packets and the prefix sums s.cum. False with `why`.
-bool index_packets(const Paged& file, Scan& s, std::string& why) {
-  if (s.records == 0) return true;
-  const std::string where = "scan " + std::to_string(s.index);
+/// The logical extent of a scan's compressed vector section: [sec_l, end_l), its data packets
+/// from data_l. Its pages are checked first. False with `why`.
+bool open_section(const Paged& file, const Scan& s, const std::string& where, uint64_t& sec_l,
+                  uint64_t& data_l, uint64_t& end_l, std::string& why) {
   const uint64_t page = file.page, npages = file.size / page;
-  uint64_t sec_l;
   uint8_t h[32];
   if (!file.to_logical(s.section, sec_l) || !file.copy(sec_l, 32, h)) {
     why = where + ": the points' section (offset " + std::to_string(s.section) +
@@ -216,15 +214,62 @@ bool index_packets(const Paged& file, Scan& s, std::string& why) {
     return false;
   }
   const uint64_t sec_len = get_le<uint64_t>(h + 8), data_off = get_le<uint64_t>(h + 16);
-  uint64_t data_l;
   if (sec_len < 32 || sec_len > file.logical_size - sec_l || !file.to_logical(data_off, data_l) ||
       data_l < sec_l + 32 || data_l >= sec_l + sec_len) {
     why = where + ": the points' section lies outside the file";
     return false;
   }
-  const uint64_t end_l = sec_l + sec_len;
-  if (!file.check_pages(s.section / page, std::min((end_l - 1) / file.lpage + 1, npages), why))
+  end_l = sec_l + sec_len;
+  return file.check_pages(s.section / page, std::min((end_l - 1) / file.lpage + 1, npages), why);
+}
+
+/// Lists the buffers of the data packet at `pos` (`plen` bytes) in s.buf and their lengths in
+/// `blen`, adding them to `have` per stream. False with `why`.
+bool index_data_packet(const Paged& file, Scan& s, uint64_t pos, uint64_t plen,
+                       const std::string& where, std::vector<uint64_t>& have,
+                       std::vector<uint64_t>& blen, std::string& why) {
+  uint8_t ph[6];
+  if (plen < 6 || !file.copy(pos, 6, ph)) {
+    why = where + ": a data packet is shorter than its header";
     return false;
+  }
+  const uint32_t count = get_le<uint16_t>(ph + 4);
+  if (count != s.streams) {
+    why = where + ": a data packet holds " + std::to_string(count) +
+          " bytestreams, the prototype " + std::to_string(s.streams);
+    return false;
+  }
+  std::vector<uint8_t> tmp(size_t(count) * 2);
+  std::vector<uint64_t> lens(count);
+  if (6 + 2 * uint64_t(count) > plen || !file.copy(pos + 6, 2 * uint64_t(count), tmp.data())) {
+    why = where + ": a data packet's bytestream lengths overrun it";
+    return false;
+  }
+  uint64_t at = pos + 6 + 2 * uint64_t(count), total = 6 + 2 * uint64_t(count);
+  for (uint32_t i = 0; i < count; ++i) total += lens[i] = get_le<uint16_t>(&tmp[2 * i]);
+  if (total > plen) {
+    why = where + ": a data packet's bytestreams (" + std::to_string(total) +
+          " bytes) overrun its length " + std::to_string(plen);
+    return false;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    s.buf.push_back(at);
+    blen.push_back(lens[i]);
+    at += lens[i];
+    have[i] += lens[i];
+  }
+  ++s.packets;
+  return true;
+}
+
+/// Walks the packet headers of a scan's section once (its pages checked first) and lists where
+/// each stream's buffers lie: s.buf, s.packets and the prefix sums s.cum. False with `why`.
+bool index_packets(const Paged& file, Scan& s, std::string& why) {
+  if (s.records == 0) return true;
+  const std::string where = "scan " + std::to_string(s.index);
+  uint64_t sec_l = 0, data_l = 0, end_l = 0;
+  if (!open_section(file, s, where, sec_l, data_l, end_l, why)) return false;
+  const uint64_t sec_len = end_l - sec_l;
   // The bytes each used stream needs for all records.
   std::vector<uint64_t> need(s.streams, 0);
   uint64_t record_bits = 0;
@@ -240,8 +285,6 @@ bool index_packets(const Paged& file, Scan& s, std::string& why) {
     return false;
   }
   std::vector<uint64_t> have(s.streams, 0), blen;
-  std::vector<uint64_t> lens(s.streams);
-  std::vector<uint8_t> tmp(size_t(s.streams) * 2);
   auto satisfied = [&] {
     for (uint32_t i = 0; i < s.streams; ++i)
       if (have[i] < need[i]) return false;
@@ -249,7 +292,7 @@ bool index_packets(const Paged& file, Scan& s, std::string& why) {
   };
   uint64_t pos = data_l;
   while (pos < end_l && !satisfied()) {
-    uint8_t ph[6];
+    uint8_t ph[4];
     if (end_l - pos < 4 || !file.copy(pos, 4, ph)) {
       why = where + ": a packet header runs past its section";
       return false;
@@ -260,34 +303,7 @@ bool index_packets(const Paged& file, Scan& s, std::string& why) {
       return false;
     }
     if (ph[0] == 1) {
-      if (plen < 6 || !file.copy(pos, 6, ph)) {
-        why = where + ": a data packet is shorter than its header";
-        return false;
-      }
-      const uint32_t count = get_le<uint16_t>(ph + 4);
-      if (count != s.streams) {
-        why = where + ": a data packet holds " + std::to_string(count) +
-              " bytestreams, the prototype " + std::to_string(s.streams);
-        return false;
-      }
-      if (6 + 2 * uint64_t(count) > plen || !file.copy(pos + 6, 2 * uint64_t(count), tmp.data())) {
-        why = where + ": a data packet's bytestream lengths overrun it";
-        return false;
-      }
-      uint64_t at = pos + 6 + 2 * uint64_t(count), total = 6 + 2 * uint64_t(count);
-      for (uint32_t i = 0; i < count; ++i) total += lens[i] = get_le<uint16_t>(&tmp[2 * i]);
-      if (total > plen) {
-        why = where + ": a data packet's bytestreams (" + std::to_string(total) +
-              " bytes) overrun its length " + std::to_string(plen);
-        return false;
-      }
-      for (uint32_t i = 0; i < count; ++i) {
-        s.buf.push_back(at);
-        blen.push_back(lens[i]);
-        at += lens[i];
-        have[i] += lens[i];
-      }
-      ++s.packets;
+      if (!index_data_packet(file, s, pos, plen, where, have, blen, why)) return false;
     } else if (ph[0] != 0 && ph[0] != 2) {
       why = where + ": unknown packet type " + std::to_string(ph[0]);
       return false;
@@ -307,6 +323,73 @@ bool index_packets(const Paged& file, Scan& s, std::string& why) {
   return true;
 }
 
+/// The scans LoadOptions::scans names (every scan when it is empty), each once, in the order
+/// named. False with `why` for a scan the file does not hold.
+bool choose_scans(const std::vector<uint32_t>& wanted, size_t count, std::vector<uint32_t>& chosen,
+                  std::string& why) {
+  if (wanted.empty()) {
+    for (uint32_t k = 0; k < count; ++k) chosen.push_back(k);
+    return true;
+  }
+  for (const uint32_t k : wanted) {
+    if (k >= count) {
+      why = "no scan " + std::to_string(k) + " (the file holds " + std::to_string(count) +
+            " scans, 0 to " + std::to_string(count - 1) + ")";
+      return false;
+    }
+    if (std::find(chosen.begin(), chosen.end(), k) == chosen.end()) chosen.push_back(k);
+  }
+  return true;
+}
+
+/// A run of records of one scan that one parallel task decodes.
+struct Chunk {
+  uint32_t scan;
+  uint64_t r0;
+  size_t n;
+};
+
+/// The chosen scans cut into chunks, with each chunk's first record in the sequence of all
+/// records read and its capacity under `stride`; the attributes any chosen scan has.
+void cut_chunks(const std::vector<Scan>& scans, const std::vector<uint32_t>& chosen,
+                const Stride& stride, std::vector<Chunk>& chunks,
+                std::vector<uint64_t>& chunk_first, std::vector<size_t>& caps, Attributes& attrs) {
+  uint64_t first = 0;
+  for (const uint32_t k : chosen) {
+    const Scan& s = scans[k];
+    attrs.color |= s.color;
+    attrs.intensity |= s.intensity;
+    for (uint64_t r = 0; r < s.records; r += kChunk) {
+      const size_t n = size_t(std::min<uint64_t>(kChunk, s.records - r));
+      chunks.push_back({k, r, n});
+      chunk_first.push_back(first + r);
+      caps.push_back(size_t(stride.before(first + r + n) - stride.before(first + r)));
+    }
+    first += s.records;
+  }
+}
+
+/// The bounds of a sample for the origin: 64 runs of 16 records spread through each chosen scan.
+/// False with `why` when a scan's packets end early.
+bool sample_scans(const Paged& file, const std::vector<Scan>& scans,
+                  const std::vector<uint32_t>& chosen, Bounds& sample, std::string& why) {
+  for (const uint32_t k : chosen) {
+    const Scan& s = scans[k];
+    for (uint64_t j = 0; j < 64 && s.records; ++j) {
+      const uint64_t r = s.records * j / 64;
+      const size_t n = size_t(std::min<uint64_t>(16, s.records - r));
+      if (!decode_records<true>(file, s, r, n, [&](const RawPoint& p) {
+            if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z))
+              sample.extend({p.x, p.y, p.z});
+          })) {
+        why = "scan " + std::to_string(k) + ": its data packets end early";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 }  // namespace pr::io::e57
@@ -319,77 +402,30 @@ bool read_e57(const Input& in, Output& out, std::string* error) {
   if (!e57::open_file(in.data, in.size, ef, why)) return fail(in, error, why);
   const e57::Paged& file = ef.paged;
   std::vector<e57::Scan>& scans = ef.scans;
-  const uint32_t major = ef.major, minor = ef.minor;
-
-  // ---- which scans ----
   std::vector<uint32_t> chosen;
-  if (in.options->scans.empty()) {
-    for (uint32_t k = 0; k < scans.size(); ++k) chosen.push_back(k);
-  } else {
-    for (const uint32_t k : in.options->scans) {
-      if (k >= scans.size())
-        return fail(in, error,
-                    "no scan " + std::to_string(k) + " (the file holds " +
-                        std::to_string(scans.size()) + " scans, 0 to " +
-                        std::to_string(scans.size() - 1) + ")");
-      if (std::find(chosen.begin(), chosen.end(), k) == chosen.end()) chosen.push_back(k);
-    }
-  }
-
-  // ---- each chosen scan's binary section: checksums, then its packets ----
+  if (!e57::choose_scans(in.options->scans, scans.size(), chosen, why)) return fail(in, error, why);
+  // Each chosen scan's binary section: checksums, then its packets.
   for (const uint32_t k : chosen)
     if (!e57::index_packets(file, scans[k], why)) return fail(in, error, why);
-
-  // ---- decode: every chosen scan cut into chunks of records, all chunks in parallel ----
-  struct Chunk {
-    uint32_t scan;
-    uint64_t r0;
-    size_t n;
-  };
-  // A point budget keeps an even stride through the records of the scans read, counted as one
-  // sequence in the order read: each scan keeps its share.
+  // Every chosen scan cut into chunks of records, all chunks decoded in parallel. A point budget
+  // keeps an even stride through the records of the scans read, counted as one sequence in the
+  // order read: each scan keeps its share.
   uint64_t total = 0;
   for (const uint32_t k : chosen) total += scans[k].records;
   const Stride stride = Stride::of(total, *in.options);
-  std::vector<Chunk> chunks;
+  std::vector<e57::Chunk> chunks;
   std::vector<uint64_t> chunk_first;  // its first record in that sequence
   std::vector<size_t> caps;
   Attributes attrs;
-  uint64_t first = 0;
-  for (const uint32_t k : chosen) {
-    const e57::Scan& s = scans[k];
-    attrs.color |= s.color;
-    attrs.intensity |= s.intensity;
-    for (uint64_t r = 0; r < s.records; r += e57::kChunk) {
-      const size_t n = size_t(std::min<uint64_t>(e57::kChunk, s.records - r));
-      chunks.push_back({k, r, n});
-      chunk_first.push_back(first + r);
-      caps.push_back(size_t(stride.before(first + r + n) - stride.before(first + r)));
-    }
-    first += s.records;
-  }
-  // The origin from a sample: 64 runs of 16 records spread through each chosen scan.
+  e57::cut_chunks(scans, chosen, stride, chunks, chunk_first, caps, attrs);
   Bounds sample;
-  {
-    for (const uint32_t k : chosen) {
-      const e57::Scan& s = scans[k];
-      for (uint64_t j = 0; j < 64 && s.records; ++j) {
-        const uint64_t r = s.records * j / 64;
-        const size_t n = size_t(std::min<uint64_t>(16, s.records - r));
-        if (!e57::decode_records<true>(file, s, r, n, [&](const RawPoint& p) {
-              if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z))
-                sample.extend({p.x, p.y, p.z});
-            }))
-          return fail(in, error, "scan " + std::to_string(k) + ": its data packets end early");
-      }
-    }
-  }
+  if (!e57::sample_scans(file, scans, chosen, sample, why)) return fail(in, error, why);
   std::vector<std::atomic<uint64_t>> kept(scans.size());
   PointSink sink(in, out, attrs, choose_origin(sample));
   if (!sink.run(
           caps,
           [&](size_t b, BlockWriter& w, std::string& err) {
-            const Chunk& c = chunks[b];
+            const e57::Chunk& c = chunks[b];
             if (!(stride.all() ? e57::decode_records<true>(file, scans[c.scan], c.r0, c.n, w)
                                : e57::decode_records<false>(file, scans[c.scan], c.r0, c.n, w,
                                                             stride, chunk_first[b]))) {
@@ -403,7 +439,7 @@ bool read_e57(const Input& in, Output& out, std::string* error) {
     return false;
   FileInfo& fi = *out.info;
   fi.format = "E57";
-  fi.version = std::to_string(major) + "." + std::to_string(minor);
+  fi.version = std::to_string(ef.major) + "." + std::to_string(ef.minor);
   fi.scans.clear();
   for (const e57::Scan& s : scans) {
     ScanInfo si;
