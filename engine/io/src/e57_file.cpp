@@ -202,64 +202,45 @@ bool parse_field(const pugi::xml_node& n, Field& f, std::string& why) {
   return false;
 }
 
-/// The scan's description from its data3D entry; false with `why`.
-bool parse_scan(const pugi::xml_node& s, Scan& scan, std::string& why) {
-  const std::string where = "scan " + std::to_string(scan.index);
-  scan.name = trim(child(s, "name").child_value());
-  if (const pugi::xml_node pose = child(s, "pose")) {
-    double q[4] = {1, 0, 0, 0}, t[3] = {0, 0, 0};
-    const char* qn[4] = {"w", "x", "y", "z"};
-    if (const pugi::xml_node r = child(pose, "rotation"))
-      for (int k = 0; k < 4; ++k)
-        if (const pugi::xml_node c = child(r, qn[k]); c && !node_number(c, q[k])) {
-          why = where + ": bad pose rotation";
-          return false;
-        }
-    if (const pugi::xml_node tr = child(pose, "translation"))
-      for (int k = 0; k < 3; ++k)
-        if (const pugi::xml_node c = child(tr, qn[k + 1]); c && !node_number(c, t[k])) {
-          why = where + ": bad pose translation";
-          return false;
-        }
-    const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (!(norm > 0.0) || !std::isfinite(norm) ||
-        !(std::isfinite(t[0]) && std::isfinite(t[1]) && std::isfinite(t[2]))) {
-      why = where + ": bad pose (the rotation is not a quaternion or the translation not finite)";
-      return false;
-    }
-    const double w = q[0] / norm, x = q[1] / norm, y = q[2] / norm, z = q[3] / norm;
-    // The rotation matrix of a unit quaternion (glm is column-major: m[column][row]).
-    glm::dmat3 m;
-    m[0][0] = 1 - 2 * (y * y + z * z), m[1][0] = 2 * (x * y - w * z), m[2][0] = 2 * (x * z + w * y);
-    m[0][1] = 2 * (x * y + w * z), m[1][1] = 1 - 2 * (x * x + z * z), m[2][1] = 2 * (y * z - w * x);
-    m[0][2] = 2 * (x * z - w * y), m[1][2] = 2 * (y * z + w * x), m[2][2] = 1 - 2 * (x * x + y * y);
-    scan.rotation = m;
-    scan.translation = glm::dvec3(t[0], t[1], t[2]);
-  }
-  const pugi::xml_node pts = child(s, "points");
-  if (!pts || std::strcmp(pts.attribute("type").value(), "CompressedVector") != 0) {
-    why = where + " has no points (CompressedVector)";
-    return false;
-  }
-  int64_t records = 0, offset = 0;
-  if (!int_attr(pts, "recordCount", -1, records) || records < 0 ||
-      !int_attr(pts, "fileOffset", -1, offset) || offset < 0) {
-    why = where + ": points have a bad recordCount or fileOffset";
-    return false;
-  }
-  scan.records = uint64_t(records);
-  scan.section = uint64_t(offset);
-  if (const pugi::xml_node codecs = child(pts, "codecs"))
-    for (pugi::xml_node c = codecs.first_child(); c; c = c.next_sibling())
-      if (c.type() == pugi::node_element) {
-        why = where + " uses a codec other than bit-pack, which this reader does not decode";
+/// The scan's pose (a unit quaternion and a translation) as a rotation matrix and translation;
+/// false with `why`.
+bool parse_pose(const pugi::xml_node& pose, const std::string& where, Scan& scan,
+                std::string& why) {
+  double q[4] = {1, 0, 0, 0}, t[3] = {0, 0, 0};
+  const char* qn[4] = {"w", "x", "y", "z"};
+  if (const pugi::xml_node r = child(pose, "rotation"))
+    for (int k = 0; k < 4; ++k)
+      if (const pugi::xml_node c = child(r, qn[k]); c && !node_number(c, q[k])) {
+        why = where + ": bad pose rotation";
         return false;
       }
-  const pugi::xml_node proto = child(pts, "prototype");
-  if (!proto) {
-    why = where + " has no prototype";
+  if (const pugi::xml_node tr = child(pose, "translation"))
+    for (int k = 0; k < 3; ++k)
+      if (const pugi::xml_node c = child(tr, qn[k + 1]); c && !node_number(c, t[k])) {
+        why = where + ": bad pose translation";
+        return false;
+      }
+  const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (!(norm > 0.0) || !std::isfinite(norm) ||
+      !(std::isfinite(t[0]) && std::isfinite(t[1]) && std::isfinite(t[2]))) {
+    why = where + ": bad pose (the rotation is not a quaternion or the translation not finite)";
     return false;
   }
+  const double w = q[0] / norm, x = q[1] / norm, y = q[2] / norm, z = q[3] / norm;
+  // The rotation matrix of a unit quaternion (glm is column-major: m[column][row]).
+  glm::dmat3 m;
+  m[0][0] = 1 - 2 * (y * y + z * z), m[1][0] = 2 * (x * y - w * z), m[2][0] = 2 * (x * z + w * y);
+  m[0][1] = 2 * (x * y + w * z), m[1][1] = 1 - 2 * (x * x + z * z), m[2][1] = 2 * (y * z - w * x);
+  m[0][2] = 2 * (x * z - w * y), m[1][2] = 2 * (y * z + w * x), m[2][2] = 1 - 2 * (x * x + y * y);
+  scan.rotation = m;
+  scan.translation = glm::dvec3(t[0], t[1], t[2]);
+  return true;
+}
+
+/// The prototype's fields: each one's bytestream (its position) and coding, by role; then which
+/// coordinates (cartesian or spherical) and attributes the scan has. False with `why`.
+bool parse_prototype(const pugi::xml_node& proto, const std::string& where, Scan& scan,
+                     std::string& why) {
   int stream = 0;
   for (pugi::xml_node c = proto.first_child(); c; c = c.next_sibling()) {
     if (c.type() != pugi::node_element) continue;
@@ -288,25 +269,60 @@ bool parse_scan(const pugi::xml_node& s, Scan& scan, std::string& why) {
   }
   scan.color = has(kRed) && has(kGreen) && has(kBlue);
   scan.intensity = has(kIntensity);
-  if (scan.color) {
-    // Colors scale from their limits to 0..255: colorLimits when given, else the fields' own
-    // integer range.
-    const pugi::xml_node lim = child(s, "colorLimits");
-    const char* lo[3] = {"colorRedMinimum", "colorGreenMinimum", "colorBlueMinimum"};
-    const char* hi[3] = {"colorRedMaximum", "colorGreenMaximum", "colorBlueMaximum"};
-    for (int k = 0; k < 3; ++k) {
-      const Field& f = scan.field[size_t(kRed + k)];
-      double a = f.kind == Kind::kFloat ? 0.0 : double(f.minimum);
-      double b = f.kind == Kind::kFloat ? 255.0 : double(f.maximum);
-      if (f.kind == Kind::kScaled) a = a * f.scale + f.offset, b = b * f.scale + f.offset;
-      const pugi::xml_node cl = lim ? child(lim, lo[k]) : pugi::xml_node();
-      const pugi::xml_node ch = lim ? child(lim, hi[k]) : pugi::xml_node();
-      double la, lb;
-      if (cl && ch && node_number(cl, la) && node_number(ch, lb) && lb > la) a = la, b = lb;
-      if (!(b > a) || !std::isfinite(a) || !std::isfinite(b)) a = 0.0, b = 255.0;
-      scan.color_min[k] = a, scan.color_max[k] = b;
-    }
+  return true;
+}
+
+/// Colors scale from their limits to 0..255: colorLimits (`lim`) when given, else the fields' own
+/// integer range.
+void color_limits(const pugi::xml_node& lim, Scan& scan) {
+  const char* lo[3] = {"colorRedMinimum", "colorGreenMinimum", "colorBlueMinimum"};
+  const char* hi[3] = {"colorRedMaximum", "colorGreenMaximum", "colorBlueMaximum"};
+  for (int k = 0; k < 3; ++k) {
+    const Field& f = scan.field[size_t(kRed + k)];
+    double a = f.kind == Kind::kFloat ? 0.0 : double(f.minimum);
+    double b = f.kind == Kind::kFloat ? 255.0 : double(f.maximum);
+    if (f.kind == Kind::kScaled) a = a * f.scale + f.offset, b = b * f.scale + f.offset;
+    const pugi::xml_node cl = lim ? child(lim, lo[k]) : pugi::xml_node();
+    const pugi::xml_node ch = lim ? child(lim, hi[k]) : pugi::xml_node();
+    double la, lb;
+    if (cl && ch && node_number(cl, la) && node_number(ch, lb) && lb > la) a = la, b = lb;
+    if (!(b > a) || !std::isfinite(a) || !std::isfinite(b)) a = 0.0, b = 255.0;
+    scan.color_min[k] = a, scan.color_max[k] = b;
   }
+}
+
+/// The scan's description from its data3D entry; false with `why`.
+bool parse_scan(const pugi::xml_node& s, Scan& scan, std::string& why) {
+  const std::string where = "scan " + std::to_string(scan.index);
+  scan.name = trim(child(s, "name").child_value());
+  if (const pugi::xml_node pose = child(s, "pose"))
+    if (!parse_pose(pose, where, scan, why)) return false;
+  const pugi::xml_node pts = child(s, "points");
+  if (!pts || std::strcmp(pts.attribute("type").value(), "CompressedVector") != 0) {
+    why = where + " has no points (CompressedVector)";
+    return false;
+  }
+  int64_t records = 0, offset = 0;
+  if (!int_attr(pts, "recordCount", -1, records) || records < 0 ||
+      !int_attr(pts, "fileOffset", -1, offset) || offset < 0) {
+    why = where + ": points have a bad recordCount or fileOffset";
+    return false;
+  }
+  scan.records = uint64_t(records);
+  scan.section = uint64_t(offset);
+  if (const pugi::xml_node codecs = child(pts, "codecs"))
+    for (pugi::xml_node c = codecs.first_child(); c; c = c.next_sibling())
+      if (c.type() == pugi::node_element) {
+        why = where + " uses a codec other than bit-pack, which this reader does not decode";
+        return false;
+      }
+  const pugi::xml_node proto = child(pts, "prototype");
+  if (!proto) {
+    why = where + " has no prototype";
+    return false;
+  }
+  if (!parse_prototype(proto, where, scan, why)) return false;
+  if (scan.color) color_limits(child(s, "colorLimits"), scan);
   return true;
 }
 
@@ -341,7 +357,12 @@ bool Paged::check_pages(uint64_t p0, uint64_t p1, std::string& why) const {
   return false;
 }
 
-bool open_file(const uint8_t* d, uint64_t size, File& f, std::string& why) {
+namespace {
+
+/// The file header (signature, version, length, page size) into f.major, f.minor and f.paged;
+/// false with `why`.
+bool read_file_header(const uint8_t* d, uint64_t size, File& f, uint64_t& xml_off,
+                      uint64_t& xml_len, std::string& why) {
   if (size < 48) {
     why = "truncated E57 header (" + std::to_string(size) + " bytes, need 48)";
     return false;
@@ -351,8 +372,9 @@ bool open_file(const uint8_t* d, uint64_t size, File& f, std::string& why) {
     return false;
   }
   const uint32_t major = get_le<uint32_t>(d + 8), minor = get_le<uint32_t>(d + 12);
-  const uint64_t phys_len = get_le<uint64_t>(d + 16), xml_off = get_le<uint64_t>(d + 24),
-                 xml_len = get_le<uint64_t>(d + 32), page = get_le<uint64_t>(d + 40);
+  const uint64_t phys_len = get_le<uint64_t>(d + 16), page = get_le<uint64_t>(d + 40);
+  xml_off = get_le<uint64_t>(d + 24);
+  xml_len = get_le<uint64_t>(d + 32);
   if (major != 1) {
     why = "unsupported E57 version " + std::to_string(major) + "." + std::to_string(minor);
     return false;
@@ -379,24 +401,34 @@ bool open_file(const uint8_t* d, uint64_t size, File& f, std::string& why) {
   file.page = page;
   file.lpage = page - 4;
   file.logical_size = (phys_len / page) * file.lpage;
+  return true;
+}
 
-  // Checksums: a page is trusted only after its CRC-32C matches.
-  const uint64_t npages = phys_len / page;
-  if (!file.check_pages(0, 1, why)) return false;
-
-  // ---- the XML section ----
+/// The XML section's text, its pages checked; false with `why`.
+bool read_xml(const Paged& file, uint64_t xml_off, uint64_t xml_len, std::string& xml,
+              std::string& why) {
   uint64_t xml_l;
   if (!file.to_logical(xml_off, xml_l) || xml_len == 0 || xml_len > file.logical_size - xml_l) {
     why = "the XML section (offset " + std::to_string(xml_off) + ", " + std::to_string(xml_len) +
           " bytes) lies outside the file";
     return false;
   }
-  {
-    const uint64_t p0 = xml_off / page, p1 = (xml_l + xml_len - 1) / file.lpage + 1;
-    if (!file.check_pages(p0, std::min(p1, npages), why)) return false;
-  }
-  std::string xml(size_t(xml_len), '\0');
+  const uint64_t p0 = xml_off / file.page, p1 = (xml_l + xml_len - 1) / file.lpage + 1;
+  if (!file.check_pages(p0, std::min(p1, file.size / file.page), why)) return false;
+  xml.assign(size_t(xml_len), '\0');
   file.copy(xml_l, xml_len, reinterpret_cast<uint8_t*>(xml.data()));
+  return true;
+}
+
+}  // namespace
+
+bool open_file(const uint8_t* d, uint64_t size, File& f, std::string& why) {
+  uint64_t xml_off = 0, xml_len = 0;
+  if (!read_file_header(d, size, f, xml_off, xml_len, why)) return false;
+  // Checksums: a page is trusted only after its CRC-32C matches.
+  if (!f.paged.check_pages(0, 1, why)) return false;
+  std::string xml;
+  if (!read_xml(f.paged, xml_off, xml_len, xml, why)) return false;
   pugi::xml_document doc;
   const pugi::xml_parse_result pr = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default);
   if (!pr) {
