@@ -138,9 +138,14 @@ struct Point14 final : LyItem {
     create(cur, p);
   }
 
-  void read(uint8_t* out, uint32_t& context) override {
-    Decoder& dxy = lay[kXY].d;
-    P14* last = &ctx[cur].last;
+  // read() in steps, each called once a point: the changed-values symbol and the channel, the
+  // returns, X Y Z, the other layers. Members of a class in an anonymous namespace, each called
+  // from one place, so the compiler inlines them into read() as one body.
+
+  /// The changed-values symbol (which fields change, bit 6: the scanner channel) and, when it
+  /// says so, the switch to another channel's context.
+  uint32_t read_changed(Decoder& dxy, uint32_t& context) {
+    const P14* last = &ctx[cur].last;
     uint32_t lpr = (last->ret == 1 ? 1u : 0u) + (last->ret >= last->nret ? 2u : 0u) +
                    (last->gps_change ? 4u : 0u);
     const uint32_t changed_values = dxy.symbol(lazy(ctx[cur].changed[lpr], 128));
@@ -149,25 +154,26 @@ struct Point14 final : LyItem {
       const uint32_t channel = (cur + diff + 1) % 4;
       if (ctx[channel].unused) create(channel, ctx[cur].last);
       cur = channel;
-      last = &ctx[cur].last;
-      last->channel = uint8_t(channel);
+      ctx[cur].last.channel = uint8_t(channel);
       context = cur;
     } else if (version >= 4) {
       context = cur;
     }
     // Version 3 hands the other items the channel only on the point where it changes, channel 0
     // (the caller's reset) on the others, as LASzip 3 does; version 4 hands it on every point.
-    Ctx& k = ctx[cur];
-    const bool source_change = changed_values & 32;
+    return changed_values;
+  }
+
+  /// The number of returns `n` and the return number `r`.
+  static void read_returns(Decoder& dxy, Ctx& k, P14* last, uint32_t changed_values, uint32_t& n,
+                           uint32_t& r) {
     const bool gps_change = changed_values & 16;
-    const bool angle_change = changed_values & 8;
     const uint32_t last_n = last->nret, last_r = last->ret;
-    uint32_t n = last_n;
+    n = last_n;
     if (changed_values & 4) {
       n = dxy.symbol(lazy(k.nret_m[last_n], 16));
       last->nret = uint8_t(n);
     }
-    uint32_t r;
     switch (changed_values & 3) {
       case 0:
         r = last_r;
@@ -185,8 +191,11 @@ struct Point14 final : LyItem {
           r = (last_r + dxy.symbol(lazy(k.ret_gps_same, 13)) + 2) % 16;
     }
     last->ret = uint8_t(r);
+  }
+
+  /// X and Y (median-predicted differences, in the XY layer) and Z (its own layer).
+  void read_xyz(Decoder& dxy, Ctx& k, P14* last, uint32_t n, uint32_t r, bool gps_change) {
     const uint32_t m = kReturnMap6[n][r], l = level(n, r, 7);
-    const uint32_t cpr = (r == 1 ? 2u : 0u) + (r >= n ? 1u : 0u);
     const uint32_t mi = (m << 1) | (gps_change ? 1u : 0u);
     int32_t diff = k.ic_dx.decode(dxy, k.mx[mi].get(), n == 1);
     last->x = int32_t(uint32_t(last->x) + uint32_t(diff));
@@ -200,6 +209,14 @@ struct Point14 final : LyItem {
       last->z = k.ic_z.decode(lay[kZ].d, k.last_z[l], (n == 1) + (kb < 18 ? (kb & ~1u) : 18));
       k.last_z[l] = last->z;
     }
+  }
+
+  /// Classification, flags, intensity, scan angle, user data, point source and GPS time, each
+  /// from its layer when the layer is decoded (and, for some, when the point changes it).
+  void read_attributes(Ctx& k, P14* last, uint32_t cpr, uint32_t changed_values) {
+    const bool source_change = changed_values & 32;
+    const bool gps_change = changed_values & 16;
+    const bool angle_change = changed_values & 8;
     if (lay[kClass].changed) {
       const uint32_t ccc = ((last->cls & 0x1Fu) << 1) + (cpr == 3 ? 1u : 0u);
       last->cls = uint8_t(lay[kClass].d.symbol(lazy(k.cls_m[ccc], 256)));
@@ -228,6 +245,19 @@ struct Point14 final : LyItem {
       k.gps.read(lay[kGps].d);
       last->gps = k.gps.times[k.gps.last];
     }
+  }
+
+  void read(uint8_t* out, uint32_t& context) override {
+    Decoder& dxy = lay[kXY].d;
+    const uint32_t changed_values = read_changed(dxy, context);
+    Ctx& k = ctx[cur];
+    P14* last = &k.last;
+    const bool gps_change = changed_values & 16;
+    uint32_t n, r;
+    read_returns(dxy, k, last, changed_values, n, r);
+    const uint32_t cpr = (r == 1 ? 2u : 0u) + (r >= n ? 1u : 0u);
+    read_xyz(dxy, k, last, n, r, gps_change);
+    read_attributes(k, last, cpr, changed_values);
     last->pack(out);
     last->gps_change = gps_change;
   }
