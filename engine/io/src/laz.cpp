@@ -389,14 +389,19 @@ struct LazRead {
       err = chunk_error(f.layout, b, why);
       return false;
     }
+    // Locals for what the point loop reads, so that its stores into the cloud cannot alias them.
+    const LasHeader hd = h;
+    const Stride st = stride;
+    const uint64_t every_step = step;
+    const bool all_chunks = every_chunk, report = one_block && in.progress;
     thread_local std::vector<uint16_t> colors;
     if (rgb) colors.resize(caps[b] * 3);
     uint8_t buf[256 * 256];  // a record is at most 65535 bytes
     uint32_t mx = 0;
-    uint64_t next_kept = stride.record(stride.before(c.first));
-    uint64_t next_sample = (c.first + step - 1) / step * step;
+    uint64_t next_kept = st.record(st.before(c.first));
+    uint64_t next_sample = (c.first + every_step - 1) / every_step * every_step;
     for (uint64_t i = 0; i < c.points; ++i) {
-      if (one_block && (i & 0xFFF) == 0 && i && in.progress) {
+      if (report && (i & 0xFFF) == 0 && i) {
         if (in.progress->cancel.load(std::memory_order_relaxed)) {
           err = "cancelled";
           return false;
@@ -405,18 +410,18 @@ struct LazRead {
       }
       reader.next(buf);
       const uint64_t g = c.first + i;
-      if (!every_chunk && i == 0) chunk_first[b] = las_position(buf, h);
-      if (g == next_sample && g / step < samples.size()) {
-        next_sample += step;
-        samples[size_t(g / step)] = las_position(buf, h);
-        sampled[size_t(g / step)] = 1;
+      if (!all_chunks && i == 0) chunk_first[b] = las_position(buf, hd);
+      if (g == next_sample && g / every_step < samples.size()) {
+        next_sample += every_step;
+        samples[size_t(g / every_step)] = las_position(buf, hd);
+        sampled[size_t(g / every_step)] = 1;
       }
       if (g != next_kept) continue;
-      next_kept = stride.record(stride.before(g + 1));
+      next_kept = st.record(st.before(g + 1));
       RawPoint p;
-      const glm::dvec3 xyz = las_position(buf, h);
+      const glm::dvec3 xyz = las_position(buf, hd);
       p.x = xyz.x, p.y = xyz.y, p.z = xyz.z;
-      las_point_attributes(buf, h.format, p);
+      las_point_attributes(buf, hd.format, p);
       p.color = rgba(255, 255, 255);
       const size_t n0 = w.n;
       w(p);
