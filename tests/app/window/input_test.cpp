@@ -1,0 +1,213 @@
+// Input in a real window: injected SDL keys and mouse events move the camera (not over the
+// panel), pick and measure.
+#include <cmath>
+#include <cstdio>
+
+#include "viewer/fly_camera.h"
+#include "window_support.h"
+
+namespace fs = std::filesystem;
+using namespace pr::test;  // NOLINT: the window tests' helpers
+
+TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
+  REQUIRE_DISPLAY();
+  fresh_config("input");
+  pr::ViewerTesting v(scripted(0, 800, 500, 200'000));  // frames 0: runs until the hook quits
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  enum { kWait, kHoldW, kLook, kPanelMouse, kDone } step = kWait;
+  int step_frame = 0;
+  glm::dvec3 p0{0.0}, p1{0.0};
+  double yaw0 = 0, yaw1 = 0, yaw2 = 0;
+  std::vector<uint32_t> img0, img1;
+  int w = 0, h = 0;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    SDL_Event e{};
+    switch (step) {
+      case kWait:
+        if (!vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+          p0 = vw.camera().position;
+          vw.read_image(img0, w, h);
+          e = key_event(SDLK_w, SDL_SCANCODE_W, true);
+          SDL_PushEvent(&e);
+          step = kHoldW;
+          step_frame = frame;
+        }
+        break;
+      case kHoldW:
+        if (frame == step_frame + 15) {
+          e = key_event(SDLK_w, SDL_SCANCODE_W, false);
+          SDL_PushEvent(&e);
+        }
+        if (frame == step_frame + 17) {
+          p1 = vw.camera().position;
+          vw.read_image(img1, w, h);
+          yaw0 = vw.camera().yaw;
+          // Right-drag in the image area (the real pointer goes there, so ImGui sees it too).
+          SDL_WarpMouseInWindow(vw.window(), 700, 250);
+          step = kLook;
+          step_frame = frame;
+        }
+        break;
+      case kLook:
+      case kPanelMouse: {
+        // A right-drag of 60 px as separate frames, as a hand makes it (entering relative mouse
+        // mode drops motion events already queued, so press, move and release are not batched).
+        const int x = step == kLook ? 700 : 100, y = step == kLook ? 250 : 100;
+        if (frame == step_frame + 3) {
+          e.type = SDL_MOUSEBUTTONDOWN;
+          e.button.button = SDL_BUTTON_RIGHT;
+          e.button.state = SDL_PRESSED;
+          e.button.x = x;
+          e.button.y = y;
+          SDL_PushEvent(&e);
+        }
+        if (frame == step_frame + 4) {
+          e.type = SDL_MOUSEMOTION;
+          e.motion.x = x + 60;
+          e.motion.y = y;
+          e.motion.xrel = 60;
+          e.motion.state = SDL_BUTTON_RMASK;
+          SDL_PushEvent(&e);
+        }
+        if (frame == step_frame + 5) {
+          e.type = SDL_MOUSEBUTTONUP;
+          e.button.button = SDL_BUTTON_RIGHT;
+          e.button.state = SDL_RELEASED;
+          e.button.x = x + 60;
+          e.button.y = y;
+          SDL_PushEvent(&e);
+        }
+        if (frame == step_frame + 7) {
+          if (step == kLook) {
+            yaw1 = vw.camera().yaw;
+            SDL_WarpMouseInWindow(vw.window(), 100, 100);  // over the panel
+            step = kPanelMouse;
+            step_frame = frame;
+          } else {
+            yaw2 = vw.camera().yaw;
+            step = kDone;
+            vw.request_quit();
+          }
+        }
+        break;
+      }
+      case kDone:
+        break;
+    }
+    if (frame > 2000) vw.request_quit();  // never hang the test
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(step, kDone);
+  // W moved the camera forward (along its view direction), by a positive distance.
+  const glm::dvec3 moved = p1 - p0;
+  EXPECT_GT(glm::length(moved), 0.0);
+  pr::Camera c0;
+  c0.yaw = yaw0;
+  EXPECT_GT(glm::dot(moved, v.camera().forward()), 0.0);
+  // ...and the image changed with it.
+  ASSERT_EQ(img0.size(), img1.size());
+  size_t changed = 0;
+  for (size_t i = 0; i < img0.size(); ++i) changed += img0[i] != img1[i];
+  EXPECT_GT(changed, img0.size() / 20);
+  // The right-drag in the image turned the camera right by 60 px of motion.
+  EXPECT_NEAR(yaw1 - yaw0, 60 * pr::FlyCamera{}.look_sensitivity, 1e-9);
+  // The same drag over the panel went to ImGui, not the camera. SDL's offscreen driver (the GPU
+  // machine's) gives no window input focus, so Dear ImGui 1.86's SDL backend, which reads the
+  // mouse only for the focused window, never sees it over the panel: checked under X11 only.
+  const char* driver = SDL_GetCurrentVideoDriver();
+  if (driver && std::string(driver) == "offscreen") {
+    std::printf("note: panel capture not checked on the offscreen driver (no input focus)\n");
+  } else {
+    EXPECT_EQ(yaw2, yaw1);
+  }
+}
+
+// Picking: a left click on the image picks the point drawn nearest the pointer (within 6 px), a
+// second click picks another (the panel measures between them), a click over the panel picks
+// nothing, X clears; with eye-dome lighting from the command line.
+TEST(Window, LeftClickPicksMeasuresAndXClears) {
+  REQUIRE_DISPLAY();
+  fresh_config("pick");
+  pr::Options o = scripted(0, 800, 500, 200'000);
+  o.edl = 1.0f;
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  const int clicks[3][2] = {{600, 250}, {700, 330}, {100, 100}};
+  int step = 0, step_frame = 0, counts[4] = {-1, -1, -1, -1};
+  pr::PickResult picked[2];
+  std::vector<uint32_t> lit;
+  int w = 0, h = 0;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    SDL_Event e{};
+    if (step == 0 && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+      vw.read_image(lit, w, h);
+      step = 1;
+      step_frame = frame;
+    }
+    if (step >= 1 && step <= 3) {
+      const int x = clicks[step - 1][0], y = clicks[step - 1][1];
+      if (frame == step_frame + 1) SDL_WarpMouseInWindow(vw.window(), x, y);
+      if (frame == step_frame + 3 || frame == step_frame + 4) {
+        e.type = frame == step_frame + 3 ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP;
+        e.button.button = SDL_BUTTON_LEFT;
+        e.button.state = e.type == SDL_MOUSEBUTTONDOWN ? SDL_PRESSED : SDL_RELEASED;
+        e.button.x = x;
+        e.button.y = y;
+        SDL_PushEvent(&e);
+      }
+      if (frame == step_frame + 6) {
+        counts[step - 1] = vw.pick_count();
+        if (step <= 2) picked[step - 1] = vw.pick(step - 1);
+        ++step;
+        step_frame = frame;
+      }
+    } else if (step == 4) {
+      if (frame == step_frame + 1) {
+        e = key_event(SDLK_x, SDL_SCANCODE_X, true);
+        SDL_PushEvent(&e);
+      }
+      if (frame == step_frame + 2) {
+        e = key_event(SDLK_x, SDL_SCANCODE_X, false);
+        SDL_PushEvent(&e);
+      }
+      if (frame == step_frame + 4) {
+        counts[3] = vw.pick_count();
+        step = 5;
+        vw.request_quit();
+      }
+    }
+    if (frame > 3000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(step, 5) << v.status();
+  EXPECT_EQ(counts[0], 1) << v.status();
+  EXPECT_EQ(counts[1], 2) << v.status();
+  EXPECT_EQ(counts[3], 0);
+  // Each pick is a drawn point within 6 px of the click (the camera did not move).
+  const pr::Camera& cam = v.camera();
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(picked[i].hit);
+    const glm::dvec3 d = picked[i].world - cam.position;
+    const double cz = glm::dot(d, cam.forward());
+    ASSERT_GT(cz, 0.0);
+    const double s = cam.focus / cz * h * 0.5;
+    const double px = glm::dot(d, cam.right()) * s + w * 0.5;
+    const double py = h * 0.5 - glm::dot(d, cam.up()) * s;
+    EXPECT_LT(std::hypot(px - clicks[i][0], py - clicks[i][1]), 8.0) << i;
+  }
+  EXPECT_NE(picked[0].index, picked[1].index);
+  const pr::Measure m = pr::measure(picked[0].world, picked[1].world, cam.up_axis);
+  EXPECT_DOUBLE_EQ(m.distance, glm::distance(picked[0].world, picked[1].world));
+  // The click over the panel went to ImGui (not checked on the offscreen driver: no input focus).
+  const char* driver = SDL_GetCurrentVideoDriver();
+  if (!(driver && std::string(driver) == "offscreen")) {
+    EXPECT_EQ(counts[2], 2);
+  }
+  // The EDL frames drew the cloud.
+  ASSERT_EQ(lit.size(), size_t(w) * size_t(h));
+  EXPECT_GT(count_not(lit, w, 400, 0, w, h, kBackground), size_t(w - 400) * size_t(h) / 5);
+}

@@ -1,0 +1,229 @@
+// Loading in a running window: errors shown, dropped and opened files, scenes regenerated and
+// cancelled in the background, files read in part read further.
+#include <cstdio>
+
+#include "window_support.h"
+
+namespace fs = std::filesystem;
+using namespace pr::test;  // NOLINT: the window tests' helpers
+
+TEST(Window, LoadErrorsAreShownAndTheWindowKeepsRunning) {
+  REQUIRE_DISPLAY();
+  const fs::path d = fresh_config("loaderr");
+  const fs::path bad = d / "broken.ply";
+  {
+    std::FILE* f = std::fopen(bad.c_str(), "w");
+    std::fputs("ply\nformat ascii 1.0\nelement vertex 5\nproperty float x\nend_header\n1\n", f);
+    std::fclose(f);
+  }
+  pr::Options o = scripted(5, 480, 320, 0);
+  o.points.reset();
+  o.files = {bad.string()};
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  EXPECT_EQ(v.run(), 1);  // a scripted run whose files fail exits 1, after running its frames
+  EXPECT_NE(v.status().find("broken.ply"), std::string::npos) << v.status();
+  EXPECT_EQ(v.cloud_points(), 0u);
+}
+
+TEST(Window, OpensADroppedFileInTheBackground) {
+  REQUIRE_DISPLAY();
+  REQUIRE_TESTDATA("las");
+  const fs::path las = fs::path(pr::test::data_path("las")) / "autzen_trim.las";
+  fresh_config("open");
+  pr::ViewerTesting v(scripted(0, 640, 400, 50'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  uint64_t scene_points = 0, full_drawn = 0, subset_drawn = 0;
+  int subset_frame = -1, full_w = 0, full_h = 0, asked_frame = 0;
+  std::vector<uint32_t> full_img;
+  bool asked = false;
+  pr::ViewerHooks h;
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (!asked && !vw.cloud_busy() && frame > 2) {
+      scene_points = vw.cloud_points();
+      // Dropped on the window, as a file manager does: SDL_DROPFILE (SDL owns the string until
+      // the handler frees it) then SDL_DROPCOMPLETE.
+      SDL_Event e{};
+      e.type = SDL_DROPFILE;
+      e.drop.file = SDL_strdup(las.c_str());
+      e.drop.windowID = SDL_GetWindowID(vw.window());
+      SDL_PushEvent(&e);
+      SDL_Event c{};
+      c.type = SDL_DROPCOMPLETE;
+      c.drop.windowID = e.drop.windowID;
+      SDL_PushEvent(&c);
+      asked = true;
+      asked_frame = frame;
+    } else if (asked && frame >= asked_frame + 2 && !vw.cloud_busy() && subset_frame < 0) {
+      full_drawn = vw.points_drawn();
+      vw.read_image(full_img, full_w, full_h);
+      vw.set_point_count(5000);  // the slider: an even subset of the loaded cloud
+      subset_frame = frame;
+    } else if (subset_frame >= 0 && frame == subset_frame + 2) {
+      subset_drawn = vw.points_drawn();
+      vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&h), 0);
+  EXPECT_EQ(scene_points, 50'000u);
+  EXPECT_GT(v.cloud_points(), 10'000u) << v.status();
+  EXPECT_EQ(full_drawn, v.cloud_points());
+  EXPECT_EQ(subset_drawn, 5000u);
+  ASSERT_EQ(full_img.size(), size_t(full_w) * size_t(full_h));
+  EXPECT_GT(count_not(full_img, full_w, 0, 0, full_w, full_h, kBackground),
+            size_t(full_w * full_h / 50));
+}
+
+TEST(Window, SceneRegeneratesInTheBackgroundWhileTheOldOneIsDrawn) {
+  REQUIRE_DISPLAY();
+  fresh_config("regen");
+  pr::ViewerTesting v(scripted(0, 640, 400, 100'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int asked_at = -1, busy_frames = 0;
+  uint64_t drawn_while_busy = 0;
+  glm::dvec3 cam_before{0.0};
+  pr::ViewerHooks h;
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (asked_at < 0 && !vw.cloud_busy() && frame > 2) {
+      cam_before = vw.camera().position;
+      vw.set_point_count(3'000'000);
+      asked_at = frame;
+      EXPECT_TRUE(vw.cloud_busy());
+    } else if (asked_at >= 0 && vw.cloud_busy()) {
+      ++busy_frames;
+      drawn_while_busy = vw.points_drawn();
+    } else if (asked_at >= 0 && frame > asked_at + 1) {
+      if (vw.points_drawn() == 3'000'000u || frame > asked_at + 4000) vw.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&h), 0);
+  // Frames kept coming while the new scene was made, showing the old cloud.
+  EXPECT_GE(busy_frames, 1);
+  EXPECT_EQ(drawn_while_busy, 100'000u);
+  EXPECT_EQ(v.cloud_points(), 3'000'000u);
+  EXPECT_EQ(v.points_drawn(), 3'000'000u);
+  EXPECT_EQ(v.camera().position, cam_before);  // a new density, the same view
+}
+
+TEST(Window, CancelStopsARegenerationAndKeepsTheCloudOnScreen) {
+  REQUIRE_DISPLAY();
+  fresh_config("cancel");
+  pr::ViewerTesting v(scripted(0, 640, 400, 100'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int asked_at = -1, cancelled_at = -1, done_at = -1;
+  pr::ViewerHooks h;
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (asked_at < 0 && !vw.cloud_busy() && frame > 2) {
+      vw.set_point_count(80'000'000);  // seconds of work on two cores: 20 slices of 4M points
+      asked_at = frame;
+    } else if (asked_at >= 0 && cancelled_at < 0 && frame > asked_at + 1) {
+      EXPECT_TRUE(vw.cloud_busy());
+      vw.cancel_cloud_job();  // the progress bar's Cancel button
+      cancelled_at = frame;
+    } else if (cancelled_at >= 0 && !vw.cloud_busy() && done_at < 0) {
+      done_at = frame;
+    } else if (done_at >= 0 && frame > done_at + 2) {
+      vw.request_quit();
+    }
+    if (frame > 20000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&h), 0);
+  EXPECT_GE(done_at, 0) << "the job never finished";
+  EXPECT_NE(v.status().find("cancelled"), std::string::npos) << v.status();
+  // The old cloud stayed and is still drawn.
+  EXPECT_EQ(v.cloud_points(), 100'000u);
+  EXPECT_EQ(v.points_drawn(), 100'000u);
+}
+
+// A COPC survey opened at its top level (--max-depth 0) shows its overview; "Read more" reads the
+// next level and "Read everything" the rest, in the background, the view kept; then nothing is
+// left to read.
+TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
+  REQUIRE_DISPLAY();
+  REQUIRE_TESTDATA("laz");
+  const fs::path copc = fs::path(pr::test::data_path("laz")) / "lone-star.copc.laz";
+  fresh_config("read_more");
+  pr::Options o = scripted_files({copc.string()});
+  o.max_depth = 0;
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int stage = 0;
+  uint64_t counts[3] = {0, 0, 0};
+  glm::dvec3 position[3];
+  bool started[2] = {false, false}, refused = true;
+  std::string last_status;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 6000) vw.request_quit();
+    if (vw.cloud_busy() || vw.cloud_points() == 0) return;
+    if (stage < 3 && counts[stage] == 0) {
+      counts[stage] = vw.cloud_points();
+      position[stage] = vw.camera().position;
+      if (stage < 2) started[stage] = vw.read_more(stage == 1);
+      if (stage == 2) {
+        refused = vw.read_more(false);
+        last_status = vw.status();
+        vw.request_quit();
+      }
+      ++stage;
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(stage, 3) << v.status();
+  EXPECT_TRUE(started[0]);
+  EXPECT_TRUE(started[1]);
+  EXPECT_EQ(counts[0], 58393u) << "level 0";  // laspy's CopcReader.level_query(0)
+  EXPECT_EQ(counts[1], 58393u + 105600u) << "levels 0-1";
+  EXPECT_EQ(counts[2], 518862u) << "every level";
+  EXPECT_EQ(position[1], position[0]) << "reading more moved the camera";
+  EXPECT_EQ(position[2], position[0]);
+  EXPECT_FALSE(refused);
+  EXPECT_NE(last_status.find("every point"), std::string::npos) << last_status;
+}
+
+// A file opened from the panel (or dropped) keeps the point budget (--max-points sets the Open
+// box's budget); "Read more" then reads twice the points, the view kept.
+TEST(Window, OpenedFilesKeepTheBudgetAndReadMoreDoublesIt) {
+  REQUIRE_DISPLAY();
+  REQUIRE_TESTDATA("las");
+  const fs::path las = fs::path(pr::test::data_path("las")) / "autzen_trim.las";
+  fresh_config("open_budget");
+  pr::Options o = scripted(0, 640, 400, 20'000);  // starts with a scene
+  o.max_points = 1000;
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int stage = 0;
+  uint64_t opened = 0, more = 0;
+  glm::dvec3 before{0.0}, after{1.0};
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 6000) vw.request_quit();
+    if (vw.cloud_busy() || vw.cloud_points() == 0) return;
+    if (stage == 0) {
+      ASSERT_TRUE(vw.open_files({las.string()}));
+      stage = 1;
+    } else if (stage == 1) {
+      opened = vw.cloud_points();
+      before = vw.camera().position;
+      ASSERT_TRUE(vw.read_more(false)) << vw.status();
+      stage = 2;
+    } else if (stage == 2) {
+      more = vw.cloud_points();
+      after = vw.camera().position;
+      stage = 3;
+      vw.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(stage, 3) << v.status();
+  EXPECT_EQ(opened, 1000u);
+  EXPECT_EQ(more, 2000u);
+  EXPECT_EQ(after, before);
+}

@@ -1,0 +1,157 @@
+#include "window_support.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "startup.h"
+
+namespace fs = std::filesystem;
+
+namespace pr::test {
+
+namespace {
+
+int channel(uint32_t p, int c) {
+  return int((p >> (8 * c)) & 0xffu);
+}
+
+bool differs(uint32_t a, uint32_t b, int tol) {
+  for (int c = 0; c < 3; ++c)
+    if (std::abs(channel(a, c) - channel(b, c)) > tol) return true;
+  return false;
+}
+
+}  // namespace
+
+bool display_available(std::string* why) {
+  int video = SDL_InitSubSystem(SDL_INIT_VIDEO);
+  for (int attempt = 1; video != 0 && attempt < 4; ++attempt) {  // as Viewer::open does
+    SDL_Delay(200);
+    video = SDL_InitSubSystem(SDL_INIT_VIDEO);
+  }
+  if (video != 0) {
+    *why = std::string("no display: SDL video: ") + SDL_GetError();
+    return false;
+  }
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+  SDL_Window* w = SDL_CreateWindow("probe", 0, 0, 64, 64, SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
+  bool ok = w != nullptr;
+  if (w) {
+    SDL_GLContext c = SDL_GL_CreateContext(w);
+    ok = c != nullptr;
+    if (c) SDL_GL_DeleteContext(c);
+    SDL_DestroyWindow(w);
+  }
+  if (!ok) *why = std::string("no OpenGL 3.3 window: ") + SDL_GetError();
+  SDL_QuitSubSystem(SDL_INIT_VIDEO);
+  return ok;
+}
+
+fs::path fresh_config(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("pr_viewer_test_" + std::to_string(getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  setenv("XDG_CONFIG_HOME", d.c_str(), 1);
+  return d;
+}
+
+std::string pointraster_bin() {
+  if (const char* e = std::getenv("PR_POINTRASTER_BIN"); e && *e) return e;
+  std::error_code ec;
+  const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "pointraster";
+  if (!ec && fs::exists(beside)) return beside.string();
+  return PR_POINTRASTER_BIN;
+}
+
+Options scripted(int frames, int w, int h, uint64_t points) {
+  Options o;
+  o.frames = frames;
+  o.width = w;
+  o.height = h;
+  o.points = points;
+  o.mode = "cpu";
+  o.vsync = false;
+  return o;
+}
+
+Options scripted_files(std::vector<std::string> files) {
+  Options o = scripted(0, 640, 400, 0);
+  o.points.reset();
+  o.files = std::move(files);
+  return o;
+}
+
+SDL_Event key_event(SDL_Keycode k, SDL_Scancode sc, bool down) {
+  SDL_Event e{};
+  e.type = down ? SDL_KEYDOWN : SDL_KEYUP;
+  e.key.state = down ? SDL_PRESSED : SDL_RELEASED;
+  e.key.keysym.sym = k;
+  e.key.keysym.scancode = sc;
+  return e;
+}
+
+size_t count_not(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1,
+                 uint32_t bg) {
+  size_t n = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) n += differs(px[size_t(y) * size_t(w) + size_t(x)], bg, 8);
+  return n;
+}
+
+size_t count_text(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1) {
+  size_t n = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const uint32_t p = px[size_t(y) * size_t(w) + size_t(x)];
+      const int r = channel(p, 0), g = channel(p, 1), b = channel(p, 2);
+      n += r > 200 && g > 200 && b > 200 && std::abs(r - g) < 12 && std::abs(g - b) < 12;
+    }
+  return n;
+}
+
+size_t pixels_differing(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+  size_t n = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) n += a[i] != b[i];
+  return n;
+}
+
+int run_steps(ViewerTesting& v, int steps, const std::function<void(int, ViewerTesting&)>& step) {
+  int loaded = -1, done = 0;
+  ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, ViewerTesting& vw) {
+    if (loaded < 0 && !vw.cloud_busy() && vw.cloud_points() > 0) loaded = frame;
+    if (loaded >= 0 && done < steps && frame == loaded + 3 * (done + 1)) {
+      step(done++, vw);
+      if (done == steps) vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  return done;
+}
+
+void run_switch_case(const SwitchCase& c) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (c.needs_gpu && !gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  fresh_config(c.name);
+  ViewerTesting v(c.options);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  if (c.before) c.before(v);
+  SwitchRun run;
+  const int steps = run_steps(v, int(c.steps.size()), [&](int step, ViewerTesting& vw) {
+    run.images.emplace_back();
+    vw.read_image(run.images.back(), run.w, run.h);
+    if (c.steps[size_t(step)]) c.steps[size_t(step)](vw, run);
+  });
+  ASSERT_EQ(steps, int(c.steps.size())) << "the cloud never finished loading: " << v.status();
+  c.expect(v, run);
+}
+
+}  // namespace pr::test

@@ -1,0 +1,93 @@
+// What the window tests share: whether a GL 3.3 window can be made (REQUIRE_DISPLAY), a fresh
+// config folder per test, scripted viewer options, SDL events, pixel counts, run_steps() (a script
+// of steps a few frames apart once the cloud is on screen) and run_switch_case() (the
+// switch-and-compare runs: a table of cases, each its options, steps and expectation).
+#pragma once
+
+#include <SDL.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/image.h"
+#include "testdata.h"
+#include "viewer/viewer_testing.h"
+
+namespace pr::test {
+
+/// Whether a GL 3.3 core window can be made here; the reason when not.
+bool display_available(std::string* why);
+
+/// A fresh config folder per test (XDG_CONFIG_HOME), so no test reads another's (or the user's)
+/// settings.
+std::filesystem::path fresh_config(const std::string& name);
+
+/// The pointraster binary: $PR_POINTRASTER_BIN, else the one beside this test executable (both
+/// live in bin/, also in a device bundle), else the build tree's.
+std::string pointraster_bin();
+
+/// The viewer's default background, (0.063, 0.071, 0.094) in 8 bits.
+inline const uint32_t kBackground = rgba(16, 18, 24);
+
+/// A scripted window: `frames` frames (0: until the test quits), w x h, a scene of `points`
+/// points, on the CPU, vsync off.
+Options scripted(int frames, int w, int h, uint64_t points);
+/// scripted() for the window opening `files` (no scene).
+Options scripted_files(std::vector<std::string> files);
+
+SDL_Event key_event(SDL_Keycode k, SDL_Scancode sc, bool down);
+
+/// Pixels in [x0,x1)x[y0,y1) that differ from `bg`.
+size_t count_not(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1,
+                 uint32_t bg);
+/// Near-white, grey pixels: ImGui's default text color on the dark panel.
+size_t count_text(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1);
+/// Pixels where two images of the same size differ.
+size_t pixels_differing(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b);
+
+/// Runs `v` through a script of `steps` steps: step(0, viewer) on the third frame drawn after the
+/// cloud has loaded, each next step three frames after the last (what a step switched is on
+/// screen by then), then quits; also at frame 5000, should the cloud never load. Returns how many
+/// steps ran.
+int run_steps(ViewerTesting& v, int steps, const std::function<void(int, ViewerTesting&)>& step);
+
+/// What a switch-and-compare run saw: the image read at the start of each step, and what the
+/// steps recorded.
+struct SwitchRun {
+  std::vector<std::vector<uint32_t>> images;
+  int w = 0, h = 0;
+  std::vector<uint64_t> counts;
+  std::vector<bool> results;
+  std::vector<std::string> notes;
+};
+
+/// One switch-and-compare test: a viewer with `options` (and `before`, after it opened) runs
+/// run_steps() with one step per entry of `steps`, each reading the image on screen into
+/// run.images and then doing its switch; `expect` checks the run.
+struct SwitchCase {
+  std::string name;
+  bool needs_gpu = false;  // skipped, with the reason, where there is no GPU mode
+  Options options;
+  std::function<void(ViewerTesting&)> before;
+  std::vector<std::function<void(ViewerTesting&, SwitchRun&)>> steps;
+  std::function<void(ViewerTesting&, const SwitchRun&)> expect;
+};
+
+void run_switch_case(const SwitchCase& c);
+
+}  // namespace pr::test
+
+/// In a test: skips it when no GL 3.3 window can be made here, except under CI (CI=true), where
+/// the display must be there (.ci/run runs the window tests under Xvfb) and its absence fails.
+#define REQUIRE_DISPLAY()                                                              \
+  do {                                                                                 \
+    std::string why_;                                                                  \
+    if (!pr::test::display_available(&why_)) {                                         \
+      if (pr::test::under_ci()) FAIL() << why_ << " (under CI, CI=true: Xvfb needed)"; \
+      GTEST_SKIP() << why_;                                                            \
+    }                                                                                  \
+  } while (0)
