@@ -11,6 +11,14 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 third_party/install-deps.sh
 
+# The window tests need a display: ctest runs them under xvfb-run (Xvfb and Mesa's software
+# OpenGL, installed above). Under CI (CI=true) they fail rather than skip without one, so a
+# missing xvfb-run stops the run here with the reason.
+if [ "${CI:-}" = true ] && ! command -v xvfb-run >/dev/null; then
+  echo "run_all.sh: xvfb-run is missing: the window tests need a display under CI" >&2
+  exit 1
+fi
+
 # Python tools for the tests (independent readers), in a venv of the build tree.
 venv=build/test-venv
 stamp=$venv/.requirements
