@@ -119,12 +119,7 @@ RenderOptions render_options(const Options& o) {
 }
 
 bool gpu_mode_available(std::string* why) {
-#if PR_HAVE_CUDA
-  return cuda_available(why);
-#else
-  if (why) *why = "this build has no CUDA renderer (nvcc was not found at configure time)";
-  return false;
-#endif
+  return gpu_renderer_available(why);
 }
 
 std::unique_ptr<CpuRenderer> make_cpu_renderer(const Options& o) {
@@ -133,25 +128,18 @@ std::unique_ptr<CpuRenderer> make_cpu_renderer(const Options& o) {
   return cpu;
 }
 
-#if PR_HAVE_CUDA
-std::unique_ptr<CudaRenderer> make_gpu_renderer(const Options& o, std::string* why) {
-  auto gpu = make_cuda_renderer(why);
+std::unique_ptr<GpuRenderer> make_gpu_renderer(const Options& o, std::string* why) {
+  auto gpu = make_gpu_renderer(why);
   if (!gpu) return nullptr;
   gpu->set_options(render_options(o));
   gpu->set_memory_limit(o.gpu_memory_limit);
   return gpu;
 }
-#endif
 
 std::unique_ptr<Renderer> make_renderer(const std::string& mode, const Options& o,
                                         std::string* why) {
   if (mode == "cpu") return make_cpu_renderer(o);
-#if PR_HAVE_CUDA
   return make_gpu_renderer(o, why);
-#else
-  (void)gpu_mode_available(why);
-  return nullptr;
-#endif
 }
 
 }  // namespace pr

@@ -12,10 +12,8 @@
 #include "engine/io/io.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
+#include "kernels/gpu_renderer.h"
 #include "options.h"
-#if PR_HAVE_CUDA
-#include "kernels/cuda_renderer.h"
-#endif
 
 namespace pr {
 
@@ -51,7 +49,8 @@ Camera starting_camera(const Options& o, const PointCloud& cloud, const std::str
 void apply_camera_options(const Options& o, Camera& cam);
 
 /// The up axis for a cloud: --up when given, else z for files (LAS and scanner formats are z-up)
-/// and y for the procedural scenes (built in the seed's y-up frame).
+/// and y for the procedural scenes (built y-up, as the NumPy/CuPy perspective projection the
+/// project grew from drew them).
 UpAxis up_axis_for(const Options& o, bool from_files);
 
 /// Frames the whole cloud from above at about 29 degrees, `up` being up.
@@ -71,15 +70,14 @@ RenderOptions render_options(const Options& o);
 /// What to read of the FILEs: --scan, --max-points, --max-depth.
 LoadOptions load_options(const Options& o);
 
-/// Whether this build and machine can render on the GPU; the reason when not.
+/// Whether this build and machine can render on the GPU; the reason when not (the GPU
+/// renderer's factory, kernels/gpu_renderer.h, says).
 bool gpu_mode_available(std::string* why);
 
 /// The CPU renderer with --threads and render_options().
 std::unique_ptr<CpuRenderer> make_cpu_renderer(const Options& o);
-#if PR_HAVE_CUDA
-/// The CUDA renderer with render_options() and --gpu-memory-limit; null with the reason.
-std::unique_ptr<CudaRenderer> make_gpu_renderer(const Options& o, std::string* why);
-#endif
+/// The GPU renderer with render_options() and --gpu-memory-limit; null with the reason.
+std::unique_ptr<GpuRenderer> make_gpu_renderer(const Options& o, std::string* why);
 
 /// A renderer for "cpu" or "gpu" as above; null with the reason when the GPU cannot be used.
 std::unique_ptr<Renderer> make_renderer(const std::string& mode, const Options& o,

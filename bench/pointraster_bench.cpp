@@ -83,7 +83,7 @@ struct Row {
 
 /// The rounds a GPU mode's token "rN" forces (CudaTuning::rounds), or 0 for other tokens.
 int mode_rounds(const std::string& t) {
-  for (const char* r : {"r1", "r2", "r4", "r8", "r16"})
+  for (const char* r : {"r1", "r2", "r4", "r8"})
     if (t == r) return std::atoi(r + 1);
   return 0;
 }
@@ -97,7 +97,7 @@ const char* kUsage =
     "         [--cameras overview,inside,orbit] [--sizes 1920x1080,...] [--frames N] [--budget "
     "SECONDS]\n"
     "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
-    "         [--gpu-modes default,nosort,compact,nocull,occl,noocc,edl,hq,r1..r16 (tokens joined "
+    "         [--gpu-modes default,nosort,compact,nocull,occl,noocc,edl,hq,r1..r8 (tokens joined "
     "with "
     "'+')]\n"
     "         [--stage-timing]\n";
@@ -166,7 +166,7 @@ bool parse_gpu_modes(const std::string& v, Options& o) {
     if (!known_gpu_mode(m)) {
       std::fprintf(stderr,
                    "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                   "nocull, occl, noocc, edl, hq, r1|r2|r4|r8|r16 joined with '+')\n",
+                   "nocull, occl, noocc, edl, hq, r1|r2|r4|r8 joined with '+')\n",
                    m.c_str());
       return false;
     }

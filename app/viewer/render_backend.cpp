@@ -6,15 +6,11 @@
 
 namespace pr {
 
-#if PR_HAVE_CUDA
 struct RenderBackend::Gpu {
-  std::unique_ptr<CudaRenderer> r;
+  std::unique_ptr<GpuRenderer> r;
   bool interop = false;     // renders straight into the display's pixel buffer
   std::string interop_why;  // why interop is off (empty: not tried yet, or on)
 };
-#else
-struct RenderBackend::Gpu {};  // never made: gpu_mode_available() says why
-#endif
 
 RenderBackend::RenderBackend(const Options& o, StatusFn status)
     : status_(std::move(status)),
@@ -28,9 +24,7 @@ RenderBackend::~RenderBackend() {
 
 void RenderBackend::apply_options() {
   cpu_->set_options(options_);
-#if PR_HAVE_CUDA
   if (gpu_) gpu_->r->set_options(options_);
-#endif
 }
 
 bool RenderBackend::refresh_cpu(std::string* error) {
@@ -52,7 +46,6 @@ bool RenderBackend::set_cloud(const PointCloud& cloud, std::string* error, std::
     cloud_ = &cloud;
   }
   cpu_stale_ = false;
-#if PR_HAVE_CUDA
   if (gpu_) {
     if (!upload_gpu(&err, note, /*compact_fallback=*/true)) {
       release_gpu();  // the caller's status line says why
@@ -62,9 +55,6 @@ bool RenderBackend::set_cloud(const PointCloud& cloud, std::string* error, std::
     // A fallback to compact positions holds for the CPU too: the same image in both modes.
     if (cpu_stale_ && !use_gpu_ && !refresh_cpu(&err)) *note += "; the CPU refused it: " + err;
   }
-#else
-  (void)note;
-#endif
   return true;
 }
 
@@ -75,26 +65,19 @@ bool RenderBackend::update_colors(std::string* error) {
     *error = "CPU renderer refused the new colors: " + err;
     return false;
   }
-#if PR_HAVE_CUDA
   if (gpu_ && !gpu_->r->update_colors(*cloud_, &err)) {
     *error = "GPU: " + err + "; uploading the cloud again";
     std::string why, note;
     if (!upload_gpu(&why, &note, /*compact_fallback=*/true)) drop_gpu(why);
     return false;
   }
-#endif
   return true;
 }
 
 bool RenderBackend::stage_colors(const PointCloud& cloud, const uint32_t* colors,
                                  std::string* error) {
-#if PR_HAVE_CUDA
   std::lock_guard<std::mutex> lock(gpu_mutex_);
   if (gpu_ && &cloud == cloud_) return gpu_->r->stage_colors(cloud, colors, error);
-#else
-  (void)cloud;
-  (void)colors;
-#endif
   if (error) *error = "no GPU renderer";
   return false;
 }
@@ -111,7 +94,6 @@ bool RenderBackend::switch_mode(bool want_gpu) {
     status_("renderer: CPU (" + std::to_string(cpu_->threads()) + " threads)", false);
     return true;
   }
-#if PR_HAVE_CUDA
   std::string why, note;
   if (!gpu_) {
     if (!gpu_unavailable().empty()) {
@@ -146,10 +128,6 @@ bool RenderBackend::switch_mode(bool want_gpu) {
           note,
       false);
   return true;
-#else
-  status_("GPU mode unavailable: " + gpu_unavailable() + "; staying on the CPU", true);
-  return false;
-#endif
 }
 
 void RenderBackend::set_culling(bool on) {
@@ -180,19 +158,16 @@ void RenderBackend::reupload(const char* what) {
   apply_options();
   cpu_stale_ = true;
   bool said = false;
-#if PR_HAVE_CUDA
   if (gpu_ && cloud_) {
     reupload_gpu(what);
     said = true;
   }
-#endif
   if (!said && what) status_(std::string("cloud re-encoded with ") + what + " positions", false);
   std::string why;
   if (!use_gpu_ && cpu_stale_ && !refresh_cpu(&why))
     status_("CPU renderer refused the cloud: " + why, true);
 }
 
-#if PR_HAVE_CUDA
 void RenderBackend::reupload_gpu(const char* what) {
   std::string why, note;
   Stopwatch sw;
@@ -261,16 +236,12 @@ void RenderBackend::release_gpu() {
   std::string err;
   if (cpu_stale_ && !refresh_cpu(&err)) status_("CPU renderer refused the cloud: " + err, true);
 }
-#endif
 
 void RenderBackend::release_interop() {
-#if PR_HAVE_CUDA
   if (gpu_ && gpu_->r->gl_buffer_registered()) gpu_->r->unregister_gl_buffer();
-#endif
 }
 
 void RenderBackend::update_interop(bool size_changed) {
-#if PR_HAVE_CUDA
   if (!use_gpu_ || !gpu_ || !display_ || display_->empty()) return;
   if (!size_changed && (gpu_->r->gl_buffer_registered() || !gpu_->interop_why.empty())) return;
   std::string why;
@@ -281,15 +252,11 @@ void RenderBackend::update_interop(bool size_changed) {
     gpu_->interop = false;
     gpu_->interop_why = why.empty() ? "interop refused" : why;
   }
-#else
-  (void)size_changed;
-#endif
 }
 
 bool RenderBackend::draw(const Camera& camera, const RenderSettings& rs, Image& image,
                          FrameStats& st, double& render_ms, double& upload_ms, std::string* error) {
   Stopwatch sw;
-#if PR_HAVE_CUDA
   if (use_gpu_ && gpu_) {
     Gpu& g = *gpu_;
     // GPU mode chosen while minimized: register now that there is a buffer to register.
@@ -316,7 +283,6 @@ bool RenderBackend::draw(const Camera& camera, const RenderSettings& rs, Image& 
     if (cpu_stale_) refresh_cpu(&err);
     return false;
   }
-#endif
   std::string err;
   if (!cpu_->render(camera, rs, image, st, &err)) {
     *error = "CPU frame failed: " + err;
@@ -331,12 +297,8 @@ bool RenderBackend::draw(const Camera& camera, const RenderSettings& rs, Image& 
 
 std::string RenderBackend::display_path() const {
   if (!use_gpu_) return "CPU render, PBO upload";
-#if PR_HAVE_CUDA
   if (gpu_->interop) return "GPU render straight into the PBO (CUDA-GL interop)";
   return "GPU render, host copy, PBO upload (interop off: " + gpu_->interop_why + ")";
-#else
-  return "";
-#endif
 }
 
 const std::string& RenderBackend::gpu_unavailable() {
@@ -349,53 +311,37 @@ const std::string& RenderBackend::gpu_unavailable() {
 }
 
 std::string RenderBackend::device_name() const {
-#if PR_HAVE_CUDA
   if (use_gpu_ && gpu_) return gpu_->r->device_name();
-#endif
   return "";
 }
 
 bool RenderBackend::compact_active() const {
-#if PR_HAVE_CUDA
   if (use_gpu_ && gpu_) return gpu_->r->compact_active();
-#endif
   return !cpu_stale_ && cpu_->compact_active();
 }
 
 bool RenderBackend::gpu_sorted() const {
-#if PR_HAVE_CUDA
   if (gpu_) return gpu_->r->cloud_sorted();
-#endif
   return false;
 }
 
 bool RenderBackend::stage_timing() const {
-#if PR_HAVE_CUDA
-  if (gpu_) return gpu_->r->tuning().stage_timing;
-#endif
+  if (gpu_) return gpu_->r->stage_timing();
   return false;
 }
 
 void RenderBackend::set_stage_timing(bool on) {
-#if PR_HAVE_CUDA
   if (!gpu_) return;
-  CudaTuning t = gpu_->r->tuning();
-  t.stage_timing = on;
-  gpu_->r->set_tuning(t);
-#else
-  (void)on;
-#endif
+  gpu_->r->set_stage_timing(on);
 }
 
 std::string RenderBackend::batch_note() const {
   char b[160] = "";
-#if PR_HAVE_CUDA
-  CudaRenderer::BatchCounts c;
+  GpuRenderer::BatchCounts c;
   if (use_gpu_ && gpu_ && gpu_->r->last_batch_counts(&c, nullptr))
     std::snprintf(b, sizeof b, "batches: %llu drawn, %llu hidden, %llu out of view",
                   (unsigned long long)(c.first + c.second), (unsigned long long)c.occluded,
                   (unsigned long long)c.culled);
-#endif
   if (!use_gpu_ && cpu_->occlusion_ran())
     std::snprintf(b, sizeof b, "batches: %llu hidden, %llu out of view",
                   (unsigned long long)cpu_->occluded_batches(),
@@ -404,9 +350,7 @@ std::string RenderBackend::batch_note() const {
 }
 
 size_t RenderBackend::device_bytes() const {
-#if PR_HAVE_CUDA
   if (gpu_) return gpu_->r->memory_bytes();
-#endif
   return 0;
 }
 

@@ -1,8 +1,9 @@
 // The viewer's renderers: the CPU renderer, always there, and the GPU renderer, made on first use
 // and kept; which one draws; one RenderOptions applied to both through the Renderer interface;
 // handing them the cloud (with compact positions on the GPU when full precision does not fit);
-// and the GPU's CUDA-GL interop into the display's pixel buffer. The only viewer file that knows
-// whether this build has CUDA.
+// and the GPU's CUDA-GL interop into the display's pixel buffer. Whether there can be a GPU
+// renderer (the build, the machine) the GPU renderer's factory says at run time
+// (kernels/gpu_renderer.h).
 #pragma once
 
 #include <cstdint>
@@ -90,7 +91,7 @@ class RenderBackend {
   bool compact_active() const;
   /// Whether the GPU's cloud is stored in Morton order (false without a GPU renderer).
   bool gpu_sorted() const;
-  /// The GPU's clear, raster and resolve timed apart (CudaTuning::stage_timing).
+  /// The GPU's clear, raster and resolve timed apart (GpuRenderer::set_stage_timing()).
   bool stage_timing() const;
   void set_stage_timing(bool on);
   /// The last frame's batches (drawn, hidden, out of view); empty when not known.
@@ -101,17 +102,15 @@ class RenderBackend {
   const CpuRenderer& cpu() const { return *cpu_; }
 
  private:
-  struct Gpu;  // the CUDA renderer and its interop state; empty in a build without CUDA
+  struct Gpu;  // the GPU renderer and its interop state
   void apply_options();
   bool refresh_cpu(std::string* error);  // hands the CPU its cloud again in the current options
   void reupload(const char* what);       // set_compact() and set_sort() on both renderers
-#if PR_HAVE_CUDA
   void reupload_gpu(const char* what);
   // Hands the GPU the cloud; `compact_fallback`: compact positions when full precision is refused.
   bool upload_gpu(std::string* why, std::string* note, bool compact_fallback);
   void drop_gpu(const std::string& why);  // refused: on to the CPU, with a status line
   void release_gpu();
-#endif
 
   StatusFn status_;
   Options opt_;

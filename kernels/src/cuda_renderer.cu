@@ -14,6 +14,7 @@
 #include "frame.h"
 #include "gl_interop.h"
 #include "kernels/cuda_renderer.h"
+#include "kernels/cuda_renderer_testing.h"
 
 namespace pr {
 
@@ -55,29 +56,25 @@ class CudaRendererImpl final : public CudaRenderer {
   void set_tuning(const CudaTuning& tuning) override {
     tuning_ = tuning;
     const int r = tuning.rounds;
-    if (!(r == 1 || r == 2 || r == 4 || r == 8 || r == 16)) tuning_.rounds = -1;
+    if (!(r == 1 || r == 2 || r == 4 || r == 8)) tuning_.rounds = -1;
   }
   const CudaTuning& tuning() const override { return tuning_; }
+  void set_stage_timing(bool on) override { tuning_.stage_timing = on; }
+  bool stage_timing() const override { return tuning_.stage_timing; }
   void set_memory_limit(uint64_t bytes) override { cloud_->set_memory_limit(bytes); }
 
   bool compact_active() const override { return cloud_->compact(); }
   bool cloud_sorted() const override { return cloud_->sorted(); }
   size_t memory_bytes() const override { return cloud_->memory_bytes() + frame_->memory_bytes(); }
-  bool download_compact(CompactCloud* out, std::string* error) const override {
-    return cloud_->download_compact(out, error);
-  }
-  bool download_boxes(PodVector<PointBox>* out, std::string* error) const override {
-    return cloud_->download_boxes(out, error);
-  }
   bool last_batch_counts(BatchCounts* out, std::string* error) const override {
     return frame_->last_batch_counts(out, error);
   }
-  bool download_hiz(std::vector<uint32_t>* out, int* width, int* height,
-                    std::string* error) const override {
-    return frame_->download_hiz(out, width, height, error);
-  }
 
-  bool reserve_points(uint64_t n, std::string* error) override {
+  // kernels/cuda_renderer_testing.h's read-backs.
+  const cuda::DeviceCloud& device_cloud() const { return *cloud_; }
+  const cuda::Frame& frame() const { return *frame_; }
+
+  bool reserve_points(uint64_t n, std::string* error) {
     frame_->forget_cloud();
     return cloud_->reserve(n, options_.compact, error);
   }
@@ -235,6 +232,25 @@ std::unique_ptr<CudaRenderer> make_cuda_renderer(std::string* why) {
   auto r = std::make_unique<CudaRendererImpl>();
   if (!r->init(why)) return nullptr;
   return r;
+}
+
+// make_cuda_renderer() makes only CudaRendererImpl.
+bool download_compact(const CudaRenderer& renderer, CompactCloud* out, std::string* error) {
+  return static_cast<const CudaRendererImpl&>(renderer).device_cloud().download_compact(out, error);
+}
+
+bool download_hiz(const CudaRenderer& renderer, std::vector<uint32_t>* out, int* width, int* height,
+                  std::string* error) {
+  return static_cast<const CudaRendererImpl&>(renderer).frame().download_hiz(out, width, height,
+                                                                             error);
+}
+
+bool download_boxes(const CudaRenderer& renderer, PodVector<PointBox>* out, std::string* error) {
+  return static_cast<const CudaRendererImpl&>(renderer).device_cloud().download_boxes(out, error);
+}
+
+bool reserve_points(CudaRenderer& renderer, uint64_t points, std::string* error) {
+  return static_cast<CudaRendererImpl&>(renderer).reserve_points(points, error);
 }
 
 }  // namespace pr

@@ -269,91 +269,13 @@ bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePl
   hiz.words = hiz_;
   hiz.width = s.width;
   hiz.height = s.height;
-  const uint64_t batches = cloud.batches();
   last_flags_ = nullptr;
-  if (f.cull) {
-    // Both passes' list counts from zero. The raster kernels run at most four times as many
-    // blocks as the GPU holds at once (8 a multiprocessor), each over a share of the list.
-    PR_CUDA_TRY(cudaMemsetAsync(list_count_, 0, 2 * sizeof(uint32_t), stream_));
-    drawn.list = cloud.list();
-    drawn.list_count = list_count_;
-    drawn.list_blocks = unsigned(sms_) * 8u * 4u;
-    // The box tests first, a thread a batch; with occlusion culling they defer the batches the
-    // last frame's Hi-Z hides.
-    const HizView last_hiz = f.occlusion ? hiz : HizView{};
-    uint32_t* const hidden = f.occlusion ? hidden_ : nullptr;
-    if (cloud.compact())
-      launch_box_flags(p, cloud.compact_batches(), batches, cloud.flags(), last_hiz, hidden,
-                       cloud.list(), list_count_, stream_);
-    else
-      launch_box_flags(p, cloud.boxes(), batches, cloud.flags(), last_hiz, hidden, cloud.list(),
-                       list_count_, stream_);
-    PR_CUDA_TRY(cudaGetLastError());  // the box tests' launch
-    drawn.flags = cloud.flags();
-    last_flags_ = cloud.flags();
-  }
-  // One raster pass over the stored points (the batches `d` flags and lists).
-  auto raster_pass = [&](const DrawnPoints& d) {
-    if (cloud.compact()) {
-      CompactInput in;
-      static_cast<DrawnPoints&>(in) = d;
-      in.words = cloud.words();
-      in.batches = cloud.compact_batches();
-      // Batches of kCompactBatch (4 rounds of 1024) a block, or for fewer rounds a part of one
-      // (1024 or 2048 points, so that a small cloud fills the GPU as with the float storage).
-      constexpr int kRoundsABatch = int(kCompactBatch / 1024);
-      in.rounds = std::max(1, f.rounds / kRoundsABatch);
-      in.parts = f.rounds < kRoundsABatch ? kRoundsABatch / f.rounds : 1;
-      return launch_compact_raster(p, in, keys_, stream_);
-    }
-    RasterInput in;
-    static_cast<DrawnPoints&>(in) = d;
-    in.pos = cloud.positions();
-    in.rounds = f.rounds;
-    return launch_raster(p, in, keys_, stream_);
-  };
-  bool launched = raster_pass(drawn);
-  if (launched && f.occlusion) {
-    if (!between_passes(cloud, p, hiz, f.reach, error)) return false;
-    drawn.list_count = list_count_ + 1;  // the second pass's list
-    launched = raster_pass(drawn);
-  }
-  last_batches_ = f.count > 0 ? batches : 0;
-  if (f.count == 0) last_flags_ = nullptr;
-  last_occlusion_ = f.occlusion;
-  if (!launched) {
-    if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
-    return false;
-  }
-  PR_CUDA_TRY(cudaGetLastError());  // the raster launch
+  if (f.cull && !enqueue_box_tests(cloud, p, f, hiz, drawn, error)) return false;
+  if (!enqueue_raster(cloud, p, f, hiz, drawn, error)) return false;
   const bool hq = s.hq && f.count > 0;
-  if (hq) {
-    // High-quality splats: the drawn points again, into the accumulators (hq_splat.cu).
-    HqInput in;
-    static_cast<DrawnPoints&>(in) = drawn;
-    in.compact = cloud.compact();
-    in.pos = cloud.positions();
-    in.words = cloud.words();
-    in.batches = cloud.compact_batches();
-    if (!launch_hq_accumulate(p, in, keys_, hq_acc_, unsigned(sms_) * 8u * 4u, stream_)) {
-      if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
-      return false;
-    }
-    PR_CUDA_TRY(cudaGetLastError());  // the accumulation's launch
-  }
+  if (hq && !enqueue_hq(cloud, p, drawn, error)) return false;
   if (stages) PR_CUDA_TRY(record(ev_[2], capturing));
-  // The resolve reads only the keys of the pixels this frame's points can write and writes the
-  // rest as background. With stage events an event sits between the raster and the resolve: no
-  // dependent launch.
-  if (s.edl || hq) {
-    const EdlParams e = edl_params(s.edl_strength, s.edl_radius);
-    PR_CUDA_TRY(launch_resolve_shaded(keys_, s.width, s.height, f.reach, s.edl ? &e : nullptr,
-                                      hq ? hq_acc_ : nullptr, s.background, rgba, depth, stream_));
-  } else {
-    launch_resolve(keys_, s.width, s.height, f.reach, s.background, rgba, depth, stream_,
-                   pdl_ && !stages);
-    PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
-  }
+  if (!enqueue_resolve(s, f.reach, hq, rgba, depth, stages, error)) return false;
   PR_CUDA_TRY(record(ev_[3], capturing));
   // The hidden batches, for the next frame's choice; after the timed part.
   if (f.occlusion) {
@@ -361,6 +283,109 @@ bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePl
         cudaMemcpyAsync(hidden_host_, hidden_, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
     hidden_pending_ = true;
   }
+  return true;
+}
+
+/// A culled frame's box tests, a thread a batch: this frame's flags and the first pass's list
+/// (into `drawn`); with occlusion culling they defer the batches the last frame's Hi-Z hides.
+bool Frame::enqueue_box_tests(const DeviceCloud& cloud, const ProjParams& p, const FramePlan& f,
+                              const HizView& hiz, DrawnPoints& drawn, std::string* error) {
+  // Both passes' list counts from zero. The raster kernels run at most four times as many
+  // blocks as the GPU holds at once (8 a multiprocessor), each over a share of the list.
+  PR_CUDA_TRY(cudaMemsetAsync(list_count_, 0, 2 * sizeof(uint32_t), stream_));
+  drawn.list = cloud.list();
+  drawn.list_count = list_count_;
+  drawn.list_blocks = unsigned(sms_) * 8u * 4u;
+  const HizView last_hiz = f.occlusion ? hiz : HizView{};
+  uint32_t* const hidden = f.occlusion ? hidden_ : nullptr;
+  if (cloud.compact())
+    launch_box_flags(p, cloud.compact_batches(), cloud.batches(), cloud.flags(), last_hiz, hidden,
+                     cloud.list(), list_count_, stream_);
+  else
+    launch_box_flags(p, cloud.boxes(), cloud.batches(), cloud.flags(), last_hiz, hidden,
+                     cloud.list(), list_count_, stream_);
+  PR_CUDA_TRY(cudaGetLastError());  // the box tests' launch
+  drawn.flags = cloud.flags();
+  last_flags_ = cloud.flags();
+  return true;
+}
+
+/// One raster pass over the stored points (the batches `d` flags and lists). False (nothing
+/// launched) for a subset of a sorted cloud without its original index.
+bool Frame::raster_pass(const DeviceCloud& cloud, const ProjParams& p, const FramePlan& f,
+                        const DrawnPoints& d) {
+  if (cloud.compact()) {
+    CompactInput in;
+    static_cast<DrawnPoints&>(in) = d;
+    in.words = cloud.words();
+    in.batches = cloud.compact_batches();
+    // Batches of kCompactBatch (4 rounds of 1024) a block, or for fewer rounds a part of one
+    // (1024 or 2048 points, so that a small cloud fills the GPU as with the float storage).
+    constexpr int kRoundsABatch = int(kCompactBatch / 1024);
+    in.rounds = std::max(1, f.rounds / kRoundsABatch);
+    in.parts = f.rounds < kRoundsABatch ? kRoundsABatch / f.rounds : 1;
+    return launch_compact_raster(p, in, keys_, stream_);
+  }
+  RasterInput in;
+  static_cast<DrawnPoints&>(in) = d;
+  in.pos = cloud.positions();
+  in.rounds = f.rounds;
+  return launch_raster(p, in, keys_, stream_);
+}
+
+/// The raster pass, or with occlusion culling both passes and the Hi-Z and flags between them;
+/// keeps what last_batch_counts() reports.
+bool Frame::enqueue_raster(const DeviceCloud& cloud, const ProjParams& p, const FramePlan& f,
+                           const HizView& hiz, DrawnPoints& drawn, std::string* error) {
+  bool launched = raster_pass(cloud, p, f, drawn);
+  if (launched && f.occlusion) {
+    if (!between_passes(cloud, p, hiz, f.reach, error)) return false;
+    drawn.list_count = list_count_ + 1;  // the second pass's list
+    launched = raster_pass(cloud, p, f, drawn);
+  }
+  last_batches_ = f.count > 0 ? cloud.batches() : 0;
+  if (f.count == 0) last_flags_ = nullptr;
+  last_occlusion_ = f.occlusion;
+  if (!launched) {
+    if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
+    return false;
+  }
+  PR_CUDA_TRY(cudaGetLastError());  // the raster launch
+  return true;
+}
+
+/// High-quality splats: the drawn points again, into the accumulators (hq_splat.cu).
+bool Frame::enqueue_hq(const DeviceCloud& cloud, const ProjParams& p, const DrawnPoints& drawn,
+                       std::string* error) {
+  HqInput in;
+  static_cast<DrawnPoints&>(in) = drawn;
+  in.compact = cloud.compact();
+  in.pos = cloud.positions();
+  in.words = cloud.words();
+  in.batches = cloud.compact_batches();
+  if (!launch_hq_accumulate(p, in, keys_, hq_acc_, unsigned(sms_) * 8u * 4u, stream_)) {
+    if (error) *error = "CUDA: a subset of a sorted cloud without its original index";
+    return false;
+  }
+  PR_CUDA_TRY(cudaGetLastError());  // the accumulation's launch
+  return true;
+}
+
+/// The resolve reads only the keys of the pixels this frame's points can write (`reach`) and
+/// writes the rest as background; eye-dome lighting and high-quality splats (`hq`) take the
+/// shaded resolve. With stage events an event sits between the raster and the resolve
+/// (`stages`): no dependent launch.
+bool Frame::enqueue_resolve(const RenderSettings& s, const PixelRect& reach, bool hq,
+                            uint32_t* rgba, float* depth, bool stages, std::string* error) {
+  if (s.edl || hq) {
+    const EdlParams e = edl_params(s.edl_strength, s.edl_radius);
+    PR_CUDA_TRY(launch_resolve_shaded(keys_, s.width, s.height, reach, s.edl ? &e : nullptr,
+                                      hq ? hq_acc_ : nullptr, s.background, rgba, depth, stream_));
+    return true;
+  }
+  launch_resolve(keys_, s.width, s.height, reach, s.background, rgba, depth, stream_,
+                 pdl_ && !stages);
+  PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
   return true;
 }
 

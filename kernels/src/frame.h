@@ -21,6 +21,8 @@
 
 namespace pr::cuda {
 
+struct DrawnPoints;  // raster.h
+
 /// What a frame runs, decided before anything is enqueued.
 struct FramePlan {
   uint64_t count = 0;       ///< points drawn
@@ -97,6 +99,16 @@ class Frame {
                bool capturing, std::string* error);
   bool between_passes(const DeviceCloud& cloud, const ProjParams& p, const HizView& hiz,
                       const PixelRect& reach, std::string* error);
+  bool enqueue_box_tests(const DeviceCloud& cloud, const ProjParams& p, const FramePlan& f,
+                         const HizView& hiz, DrawnPoints& drawn, std::string* error);
+  bool raster_pass(const DeviceCloud& cloud, const ProjParams& p, const FramePlan& f,
+                   const DrawnPoints& d);
+  bool enqueue_raster(const DeviceCloud& cloud, const ProjParams& p, const FramePlan& f,
+                      const HizView& hiz, DrawnPoints& drawn, std::string* error);
+  bool enqueue_hq(const DeviceCloud& cloud, const ProjParams& p, const DrawnPoints& drawn,
+                  std::string* error);
+  bool enqueue_resolve(const RenderSettings& s, const PixelRect& reach, bool hq, uint32_t* rgba,
+                       float* depth, bool stages, std::string* error);
   bool launch_graph(const GraphShape& shape, cudaGraph_t graph, std::string* error);
   cudaError_t record(cudaEvent_t e, bool capturing);
 

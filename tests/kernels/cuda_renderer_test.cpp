@@ -17,6 +17,7 @@
 #include "engine/morton.h"
 #include "engine/scenes.h"
 #include "gpu_test_util.h"
+#include "kernels/cuda_renderer_testing.h"
 
 namespace pr {
 namespace {
@@ -524,7 +525,7 @@ TEST(CudaRenderer, OutOfDeviceMemoryFailsCleanlyAndKeepsWorking) {
   PR_REQUIRE_GPU(gpu);
   std::string err;
   // 2^40 points = 16 TiB: no device has that; cudaMalloc fails and must leave no sticky error.
-  EXPECT_FALSE(gpu->reserve_points(uint64_t{1} << 40, &err));
+  EXPECT_FALSE(reserve_points(*gpu, uint64_t{1} << 40, &err));
   EXPECT_NE(err.find("out of GPU memory"), std::string::npos) << err;
   EXPECT_NE(err.find("GiB"), std::string::npos) << err;
   // No cloud now: the background, no crash.
@@ -626,8 +627,8 @@ TEST_P(StoredOrders, EveryPathEqualsCpu) {
   set_sorted(*gpu, v.sort);
   set_frame_graph(*gpu, v.graph);
   // These clouds are below the size the renderer culls by default: cull them anyway, with a
-  // round a block (file order), a batch a block (sorted) or four batches a block (graphs).
-  set_rounds(*gpu, v.graph ? 16 : v.sort ? 4 : 1);
+  // round a block (file order), a batch a block (sorted) or two batches a block (graphs).
+  set_rounds(*gpu, v.graph ? 8 : v.sort ? 4 : 1);
   EXPECT_EQ(gpu->tuning().frame_graph, v.graph);
   for (const char* scene : {"cube", "terrain", "galaxy"}) {
     const PointCloud& cloud = scene_cloud(scene, 300'000);
@@ -942,7 +943,7 @@ TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
     PointBox box = empty_point_box();
     if (!compact) {
       PodVector<PointBox> boxes;
-      ASSERT_TRUE(gpu->download_boxes(&boxes, &err)) << err;
+      ASSERT_TRUE(download_boxes(*gpu, &boxes, &err)) << err;
       for (const PointBox& pb : boxes) box_grow(box, pb);
     }
     int partial = 0, frame_no = 0;
@@ -1044,7 +1045,7 @@ TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
       const std::vector<uint32_t> want = test::hiz_of_depths(img);
       std::vector<uint32_t> got;
       int gw = 0, gh = 0;
-      ASSERT_TRUE(gpu->download_hiz(&got, &gw, &gh, &err)) << err;
+      ASSERT_TRUE(download_hiz(*gpu, &got, &gw, &gh, &err)) << err;
       EXPECT_EQ(gw, rs.width);
       EXPECT_EQ(gh, rs.height);
       EXPECT_TRUE(got == want) << "the Hi-Z differs from the host's";
@@ -1176,7 +1177,7 @@ TEST(CudaRenderer, GpuCompactEncodingEqualsTheHosts) {
       EXPECT_EQ(gpu->cloud_sorted(), morton);
       CompactCloud host, dev;
       ASSERT_TRUE(build_compact(*c, morton, &host, &err)) << err;
-      ASSERT_TRUE(gpu->download_compact(&dev, &err)) << err;
+      ASSERT_TRUE(download_compact(*gpu, &dev, &err)) << err;
       ASSERT_EQ(dev.words.size(), host.words.size());
       ASSERT_EQ(dev.batches.size(), host.batches.size());
       size_t bad_words = 0, bad_boxes = 0;
@@ -1189,7 +1190,7 @@ TEST(CudaRenderer, GpuCompactEncodingEqualsTheHosts) {
   }
   set_compact(*gpu, false);
   ASSERT_TRUE(gpu->set_cloud(odd, &err)) << err;
-  EXPECT_FALSE(gpu->download_compact(nullptr, &err));
+  EXPECT_FALSE(download_compact(*gpu, nullptr, &err));
   EXPECT_NE(err.find("compact"), std::string::npos) << err;
 }
 
@@ -1221,7 +1222,7 @@ TEST(CudaRenderer, GpuBatchBoxesEqualTheHosts) {
       if (sort) apply_order(stored, morton_order(*c));
       PodVector<PointBox> host, dev;
       compute_point_boxes(stored.positions.data(), stored.size(), &host);
-      ASSERT_TRUE(gpu->download_boxes(&dev, &err)) << err;
+      ASSERT_TRUE(download_boxes(*gpu, &dev, &err)) << err;
       ASSERT_EQ(dev.size(), host.size());
       size_t bad = 0;
       for (size_t i = 0; i < host.size(); ++i)
@@ -1231,7 +1232,7 @@ TEST(CudaRenderer, GpuBatchBoxesEqualTheHosts) {
   }
   set_compact(*gpu, true);
   ASSERT_TRUE(gpu->set_cloud(odd, &err)) << err;
-  EXPECT_FALSE(gpu->download_boxes(nullptr, &err)) << "compact clouds keep their own boxes";
+  EXPECT_FALSE(download_boxes(*gpu, nullptr, &err)) << "compact clouds keep their own boxes";
 }
 
 /// Frame i of the culling tests: a random camera around `cloud` (every tenth one framing the
@@ -1276,7 +1277,7 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
     for (int i = 0; i < 60; ++i) {
       Camera cam;
       RenderSettings rs;
-      culling_frame(*gpu, i, cloud, rng, 4, 6, {4, 1, 16}, &cam, &rs);
+      culling_frame(*gpu, i, cloud, rng, 4, 6, {4, 1, 8}, &cam, &rs);
       Image g, pi;
       FrameStats ps;
       ASSERT_NO_FATAL_FAILURE(test::expect_same_frame(
@@ -1294,7 +1295,7 @@ TEST(CudaRenderer, CulledFramesEqualTheUnculledCpu) {
 }
 
 /// The same for compact positions (their own batches): the GPU with culling on and off, cameras
-/// that see the whole cloud, forced rounds (4 batches a block, or a half or a quarter of a batch a
+/// that see the whole cloud, forced rounds (2 batches a block, or a half or a quarter of a batch a
 /// block), against the CPU's compact form; and the views skip batches (the GPU's flags are not
 /// readable, so the CPU's compact culling, which tests the same boxes with the same function,
 /// counts them).
@@ -1315,7 +1316,7 @@ TEST(CudaRenderer, CulledCompactFramesEqualTheCpu) {
       for (int i = 0; i < 30; ++i) {
         Camera cam;
         RenderSettings rs;
-        culling_frame(*gpu, i, cloud, rng, 3, 5, {16, 2, 1}, &cam, &rs);
+        culling_frame(*gpu, i, cloud, rng, 3, 5, {8, 2, 1}, &cam, &rs);
         const std::string what = std::string(name) + (morton ? " morton" : " file order") +
                                  " camera " + std::to_string(i);
         Image g;
@@ -1352,7 +1353,7 @@ TEST(CudaRenderer, ListedBatchesDrawTheCpusFrames) {
       SCOPED_TRACE(std::string(compact ? "compact" : "float") + " frame " + std::to_string(i));
       Camera cam;
       RenderSettings rs;
-      culling_frame(*gpu, i, cloud, rng, 3, 5, {1, 4, 16}, &cam, &rs);
+      culling_frame(*gpu, i, cloud, rng, 3, 5, {1, 4, 8}, &cam, &rs);
       set_occlusion(*gpu, i % 4 < 2 ? Toggle::kOn : Toggle::kOff);
       CpuRenderer cpu;
       cpu.set_options(gpu->options());

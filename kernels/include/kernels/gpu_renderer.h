@@ -1,0 +1,68 @@
+// The GPU renderer as the program sees it: the engine's Renderer interface plus drawing straight
+// into an OpenGL pixel buffer (CUDA-OpenGL interop), and the factory that makes one or says in one
+// line why it cannot. The kernels library always builds: a build without CUDA compiles only a
+// factory that answers "built without CUDA", so the program asks here at run time instead of
+// knowing at compile time. No CUDA or GL headers: a GL buffer is its GLuint name.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/renderer.h"
+
+namespace pr {
+
+class GpuRenderer : public Renderer {
+ public:
+  /// Registers a GL pixel buffer object of width*height*4 bytes for CUDA-OpenGL interop
+  /// (write-discard). Returns false with the reason when interop is impossible (the GL context
+  /// is not on the CUDA device: Mesa, another GPU); the caller then uses render() and uploads
+  /// the host image (the fallback path). Needs the GL context current on this thread.
+  virtual bool register_gl_buffer(unsigned int gl_buffer, int width, int height,
+                                  std::string* why) = 0;
+  /// Call before the GL context goes away.
+  virtual void unregister_gl_buffer() = 0;
+  virtual bool gl_buffer_registered() const = 0;
+  /// Renders straight into the registered buffer: map, rasterize, resolve, unmap. No host copy.
+  virtual bool render_to_gl(const Camera& camera, const RenderSettings& settings, FrameStats& stats,
+                            std::string* error) = 0;
+  /// "NVIDIA H200 (sm_90, 139 GiB)".
+  virtual std::string device_name() const = 0;
+
+  /// Whether the current cloud is stored sorted (false when RenderOptions::sort kept its order,
+  /// or when the sort had no room and the cloud was uploaded in its own order).
+  virtual bool cloud_sorted() const = 0;
+  /// The most bytes the cloud's point storage (positions and colors) may take on the device, or
+  /// 0 (the default) for no limit but the device's: a larger cloud is refused by set_cloud() as
+  /// if the device were full ("out of GPU memory: ... over the limit"), so a GPU shared with
+  /// other programs keeps room for them. Takes effect at the next set_cloud().
+  virtual void set_memory_limit(uint64_t bytes) = 0;
+  /// Times clear, raster and resolve apart (FrameStats::stages) instead of only the whole GPU
+  /// frame, from the next frame (CudaTuning::stage_timing).
+  virtual void set_stage_timing(bool on) = 0;
+  virtual bool stage_timing() const = 0;
+
+  /// What the last frame did with its batches (a copy of its flags).
+  struct BatchCounts {
+    uint64_t batches = 0;    ///< batches stored
+    uint64_t culled = 0;     ///< out of view (the box test)
+    uint64_t first = 0;      ///< drawn (by the first pass, with occlusion culling)
+    uint64_t second = 0;     ///< drawn by the second pass
+    uint64_t occluded = 0;   ///< skipped: hidden by the first pass's Hi-Z
+    bool occlusion = false;  ///< the frame ran occlusion culling
+  };
+  /// A frame without box tests (the whole cloud in view): every batch drawn. False with a
+  /// message before the first frame of a cloud, or when the last frame drew no points.
+  virtual bool last_batch_counts(BatchCounts* out, std::string* error) const = 0;
+};
+
+/// Whether a GPU renderer can be made here; otherwise false with the reason in one line ("built
+/// without CUDA", "no CUDA device found", ...). Cheaper than making one.
+bool gpu_renderer_available(std::string* why);
+
+/// The GPU renderer on device 0, or null with the reason in one line (those of
+/// gpu_renderer_available(), or the device's failure: out of memory, ...).
+std::unique_ptr<GpuRenderer> make_gpu_renderer(std::string* why);
+
+}  // namespace pr
