@@ -977,7 +977,7 @@ TEST(CudaRenderer, ResolveRectKeepsEveryFrameEqualToTheCpu) {
     Camera away = overview;
     away.yaw += 3.14159;
     check(away, "looking away");
-    check(Camera{}, "the seed's camera inside the cube");
+    check(Camera{}, "the default camera (0, 0, 10) inside the cube");
     rs.want_depth = true;
     far.position += far.forward() * glm::length(b.size()) * 30.0;
     check(far, "nearer, with depth");
@@ -1070,7 +1070,7 @@ TEST(CudaRenderer, OcclusionCullingKeepsEveryFrameEqualToTheCpu) {
     Camera away = overview;
     away.yaw += 3.14159;
     check(away, "looking away");
-    check(Camera{}, "the seed's camera inside the cube");
+    check(Camera{}, "the default camera (0, 0, 10) inside the cube");
     check(overview, "overview after inside");
     rs.point_count = cloud.size() / 3;
     check(overview, "a third of the points");
