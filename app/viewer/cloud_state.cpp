@@ -17,6 +17,13 @@ std::vector<std::string> CloudState::file_paths() const {
   return paths;
 }
 
+std::string CloudState::warnings() const {
+  std::string all;
+  for (const FileInfo& f : files)
+    for (const std::string& w : f.warnings) all += (all.empty() ? "" : "; ") + w;
+  return all;
+}
+
 void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   // More of the same files keeps the view, as a regenerated scene does.
   const bool more = cloud.loading_more && !r.files.empty();
@@ -60,7 +67,10 @@ bool Viewer::Impl::take_cloud(CloudJob::Result& r) {
   std::snprintf(msg, sizeof msg, "%s: %zu points ready in %.2f s%s", cloud.points->name.c_str(),
                 cloud.points->size(), r.seconds,
                 r.sorted ? " (reordered along a Morton curve)" : "");
-  set_status(msg + note, refused);
+  // A file read with a warning (a LAS file cut short, say) says so beside "ready".
+  const std::string warned = cloud.warnings();
+  set_status(msg + note + (warned.empty() ? "" : "; warning: " + warned),
+             refused || !warned.empty());
   return true;
 }
 

@@ -36,6 +36,8 @@ struct CloudState {
   /// The cloud on screen is a scene (not files).
   bool is_scene() const { return points && !scene.empty(); }
   std::vector<std::string> file_paths() const;
+  /// The readers' warnings about the files on screen, joined by "; " ("" when none).
+  std::string warnings() const;
 };
 
 }  // namespace pr

@@ -56,10 +56,10 @@ void tooltip(const char* text) {
 /// The status line (errors in red) and the background job's progress bar with its Cancel.
 void status_and_job(Viewer::Impl& m) {
   if (!m.status.text.empty()) {
-    if (m.status.error)
-      ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", m.status.text.c_str());
-    else
-      ImGui::TextWrapped("%s", m.status.text.c_str());
+    // Wrapped, errors too: a reader's warning names the file and what it read past.
+    if (m.status.error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::TextWrapped("%s", m.status.text.c_str());
+    if (m.status.error) ImGui::PopStyleColor();
   }
   CloudJob& job = m.cloud.job;
   if (!job.busy()) return;

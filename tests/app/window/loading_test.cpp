@@ -227,3 +227,31 @@ TEST(Window, OpenedFilesKeepTheBudgetAndReadMoreDoublesIt) {
   EXPECT_EQ(more, 2000u);
   EXPECT_EQ(after, before);
 }
+
+// A LAS file cut short opens with the points it holds, and once it is loaded the status line
+// shows the reader's warning.
+TEST(Window, AFileReadWithAWarningShowsItInTheStatusLine) {
+  REQUIRE_DISPLAY();
+  REQUIRE_TESTDATA("las");
+  const fs::path las = fs::path(pr::test::data_path("las")) / "autzen_trim.las";
+  const fs::path d = fresh_config("warning");
+  const fs::path cut = d / "cut.las";
+  fs::copy_file(las, cut);
+  fs::resize_file(cut, fs::file_size(las) * 3 / 4);
+  pr::ViewerTesting v(scripted_files({cut.string()}));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::string status;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 4000 || (!vw.cloud_busy() && vw.cloud_points() > 0)) {
+      status = vw.status();
+      vw.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  EXPECT_GT(v.cloud_points(), 0u) << status;
+  EXPECT_NE(status.find("points ready"), std::string::npos) << status;
+  EXPECT_NE(status.find("warning: " + cut.string()), std::string::npos) << status;
+  EXPECT_NE(status.find("truncated"), std::string::npos) << status;
+}
