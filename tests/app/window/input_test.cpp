@@ -9,6 +9,31 @@
 namespace fs = std::filesystem;
 using namespace pr::test;  // NOLINT: the window tests' helpers
 
+namespace {
+
+/// A right-drag of 60 px from (x, y) as separate frames, as a hand makes it (entering relative
+/// mouse mode drops motion events already queued, so press, move and release are not batched):
+/// the event of the frame `since` frames after the drag was set up, if any.
+void right_drag_frame(int since, int x, int y) {
+  SDL_Event e{};
+  if (since == 3) {
+    e = mouse_button_event(SDL_BUTTON_RIGHT, true, x, y);
+  } else if (since == 4) {
+    e.type = SDL_MOUSEMOTION;
+    e.motion.x = x + 60;
+    e.motion.y = y;
+    e.motion.xrel = 60;
+    e.motion.state = SDL_BUTTON_RMASK;
+  } else if (since == 5) {
+    e = mouse_button_event(SDL_BUTTON_RIGHT, false, x + 60, y);
+  } else {
+    return;
+  }
+  SDL_PushEvent(&e);
+}
+
+}  // namespace
+
 TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
   REQUIRE_DISPLAY();
   fresh_config("input");
@@ -52,33 +77,8 @@ TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
         break;
       case kLook:
       case kPanelMouse: {
-        // A right-drag of 60 px as separate frames, as a hand makes it (entering relative mouse
-        // mode drops motion events already queued, so press, move and release are not batched).
         const int x = step == kLook ? 700 : 100, y = step == kLook ? 250 : 100;
-        if (frame == step_frame + 3) {
-          e.type = SDL_MOUSEBUTTONDOWN;
-          e.button.button = SDL_BUTTON_RIGHT;
-          e.button.state = SDL_PRESSED;
-          e.button.x = x;
-          e.button.y = y;
-          SDL_PushEvent(&e);
-        }
-        if (frame == step_frame + 4) {
-          e.type = SDL_MOUSEMOTION;
-          e.motion.x = x + 60;
-          e.motion.y = y;
-          e.motion.xrel = 60;
-          e.motion.state = SDL_BUTTON_RMASK;
-          SDL_PushEvent(&e);
-        }
-        if (frame == step_frame + 5) {
-          e.type = SDL_MOUSEBUTTONUP;
-          e.button.button = SDL_BUTTON_RIGHT;
-          e.button.state = SDL_RELEASED;
-          e.button.x = x + 60;
-          e.button.y = y;
-          SDL_PushEvent(&e);
-        }
+        right_drag_frame(frame - step_frame, x, y);
         if (frame == step_frame + 7) {
           if (step == kLook) {
             yaw1 = vw.camera().yaw;
@@ -103,8 +103,6 @@ TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
   // W moved the camera forward (along its view direction), by a positive distance.
   const glm::dvec3 moved = p1 - p0;
   EXPECT_GT(glm::length(moved), 0.0);
-  pr::Camera c0;
-  c0.yaw = yaw0;
   EXPECT_GT(glm::dot(moved, v.camera().forward()), 0.0);
   // ...and the image changed with it.
   ASSERT_EQ(img0.size(), img1.size());
@@ -123,6 +121,21 @@ TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
     EXPECT_EQ(yaw2, yaw1);
   }
 }
+
+namespace {
+
+/// `world` projected with `cam` onto a w x h image lands within 8 pixels of (x, y).
+void expect_near_click(const pr::Camera& cam, const glm::dvec3& world, int w, int h, int x, int y) {
+  const glm::dvec3 d = world - cam.position;
+  const double cz = glm::dot(d, cam.forward());
+  ASSERT_GT(cz, 0.0);
+  const double s = cam.focus / cz * h * 0.5;
+  const double px = glm::dot(d, cam.right()) * s + w * 0.5;
+  const double py = h * 0.5 - glm::dot(d, cam.up()) * s;
+  EXPECT_LT(std::hypot(px - x, py - y), 8.0) << x << ", " << y;
+}
+
+}  // namespace
 
 // Picking: a left click on the image picks the point drawn nearest the pointer (within 6 px), a
 // second click picks another (the panel measures between them), a click over the panel picks
@@ -152,11 +165,7 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
       const int x = clicks[step - 1][0], y = clicks[step - 1][1];
       if (frame == step_frame + 1) SDL_WarpMouseInWindow(vw.window(), x, y);
       if (frame == step_frame + 3 || frame == step_frame + 4) {
-        e.type = frame == step_frame + 3 ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP;
-        e.button.button = SDL_BUTTON_LEFT;
-        e.button.state = e.type == SDL_MOUSEBUTTONDOWN ? SDL_PRESSED : SDL_RELEASED;
-        e.button.x = x;
-        e.button.y = y;
+        e = mouse_button_event(SDL_BUTTON_LEFT, frame == step_frame + 3, x, y);
         SDL_PushEvent(&e);
       }
       if (frame == step_frame + 6) {
@@ -191,13 +200,7 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
   const pr::Camera& cam = v.camera();
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(picked[i].hit);
-    const glm::dvec3 d = picked[i].world - cam.position;
-    const double cz = glm::dot(d, cam.forward());
-    ASSERT_GT(cz, 0.0);
-    const double s = cam.focus / cz * h * 0.5;
-    const double px = glm::dot(d, cam.right()) * s + w * 0.5;
-    const double py = h * 0.5 - glm::dot(d, cam.up()) * s;
-    EXPECT_LT(std::hypot(px - clicks[i][0], py - clicks[i][1]), 8.0) << i;
+    expect_near_click(cam, picked[i].world, w, h, clicks[i][0], clicks[i][1]);
   }
   EXPECT_NE(picked[0].index, picked[1].index);
   const pr::Measure m = pr::measure(picked[0].world, picked[1].world, cam.up_axis);

@@ -95,6 +95,16 @@ SDL_Event key_event(SDL_Keycode k, SDL_Scancode sc, bool down) {
   return e;
 }
 
+SDL_Event mouse_button_event(uint8_t button, bool down, int x, int y) {
+  SDL_Event e{};
+  e.type = down ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP;
+  e.button.button = button;
+  e.button.state = down ? SDL_PRESSED : SDL_RELEASED;
+  e.button.x = x;
+  e.button.y = y;
+  return e;
+}
+
 size_t count_not(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1,
                  uint32_t bg) {
   size_t n = 0;

@@ -40,6 +40,8 @@ Options scripted(int frames, int w, int h, uint64_t points);
 Options scripted_files(std::vector<std::string> files);
 
 SDL_Event key_event(SDL_Keycode k, SDL_Scancode sc, bool down);
+/// A mouse button pressed or released at (x, y), window units.
+SDL_Event mouse_button_event(uint8_t button, bool down, int x, int y);
 
 /// Pixels in [x0,x1)x[y0,y1) that differ from `bg`.
 size_t count_not(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1,
