@@ -39,7 +39,9 @@ TEST(IoFuzzRegressions, KeptInputsParseOrFailCleanly) {
       const bool ok = parse_point_cloud(bytes.data(), bytes.size(), t->second.second,
                                         t->second.first, c, &info, &err);
       if (ok) {
-        EXPECT_FALSE(c.empty());
+        if (info.format != "LAS") {  // a LAS file may hold no points
+          EXPECT_FALSE(c.empty());
+        }
         EXPECT_EQ(info.points, c.size());
       } else {
         EXPECT_TRUE(c.empty());

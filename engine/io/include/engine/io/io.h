@@ -89,6 +89,8 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
 
 /// Reads `path` into `out` (replacing its contents; on failure `out` is left empty and `error`
 /// holds a one-line message naming the file and the problem). `info` and `progress` may be null.
+/// Success gives at least one point, but for a LAS file without points (its header counts none,
+/// or it ends before the first record), which gives an empty cloud and the header's bounds.
 bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, std::string* error,
                       LoadProgress* progress = nullptr, const LoadOptions* options = nullptr);
 
