@@ -1,165 +1,166 @@
 // --info: what each file holds, as text or one JSON object per file (one per line).
 #include "info.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "engine/frame_stats.h"
-#include "engine/io/io.h"
 #include "startup.h"
 
 namespace pr {
 
 namespace {
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        o += "\\\"";
-        break;
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\r':
-        o += "\\r";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += char(c);
-        }
-    }
-  }
-  return o;
+// ordered_json: the keys in the order they are set, as the readers' comparisons print them.
+using Json = nlohmann::ordered_json;
+
+/// A coordinate or size: a whole number without a fraction (636594, not 636594.0, as printf's
+/// %.17g wrote them and the readers' comparisons expect); others as the shortest decimal that
+/// reads back as the same double; a non-finite number as null.
+Json json_number(double v) {
+  constexpr double kExactInt = 9007199254740992.0;  // 2^53: every integer below is a double
+  if (v == std::floor(v) && std::fabs(v) < kExactInt) return int64_t(v);
+  return v;
 }
 
-std::string json_num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char b[40];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
+Json json_vec(const glm::dvec3& v) {
+  return Json::array({json_number(v.x), json_number(v.y), json_number(v.z)});
 }
 
-std::string json_vec(const glm::dvec3& v) {
-  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::string&&.
-  std::string s = "[";
-  s += json_num(v.x);
-  s += ", ";
-  s += json_num(v.y);
-  s += ", ";
-  s += json_num(v.z);
-  s += "]";
-  return s;
-}
-
-std::string json_scans(const std::vector<ScanInfo>& scans) {
-  std::string s = "[";
-  for (size_t k = 0; k < scans.size(); ++k) {
-    const ScanInfo& sc = scans[k];
-    if (k) s += ", ";
-    s += "{\"name\": \"" + json_escape(sc.name) + "\", \"records\": " + std::to_string(sc.records) +
-         ", \"points\": " + std::to_string(sc.points) +
-         ", \"read\": " + (sc.read ? "true" : "false") + "}";
-  }
-  return s + "]";
+Json json_scans(const std::vector<ScanInfo>& scans) {
+  Json a = Json::array();
+  for (const ScanInfo& sc : scans)
+    a.push_back(
+        {{"name", sc.name}, {"records", sc.records}, {"points", sc.points}, {"read", sc.read}});
+  return a;
 }
 
 // COPC: the octree's root cube, spacing, and per level its nodes, points and whether it was read.
-std::string json_copc(const CopcInfo& c) {
-  std::string s = "{\"center\": " + json_vec(c.center) + ", \"halfsize\": " + json_num(c.halfsize) +
-                  ", \"spacing\": " + json_num(c.spacing) + ", \"levels\": [";
-  for (size_t l = 0; l < c.levels.size(); ++l) {
-    if (l) s += ", ";
-    s += "{\"nodes\": " + std::to_string(c.levels[l].nodes) +
-         ", \"points\": " + std::to_string(c.levels[l].points) +
-         ", \"read\": " + (c.levels[l].read ? "true" : "false") + "}";
+Json json_copc(const CopcInfo& c) {
+  Json levels = Json::array();
+  for (const CopcLevel& l : c.levels)
+    levels.push_back({{"nodes", l.nodes}, {"points", l.points}, {"read", l.read}});
+  return {{"center", json_vec(c.center)},
+          {"halfsize", json_number(c.halfsize)},
+          {"spacing", json_number(c.spacing)},
+          {"levels", levels}};
+}
+
+Json json_info(const FileInfo& info) {
+  Json j = {{"file", info.file},
+            {"format", info.format},
+            {"version", info.version},
+            {"points", info.points},
+            {"bounds_min", json_vec(info.bounds.min)},
+            {"bounds_max", json_vec(info.bounds.max)},
+            {"origin", json_vec(info.origin)},
+            {"has_color", info.has_color},
+            {"has_intensity", info.has_intensity},
+            {"has_classification", info.has_classification},
+            {"seconds", json_number(info.seconds)}};
+  if (!info.scans.empty()) j["scans"] = json_scans(info.scans);
+  if (info.copc.present) j["copc"] = json_copc(info.copc);
+  if (!info.warnings.empty()) j["warnings"] = info.warnings;
+  return j;
+}
+
+/// printf onto the end of `out`.
+[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, format);
+  const int n = std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  if (n < 0) return;
+  if (size_t(n) < sizeof buf) {
+    out.append(buf, size_t(n));
+    return;
   }
-  return s + "]}";
+  std::string big(size_t(n) + 1, '\0');
+  va_start(args, format);
+  std::vsnprintf(big.data(), big.size(), format, args);
+  va_end(args);
+  out.append(big.data(), size_t(n));
+}
+
+void scans_text(std::string& s, const std::vector<ScanInfo>& scans) {
+  if (!scans.empty()) appendf(s, "  scans       %zu\n", scans.size());
+  for (size_t k = 0; k < scans.size(); ++k) {
+    const ScanInfo& sc = scans[k];
+    appendf(s, "    %-3zu %llu points", k, (unsigned long long)sc.points);
+    if (sc.points != sc.records)
+      appendf(s, " of %llu records%s", (unsigned long long)sc.records,
+              sc.read ? "" : " (not read)");
+    appendf(s, "%s%s\n", sc.name.empty() ? "" : "  ", sc.name.c_str());
+  }
+}
+
+void copc_text(std::string& s, const CopcInfo& c) {
+  uint64_t nodes = 0;
+  for (const CopcLevel& l : c.levels) nodes += l.nodes;
+  appendf(s,
+          "  copc        %zu levels, %llu nodes, spacing %g, root centre %.6f %.6f %.6f "
+          "halfsize %g\n",
+          c.levels.size(), (unsigned long long)nodes, c.spacing, c.center.x, c.center.y, c.center.z,
+          c.halfsize);
+  for (size_t l = 0; l < c.levels.size(); ++l)
+    appendf(s, "    level %-3zu %u nodes, %llu points%s\n", l, c.levels[l].nodes,
+            (unsigned long long)c.levels[l].points, c.levels[l].read ? "" : " (not read)");
 }
 
 }  // namespace
+
+FileReport describe_file(const std::string& path, const LoadOptions& options) {
+  FileReport r;
+  PointCloud cloud;
+  Stopwatch sw;
+  r.ok = load_point_cloud(path, cloud, &r.info, &r.error, nullptr, &options);
+  r.info.file = path;
+  if (r.info.seconds == 0.0) r.info.seconds = sw.ms() * 1e-3;
+  return r;
+}
+
+std::string info_json(const FileReport& report) {
+  const Json j = report.ok ? json_info(report.info)
+                           : Json{{"file", report.info.file}, {"error", report.error}};
+  // Bytes that are not UTF-8 (a path in another encoding) are written as U+FFFD.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string info_text(const FileInfo& info) {
+  std::string s;
+  appendf(s, "%s\n  format      %s %s\n  points      %llu\n", info.file.c_str(),
+          info.format.c_str(), info.version.c_str(), (unsigned long long)info.points);
+  appendf(s, "  bounds min  %.6f %.6f %.6f\n  bounds max  %.6f %.6f %.6f\n", info.bounds.min.x,
+          info.bounds.min.y, info.bounds.min.z, info.bounds.max.x, info.bounds.max.y,
+          info.bounds.max.z);
+  appendf(s, "  origin      %.6f %.6f %.6f\n", info.origin.x, info.origin.y, info.origin.z);
+  appendf(s, "  attributes  %s%s%s\n", info.has_color ? "color " : "",
+          info.has_intensity ? "intensity " : "", info.has_classification ? "classification" : "");
+  scans_text(s, info.scans);
+  if (info.copc.present) copc_text(s, info.copc);
+  for (const std::string& w : info.warnings) appendf(s, "  warning     %s\n", w.c_str());
+  appendf(s, "  load time   %.3f s\n", info.seconds);
+  return s;
+}
 
 int run_info(const Options& o) {
   int rc = 0;
   const LoadOptions lo = load_options(o);
   for (const auto& path : o.files) {
-    PointCloud cloud;
-    FileInfo info;
-    std::string err;
-    Stopwatch sw;
-    const bool ok = load_point_cloud(path, cloud, &info, &err, nullptr, &lo);
-    info.file = path;
-    if (info.seconds == 0.0) info.seconds = sw.ms() * 1e-3;
-    if (!ok) rc = 1;
-    if (o.json) {
-      if (!ok) {
-        std::printf("{\"file\": \"%s\", \"error\": \"%s\"}\n", json_escape(path).c_str(),
-                    json_escape(err).c_str());
-        continue;
-      }
-      std::printf(
-          "{\"file\": \"%s\", \"format\": \"%s\", \"version\": \"%s\", \"points\": %llu, "
-          "\"bounds_min\": %s, \"bounds_max\": %s, \"origin\": %s, \"has_color\": %s, "
-          "\"has_intensity\": %s, \"has_classification\": %s, \"seconds\": %s%s%s}\n",
-          json_escape(path).c_str(), json_escape(info.format).c_str(),
-          json_escape(info.version).c_str(), (unsigned long long)info.points,
-          json_vec(info.bounds.min).c_str(), json_vec(info.bounds.max).c_str(),
-          json_vec(info.origin).c_str(), info.has_color ? "true" : "false",
-          info.has_intensity ? "true" : "false", info.has_classification ? "true" : "false",
-          json_num(info.seconds).c_str(),
-          info.scans.empty() ? "" : (", \"scans\": " + json_scans(info.scans)).c_str(),
-          info.copc.present ? (", \"copc\": " + json_copc(info.copc)).c_str() : "");
-    } else {
-      if (!ok) {
-        std::fprintf(stderr, "pointraster: %s\n", err.c_str());
-        continue;
-      }
-      std::printf("%s\n  format      %s %s\n  points      %llu\n", path.c_str(),
-                  info.format.c_str(), info.version.c_str(), (unsigned long long)info.points);
-      std::printf("  bounds min  %.6f %.6f %.6f\n  bounds max  %.6f %.6f %.6f\n", info.bounds.min.x,
-                  info.bounds.min.y, info.bounds.min.z, info.bounds.max.x, info.bounds.max.y,
-                  info.bounds.max.z);
-      std::printf("  origin      %.6f %.6f %.6f\n", info.origin.x, info.origin.y, info.origin.z);
-      std::printf("  attributes  %s%s%s\n", info.has_color ? "color " : "",
-                  info.has_intensity ? "intensity " : "",
-                  info.has_classification ? "classification" : "");
-      if (!info.scans.empty()) std::printf("  scans       %zu\n", info.scans.size());
-      for (size_t k = 0; k < info.scans.size(); ++k) {
-        const ScanInfo& sc = info.scans[k];
-        std::printf("    %-3zu %llu points", k, (unsigned long long)sc.points);
-        if (sc.points != sc.records)
-          std::printf(" of %llu records%s", (unsigned long long)sc.records,
-                      sc.read ? "" : " (not read)");
-        std::printf("%s%s\n", sc.name.empty() ? "" : "  ", sc.name.c_str());
-      }
-      if (info.copc.present) {
-        const CopcInfo& c = info.copc;
-        uint64_t nodes = 0;
-        for (const CopcLevel& l : c.levels) nodes += l.nodes;
-        std::printf(
-            "  copc        %zu levels, %llu nodes, spacing %g, root centre %.6f %.6f %.6f "
-            "halfsize %g\n",
-            c.levels.size(), (unsigned long long)nodes, c.spacing, c.center.x, c.center.y,
-            c.center.z, c.halfsize);
-        for (size_t l = 0; l < c.levels.size(); ++l)
-          std::printf("    level %-3zu %u nodes, %llu points%s\n", l, c.levels[l].nodes,
-                      (unsigned long long)c.levels[l].points,
-                      c.levels[l].read ? "" : " (not read)");
-      }
-      std::printf("  load time   %.3f s\n", info.seconds);
-    }
+    const FileReport r = describe_file(path, lo);
+    if (!r.ok) rc = 1;
+    if (o.json)
+      std::printf("%s\n", info_json(r).c_str());
+    else if (r.ok)
+      std::fputs(info_text(r.info).c_str(), stdout);
+    else
+      std::fprintf(stderr, "pointraster: %s\n", r.error.c_str());
   }
   return rc;
 }

@@ -1,11 +1,18 @@
+// The command line through CLI11: each option's value is converted and checked by a callback that
+// throws CLI::ValidationError with the one-line message the program prints; CLI11's own errors
+// (a missing value, a value given to a switch, an unknown option) are reworded the same way.
 #include "options.h"
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <sstream>
+#include <functional>
+#include <string_view>
 
 #include "engine/scenes.h"
 
@@ -13,9 +20,9 @@ namespace pr {
 
 namespace {
 
-struct BadValue {
-  std::string message;
-};
+[[noreturn]] void bad(const std::string& message) {
+  throw CLI::ValidationError(message);
+}
 
 template <class T>
 T parse_number(const std::string& opt, const std::string& v) {
@@ -24,19 +31,26 @@ T parse_number(const std::string& opt, const std::string& v) {
   const char* e = b + v.size();
   auto r = std::from_chars(b, e, x);
   if (r.ec != std::errc() || r.ptr != e || v.empty())
-    throw BadValue{"option " + opt + ": '" + v + "' is not a valid number"};
+    bad("option " + opt + ": '" + v + "' is not a valid number");
   return x;
 }
 
 double parse_double(const std::string& opt, const std::string& v) {
   const double d = parse_number<double>(opt, v);
-  if (!std::isfinite(d)) throw BadValue{"option " + opt + ": '" + v + "' is not finite"};
+  if (!std::isfinite(d)) bad("option " + opt + ": '" + v + "' is not finite");
   return d;
+}
+
+/// An int of [lo, hi]; `range` names the range in the message.
+int parse_int(const std::string& opt, const std::string& v, int lo, int hi, const char* range) {
+  const long long x = parse_number<long long>(opt, v);
+  if (x < lo || x > hi) bad("option " + opt + ": " + range);
+  return int(x);
 }
 
 /// Point counts accept 1000000, 1e6, 10M, 2.5k, 1G.
 uint64_t parse_count(const std::string& opt, const std::string& v) {
-  if (v.empty()) throw BadValue{"option " + opt + " needs a value"};
+  if (v.empty()) bad("option " + opt + " needs a value");
   double mult = 1.0;
   std::string num = v;
   const char last = v.back();
@@ -46,22 +60,13 @@ uint64_t parse_count(const std::string& opt, const std::string& v) {
   if (mult != 1.0) num.pop_back();
   const double d = parse_double(opt, num) * mult;
   if (d < 0.0 || d > 4.0e9 || d != std::floor(d))
-    throw BadValue{"option " + opt + ": '" + v + "' is not a whole count between 0 and 4e9"};
+    bad("option " + opt + ": '" + v + "' is not a whole count between 0 and 4e9");
   return uint64_t(d);
-}
-
-/// auto|on|off (also 1 and 0); `allow_auto` false for the switches without a middle position.
-Toggle parse_switch(const std::string& opt, const std::string& v, bool allow_auto) {
-  Toggle t = Toggle::kAuto;
-  if (!parse_toggle(v, &t) || (!allow_auto && t == Toggle::kAuto))
-    throw BadValue{"option " + opt + ": '" + v + "' is not " +
-                   (allow_auto ? "auto, on or off" : "on or off")};
-  return t;
 }
 
 /// Bytes: 4000000000, 512M, 4G, 1.5G (K, M, G: powers of 1024).
 uint64_t parse_bytes(const std::string& opt, const std::string& v) {
-  if (v.empty()) throw BadValue{"option " + opt + " needs a value"};
+  if (v.empty()) bad("option " + opt + " needs a value");
   double mult = 1.0;
   std::string num = v;
   const char last = v.back();
@@ -72,257 +77,350 @@ uint64_t parse_bytes(const std::string& opt, const std::string& v) {
   double d = 0.0;
   try {
     d = parse_double(opt, num) * mult;
-  } catch (const BadValue&) {
-    throw BadValue{"option " + opt + ": '" + v +
-                   "' is not a byte count (e.g. 4000000000, 512M, 4G)"};
+  } catch (const CLI::ValidationError&) {
+    bad("option " + opt + ": '" + v + "' is not a byte count (e.g. 4000000000, 512M, 4G)");
   }
   if (!(d >= 1.0) || d > 1.8e19)
-    throw BadValue{"option " + opt + ": '" + v + "' is not a byte count of at least 1"};
+    bad("option " + opt + ": '" + v + "' is not a byte count of at least 1");
   return uint64_t(d);
+}
+
+/// auto|on|off (also 1 and 0); `allow_auto` false for the switches without a middle position.
+Toggle parse_switch(const std::string& opt, const std::string& v, bool allow_auto) {
+  Toggle t = Toggle::kAuto;
+  if (!parse_toggle(v, &t) || (!allow_auto && t == Toggle::kAuto))
+    bad("option " + opt + ": '" + v + "' is not " + (allow_auto ? "auto, on or off" : "on or off"));
+  return t;
+}
+
+/// X,Y,Z,YAW,PITCH: five finite numbers.
+CameraArg parse_camera(const std::string& v) {
+  double c[5];
+  size_t start = 0;
+  for (int k = 0; k < 5; ++k) {
+    const size_t comma = v.find(',', start);
+    if ((k < 4) != (comma != std::string::npos))
+      bad("option --camera: expected X,Y,Z,YAW,PITCH, got '" + v + "'");
+    c[k] = parse_double("--camera", v.substr(start, comma == std::string::npos ? std::string::npos
+                                                                               : comma - start));
+    start = comma + 1;
+  }
+  return CameraArg{c[0], c[1], c[2], c[3], c[4]};
+}
+
+/// X,Y: a pixel, both 0 or more.
+std::pair<int, int> parse_pixel(const std::string& v) {
+  const size_t comma = v.find(',');
+  if (comma == std::string::npos) bad("option --pick: expected X,Y, got '" + v + "'");
+  const int x = parse_number<int>("--pick", v.substr(0, comma));
+  const int y = parse_number<int>("--pick", v.substr(comma + 1));
+  if (x < 0 || y < 0) bad("option --pick: X and Y must be 0 or more");
+  return {x, y};
+}
+
+/// `--NAME VALUE` (also `--NAME=VALUE`): `set` converts and stores each value given, in order,
+/// so the last one counts and every one is checked.
+CLI::Option* value(CLI::App& app, const std::string& name, const std::string& type,
+                   const std::string& help, std::function<void(const std::string&)> set) {
+  CLI::Option* opt = app.add_option(
+      name,
+      [set](const CLI::results_t& values) {
+        for (const std::string& v : values) set(v);
+        return true;
+      },
+      help);
+  opt->type_name(type)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  return opt;
+}
+
+/// A switch without a value (check_switch_values() refuses `--NAME=...`).
+void flag(CLI::App& app, const std::string& name, bool& out, const std::string& help) {
+  app.add_flag(name, out, help);
+}
+
+void add_run_options(CLI::App& app, Options& o) {
+  flag(app, "--headless", o.headless,
+       "render offscreen: no window; prints frame times and a summary line");
+  value(app, "--mode", "cpu|gpu",
+        "renderer (gpu needs a CUDA device; headless default: cpu; viewer default:\n"
+        "its last choice, else gpu when a CUDA device is there, else cpu)",
+        [&o](const std::string& m) {
+          if (m != "cpu" && m != "gpu") bad("option --mode: '" + m + "' is not cpu or gpu");
+          o.mode = m;
+        });
+  value(app, "--width", "W", "image (headless) or window width in pixels (default 1280)",
+        [&o](const std::string& v) {
+          o.width = parse_int("--width", v, 1, 16384, "must be 1 to 16384");
+        });
+  value(app, "--height", "H", "image (headless) or window height in pixels (default 720)",
+        [&o](const std::string& v) {
+          o.height = parse_int("--height", v, 1, 16384, "must be 1 to 16384");
+        });
+  std::string scenes;
+  for (const auto& sc : scene_list()) scenes += " " + sc.name;
+  value(app, "--scene", "NAME",
+        "procedural scene when no FILE is given:" + scenes + "\n(default " + kDefaultScene + ")",
+        [&o, scenes](const std::string& v) {
+          if (!is_scene(v)) bad("option --scene: unknown scene '" + v + "' (known:" + scenes + ")");
+          o.scene = v;
+        });
+  value(app, "--points", "N",
+        "points to draw, e.g. 1000000, 1e6, 10M (default: scene 4M, files: all)",
+        [&o](const std::string& v) { o.points = parse_count("--points", v); });
+}
+
+void add_view_options(CLI::App& app, Options& o) {
+  value(app, "--camera", "X,Y,Z,YAW,PITCH",
+        "camera position (world units) and angles in degrees\n"
+        "(yaw about +y, 0 looks along +z; pitch up positive)",
+        [&o](const std::string& v) { o.camera = parse_camera(v); });
+  value(app, "--focus", "F", "focal length in image-plane units (vertical fov = 2*atan(1/F))",
+        [&o](const std::string& v) {
+          const double f = parse_double("--focus", v);
+          if (!(f > 0.0) || f > 1e4) bad("option --focus: must be > 0 and <= 10000");
+          o.focus = f;
+        });
+  value(app, "--up", "y|z", "the world's up axis (default: z for files, y for scenes)",
+        [&o](const std::string& v) {
+          if (v != "y" && v != "z" && v != "Y" && v != "Z")
+            bad("option --up: '" + v + "' is not y or z");
+          o.up = char(v[0] | 0x20);
+        });
+  value(app, "--frames", "K", "frames to render (headless default 5; viewer: quit after K)",
+        [&o](const std::string& v) {
+          o.frames = parse_int("--frames", v, 1, INT_MAX, "must be at least 1");
+        });
+  value(app, "--screenshot", "OUT.png",
+        "save the last frame (headless: the image; viewer: the window)",
+        [&o](const std::string& v) {
+          if (v.empty()) bad("option --screenshot needs a file name");
+          o.screenshot = v;
+        });
+  value(app, "--point-size", "S", "point size in pixels, 1 to 16 (default 1)",
+        [&o](const std::string& v) {
+          o.point_size = parse_int("--point-size", v, 1, 16, "must be 1 to 16");
+        });
+  value(app, "--threads", "T", "CPU renderer threads (default: all cores)",
+        [&o](const std::string& v) {
+          o.threads = unsigned(parse_int("--threads", v, 1, 1024, "must be 1 to 1024"));
+        });
+}
+
+void add_renderer_options(CLI::App& app, Options& o) {
+  flag(app, "--compact", o.compact,
+       "compact positions: 4 bytes a point, quantized to 1/1023 of each\n"
+       "4096-point batch's box (GPU: 7 bytes a point instead of 15; the\n"
+       "viewer also falls back to them when a cloud does not fit)");
+  value(app, "--culling", "on|off",
+        "skip the 4096-point batches outside the view (default on; the\n"
+        "image is the same either way)",
+        [&o](const std::string& v) {
+          o.culling = parse_switch("--culling", v, false) == Toggle::kOn;
+        });
+  value(app, "--occlusion", "auto|on|off",
+        "skip the batches hidden behind the last frame's depths (default\n"
+        "auto: large clouds, while it hides enough; same image)",
+        [&o](const std::string& v) { o.occlusion = parse_switch("--occlusion", v, true); });
+  value(app, "--sort", "auto|on|off",
+        "store the cloud along a Morton curve (default auto: clouds in no\n"
+        "spatial order); decides the order compact positions are encoded in",
+        [&o](const std::string& v) { o.sort = parse_switch("--sort", v, true); });
+  value(app, "--binning", "auto|on|off",
+        "CPU renderer: bin 1-pixel points by image band (default auto)",
+        [&o](const std::string& v) { o.binning = parse_switch("--binning", v, true); });
+  value(app, "--gpu-memory-limit", "BYTES",
+        "the most device memory the GPU's cloud may take (K, M, G\n"
+        "suffixes: powers of 1024); larger clouds go compact or to the CPU",
+        [&o](const std::string& v) { o.gpu_memory_limit = parse_bytes("--gpu-memory-limit", v); });
+}
+
+void add_color_options(CLI::App& app, Options& o) {
+  value(app, "--color", "MODE",
+        "point colors: rgb, intensity, elevation, classification, return,\n"
+        "source or a scalar field's name (default: rgb when the file's\n"
+        "colors differ, else intensity when it varies, else elevation)",
+        [&o](const std::string& v) {
+          ColorMode m;
+          if (!parse_color_mode(v, &m, nullptr))
+            bad("option --color needs a mode: rgb, intensity, elevation, classification, "
+                "return, source or a field's name");
+          o.color = v;
+        });
+  value(app, "--colormap", "NAME",
+        "colormap of intensity, elevation and fields: viridis (default),\n"
+        "turbo, gray, inferno, plasma",
+        [&o](const std::string& v) {
+          Colormap map;
+          if (!parse_colormap(v, &map))
+            bad("option --colormap: '" + v + "' is not viridis, turbo, gray, inferno or plasma");
+          o.colormap = map;
+        });
+  // The strength is optional: normalized_arguments() gives every --edl its value.
+  value(app, "--edl", "[STRENGTH]",
+        "eye-dome lighting: edges shaded from the depth image (strength\n>= 0, default 1)",
+        [&o](const std::string& v) {
+          const double s = parse_double("--edl", v);
+          if (!(s >= 0.0 && s <= 100.0)) bad("option --edl: strength must be 0 to 100");
+          o.edl = float(s);
+        });
+  flag(app, "--hq", o.hq,
+       "high-quality splats: each pixel the average color of its points\n"
+       "within 1% of the nearest depth (no shimmer in dense clouds)");
+}
+
+void add_viewer_options(CLI::App& app, Options& o) {
+  value(app, "--pick", "X,Y",
+        "headless: print the point drawn at pixel (X, Y) of the last frame\n"
+        "(pick x=... y=... z=... intensity=... class=..., or pick none)",
+        [&o](const std::string& v) { o.pick = parse_pixel(v); });
+  value(app, "--vsync", "on|off", "viewer vsync (default on)", [&o](const std::string& v) {
+    if (v != "on" && v != "off") bad("option --vsync: '" + v + "' is not on or off");
+    o.vsync = v == "on";
+  });
+  value(app, "--ui-scale", "S", "panel scale, 0.5 to 4 (default: from the display's DPI, else 1)",
+        [&o](const std::string& v) {
+          const double s = parse_double("--ui-scale", v);
+          if (!(s >= 0.5 && s <= 4.0)) bad("option --ui-scale: must be 0.5 to 4");
+          o.ui_scale = float(s);
+        });
+}
+
+void add_file_options(CLI::App& app, Options& o) {
+  value(app, "--scan", "K",
+        "E57: load scan K (0-based; repeat for several; default: all,\n"
+        "merged with their poses)",
+        [&o](const std::string& v) {
+          const long long k = parse_number<long long>("--scan", v);
+          if (k < 0 || k > 0xFFFFFFFFll) bad("option --scan: must be 0 or more");
+          o.scans.push_back(uint32_t(k));
+        });
+  value(app, "--max-points", "N",
+        "read at most N points of a file (1e6, 10M like --points): COPC\n"
+        "its octree's top levels that fit, other formats an even subset\n"
+        "of their records",
+        [&o](const std::string& v) { o.max_points = parse_count("--max-points", v); });
+  value(app, "--max-depth", "D", "COPC: read the octree levels 0 to D", [&o](const std::string& v) {
+    o.max_depth = parse_int("--max-depth", v, 0, 64, "must be 0 to 64");
+  });
+  flag(app, "--info", o.info, "print format, point count, bounds, origin and attributes per FILE");
+  flag(app, "--json", o.json, "with --info: one JSON object per file");
+  flag(app, "-h,--help", o.help, "this text");
+  app.add_option("FILE", o.files, "point-cloud files (LAS, LAZ, COPC, E57, PLY, PCD, text)")
+      ->type_name("");
+}
+
+/// The --help text's head: what the program is and its three ways to run.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App*, std::string) const override {
+    return "usage:\n"
+           "  pointraster [options] [FILE...]             open the viewer on FILEs or a scene\n"
+           "  pointraster --headless [options] [FILE...]  render without a window, print "
+           "timings\n"
+           "  pointraster --info [--json] FILE...         describe point-cloud files\n";
+  }
+};
+
+/// The parser, writing into `o`.
+void build_parser(CLI::App& app, Options& o) {
+  app.description(
+      "pointraster: a real-time point-cloud viewer (CUDA and multi-threaded CPU rasterizers)\n");
+  auto formatter = std::make_shared<HelpFormatter>();
+  formatter->column_width(24);
+  formatter->label("Positionals", "arguments");
+  app.formatter(formatter);
+  app.set_help_flag();  // --help is an ordinary flag: bad options are reported first
+  app.allow_extras();   // unknown options are named by check_extras()
+  app.option_defaults()->group("options");
+  add_run_options(app, o);
+  add_view_options(app, o);
+  add_renderer_options(app, o);
+  add_color_options(app, o);
+  add_viewer_options(app, o);
+  add_file_options(app, o);
+}
+
+/// Whether `s` reads whole as a number (strtod: also 1e3, inf, 0x10).
+bool is_number(const char* s) {
+  char* end = nullptr;
+  (void)std::strtod(s, &end);
+  return end != s && *end == '\0';
+}
+
+/// argv[1...] for CLI11, every --edl with its strength inline: the strength is the next argument
+/// when that reads as a number ("--edl -1" is a bad strength, not another option), else 1.
+std::vector<std::string> normalized_arguments(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a != "--edl") {
+      args.push_back(a);
+    } else if (i + 1 < argc && is_number(argv[i + 1])) {
+      args.push_back("--edl=" + std::string(argv[++i]));
+    } else {
+      args.push_back("--edl=1");
+    }
+  }
+  return args;
+}
+
+/// A switch given a value (`--hq=1`; CLI11 would read it as the switch's state), and `--` (no
+/// option ends the options).
+void check_switch_values(const CLI::App& app, const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") bad("unknown option '--' (see --help)");
+    const size_t eq = a.find('=');
+    if (a.rfind("--", 0) != 0 || eq == std::string::npos) continue;
+    const CLI::Option* opt = app.get_option_no_throw(a.substr(0, eq));
+    if (opt && opt->get_expected_max() == 0) bad("option " + a.substr(0, eq) + " takes no value");
+  }
+}
+
+/// CLI11's message for a missing value (`--frames: 1 required TEXT missing`) in the program's
+/// words; its other messages as they are.
+std::string reworded(const CLI::ParseError& e) {
+  const std::string what = e.what();
+  const std::string name = what.substr(0, what.find(':'));
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && name.rfind("--", 0) == 0 &&
+      name.find(' ') == std::string::npos)
+    return "option " + name + " needs a value";
+  return what;
+}
+
+/// The first argument CLI11 did not know, as an unknown option.
+void check_extras(const CLI::App& app) {
+  const std::vector<std::string> rest = app.remaining();
+  if (rest.empty()) return;
+  bad("unknown option '" + rest.front().substr(0, rest.front().find('=')) + "' (see --help)");
+}
+
+void check_combinations(const Options& o) {
+  if (o.info && o.files.empty()) bad("--info needs at least one FILE");
+  if (o.json && !o.info) bad("--json goes with --info");
+  if (!o.scene.empty() && !o.files.empty()) bad("give either --scene or FILEs, not both");
 }
 
 }  // namespace
 
 std::string usage_text() {
-  std::ostringstream s;
-  s << "pointraster: a real-time point-cloud viewer (CUDA and multi-threaded CPU rasterizers)\n"
-       "\n"
-       "usage:\n"
-       "  pointraster [options] [FILE...]             open the viewer on FILEs or a scene\n"
-       "  pointraster --headless [options] [FILE...]  render without a window, print timings\n"
-       "  pointraster --info [--json] FILE...         describe point-cloud files\n"
-       "\n"
-       "options:\n"
-       "  --headless            render offscreen: no window; prints frame times and a summary "
-       "line\n"
-       "  --mode cpu|gpu        renderer (gpu needs a CUDA device; headless default: cpu; viewer "
-       "default:\n"
-       "                        its last choice, else gpu when a CUDA device is there, else cpu)\n"
-       "  --width W, --height H image (headless) or window size in pixels (default 1280x720)\n"
-       "  --scene NAME          procedural scene when no FILE is given:";
-  for (const auto& sc : scene_list()) s << " " << sc.name;
-  s << " (default " << kDefaultScene
-    << ")\n"
-       "  --points N            points to draw, e.g. 1000000, 1e6, 10M (default: scene 4M, files: "
-       "all)\n"
-       "  --camera X,Y,Z,YAW,PITCH  camera position (world units) and angles in degrees\n"
-       "                        (yaw about +y, 0 looks along +z; pitch up positive)\n"
-       "  --focus F             focal length in image-plane units (vertical fov = 2*atan(1/F))\n"
-       "  --up y|z              the world's up axis (default: z for files, y for scenes)\n"
-       "  --frames K            frames to render (headless default 5; viewer: quit after K)\n"
-       "  --screenshot OUT.png  save the last frame (headless: the image; viewer: the window)\n"
-       "  --point-size S        point size in pixels, 1 to 16 (default 1)\n"
-       "  --threads T           CPU renderer threads (default: all cores)\n"
-       "  --compact             compact positions: 4 bytes a point, quantized to 1/1023 of each\n"
-       "                        4096-point batch's box (GPU: 7 bytes a point instead of 15; the\n"
-       "                        viewer also falls back to them when a cloud does not fit)\n"
-       "  --culling on|off      skip the 4096-point batches outside the view (default on; the\n"
-       "                        image is the same either way)\n"
-       "  --occlusion auto|on|off  skip the batches hidden behind the last frame's depths "
-       "(default\n"
-       "                        auto: large clouds, while it hides enough; same image)\n"
-       "  --sort auto|on|off    store the cloud along a Morton curve (default auto: clouds in no\n"
-       "                        spatial order); decides the order compact positions are encoded "
-       "in\n"
-       "  --binning auto|on|off CPU renderer: bin 1-pixel points by image band (default auto)\n"
-       "  --gpu-memory-limit BYTES  the most device memory the GPU's cloud may take (K, M, G\n"
-       "                        suffixes: powers of 1024); larger clouds go compact or to the CPU\n"
-       "  --color MODE          point colors: rgb, intensity, elevation, classification, return,\n"
-       "                        source or a scalar field's name (default: rgb when the file's\n"
-       "                        colors differ, else intensity when it varies, else elevation)\n"
-       "  --colormap NAME       colormap of intensity, elevation and fields: viridis (default),\n"
-       "                        turbo, gray, inferno, plasma\n"
-       "  --edl [STRENGTH]      eye-dome lighting: edges shaded from the depth image (strength\n"
-       "                        >= 0, default 1)\n"
-       "  --hq                  high-quality splats: each pixel the average color of its points\n"
-       "                        within 1% of the nearest depth (no shimmer in dense clouds)\n"
-       "  --pick X,Y            headless: print the point drawn at pixel (X, Y) of the last frame\n"
-       "                        (pick x=... y=... z=... intensity=... class=..., or pick none)\n"
-       "  --vsync on|off        viewer vsync (default on)\n"
-       "  --ui-scale S          panel scale, 0.5 to 4 (default: from the display's DPI, else 1)\n"
-       "  --scan K              E57: load scan K (0-based; repeat for several; default: all,\n"
-       "                        merged with their poses)\n"
-       "  --max-points N        read at most N points of a file (1e6, 10M like --points): COPC\n"
-       "                        its octree's top levels that fit, other formats an even subset\n"
-       "                        of their records\n"
-       "  --max-depth D         COPC: read the octree levels 0 to D\n"
-       "  --info                print format, point count, bounds, origin and attributes per FILE\n"
-       "  --json                with --info: one JSON object per file\n"
-       "  --help                this text\n";
-  return s.str();
+  Options ignored;
+  CLI::App app;
+  build_parser(app, ignored);
+  return app.help();
 }
 
 int parse_options(int argc, char** argv, Options& o) {
+  CLI::App app;
+  build_parser(app, o);
+  std::vector<std::string> args = normalized_arguments(argc, argv);
   try {
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      std::string value;
-      bool has_inline = false;
-      if (a.rfind("--", 0) == 0) {
-        const size_t eq = a.find('=');
-        if (eq != std::string::npos) {
-          value = a.substr(eq + 1);
-          a = a.substr(0, eq);
-          has_inline = true;
-        }
-      }
-      auto need = [&]() -> std::string {
-        if (has_inline) return value;
-        if (i + 1 >= argc) throw BadValue{"option " + a + " needs a value"};
-        return argv[++i];
-      };
-      auto no_value = [&]() {
-        if (has_inline) throw BadValue{"option " + a + " takes no value"};
-      };
-      if (a == "--help" || a == "-h") {
-        no_value();
-        o.help = true;
-      } else if (a == "--compact") {
-        no_value();
-        o.compact = true;
-      } else if (a == "--headless") {
-        no_value();
-        o.headless = true;
-      } else if (a == "--info") {
-        no_value();
-        o.info = true;
-      } else if (a == "--json") {
-        no_value();
-        o.json = true;
-      } else if (a == "--mode") {
-        const std::string m = need();
-        if (m != "cpu" && m != "gpu")
-          throw BadValue{"option --mode: '" + m + "' is not cpu or gpu"};
-        o.mode = m;
-      } else if (a == "--width" || a == "--height") {
-        const int v = parse_number<int>(a, need());
-        if (v < 1 || v > 16384) throw BadValue{"option " + a + ": must be 1 to 16384"};
-        (a == "--width" ? o.width : o.height) = v;
-      } else if (a == "--scene") {
-        o.scene = need();
-        if (!is_scene(o.scene)) {
-          std::string known;
-          for (const auto& sc : scene_list()) known += " " + sc.name;
-          throw BadValue{"option --scene: unknown scene '" + o.scene + "' (known:" + known + ")"};
-        }
-      } else if (a == "--points") {
-        o.points = parse_count(a, need());
-      } else if (a == "--camera") {
-        const std::string v = need();
-        double c[5];
-        size_t start = 0;
-        for (int k = 0; k < 5; ++k) {
-          const size_t comma = v.find(',', start);
-          if ((k < 4) != (comma != std::string::npos))
-            throw BadValue{"option --camera: expected X,Y,Z,YAW,PITCH, got '" + v + "'"};
-          c[k] = parse_double(
-              a, v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-          start = comma + 1;
-        }
-        o.camera = CameraArg{c[0], c[1], c[2], c[3], c[4]};
-      } else if (a == "--focus") {
-        const double f = parse_double(a, need());
-        if (!(f > 0.0) || f > 1e4) throw BadValue{"option --focus: must be > 0 and <= 10000"};
-        o.focus = f;
-      } else if (a == "--up") {
-        const std::string v = need();
-        if (v != "y" && v != "z" && v != "Y" && v != "Z")
-          throw BadValue{"option --up: '" + v + "' is not y or z"};
-        o.up = char(v[0] | 0x20);
-      } else if (a == "--frames") {
-        const int k = parse_number<int>(a, need());
-        if (k < 1) throw BadValue{"option --frames: must be at least 1"};
-        o.frames = k;
-      } else if (a == "--screenshot") {
-        o.screenshot = need();
-        if (o.screenshot.empty()) throw BadValue{"option --screenshot needs a file name"};
-      } else if (a == "--point-size") {
-        const int s = parse_number<int>(a, need());
-        if (s < 1 || s > 16) throw BadValue{"option --point-size: must be 1 to 16"};
-        o.point_size = s;
-      } else if (a == "--threads") {
-        const int t = parse_number<int>(a, need());
-        if (t < 1 || t > 1024) throw BadValue{"option --threads: must be 1 to 1024"};
-        o.threads = unsigned(t);
-      } else if (a == "--ui-scale") {
-        const double s = parse_double(a, need());
-        if (!(s >= 0.5 && s <= 4.0)) throw BadValue{"option --ui-scale: must be 0.5 to 4"};
-        o.ui_scale = float(s);
-      } else if (a == "--culling") {
-        o.culling = parse_switch(a, need(), false) == Toggle::kOn;
-      } else if (a == "--occlusion") {
-        o.occlusion = parse_switch(a, need(), true);
-      } else if (a == "--sort") {
-        o.sort = parse_switch(a, need(), true);
-      } else if (a == "--binning") {
-        o.binning = parse_switch(a, need(), true);
-      } else if (a == "--gpu-memory-limit") {
-        o.gpu_memory_limit = parse_bytes(a, need());
-      } else if (a == "--max-points") {
-        o.max_points = parse_count(a, need());
-      } else if (a == "--max-depth") {
-        const long long d = parse_number<long long>(a, need());
-        if (d < 0 || d > 64) throw BadValue{"option --max-depth: must be 0 to 64"};
-        o.max_depth = int(d);
-      } else if (a == "--scan") {
-        const long long k = parse_number<long long>(a, need());
-        if (k < 0 || k > 0xFFFFFFFFll) throw BadValue{"option --scan: must be 0 or more"};
-        o.scans.push_back(uint32_t(k));
-      } else if (a == "--color") {
-        o.color = need();
-        ColorMode m;
-        if (!parse_color_mode(o.color, &m, nullptr))
-          throw BadValue{
-              "option --color needs a mode: rgb, intensity, elevation, classification, "
-              "return, source or a field's name"};
-      } else if (a == "--colormap") {
-        const std::string v = need();
-        Colormap map;
-        if (!parse_colormap(v, &map))
-          throw BadValue{"option --colormap: '" + v +
-                         "' is not viridis, turbo, gray, inferno or plasma"};
-        o.colormap = map;
-      } else if (a == "--edl") {
-        // The strength is optional: the next argument when it is a number ("--edl -1" is a bad
-        // strength, not another option).
-        std::string v = value;
-        if (!has_inline && i + 1 < argc) {
-          char* end = nullptr;
-          const char* next = argv[i + 1];
-          (void)std::strtod(next, &end);
-          if (end != next && *end == '\0') v = argv[++i];
-        }
-        const double s = v.empty() && !has_inline ? 1.0 : parse_double(a, v);
-        if (!(s >= 0.0 && s <= 100.0)) throw BadValue{"option --edl: strength must be 0 to 100"};
-        o.edl = float(s);
-      } else if (a == "--hq") {
-        if (has_inline) throw BadValue{"option --hq takes no value"};
-        o.hq = true;
-      } else if (a == "--pick") {
-        const std::string v = need();
-        const size_t comma = v.find(',');
-        if (comma == std::string::npos)
-          throw BadValue{"option --pick: expected X,Y, got '" + v + "'"};
-        const int x = parse_number<int>(a, v.substr(0, comma));
-        const int y = parse_number<int>(a, v.substr(comma + 1));
-        if (x < 0 || y < 0) throw BadValue{"option --pick: X and Y must be 0 or more"};
-        o.pick = std::make_pair(x, y);
-      } else if (a == "--vsync") {
-        const std::string v = need();
-        if (v != "on" && v != "off") throw BadValue{"option --vsync: '" + v + "' is not on or off"};
-        o.vsync = v == "on";
-      } else if (a.size() > 1 && a[0] == '-') {
-        throw BadValue{"unknown option '" + a + "' (see --help)"};
-      } else {
-        o.files.push_back(a);
-      }
-    }
-    if (o.info && o.files.empty()) throw BadValue{"--info needs at least one FILE"};
-    if (o.json && !o.info) throw BadValue{"--json goes with --info"};
-    if (!o.scene.empty() && !o.files.empty())
-      throw BadValue{"give either --scene or FILEs, not both"};
-  } catch (const BadValue& e) {
-    std::fprintf(stderr, "pointraster: %s\n", e.message.c_str());
+    check_switch_values(app, args);
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    app.parse(args);
+    check_extras(app);
+    check_combinations(o);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "pointraster: %s\n", reworded(e).c_str());
     return 2;
   }
   if (o.help) {
