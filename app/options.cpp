@@ -347,21 +347,21 @@ bool is_number(const char* s) {
   return end != s && *end == '\0';
 }
 
-/// argv[1...] for CLI11, every --edl with its strength inline: the strength is the next argument
-/// when that reads as a number ("--edl -1" is a bad strength, not another option), else 1.
-std::vector<std::string> normalized_arguments(int argc, char** argv) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a != "--edl") {
-      args.push_back(a);
-    } else if (i + 1 < argc && is_number(argv[i + 1])) {
-      args.push_back("--edl=" + std::string(argv[++i]));
+/// The arguments for CLI11, every --edl with its strength inline: the strength is the next
+/// argument when that reads as a number ("--edl -1" is a bad strength, not another option),
+/// else 1.
+std::vector<std::string> normalized_arguments(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "--edl") {
+      out.push_back(args[i]);
+    } else if (i + 1 < args.size() && is_number(args[i + 1].c_str())) {
+      out.push_back("--edl=" + args[++i]);
     } else {
-      args.push_back("--edl=1");
+      out.push_back("--edl=1");
     }
   }
-  return args;
+  return out;
 }
 
 /// A switch given a value (`--hq=1`; CLI11 would read it as the switch's state), and `--` (no
@@ -409,18 +409,28 @@ std::string usage_text() {
   return app.help();
 }
 
-int parse_options(int argc, char** argv, Options& o) {
+int parse_arguments(const std::vector<std::string>& args, Options& o, std::string* error) {
   CLI::App app;
   build_parser(app, o);
-  std::vector<std::string> args = normalized_arguments(argc, argv);
+  std::vector<std::string> normalized = normalized_arguments(args);
   try {
-    check_switch_values(app, args);
-    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
-    app.parse(args);
+    check_switch_values(app, normalized);
+    std::reverse(normalized.begin(), normalized.end());  // CLI11 takes them last first
+    app.parse(normalized);
     check_extras(app);
     check_combinations(o);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "pointraster: %s\n", reworded(e).c_str());
+    if (error) *error = reworded(e);
+    return 2;
+  }
+  return 0;
+}
+
+int parse_options(int argc, char** argv, Options& o) {
+  std::string error;
+  if (parse_arguments(std::vector<std::string>(argv + std::min(argc, 1), argv + argc), o, &error) !=
+      0) {
+    std::fprintf(stderr, "pointraster: %s\n", error.c_str());
     return 2;
   }
   if (o.help) {

@@ -39,7 +39,7 @@ struct Options {
   Toggle sort = Toggle::kAuto;       ///< --sort auto|on|off: Morton order of the stored cloud
   Toggle binning = Toggle::kAuto;    ///< --binning auto|on|off: the CPU renderer's binning
   std::optional<float> edl;          ///< --edl [STRENGTH]: eye-dome lighting at this strength
-  bool hq = false;  ///< --hq: high-quality splats (RenderSettings::hq)
+  bool hq = false;                   ///< --hq: high-quality splats (RenderSettings::hq)
   /// --pick X,Y (headless): print the point drawn at pixel (X, Y) of the last frame.
   std::optional<std::pair<int, int>> pick;
   uint64_t gpu_memory_limit = 0;  ///< --gpu-memory-limit BYTES: the GPU cloud's cap (0: none)
@@ -56,8 +56,12 @@ struct Options {
   int max_depth = -1;                ///< --max-depth D: COPC octree levels 0..D (-1: all)
 };
 
-/// Parses argv. Returns 0 to go on; otherwise the exit code (0 after --help, 2 for a bad option
-/// or value, with the message already printed to stderr).
+/// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2
+/// for a bad option or value with the one-line message (no "pointraster: " prefix) in `error`.
+int parse_arguments(const std::vector<std::string>& args, Options& out, std::string* error);
+
+/// Parses argv. Returns 0 to go on; otherwise the exit code (-1 after printing --help, for the
+/// caller to exit 0; 2 for a bad option or value, with the message already printed to stderr).
 int parse_options(int argc, char** argv, Options& out);
 
 /// The --help text.

@@ -1,0 +1,137 @@
+// --info (app/info.cpp) on real files: the JSON line parsed back with nlohmann-json, and the text.
+#include "info.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "testdata.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;  // keys in the order written
+
+namespace {
+
+json describe_json(const std::string& path, const pr::LoadOptions& options = {}) {
+  const std::string line = pr::info_json(pr::describe_file(path, options));
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  return json::parse(line);
+}
+
+std::vector<std::string> keys(const json& j) {
+  std::vector<std::string> k;
+  for (auto it = j.begin(); it != j.end(); ++it) k.push_back(it.key());
+  return k;
+}
+
+/// A copy of autzen_trim.las cut after its header and `records` point records, with the
+/// header's point count set to `declared` (the legacy 32-bit count at byte 107).
+std::string cut_las(const std::string& name, size_t records, uint32_t declared) {
+  std::ifstream in(pr::test::data_path("las") + "/autzen_trim.las", std::ios::binary);
+  std::string d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint32_t offset = 0;
+  uint16_t record_length = 0;
+  std::memcpy(&offset, d.data() + 96, 4);
+  std::memcpy(&record_length, d.data() + 105, 2);
+  d.resize(offset + records * record_length);
+  std::memcpy(d.data() + 107, &declared, 4);
+  const fs::path dir = fs::temp_directory_path() / ("pr_info_test_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << d;
+  return path;
+}
+
+}  // namespace
+
+TEST(Info, JsonOfALasFile) {
+  REQUIRE_TESTDATA("las");
+  const std::string path = pr::test::data_path("las") + "/autzen_trim.las";
+  const json j = describe_json(path);
+  EXPECT_EQ(keys(j), (std::vector<std::string>{"file", "format", "version", "points", "bounds_min",
+                                               "bounds_max", "origin", "has_color", "has_intensity",
+                                               "has_classification", "seconds"}));
+  EXPECT_EQ(j["file"], path);
+  EXPECT_EQ(j["format"], "LAS");
+  EXPECT_EQ(j["version"], "1.2 format 3");
+  EXPECT_EQ(j["points"], 110000);
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_LT(j["bounds_min"][a].get<double>(), j["bounds_max"][a].get<double>());
+    EXPECT_TRUE(j["origin"][a].is_number_integer()) << j["origin"];  // whole numbers: 636594
+  }
+  EXPECT_NEAR(j["bounds_min"][0].get<double>(), 636001.76, 1e-6);
+  EXPECT_NEAR(j["bounds_max"][2].get<double>(), 520.51, 1e-6);
+  EXPECT_EQ(j["origin"], json::array({636594, 849215, 460}));
+  EXPECT_TRUE(j["has_color"].get<bool>());
+  EXPECT_TRUE(j["has_intensity"].get<bool>());
+  EXPECT_TRUE(j["has_classification"].get<bool>());
+  EXPECT_GT(j["seconds"].get<double>(), 0.0);
+}
+
+TEST(Info, JsonOfACopcFileAndAnE57File) {
+  REQUIRE_TESTDATA("laz");
+  REQUIRE_TESTDATA("e57");
+  const json c = describe_json(pr::test::data_path("laz") + "/1.2-with-color.copc.laz");
+  ASSERT_TRUE(c.contains("copc")) << c;
+  EXPECT_EQ(keys(c["copc"]), (std::vector<std::string>{"center", "halfsize", "spacing", "levels"}));
+  uint64_t points = 0;
+  for (const json& level : c["copc"]["levels"]) {
+    EXPECT_TRUE(level["read"].get<bool>());
+    points += level["points"].get<uint64_t>();
+  }
+  EXPECT_EQ(points, c["points"].get<uint64_t>());
+  const json e = describe_json(pr::test::data_path("e57") + "/A_B.e57");
+  EXPECT_EQ(e["format"], "E57");
+  ASSERT_EQ(e["scans"].size(), 2u) << e;
+  EXPECT_EQ(keys(e["scans"][0]), (std::vector<std::string>{"name", "records", "points", "read"}));
+  EXPECT_EQ(e["scans"][0]["points"].get<uint64_t>() + e["scans"][1]["points"].get<uint64_t>(),
+            e["points"].get<uint64_t>());
+}
+
+TEST(Info, AFileThatCannotBeReadGivesFileAndError) {
+  const pr::FileReport r = pr::describe_file("/nonexistent/x.las", {});
+  EXPECT_FALSE(r.ok);
+  const json j = json::parse(pr::info_json(r));
+  EXPECT_EQ(keys(j), (std::vector<std::string>{"file", "error"}));
+  EXPECT_NE(j["error"].get<std::string>().find("x.las"), std::string::npos);
+  // A path that is not UTF-8 is written, not thrown on.
+  pr::FileReport odd = r;
+  odd.info.file = "/tmp/\xff\xfe.las";
+  EXPECT_NO_THROW(json::parse(pr::info_json(odd)));
+}
+
+TEST(Info, ACutShortLasFileWarnsAndAnEmptyOneHasZeroPoints) {
+  REQUIRE_TESTDATA("las");
+  const pr::FileReport cut = pr::describe_file(cut_las("cut.las", 5, 110000), {});
+  ASSERT_TRUE(cut.ok) << cut.error;
+  const json j = json::parse(pr::info_json(cut));
+  EXPECT_EQ(j["points"], 5);
+  ASSERT_EQ(j["warnings"].size(), 1u) << j;
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("truncated"), std::string::npos);
+  EXPECT_NE(pr::info_text(cut.info).find("  warning     "), std::string::npos);
+  const pr::FileReport empty = pr::describe_file(cut_las("empty.las", 0, 0), {});
+  ASSERT_TRUE(empty.ok) << empty.error;
+  EXPECT_EQ(json::parse(pr::info_json(empty))["points"], 0);
+  EXPECT_FALSE(json::parse(pr::info_json(empty)).contains("warnings"));
+  EXPECT_NE(pr::info_text(empty.info).find("\n  points      0\n"), std::string::npos);
+}
+
+TEST(Info, TextOfALasFile) {
+  REQUIRE_TESTDATA("las");
+  const pr::FileReport r = pr::describe_file(pr::test::data_path("las") + "/autzen_trim.las", {});
+  ASSERT_TRUE(r.ok) << r.error;
+  const std::string t = pr::info_text(r.info);
+  EXPECT_EQ(t.rfind(r.info.file + "\n  format      LAS 1.2 format 3\n  points      110000\n", 0),
+            0u)
+      << t;
+  EXPECT_NE(t.find("\n  origin      636594.000000 849215.000000 460.000000\n"), std::string::npos);
+  EXPECT_NE(t.find("\n  attributes  color intensity classification\n"), std::string::npos);
+  EXPECT_NE(t.find("\n  load time   "), std::string::npos);
+}

@@ -1,0 +1,282 @@
+// The command line through the real parser (app/options.cpp): values, errors and exit codes.
+#include "options.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// Parses `args` into a fresh Options; the exit code, the message in `error`.
+int parse(const std::vector<std::string>& args, pr::Options& o, std::string* error = nullptr) {
+  o = pr::Options{};
+  std::string e;
+  const int rc = pr::parse_arguments(args, o, &e);
+  if (error) *error = e;
+  return rc;
+}
+
+/// The message for `args`, which must be a usage error (exit 2, one line).
+std::string usage_error(const std::vector<std::string>& args) {
+  pr::Options o;
+  std::string e;
+  EXPECT_EQ(parse(args, o, &e), 2) << args.back();
+  EXPECT_FALSE(e.empty()) << args.back();
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  return e;
+}
+
+}  // namespace
+
+TEST(Options, DefaultsWithoutArguments) {
+  pr::Options o;
+  ASSERT_EQ(parse({}, o), 0);
+  EXPECT_FALSE(o.headless || o.info || o.json || o.help || o.compact || o.hq);
+  EXPECT_FALSE(o.mode || o.width || o.points || o.camera || o.edl || o.pick || o.vsync);
+  EXPECT_TRUE(o.culling);
+  EXPECT_EQ(o.occlusion, pr::Toggle::kAuto);
+  EXPECT_EQ(o.frames, 0);
+  EXPECT_EQ(o.point_size, 1);
+  EXPECT_EQ(o.max_depth, -1);
+  EXPECT_TRUE(o.files.empty());
+}
+
+TEST(Options, EveryValueReachesItsField) {
+  pr::Options o;
+  std::string e;
+  ASSERT_EQ(parse({"--headless",
+                   "--mode",
+                   "gpu",
+                   "--width",
+                   "320",
+                   "--height=200",
+                   "--points",
+                   "2.5k",
+                   "--camera",
+                   "1,2,-3,4.5,-5",
+                   "--focus",
+                   "2",
+                   "--up",
+                   "Z",
+                   "--frames",
+                   "3",
+                   "--screenshot",
+                   "a.png",
+                   "--point-size",
+                   "4",
+                   "--threads",
+                   "8",
+                   "--compact",
+                   "--culling",
+                   "off",
+                   "--occlusion",
+                   "on",
+                   "--sort",
+                   "0",
+                   "--binning",
+                   "auto",
+                   "--gpu-memory-limit",
+                   "1.5G",
+                   "--color",
+                   "elevation",
+                   "--colormap",
+                   "turbo",
+                   "--hq",
+                   "--pick",
+                   "3,4",
+                   "--vsync",
+                   "off",
+                   "--ui-scale",
+                   "1.5",
+                   "--scan",
+                   "1",
+                   "--scan",
+                   "3",
+                   "--max-points",
+                   "10M",
+                   "--max-depth",
+                   "2",
+                   "a.las",
+                   "b.ply"},
+                  o, &e),
+            0)
+      << e;
+  EXPECT_TRUE(o.headless && o.compact && o.hq);
+  EXPECT_EQ(o.mode, "gpu");
+  EXPECT_EQ(o.width, 320);
+  EXPECT_EQ(o.height, 200);
+  EXPECT_EQ(o.points, 2500u);
+  ASSERT_TRUE(o.camera);
+  EXPECT_EQ(o.camera->z, -3.0);
+  EXPECT_EQ(o.camera->yaw_deg, 4.5);
+  EXPECT_EQ(o.camera->pitch_deg, -5.0);
+  EXPECT_EQ(o.focus, 2.0);
+  EXPECT_EQ(o.up, 'z');
+  EXPECT_EQ(o.frames, 3);
+  EXPECT_EQ(o.screenshot, "a.png");
+  EXPECT_EQ(o.point_size, 4);
+  EXPECT_EQ(o.threads, 8u);
+  EXPECT_FALSE(o.culling);
+  EXPECT_EQ(o.occlusion, pr::Toggle::kOn);
+  EXPECT_EQ(o.sort, pr::Toggle::kOff);
+  EXPECT_EQ(o.binning, pr::Toggle::kAuto);
+  EXPECT_EQ(o.gpu_memory_limit, uint64_t(1.5 * 1073741824.0));
+  EXPECT_EQ(o.color, "elevation");
+  EXPECT_EQ(o.colormap, pr::Colormap::kTurbo);
+  EXPECT_EQ(o.pick, std::make_pair(3, 4));
+  EXPECT_EQ(o.vsync, false);
+  EXPECT_EQ(o.ui_scale, 1.5f);
+  EXPECT_EQ(o.scans, (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(o.max_points, 10'000'000u);
+  EXPECT_EQ(o.max_depth, 2);
+  EXPECT_EQ(o.files, (std::vector<std::string>{"a.las", "b.ply"}));
+}
+
+TEST(Options, CountsAndSizes) {
+  pr::Options o;
+  ASSERT_EQ(parse({"--points", "1G", "--gpu-memory-limit", "1G"}, o), 0);
+  EXPECT_EQ(o.points, 1'000'000'000u);      // point counts: powers of 1000
+  EXPECT_EQ(o.gpu_memory_limit, 1u << 30);  // bytes: powers of 1024
+  ASSERT_EQ(parse({"--points", "1e6", "--gpu-memory-limit=512M", "--max-points", "4000000000"}, o),
+            0);
+  EXPECT_EQ(o.points, 1'000'000u);
+  EXPECT_EQ(o.gpu_memory_limit, 512u << 20);
+  EXPECT_EQ(o.max_points, 4'000'000'000u);
+}
+
+TEST(Options, EdlStrengthIsOptional) {
+  pr::Options o;
+  ASSERT_EQ(parse({"--edl"}, o), 0);
+  EXPECT_EQ(o.edl, 1.0f);
+  ASSERT_EQ(parse({"--edl", "a.las"}, o), 0);  // not a number: a FILE
+  EXPECT_EQ(o.edl, 1.0f);
+  EXPECT_EQ(o.files, std::vector<std::string>{"a.las"});
+  ASSERT_EQ(parse({"--edl", "0"}, o), 0);
+  EXPECT_EQ(o.edl, 0.0f);
+  ASSERT_EQ(parse({"--edl=2.5", "--headless"}, o), 0);
+  EXPECT_EQ(o.edl, 2.5f);
+  EXPECT_TRUE(o.headless);
+}
+
+TEST(Options, TheLastValueCounts) {
+  pr::Options o;
+  ASSERT_EQ(parse({"--width", "5", "--width", "6", "--headless", "--headless"}, o), 0);
+  EXPECT_EQ(o.width, 6);
+  EXPECT_NE(usage_error({"--width", "abc", "--width", "6"}).find("'abc'"), std::string::npos);
+}
+
+TEST(Options, BadValuesNameTheOptionAndTheValue) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--bogus"}, "unknown option '--bogus' (see --help)"},
+      {{"--bogus=3"}, "unknown option '--bogus' (see --help)"},
+      {{"--"}, "unknown option '--' (see --help)"},
+      {{"--width", "abc"}, "option --width: 'abc' is not a valid number"},
+      {{"--width", "0"}, "option --width: must be 1 to 16384"},
+      {{"--mode", "tpu"}, "option --mode: 'tpu' is not cpu or gpu"},
+      {{"--scene", "nowhere"}, "option --scene: unknown scene 'nowhere' (known:"},
+      {{"--camera", "1,2,3"}, "option --camera: expected X,Y,Z,YAW,PITCH, got '1,2,3'"},
+      {{"--camera", "1,2,3,4,x"}, "option --camera: 'x' is not a valid number"},
+      {{"--camera", "1,2,3,4,inf"}, "option --camera: 'inf' is not finite"},
+      {{"--points", "-5"}, "option --points: '-5' is not a whole count between 0 and 4e9"},
+      {{"--points", "1.5"}, "option --points: '1.5' is not a whole count"},
+      {{"--focus", "0"}, "option --focus: must be > 0 and <= 10000"},
+      {{"--frames"}, "option --frames needs a value"},
+      {{"--frames", "0"}, "option --frames: must be at least 1"},
+      {{"--up", "x"}, "option --up: 'x' is not y or z"},
+      {{"--ui-scale", "9"}, "option --ui-scale: must be 0.5 to 4"},
+      {{"--compact=1"}, "option --compact takes no value"},
+      {{"--hq=true"}, "option --hq takes no value"},
+      {{"--occlusion", "maybe"}, "option --occlusion: 'maybe' is not auto, on or off"},
+      {{"--culling", "auto"}, "option --culling: 'auto' is not on or off"},
+      {{"--gpu-memory-limit", "10X"}, "option --gpu-memory-limit: '10X' is not a byte count"},
+      {{"--gpu-memory-limit", "0"},
+       "option --gpu-memory-limit: '0' is not a byte count of at least 1"},
+      {{"--colormap", "jet"}, "option --colormap: 'jet' is not viridis, turbo"},
+      {{"--color", ""}, "option --color needs a mode"},
+      {{"--edl", "-1"}, "option --edl: strength must be 0 to 100"},
+      {{"--edl=abc"}, "option --edl: 'abc' is not a valid number"},
+      {{"--pick", "3"}, "option --pick: expected X,Y, got '3'"},
+      {{"--pick", "-1,2"}, "option --pick: X and Y must be 0 or more"},
+      {{"--vsync", "maybe"}, "option --vsync: 'maybe' is not on or off"},
+      {{"--max-depth", "65"}, "option --max-depth: must be 0 to 64"},
+      {{"--scan", "-1"}, "option --scan: must be 0 or more"},
+      {{"--screenshot", ""}, "option --screenshot needs a file name"},
+      {{"--json"}, "--json goes with --info"},
+      {{"--info"}, "--info needs at least one FILE"},
+      {{"--scene", "cube", "a.las"}, "give either --scene or FILEs, not both"},
+  };
+  for (const auto& [args, message] : cases) {
+    const std::string e = usage_error(args);
+    EXPECT_EQ(e.rfind(message, 0), 0u) << "got: " << e << "\nwanted: " << message;
+  }
+}
+
+TEST(Options, ExitCodes) {
+  auto run = [](std::vector<std::string> args) {
+    std::vector<char*> argv{const_cast<char*>("pointraster")};
+    for (auto& a : args) argv.push_back(a.data());
+    pr::Options o;
+    return pr::parse_options(int(argv.size()), argv.data(), o);
+  };
+  EXPECT_EQ(run({"--headless", "--frames", "2"}), 0);
+  EXPECT_EQ(run({"--headless", "--width", "0"}), 2);
+  EXPECT_EQ(run({"--help"}), -1);        // printed; main() exits 0
+  EXPECT_EQ(run({"-h", "--bogus"}), 2);  // a bad option before the help
+}
+
+TEST(Options, HelpListsEveryOptionWithItsDescription) {
+  const std::string help = pr::usage_text();
+  std::vector<std::string> lines;
+  std::istringstream in(help);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  for (const std::string opt : {"--headless",
+                                "--mode",
+                                "--width",
+                                "--height",
+                                "--scene",
+                                "--points",
+                                "--camera",
+                                "--focus",
+                                "--up",
+                                "--frames",
+                                "--screenshot",
+                                "--point-size",
+                                "--threads",
+                                "--compact",
+                                "--culling",
+                                "--occlusion",
+                                "--sort",
+                                "--binning",
+                                "--gpu-memory-limit",
+                                "--color",
+                                "--colormap",
+                                "--edl",
+                                "--hq",
+                                "--pick",
+                                "--vsync",
+                                "--ui-scale",
+                                "--scan",
+                                "--max-points",
+                                "--max-depth",
+                                "--info",
+                                "--json",
+                                "--help"}) {
+    size_t k = 0;
+    for (; k < lines.size(); ++k) {
+      std::istringstream words(lines[k]);
+      std::string name;
+      words >> name;
+      if (name == opt || name == "-h," + opt) break;
+    }
+    ASSERT_LT(k, lines.size()) << opt;
+    // The description starts in column 24, on the option's line or, after a long name and
+    // value, on the next.
+    const bool same_line = lines[k].size() > 24 && lines[k][23] == ' ';
+    const std::string& text = same_line || k + 1 == lines.size() ? lines[k] : lines[k + 1];
+    EXPECT_GT(text.size(), 24u) << opt;
+    EXPECT_NE(text[24], ' ') << opt << ": " << text;
+  }
+  EXPECT_NE(help.find("pointraster --info [--json] FILE..."), std::string::npos);
+}
