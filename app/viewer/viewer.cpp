@@ -192,6 +192,7 @@ Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
 Viewer::~Viewer() {
   Impl& m = *impl_;
   m.cloud.job.cancel();
+  m.colors.job.join();  // its staging calls into the backend
   m.win.save_settings(m.backend->gpu_active() ? "gpu" : "cpu");
   m.backend.reset();  // CUDA lets go of the display's buffer
   m.win.close();
