@@ -121,6 +121,7 @@ TEST(Info, ACutShortLasFileWarnsAndAnEmptyOneHasZeroPoints) {
   EXPECT_EQ(json::parse(pr::info_json(empty))["points"], 0);
   EXPECT_FALSE(json::parse(pr::info_json(empty)).contains("warnings"));
   EXPECT_NE(pr::info_text(empty.info).find("\n  points      0\n"), std::string::npos);
+  fs::remove_all(fs::path(cut.info.file).parent_path());
 }
 
 TEST(Info, TextOfALasFile) {
