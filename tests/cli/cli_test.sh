@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command-line contract of `pointraster` (the real binary): options, exit codes, the summary line,
 # the PNG, and --mode gpu without a usable GPU.
-#   cli_test.sh PATH/TO/pointraster PATH/TO/engine_png_check? (no: PNG checked with python3's zlib-free header read)
+#   cli_test.sh PATH/TO/pointraster
+# (the PNG is checked by its signature and the size in its IHDR chunk, read with od)
 set -uo pipefail
 bin=${1:?usage: cli_test.sh POINTRASTER}
 tmp=$(mktemp -d)
@@ -152,6 +153,14 @@ if [ -f "$las" ]; then
   done
   "$bin" --headless --frames 1 --color gray "$las" >/dev/null 2>"$tmp/err"; rc=$?
   check "autzen --color gray (no such field) -> exit 2 (got $rc)" $((rc != 2))
+  # --info --json: one JSON object a line, read back by Python's json module.
+  "$bin" --info --json "$las" "$tmp/missing.las" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  check "--info --json with a missing file -> exit 1 (got $rc)" $((rc != 1))
+  python3 -c 'import json, sys
+a, b = [json.loads(l) for l in open(sys.argv[1])]
+assert a["points"] == 110000 and a["format"] == "LAS" and a["origin"] == [636594, 849215, 460], a
+assert "error" in b and b["file"].endswith("missing.las"), b' "$tmp/out"
+  check "--info --json lines parse: $(head -c 200 "$tmp/out")" $?
 elif [ "${CI:-}" = true ]; then
   check "shared test data $las is absent under CI (CI=true)" 1
 else
@@ -172,6 +181,7 @@ check "--edl 2.5 runs (got $rc)" $rc
 ! cmp -s "$tmp/plain.png" "$tmp/edl.png"; check "--edl changes the image" $?
 ! cmp -s "$tmp/edl.png" "$tmp/edl25.png"; check "--edl strength changes the image" $?
 expect_usage_error --headless --hq=1
+expect_usage_error --headless --hq=true
 terrain=(--headless --frames 1 --scene terrain --points 100k --width 320 --height 200)
 "$bin" "${terrain[@]}" --point-size 2 --screenshot "$tmp/plain2.png" >/dev/null 2>&1
 "$bin" "${terrain[@]}" --point-size 2 --hq --screenshot "$tmp/hq.png" >"$tmp/out" 2>&1; rc=$?
