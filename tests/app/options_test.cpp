@@ -18,6 +18,14 @@ int parse(const std::vector<std::string>& args, pr::Options& o, std::string* err
   return rc;
 }
 
+/// `text` split at its spaces.
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
 /// The message for `args`, which must be a usage error (exit 2, one line).
 std::string usage_error(const std::vector<std::string>& args) {
   pr::Options o;
@@ -46,60 +54,12 @@ TEST(Options, DefaultsWithoutArguments) {
 TEST(Options, EveryValueReachesItsField) {
   pr::Options o;
   std::string e;
-  ASSERT_EQ(parse({"--headless",
-                   "--mode",
-                   "gpu",
-                   "--width",
-                   "320",
-                   "--height=200",
-                   "--points",
-                   "2.5k",
-                   "--camera",
-                   "1,2,-3,4.5,-5",
-                   "--focus",
-                   "2",
-                   "--up",
-                   "Z",
-                   "--frames",
-                   "3",
-                   "--screenshot",
-                   "a.png",
-                   "--point-size",
-                   "4",
-                   "--threads",
-                   "8",
-                   "--compact",
-                   "--culling",
-                   "off",
-                   "--occlusion",
-                   "on",
-                   "--sort",
-                   "0",
-                   "--binning",
-                   "auto",
-                   "--gpu-memory-limit",
-                   "1.5G",
-                   "--color",
-                   "elevation",
-                   "--colormap",
-                   "turbo",
-                   "--hq",
-                   "--pick",
-                   "3,4",
-                   "--vsync",
-                   "off",
-                   "--ui-scale",
-                   "1.5",
-                   "--scan",
-                   "1",
-                   "--scan",
-                   "3",
-                   "--max-points",
-                   "10M",
-                   "--max-depth",
-                   "2",
-                   "a.las",
-                   "b.ply"},
+  ASSERT_EQ(parse(words("--headless --mode gpu --width 320 --height=200 --points 2.5k "
+                        "--camera 1,2,-3,4.5,-5 --focus 2 --up Z --frames 3 --screenshot a.png "
+                        "--point-size 4 --threads 8 --compact --culling off --occlusion on "
+                        "--sort 0 --binning auto --gpu-memory-limit 1.5G --color elevation "
+                        "--colormap turbo --hq --pick 3,4 --vsync off --ui-scale 1.5 --scan 1 "
+                        "--scan 3 --max-points 10M --max-depth 2 a.las b.ply"),
                   o, &e),
             0)
       << e;
