@@ -193,4 +193,16 @@ uint8_t clamp_u8(double v) {
   return uint8_t(v + 0.5);
 }
 
+std::vector<std::string> tokens(const std::string& line) {
+  std::vector<std::string> tok;
+  for (size_t i = 0; i < line.size();) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    size_t j = i;
+    while (j < line.size() && !is_space(line[j])) ++j;
+    if (j > i) tok.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return tok;
+}
+
 }  // namespace pr::io

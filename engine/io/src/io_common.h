@@ -234,6 +234,9 @@ inline bool is_sep(char c) {
   return is_space(c) || c == ',' || c == ';';
 }
 
+/// The words of a header line (PLY, PCD), split at blanks.
+std::vector<std::string> tokens(const std::string& line);
+
 /// Parses a number at [p, e) (a leading '+' allowed); returns the end or nullptr.
 inline const char* parse_double(const char* p, const char* e, double& v) {
   if (p < e && *p == '+') ++p;

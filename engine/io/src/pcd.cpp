@@ -111,18 +111,6 @@ struct HeaderLines {
   bool have_points = false;
 };
 
-std::vector<std::string> tokens(const std::string& line) {
-  std::vector<std::string> tok;
-  for (size_t i = 0; i < line.size();) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    size_t j = i;
-    while (j < line.size() && !is_space(line[j])) ++j;
-    if (j > i) tok.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return tok;
-}
-
 bool count_number(const std::string& s, uint64_t& v) {
   double d;
   if (!parse_double(s.data(), s.data() + s.size(), d) || !(d >= 0) || d > 1e15 ||

@@ -214,18 +214,6 @@ struct VertexPlan {
   std::vector<std::string> extra_names;
 };
 
-std::vector<std::string> tokens(const std::string& line) {
-  std::vector<std::string> tok;
-  for (size_t i = 0; i < line.size();) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    size_t j = i;
-    while (j < line.size() && !is_space(line[j])) ++j;
-    if (j > i) tok.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return tok;
-}
-
 /// One header line after the first (its tokens `tok`, not empty, no comment, no end_header) into
 /// `h`; false with the problem in `msg`.
 bool header_line(const std::vector<std::string>& tok, const std::string& line, PlyHeader& h,
