@@ -28,13 +28,16 @@ if [ ! -x $venv/bin/python ] || ! cmp -s tests/requirements.txt "$stamp"; then
   cp tests/requirements.txt "$stamp"
 fi
 
-echo "== build"
-cmake -S . -B build -DPR_TEST_PYTHON="$root/$venv/bin/python" >/dev/null
+echo "== build (${SECONDS} s in)"
+# CUDA_ARCHS (e.g. 90-real) compiles the CUDA files for those architectures only.
+cfg=(-DPR_TEST_PYTHON="$root/$venv/bin/python")
+[ -n "${CUDA_ARCHS:-}" ] && cfg+=(-DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS")
+cmake -S . -B build "${cfg[@]}" >/dev/null
 cmake --build build -j"$jobs"
-echo "== tests"
+echo "== tests (${SECONDS} s in)"
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
 
-echo "== engine and io tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+echo "== engine and io tests under AddressSanitizer + UndefinedBehaviorSanitizer (${SECONDS} s in)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOINTRASTER_SANITIZE=ON \
   -DPOINTRASTER_APP=OFF -DPOINTRASTER_CUDA=OFF -DPOINTRASTER_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs" --target engine_tests io_tests
@@ -45,4 +48,4 @@ if [ -x tests/fuzz/run_fuzz.sh ]; then
   echo "== fuzzing the file readers (bounded time)"
   tests/fuzz/run_fuzz.sh
 fi
-echo "== all tests passed"
+echo "== all tests passed (${SECONDS} s in)"
