@@ -45,7 +45,7 @@ cmake --build build-asan -j"$jobs" --target engine_tests io_tests
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -L "^(engine|io)$")
 
 if [ -x tests/fuzz/run_fuzz.sh ]; then
-  echo "== fuzzing the file readers (bounded time)"
+  echo "== fuzzing the file readers (bounded time; ${SECONDS} s in)"
   tests/fuzz/run_fuzz.sh
 fi
 echo "== all tests passed (${SECONDS} s in)"

@@ -4,7 +4,7 @@
 # regressions.
 #   tests/fuzz/run_fuzz.sh [seconds per target (15)] [build dir (build-fuzz)]
 # Exits non-zero if any target crashes; the crashing input is copied to
-# tests/fuzz/regressions/<target>/ (replayed by engine_tests IoFuzzRegressions).
+# tests/fuzz/regressions/<target>/ (replayed by io_tests IoFuzzRegressions); compiles and runs go as many at a time as there are cores.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -29,38 +29,77 @@ targets=("ply:kPly:fuzz.ply:ply" "las:kLas:fuzz.las:las laz" "pcd:kPcd:fuzz.pcd:
 # The engine's sources are compiled once into objects shared by all targets; a changed header
 # rebuilds them all (objects of different struct layouts would fail as false crashes).
 newest_h=$(ls -t "$root"/engine/include/engine/*.h "$root"/engine/io/include/engine/io/*.h "$root"/engine/io/src/*.h | head -1)
+# Compiles and fuzzing run as many at a time as there are cores (libFuzzer uses one core a run).
+jobs=$(nproc 2>/dev/null || echo 2)
+throttle() { while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do wait -n || true; done; }
 objs=()
 for s in "${srcs[@]}"; do
   o="$out/$(basename "${s%.cpp}").o"
   if [[ ! -f "$o" || "$s" -nt "$o" || "$newest_h" -nt "$o" ]]; then
-    "$cxx" "${flags[@]/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" -c "$s" -o "$o"
+    throttle
+    rm -f "$o"
+    "$cxx" "${flags[@]/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" -c "$s" -o "$o" &
   fi
   objs+=("$o")
 done
-failed=0
-for t in "${targets[@]}"; do
-  IFS=: read -r name fmt fname seeds cap <<<"$t"
-  t_secs=$secs
-  [[ -n "$cap" && "$cap" -lt "$secs" ]] && t_secs=$cap
-  bin="$out/fuzz_$name"
-  "$cxx" "${flags[@]}" -DPR_FUZZ_FORMAT="$fmt" -DPR_FUZZ_NAME="\"$fname\"" \
-    "$here/fuzz_reader.cpp" "${objs[@]}" -lpugixml -o "$bin"
-  corpus="$out/corpus_$name"
+wait
+for o in "${objs[@]}"; do
+  [[ -f "$o" ]] || { echo "run_fuzz.sh: compiling $(basename "${o%.o}").cpp failed" >&2; exit 1; }
+done
+
+# One target: link, seed its corpus, fuzz for its seconds; the outcome goes to $out/result_<name>.
+fuzz_one() {
+  local name=$1 fmt=$2 fname=$3 seeds=$4 t_secs=$5
+  local bin="$out/fuzz_$name" corpus="$out/corpus_$name" log="$out/log_$name.txt"
+  if ! "$cxx" "${flags[@]}" -DPR_FUZZ_FORMAT="$fmt" -DPR_FUZZ_NAME="\"$fname\"" \
+       "$here/fuzz_reader.cpp" "${objs[@]}" -lpugixml -o "$bin" >"$log" 2>&1; then
+    echo link >"$out/result_$name"
+    return
+  fi
   mkdir -p "$corpus" "$out/crash_$name"
   for d in $seeds; do
     [[ -d "$data/$d" ]] && cp -f "$data/$d"/* "$corpus/" 2>/dev/null || true
   done
   [[ -d "$here/regressions/$name" ]] && cp -f "$here/regressions/$name"/* "$corpus/" 2>/dev/null || true
-  echo "== fuzz_$name: ${t_secs}s"
-  if ! "$bin" "$corpus" -max_total_time="$t_secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-        -artifact_prefix="$out/crash_$name/" -print_final_stats=0 >"$out/log_$name.txt" 2>&1; then
-    echo "fuzz_$name FAILED (log: $out/log_$name.txt)"
-    tail -30 "$out/log_$name.txt"
-    mkdir -p "$here/regressions/$name"
-    cp -f "$out/crash_$name"/* "$here/regressions/$name/" 2>/dev/null || true
-    failed=1
+  if "$bin" "$corpus" -max_total_time="$t_secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+       -artifact_prefix="$out/crash_$name/" -print_final_stats=0 >"$log" 2>&1; then
+    echo ok >"$out/result_$name"
   else
-    grep -E "^Done|#[0-9]+.*DONE" "$out/log_$name.txt" | tail -1 || true
+    echo crash >"$out/result_$name"
   fi
+}
+
+names=()
+for t in "${targets[@]}"; do
+  IFS=: read -r name fmt fname seeds cap <<<"$t"
+  t_secs=$secs
+  [[ -n "$cap" && "$cap" -lt "$secs" ]] && t_secs=$cap
+  rm -f "$out/result_$name"
+  throttle
+  fuzz_one "$name" "$fmt" "$fname" "$seeds" "$t_secs" &
+  names+=("$name:$t_secs")
+done
+wait
+
+failed=0
+for nt in "${names[@]}"; do
+  IFS=: read -r name t_secs <<<"$nt"
+  log="$out/log_$name.txt"
+  echo "== fuzz_$name: ${t_secs}s"
+  case "$(cat "$out/result_$name" 2>/dev/null)" in
+    ok) grep -E "^Done|#[0-9]+.*DONE" "$log" | tail -1 || true ;;
+    link)
+      echo "fuzz_$name: link FAILED"
+      tail -30 "$log"
+      failed=1
+      ;;
+    *)
+      echo "fuzz_$name FAILED (log: $log)"
+      tail -30 "$log"
+      mkdir -p "$here/regressions/$name"
+      cp -f "$out/crash_$name"/* "$here/regressions/$name/" 2>/dev/null || true
+      failed=1
+      ;;
+  esac
 done
 exit $failed
