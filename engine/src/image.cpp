@@ -1,4 +1,5 @@
 #include "engine/image.h"
+#include "engine/image_testing.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Images: PNG written and read back, and a write error that names the file.
-#include "engine/image.h"
+#include "engine/image_testing.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -22,7 +22,5 @@ bool write_png(const std::string& path, const Image& img, std::string* error);
 /// Writes raw RGBA8 rows (top first) as PNG.
 bool write_png_rgba(const std::string& path, const uint32_t* pixels, int width, int height,
                     std::string* error);
-/// Reads a PNG (or any format stb_image knows) into RGBA8. For tests and tools.
-bool read_png(const std::string& path, Image& img, std::string* error);
 
 }  // namespace pr

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/image.h"
+#include "engine/image_testing.h"
 #include "testdata.h"
 #include "viewer/viewer_testing.h"
 

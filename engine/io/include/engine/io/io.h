@@ -95,11 +95,11 @@ bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, 
                       LoadProgress* progress = nullptr, const LoadOptions* options = nullptr);
 
 /// The point records of a LAZ file, decompressed: the bytes its LAS twin holds after the header
-/// and VLRs (`record_length` bytes a point, in file order). For tests and tools.
+/// and VLRs (`record_length` bytes a point, in file order).
 bool decompress_laz(const std::string& path, std::vector<uint8_t>& records, size_t* record_length,
                     std::string* error);
 
-// ---- writers: for tests, benchmarks and exporting; they write world coordinates (origin added).
+// ---- writers: they write world coordinates (origin added).
 
 enum class PlyEncoding { kAscii, kBinaryLittleEndian, kBinaryBigEndian };
 
