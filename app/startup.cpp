@@ -118,10 +118,6 @@ RenderOptions render_options(const Options& o) {
   return r;
 }
 
-bool gpu_mode_available(std::string* why) {
-  return gpu_renderer_available(why);
-}
-
 std::unique_ptr<CpuRenderer> make_cpu_renderer(const Options& o) {
   auto cpu = std::make_unique<CpuRenderer>(o.threads);
   cpu->set_options(render_options(o));

@@ -70,10 +70,6 @@ RenderOptions render_options(const Options& o);
 /// What to read of the FILEs: --scan, --max-points, --max-depth.
 LoadOptions load_options(const Options& o);
 
-/// Whether this build and machine can render on the GPU; the reason when not (the GPU
-/// renderer's factory, kernels/gpu_renderer.h, says).
-bool gpu_mode_available(std::string* why);
-
 /// The CPU renderer with --threads and render_options().
 std::unique_ptr<CpuRenderer> make_cpu_renderer(const Options& o);
 /// The GPU renderer with render_options() and --gpu-memory-limit; null with the reason.

@@ -305,7 +305,7 @@ const std::string& RenderBackend::gpu_unavailable() {
   if (!gpu_checked_) {
     gpu_checked_ = true;
     std::string why;
-    if (!gpu_mode_available(&why)) gpu_why_ = why;
+    if (!gpu_renderer_available(&why)) gpu_why_ = why;
   }
   return gpu_why_;
 }

@@ -19,7 +19,7 @@ TEST(Window, DefaultModeIsTheGpuWhenThereIsOne) {
   ASSERT_TRUE(v.open(&err)) << err;
   EXPECT_EQ(v.run(), 0);
   std::string why;
-  const bool gpu = pr::gpu_mode_available(&why);
+  const bool gpu = pr::gpu_renderer_available(&why);
   EXPECT_EQ(v.mode(), gpu ? "gpu" : "cpu") << why;
   EXPECT_EQ(v.status().find("unavailable"), std::string::npos) << v.status();
 }
@@ -27,7 +27,7 @@ TEST(Window, DefaultModeIsTheGpuWhenThereIsOne) {
 TEST(Window, GpuModeFallsBackToCpuWithAReasonWhenUnavailable) {
   REQUIRE_DISPLAY();
   std::string why;
-  if (pr::gpu_mode_available(&why)) GTEST_SKIP() << "a GPU is available: covered on the device";
+  if (pr::gpu_renderer_available(&why)) GTEST_SKIP() << "a GPU is available: covered on the device";
   fresh_config("gpu");
   pr::Options o = scripted(3, 480, 320, 50'000);
   o.mode = "gpu";
@@ -69,7 +69,7 @@ TEST(Window, CommandLineRenderOptionsReachTheRenderers) {
 TEST(Window, CloudTooLargeForTheGpuInAnyFormIsDrawnOnTheCpu) {
   REQUIRE_DISPLAY();
   std::string why;
-  if (!pr::gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  if (!pr::gpu_renderer_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
   fresh_config("refused");
   pr::Options o = scripted(0, 640, 400, 200'000);  // 3 MB at full precision: fits
   o.gpu_memory_limit = 10u << 20;                  // --gpu-memory-limit 10M

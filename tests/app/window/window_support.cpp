@@ -148,7 +148,7 @@ int run_steps(ViewerTesting& v, int steps, const std::function<void(int, ViewerT
 void run_switch_case(const SwitchCase& c) {
   REQUIRE_DISPLAY();
   std::string why;
-  if (c.needs_gpu && !gpu_mode_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  if (c.needs_gpu && !gpu_renderer_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
   fresh_config(c.name);
   ViewerTesting v(c.options);
   std::string err;
