@@ -49,6 +49,9 @@ struct CopcInfo {
   double halfsize = 0.0;          ///< of the root cube
   double spacing = 0.0;           ///< between points at level 0
   std::vector<CopcLevel> levels;  ///< index: depth (0: the root)
+  /// Child hierarchy pages whose nodes `levels` does not count (--info of a URL reads the root
+  /// page only); 0 when every page was read.
+  uint32_t unread_pages = 0;
 };
 
 /// What --info reports about a file.
