@@ -8,7 +8,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3 python3-venv python3-pip
       libsdl2-dev libglm-dev libimgui-dev libstb-dev libgl-dev libgl1-mesa-dri
       libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth clang libpugixml-dev
-      libcli11-dev nlohmann-json3-dev)
+      libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev nginx-light)
 # libFuzzer's runtime for the fuzz targets: the libclang-rt-N-dev matching the clang installed.
 missing=()
 for p in "${pkgs[@]}"; do
