@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -370,6 +371,35 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
     }
     compact_active_ = true;
   }
+  return true;
+}
+
+bool CpuRenderer::update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
+                                std::string* error) {
+  const uint64_t n = cloud.size();
+  const char* why = &cloud != cloud_ || cloud.colors.size() != n
+                        ? "not the cloud being drawn, or a color array of another size"
+                    : compact_active_                ? "the cloud is stored in compact form"
+                    : first > n || count > n - first ? "the range lies outside the cloud"
+                                                     : nullptr;
+  if (why) {
+    if (error)
+      *error = "update_points [" + std::to_string(first) + ", +" + std::to_string(count) + ") of " +
+               std::to_string(n) + " points: " + why;
+    return false;
+  }
+  // Boxes exist only once a culled frame made them; then the touched batches' boxes are made
+  // again by the same function, from the batch's first point (the batches are aligned to
+  // kPointBatch stored points, so a range's batches are boxed whole). The Hi-Z and the occlusion
+  // policy stay: the last frame's Hi-Z only defers batches to the second pass, which tests them
+  // against the frame's own Hi-Z, so a changed batch is never skipped for stale depths.
+  if (count == 0 || boxes_.size() != (n + kPointBatch - 1) / kPointBatch) return true;
+  const size_t b0 = size_t(first / kPointBatch);
+  const size_t b1 = size_t((first + count - 1) / kPointBatch) + 1;
+  const size_t s0 = b0 * kPointBatch, s1 = std::min(size_t(n), b1 * size_t(kPointBatch));
+  PodVector<PointBox> touched;
+  compute_point_boxes(cloud.positions.data() + s0, s1 - s0, &touched);
+  std::copy(touched.begin(), touched.end(), boxes_.begin() + ptrdiff_t(b0));
   return true;
 }
 

@@ -91,6 +91,14 @@ class CudaRendererImpl final : public CudaRenderer {
   bool stage_colors(const PointCloud& cloud, const uint32_t* colors, std::string* error) override {
     return cloud_->stage_colors(cloud, colors, error);
   }
+  /// The range's positions and colors copied in place and its batches' boxes made again
+  /// (DeviceCloud::update_points()), waited for. The frame keeps its Hi-Z and occlusion policy:
+  /// the last frame's Hi-Z only defers batches to the second pass, which tests them against the
+  /// frame's own first pass, so a changed batch is never skipped for stale depths.
+  bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
+                     std::string* error) override {
+    return cloud_->update_points(cloud, first, count, error);
+  }
 
   bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,
               std::string* error) override {

@@ -65,7 +65,9 @@ bool DeviceCloud::reserve(uint64_t n, bool compact, std::string* error) {
   loaded_ = false;
   sorted_ = false;
   boxes_ready_ = false;
+  host_boxes_ = PodVector<PointBox>();
   cloud_box_ = empty_point_box();
+  empty_batches_ = 0;
   free_device(orig_);  // belongs to the previous cloud's order
   host_orig_ = PodVector<uint32_t>();
   cloud_ = nullptr;
@@ -192,8 +194,93 @@ void DeviceCloud::make_boxes(uint64_t n) {
     return;
   }
   cloud_box_ = empty_point_box();
-  for (const PointBox& b : host) box_grow(cloud_box_, b);
+  empty_batches_ = 0;
+  for (const PointBox& b : host) {
+    box_grow(cloud_box_, b);
+    empty_batches_ += !(b.lo[0] <= b.hi[0]);
+  }
+  host_boxes_ = std::move(host);
   boxes_ready_ = true;
+}
+
+/// The boxes of the batches that [first, first + count) touches (count > 0), computed again on
+/// the device (whole batches: a range's batches hold points outside it too) and copied into
+/// host_boxes_; the cloud's box grown by them, or made again from all the boxes when one of them
+/// shrank (an evicted node: a pass over 24 bytes a batch). Waits for the copy.
+cudaError_t DeviceCloud::update_boxes(uint64_t first, uint64_t count, std::string* what) {
+  const uint64_t b0 = first / kPointBatch, b1 = (first + count - 1) / kPointBatch + 1;
+  *what = "compute_boxes(update_points)";
+  cudaError_t e = compute_boxes(pos_, points_, boxes_, stream_, b0, b1 - b0);
+  const PodVector<PointBox> before(host_boxes_.begin() + ptrdiff_t(b0),
+                                   host_boxes_.begin() + ptrdiff_t(b1));
+  PointBox* now = host_boxes_.data() + b0;
+  if (e == cudaSuccess) {
+    *what = "cudaMemcpyAsync(update_points boxes)";
+    e = cudaMemcpyAsync(now, boxes_ + b0, (b1 - b0) * sizeof(PointBox), cudaMemcpyDeviceToHost,
+                        stream_);
+  }
+  if (e == cudaSuccess) {
+    *what = "cudaStreamSynchronize(update_points)";
+    e = cudaStreamSynchronize(stream_);
+  }
+  if (e != cudaSuccess) return e;
+  bool shrank = false;
+  for (uint64_t i = 0; i < b1 - b0; ++i) {
+    for (int a = 0; a < 3; ++a)  // an empty box (+inf, -inf) lies in every box
+      shrank = shrank || !(now[i].lo[a] <= before[i].lo[a] && before[i].hi[a] <= now[i].hi[a]);
+    empty_batches_ += uint64_t(!(now[i].lo[0] <= now[i].hi[0]));
+    empty_batches_ -= uint64_t(!(before[i].lo[0] <= before[i].hi[0]));
+  }
+  if (shrank) {
+    cloud_box_ = empty_point_box();
+    for (const PointBox& b : host_boxes_) box_grow(cloud_box_, b);
+  } else {
+    for (uint64_t i = 0; i < b1 - b0; ++i) box_grow(cloud_box_, now[i]);
+  }
+  return cudaSuccess;
+}
+
+bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
+                                std::string* error) {
+  // Staging reads the pinned buffers this upload packs into, and staged colors are of the points
+  // before.
+  std::lock_guard<std::mutex> lock(stage_mutex_);
+  const uint64_t n = points_;
+  const char* why = !loaded_ || &cloud != cloud_ || cloud.size() != n || cloud.colors.size() != n
+                        ? "not the cloud uploaded last, or a color array of another size"
+                    : compact_ ? "the cloud is stored in compact form"
+                    : sorted_
+                        ? "the cloud is stored sorted along a Morton curve (RenderOptions::sort)"
+                    : first > n || count > n - first ? "the range lies outside the cloud"
+                                                     : nullptr;
+  if (why) {
+    if (error)
+      *error = "update_points [" + std::to_string(first) + ", +" + std::to_string(count) + ") of " +
+               std::to_string(n) + " points: " + why;
+    return false;
+  }
+  drop_staged();
+  if (count == 0) return true;
+  // The positions, then the colors packed 3 bytes a point through the pinned buffers: point i's
+  // bytes are 3i .. 3i + 2 of the packed array, so the range is the bytes from 3 * first on (the
+  // array's end padding stays as it is). upload_rgb_from_host() waits for the stream: both are on
+  // the device before the next frame, which runs on the same stream.
+  std::string what = "cudaMemcpyAsync(update_points positions)";
+  cudaError_t e = cudaMemcpyAsync(pos_ + first, cloud.positions.data() + first,
+                                  count * sizeof(Float3), cudaMemcpyHostToDevice, stream_);
+  if (e == cudaSuccess)
+    e = upload_rgb_from_host(cloud.colors.data() + first, nullptr, count,
+                             reinterpret_cast<uint8_t*>(colors_) + 3 * first, true, stream_, &what,
+                             false);
+  if (e == cudaSuccess && boxes_ready_) e = update_boxes(first, count, &what);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    points_ = 0;  // part of the range may be old: no cloud until the next upload()
+    loaded_ = false;
+    if (error) *error = "CUDA: update_points: " + cuda_message(what.c_str(), e);
+    return false;
+  }
+  return true;
 }
 
 /// The Morton order of `cloud`'s positions into the device array `order` (n entries), computed on
@@ -229,7 +316,7 @@ cudaError_t DeviceCloud::morton_order_of(const PointCloud& cloud, const Bounds& 
 /// copy.
 cudaError_t DeviceCloud::upload_rgb_from_host(const uint32_t* from, const uint32_t* orig,
                                               uint64_t n, void* dst, bool pack, cudaStream_t stream,
-                                              std::string* what) {
+                                              std::string* what, bool pad_end) {
   constexpr uint64_t kChunk = uint64_t{1} << 22;  // points a chunk, a multiple of 4
   for (int k = 0; k < 2; ++k) {
     if (pinned_[k]) continue;
@@ -263,9 +350,10 @@ cudaError_t DeviceCloud::upload_rgb_from_host(const uint32_t* from, const uint32
         std::memcpy(out + 4 * lo, from + b + lo, (hi - lo) * 4);
       });
     }
-    // The last packed chunk ends the array's padding word with zeros.
+    // The last packed chunk ends the array's padding word with zeros (`pad_end`; a range of the
+    // array leaves the bytes after it alone).
     const size_t bytes =
-        pack && e == n ? size_t(rgb_words(n) * 4 - 3 * b) : size_t((e - b) * width);
+        pack && pad_end && e == n ? size_t(rgb_words(n) * 4 - 3 * b) : size_t((e - b) * width);
     for (size_t i = size_t((e - b) * width); i < bytes; ++i) out[i] = 0;
     *what = "cudaMemcpyAsync(colors)";
     cudaError_t err = cudaMemcpyAsync(static_cast<uint8_t*>(dst) + width * b, out, bytes,

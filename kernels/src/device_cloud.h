@@ -44,6 +44,16 @@ class DeviceCloud {
   /// bytes a point). False with a message when `cloud` is not the uploaded cloud or a step fails.
   bool update_colors(const PointCloud& cloud, std::string* error);
 
+  /// New points of the uploaded cloud in [first, first + count) (the same object and size; a
+  /// streaming pool's node copied in or evicted): the range's positions and packed colors copied
+  /// to their place, the boxes of the batches it touches computed again by compute_boxes() and
+  /// the cloud's box made the union of the boxes again; waited for, so that the next frame draws
+  /// all of it. Only for a cloud stored as given (neither sorted nor compact). Drops staged
+  /// colors (packed from the points before). False with a message when the cloud is not the
+  /// uploaded one, is sorted or compact, the range lies outside it (nothing changed then), or a
+  /// step fails (then there is no cloud until the next upload()).
+  bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count, std::string* error);
+
   /// update_colors()'s work done ahead, on a thread other than the one drawing, while frames
   /// still draw the current colors: `colors` (the cloud's next colors, one per point in its
   /// order) packed into a second color array in stored order, on a stream of this call's own, and
@@ -74,6 +84,8 @@ class DeviceCloud {
   bool has_boxes() const { return points_ > 0 && (compact_ ? batches_ != nullptr : boxes_ready_); }
   /// The union of the batch boxes (empty without boxes).
   const PointBox& box() const { return cloud_box_; }
+  /// Batches whose box is empty (no finite point; 0 without boxes): every view culls them.
+  uint64_t empty_batches() const { return empty_batches_; }
 
   const Float3* positions() const { return pos_; }
   const uint32_t* words() const { return words_; }
@@ -96,6 +108,7 @@ class DeviceCloud {
   void free_points();
   void free_boxes();
   void make_boxes(uint64_t n);
+  cudaError_t update_boxes(uint64_t first, uint64_t count, std::string* what);
   bool make_compact_box(uint64_t n, std::string* error);
   bool upload_plain(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
   bool upload_compact(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
@@ -105,7 +118,8 @@ class DeviceCloud {
                               Float3** src_out, std::string* what);
   void drop_staged();
   cudaError_t upload_rgb_from_host(const uint32_t* from, const uint32_t* orig, uint64_t n,
-                                   void* dst, bool pack, cudaStream_t stream, std::string* what);
+                                   void* dst, bool pack, cudaStream_t stream, std::string* what,
+                                   bool pad_end = true);
   cudaError_t upload_colors(const uint32_t* from, const uint32_t* order, uint64_t n, uint32_t* dst,
                             cudaStream_t stream, std::string* what);
   cudaError_t write_colors(const uint32_t* from, uint32_t* dst, cudaStream_t stream,
@@ -127,6 +141,7 @@ class DeviceCloud {
   uint32_t* list_ = nullptr;
   uint64_t cap_boxes_ = 0;
   bool boxes_ready_ = false;
+  PodVector<PointBox> host_boxes_;  // a copy of the boxes, for the cloud's box (update_points())
   // Compact storage: a word a point, a box, a flag and a list entry a batch (reserve()).
   uint32_t* words_ = nullptr;
   CompactBatch* batches_ = nullptr;
@@ -147,6 +162,7 @@ class DeviceCloud {
   uint8_t* pinned_[2] = {};
   cudaEvent_t pinned_free_[2] = {};
   PointBox cloud_box_ = empty_point_box();
+  uint64_t empty_batches_ = 0;
   glm::dvec3 origin_{0.0};
 };
 

@@ -129,10 +129,11 @@ FramePlan Frame::plan(const DeviceCloud& cloud, const ProjParams& p, const Rende
   // Batches are culled when the raster walks every stored point (the flags cover the stored
   // order), in clouds of kGpuMinCullPoints and more (or with forced rounds), and when the whole
   // cloud is not surely in view (then no batch can be culled, and the tests would cost 2 - 3% of
-  // the frame).
+  // the frame) or some batches have no finite point (a streaming pool's free slots: culled in
+  // every view).
   const bool walks_flags = f.count == n || cloud.sorted() || cloud.compact();
-  const bool cull_pays =
-      (tuning.rounds > 0 || n >= kGpuMinCullPoints) && !box_corners_in_view(p, cloud.box());
+  const bool cull_pays = (tuning.rounds > 0 || n >= kGpuMinCullPoints) &&
+                         (cloud.empty_batches() > 0 || !box_corners_in_view(p, cloud.box()));
   f.cull = occlusion ||
            (options.culling && cloud.has_boxes() && f.count > 0 && walks_flags && cull_pays);
   // With culling on and the whole cloud surely inside the view: no box tests, and no per-point

@@ -143,8 +143,10 @@ cudaError_t encode_compact(const Float3* pos, const uint32_t* order, uint64_t n,
                            CompactBatch* batches, cudaStream_t stream);
 
 /// The boxes of `n` device positions in batches of kPointBatch (engine/culling.h), equal to the
-/// host's compute_point_boxes() bit for bit.
-cudaError_t compute_boxes(const Float3* pos, uint64_t n, PointBox* boxes, cudaStream_t stream);
+/// host's compute_point_boxes() bit for bit: of `batches` batches from `first_batch` on (those
+/// past the last point skipped), into boxes[first_batch] on.
+cudaError_t compute_boxes(const Float3* pos, uint64_t n, PointBox* boxes, cudaStream_t stream,
+                          uint64_t first_batch = 0, uint64_t batches = ~uint64_t{0});
 
 /// dst[k] = src[order[k]] for k < n (device arrays; T is Float3).
 template <class T>

@@ -82,9 +82,11 @@ __global__ void __launch_bounds__(kThreads)
 /// One block per batch of kPointBatch stored points: the box of its finite points (box_point(),
 /// box_grow(): the host's functions; minimum and maximum are exact in any order).
 __global__ void __launch_bounds__(kThreads)
-    point_boxes(const Float3* __restrict__ pos, uint64_t n, PointBox* __restrict__ boxes) {
+    point_boxes(const Float3* __restrict__ pos, uint64_t n, PointBox* __restrict__ boxes,
+                uint64_t first_batch) {
   __shared__ PointBox part[kThreads / 32];
-  const uint64_t s0 = uint64_t(blockIdx.x) * kPointBatch;
+  const uint64_t batch = first_batch + blockIdx.x;
+  const uint64_t s0 = batch * kPointBatch;
   const uint64_t s1 = s0 + kPointBatch < n ? s0 + kPointBatch : n;
   PointBox b = empty_point_box();
   for (uint64_t s = s0 + threadIdx.x; s < s1; s += kThreads) {
@@ -103,7 +105,7 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   if (threadIdx.x == 0) {
     for (int w = 1; w < kThreads / 32; ++w) box_grow(b, part[w]);
-    boxes[blockIdx.x] = b;
+    boxes[batch] = b;
   }
 }
 
@@ -167,10 +169,13 @@ cudaError_t encode_compact(const Float3* pos, const uint32_t* order, uint64_t n,
   return cudaGetLastError();
 }
 
-cudaError_t compute_boxes(const Float3* pos, uint64_t n, PointBox* boxes, cudaStream_t stream) {
-  const uint64_t nb = (n + kPointBatch - 1) / kPointBatch;
+cudaError_t compute_boxes(const Float3* pos, uint64_t n, PointBox* boxes, cudaStream_t stream,
+                          uint64_t first_batch, uint64_t batches) {
+  const uint64_t all = (n + kPointBatch - 1) / kPointBatch;
+  if (first_batch >= all) return cudaSuccess;
+  const uint64_t nb = batches < all - first_batch ? batches : all - first_batch;
   if (nb == 0) return cudaSuccess;
-  point_boxes<<<unsigned(nb), kThreads, 0, stream>>>(pos, n, boxes);
+  point_boxes<<<unsigned(nb), kThreads, 0, stream>>>(pos, n, boxes, first_batch);
   return cudaGetLastError();
 }
 

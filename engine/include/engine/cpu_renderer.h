@@ -34,6 +34,12 @@ class CpuRenderer final : public Renderer {
     return false;
   }
   bool stage_colors(const PointCloud&, const uint32_t*, std::string*) override { return true; }
+  /// The frames read the positions and colors where they are: only the boxes of the batches the
+  /// range touches are computed again (when the boxes exist; otherwise the first frame that culls
+  /// computes them all). A plain cloud is always stored as given (RenderOptions::sort orders only
+  /// the compact form), so only a compact cloud is refused.
+  bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
+                     std::string* error) override;
   size_t memory_bytes() const override;
   /// Whether the current cloud is drawn from its compact form (RenderOptions::compact at its
   /// set_cloud(), which encodes it with build_compact(), in Morton order exactly when

@@ -92,6 +92,15 @@ class Renderer {
   /// colors where they are: nothing to stage.
   virtual bool stage_colors(const PointCloud& cloud, const uint32_t* colors,
                             std::string* error) = 0;
+  /// Takes new points of the current cloud in [first, first + count): `cloud` is the cloud of the
+  /// last set_cloud() (same size), whose positions, colors and attributes changed in that range
+  /// (streaming's pool). The CPU renderer recomputes the culling boxes of the batches the range
+  /// touches; the GPU renderer uploads only that range (positions and colors) and recomputes those
+  /// boxes. Only for a cloud stored as given (not sorted, not compact: set_cloud() with
+  /// RenderOptions sort off and compact off); false with a reason otherwise, or when the range
+  /// lies outside the cloud or the upload fails.
+  virtual bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
+                             std::string* error) = 0;
   /// Renders one frame into `out` (host memory; resized as needed). Returns false with a message
   /// on failure.
   virtual bool render(const Camera& camera, const RenderSettings& settings, Image& out,
