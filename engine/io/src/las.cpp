@@ -25,6 +25,18 @@ bool las_is_compressed(const uint8_t* d, size_t n) {
   return false;
 }
 
+Bounds las_header_bounds(const uint8_t* header) {
+  Bounds b;
+  double v[6];
+  for (int i = 0; i < 6; ++i) v[i] = get_le<double>(header + 179 + 8 * i);
+  const glm::dvec3 lo(v[1], v[3], v[5]), hi(v[0], v[2], v[4]);
+  for (int i = 0; i < 3; ++i)
+    if (!std::isfinite(lo[i]) || !std::isfinite(hi[i]) || lo[i] > hi[i]) return b;
+  b.extend(lo);
+  b.extend(hi);
+  return b;
+}
+
 bool parse_las_header(const Input& in, LasHeader& h, std::string* error) {
   const uint8_t* d = in.data;
   if (in.size < 227)
@@ -77,20 +89,6 @@ uint64_t las_records_present(const Input& in, Output& out, const LasHeader& h) {
                                " points but the file holds " + std::to_string(avail) +
                                " (truncated); reading those");
   return avail;
-}
-
-/// The bounds the header declares (max X, min X, max Y, ... from byte 179), for a file without
-/// points; empty when they are not finite or min > max.
-Bounds las_header_bounds(const Input& in) {
-  Bounds b;
-  double v[6];
-  for (int i = 0; i < 6; ++i) v[i] = get_le<double>(in.data + 179 + 8 * i);
-  const glm::dvec3 lo(v[1], v[3], v[5]), hi(v[0], v[2], v[4]);
-  for (int i = 0; i < 3; ++i)
-    if (!std::isfinite(lo[i]) || !std::isfinite(hi[i]) || lo[i] > hi[i]) return b;
-  b.extend(lo);
-  b.extend(hi);
-  return b;
 }
 
 /// Decodes the `stride.keep` records that `stride` picks of the `records` at `base` into the
@@ -215,7 +213,7 @@ bool read_las(const Input& in, Output& out, std::string* error) {
   out.info->version = std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
                       std::to_string(h.format);
   // A file without points (or cut before its first record) reports the bounds its header states.
-  if (stride.n == 0) bounds = las_header_bounds(in);
+  if (stride.n == 0) bounds = las_header_bounds(in.data);
   finish(in, out, bounds, las_attributes(h.format));
   return true;
 }

@@ -14,36 +14,15 @@
 #include <cstdio>
 #include <cstring>
 
+#include "copc_page.h"
 #include "laz_chunk.h"
 #include "laz_codec.h"
+#include "laz_points.h"
 #include "readers.h"
 #include "stride.h"
 
 namespace pr::io {
 
-namespace {
-
-/// The fields a point cloud does not keep (las_point_attributes() reads intensity, returns,
-/// classification, point source and GPS time; the records' extra bytes become named fields), which
-/// loading leaves undecoded in layered chunks.
-constexpr uint32_t kNotKept = laz::kSkipFlags | laz::kSkipScanAngle | laz::kSkipUserData |
-                              laz::kSkipNir | laz::kSkipWavePacket;
-
-struct Chunk {
-  size_t begin = 0, size = 0;  // bytes in the file
-  uint64_t points = 0;
-  uint64_t first = 0;  // the index of its first point among all points of the file
-  int level = 0;       // COPC: the node's octree depth
-};
-
-/// Everything read_laz and laz_records need before decoding: header, layout, chunks.
-struct LazFile {
-  LasHeader h;
-  laz::Layout layout;
-  std::vector<Chunk> chunks;
-};
-
-/// The payload of the VLR (user id, record id), or nullptr; `len` its size.
 const uint8_t* find_vlr(const Input& in, const LasHeader& h, const char* user, uint16_t record,
                         size_t& len) {
   const uint8_t* d = in.data;
@@ -69,6 +48,58 @@ bool find_layout(const Input& in, const LasHeader& h, laz::Layout& lo, std::stri
     return fail(in, error, why);
   return true;
 }
+
+std::string laz_version(const LasHeader& h, const laz::Layout& lo, size_t chunks, bool copc) {
+  const bool variable = lo.chunk_size == 0xFFFFFFFFu;
+  return std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
+         std::to_string(h.format) + ", LASzip " + std::to_string(lo.version_major) + "." +
+         std::to_string(lo.version_minor) + "r" + std::to_string(lo.version_revision) +
+         (lo.compressor == 1
+              ? std::string(" point-wise, unchunked")
+              : (lo.compressor == 3 ? " layered, " : " point-wise, ") +
+                    (variable && chunks == 0
+                         ? std::string("variable chunks")
+                         : std::to_string(chunks) + " chunks" +
+                               (variable ? std::string(" (variable)")
+                                         : " of " + std::to_string(lo.chunk_size)))) +
+         (copc ? ", COPC" : "");
+}
+
+void parse_copc_info(const uint8_t* v, CopcInfo& copc, uint64_t& root_offset, uint64_t& root_size) {
+  copc.present = true;
+  copc.center = {get_le<double>(v), get_le<double>(v + 8), get_le<double>(v + 16)};
+  copc.halfsize = get_le<double>(v + 24);
+  copc.spacing = get_le<double>(v + 32);
+  root_offset = get_le<uint64_t>(v + 40);
+  root_size = get_le<uint64_t>(v + 48);
+}
+
+glm::dvec3 copc_origin(const Bounds& header_bounds, const CopcInfo& copc) {
+  if (!header_bounds.empty) return choose_origin(header_bounds);
+  Bounds cube;
+  const double h = copc.halfsize;
+  if (std::isfinite(h) && h >= 0.0) {
+    cube.extend(copc.center - glm::dvec3(h));
+    cube.extend(copc.center + glm::dvec3(h));
+  }
+  return choose_origin(cube);
+}
+
+namespace {
+
+struct Chunk {
+  size_t begin = 0, size = 0;  // bytes in the file
+  uint64_t points = 0;
+  uint64_t first = 0;  // the index of its first point among all points of the file
+  int level = 0;       // COPC: the node's octree depth
+};
+
+/// Everything read_laz and laz_records need before decoding: header, layout, chunks.
+struct LazFile {
+  LasHeader h;
+  laz::Layout layout;
+  std::vector<Chunk> chunks;
+};
 
 /// The chunks of a file without a chunk table, fixed chunks one after the other from `begin`:
 /// each one decoded once, on this thread, to find its size.
@@ -209,50 +240,40 @@ bool read_copc(const Input& in, const LazFile& f, CopcInfo& copc, std::vector<Ch
   if (!v) return true;
   if (len < 160)
     return fail(in, error, "the COPC info VLR holds " + std::to_string(len) + " bytes, not 160");
-  copc.present = true;
-  copc.center = {get_le<double>(v), get_le<double>(v + 8), get_le<double>(v + 16)};
-  copc.halfsize = get_le<double>(v + 24);
-  copc.spacing = get_le<double>(v + 32);
-  // Pages: 32-byte entries (level, x, y, z as int32; offset uint64; byte size int32; point count
-  // int32, -1 for an entry naming a child page). Pages never overlap, so the bytes of all pages
-  // visited stay within the file's size: the bound that stops a page cycle.
-  std::vector<std::pair<uint64_t, uint64_t>> pages{
-      {get_le<uint64_t>(v + 40), get_le<uint64_t>(v + 48)}};
+  uint64_t root = 0, root_size = 0;
+  parse_copc_info(v, copc, root, root_size);
+  // Pages never overlap, so the bytes of all pages visited stay within the file's size: the bound
+  // that stops a page cycle.
+  std::vector<std::pair<uint64_t, uint64_t>> pages{{root, root_size}};
   uint64_t visited = 0;
   const uint64_t data_begin = uint64_t(f.h.offset) + 8;
   while (!pages.empty()) {
     const auto [at, size] = pages.back();
     pages.pop_back();
     visited += size;
-    if (size % 32 || at > in.size || size > in.size - at || visited > in.size)
+    if (size % kCopcEntryBytes || at > in.size || size > in.size - at || visited > in.size)
       return fail(in, error,
                   "a COPC hierarchy page (offset " + std::to_string(at) + ", " +
                       std::to_string(size) + " bytes) lies outside the file or is malformed");
-    for (uint64_t e = at; e < at + size; e += 32) {
-      const uint8_t* r = in.data + e;
-      const int32_t level = get_le<int32_t>(r);
-      const uint64_t off = get_le<uint64_t>(r + 16);
-      const int32_t bytes = get_le<int32_t>(r + 24), count = get_le<int32_t>(r + 28);
-      if (count == -1) {
-        pages.push_back({off, uint64_t(uint32_t(bytes))});
+    for (uint64_t p = at; p < at + size; p += kCopcEntryBytes) {
+      const CopcEntry e = copc_entry(in.data + p);
+      if (const char* why = copc_entry_problem(e, data_begin, in.size))
+        return fail(in, error, copc_entry_name(e) + ": " + why);
+      if (e.is_page()) {
+        pages.push_back({e.offset, uint64_t(e.byte_size)});
         continue;
       }
-      if (count == 0) continue;
-      if (level < 0 || level > 64 || count < 0 || bytes <= 0 || off < data_begin || off > in.size ||
-          uint64_t(bytes) > in.size - off)
-        return fail(in, error,
-                    "a COPC hierarchy entry (level " + std::to_string(level) + ", offset " +
-                        std::to_string(off) + ", " + std::to_string(bytes) + " bytes, " +
-                        std::to_string(count) + " points) is malformed");
+      if (e.point_count == 0) continue;
       Chunk c;
-      c.begin = size_t(off);
-      c.size = size_t(bytes);
-      c.points = uint64_t(count);
-      c.level = level;
+      c.begin = size_t(e.offset);
+      c.size = size_t(e.byte_size);
+      c.points = uint64_t(e.point_count);
+      c.level = e.key.level;
       nodes.push_back(c);
-      if (copc.levels.size() <= size_t(level)) copc.levels.resize(size_t(level) + 1);
-      copc.levels[size_t(level)].nodes++;
-      copc.levels[size_t(level)].points += c.points;
+      const size_t level = size_t(e.key.level);
+      if (copc.levels.size() <= level) copc.levels.resize(level + 1);
+      copc.levels[level].nodes++;
+      copc.levels[level].points += c.points;
     }
   }
   std::sort(nodes.begin(), nodes.end(),
@@ -302,33 +323,29 @@ std::vector<Chunk> chunks_to_read(const Input& in, const LazFile& f, CopcInfo& c
   return chunks;
 }
 
-/// A record's position in file coordinates.
-inline glm::dvec3 las_position(const uint8_t* r, const LasHeader& h) {
-  return glm::dvec3(double(get_le<int32_t>(r)) * h.scale[0] + h.origin[0],
-                    double(get_le<int32_t>(r + 4)) * h.scale[1] + h.origin[1],
-                    double(get_le<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
-}
-
 /// One read_laz: the chunks, what the parallel chunk decoders share, and the passes after them.
 ///
-/// The origin is the one the LAS reader picks, from records 0, step, 2 step, ..., so that a LAZ
-/// file and its LAS twin give identical float positions. Those records are known only once
-/// decoded, so the chunks store the integer X, Y, Z in the positions' bytes, and one pass turns
-/// them into floats relative to the origin afterwards. A COPC subset adds the first point of
-/// every node read, its sample then being partial.
+/// A plain LAZ file's origin is the one the LAS reader picks, from records 0, step, 2 step, ...,
+/// so that a LAZ file and its LAS twin give identical float positions. Those records are known
+/// only once decoded, so the chunks store the integer X, Y, Z in the positions' bytes, and one
+/// pass turns them into floats relative to the origin afterwards. A COPC file's origin comes from
+/// its header (copc_origin()), known before any node is decoded, as a node read on its own
+/// (CopcFile::read_node) knows it: whatever the depth read, the same origin and positions.
 ///
 /// Extra bytes become named fields, as the LAS reader makes them. A chunk writes the values of
 /// its kept points where the sink writes the points, at the sum of the capacities before it
 /// (`slot`); they are compacted as the sink compacts the points.
 ///
-/// Colors follow the LAS reader's rule (16-bit, unless no channel of the file exceeds 255): a
-/// chunk keeps its 16-bit colors in a scratch buffer until it knows its own largest channel, then
-/// writes high bytes, or low bytes when that is at most 255 (`low[b]`: fixed up afterwards if
-/// another chunk turns out to exceed 255).
+/// Colors follow the LAS reader's rule (16-bit, unless no channel exceeds 255) chunk by chunk
+/// (convert_chunk(): high bytes, or low bytes when the chunk's largest channel is at most 255).
+/// A plain file applies it to the whole file: chunks that wrote low bytes (`low[b]`) are fixed up
+/// afterwards if another chunk exceeds 255. A COPC file keeps each node's own choice, as a node
+/// read on its own makes it: a node's colors never depend on which other nodes are read.
 struct LazRead {
   const Input& in;
   const LazFile& f;
   const LasHeader& h;
+  const bool copc;
   std::vector<Chunk> chunks;
   bool every_chunk = true;
   Stride stride;  ///< a plain file with a point budget keeps an even stride through its records
@@ -336,46 +353,46 @@ struct LazRead {
   uint64_t step = 1;
   std::vector<glm::dvec3> samples;
   std::vector<uint8_t> sampled;
-  uint16_t rgb = 0;
-  std::vector<LasExtraField> extras;
+  LasRecords recs;
   std::vector<size_t> slot;
   std::vector<PodVector<float>> extra_values;
+  std::vector<float*> extra_arrays;
   /// An unchunked stream (or a file of one chunk) is one block of the sink, decoded on one
   /// thread: it reports progress and checks cancel itself, every 4096 points.
   bool one_block = false;
   std::vector<uint8_t> low;
   std::vector<size_t> kept;
-  std::vector<glm::dvec3> chunk_first;
   std::atomic<uint32_t> max_channel{0};
 
-  LazRead(const Input& input, const LazFile& file, CopcInfo& copc, const std::vector<Chunk>& nodes)
-      : in(input), f(file), h(file.h) {
-    chunks = chunks_to_read(in, f, copc, nodes, every_chunk);
-    stride = Stride::of(h.count, copc.present ? LoadOptions{} : *in.options);
+  LazRead(const Input& input, const LazFile& file, CopcInfo& copc_info,
+          const std::vector<Chunk>& nodes)
+      : in(input), f(file), h(file.h), copc(copc_info.present), recs(input, file.h) {
+    chunks = chunks_to_read(in, f, copc_info, nodes, every_chunk);
+    stride = Stride::of(h.count, copc ? LoadOptions{} : *in.options);
     step = std::max<uint64_t>(1, h.count / 4096);
-    samples.resize(size_t((h.count + step - 1) / step));
+    if (!copc) samples.resize(size_t((h.count + step - 1) / step));
     sampled.assign(samples.size(), 0);
-    rgb = kLasRgbOffset[h.format];
     caps.resize(chunks.size());
     for (size_t i = 0; i < caps.size(); ++i)
       caps[i] = size_t(stride.before(chunks[i].first + chunks[i].points) -
                        stride.before(chunks[i].first));
-    extras = las_extra_fields(in, h);
     slot.assign(chunks.size() + 1, 0);
     for (size_t i = 0; i < caps.size(); ++i) slot[i + 1] = slot[i] + caps[i];
     one_block = chunks.size() == 1;
     low.assign(chunks.size(), 0);
     kept.assign(chunks.size(), 0);
-    chunk_first.resize(every_chunk ? 0 : chunks.size());
   }
 
   /// Allocates the extra bytes' values, checked first, counting the positions and colors (16
   /// bytes) that the sink allocates next to them.
   bool allocate_extras(std::string* error) {
-    extra_values.resize(extras.size());
-    if (!extras.empty() && !fits_in_memory(in, slot.back(), 16 + 4 * extras.size(), error))
-      return false;
-    for (auto& v : extra_values) v.resize(slot.back());
+    const size_t ne = recs.extras.size();
+    extra_values.resize(ne);
+    if (ne && !fits_in_memory(in, slot.back(), 16 + 4 * ne, error)) return false;
+    for (auto& v : extra_values) {
+      v.resize(slot.back());
+      extra_arrays.push_back(v.data());
+    }
     return true;
   }
 
@@ -383,86 +400,55 @@ struct LazRead {
   bool decode_chunk(size_t b, BlockWriter& w, std::string& err) {
     const Chunk& c = chunks[b];
     if (c.points == 0) return true;
-    laz::ChunkReader reader(f.layout, kNotKept);
+    laz::ChunkReader reader(f.layout, kLazNotKept);
     std::string why;
     if (!reader.start(in.data + c.begin, c.size, c.points, &why)) {
       err = chunk_error(f.layout, b, why);
       return false;
     }
-    // Locals for what the point loop reads, so that its stores into the cloud cannot alias them.
+    // Locals for what the record hook reads, so that the point loop's stores cannot alias them.
     const LasHeader hd = h;
     const Stride st = stride;
-    const uint64_t every_step = step;
-    const bool all_chunks = every_chunk, report = one_block && in.progress;
-    thread_local std::vector<uint16_t> colors;
-    if (rgb) colors.resize(caps[b] * 3);
-    uint8_t buf[256 * 256];  // a record is at most 65535 bytes
-    uint32_t mx = 0;
+    const uint64_t every_step = step, n_samples = samples.size();
+    const bool report = one_block && in.progress;
     uint64_t next_kept = st.record(st.before(c.first));
     uint64_t next_sample = (c.first + every_step - 1) / every_step * every_step;
-    for (uint64_t i = 0; i < c.points; ++i) {
-      if (report && (i & 0xFFF) == 0 && i) {
-        if (in.progress->cancel.load(std::memory_order_relaxed)) {
-          err = "cancelled";
-          return false;
-        }
-        in.progress->fraction.store(double(i) / double(c.points));
-      }
-      reader.next(buf);
-      const uint64_t g = c.first + i;
-      if (!all_chunks && i == 0) chunk_first[b] = las_position(buf, hd);
-      if (g == next_sample && g / every_step < samples.size()) {
-        next_sample += every_step;
-        samples[size_t(g / every_step)] = las_position(buf, hd);
-        sampled[size_t(g / every_step)] = 1;
-      }
-      if (g != next_kept) continue;
-      next_kept = st.record(st.before(g + 1));
-      RawPoint p;
-      const glm::dvec3 xyz = las_position(buf, hd);
-      p.x = xyz.x, p.y = xyz.y, p.z = xyz.z;
-      las_point_attributes(buf, hd.format, p);
-      p.color = rgba(255, 255, 255);
-      const size_t n0 = w.n;
-      w(p);
-      if (w.n == n0) continue;
-      std::memcpy(&w.pos[w.begin + n0], buf, 12);  // the integers, until the origin is known
-      for (size_t e = 0; e < extras.size(); ++e)
-        extra_values[e][w.begin + n0] = extras[e].value(buf);
-      if (rgb) {
-        uint16_t* col = &colors[n0 * 3];
-        std::memcpy(col, buf + rgb, 6);
-        mx = std::max<uint32_t>(mx, std::max(col[0], std::max(col[1], col[2])));
-      }
-    }
-    if (reader.overrun()) {
-      err = chunk_error(f.layout, b, "truncated or corrupt compressed data");
+    uint32_t mx = 0;
+    const bool ok = convert_chunk(reader, c.points, recs, !copc, w, extra_arrays.data(), mx, err,
+                                  [&](uint64_t i, const uint8_t* record) {
+                                    if (report && (i & 0xFFF) == 0 && i) {
+                                      if (in.progress->cancel.load(std::memory_order_relaxed)) {
+                                        err = "cancelled";
+                                        return RecordUse::kStop;
+                                      }
+                                      in.progress->fraction.store(double(i) / double(c.points));
+                                    }
+                                    const uint64_t g = c.first + i;
+                                    if (g == next_sample && g / every_step < n_samples) {
+                                      next_sample += every_step;
+                                      samples[size_t(g / every_step)] = las_position(record, hd);
+                                      sampled[size_t(g / every_step)] = 1;
+                                    }
+                                    if (g != next_kept) return RecordUse::kSkip;
+                                    next_kept = st.record(st.before(g + 1));
+                                    return RecordUse::kKeep;
+                                  });
+    if (!ok) {
+      if (err != "cancelled") err = chunk_error(f.layout, b, err);
       return false;
     }
     kept[b] = w.n;
-    if (rgb) write_colors(b, w, colors.data(), mx);
-    return true;
-  }
-
-  /// Chunk b's colors into the cloud: high bytes, or low bytes when its largest channel `mx` is
-  /// at most 255.
-  void write_colors(size_t b, BlockWriter& w, const uint16_t* colors, uint32_t mx) {
-    const int shift = mx > 255 ? 8 : 0;
     low[b] = mx <= 255;
-    for (size_t i = 0; i < w.n; ++i) {
-      const uint16_t* col = &colors[i * 3];
-      w.col[w.begin + i] =
-          rgba(uint8_t(col[0] >> shift), uint8_t(col[1] >> shift), uint8_t(col[2] >> shift));
-    }
     uint32_t cur = max_channel.load();
     while (mx > cur && !max_channel.compare_exchange_weak(cur, mx)) {
     }
+    return true;
   }
 
-  /// After all chunks: the colors of chunks that wrote low bytes when another exceeded 255, and
-  /// the extra bytes' values moved as the sink moved the points.
+  /// After all chunks: the colors of chunks that wrote low bytes when another exceeded 255 (plain
+  /// files), and the extra bytes' values moved as the sink moved the points.
   void after_chunks(PointCloud& cl) {
-    if (rgb && max_channel.load() > 255) {
+    if (recs.rgb && !copc && max_channel.load() > 255) {
       // Chunks whose channels all stayed <= 255 wrote low bytes; as 16-bit colors their high
       // bytes are 0. The sink compacted the chunks in order, so chunk b starts at the sum of the
       // points kept before it.
@@ -471,25 +457,25 @@ struct LazRead {
         if (low[b])
           for (size_t i = 0; i < kept[b]; ++i) cl.colors[at + i] = rgba(0, 0, 0);
     }
-    if (extras.empty()) return;
+    if (recs.extras.empty()) return;
     // The sink moved chunk b's kept points from slot[b] down behind the previous chunks'.
     size_t at = 0;
     for (size_t b = 0; b < chunks.size(); at += kept[b], ++b)
       if (at != slot[b])
         for (auto& v : extra_values)
           std::memmove(v.data() + at, v.data() + slot[b], kept[b] * sizeof(float));
-    for (size_t e = 0; e < extras.size(); ++e) {
+    for (size_t e = 0; e < recs.extras.size(); ++e) {
       extra_values[e].resize(cl.size());
       extra_values[e].shrink_to_fit();
-      cl.fields.push_back(ScalarField{extras[e].name, std::move(extra_values[e])});
+      cl.fields.push_back(ScalarField{recs.extras[e].name, std::move(extra_values[e])});
     }
   }
 
-  glm::dvec3 origin() const {
+  /// A plain file's origin, from the records sampled.
+  glm::dvec3 sampled_origin() const {
     Bounds sample;
     for (size_t k = 0; k < samples.size(); ++k)
       if (sampled[k]) sample.extend(samples[k]);
-    for (const glm::dvec3& p : chunk_first) sample.extend(p);
     return choose_origin(sample);
   }
 };
@@ -513,22 +499,6 @@ void positions_from_integers(PointCloud& cl, const LasHeader& h, const glm::dvec
   cl.origin = origin;
 }
 
-/// --info's version: LAS version and format, LASzip version and compressor, chunks, COPC.
-std::string laz_version(const LazFile& f, bool copc) {
-  const LasHeader& h = f.h;
-  const laz::Layout& lo = f.layout;
-  return std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
-         std::to_string(h.format) + ", LASzip " + std::to_string(lo.version_major) + "." +
-         std::to_string(lo.version_minor) + "r" + std::to_string(lo.version_revision) +
-         (lo.compressor == 1
-              ? std::string(" point-wise, unchunked")
-              : (lo.compressor == 3 ? " layered, " : " point-wise, ") +
-                    std::to_string(f.chunks.size()) + " chunks" +
-                    (lo.chunk_size == 0xFFFFFFFFu ? std::string(" (variable)")
-                                                  : " of " + std::to_string(lo.chunk_size))) +
-         (copc ? ", COPC" : "");
-}
-
 }  // namespace
 
 bool read_laz(const Input& in, Output& out, std::string* error) {
@@ -539,7 +509,9 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
   if (!read_copc(in, f, copc, nodes, error)) return false;
   LazRead r(in, f, copc, nodes);
   const Attributes attrs = las_attributes(f.h.format);
-  PointSink sink(in, out, attrs, glm::dvec3(0.0));
+  const glm::dvec3 origin =
+      copc.present ? copc_origin(las_header_bounds(in.data), copc) : glm::dvec3(0.0);
+  PointSink sink(in, out, attrs, origin);
   if (!r.allocate_extras(error)) return false;
   if (!sink.run(
           r.caps,
@@ -547,9 +519,9 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
           error))
     return false;
   r.after_chunks(*out.cloud);
-  positions_from_integers(*out.cloud, f.h, r.origin());
+  if (!copc.present) positions_from_integers(*out.cloud, f.h, r.sampled_origin());
   out.info->format = "LAZ";
-  out.info->version = laz_version(f, copc.present);
+  out.info->version = laz_version(f.h, f.layout, f.chunks.size(), copc.present);
   out.info->copc = std::move(copc);
   finish(in, out, sink.bounds, attrs);
   return true;

@@ -248,8 +248,8 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
   const uint32_t stored = get_le<uint32_t>(data + p);
   p += 4;
   if (stored != count) {
-    *why = "the chunk holds " + std::to_string(stored) + " points, the chunk table says " +
-           std::to_string(count);
+    *why = "the chunk holds " + std::to_string(stored) + " points, not the " +
+           std::to_string(count) + " its index (chunk table, COPC hierarchy) says";
     return false;
   }
   size_t nl = 0;

@@ -71,6 +71,10 @@ struct LasHeader {
 /// point data's size is left to the caller.
 bool parse_las_header(const Input& in, LasHeader& h, std::string* error);
 
+/// The bounds a LAS header (at least 227 bytes at `header`) declares: max X, min X, max Y, ...
+/// from byte 179; empty when they are not finite or min > max.
+Bounds las_header_bounds(const uint8_t* header);
+
 /// One scalar of a record's extra bytes that becomes a named float field.
 struct LasExtraField {
   std::string name;

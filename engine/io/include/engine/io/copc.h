@@ -57,7 +57,7 @@ class CopcFile {
   static std::unique_ptr<CopcFile> open(std::unique_ptr<ByteSource> source, std::string* error);
   ~CopcFile();
 
-  /// What --info says of the file from its header: format "LAS", the version line,
+  /// What --info says of the file from its header: format "LAZ", the version line,
   /// points, bounds, origin, has_color / has_intensity / has_classification, copc (present, centre,
   /// half size, spacing; levels empty: the hierarchy is not read).
   const FileInfo& info() const;
