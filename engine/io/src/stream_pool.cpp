@@ -1,0 +1,163 @@
+#include "stream_pool.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace pr {
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+template <class V>
+void zero_array(V& v, size_t n) {
+  v.resize(n);
+  std::fill(v.begin(), v.end(), typename V::value_type{});
+}
+
+/// Copies src[from, from + count) to dst[at...] when the node has the array, else zeros.
+template <class V>
+void copy_array(V& dst, const V& src, size_t from, size_t count, size_t at) {
+  if (dst.empty()) return;
+  if (src.size() >= from + count)
+    std::memcpy(dst.data() + at, src.data() + from, count * sizeof(typename V::value_type));
+  else
+    std::fill(dst.begin() + long(at), dst.begin() + long(at + count), typename V::value_type{});
+}
+
+}  // namespace
+
+void StreamPool::allocate(uint64_t point_budget, uint32_t slot_align, const glm::dvec3& origin,
+                          bool attributes, const std::string& name) {
+  align_ = std::max<uint32_t>(slot_align, 1);
+  per_slot_ = align_ % 8 == 0 ? 8 : 1;
+  granule_ = align_ / per_slot_;
+  const uint64_t base = (point_budget + align_ - 1) / align_;
+  slot_count_ = base + base / 8 + 16;
+  const size_t n = size_t(slot_count_ * align_);
+  cloud_ = PointCloud();
+  cloud_.name = name;
+  cloud_.origin = origin;
+  cloud_.resize(n);
+  std::fill(cloud_.positions.begin(), cloud_.positions.end(), Float3{kNaN, kNaN, kNaN});
+  std::fill(cloud_.colors.begin(), cloud_.colors.end(), 0u);
+  if (attributes) {
+    zero_array(cloud_.intensity, n);
+    zero_array(cloud_.classification, n);
+    zero_array(cloud_.returns, n);
+    zero_array(cloud_.point_source, n);
+    zero_array(cloud_.gps_time, n);
+  }
+  free_mask_.assign(size_t(slot_count_), uint8_t((1u << per_slot_) - 1));
+  whole_.clear();
+  partial_.clear();
+  for (uint32_t i = 0; i < slot_count_; ++i) whole_.insert(whole_.end(), i);
+  free_granules_ = slot_count_ * per_slot_;
+  changed_.clear();
+}
+
+void StreamPool::copy_granule(const PointCloud& node, size_t from, size_t count, uint32_t granule) {
+  const size_t at = size_t(granule) * granule_;
+  std::memcpy(cloud_.positions.data() + at, node.positions.data() + from, count * sizeof(Float3));
+  std::fill(cloud_.positions.begin() + long(at + count),
+            cloud_.positions.begin() + long(at + granule_), Float3{kNaN, kNaN, kNaN});
+  const PodVector<uint32_t>& colors = node.source_colors();
+  if (colors.size() >= from + count)
+    std::memcpy(cloud_.colors.data() + at, colors.data() + from, count * sizeof(uint32_t));
+  else
+    std::fill(cloud_.colors.begin() + long(at), cloud_.colors.begin() + long(at + count),
+              rgba(255, 255, 255));
+  copy_array(cloud_.intensity, node.intensity, from, count, at);
+  copy_array(cloud_.classification, node.classification, from, count, at);
+  copy_array(cloud_.returns, node.returns, from, count, at);
+  copy_array(cloud_.point_source, node.point_source, from, count, at);
+  copy_array(cloud_.gps_time, node.gps_time, from, count, at);
+}
+
+bool StreamPool::take_slot(std::vector<uint32_t>& out) {
+  if (whole_.empty()) return false;
+  const uint32_t slot = *whole_.begin();
+  whole_.erase(whole_.begin());
+  free_mask_[slot] = 0;
+  free_granules_ -= per_slot_;
+  for (uint32_t k = 0; k < per_slot_; ++k) out.push_back(slot * per_slot_ + k);
+  return true;
+}
+
+void StreamPool::take_granules(size_t count, std::vector<uint32_t>& out) {
+  const uint8_t full = uint8_t((1u << per_slot_) - 1);
+  while (count > 0) {
+    if (partial_.empty()) {
+      // Split the lowest wholly free slot (the caller checked that enough granules are free).
+      const uint32_t slot = *whole_.begin();
+      whole_.erase(whole_.begin());
+      partial_.insert(slot);
+    }
+    const uint32_t slot = *partial_.begin();
+    uint8_t& mask = free_mask_[slot];
+    for (uint32_t k = 0; k < per_slot_ && count > 0; ++k)
+      if (mask & (1u << k)) {
+        mask = uint8_t(mask & ~(1u << k));
+        out.push_back(slot * per_slot_ + k);
+        --free_granules_;
+        --count;
+      }
+    if (mask == 0 || mask == full) partial_.erase(slot);
+  }
+}
+
+bool StreamPool::insert(const PointCloud& node, std::vector<uint32_t>& taken) {
+  const size_t n = node.size();
+  const size_t need = (n + granule_ - 1) / granule_;
+  if (need > free_granules_) return false;
+  std::vector<uint32_t> granules;
+  granules.reserve(need);
+  // Whole slots for whole slot_align runs of points, granules for the rest.
+  size_t left = need;
+  while (left >= per_slot_ && per_slot_ > 1 && take_slot(granules)) left -= per_slot_;
+  take_granules(left, granules);
+  for (size_t k = 0; k < granules.size(); ++k) {
+    const size_t from = k * granule_;
+    copy_granule(node, from, std::min<size_t>(granule_, n - from), granules[k]);
+    changed_.push_back(granules[k]);
+  }
+  taken.insert(taken.end(), granules.begin(), granules.end());
+  return true;
+}
+
+void StreamPool::remove(const std::vector<uint32_t>& granules) {
+  const uint8_t full = uint8_t((1u << per_slot_) - 1);
+  for (uint32_t g : granules) {
+    const size_t at = size_t(g) * granule_;
+    std::fill(cloud_.positions.begin() + long(at), cloud_.positions.begin() + long(at + granule_),
+              Float3{kNaN, kNaN, kNaN});
+    const uint32_t slot = g / per_slot_;
+    free_mask_[slot] = uint8_t(free_mask_[slot] | (1u << (g % per_slot_)));
+    ++free_granules_;
+    if (free_mask_[slot] == full) {
+      partial_.erase(slot);
+      whole_.insert(slot);
+    } else {
+      partial_.insert(slot);
+    }
+    changed_.push_back(g);
+  }
+}
+
+std::vector<PoolRange> StreamPool::take_changes() {
+  std::sort(changed_.begin(), changed_.end());
+  changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+  std::vector<PoolRange> ranges;
+  for (uint32_t g : changed_) {
+    const uint64_t first = uint64_t(g) * granule_;
+    if (!ranges.empty() && ranges.back().first + ranges.back().count == first)
+      ranges.back().count += granule_;
+    else
+      ranges.push_back({first, granule_});
+  }
+  changed_.clear();
+  return ranges;
+}
+
+}  // namespace pr

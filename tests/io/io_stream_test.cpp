@@ -1,0 +1,378 @@
+// StreamingScene on the shared COPC files: the pool after convergence against the whole-file
+// reader (every point exactly once, the same floats), budgets, views that turn away and back, the
+// host cache's bound, several tiles, a node that cannot be decoded, destruction mid-flight, and
+// a URL served by nginx on loopback.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <tuple>
+
+#include "engine/io/copc.h"
+#include "engine/io/io.h"
+#include "engine/io/stream.h"
+#include "nginx_server.h"
+#include "testdata.h"
+
+namespace pr {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string copc_path(const char* name) {
+  return test::data_path("laz") + "/" + name;
+}
+
+/// A point with every attribute the pool carries, compared bit for bit.
+using Point = std::tuple<float, float, float, uint32_t, float, uint8_t, uint8_t, uint16_t, double>;
+
+template <class V>
+auto at_or_zero(const V& v, size_t i) {
+  return i < v.size() ? v[i] : typename V::value_type{};
+}
+
+Point point_of(const PointCloud& c, size_t i) {
+  const Float3 p = c.positions[i];
+  return {p.x,
+          p.y,
+          p.z,
+          c.source_colors()[i],
+          at_or_zero(c.intensity, i),
+          at_or_zero(c.classification, i),
+          at_or_zero(c.returns, i),
+          at_or_zero(c.point_source, i),
+          at_or_zero(c.gps_time, i)};
+}
+
+/// The points of a cloud (the pool: its non-NaN ones), sorted.
+std::vector<Point> points_of(const PointCloud& c) {
+  std::vector<Point> out;
+  for (size_t i = 0; i < c.size(); ++i)
+    if (!std::isnan(c.positions[i].x)) out.push_back(point_of(c, i));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// A camera `distance` radii from the centre of `b` on -y, looking at it (z up), 90 degrees.
+LodView view_of(const Bounds& b, double distance = 3.0, glm::dvec3 shift = glm::dvec3(0.0)) {
+  const double r = std::max(0.5 * glm::length(b.size()), 1e-3);
+  LodView v;
+  v.forward = {0, 1, 0};
+  v.right = {1, 0, 0};
+  v.up = {0, 0, 1};
+  v.eye = b.center() + shift - v.forward * (distance * r);
+  v.focus = 1.0;
+  v.width = v.height = 256;
+  return v;
+}
+
+StreamOptions options(uint64_t budget, double sse) {
+  StreamOptions o;
+  o.point_budget = budget;
+  o.sse_px = sse;
+  o.threads = 2;
+  o.cache_bytes = 256ull << 20;
+  return o;
+}
+
+PointCloud load(const std::string& path) {
+  PointCloud cloud;
+  std::string error;
+  EXPECT_TRUE(load_point_cloud(path, cloud, nullptr, &error)) << error;
+  return cloud;
+}
+
+TEST(Stream, ConvergedPoolHoldsEveryPointOnceWithTheSameFloats) {
+  REQUIRE_TESTDATA("laz");
+  for (const char* name : {"simple.copc.laz", "simple_with_page.copc.laz",
+                           "1.2-with-color.copc.laz", "lone-star.copc.laz"}) {
+    SCOPED_TRACE(name);
+    const PointCloud whole = load(copc_path(name));
+    StreamingScene scene(options(whole.size(), 0.0));
+    std::string error;
+    ASSERT_TRUE(scene.open({copc_path(name)}, &error)) << error;
+    EXPECT_EQ(scene.info().points, whole.size());
+    EXPECT_EQ(scene.info().origin, whole.origin);
+    ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+    EXPECT_TRUE(scene.pool_reallocated());
+    EXPECT_EQ(scene.pool().origin, whole.origin);
+    EXPECT_EQ(scene.pool().size() % scene.options().slot_align, 0u);
+    const std::vector<Point> pool = points_of(scene.pool());
+    EXPECT_EQ(pool.size(), whole.size());
+    EXPECT_TRUE(pool == points_of(whole));
+    const StreamStats st = scene.stats();
+    EXPECT_EQ(st.points_drawn, whole.size());
+    EXPECT_EQ(st.points_selected, whole.size());
+    EXPECT_EQ(st.nodes_in_flight, 0u);
+    EXPECT_EQ(st.nodes_failed, 0u);
+    EXPECT_GT(st.bytes_read, 0u);
+    EXPECT_TRUE(scene.take_messages().empty());
+  }
+}
+
+TEST(Stream, SmallBudgetDrawsCoarseLevelsWithinIt) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("lone-star.copc.laz");
+  const PointCloud whole = load(path);
+  const std::vector<Point> all = points_of(whole);
+  const uint64_t budget = whole.size() / 6;
+  StreamingScene scene(options(budget, 0.0));
+  std::string error;
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+  const StreamStats st = scene.stats();
+  EXPECT_LE(st.points_selected, budget);
+  EXPECT_GT(st.points_selected, 0u);
+  EXPECT_EQ(st.points_drawn, st.points_selected);
+  const std::vector<Point> pool = points_of(scene.pool());
+  EXPECT_EQ(pool.size(), st.points_drawn);
+  EXPECT_TRUE(std::includes(all.begin(), all.end(), pool.begin(), pool.end()));
+  // The points drawn spread over the whole cloud (the root's share), not one corner of it.
+  Bounds b;
+  for (const Point& p : pool) b.extend(glm::dvec3(std::get<0>(p), std::get<1>(p), std::get<2>(p)));
+  const glm::dvec3 full = whole.local_bounds().size();
+  EXPECT_GT(b.size().x, 0.9 * full.x);
+  EXPECT_GT(b.size().y, 0.9 * full.y);
+}
+
+TEST(Stream, AViewLookingAwaySelectsNothing) {
+  REQUIRE_TESTDATA("laz");
+  StreamingScene scene(options(1'000'000, 1.0));
+  std::string error;
+  ASSERT_TRUE(scene.open({copc_path("lone-star.copc.laz")}, &error)) << error;
+  LodView v = view_of(scene.info().bounds);
+  v.forward = -v.forward;
+  v.right = -v.right;
+  ASSERT_TRUE(scene.wait_converged(v, 10.0));
+  EXPECT_EQ(scene.stats().nodes_selected, 0u);
+  EXPECT_EQ(scene.stats().points_drawn, 0u);
+  EXPECT_TRUE(points_of(scene.pool()).empty());
+}
+
+TEST(Stream, MovingTheViewEvictsAndTurningBackReadsNothing) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("lone-star.copc.laz");
+  const std::vector<Point> all = points_of(load(path));
+  StreamOptions o = options(120'000, 0.0);
+  o.slot_align = 256;
+  StreamingScene scene(o);
+  std::string error;
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  const Bounds b = scene.info().bounds;
+  const double w = b.size().x;
+  // Close up on the left and on the right end of the cloud.
+  const LodView left = view_of(b, 0.3, {-0.4 * w, 0, 0}), right = view_of(b, 0.3, {0.4 * w, 0, 0});
+  ASSERT_TRUE(scene.wait_converged(left, 20.0));
+  const std::vector<Point> seen_left = points_of(scene.pool());
+  ASSERT_TRUE(scene.wait_converged(right, 20.0));
+  const std::vector<Point> seen_right = points_of(scene.pool());
+  EXPECT_NE(seen_left, seen_right);
+  // The pool had no room for both: nodes of the left view went.
+  EXPECT_FALSE(
+      std::includes(seen_right.begin(), seen_right.end(), seen_left.begin(), seen_left.end()));
+  EXPECT_LE(seen_right.size(), scene.pool().size());
+  EXPECT_TRUE(std::includes(all.begin(), all.end(), seen_right.begin(), seen_right.end()));
+  // Every selected node is drawn; the pool holds what it has room for besides.
+  EXPECT_GE(scene.stats().points_drawn, scene.stats().points_selected);
+  // Back to the left: the cache has every node, so nothing more is read.
+  const uint64_t read = scene.stats().bytes_read;
+  ASSERT_TRUE(scene.wait_converged(left, 20.0));
+  EXPECT_EQ(scene.stats().bytes_read, read);
+  const std::vector<Point> again = points_of(scene.pool());
+  EXPECT_TRUE(std::includes(again.begin(), again.end(), seen_left.begin(), seen_left.end()));
+}
+
+TEST(Stream, PoolUpdatesReportTheRangesThatChanged) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("lone-star.copc.laz");
+  StreamOptions o = options(600'000, 0.0);
+  o.pool_points_per_update = 50'000;
+  StreamingScene scene(o);
+  std::string error;
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  // A mirror of the pool kept only from the reported ranges ends equal to it.
+  std::vector<Float3> mirror(scene.pool().size(), Float3{NAN, NAN, NAN});
+  const LodView v = view_of(scene.info().bounds);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20000 && !scene.stats().converged; ++i) {
+    const std::vector<PoolRange> ranges = scene.update(v);
+    uint64_t end = 0;
+    for (const PoolRange& r : ranges) {
+      EXPECT_GE(r.first, end);  // sorted and disjoint
+      end = r.first + r.count;
+      EXPECT_LE(end, scene.pool().size());
+      std::copy_n(scene.pool().positions.begin() + long(r.first), r.count,
+                  mirror.begin() + long(r.first));
+    }
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(20)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(scene.stats().converged);
+  EXPECT_EQ(
+      0, std::memcmp(mirror.data(), scene.pool().positions.data(), mirror.size() * sizeof(Float3)));
+}
+
+TEST(Stream, HostCacheStaysWithinItsBound) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("lone-star.copc.laz");
+  StreamOptions o = options(1'000'000, 0.0);
+  o.cache_bytes = 1 << 20;  // a fraction of the file's decoded nodes
+  StreamingScene scene(o);
+  std::string error;
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  const LodView v = view_of(scene.info().bounds);
+  for (int i = 0; i < 100000 && !scene.stats().converged; ++i) {
+    scene.update(v);
+    ASSERT_LE(scene.stats().cache_bytes, o.cache_bytes);
+  }
+  ASSERT_TRUE(scene.stats().converged);
+  EXPECT_EQ(scene.stats().points_drawn, scene.info().points);
+}
+
+TEST(Stream, SeveralTilesOpenAsOneScene) {
+  REQUIRE_TESTDATA("laz");
+  const std::string a = copc_path("simple.copc.laz"), b = copc_path("lone-star.copc.laz");
+  const PointCloud ca = load(a);
+  StreamingScene scene(options(10'000'000, 0.0));
+  std::string error;
+  ASSERT_TRUE(scene.open({a, b, a}, &error)) << error;
+  const PointCloud cb = load(b);
+  EXPECT_EQ(scene.info().points, 2 * ca.size() + cb.size());
+  EXPECT_EQ(scene.info().origin, ca.origin);
+  Bounds both = ca.world_bounds();
+  both.extend(cb.world_bounds());
+  ASSERT_TRUE(scene.wait_converged(view_of(both), 30.0));
+  EXPECT_EQ(scene.stats().tiles, 3u);
+  EXPECT_EQ(scene.stats().tiles_open, 3u);
+  // Each point of `a` twice; lone-star's, if in view, relative to a's origin.
+  const std::vector<Point> pool = points_of(scene.pool());
+  std::vector<Point> twice = points_of(ca);
+  std::vector<Point> wanted;
+  for (const Point& p : twice) wanted.push_back(p), wanted.push_back(p);
+  std::sort(wanted.begin(), wanted.end());
+  EXPECT_TRUE(std::includes(pool.begin(), pool.end(), wanted.begin(), wanted.end()));
+  EXPECT_EQ(scene.stats().points_drawn, pool.size());
+}
+
+/// The root page's entry for the first node of level 1 with points: its offset in the file.
+bool level1_entry(const std::string& path, CopcEntry& found, uint64_t& entry_offset) {
+  std::string error;
+  auto file = CopcFile::open(open_byte_source(path, &error), &error);
+  if (!file) return false;
+  std::vector<CopcEntry> entries;
+  if (!file->read_page(file->root_page(), entries, nullptr, &error)) return false;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].key.level == 1 && entries[i].point_count > 0) {
+      found = entries[i];
+      entry_offset = file->root_page().offset + 32 * i;
+      return true;
+    }
+  return false;
+}
+
+TEST(Stream, ANodeThatCannotBeDecodedIsSkippedAndNamedOnce) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("lone-star.copc.laz");
+  CopcEntry bad;
+  uint64_t at = 0;
+  ASSERT_TRUE(level1_entry(path, bad, at));
+  // A copy whose entry claims twice the node's points: its chunk ends before them.
+  std::vector<char> bytes(fs::file_size(path));
+  std::ifstream(path, std::ios::binary).read(bytes.data(), long(bytes.size()));
+  const int32_t lie = bad.point_count * 2;
+  std::memcpy(bytes.data() + at + 28, &lie, 4);
+  const fs::path copy = fs::temp_directory_path() / "pr_stream_bad_node.copc.laz";
+  std::ofstream(copy, std::ios::binary).write(bytes.data(), long(bytes.size()));
+
+  const PointCloud whole = load(path);
+  StreamingScene scene(options(10'000'000, 0.0));
+  std::string error;
+  ASSERT_TRUE(scene.open({copy.string()}, &error)) << error;
+  const LodView v = view_of(scene.info().bounds);
+  ASSERT_TRUE(scene.wait_converged(v, 20.0));
+  for (int i = 0; i < 5; ++i) scene.update(v);
+  EXPECT_EQ(scene.stats().nodes_failed, 1u);
+  const std::vector<std::string> messages = scene.take_messages();
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_NE(messages[0].find(copy.string()), std::string::npos) << messages[0];
+  // Everything else, the failed node's children too, is drawn.
+  EXPECT_EQ(points_of(scene.pool()).size(), whole.size() - size_t(bad.point_count));
+  fs::remove(copy);
+}
+
+TEST(Stream, DestructionWithRequestsInFlightIsQuick) {
+  REQUIRE_TESTDATA("laz");
+  for (int round = 0; round < 5; ++round) {
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      StreamOptions o = options(1'000'000, 0.0);
+      o.threads = 4;
+      StreamingScene scene(o);
+      std::string error;
+      ASSERT_TRUE(scene.open({copc_path("lone-star.copc.laz")}, &error)) << error;
+      const LodView v = view_of(scene.info().bounds);
+      for (int i = 0; i < round; ++i) scene.update(v);
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("round %d: open, %d updates and destruction in %.3f s\n", round, round, s);
+  }
+}
+
+TEST(Stream, BadInputsGiveOneLineMessages) {
+  REQUIRE_TESTDATA("laz");
+  StreamingScene scene(options(1000, 1.0));
+  std::string error;
+  EXPECT_FALSE(scene.open({"/nonexistent/x.copc.laz"}, &error));
+  EXPECT_NE(error.find("/nonexistent/x.copc.laz"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos);
+  // A tile that does not open is skipped and named; the others stream.
+  const std::string plain = test::data_path("las") + "/1.2-with-color.las";
+  const std::string good = copc_path("simple.copc.laz");
+  StreamingScene two(options(10'000, 0.0));
+  if (fs::exists(plain)) {
+    ASSERT_TRUE(two.open({plain, good}, &error)) << error;
+    const std::vector<std::string> m = two.take_messages();
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_NE(m[0].find("1.2-with-color.las"), std::string::npos) << m[0];
+    EXPECT_EQ(two.info().points, 1065u);
+  }
+}
+
+TEST(Stream, StreamedInputs) {
+  REQUIRE_TESTDATA("laz");
+  EXPECT_TRUE(is_streamed_input(copc_path("lone-star.copc.laz")));
+  EXPECT_TRUE(is_streamed_input(test::data_path("laz")));
+  EXPECT_TRUE(is_streamed_input("survey.VPC"));
+  EXPECT_TRUE(is_streamed_input("https://example.org/a.laz"));
+  EXPECT_FALSE(is_streamed_input("/nonexistent/file.las"));
+  for (const auto& e : fs::directory_iterator(test::data_path("laz"))) {
+    const std::string p = e.path().string();
+    const bool copc = p.find(".copc.") != std::string::npos;
+    if (e.is_regular_file()) {
+      EXPECT_EQ(is_streamed_input(p), copc) << p;
+    }
+  }
+}
+
+TEST(Stream, UrlStreamsLikeThePath) {
+  REQUIRE_TESTDATA("laz");
+  START_NGINX(server, test::data_path("laz"), "");
+  const std::string path = copc_path("lone-star.copc.laz");
+  const PointCloud whole = load(path);
+  StreamingScene scene(options(whole.size(), 0.0));
+  std::string error;
+  ASSERT_TRUE(scene.open({server.url("lone-star.copc.laz")}, &error)) << error;
+  EXPECT_EQ(scene.info().origin, whole.origin);
+  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 30.0));
+  EXPECT_TRUE(points_of(scene.pool()) == points_of(whole));
+  EXPECT_GE(scene.stats().bytes_read, 1000u);
+}
+
+}  // namespace
+}  // namespace pr
