@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "nginx_server.h"
@@ -71,6 +72,13 @@ std::string without_framing(const std::string& head) {
     at = end + 2;
   }
   return out;
+}
+
+/// "bytes=A-B" as "bytes=A+1-B" (other forms as they are).
+std::string later_by_one(const std::string& range) {
+  unsigned long long first = 0, last = 0;
+  if (std::sscanf(range.c_str(), "bytes=%llu-%llu", &first, &last) != 2) return range;
+  return "bytes=" + std::to_string(first + 1) + "-" + std::to_string(last);
 }
 
 }  // namespace
@@ -197,10 +205,11 @@ bool FaultProxy::answer(int client, const Request& r) {
                                 body);
   }
   const bool ranged = !r.range.empty() && !(hit && f.mode == Mode::kNoRanges);
+  const std::string range = hit && f.mode == Mode::kWrongRange ? later_by_one(r.range) : r.range;
   const std::string up =
       http_exchange(upstream_port_,
                     "GET " + r.path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
-                        (ranged ? "Range: " + r.range + "\r\n" : "") + "\r\n",
+                        (ranged ? "Range: " + range + "\r\n" : "") + "\r\n",
                     10000);
   const size_t end = up.find("\r\n\r\n");
   if (end == std::string::npos)

@@ -28,6 +28,8 @@ class FaultProxy {
     kFail503,   ///< answers 503 Service Unavailable without asking the server
     kStall,     ///< sends half the body, then nothing for `stall_s` seconds, then the rest
     kNoRanges,  ///< asks the server for the whole file (no Range) and answers 200 with it
+    kWrongRange,  ///< asks the server for the range one byte later ("bytes=A-B" as A+1-B) and
+                  ///< answers with that (its Content-Range says so): not what was asked
   };
   struct Fault {
     Mode mode = Mode::kPass;

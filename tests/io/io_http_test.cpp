@@ -231,6 +231,7 @@ TEST_F(Http, SizeAndRangesEqualTheFile) {
            {0, 375}, {16000, 1000}, {500000, 70000}, {(1 << 20) - 1, 1}, {0, 1 << 20}})
     expect_range(*src, offset, size);
   EXPECT_EQ(src->bytes_read(), 375u + 1000 + 70000 + 1 + (1 << 20));
+  expect_range(*src, 500000, 0);  // nothing to ask the server
   std::vector<uint8_t> out;
   EXPECT_FALSE(src->read(1 << 20, 1, out, &error));
   EXPECT_EQ(error, nginx_->url("data.bin") +
@@ -347,6 +348,24 @@ TEST_F(Http, ServerWithoutRangesIsNamed) {
                        ": the server does not support range requests (it answered 200 with the "
                        "whole file)");
   EXPECT_EQ(p->requests(), 1u);
+}
+
+TEST_F(Http, AnswerForOtherBytesIsRefused) {
+  auto p = proxy();
+  std::string error;
+  const HttpOptions o = quick();
+  auto src = open_byte_source(p->url("data.bin"), &error, &o);
+  ASSERT_TRUE(src) << error;
+  p->set_fault({FaultProxy::Mode::kWrongRange});
+  std::vector<uint8_t> out;
+  EXPECT_FALSE(src->read(100000, 1000, out, &error));
+  EXPECT_EQ(error, p->url("data.bin") +
+                       ": the server answered bytes 100001-100999 to a request for bytes "
+                       "100000-100999 (bytes 100000-100999)");
+  EXPECT_EQ(p->requests(), 2u);  // not retried: the server means it
+  EXPECT_FALSE(open_byte_source(p->url("data.bin"), &error, &o));
+  EXPECT_EQ(error, p->url("data.bin") +
+                       ": the server answered bytes 1-16383 to a request for bytes 0-16383");
 }
 
 TEST_F(Http, ProxyFromTheEnvironmentIsIgnored) {

@@ -404,6 +404,10 @@ class HttpByteSource final : public ByteSource {
             const std::atomic<bool>* cancel) override {
     if (cancelled(cancel, error)) return false;
     if (!byte_range_fits(url_, offset, size, size_, error)) return false;
+    if (size == 0) {
+      out.clear();
+      return true;
+    }
     if (offset + size <= head_.size()) {
       out.assign(head_.begin() + ptrdiff_t(offset), head_.begin() + ptrdiff_t(offset + size));
     } else {
@@ -432,8 +436,9 @@ class HttpByteSource final : public ByteSource {
     Attempt a;
     int tries = 0;
     for (int i = 0; i <= std::max(0, options_.retries); ++i) {
-      const double backoff = options_.backoff_s * double(1u << std::min(i - 1, 20));
-      if (i > 0 && !wait_unless_cancelled(backoff, cancel)) {
+      // The i-th retry waits backoff_s * 2^(i-1).
+      const double backoff = i > 0 ? options_.backoff_s * double(1u << std::min(i - 1, 20)) : 0.0;
+      if (backoff > 0.0 && !wait_unless_cancelled(backoff, cancel)) {
         a.cancelled = true;
         break;
       }
