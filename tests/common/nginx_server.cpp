@@ -127,7 +127,7 @@ std::string nginx_config(const std::string& dir, const std::string& root, uint16
     c += std::string("  ") + t + "_temp_path " + dir + "/" + t + ";\n";
   c += "  keepalive_timeout 60s;\n  keepalive_requests 100000;\n";
   c += "  server {\n    listen 127.0.0.1:" + std::to_string(port) + ";\n";
-  c += "    root " + root + ";\n";
+  c += "    root \"" + root + "\";\n";
   c += "    location = /nginx_status { stub_status; }\n";
   c += "    " + extra + "\n  }\n}\n";
   return c;

@@ -12,8 +12,8 @@ namespace pr::test {
 
 class NginxServer {
  public:
-  /// Serves the files under `root` (read-only). `extra_config` goes inside the server block, e.g.
-  /// "location /private/ { deny all; }" for a 403.
+  /// Serves the files under `root` (an absolute path; read-only). `extra_config` goes inside the
+  /// server block, e.g. "location /private/ { deny all; }" for a 403.
   explicit NginxServer(std::string root, std::string extra_config = "");
   ~NginxServer();
   NginxServer(const NginxServer&) = delete;

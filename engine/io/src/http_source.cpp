@@ -325,7 +325,8 @@ Attempt judge(const Connection& c, const Transfer& t, CURLcode code, uint64_t of
     a.ok = true;
     return a;
   }
-  if (status >= 500 || status == 429) return failure(status_text(status), true);
+  // Server errors, "too many requests" (object stores' throttling) and a request timeout pass.
+  if (status >= 500 || status == 429 || status == 408) return failure(status_text(status), true);
   if (status != 206) return failure(status_text(status), false);
   if (!has_range)
     return failure(
