@@ -5,7 +5,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,8 +20,6 @@
 #include <thread>
 
 #include "testdata.h"
-
-extern char** environ;
 
 namespace pr::test {
 
@@ -49,6 +47,28 @@ std::string read_file(const std::string& path) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+/// Starts nginx in the foreground on `conf`, its output into `output`. The child is killed when
+/// the thread that started it ends (PR_SET_PDEATHSIG), so that a test process killed mid-test
+/// (a timeout, ^C) leaves no server behind.
+pid_t spawn_nginx(const std::string& conf, const std::string& prefix, const std::string& error_log,
+                  const std::string& output) {
+  std::string a0 = kNginx, a1 = "-c", c = conf, a3 = "-p", p = prefix, a5 = "-e", e = error_log;
+  char* argv[] = {a0.data(), a1.data(), c.data(), a3.data(),
+                  p.data(),  a5.data(), e.data(), nullptr};
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // The child: only async-signal-safe calls until exec.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
+  const int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+  }
+  ::execv(kNginx, argv);
+  ::_exit(127);
 }
 
 }  // namespace
@@ -155,21 +175,10 @@ bool NginxServer::start(std::string* error) {
     port_ = free_loopback_port();
     const std::string conf = dir_ + "/nginx.conf";
     std::ofstream(conf) << nginx_config(dir_, root_, port_, extra_config_);
-    const std::string stderr_path = dir_ + "/stderr.log";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const std::string error_log = dir_ + "/error.log";
-    std::string a0 = kNginx, a1 = "-c", a3 = "-p", a5 = "-e";
-    char* argv[] = {a0.data(),   a1.data(), const_cast<char*>(conf.c_str()),      a3.data(),
-                    dir_.data(), a5.data(), const_cast<char*>(error_log.c_str()), nullptr};
-    const int rc = ::posix_spawn(&pid_, kNginx, &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      pid_ = -1;
-      if (error) *error = std::string("cannot start nginx: ") + std::strerror(rc);
+    const std::string stderr_path = dir_ + "/stderr.log", error_log = dir_ + "/error.log";
+    pid_ = spawn_nginx(conf, dir_, error_log, stderr_path);
+    if (pid_ < 0) {
+      if (error) *error = std::string("cannot start nginx: ") + std::strerror(errno);
       return false;
     }
     const auto end = Clock::now() + std::chrono::seconds(5);

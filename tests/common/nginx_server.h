@@ -23,7 +23,8 @@ class NginxServer {
   static std::string unavailable();
 
   /// Starts nginx and waits (5 s at most) until its port answers; false with the reason (and
-  /// nginx's own error log) otherwise.
+  /// nginx's own error log) otherwise. nginx is killed when the calling thread ends (so a test
+  /// killed mid-run leaves no server): start it from the thread that runs the test.
   bool start(std::string* error);
   /// SIGTERM, and SIGKILL when it has not gone after 5 s; also done by the destructor.
   void stop();
