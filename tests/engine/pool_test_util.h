@@ -76,99 +76,118 @@ inline PointCloud empty_pool(const PoolScene& s) {
 /// A range of the pool that changed (what update_points() takes), and the step it is.
 using PoolChange = std::function<void(uint64_t first, uint64_t count, int step)>;
 
+/// fill_pool()'s state: which node each slot holds, the nodes still to copy in, the foreign
+/// nodes still to come.
+class PoolFiller {
+ public:
+  PoolFiller(const PoolScene& s, PointCloud& pool, uint32_t seed, const PoolChange& changed)
+      : s_(s),
+        pool_(pool),
+        rng_(seed),
+        changed_(changed),
+        slot_of_node_(s.nodes.size(), -1),
+        in_slot_(s.slots) {
+    for (size_t i = 0; i < s.nodes.size(); ++i) queue_.push_back(i);
+    std::shuffle(queue_.begin(), queue_.end(), rng_);
+    for (size_t i = 0; i < s.visitors.size(); ++i) visitors_left_.push_back(i);
+  }
+
+  void run() {
+    while (!queue_.empty()) {
+      const uint32_t r = rng_() % 16;
+      std::vector<size_t> resident;
+      for (size_t k = 0; k < in_slot_.size(); ++k)
+        if (in_slot_[k].from) resident.push_back(k);
+      if (r == 0 && !resident.empty()) {
+        evict(resident[rng_() % resident.size()]);
+      } else if (r == 1 && !resident.empty()) {
+        blank_and_restore(resident[rng_() % resident.size()]);
+      } else if (const size_t k = free_slot(); k == ~size_t(0)) {
+        evict(resident[rng_() % resident.size()]);  // full: make room
+      } else if (r == 2 && !visitors_left_.empty()) {
+        const auto [b, e] = s_.visitors[visitors_left_.back()];
+        visitors_left_.pop_back();
+        copy_in(k, Resident{&s_.foreign, b, e, true});
+      } else {
+        const size_t node = queue_.back();
+        queue_.pop_back();
+        slot_of_node_[node] = int(k);
+        copy_in(k, Resident{&s_.whole, s_.nodes[node].first, s_.nodes[node].second, false});
+      }
+    }
+    for (size_t k = 0; k < in_slot_.size(); ++k)
+      if (in_slot_[k].foreign) evict(k);
+  }
+
+ private:
+  struct Resident {
+    const PointCloud* from = nullptr;
+    uint64_t begin = 0, end = 0;  // of `from`
+    bool foreign = false;
+  };
+
+  void copy(const Resident& r, uint64_t b, uint64_t e, uint64_t at) {
+    std::copy(r.from->positions.begin() + ptrdiff_t(b), r.from->positions.begin() + ptrdiff_t(e),
+              pool_.positions.begin() + ptrdiff_t(at));
+    std::copy(r.from->colors.begin() + ptrdiff_t(b), r.from->colors.begin() + ptrdiff_t(e),
+              pool_.colors.begin() + ptrdiff_t(at));
+  }
+  void blank(uint64_t at, uint64_t count) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::fill(pool_.positions.begin() + ptrdiff_t(at),
+              pool_.positions.begin() + ptrdiff_t(at + count), Float3{nan, nan, nan});
+  }
+  void copy_in(size_t k, const Resident& r) {
+    in_slot_[k] = r;
+    copy(r, r.begin, r.end, k * kSlotPoints);
+    changed_(k * kSlotPoints, r.end - r.begin, step_++);
+  }
+  size_t free_slot() {
+    std::vector<size_t> free;
+    for (size_t k = 0; k < in_slot_.size(); ++k)
+      if (!in_slot_[k].from) free.push_back(k);
+    return free.empty() ? ~size_t(0) : free[rng_() % free.size()];
+  }
+  /// NaN over slot k's node; a scene node waits to come back.
+  void evict(size_t k) {
+    const Resident r = in_slot_[k];
+    for (size_t i = 0; i < slot_of_node_.size(); ++i)
+      if (!r.foreign && slot_of_node_[i] == int(k)) {
+        slot_of_node_[i] = -1;
+        queue_.insert(queue_.begin() + ptrdiff_t(rng_() % (queue_.size() + 1)), i);
+      }
+    blank(k * kSlotPoints, r.end - r.begin);
+    changed_(k * kSlotPoints, r.end - r.begin, step_++);
+    in_slot_[k] = Resident{};
+  }
+  /// A part of slot k's node from an unaligned offset blanked, then copied in again.
+  void blank_and_restore(size_t k) {
+    const Resident& r = in_slot_[k];
+    const uint64_t len = r.end - r.begin;
+    const uint64_t off = rng_() % len, cnt = 1 + rng_() % (len - off);
+    blank(k * kSlotPoints + off, cnt);
+    changed_(k * kSlotPoints + off, cnt, step_++);
+    copy(r, r.begin + off, r.begin + off + cnt, k * kSlotPoints + off);
+    changed_(k * kSlotPoints + off, cnt, step_++);
+  }
+
+  const PoolScene& s_;
+  PointCloud& pool_;
+  std::mt19937 rng_;
+  const PoolChange& changed_;
+  std::vector<int> slot_of_node_;
+  std::vector<Resident> in_slot_;
+  std::vector<size_t> queue_, visitors_left_;
+  int step_ = 0;
+};
+
 /// Fills `pool` (empty_pool(s)) with every node of `s` in random order, calling `changed` after
 /// each change: a node copied into a free slot; a foreign node copied in, later evicted; a
 /// resident node evicted (NaN over its points) and queued again; a part of a resident node at an
 /// unaligned offset blanked, then restored. Ends with every node resident and no foreign one.
 inline void fill_pool(const PoolScene& s, PointCloud& pool, uint32_t seed,
                       const PoolChange& changed) {
-  std::mt19937 rng(seed);
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  struct Resident {
-    const PointCloud* from;
-    uint64_t begin, end;  // of `from`
-    bool foreign;
-  };
-  std::vector<int> slot_of_node(s.nodes.size(), -1);
-  std::vector<Resident> in_slot(s.slots, Resident{nullptr, 0, 0, false});
-  std::vector<size_t> queue(s.nodes.size());
-  for (size_t i = 0; i < queue.size(); ++i) queue[i] = i;
-  std::shuffle(queue.begin(), queue.end(), rng);
-  std::vector<size_t> visitors_left(s.visitors.size());
-  for (size_t i = 0; i < visitors_left.size(); ++i) visitors_left[i] = i;
-  int step = 0;
-  auto copy_in = [&](const PointCloud& from, uint64_t b, uint64_t e, uint64_t at) {
-    std::copy(from.positions.begin() + ptrdiff_t(b), from.positions.begin() + ptrdiff_t(e),
-              pool.positions.begin() + ptrdiff_t(at));
-    std::copy(from.colors.begin() + ptrdiff_t(b), from.colors.begin() + ptrdiff_t(e),
-              pool.colors.begin() + ptrdiff_t(at));
-  };
-  auto blank = [&](uint64_t at, uint64_t count) {
-    std::fill(pool.positions.begin() + ptrdiff_t(at),
-              pool.positions.begin() + ptrdiff_t(at + count), Float3{nan, nan, nan});
-  };
-  auto free_slot = [&]() {
-    std::vector<size_t> free;
-    for (size_t k = 0; k < in_slot.size(); ++k)
-      if (!in_slot[k].from) free.push_back(k);
-    return free.empty() ? ~size_t(0) : free[rng() % free.size()];
-  };
-  auto evict = [&](size_t k) {
-    const Resident r = in_slot[k];
-    blank(k * kSlotPoints, r.end - r.begin);
-    changed(k * kSlotPoints, r.end - r.begin, step++);
-    in_slot[k] = Resident{nullptr, 0, 0, false};
-  };
-  while (!queue.empty()) {
-    const uint32_t r = rng() % 16;
-    std::vector<size_t> resident;
-    for (size_t k = 0; k < in_slot.size(); ++k)
-      if (in_slot[k].from) resident.push_back(k);
-    if (r == 0 && !resident.empty()) {  // evicted; a scene node waits to come back
-      const size_t k = resident[rng() % resident.size()];
-      if (!in_slot[k].foreign)
-        for (size_t i = 0; i < s.nodes.size(); ++i)
-          if (slot_of_node[i] == int(k)) {
-            slot_of_node[i] = -1;
-            queue.insert(queue.begin() + ptrdiff_t(rng() % (queue.size() + 1)), i);
-          }
-      evict(k);
-      continue;
-    }
-    if (r == 1 && !resident.empty()) {  // a part blanked, then restored
-      const size_t k = resident[rng() % resident.size()];
-      const Resident& res = in_slot[k];
-      const uint64_t len = res.end - res.begin;
-      const uint64_t off = rng() % len, cnt = 1 + rng() % (len - off);
-      blank(k * kSlotPoints + off, cnt);
-      changed(k * kSlotPoints + off, cnt, step++);
-      copy_in(*res.from, res.begin + off, res.begin + off + cnt, k * kSlotPoints + off);
-      changed(k * kSlotPoints + off, cnt, step++);
-      continue;
-    }
-    const size_t k = free_slot();
-    if (k == ~size_t(0)) {  // full: make room
-      evict(resident[rng() % resident.size()]);
-      continue;
-    }
-    if (r == 2 && !visitors_left.empty()) {  // a foreign node comes in
-      const auto [b, e] = s.visitors[visitors_left.back()];
-      visitors_left.pop_back();
-      in_slot[k] = Resident{&s.foreign, b, e, true};
-      copy_in(s.foreign, b, e, k * kSlotPoints);
-      changed(k * kSlotPoints, e - b, step++);
-      continue;
-    }
-    const size_t node = queue.back();
-    queue.pop_back();
-    const auto [b, e] = s.nodes[node];
-    slot_of_node[node] = int(k);
-    in_slot[k] = Resident{&s.whole, b, e, false};
-    copy_in(s.whole, b, e, k * kSlotPoints);
-    changed(k * kSlotPoints, e - b, step++);
-  }
-  for (size_t k = 0; k < in_slot.size(); ++k)
-    if (in_slot[k].foreign) evict(k);
+  PoolFiller(s, pool, seed, changed).run();
 }
 
 /// The boxes a renderer that was handed `pool` whole would compute.
