@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer target per reader with clang (-fsanitize=fuzzer,address,undefined) and runs
-# each for a bounded time, seeded with ../shared/testdata (required under CI, CI=true) and the kept
-# regressions.
-#   tests/fuzz/run_fuzz.sh [seconds per target (15)] [build dir (build-fuzz)]
+# Builds one libFuzzer target per reader (and one for the COPC hierarchy and VLR parser) with clang
+# (-fsanitize=fuzzer,address,undefined) and runs each for a bounded time, seeded with
+# ../shared/testdata (required under CI, CI=true) and the kept regressions.
+#   tests/fuzz/run_fuzz.sh [seconds per target (15)] [build dir (build-fuzz)] [targets (all), e.g. copc,laz]
 # Exits non-zero if any target crashes; the crashing input is copied to
 # tests/fuzz/regressions/<target>/ (replayed by io_tests IoFuzzRegressions); compiles and runs go as many at a time as there are cores.
 set -euo pipefail
@@ -10,6 +10,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 secs="${1:-15}"
 out="${2:-$root/build-fuzz}"
+only="${3:-}"
 data="$root/../shared/testdata"
 cxx="${CXX_FUZZ:-clang++}"
 if [[ ! -d "$data" && "${CI:-}" == "true" ]]; then
@@ -23,9 +24,12 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 # target name : FileFormat enumerator : file name given to the reader : seed folders
 #   [: at most this many seconds whatever the argument says (fuzz_laz: 12, so that with its link
 #   it adds about 15 s to the test command)]
+# A target whose enumerator is "-" has a source of its own, fuzz_<name>.cpp (copc: CopcFile and
+# parse_copc_page; its seeds are the COPC files among laz/, the small ones whole under -max_len).
 targets=("ply:kPly:fuzz.ply:ply" "las:kLas:fuzz.las:las laz" "pcd:kPcd:fuzz.pcd:pcd"
          "pts:kPts:fuzz.pts:pts" "xyz:kXyz:fuzz.xyz:text" "e57:kE57:fuzz.e57:e57"
-         "laz:kLaz:fuzz.laz:laz:12" "detect:kUnknown:fuzz.bin:ply las pcd pts text e57 laz")
+         "laz:kLaz:fuzz.laz:laz:12" "detect:kUnknown:fuzz.bin:ply las pcd pts text e57 laz"
+         "copc:-:fuzz.copc.laz:laz")
 # The engine's sources are compiled once into objects shared by all targets; a changed header
 # rebuilds them all (objects of different struct layouts would fail as false crashes).
 newest_h=$(ls -t "$root"/engine/include/engine/*.h "$root"/engine/io/include/engine/io/*.h "$root"/engine/io/src/*.h | head -1)
@@ -51,8 +55,10 @@ done
 fuzz_one() {
   local name=$1 fmt=$2 fname=$3 seeds=$4 t_secs=$5
   local bin="$out/fuzz_$name" corpus="$out/corpus_$name" log="$out/log_$name.txt"
-  if ! "$cxx" "${flags[@]}" -DPR_FUZZ_FORMAT="$fmt" -DPR_FUZZ_NAME="\"$fname\"" \
-       "$here/fuzz_reader.cpp" "${objs[@]}" -lpugixml -o "$bin" >"$log" 2>&1; then
+  local main=("$here/fuzz_reader.cpp" -DPR_FUZZ_FORMAT="$fmt" -DPR_FUZZ_NAME="\"$fname\"")
+  [[ "$fmt" == "-" ]] && main=("$here/fuzz_$name.cpp")
+  # libcurl: the io sources include the http(s) byte source.
+  if ! "$cxx" "${flags[@]}" "${main[@]}" "${objs[@]}" -lpugixml -lcurl -o "$bin" >"$log" 2>&1; then
     echo link >"$out/result_$name"
     return
   fi
@@ -72,6 +78,7 @@ fuzz_one() {
 names=()
 for t in "${targets[@]}"; do
   IFS=: read -r name fmt fname seeds cap <<<"$t"
+  [[ -n "$only" && ",$only," != *",$name,"* ]] && continue
   t_secs=$secs
   [[ -n "$cap" && "$cap" -lt "$secs" ]] && t_secs=$cap
   rm -f "$out/result_$name"

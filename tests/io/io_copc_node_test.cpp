@@ -360,6 +360,9 @@ TEST(IoCopcNode, OpenRefusesWhatIsNotCopc) {
   put<double>(d, l.info + 24, -1.0);  // half size
   expect_open_fails(d, "COPC info VLR's cube");
   d = file;
+  put<uint16_t>(d, 94, 227);  // a LAS 1.0 - 1.3 header's size
+  expect_open_fails(d, "not a COPC file: a LAS header of 227 bytes");
+  d = file;
   d[104] = 0x80 | 3;  // point format 3, compressed
   expect_open_fails(d, "not a COPC file: point format 3");
 }

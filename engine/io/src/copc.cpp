@@ -120,6 +120,9 @@ struct CopcFile::Impl {
     const io::Input in{head.data(), head.size(), name, nullptr, nullptr};
     io::LasHeader h;
     if (!io::parse_las_header(in, h, error)) return false;
+    if (h.header_size < 375)
+      return fail(error, "not a COPC file: a LAS header of " + std::to_string(h.header_size) +
+                             " bytes (LAS 1.4's is 375)");
     if (h.format < 6 || h.format > 8)
       return fail(error, "not a COPC file: point format " + std::to_string(h.format) +
                              " (COPC's are 6, 7 and 8)");
