@@ -14,9 +14,11 @@
 #include <thread>
 #include <tuple>
 
+#include "engine/colorize.h"
 #include "engine/io/copc.h"
 #include "engine/io/io.h"
 #include "engine/io/stream.h"
+#include "fault_proxy.h"
 #include "nginx_server.h"
 #include "testdata.h"
 
@@ -114,6 +116,22 @@ TEST(Stream, ConvergedPoolHoldsEveryPointOnceWithTheSameFloats) {
     EXPECT_GT(st.bytes_read, 0u);
     EXPECT_TRUE(scene.take_messages().empty());
   }
+}
+
+TEST(Stream, FileColorsGoAsideWhileAnotherColorModeIsShown) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("1.2-with-color.copc.laz");
+  const PointCloud whole = load(path);
+  StreamingScene scene(options(1'000'000, 0.0));
+  std::string error;
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  const uint32_t shown = rgba(1, 2, 3);
+  set_display_colors(scene.pool(), ColorMode::kElevation,
+                     PodVector<uint32_t>(scene.pool().size(), shown));
+  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+  EXPECT_TRUE(points_of(scene.pool()) == points_of(whole));  // source_colors(): file_colors
+  EXPECT_TRUE(std::all_of(scene.pool().colors.begin(), scene.pool().colors.end(),
+                          [&](uint32_t c) { return c == shown; }));
 }
 
 TEST(Stream, SmallBudgetDrawsCoarseLevelsWithinIt) {
@@ -372,6 +390,78 @@ TEST(Stream, UrlStreamsLikeThePath) {
   ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 30.0));
   EXPECT_TRUE(points_of(scene.pool()) == points_of(whole));
   EXPECT_GE(scene.stats().bytes_read, 1000u);
+  // 15 nodes and one page: nodes adjacent in the file come in one request.
+  uint64_t connections = 0, requests = 0;
+  ASSERT_TRUE(server.counts(&connections, &requests, &error)) << error;
+  EXPECT_LT(requests, 15u);
+  std::printf("lone-star.copc.laz over HTTP: %llu requests on %llu connections\n",
+              static_cast<unsigned long long>(requests),
+              static_cast<unsigned long long>(connections));
+}
+
+TEST(Stream, DestructionCancelsStalledReads) {
+  REQUIRE_TESTDATA("laz");
+  START_NGINX(server, test::data_path("laz"), "");
+  test::FaultProxy proxy(server.port());
+  std::string error;
+  ASSERT_TRUE(proxy.start(&error)) << error;
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    StreamingScene scene(options(1'000'000, 0.0));
+    ASSERT_TRUE(scene.open({proxy.url("lone-star.copc.laz")}, &error)) << error;
+    test::FaultProxy::Fault stall;
+    stall.mode = test::FaultProxy::Mode::kStall;
+    stall.stall_s = 60.0;
+    proxy.set_fault(stall);
+    const LodView v = view_of(scene.info().bounds);
+    // Until a read is stalled mid-body (the proxy counts it when it starts the answer).
+    for (int i = 0; i < 1000 && proxy.faulted() == 0; ++i) {
+      scene.update(v);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_GT(proxy.faulted(), 0u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(scene.stats().converged);
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("destroyed with a stalled read in flight after %.3f s\n", s);
+  EXPECT_LT(s, 30.0);  // far below the stall: the read was cancelled, not waited for
+}
+
+std::string vpc_item(const std::string& href, const Bounds& b, uint64_t points) {
+  char bbox[256];
+  std::snprintf(bbox, sizeof bbox, "[%.3f, %.3f, %.3f, %.3f, %.3f, %.3f]", b.min.x, b.min.y,
+                b.min.z, b.max.x, b.max.y, b.max.z);
+  return R"({"type": "Feature", "stac_version": "1.0.0", "id": "t", "assets": {"data": {"href": ")" +
+         href + R"(", "roles": ["data"]}}, "properties": {"pc:count": )" + std::to_string(points) +
+         R"(, "proj:bbox": )" + bbox + "}}";
+}
+
+TEST(Stream, VpcTilesOpenWhenTheirBoundsComeIntoView) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("lone-star.copc.laz");
+  const PointCloud whole = load(path);
+  const Bounds b = whole.world_bounds();
+  Bounds far = b;
+  far.min.x += 1e5;
+  far.max.x += 1e5;
+  const fs::path vpc = fs::temp_directory_path() / "pr_stream_test.vpc";
+  std::ofstream(vpc) << R"({"type": "FeatureCollection", "features": [)"
+                     << vpc_item(path, b, whole.size()) << ",\n"
+                     << vpc_item(path, b, whole.size()) << ",\n"
+                     << vpc_item(path, far, whole.size()) << "]}\n";
+  StreamingScene scene(options(3'000'000, 0.0));
+  std::string error;
+  ASSERT_TRUE(scene.open({vpc.string()}, &error)) << error;
+  fs::remove(vpc);
+  EXPECT_EQ(scene.info().points, 3 * whole.size());
+  ASSERT_TRUE(scene.wait_converged(view_of(b), 30.0));
+  EXPECT_EQ(scene.stats().tiles, 3u);
+  EXPECT_EQ(scene.stats().tiles_open, 2u);  // the far tile is never opened
+  std::vector<Point> twice;
+  for (const Point& p : points_of(whole)) twice.push_back(p), twice.push_back(p);
+  std::sort(twice.begin(), twice.end());
+  EXPECT_TRUE(points_of(scene.pool()) == twice);
 }
 
 }  // namespace

@@ -105,6 +105,7 @@ struct StreamingScene::Impl {
   void evict(const NodeId& id, NodeState& st);
   void fill_pool();
   void trim_cache();
+  void prune_states();
   void update_stats();
 };
 
@@ -413,6 +414,16 @@ void StreamingScene::Impl::trim_cache() {
   }
 }
 
+/// Forgets the nodes that are neither cached, drawn, failed nor selected, once they outnumber the
+/// others (so that a long flight over a large survey keeps no state for every node it passed).
+void StreamingScene::Impl::prune_states() {
+  if (nodes.size() < 4096 + 2 * (cached.size() + pooled.size() + sel.nodes.size())) return;
+  std::erase_if(nodes, [&](const auto& kv) {
+    const NodeState& st = kv.second;
+    return !st.cloud && !st.in_pool && !st.failed && st.last_selected != frame;
+  });
+}
+
 void StreamingScene::Impl::update_stats() {
   StreamStats s;
   s.tiles = tiles.size();
@@ -508,6 +519,7 @@ std::vector<PoolRange> StreamingScene::update(const LodView& view) {
   s.schedule();
   s.fill_pool();
   s.trim_cache();
+  s.prune_states();
   s.update_stats();
   return s.pool.take_changes();
 }

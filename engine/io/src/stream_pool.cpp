@@ -62,12 +62,14 @@ void StreamPool::copy_granule(const PointCloud& node, size_t from, size_t count,
   std::memcpy(cloud_.positions.data() + at, node.positions.data() + from, count * sizeof(Float3));
   std::fill(cloud_.positions.begin() + long(at + count),
             cloud_.positions.begin() + long(at + granule_), Float3{kNaN, kNaN, kNaN});
+  // The file's colors go where the pool keeps them: `file_colors` while the caller shows
+  // another color mode (it colors the changed ranges of `colors` itself).
   const PodVector<uint32_t>& colors = node.source_colors();
+  PodVector<uint32_t>& dst = cloud_.file_colors.empty() ? cloud_.colors : cloud_.file_colors;
   if (colors.size() >= from + count)
-    std::memcpy(cloud_.colors.data() + at, colors.data() + from, count * sizeof(uint32_t));
+    std::memcpy(dst.data() + at, colors.data() + from, count * sizeof(uint32_t));
   else
-    std::fill(cloud_.colors.begin() + long(at), cloud_.colors.begin() + long(at + count),
-              rgba(255, 255, 255));
+    std::fill(dst.begin() + long(at), dst.begin() + long(at + count), rgba(255, 255, 255));
   copy_array(cloud_.intensity, node.intensity, from, count, at);
   copy_array(cloud_.classification, node.classification, from, count, at);
   copy_array(cloud_.returns, node.returns, from, count, at);

@@ -47,8 +47,9 @@ struct StreamOptions {
   double sse_px = 1.0;
   uint64_t cache_bytes = 1ull << 30;  ///< host memory for decoded nodes
   unsigned threads = 0;               ///< I/O and decode workers (0: the cores, at least 4)
-  /// The pool's node slots start at multiples of this many points (the renderers' culling batch,
-  /// kPointBatch), so that a batch never mixes nodes.
+  /// The pool's slots: this many points (the renderers' culling batch, kPointBatch). A node
+  /// takes a whole slot for each slot_align of its points (a batch of no other node) and
+  /// granules of slot_align / 8 points for the rest (rests of several nodes may share a batch).
   uint32_t slot_align = 4096;
   /// Points copied into the pool per update() at most (bounds the frame's upload).
   uint64_t pool_points_per_update = 8'000'000;
@@ -56,8 +57,9 @@ struct StreamOptions {
 };
 
 /// A part of the pool that changed in the last update(): new points in [first, first + count)
-/// (a node copied in; the rest of its slot up to the next one holds NaN positions, which never
-/// draw) or, for an evicted node, NaN positions there.
+/// (nodes copied in; the rest of a node's last granule holds NaN positions, which never draw) or,
+/// for an evicted node, NaN positions there. Ranges cover whole granules (slot_align / 8 points),
+/// sorted, disjoint, adjacent ones merged.
 struct PoolRange {
   uint64_t first = 0, count = 0;
 };
