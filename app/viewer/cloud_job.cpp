@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <new>
 
 #include "engine/frame_stats.h"
@@ -65,7 +67,80 @@ double CloudJob::progress() const {
   return (double(file_index_.load()) + (f < 0 ? 0 : f > 1 ? 1 : f)) / double(file_count_);
 }
 
-bool CloudJob::start_files(std::vector<std::string> paths, LoadOptions options) {
+namespace {
+
+/// A LAS file's point count from its header, when it is a plain (uncompressed) LAS file; 0
+/// otherwise (another format, LAZ or COPC, unreadable). LAS 1.4 keeps a 64-bit count at byte 247;
+/// earlier versions the 32-bit legacy count at byte 107.
+uint64_t plain_las_points(const std::string& path) {
+  uint8_t h[375] = {};
+  std::ifstream f(path, std::ios::binary);
+  if (!f.read(reinterpret_cast<char*>(h), sizeof h)) return 0;
+  if (detect_format(h, sizeof h, path) != FileFormat::kLas) return 0;
+  const uint16_t header_size = uint16_t(h[94] | h[95] << 8);
+  if (h[24] == 1 && h[25] >= 4 && header_size >= 255) {
+    uint64_t n = 0;
+    std::memcpy(&n, h + 247, sizeof n);
+    return n;
+  }
+  uint32_t n = 0;
+  std::memcpy(&n, h + 107, sizeof n);
+  return n;
+}
+
+}  // namespace
+
+std::vector<LoadOptions> preview_options(const std::vector<std::string>& paths,
+                                         const LoadOptions& options) {
+  std::vector<uint64_t> read(paths.size());
+  uint64_t total = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const uint64_t n = plain_las_points(paths[i]);
+    if (n == 0) return {};
+    read[i] = options.max_points ? std::min(n, options.max_points) : n;
+    total += read[i];
+  }
+  if (total <= CloudJob::kPreviewMinPoints) return {};
+  std::vector<LoadOptions> preview(paths.size(), options);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    // File i's share of the preview, by the points the whole load reads of it (at least one).
+    const double share = double(read[i]) / double(total);
+    preview[i].max_points =
+        std::max<uint64_t>(1, uint64_t(double(CloudJob::kPreviewPoints) * share));
+  }
+  return preview;
+}
+
+void CloudJob::load_files(const std::vector<std::string>& paths,
+                          const std::vector<LoadOptions>& options, const ColorRequest& request,
+                          Result& r) {
+  auto merged = std::make_unique<PointCloud>();
+  for (size_t i = 0; i < paths.size(); ++i) {
+    file_index_ = int(i);
+    progress_.fraction = 0.0;
+    PointCloud c;
+    FileInfo info;
+    std::string err;
+    if (!load_point_cloud(paths[i], c, &info, &err, &progress_, &options[i])) {
+      r.error = err.empty() ? paths[i] + ": could not be read" : err;
+      return;
+    }
+    if (info.file.empty()) info.file = paths[i];
+    r.files.push_back(info);
+    if (progress_.cancel) {
+      r.error = "loading cancelled";
+      return;
+    }
+    append_cloud(*merged, c);
+  }
+  r.sorted = sort_if_incoherent(*merged);
+  color_new_cloud(*merged, request, true, &r.color, &r.legend, &r.color_note);
+  if (paths.size() > 1 || merged->name.empty()) merged->name = label_;
+  r.cloud = std::move(merged);
+  r.ok = true;
+}
+
+bool CloudJob::start_files(std::vector<std::string> paths, LoadOptions options, bool preview) {
   if (busy() || paths.empty()) return false;
   done_ = false;
   progress_.fraction = 0.0;
@@ -75,47 +150,41 @@ bool CloudJob::start_files(std::vector<std::string> paths, LoadOptions options) 
   label_ = paths.size() == 1 ? std::filesystem::path(paths[0]).filename().string()
                              : std::to_string(paths.size()) + " files";
   result_ = Result{};
-  thread_ = std::thread(
-      [this, paths = std::move(paths), options = std::move(options), request = color_request_] {
-        Stopwatch sw;
-        Result r;
-        try {
-          auto merged = std::make_unique<PointCloud>();
-          for (size_t i = 0; i < paths.size(); ++i) {
-            file_index_ = int(i);
-            progress_.fraction = 0.0;
-            PointCloud c;
-            FileInfo info;
-            std::string err;
-            if (!load_point_cloud(paths[i], c, &info, &err, &progress_, &options)) {
-              r.error = err.empty() ? paths[i] + ": could not be read" : err;
-              break;
-            }
-            if (info.file.empty()) info.file = paths[i];
-            r.files.push_back(info);
-            if (progress_.cancel) {
-              r.error = "loading cancelled";
-              break;
-            }
-            append_cloud(*merged, c);
-          }
-          if (r.error.empty()) {
-            r.sorted = sort_if_incoherent(*merged);
-            color_new_cloud(*merged, request, true, &r.color, &r.legend, &r.color_note);
-            if (paths.size() > 1 || merged->name.empty())
-              merged->name = paths.size() == 1 ? label_ : label_;
-            r.cloud = std::move(merged);
-            r.ok = true;
-          }
-        } catch (const std::bad_alloc&) {
-          r.error = "out of memory while loading " + label_;
-        } catch (const std::exception& e) {
-          r.error = label_ + ": " + e.what();
+  preview_ready_ = false;
+  preview_taken_ = false;
+  thread_ = std::thread([this, paths = std::move(paths), options = std::move(options),
+                         request = color_request_, preview] {
+    Stopwatch sw;
+    Result r;
+    try {
+      const std::vector<LoadOptions> subset =
+          preview ? preview_options(paths, options) : std::vector<LoadOptions>{};
+      if (!subset.empty()) {
+        Result p;
+        load_files(paths, subset, request, p);
+        if (!p.ok) {  // cancelled, or a file that cannot be read: the whole load says so
+          r = std::move(p);
+        } else {
+          p.preview = true;
+          p.seconds = sw.ms() * 1e-3;
+          std::lock_guard<std::mutex> lock(preview_mutex_);
+          preview_ = std::move(p);
+          preview_ready_ = true;
         }
-        r.seconds = sw.ms() * 1e-3;
-        result_ = std::move(r);
-        done_ = true;
-      });
+      }
+      if (r.error.empty())
+        load_files(paths, std::vector<LoadOptions>(paths.size(), options), request, r);
+    } catch (const std::bad_alloc&) {
+      r = Result{};
+      r.error = "out of memory while loading " + label_;
+    } catch (const std::exception& e) {
+      r = Result{};
+      r.error = label_ + ": " + e.what();
+    }
+    r.seconds = sw.ms() * 1e-3;
+    result_ = std::move(r);
+    done_ = true;
+  });
   return true;
 }
 
@@ -159,7 +228,20 @@ bool CloudJob::take(Result& out) {
   if (!thread_.joinable() || !done_.load()) return false;
   join();
   out = std::move(result_);
+  out.after_preview = preview_taken_;
   result_ = Result{};
+  preview_ready_ = false;
+  preview_ = Result{};  // a preview the frames never took: the whole cloud replaces it
+  preview_taken_ = false;
+  return true;
+}
+
+bool CloudJob::take_preview(Result& out) {
+  if (!preview_ready_.exchange(false)) return false;
+  std::lock_guard<std::mutex> lock(preview_mutex_);
+  out = std::move(preview_);
+  preview_ = Result{};
+  preview_taken_ = true;
   return true;
 }
 

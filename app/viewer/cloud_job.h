@@ -1,10 +1,15 @@
 // Making a new cloud off the UI thread: loading files (with progress and cancel) or regenerating a
 // procedural scene. The window keeps drawing the old cloud until take() hands over the new one.
+// Large plain LAS files load progressively: an even subset of their records (kPreviewPoints,
+// read in a fraction of a second: the records are fixed-size, so a stride through the mapped
+// file touches only the pages it keeps) is handed over first by take_preview(), then the whole
+// cloud by take().
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,7 +42,18 @@ class CloudJob {
     ColorSettings color;  ///< the color mode the cloud got (color_new_cloud())
     Legend legend;
     std::string color_note;  ///< why the mode asked for was not applied; empty when it was
+    /// An even subset of the files (take_preview()), shown while the whole of them loads.
+    bool preview = false;
+    /// The result (the whole cloud, or why there is none) of a job whose preview take_preview()
+    /// handed over: the view stays where it is.
+    bool after_preview = false;
   };
+
+  /// Points of a preview, and the least a load must read besides to get one: a file job whose
+  /// files are all plain LAS and hold more than kPreviewMinPoints (within the job's max_points)
+  /// shows kPreviewPoints of them first, spread over the files by their point counts.
+  static constexpr uint64_t kPreviewPoints = 1'000'000;
+  static constexpr uint64_t kPreviewMinPoints = 4 * kPreviewPoints;
 
   CloudJob() = default;
   ~CloudJob();  ///< cancels and joins
@@ -45,8 +61,9 @@ class CloudJob {
   CloudJob& operator=(const CloudJob&) = delete;
 
   /// Starts loading FILEs merged into one cloud (`options`: which E57 scans). Refused (false)
-  /// while a job runs.
-  bool start_files(std::vector<std::string> paths, LoadOptions options = {});
+  /// while a job runs. `preview`: large plain LAS files give a preview first (take_preview());
+  /// off when the files on screen are already a subset of the same files (Read more).
+  bool start_files(std::vector<std::string> paths, LoadOptions options = {}, bool preview = true);
   /// Starts generating `points` points of scene `name`.
   bool start_scene(std::string name, uint64_t points);
   /// The colors the next jobs give their cloud (read when a job starts).
@@ -61,9 +78,16 @@ class CloudJob {
   void cancel() { progress_.cancel = true; }
   /// When the job has finished: joins and returns the result (once); otherwise false.
   bool take(Result& out);
+  /// While a file job runs: its preview (Result::preview), once, when it is ready; otherwise
+  /// false. A preview not taken before the job finishes is dropped.
+  bool take_preview(Result& out);
 
  private:
   void join();
+  /// Reads `paths` with `options[i]` for file i, merged, sorted and colored (`request`), into
+  /// `r` (r.ok, or r.error).
+  void load_files(const std::vector<std::string>& paths, const std::vector<LoadOptions>& options,
+                  const ColorRequest& request, Result& r);
   std::thread thread_;
   std::atomic<bool> done_{false};
   std::atomic<int> file_index_{0};
@@ -72,6 +96,16 @@ class CloudJob {
   Result result_;
   std::string label_;
   ColorRequest color_request_;
+  std::mutex preview_mutex_;  // guards preview_
+  Result preview_;
+  std::atomic<bool> preview_ready_{false};
+  bool preview_taken_ = false;  // UI thread only
 };
+
+/// The options of a preview pass over `paths` read with `options` (one per file: a max_points
+/// that keeps about CloudJob::kPreviewPoints in all), or empty when the job gets no preview: a
+/// file is not a plain LAS file, or the load reads too few points to need one.
+std::vector<LoadOptions> preview_options(const std::vector<std::string>& paths,
+                                         const LoadOptions& options);
 
 }  // namespace pr

@@ -25,11 +25,13 @@ std::string CloudState::warnings() const {
 }
 
 void Viewer::Impl::install_cloud(CloudJob::Result& r) {
-  // More of the same files keeps the view, as a regenerated scene does.
-  const bool more = cloud.loading_more && !r.files.empty();
-  cloud.loading_more = false;
+  // More of the same files keeps the view, as a regenerated scene does; so does the whole cloud
+  // after its preview (CloudJob::take_preview), which leaves the cloud "first" until it arrives.
+  const bool more = (cloud.loading_more || r.after_preview) && !r.files.empty();
+  if (!r.preview) cloud.loading_more = false;
   if (!r.ok) {
     if (cloud.first) cloud.initial_load_failed = true;
+    if (r.after_preview) cloud.first = false;  // its preview stays on screen
     set_status(r.error, r.error != "loading cancelled");
     return;
   }
@@ -44,10 +46,10 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     cloud.point_target = opt.points && cloud.first ? std::min<uint64_t>(*opt.points, n) : n;
     rs.point_count = cloud.point_target;
   }
-  place_camera(same_view);
+  if (!r.after_preview) place_camera(same_view);
   if ((cloud.first || cloud.scene.empty()) && !more)
     for (const auto& f : cloud.files) win.settings.add_recent(f.file);
-  cloud.first = false;
+  if (!r.preview) cloud.first = false;
 }
 
 bool Viewer::Impl::take_cloud(CloudJob::Result& r) {
@@ -64,9 +66,10 @@ bool Viewer::Impl::take_cloud(CloudJob::Result& r) {
   cloud.files = std::move(r.files);
   cloud.scene = r.scene;
   char msg[256];
-  std::snprintf(msg, sizeof msg, "%s: %zu points ready in %.2f s%s", cloud.points->name.c_str(),
-                cloud.points->size(), r.seconds,
-                r.sorted ? " (reordered along a Morton curve)" : "");
+  std::snprintf(msg, sizeof msg, "%s: %zu points %s in %.2f s%s", cloud.points->name.c_str(),
+                cloud.points->size(),
+                r.preview ? "(an even subset, shown while the whole file loads) read" : "ready",
+                r.seconds, r.sorted ? " (reordered along a Morton curve)" : "");
   // A file read with a warning (a LAS file cut short, say) says so beside "ready".
   const std::string warned = cloud.warnings();
   set_status(msg + note + (warned.empty() ? "" : "; warning: " + warned),
@@ -95,7 +98,7 @@ void Viewer::Impl::start_files(const std::vector<std::string>& paths, const Load
     set_status("still making " + cloud.job.label() + "; cancel it first", true);
     return;
   }
-  cloud.job.start_files(paths, options);
+  cloud.job.start_files(paths, options, !more);  // more of the files on screen: no preview
   cloud.loading_options = options;
   cloud.loading_more = more;
   set_status((more ? "reading more of " : "loading ") + cloud.job.label() + " ...", false);

@@ -86,7 +86,7 @@ void Viewer::Impl::advance(double frame_ms) {
   if (ImGui::GetIO().WantCaptureKeyboard) view.fly.release_all();
   view.fly.update(view.camera, frame_ms * 1e-3);
   CloudJob::Result r;
-  if (cloud.job.take(r)) install_cloud(r);
+  if (cloud.job.take(r) || cloud.job.take_preview(r)) install_cloud(r);
   update_colors();
 }
 
