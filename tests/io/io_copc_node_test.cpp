@@ -306,6 +306,37 @@ bool same_entry(const CopcEntry& a, const CopcEntry& b) {
          a.point_count == b.point_count;
 }
 
+/// A header whose bounds do not hold: the bounds open() reports and the origin come from the info
+/// VLR's cube, the same origin for the node reader and the whole-file reader, and every position
+/// stays finite.
+TEST(IoCopcNode, OriginFromTheCubeWhenTheHeaderBoundsDoNotHold) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = kData + "/laz/simple.copc.laz";
+  for (const double bad : {1e300, double(NAN)}) {
+    SCOPED_TRACE(bad);
+    std::vector<uint8_t> d = file_bytes(path);
+    put<double>(d, 179, bad);  // max X
+    PointCloud whole;
+    FileInfo whole_info;
+    std::string err;
+    ASSERT_TRUE(parse_point_cloud(d.data(), d.size(), "mem.copc.laz", FileFormat::kUnknown, whole,
+                                  &whole_info, &err))
+        << err;
+    auto f = open_bytes(d, &err);
+    ASSERT_TRUE(f) << err;
+    const CopcInfo& c = f->info().copc;
+    const glm::dvec3 centre = glm::round(c.center);
+    EXPECT_EQ(f->origin(), centre);
+    EXPECT_EQ(whole.origin, centre);
+    EXPECT_EQ(f->info().bounds.min, c.center - glm::dvec3(c.halfsize));
+    EXPECT_EQ(f->info().bounds.max, c.center + glm::dvec3(c.halfsize));
+    const Walk w = walk(*f);
+    EXPECT_TRUE(node_rows(*f, w, f->origin(), header_scale(path)) == rows(whole));
+    for (const Float3& p : whole.positions)
+      ASSERT_TRUE(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z));
+  }
+}
+
 /// Where the info VLR's payload and the root page lie in `d`.
 struct Layout {
   size_t info = 0;

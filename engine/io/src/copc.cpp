@@ -137,8 +137,8 @@ struct CopcFile::Impl {
     info.format = "LAZ";
     info.version = io::laz_version(h, layout, 0, true);
     info.points = h.count;
-    info.bounds = io::las_header_bounds(head.data());
-    info.origin = io::copc_origin(info.bounds, info.copc);
+    info.bounds = io::copc_bounds(io::las_header_bounds(head.data()), info.copc);
+    info.origin = io::choose_origin(info.bounds);
     info.has_color = attrs.color;
     info.has_intensity = attrs.intensity;
     info.has_classification = attrs.classification;

@@ -74,15 +74,26 @@ void parse_copc_info(const uint8_t* v, CopcInfo& copc, uint64_t& root_offset, ui
   root_size = get_le<uint64_t>(v + 48);
 }
 
-glm::dvec3 copc_origin(const Bounds& header_bounds, const CopcInfo& copc) {
-  if (!header_bounds.empty) return choose_origin(header_bounds);
+Bounds copc_bounds(const Bounds& header_bounds, const CopcInfo& copc) {
+  // Bounds hold when they are finite and within 1e12 of 0 (no survey's coordinates come near: a
+  // damaged header's would put every float position at infinity).
+  auto holds = [](const Bounds& b) {
+    for (int a = 0; a < 3; ++a)
+      if (!(std::abs(b.min[a]) <= 1e12 && std::abs(b.max[a]) <= 1e12)) return false;
+    return !b.empty;
+  };
+  if (holds(header_bounds)) return header_bounds;
   Bounds cube;
   const double h = copc.halfsize;
   if (std::isfinite(h) && h >= 0.0) {
     cube.extend(copc.center - glm::dvec3(h));
     cube.extend(copc.center + glm::dvec3(h));
   }
-  return choose_origin(cube);
+  return holds(cube) ? cube : Bounds{};
+}
+
+glm::dvec3 copc_origin(const Bounds& header_bounds, const CopcInfo& copc) {
+  return choose_origin(copc_bounds(header_bounds, copc));
 }
 
 namespace {

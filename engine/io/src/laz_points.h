@@ -36,9 +36,12 @@ std::string laz_version(const LasHeader& h, const laz::Layout& lo, size_t chunks
 /// the root hierarchy page's offset and size), from its 160-byte payload `v`.
 void parse_copc_info(const uint8_t* v, CopcInfo& copc, uint64_t& root_offset, uint64_t& root_size);
 
-/// The origin of a COPC file's cloud, from what its header and info VLR say before any point is
-/// decoded (so that a node read on its own gets the positions the whole-file read gives it): the
-/// header's bounds, or the info VLR's cube when they do not hold, through choose_origin().
+/// A COPC file's bounds before any point is decoded: the header's, or the info VLR's cube when
+/// they do not hold (not finite, or beyond 1e12); empty when neither holds.
+Bounds copc_bounds(const Bounds& header_bounds, const CopcInfo& copc);
+
+/// The origin of a COPC file's cloud, choose_origin() of copc_bounds(): known before any node is
+/// decoded, so that a node read on its own gets the positions the whole-file read gives it.
 glm::dvec3 copc_origin(const Bounds& header_bounds, const CopcInfo& copc);
 
 /// What turning a file's records into points needs from its header and VLRs.
