@@ -324,6 +324,43 @@ TEST(Stream, ANodeThatCannotBeDecodedIsSkippedAndNamedOnce) {
   fs::remove(copy);
 }
 
+TEST(Stream, AHierarchyCycleIsRefusedAndTheRestDraws) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("simple_with_page.copc.laz");
+  std::string error;
+  auto file = CopcFile::open(open_byte_source(path, &error), &error);
+  ASSERT_TRUE(file) << error;
+  const CopcPage root = file->root_page();
+  std::vector<CopcEntry> entries;
+  ASSERT_TRUE(file->read_page(root, entries, nullptr, &error)) << error;
+  size_t page = entries.size();
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].is_page()) page = i;
+  ASSERT_LT(page, entries.size()) << "the file has a child page";
+  // A copy whose child page entry points back at the root page.
+  std::vector<char> bytes(fs::file_size(path));
+  std::ifstream(path, std::ios::binary).read(bytes.data(), long(bytes.size()));
+  const uint64_t at = root.offset + 32 * page;
+  const int32_t size = int32_t(root.size);
+  std::memcpy(bytes.data() + at + 16, &root.offset, 8);
+  std::memcpy(bytes.data() + at + 24, &size, 4);
+  const fs::path copy = fs::temp_directory_path() / "pr_stream_cycle.copc.laz";
+  std::ofstream(copy, std::ios::binary).write(bytes.data(), long(bytes.size()));
+
+  const PointCloud whole = load(path);
+  StreamingScene scene(options(1'000'000, 0.0));
+  ASSERT_TRUE(scene.open({copy.string()}, &error)) << error;
+  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+  const std::vector<std::string> messages = scene.take_messages();
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_NE(messages[0].find("listed twice"), std::string::npos) << messages[0];
+  const std::vector<Point> pool = points_of(scene.pool()), all = points_of(whole);
+  EXPECT_GT(pool.size(), 0u);
+  EXPECT_LT(pool.size(), all.size());  // the page's subtree is missing, the rest is there
+  EXPECT_TRUE(std::includes(all.begin(), all.end(), pool.begin(), pool.end()));
+  fs::remove(copy);
+}
+
 TEST(Stream, DestructionWithRequestsInFlightIsQuick) {
   REQUIRE_TESTDATA("laz");
   for (int round = 0; round < 5; ++round) {
