@@ -2,6 +2,8 @@
 #include "headless.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "engine/image.h"
 #include "engine/pick.h"
 #include "startup.h"
+#include "streaming.h"
 
 namespace pr {
 
@@ -96,12 +99,13 @@ bool render_frames(Renderer& renderer, const Camera& camera, const RenderSetting
 }
 
 /// --pick: the point drawn at that very pixel of the last frame (engine/pick.h).
-bool print_pick(const Options& o, Renderer& renderer, const Startup& s, const RenderSettings& rs) {
+bool print_pick(const Options& o, Renderer& renderer, const PointCloud& cloud,
+                const Camera& camera, const RenderSettings& rs) {
   PickResult picked;
   CompactCloud scratch;
   Stopwatch pick_time;
   std::string why;
-  if (!pick_in_frame(renderer, s.cloud, s.camera, rs, o.pick->first, o.pick->second, 0, &scratch,
+  if (!pick_in_frame(renderer, cloud, camera, rs, o.pick->first, o.pick->second, 0, &scratch,
                      &picked, &why)) {
     std::fprintf(stderr, "pointraster: --pick: %s\n", why.c_str());
     return false;
@@ -109,6 +113,22 @@ bool print_pick(const Options& o, Renderer& renderer, const Startup& s, const Re
   std::printf("%s\n", pick_line(picked).c_str());
   std::printf("pick_ms=%.1f\n", pick_time.ms());
   return true;
+}
+
+/// --screenshot: the last frame as PNG; false after the message.
+bool write_screenshot(const Options& o, const Image& img) {
+  if (o.screenshot.empty()) return true;
+  std::string why;
+  if (!write_png(o.screenshot, img, &why)) {
+    std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+    return false;
+  }
+  std::printf("wrote %s\n", o.screenshot.c_str());
+  return true;
+}
+
+double min_of(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
 }
 
 /// Draws the frames, then --pick and --screenshot; the exit code.
@@ -119,22 +139,155 @@ int render_and_report(const Options& o, const std::string& mode, Renderer& rende
   Image img;
   FrameTimes times;
   if (!render_frames(renderer, s.camera, rs, mode == "gpu", frames, img, times)) return 1;
-  if (o.pick && !print_pick(o, renderer, s, rs)) return 1;
-  if (!o.screenshot.empty()) {
-    std::string why;
-    if (!write_png(o.screenshot, img, &why)) {
-      std::fprintf(stderr, "pointraster: %s\n", why.c_str());
-      return 1;
-    }
-    std::printf("wrote %s\n", o.screenshot.c_str());
-  }
-  const double min_ms =
-      times.total.empty() ? 0.0 : *std::min_element(times.total.begin(), times.total.end());
+  if (o.pick && !print_pick(o, renderer, s.cloud, s.camera, rs)) return 1;
+  if (!write_screenshot(o, img)) return 1;
   std::printf(
       "summary mode=%s points=%llu width=%d height=%d frames=%d median_ms=%.4f min_ms=%.4f "
       "render_ms=%.4f\n",
       mode.c_str(), (unsigned long long)effective_count(s.cloud.size(), rs.point_count), rs.width,
-      rs.height, frames, median(times.total), min_ms, median(times.render));
+      rs.height, frames, median(times.total), min_of(times.total), median(times.render));
+  return 0;
+}
+
+/// A streamed survey's frames: what headless mode draws and reports for streamed inputs.
+struct StreamRun {
+  StreamingScene scene;
+  Renderer& renderer;
+  Camera camera;
+  LodView view;
+  ColorSettings color;
+  bool recolor = false;  // a color mode other than the file's colors: the pool is colorized
+  explicit StreamRun(const StreamOptions& so, Renderer& r) : scene(so), renderer(r) {}
+
+  void print_messages() {
+    for (const std::string& m : scene.take_messages())
+      std::fprintf(stderr, "pointraster: %s\n", m.c_str());
+  }
+  /// One update(): the renderer takes the pool's changed ranges (the whole pool when it was
+  /// reallocated) and, for a color mode, the pool's new colors. False after the message.
+  bool step() {
+    std::string why;
+    const std::vector<PoolRange> ranges = scene.update(view);
+    PointCloud& pool = scene.pool();
+    bool ok = true;
+    if (scene.pool_reallocated())
+      ok = renderer.set_cloud(pool, &why);
+    else
+      for (const PoolRange& r : ranges)
+        if (ok && r.count) ok = renderer.update_points(pool, r.first, r.count, &why);
+    if (ok && recolor && !ranges.empty()) {
+      PodVector<uint32_t> colors;
+      ok = colorize(pool, color, colors, nullptr, &why);
+      if (ok) {
+        set_display_colors(pool, color.mode, std::move(colors));
+        ok = renderer.update_colors(pool, &why);
+      }
+    }
+    print_messages();
+    if (!ok) std::fprintf(stderr, "pointraster: the renderer refused the pool: %s\n", why.c_str());
+    return ok;
+  }
+};
+
+/// Opens the survey, frames it and hands the renderer the (empty) pool. 0 or the exit code.
+int open_stream(const Options& o, StreamRun& run, const RenderSettings& rs) {
+  std::string why;
+  if (!run.scene.open(o.files, &why)) {
+    std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+    return 1;
+  }
+  run.print_messages();
+  const FileInfo& info = run.scene.info();
+  run.camera = stream_camera(o, info.bounds, double(rs.width) / double(rs.height));
+  run.view = lod_view(run.camera, rs.width, rs.height);
+  RenderOptions ro = run.renderer.options();
+  ro.sort = Toggle::kOff;  // the pool is drawn as stored: update_points() rewrites it in place
+  ro.compact = false;
+  run.renderer.set_options(ro);
+  if (!run.renderer.set_cloud(run.scene.pool(), &why)) {
+    std::fprintf(stderr, "pointraster: the renderer refused the pool: %s\n", why.c_str());
+    return 1;
+  }
+  run.scene.pool_reallocated();  // the renderer has this pool
+  const StreamOptions& so = run.scene.options();
+  std::printf("stream: %llu points in %llu tile(s), point budget %llu, sse %.2f px, cache %.0f MB\n",
+              (unsigned long long)info.points, (unsigned long long)run.scene.stats().tiles,
+              (unsigned long long)so.point_budget, so.sse_px, double(so.cache_bytes) / 1e6);
+  return 0;
+}
+
+/// The color mode of --color for a survey: taken from its attributes (the pool has every
+/// attribute some tile has); elevation's range from the survey's bounds, not the points drawn.
+int stream_colors(const Options& o, StreamRun& run) {
+  std::string why;
+  PointCloud& pool = run.scene.pool();
+  ColorSettings cs;
+  if (!apply_color_options(o, pool, up_axis_for(o, true), &cs, nullptr, &why)) {
+    std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+    return 2;
+  }
+  run.color = cs;
+  run.recolor = cs.mode != ColorMode::kRgb;
+  if (cs.mode == ColorMode::kElevation && cs.auto_range) {
+    const int axis = cs.up_axis;
+    const Bounds& b = run.scene.info().bounds;
+    run.color.auto_range = false;
+    run.color.range_lo = b.min[axis] - pool.origin[axis];
+    run.color.range_hi = b.max[axis] - pool.origin[axis];
+  }
+  std::printf("colors: %s\n", cs.mode == ColorMode::kField ? cs.field.c_str()
+                                                          : color_mode_name(cs.mode));
+  return 0;
+}
+
+/// Updates until the pool draws something (first image) and, unless --no-wait, until the view
+/// converges. False after the message.
+bool stream_until_ready(const Options& o, StreamRun& run, double& first_ms, double& converged_ms,
+                        const Stopwatch& clock) {
+  constexpr double kTimeoutMs = 600'000.0;
+  first_ms = converged_ms = -1.0;
+  while (clock.ms() < kTimeoutMs) {
+    if (!run.step()) return false;
+    const StreamStats st = run.scene.stats();
+    if (first_ms < 0.0 && st.points_drawn > 0) first_ms = clock.ms();
+    if (st.converged) {
+      converged_ms = clock.ms();
+      if (first_ms < 0.0) first_ms = converged_ms;
+      return true;
+    }
+    if (o.no_wait && first_ms >= 0.0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::fprintf(stderr, "pointraster: the view did not converge within %.0f s\n", kTimeoutMs / 1e3);
+  return false;
+}
+
+int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) {
+  const RenderSettings rs = headless_settings(o);
+  StreamRun run(stream_options(o, mode == "gpu"), renderer);
+  const Stopwatch clock;
+  if (const int rc = open_stream(o, run, rs); rc != 0) return rc;
+  if (const int rc = stream_colors(o, run); rc != 0) return rc;
+  double first_ms = 0.0, converged_ms = 0.0;
+  if (!stream_until_ready(o, run, first_ms, converged_ms, clock)) return 1;
+  const int frames = o.frames > 0 ? o.frames : 5;
+  Image img;
+  FrameTimes times;
+  for (int f = 0; f < frames; ++f) {
+    if (o.no_wait && f > 0 && !run.step()) return 1;
+    if (!render_frames(renderer, run.camera, rs, mode == "gpu", 1, img, times)) return 1;
+  }
+  if (o.pick && !print_pick(o, renderer, run.scene.pool(), run.camera, rs)) return 1;
+  if (!write_screenshot(o, img)) return 1;
+  const StreamStats st = run.scene.stats();
+  std::printf(
+      "summary mode=%s points=%llu width=%d height=%d frames=%d median_ms=%.4f min_ms=%.4f "
+      "render_ms=%.4f lod_nodes=%llu lod_points=%llu bytes_read=%llu first_image_ms=%.1f "
+      "converged_ms=%.1f\n",
+      mode.c_str(), (unsigned long long)st.points_drawn, rs.width, rs.height, frames,
+      median(times.total), min_of(times.total), median(times.render),
+      (unsigned long long)st.nodes_drawn, (unsigned long long)st.points_drawn,
+      (unsigned long long)st.bytes_read, first_ms, converged_ms);
   return 0;
 }
 
@@ -147,6 +300,11 @@ int run_headless(const Options& o) {
   if (!renderer) {
     std::fprintf(stderr, "pointraster: --mode %s is not available: %s\n", mode.c_str(),
                  why.c_str());
+    return 1;
+  }
+  if (streams(o.files, o.stream, &why)) return run_streamed(o, mode, *renderer);
+  if (!why.empty()) {
+    std::fprintf(stderr, "pointraster: %s\n", why.c_str());
     return 1;
   }
   Startup s;

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "engine/frame_stats.h"
+#include "engine/io/byte_source.h"
+#include "engine/io/copc.h"
 #include "startup.h"
 
 namespace pr {
@@ -45,10 +47,12 @@ Json json_copc(const CopcInfo& c) {
   Json levels = Json::array();
   for (const CopcLevel& l : c.levels)
     levels.push_back({{"nodes", l.nodes}, {"points", l.points}, {"read", l.read}});
-  return {{"center", json_vec(c.center)},
-          {"halfsize", json_number(c.halfsize)},
-          {"spacing", json_number(c.spacing)},
-          {"levels", levels}};
+  Json j = {{"center", json_vec(c.center)},
+            {"halfsize", json_number(c.halfsize)},
+            {"spacing", json_number(c.spacing)},
+            {"levels", levels}};
+  if (c.unread_pages) j["unread_pages"] = c.unread_pages;
+  return j;
 }
 
 Json json_info(const FileInfo& info) {
@@ -108,6 +112,8 @@ void copc_text(std::string& s, const CopcInfo& c) {
           "halfsize %g\n",
           c.levels.size(), (unsigned long long)nodes, c.spacing, c.center.x, c.center.y, c.center.z,
           c.halfsize);
+  if (c.unread_pages)
+    appendf(s, "    (the root hierarchy page: %u child pages not read)\n", c.unread_pages);
   for (size_t l = 0; l < c.levels.size(); ++l)
     appendf(s, "    level %-3zu %u nodes, %llu points%s\n", l, c.levels[l].nodes,
             (unsigned long long)c.levels[l].points, c.levels[l].read ? "" : " (not read)");
@@ -115,7 +121,42 @@ void copc_text(std::string& s, const CopcInfo& c) {
 
 }  // namespace
 
+namespace {
+
+/// A URL: its header and root hierarchy page only (engine/io/copc.h), never its points.
+FileReport describe_url(const std::string& url) {
+  FileReport r;
+  r.info.file = url;
+  Stopwatch sw;
+  std::unique_ptr<ByteSource> source = open_byte_source(url, &r.error);
+  std::unique_ptr<CopcFile> copc = source ? CopcFile::open(std::move(source), &r.error) : nullptr;
+  std::vector<CopcEntry> entries;
+  if (!copc || !copc->read_page(copc->root_page(), entries, &r.info.warnings, &r.error))
+    return r;
+  r.ok = true;
+  const std::vector<std::string> warnings = std::move(r.info.warnings);
+  r.info = copc->info();
+  r.info.file = url;
+  r.info.warnings = warnings;
+  CopcInfo& c = r.info.copc;
+  c.levels.clear();
+  for (const CopcEntry& e : entries) {
+    if (e.is_page()) {
+      c.unread_pages++;
+      continue;
+    }
+    if (c.levels.size() <= size_t(e.key.level)) c.levels.resize(size_t(e.key.level) + 1);
+    c.levels[size_t(e.key.level)].nodes++;
+    c.levels[size_t(e.key.level)].points += uint64_t(e.point_count);
+  }
+  r.info.seconds = sw.ms() * 1e-3;
+  return r;
+}
+
+}  // namespace
+
 FileReport describe_file(const std::string& path, const LoadOptions& options) {
+  if (is_url(path)) return describe_url(path);
   FileReport r;
   PointCloud cloud;
   Stopwatch sw;

@@ -285,6 +285,37 @@ void add_viewer_options(CLI::App& app, Options& o) {
         });
 }
 
+void add_stream_options(CLI::App& app, Options& o) {
+  value(app, "--point-budget", "N",
+        "streaming: draw at most N points (1e7, 100M; default: from the\n"
+        "renderer's speed and free memory)",
+        [&o](const std::string& v) {
+          o.point_budget = parse_count("--point-budget", v);
+          if (*o.point_budget == 0) bad("option --point-budget: must be at least 1");
+        });
+  value(app, "--sse", "PX",
+        "streaming: refine an octree node while its point spacing on screen\n"
+        "exceeds PX pixels (default 1; 0: every node in view)",
+        [&o](const std::string& v) {
+          const double d = parse_double("--sse", v);
+          if (d < 0.0 || d > 1e4) bad("option --sse: must be 0 to 10000");
+          o.sse = d;
+        });
+  value(app, "--cache-memory", "SIZE",
+        "streaming: host memory for decoded nodes (512M, 4G; default: a\n"
+        "quarter of the machine's memory)",
+        [&o](const std::string& v) { o.cache_memory = parse_bytes("--cache-memory", v); });
+  value(app, "--stream", "on|off",
+        "on: stream COPC files by level of detail (the default); off: read\n"
+        "them whole (URLs, folders and .vpc surveys always stream)",
+        [&o](const std::string& v) {
+          o.stream = parse_switch("--stream", v, false) == Toggle::kOn;
+        });
+  flag(app, "--no-wait", o.no_wait,
+       "headless streaming: draw the frames as the nodes arrive, without\n"
+       "waiting for the view to converge");
+}
+
 void add_file_options(CLI::App& app, Options& o) {
   value(app, "--scan", "K",
         "E57: load scan K (0-based; repeat for several; default: all,\n"
@@ -302,6 +333,7 @@ void add_file_options(CLI::App& app, Options& o) {
   value(app, "--max-depth", "D", "COPC: read the octree levels 0 to D", [&o](const std::string& v) {
     o.max_depth = parse_int("--max-depth", v, 0, 64, "must be 0 to 64");
   });
+  add_stream_options(app, o);
   flag(app, "--info", o.info, "print format, point count, bounds, origin and attributes per FILE");
   flag(app, "--json", o.json, "with --info: one JSON object per file");
   flag(app, "-h,--help", o.help, "this text");

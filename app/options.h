@@ -54,6 +54,15 @@ struct Options {
   std::optional<Colormap> colormap;  ///< --colormap NAME; unset: viridis
   uint64_t max_points = 0;           ///< --max-points N: read at most N points of a file (0: all)
   int max_depth = -1;                ///< --max-depth D: COPC octree levels 0..D (-1: all)
+  /// Streaming (COPC files and URLs, folders of them, .vpc surveys; engine/io/stream.h):
+  /// --point-budget N, --sse PX, --cache-memory SIZE; unset: the defaults of app/streaming.h.
+  std::optional<uint64_t> point_budget;
+  std::optional<double> sse;
+  std::optional<uint64_t> cache_memory;
+  /// --stream on|off: stream COPC files by level of detail (on), or read them whole (off; URLs,
+  /// folders and .vpc surveys always stream).
+  bool stream = true;
+  bool no_wait = false;  ///< --no-wait (headless): draw the frames without waiting for the nodes
 };
 
 /// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2

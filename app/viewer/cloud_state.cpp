@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "startup.h"
+#include "streaming.h"
 #include "viewer/viewer_impl.h"
 
 namespace pr {
@@ -55,10 +56,14 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
 bool Viewer::Impl::take_cloud(CloudJob::Result& r) {
   std::string err, note;  // note: what the GPU's upload adds to the status line
   bool refused = false;
+  const bool was_streaming = stream.scene != nullptr;
+  if (was_streaming) backend->set_streaming(false);  // the new cloud is drawn in the options
   if (!backend->set_cloud(*r.cloud, &err, &note, &refused)) {
+    if (was_streaming) backend->set_streaming(true);
     set_status(err, true);
     return false;
   }
+  stream.scene.reset();  // the streamed survey's workers stop; its pool goes with cloud.points
   take_cloud_colors(r);
   cloud.points = std::move(r.cloud);
   cloud.bounds = cloud.points->world_bounds();
@@ -94,6 +99,15 @@ void Viewer::Impl::place_camera(bool same_view) {
 void Viewer::Impl::start_files(const std::vector<std::string>& paths, const LoadOptions& options,
                                bool more) {
   if (paths.empty()) return;
+  std::string why;
+  if (streams(paths, opt.stream, &why)) {
+    start_stream(paths);
+    return;
+  }
+  if (!why.empty()) {
+    set_status(why, true);
+    return;
+  }
   if (cloud.job.busy()) {
     set_status("still making " + cloud.job.label() + "; cancel it first", true);
     return;
@@ -115,6 +129,12 @@ void Viewer::Impl::start_open(const std::vector<std::string>& paths) {
 
 bool Viewer::Impl::load_more(bool everything) {
   LoadOptions next;
+  if (stream.scene) {
+    set_status("a streamed survey reads what the view needs: raise the point budget or lower "
+               "the target error (Streaming)",
+               false);
+    return false;
+  }
   if (!cloud.scene.empty() || cloud.files.empty()) {
     set_status("no file on screen to read more of", true);
     return false;

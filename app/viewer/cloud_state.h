@@ -15,7 +15,9 @@
 namespace pr {
 
 struct CloudState {
-  std::unique_ptr<PointCloud> points;
+  /// The cloud on screen: loaded or generated, or a streamed survey's pool (sharing ownership
+  /// with StreamState::scene).
+  std::shared_ptr<PointCloud> points;
   /// The cloud's world bounds, computed once when it arrives (a pass over a billion positions
   /// costs a third of a second): the camera's framing and speed, the Cloud section, elevation's
   /// automatic range.

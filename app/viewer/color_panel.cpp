@@ -204,6 +204,10 @@ void Viewer::Impl::update_colors() {
 
 void Viewer::Impl::apply_class_filter_now() {
   colors.filter_dirty = false;
+  if (stream.scene) {
+    set_status("the class filter is not available for streamed surveys", true);
+    return;
+  }
   if (!apply_class_filter(*cloud.points, colors.hidden_classes, colors.hidden_points)) return;
   picks.forget_positions();  // made from the positions before
   std::string err, note;

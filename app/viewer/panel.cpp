@@ -169,6 +169,10 @@ void focus_section(Camera& camera) {
 /// is ready.
 void point_count(Viewer::Impl& m) {
   CloudState& c = m.cloud;
+  if (m.stream.scene) {  // the Streaming section's budget and target error decide
+    ImGui::Text("drawn %s (streamed)", human_count(double(m.times.last_stats.points_drawn)).c_str());
+    return;
+  }
   const bool is_scene = c.is_scene();
   const uint64_t total = c.points ? c.points->size() : 0;
   const uint64_t pmin = std::min<uint64_t>(1000, std::max<uint64_t>(total, 1));
@@ -220,6 +224,71 @@ void point_look(Viewer::Impl& m) {
       "Each pixel shows the average color of its points within 1% of the nearest one's\n"
       "depth, not the nearest point's alone: dense clouds stop shimmering while the camera\n"
       "moves. A second pass over the points drawn; the same image on both renderers.");
+}
+
+/// The budget, the target error and the cache of a streamed survey.
+void stream_settings(StreamState& st) {
+  StreamOptions& o = st.options;
+  const uint64_t bmin = 100'000, bmax = 4'000'000'000;
+  ImGui::SliderScalar("point budget", ImGuiDataType_U64, &o.point_budget, &bmin, &bmax, "%llu",
+                      ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemDeactivatedAfterEdit()) st.options_changed = true;
+  tooltip("Points drawn at most: the nodes nearest the camera first. The pool on the GPU\n"
+          "holds this many points (16 bytes each).");
+  float sse = float(o.sse_px);
+  if (ImGui::SliderFloat("target error", &sse, 0.0f, 20.0f, "%.1f px")) {
+    o.sse_px = sse;
+    st.options_changed = true;
+  }
+  tooltip("A node is refined while its points lie further apart on screen than this;\n"
+          "0 refines every node in view (within the budget).");
+  uint64_t mib = o.cache_bytes >> 20;
+  const uint64_t cmin = 64, cmax = uint64_t{1} << 20;
+  ImGui::SliderScalar("cache", ImGuiDataType_U64, &mib, &cmin, &cmax, "%llu MiB",
+                      ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    o.cache_bytes = mib << 20;
+    st.options_changed = true;
+  }
+  tooltip("Host memory for decoded nodes: turning back to a place seen costs no reading.");
+}
+
+/// What streaming is doing: nodes, points, reading rate, cache fill, progress.
+void stream_figures(const StreamState& st) {
+  const StreamStats& s = st.stats;
+  ImGui::Text("tiles: %llu, %llu open", (unsigned long long)s.tiles,
+              (unsigned long long)s.tiles_open);
+  ImGui::Text("nodes: %llu drawn of %llu selected, %llu cached, %llu in flight",
+              (unsigned long long)s.nodes_drawn, (unsigned long long)s.nodes_selected,
+              (unsigned long long)s.nodes_cached, (unsigned long long)s.nodes_in_flight);
+  ImGui::Text("points: %s drawn of %s selected", human_count(double(s.points_drawn)).c_str(),
+              human_count(double(s.points_selected)).c_str());
+  ImGui::Text("read: %s, %.1f MB/s", human_bytes(double(s.bytes_read)).c_str(), s.mb_per_s);
+  const double fill =
+      st.options.cache_bytes ? double(s.cache_bytes) / double(st.options.cache_bytes) : 0.0;
+  const std::string cache = "cache " + human_bytes(double(s.cache_bytes)) + " of " +
+                            human_bytes(double(st.options.cache_bytes));
+  ImGui::ProgressBar(float(std::min(fill, 1.0)), ImVec2(-1, 0), cache.c_str());
+  if (s.converged)
+    ImGui::TextDisabled("view complete: the budget and the target error are met");
+  else
+    ImGui::Text("loading: %llu of %llu nodes drawn", (unsigned long long)s.nodes_drawn,
+                (unsigned long long)s.nodes_selected);
+  if (s.nodes_failed)
+    ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.3f, 1.0f), "%llu nodes skipped (unreadable)",
+                       (unsigned long long)s.nodes_failed);
+}
+
+void streaming_section(Viewer::Impl& m) {
+  StreamState& st = m.stream;
+  if (!st.scene && !st.opening()) return;  // only for streamed surveys
+  if (!ImGui::CollapsingHeader("Streaming", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!st.scene) {
+    ImGui::TextDisabled("opening %s ...", st.label().c_str());
+    return;
+  }
+  stream_settings(st);
+  stream_figures(st);
 }
 
 void points_section(Viewer::Impl& m) {
@@ -378,6 +447,7 @@ void Viewer::Impl::draw_panel() {
     camera_section(*this);
     focus_section(view.camera);
     points_section(*this);
+    streaming_section(*this);
     draw_color_section();
     timings_section(*this);
     cloud_section(*this);

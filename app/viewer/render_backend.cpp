@@ -22,9 +22,47 @@ RenderBackend::~RenderBackend() {
   release_interop();
 }
 
+RenderOptions RenderBackend::effective_options() const {
+  RenderOptions o = options_;
+  if (streaming_) {
+    o.sort = Toggle::kOff;
+    o.compact = false;
+  }
+  return o;
+}
+
 void RenderBackend::apply_options() {
-  cpu_->set_options(options_);
-  if (gpu_) gpu_->r->set_options(options_);
+  cpu_->set_options(effective_options());
+  if (gpu_) gpu_->r->set_options(effective_options());
+}
+
+void RenderBackend::set_streaming(bool on) {
+  streaming_ = on;
+  apply_options();
+}
+
+bool RenderBackend::update_points(const std::vector<PoolRange>& ranges, std::string* error) {
+  if (!cloud_) return true;
+  std::string err;
+  for (const PoolRange& r : ranges)
+    if (r.count && !cpu_->update_points(*cloud_, r.first, r.count, &err)) {
+      cpu_stale_ = true;  // the CPU takes the whole pool when it draws next
+      break;
+    }
+  if (cpu_stale_ && !use_gpu_ && !refresh_cpu(&err)) {
+    *error = "CPU renderer refused the pool: " + err;
+    return false;
+  }
+  if (!gpu_) return true;
+  std::lock_guard<std::mutex> lock(gpu_mutex_);
+  for (const PoolRange& r : ranges)
+    if (r.count && !gpu_->r->update_points(*cloud_, r.first, r.count, &err)) {
+      *error = "GPU: " + err + "; uploading the pool again";
+      std::string why;
+      if (!gpu_->r->set_cloud(*cloud_, &why)) *error += " failed: " + why;
+      return false;
+    }
+  return true;
 }
 
 bool RenderBackend::refresh_cpu(std::string* error) {
@@ -110,7 +148,7 @@ bool RenderBackend::switch_mode(bool want_gpu) {
       std::lock_guard<std::mutex> lock(gpu_mutex_);
       gpu_ = std::make_unique<Gpu>();
       gpu_->r = std::move(made);
-      gpu_->r->set_options(options_);
+      gpu_->r->set_options(effective_options());
     }
     if (cloud_ && !upload_gpu(&why, &note, /*compact_fallback=*/true)) {
       std::lock_guard<std::mutex> lock(gpu_mutex_);
@@ -207,6 +245,7 @@ bool RenderBackend::upload_gpu(std::string* why, std::string* note, bool compact
   if (gpu_->r->set_cloud(*cloud_, why)) return true;
   if (options_.compact || !compact_fallback) return false;
   // Full precision did not fit (or was refused): compact positions take 7 bytes a point, not 15.
+  if (streaming_) return false;  // a pool is rewritten in place: full precision only
   options_.compact = true;
   apply_options();
   std::string again;

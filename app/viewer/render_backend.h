@@ -11,12 +11,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "engine/camera.h"
 #include "engine/cpu_renderer.h"
 #include "engine/frame_stats.h"
 #include "engine/image.h"
 #include "engine/point_cloud.h"
+#include "engine/io/stream.h"
 #include "engine/renderer.h"
 #include "options.h"
 #include "viewer/display.h"
@@ -53,6 +55,15 @@ class RenderBackend {
   /// renderer, when there is one, packs and uploads them; update_colors() then swaps them in.
   /// False with the reason when nothing was staged (update_colors() then uploads them).
   bool stage_colors(const PointCloud& cloud, const uint32_t* colors, std::string* error);
+
+  /// Streaming (engine/io/stream.h): while on, the cloud handed over is a pool that both
+  /// renderers draw as stored (no Morton order, no compact positions, whatever the panel says),
+  /// since update_points() rewrites it in place. Takes effect at the next set_cloud().
+  void set_streaming(bool on);
+  bool streaming() const { return streaming_; }
+  /// The pool's changed ranges to both renderers (Renderer::update_points()). False with the
+  /// reason when the GPU refused them (it then has the whole pool again, or the CPU draws).
+  bool update_points(const std::vector<PoolRange>& ranges, std::string* error);
 
   /// Draws on the GPU (making its renderer and uploading the cloud on first use) or the CPU.
   /// False, with the reason on the status line, when the GPU cannot be used.
@@ -104,6 +115,7 @@ class RenderBackend {
  private:
   struct Gpu;  // the GPU renderer and its interop state
   void apply_options();
+  RenderOptions effective_options() const;  // options_, less sort and compact while streaming
   bool refresh_cpu(std::string* error);  // hands the CPU its cloud again in the current options
   void reupload(const char* what);       // set_compact() and set_sort() on both renderers
   void reupload_gpu(const char* what);
@@ -124,6 +136,7 @@ class RenderBackend {
   const PointCloud* cloud_ = nullptr;
   bool cpu_stale_ = false;  // the CPU holds the cloud in other options (compact, sort)
   bool use_gpu_ = false;
+  bool streaming_ = false;
   bool gpu_checked_ = false;
   std::string gpu_why_;
 };

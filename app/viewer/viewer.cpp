@@ -16,6 +16,7 @@
 
 #include "engine/scenes.h"
 #include "startup.h"
+#include "streaming.h"
 #include "viewer/viewer_impl.h"
 
 namespace pr {
@@ -88,6 +89,7 @@ void Viewer::Impl::advance(double frame_ms) {
   CloudJob::Result r;
   if (cloud.job.take(r) || cloud.job.take_preview(r)) install_cloud(r);
   update_colors();
+  update_stream();
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {
@@ -141,7 +143,9 @@ void Viewer::Impl::draw_window(int w, int h) {
 }
 
 bool Viewer::Impl::count_frame(int* counted) {
-  if (cloud.job.busy()) return false;
+  if (cloud.job.busy() || stream.opening()) return false;
+  // A streamed survey counts its frames once the view has converged, as headless mode does.
+  if (stream.scene && !stream.stats.converged) return false;
   ++*counted;
   // The first counted frame still pays for the upload.
   if (opt.frames > 0 && *counted > 1) times.sample();
@@ -193,6 +197,7 @@ Viewer::~Viewer() {
   Impl& m = *impl_;
   m.cloud.job.cancel();
   m.colors.job.join();  // its staging calls into the backend
+  m.stream.scene.reset();  // its workers stop before the renderers go
   m.win.save_settings(m.backend->gpu_active() ? "gpu" : "cpu");
   m.backend.reset();  // CUDA lets go of the display's buffer
   m.win.close();
@@ -209,8 +214,9 @@ bool Viewer::open(std::string* error) {
   if (!m.win.create(m.opt, error)) return false;
   m.win.init_imgui(m.opt);
   m.backend->attach(m.win.display.get());
-  m.start_first_cloud();
   m.choose_first_mode();
+  m.stream.options = stream_options(m.opt, m.backend->gpu_active());
+  m.start_first_cloud();
   return true;
 }
 

@@ -23,6 +23,7 @@
 #include "viewer/pick_panel.h"
 #include "viewer/render_backend.h"
 #include "viewer/status_line.h"
+#include "viewer/stream_state.h"
 #include "viewer/viewer.h"
 #include "viewer/window.h"
 
@@ -33,6 +34,7 @@ struct Viewer::Impl {
   ViewerWindow win;
   StatusLine status;
   CloudState cloud;  // the cloud on screen and the job making the next one
+  StreamState stream;  // a streamed survey on screen (its pool is cloud.points)
   CameraControl view;
   ColorState colors;
   PickState picks;
@@ -80,6 +82,14 @@ struct Viewer::Impl {
   void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
   bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
   void apply_point_target(uint64_t n);
+
+  // Streaming (stream_state.cpp).
+  void start_stream(const std::vector<std::string>& paths);
+  void install_stream(std::shared_ptr<StreamingScene> scene);
+  void stop_stream();
+  void update_stream();  // each frame: selection, arrivals, the renderers' ranges
+  bool pool_shows_file_colors() const;
+  void recolor_ranges(const std::vector<PoolRange>& ranges);  // a color mode's colors for them
 
   // The panel (panel.cpp, color_panel.cpp, pick_panel.cpp).
   void draw_panel();

@@ -60,7 +60,7 @@ float ViewerTesting::ui_scale() const {
   return impl_->win.ui_scale;
 }
 bool ViewerTesting::cloud_busy() const {
-  return impl_->cloud.job.busy();
+  return impl_->cloud.job.busy() || impl_->stream.opening();
 }
 void ViewerTesting::cancel_cloud_job() {
   impl_->cloud.job.cancel();
@@ -115,13 +115,30 @@ PickResult ViewerTesting::pick(int i) const {
 
 bool ViewerTesting::open_files(const std::vector<std::string>& paths) {
   impl_->start_open(paths);
-  return impl_->cloud.job.busy();
+  return impl_->cloud.job.busy() || impl_->stream.opening();
 }
 bool ViewerTesting::read_more(bool everything) {
   return impl_->load_more(everything);
 }
 void ViewerTesting::request_quit() {
   impl_->quit = true;
+}
+
+bool ViewerTesting::streaming() const {
+  return impl_->stream.scene != nullptr;
+}
+bool ViewerTesting::stream_opening() const {
+  return impl_->stream.opening();
+}
+StreamStats ViewerTesting::stream_stats() const {
+  return impl_->stream.stats;
+}
+void ViewerTesting::set_stream_options(const StreamOptions& options) {
+  impl_->stream.options = options;
+  impl_->stream.options_changed = true;
+}
+const StreamOptions& ViewerTesting::stream_options() const {
+  return impl_->stream.options;
 }
 
 }  // namespace pr

@@ -10,6 +10,7 @@
 
 #include "engine/camera.h"
 #include "engine/pick.h"
+#include "engine/io/stream.h"
 #include "engine/renderer.h"
 #include "viewer/viewer.h"
 
@@ -103,6 +104,15 @@ class ViewerTesting : public Viewer {
   /// runs.
   bool read_more(bool everything);
   void request_quit();
+  /// Whether the cloud on screen is a streamed survey (engine/io/stream.h), or one is opening.
+  bool streaming() const;
+  bool stream_opening() const;
+  /// The streamed survey's figures after the last frame (the Streaming section's).
+  StreamStats stream_stats() const;
+  /// What the Streaming section's sliders do: budget, target error and cache, from the next
+  /// frame.
+  void set_stream_options(const StreamOptions& options);
+  const StreamOptions& stream_options() const;
 };
 
 }  // namespace pr

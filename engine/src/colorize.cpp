@@ -170,15 +170,23 @@ bool finite_range(size_t n, Get&& get, double* lo, double* hi) {
   return true;
 }
 
-/// The 1st and 99th percentile of the finite intensities, from an even sample of at most 65536.
-bool intensity_percentiles(const PodVector<float>& v, double* lo, double* hi) {
+/// Whether point i draws at all: a NaN position (a hidden class, a streaming pool's free room)
+/// never does, and its values do not count in a range.
+inline bool drawable(const PointCloud& cloud, size_t i) {
+  return !std::isnan(cloud.positions[i].x);
+}
+
+/// The 1st and 99th percentile of the finite intensities of drawable points, from an even sample
+/// of at most 65536.
+bool intensity_percentiles(const PointCloud& cloud, double* lo, double* hi) {
+  const PodVector<float>& v = cloud.intensity;
   const size_t n = v.size();
   const size_t want = 65536;
   std::vector<float> s;
   s.reserve(std::min(n, want));
   const size_t step = n > want ? n / want : 1;
   for (size_t i = 0; i < n && s.size() < want; i += step)
-    if (std::isfinite(v[i])) s.push_back(v[i]);
+    if (std::isfinite(v[i]) && drawable(cloud, i)) s.push_back(v[i]);
   if (s.empty()) return false;
   auto pick = [&](double q) {
     const size_t k = std::min(s.size() - 1, size_t(q * double(s.size() - 1) + 0.5));
@@ -305,7 +313,7 @@ bool color_mode_available(const PointCloud& cloud, ColorMode mode, const std::st
 ColorMode default_color_mode(const PointCloud& cloud) {
   if (!all_equal(cloud.source_colors())) return ColorMode::kRgb;
   double lo, hi;
-  if (intensity_percentiles(cloud.intensity, &lo, &hi) && lo < hi) return ColorMode::kIntensity;
+  if (intensity_percentiles(cloud, &lo, &hi) && lo < hi) return ColorMode::kIntensity;
   if (!cloud.intensity.empty() &&
       finite_range(
           cloud.intensity.size(), [&](size_t i) { return cloud.intensity[i]; }, &lo, &hi) &&
@@ -318,11 +326,12 @@ bool color_range(const PointCloud& cloud, const ColorSettings& s, double* lo, do
                  const Bounds* bounds) {
   switch (s.mode) {
     case ColorMode::kIntensity: {
-      if (!intensity_percentiles(cloud.intensity, lo, hi)) return false;
+      if (!intensity_percentiles(cloud, lo, hi)) return false;
       // A range collapsed by a few distinct values falls back to the whole range.
       if (*lo == *hi)
         finite_range(
-            cloud.intensity.size(), [&](size_t i) { return cloud.intensity[i]; }, lo, hi);
+            cloud.intensity.size(),
+            [&](size_t i) { return drawable(cloud, i) ? cloud.intensity[i] : NAN; }, lo, hi);
       return true;
     }
     case ColorMode::kElevation: {
@@ -337,7 +346,8 @@ bool color_range(const PointCloud& cloud, const ColorSettings& s, double* lo, do
       const ScalarField* f = cloud.field(s.field);
       if (!f) return false;
       return finite_range(
-          f->values.size(), [&](size_t i) { return f->values[i]; }, lo, hi);
+          f->values.size(), [&](size_t i) { return drawable(cloud, i) ? f->values[i] : NAN; },
+          lo, hi);
     }
     default:
       return false;

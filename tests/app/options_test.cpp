@@ -163,6 +163,11 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
       {{"--max-depth", "65"}, "option --max-depth: must be 0 to 64"},
       {{"--scan", "-1"}, "option --scan: must be 0 or more"},
       {{"--screenshot", ""}, "option --screenshot needs a file name"},
+      {{"--point-budget", "0"}, "option --point-budget: must be at least 1"},
+      {{"--sse", "-1"}, "option --sse: must be 0 to 10000"},
+      {{"--cache-memory", "lots"}, "option --cache-memory: 'lots' is not a byte count"},
+      {{"--stream", "auto"}, "option --stream: 'auto' is not on or off"},
+      {{"--no-wait=1"}, "option --no-wait takes no value"},
       {{"--json"}, "--json goes with --info"},
       {{"--info"}, "--info needs at least one FILE"},
       {{"--scene", "cube", "a.las"}, "give either --scene or FILEs, not both"},
@@ -171,6 +176,22 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
     const std::string e = usage_error(args);
     EXPECT_EQ(e.rfind(message, 0), 0u) << "got: " << e << "\nwanted: " << message;
   }
+}
+
+TEST(Options, StreamingValues) {
+  pr::Options o;
+  ASSERT_EQ(parse(words("--point-budget 50M --sse 2.5 --cache-memory 512M --stream off --no-wait"),
+                  o),
+            0);
+  EXPECT_EQ(o.point_budget, 50'000'000u);
+  EXPECT_EQ(o.sse, 2.5);
+  EXPECT_EQ(o.cache_memory, uint64_t{512} << 20);
+  EXPECT_FALSE(o.stream);
+  EXPECT_TRUE(o.no_wait);
+  ASSERT_EQ(parse({}, o), 0);
+  EXPECT_FALSE(o.point_budget.has_value());
+  EXPECT_FALSE(o.sse.has_value());
+  EXPECT_TRUE(o.stream);
 }
 
 TEST(Options, ExitCodes) {
@@ -220,6 +241,11 @@ TEST(Options, HelpListsEveryOptionWithItsDescription) {
                                 "--scan",
                                 "--max-points",
                                 "--max-depth",
+                                "--point-budget",
+                                "--sse",
+                                "--cache-memory",
+                                "--stream",
+                                "--no-wait",
                                 "--info",
                                 "--json",
                                 "--help"}) {

@@ -1,0 +1,186 @@
+// Headless streaming (app/headless.cpp with engine/io/stream.h): a COPC file streamed with a
+// budget of all its points and --sse 0 draws the image of the file read whole, pixel for pixel;
+// the summary line reports the streamed nodes; bad inputs exit 1 with a message.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "engine/image_testing.h"
+#include "engine/io/io.h"
+#include "headless.h"
+#include "nginx_server.h"
+#include "options.h"
+#include "testdata.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+pr::Options parsed(const std::vector<std::string>& args) {
+  pr::Options o;
+  std::string error;
+  EXPECT_EQ(pr::parse_arguments(args, o, &error), 0) << error;
+  return o;
+}
+
+fs::path scratch_dir() {
+  const fs::path d = fs::temp_directory_path() / ("pr_stream_test_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+/// --camera looking at the file's points from the south-west, above them.
+std::string camera_for(const std::string& path) {
+  pr::PointCloud cloud;
+  pr::FileInfo info;
+  std::string error;
+  EXPECT_TRUE(pr::load_point_cloud(path, cloud, &info, &error)) << error;
+  const pr::Bounds b = cloud.world_bounds();
+  const glm::dvec3 c = b.center(), s = b.size();
+  const double r = std::max({s.x, s.y, s.z});
+  char arg[256];
+  std::snprintf(arg, sizeof arg, "%.6f,%.6f,%.6f,%.3f,%.3f", c.x - 0.6 * r, c.y - 0.9 * r,
+                c.z + 0.8 * r, 33.0, -35.0);
+  return arg;
+}
+
+/// run_headless()'s exit code and what it printed.
+int run(const std::vector<std::string>& args, std::string* out) {
+  testing::internal::CaptureStdout();
+  const int rc = pr::run_headless(parsed(args));
+  *out = testing::internal::GetCapturedStdout();
+  return rc;
+}
+
+/// The value of `key=` on the summary line, or -1.
+double summary_value(const std::string& out, const std::string& key) {
+  const std::regex re(" " + key + "=([0-9.e+-]+)");
+  std::smatch m;
+  return std::regex_search(out, m, re) ? std::stod(m[1]) : -1.0;
+}
+
+void expect_same_images(const fs::path& a, const fs::path& b) {
+  pr::Image ia, ib;
+  std::string error;
+  ASSERT_TRUE(pr::read_png(a.string(), ia, &error)) << error;
+  ASSERT_TRUE(pr::read_png(b.string(), ib, &error)) << error;
+  ASSERT_EQ(ia.width, ib.width);
+  ASSERT_EQ(ia.height, ib.height);
+  size_t differ = 0, lit = 0;
+  for (size_t i = 0; i < ia.rgba.size(); ++i) {
+    differ += ia.rgba[i] != ib.rgba[i];
+    lit += ia.rgba[i] != ia.rgba[0];
+  }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_GT(lit, 500u) << "the view shows the cloud";
+}
+
+}  // namespace
+
+// Streamed with every point allowed and no screen-space error, the image is the whole file's.
+TEST(StreamHeadless, AllNodesGiveTheWholeFilesImage) {
+  // Color modes that depend on each point alone (an automatic range from a sample of the
+  // points would sample the pool's order, not the file's).
+  for (const auto& [name, color] : {std::pair{"laz/lone-star.copc.laz", "classification"},
+                                    std::pair{"laz/simple_with_page.copc.laz", "rgb"}}) {
+    REQUIRE_TESTDATA("laz");
+    const std::string path = pr::test::kData + "/" + name;
+    const fs::path dir = scratch_dir();
+    const std::string cam = camera_for(path);
+    const std::vector<std::string> common = {"--headless", "--width", "320", "--height", "240",
+                                             "--frames", "2", "--camera", cam, "--color", color,
+                                             path};
+    std::string whole_out, stream_out;
+    std::vector<std::string> whole = common, streamed = common;
+    whole.insert(whole.end(), {"--stream", "off", "--screenshot", (dir / "whole.png").string()});
+    streamed.insert(streamed.end(), {"--point-budget", "10M", "--sse", "0", "--screenshot",
+                                     (dir / "stream.png").string()});
+    ASSERT_EQ(run(whole, &whole_out), 0) << whole_out;
+    ASSERT_EQ(run(streamed, &stream_out), 0) << stream_out;
+    expect_same_images(dir / "whole.png", dir / "stream.png");
+    pr::FileInfo info;
+    pr::PointCloud cloud;
+    std::string error;
+    ASSERT_TRUE(pr::load_point_cloud(path, cloud, &info, &error));
+    EXPECT_EQ(summary_value(stream_out, "lod_points"), double(info.points)) << stream_out;
+    uint64_t nodes = 0;
+    for (const pr::CopcLevel& l : info.copc.levels) nodes += l.nodes;
+    EXPECT_EQ(summary_value(stream_out, "lod_nodes"), double(nodes)) << stream_out;
+    EXPECT_GT(summary_value(stream_out, "bytes_read"), 0.0);
+    EXPECT_GE(summary_value(stream_out, "converged_ms"),
+              summary_value(stream_out, "first_image_ms"));
+    fs::remove_all(dir);
+  }
+}
+
+// The same file from a URL (nginx on loopback): the same image, and --info reads its header and
+// root hierarchy page only.
+TEST(StreamHeadless, AUrlGivesTheSameImageAsThePath) {
+  REQUIRE_TESTDATA("laz");
+  START_NGINX(server, pr::test::data_path("laz"), "");
+  const std::string path = pr::test::kData + "/laz/simple_with_page.copc.laz";
+  const std::string url = server.url("simple_with_page.copc.laz");
+  const fs::path dir = scratch_dir();
+  const std::string cam = camera_for(path);
+  std::string out;
+  for (const std::string& input : {path, url}) {
+    const fs::path png = dir / (input == path ? "path.png" : "url.png");
+    ASSERT_EQ(run({"--headless", "--width", "320", "--height", "240", "--frames", "1", "--camera",
+                   cam, "--sse", "0", "--point-budget", "1M", "--screenshot", png.string(), input},
+                  &out),
+              0)
+        << out;
+    EXPECT_EQ(summary_value(out, "lod_points"), 1065.0) << out;
+  }
+  expect_same_images(dir / "path.png", dir / "url.png");
+  fs::remove_all(dir);
+}
+
+// A small budget draws at most that many points; --no-wait draws without waiting.
+TEST(StreamHeadless, BudgetAndNoWait) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = pr::test::kData + "/laz/lone-star.copc.laz";
+  std::string out;
+  ASSERT_EQ(run({"--headless", "--width", "160", "--height", "120", "--frames", "1",
+                 "--point-budget", "100k", path},
+                &out),
+            0)
+      << out;
+  const double points = summary_value(out, "lod_points");
+  EXPECT_GT(points, 0.0);
+  EXPECT_LE(points, 100000.0 + 4096.0) << out;  // within the budget (slots of 4096 points)
+  ASSERT_EQ(run({"--headless", "--width", "160", "--height", "120", "--frames", "3", "--no-wait",
+                 path},
+                &out),
+            0)
+      << out;
+  EXPECT_GE(summary_value(out, "first_image_ms"), 0.0) << out;
+}
+
+// Inputs that cannot stream exit 1 with a message.
+TEST(StreamHeadless, BadInputsExitOne) {
+  REQUIRE_TESTDATA("laz");
+  REQUIRE_TESTDATA("las");
+  const std::string copc = pr::test::kData + "/laz/lone-star.copc.laz";
+  const std::string las = pr::test::kData + "/las/autzen_trim.las";
+  std::string out;
+  // Streamed and whole inputs together.
+  EXPECT_EQ(run({"--headless", "--frames", "1", copc, las}, &out), 1);
+  // A .vpc that is not JSON.
+  const fs::path dir = scratch_dir();
+  std::ofstream(dir / "broken.vpc") << "{ not json";
+  EXPECT_EQ(run({"--headless", "--frames", "1", (dir / "broken.vpc").string()}, &out), 1);
+  // A folder without COPC files.
+  fs::create_directories(dir / "empty");
+  EXPECT_EQ(run({"--headless", "--frames", "1", (dir / "empty").string()}, &out), 1);
+  // A URL nobody answers (a closed port on this machine).
+  EXPECT_EQ(run({"--headless", "--frames", "1", "http://127.0.0.1:9/x.copc.laz"}, &out), 1);
+  fs::remove_all(dir);
+}
