@@ -262,6 +262,8 @@ TEST(Stream, SeveralTilesOpenAsOneScene) {
   ASSERT_TRUE(scene.open({a, b, a}, &error)) << error;
   const PointCloud cb = load(b);
   EXPECT_EQ(scene.info().points, 2 * ca.size() + cb.size());
+  EXPECT_EQ(scene.stats().tiles, 3u);  // known from open()
+  EXPECT_FALSE(scene.stats().converged);
   EXPECT_EQ(scene.info().origin, ca.origin);
   Bounds both = ca.world_bounds();
   both.extend(cb.world_bounds());

@@ -207,7 +207,10 @@ void StreamingScene::Impl::allocate_pool() {
   }
   pooled.clear();
   pool_attributes = info.has_intensity || info.has_classification;
-  pool.allocate(opt.point_budget, opt.slot_align, origin, pool_attributes, info.file);
+  // A budget above the survey's points needs no room beyond them (and a frame then does not
+  // walk empty batches).
+  const uint64_t room = info.points ? std::min(opt.point_budget, info.points) : opt.point_budget;
+  pool.allocate(room, opt.slot_align, origin, pool_attributes, info.file);
   reallocated = true;
 }
 
@@ -485,6 +488,8 @@ bool StreamingScene::open(const std::vector<std::string>& inputs, std::string* e
   s.merge_info(inputs);
   s.allocate_pool();
   s.workers = std::make_unique<StreamWorkers>(worker_count(opt.threads));
+  s.update_stats();  // tiles and tiles open before the first update()
+  s.stats.converged = false;
   return true;
 }
 
