@@ -170,7 +170,7 @@ void focus_section(Camera& camera) {
 void point_count(Viewer::Impl& m) {
   CloudState& c = m.cloud;
   if (m.stream.scene) {  // the Streaming section's budget and target error decide
-    ImGui::Text("drawn %s (streamed)", human_count(double(m.times.last_stats.points_drawn)).c_str());
+    ImGui::Text("drawn %s (streamed)", human_count(double(m.stream.stats.points_drawn)).c_str());
     return;
   }
   const bool is_scene = c.is_scene();

@@ -52,13 +52,15 @@ TEST(Window, StreamsACopcFileWithinItsBudget) {
   ASSERT_TRUE(streamed) << v.status();
   // Every point of the file with a budget above its size and no screen-space error.
   EXPECT_EQ(full.points_drawn, 518862u);
-  EXPECT_EQ(drawn_full, 518862u);
+  // The renderer walks the pool's batches that hold them (free room inside a batch is NaN).
+  EXPECT_GE(drawn_full, 518862u);
   EXPECT_EQ(full.nodes_drawn, 15u);
   EXPECT_GT(full.bytes_read, 0u);
   // A smaller budget: at most that many points (whole nodes), the coarsest first.
   EXPECT_GT(small.points_drawn, 0u);
   EXPECT_LE(small.points_drawn, 100'000u);
-  EXPECT_EQ(drawn_small, small.points_drawn);
+  EXPECT_GE(drawn_small, small.points_drawn);
+  EXPECT_LT(drawn_small, drawn_full);
   // A LAS file opened meanwhile is read whole and replaces the survey.
   EXPECT_FALSE(las_streamed);
   EXPECT_GT(drawn_las, 0u) << v.status();
