@@ -140,7 +140,7 @@ TEST(Window, CancelStopsARegenerationAndKeepsTheCloudOnScreen) {
   EXPECT_EQ(v.points_drawn(), 100'000u);
 }
 
-// A COPC survey opened at its top level (--max-depth 0) shows its overview; "Read more" reads the
+// A COPC survey read whole (--stream off) from its top level (--max-depth 0) shows its overview; "Read more" reads the
 // next level and "Read everything" the rest, in the background, the view kept; then nothing is
 // left to read.
 TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
@@ -150,6 +150,7 @@ TEST(Window, ReadMoreRefinesACopcFileKeepingTheView) {
   fresh_config("read_more");
   pr::Options o = scripted_files({copc.string()});
   o.max_depth = 0;
+  o.stream = false;  // read whole, to a depth (streamed, the view decides what is read)
   pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
