@@ -21,13 +21,13 @@ few hundred nodes a second; this writes the format directly and lets lazrs compr
       A file whose hierarchy holds at least N nodes (e.g. 300,000) of 20 to 50 points each: a
       terrain surface covered by one node a column on every level down to D - 1 (4^d columns on
       level d) and by the first columns of level D in Morton order, as many as N asks for (a
-      column whose ancestors' cubes sit at other heights brings more). lazrs spends about a
-      millisecond of CPU starting each chunk (the layered point-14 models), minutes for 10^5 to
-      10^6 chunks, so 32 template chunks a level are compressed and each node gets a template's
-      bytes with the first point (stored raw at the start of a layered chunk) moved into its
-      cube: X, Y and Z are coded as differences from the previous point, so the whole chunk
-      decodes shifted by the same amount. Only the root chunk is compressed on its own (it holds
-      the points at the exact bounds).
+      column whose ancestors' cubes sit at other heights brings more). lazrs spends ~0.4 ms of CPU
+      starting each chunk (the layered point-14 models; finish_current_chunk() costs the same),
+      2 to 8 minutes for 300,000 chunks on 2 shared cores, so 32 template chunks a level are
+      compressed and each node gets a template's bytes with the first point (stored raw at the
+      start of a layered chunk) moved into its cube: X, Y and Z are coded as differences from
+      the previous point, so the whole chunk decodes shifted by the same amount. Only the root
+      chunk is compressed on its own (it holds the points at the exact bounds).
 
 Both: LAS 1.4, point format 6 or 7 (default 7), the `copc` info VLR first (offset 375), the
 LASzip VLR for variable-size chunks (one chunk a node, the chunk table after the points) and the
@@ -42,8 +42,8 @@ level up where the box of a cube's top cell ends an ulp short of the top face).
 --verify reads the file back: laspy decodes every point (count, bounds equal to the header's);
 copclib's FileReader loads the hierarchy (node and point counts) and, for files of at most 2,000
 nodes, checks ValidateSpatialBounds() and reads every node, else reads 300 random nodes and
-checks their points against their boxes. Decoding costs lazrs/laz-perf about a millisecond a
-chunk too: verifying a 300,000-node file takes minutes.
+checks their points against their boxes. Decoding costs lazrs a similar time a chunk: laspy
+takes minutes over a 300,000-node file.
 
 Run with /work/venv-io/bin/python (numpy, lazrs; laspy for --input and --verify, copclib for
 --verify).
@@ -889,84 +889,89 @@ def node_shifts(keys, edge, zmin, terrain, tmpl_zmax, tmpl_of, scale):
     zmaxo = tmpl_zmax[tmpl_of]
     want = np.round(h / scale).astype(np.int64) - zmin - zmaxo // 2
     sz = np.clip(want, bottom + 1, bottom + e - 1 - zmaxo)
-    return np.stack([sx, sy, sz], axis=1), h
+    return np.stack([sx, sy, sz], axis=1)
+
+
+def choose_templates(keys, edge, terrain, scale):
+    """Each node's template: by level, the colour bucket of the height at its column's centre,
+    and a variant hashed from its key."""
+    d = keys[:, 0]
+    e = edge >> d
+    h = terrain.height((keys[:, 1] * e + e / 2) * scale, (keys[:, 2] * e + e / 2) * scale)
+    hn = (h - h.min()) / max(h.max() - h.min(), 1e-9)
+    bucket = np.minimum((hn * COLOR_BUCKETS).astype(np.int64), COLOR_BUCKETS - 1)
+    variant = hash32(keys[:, 1] * 73856093 ^ keys[:, 2] * 19349663 ^ d, 5) % VARIANTS
+    return (d * COLOR_BUCKETS + bucket) * VARIANTS + variant.astype(np.int64)
+
+
+def root_with_bounds(templates, tmpl_of, shift, edge):
+    """The root's records: its template's points and the two points at the file's bounds (the
+    tile's corners, z from 0 to the highest point of any node), which fix the header's box."""
+    ext = np.array([[int(r[a].max()) for a in "XYZ"] for r in templates])
+    top = int(np.max(shift[:, 2] + ext[tmpl_of, 2]))
+    root = templates[tmpl_of[0]].copy()
+    for a, name in enumerate("XYZ"):
+        root[name] += shift[0, a]
+    corners = root[:2].copy()
+    corners["X"], corners["Y"], corners["Z"] = [0, edge], [0, edge], [0, top]
+    return np.concatenate([corners[:1], root, corners[1:]])
+
+
+def write_shifted_chunks(f, templates, tbytes, tmpl_of, shift):
+    """Node i > 0's chunk: template tmpl_of[i]'s bytes with its raw first point's X, Y, Z (the
+    chunk's first 12 bytes) moved by shift[i]; batches of nodes gathered at once."""
+    tall = np.concatenate(tbytes)
+    tsize = np.array([b.size for b in tbytes], np.int64)
+    tstart = np.concatenate(([0], np.cumsum(tsize)[:-1]))
+    first = np.array([[int(r["X"][0]), int(r["Y"][0]), int(r["Z"][0])] for r in templates])
+    for s in range(1, tmpl_of.size, 20000):
+        e = min(tmpl_of.size, s + 20000)
+        tj = tmpl_of[s:e]
+        lens = tsize[tj]
+        ends = np.cumsum(lens)
+        begins = ends - lens
+        buf = tall[np.repeat(tstart[tj] - begins, lens) + np.arange(int(ends[-1]))]
+        patch = (first[tj] + shift[s:e]).astype("<i4").view(np.uint8).reshape(-1, 12)
+        for b in range(12):
+            buf[begins + b] = patch[:, b]
+        f.write(buf.tobytes())
+    return tsize[tmpl_of]
 
 
 def write_many_nodes(path, n_nodes, fmt, seed, page_min_nodes):
     rng = np.random.default_rng(seed)
     terrain = Terrain(seed)
-    scale, offset = (0.001, 0.001, 0.001), (500000.0, 4000000.0, 0.0)
+    scale = (0.001, 0.001, 0.001)
     t = Clock()
     keys, depth, edge, zmin = surface_nodes(n_nodes, terrain, scale[0])
     templates = make_templates(depth, edge, fmt, rng)
-    per_level = COLOR_BUCKETS * VARIANTS
     tmpl_zmax = np.array([int(r["Z"].max()) for r in templates], np.int64)
-    tmpl_count = np.array([r.size for r in templates], np.int64)
-    # template: by level, colour bucket of the column's height, a variant from the key
-    d = keys[:, 0]
-    e = edge >> d
-    h = terrain.height((keys[:, 1] * e + e / 2) * scale[0], (keys[:, 2] * e + e / 2) * scale[0])
-    hn = (h - h.min()) / max(h.max() - h.min(), 1e-9)
-    bucket = np.minimum((hn * COLOR_BUCKETS).astype(np.int64), COLOR_BUCKETS - 1)
-    variant = (hash32(keys[:, 1] * 73856093 ^ keys[:, 2] * 19349663 ^ d, 5) % VARIANTS)
-    tmpl_of = d * per_level + bucket * VARIANTS + variant.astype(np.int64)
-    shift, _ = node_shifts(keys, edge, zmin, terrain, tmpl_zmax, tmpl_of, scale[0])
-    # the root holds, besides its template's points, the two points at the bounds
-    lo = np.min(shift + np.stack([[int(templates[t_][a].min()) for a in "XYZ"]
-                                   for t_ in range(len(templates))])[tmpl_of], axis=0)
-    hi = np.max(shift + np.stack([[int(templates[t_][a].max()) for a in "XYZ"]
-                                   for t_ in range(len(templates))])[tmpl_of], axis=0)
-    root = templates[tmpl_of[0]].copy()
-    root["X"] += shift[0, 0]
-    root["Y"] += shift[0, 1]
-    root["Z"] += shift[0, 2]
-    corners = np.zeros(2, root.dtype)
-    corners[:] = root[:2]
-    corners["X"], corners["Y"] = [0, edge], [0, edge]
-    corners["Z"] = [min(0, int(lo[2])), int(hi[2])]
-    root = np.concatenate([corners[:1], root, corners[1:]])
-    offset = (offset[0], offset[1], zmin * scale[2])
-    cube = Cube(scale, offset, [0, 0, corners["Z"][0]], [edge, edge, corners["Z"][1]])
+    tmpl_of = choose_templates(keys, edge, terrain, scale[0])
+    shift = node_shifts(keys, edge, zmin, terrain, tmpl_zmax, tmpl_of, scale[0])
+    root = root_with_bounds(templates, tmpl_of, shift, edge)
+    cube = Cube(scale, (500000.0, 4000000.0, zmin * scale[2]), [0, 0, 0],
+                [edge, edge, int(root["Z"][-1])])
     check_node_points(cube, keys, shift, templates, tmpl_of, root)
     log(f"  {keys.shape[0]} nodes, depth {int(keys[:, 0].max())}, "
         f"{len(templates)} templates: {t.lap()}")
     t = Clock()
     w = CopcWriter(path, fmt, cube, page_min_nodes)
-    vlr = w.laz_vlr
-    tbytes = compress_separately(templates + [root], vlr)
+    tbytes = compress_separately(templates + [root], w.laz_vlr)
     root_bytes = tbytes.pop()
-    counts = tmpl_count[tmpl_of].copy()
-    counts[0] = root.size
-    sizes = np.array([b.size for b in tbytes], np.int64)[tmpl_of]
+    w.f.write(bytes(8))  # the offset to the chunk table, written below
+    w.f.write(root_bytes.tobytes())
+    sizes = write_shifted_chunks(w.f, templates, tbytes, tmpl_of, shift)
     sizes[0] = root_bytes.size
-    tall = np.concatenate(tbytes)
-    tstart = np.concatenate(([0], np.cumsum([b.size for b in tbytes])[:-1]))
-    first_xyz = np.stack([[int(r["X"][0]), int(r["Y"][0]), int(r["Z"][0])] for r in templates])
-    f = w.f
-    f.write(bytes(8))  # the offset to the chunk table, written below
-    f.write(root_bytes.tobytes())
-    step = 20000
-    for s in range(1, keys.shape[0], step):
-        e_ = min(keys.shape[0], s + step)
-        tj = tmpl_of[s:e_]
-        lens = sizes[s:e_]
-        ends = np.cumsum(lens)
-        begins = ends - lens
-        gather = np.repeat(tstart[tj] - begins, lens) + np.arange(int(ends[-1]))
-        buf = tall[gather]
-        xyz = (first_xyz[tj] + shift[s:e_]).astype("<i4")
-        patch = xyz.view(np.uint8).reshape(-1, 12)
-        for b in range(12):
-            buf[begins + b] = patch[:, b]
-        f.write(buf.tobytes())
-    table_at = f.tell()
-    lazrs.write_chunk_table(f, list(zip(counts.tolist(), sizes.tolist())), vlr)
-    f.seek(w.point_offset)
-    f.write(struct.pack("<q", table_at))
+    counts = np.array([r.size for r in templates], np.int64)[tmpl_of]
+    counts[0] = root.size
+    table_at = w.f.tell()
+    lazrs.write_chunk_table(w.f, list(zip(counts.tolist(), sizes.tolist())), w.laz_vlr)
+    w.f.seek(w.point_offset)
+    w.f.write(struct.pack("<q", table_at))
     log(f"  chunks: {t.lap()}")
     t = Clock()
-    gps = [float(min(templates[i]["gps_time"].min() for i in np.unique(tmpl_of))),
-           float(max(templates[i]["gps_time"].max() for i in np.unique(tmpl_of)))]
+    used = [templates[i]["gps_time"] for i in np.unique(tmpl_of)]
+    gps = [float(min(g.min() for g in used)), float(max(g.max() for g in used))]
     by_return = [int(counts.sum())] + [0] * 14
     n_entries, n_pages = w.finish(keys, counts, sizes, by_return, gps)
     log(f"  hierarchy: {t.lap()}")
