@@ -1114,4 +1114,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # the output's folder or file cannot be made or written
+        sys.exit(f"make_copc_bench: {e.filename or ''}: {e.strerror or e}")
