@@ -221,8 +221,11 @@ int open_stream(const Options& o, StreamRun& run, const RenderSettings& rs) {
 int stream_colors(const Options& o, StreamRun& run) {
   std::string why;
   PointCloud& pool = run.scene.pool();
+  Options with_mode = o;  // the pool is empty yet: the survey's attributes choose the default
+  if (with_mode.color.empty())
+    with_mode.color = color_mode_name(stream_default_color(run.scene.info()));
   ColorSettings cs;
-  if (!apply_color_options(o, pool, up_axis_for(o, true), &cs, nullptr, &why)) {
+  if (!apply_color_options(with_mode, pool, up_axis_for(o, true), &cs, nullptr, &why)) {
     std::fprintf(stderr, "pointraster: %s\n", why.c_str());
     return 2;
   }
@@ -232,8 +235,8 @@ int stream_colors(const Options& o, StreamRun& run) {
     const int axis = cs.up_axis;
     const Bounds& b = run.scene.info().bounds;
     run.color.auto_range = false;
-    run.color.range_lo = b.min[axis] - pool.origin[axis];
-    run.color.range_hi = b.max[axis] - pool.origin[axis];
+    run.color.range_lo = b.min[axis];
+    run.color.range_hi = b.max[axis];
   }
   std::printf("colors: %s\n", cs.mode == ColorMode::kField ? cs.field.c_str()
                                                           : color_mode_name(cs.mode));

@@ -76,6 +76,12 @@ LodView lod_view(const Camera& camera, int width, int height) {
   return v;
 }
 
+ColorMode stream_default_color(const FileInfo& info) {
+  return info.has_color       ? ColorMode::kRgb
+         : info.has_intensity ? ColorMode::kIntensity
+                              : ColorMode::kElevation;
+}
+
 Camera stream_camera(const Options& o, const Bounds& world_bounds, double aspect) {
   Camera cam;
   cam.focus = kFilesFocus;

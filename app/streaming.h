@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/camera.h"
+#include "engine/colorize.h"
 #include "engine/io/stream.h"
 #include "options.h"
 
@@ -32,6 +33,10 @@ StreamOptions stream_options(const Options& o, bool gpu);
 
 /// The camera as streaming's view of it, for an image of width x height.
 LodView lod_view(const Camera& camera, int width, int height);
+
+/// The color mode a survey starts with: the file's colors when it has them, else intensity, else
+/// elevation (default_color_mode() needs the points, which have not arrived yet).
+ColorMode stream_default_color(const FileInfo& info);
 
 /// The starting camera of a streamed survey: its bounds framed from above as for files
 /// (frame_files_camera()), then --camera and --focus.

@@ -19,10 +19,10 @@ bool StreamState::start(const std::vector<std::string>& inputs, const StreamOpti
   opened_.reset();
   error_.clear();
   opener_ = std::thread([this, inputs, o] {
-    auto scene = std::make_shared<StreamingScene>(o);
+    auto made = std::make_shared<StreamingScene>(o);
     std::string why;
-    if (scene->open(inputs, &why))
-      opened_ = std::move(scene);
+    if (made->open(inputs, &why))
+      opened_ = std::move(made);
     else
       error_ = why;
     done_ = true;
@@ -86,9 +86,7 @@ void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
   if (!colors.chosen) {
     colors.wanted = ColorSettings{};
     const FileInfo& info = scene->info();
-    colors.wanted.mode = info.has_color       ? ColorMode::kRgb
-                         : info.has_intensity ? ColorMode::kIntensity
-                                              : ColorMode::kElevation;
+    colors.wanted.mode = stream_default_color(info);
     colors.wanted.up_axis = view.files_up == UpAxis::kZ ? 2 : 1;
   }
   colors.legend = Legend{};

@@ -85,6 +85,10 @@ struct StreamingScene::Impl {
   StreamPool pool;
   bool pool_attributes = false, reallocated = false;
   LodSelection sel;
+  // The selection depends only on the known hierarchy, the view and the limits: it is made again
+  // when one of them changed (a node's points arriving changes none of them).
+  bool select_again = true;
+  LodView selected_for;
   std::unique_ptr<StreamWorkers> workers;
   std::vector<std::string> messages;
   StreamStats stats;
@@ -218,6 +222,9 @@ void StreamingScene::Impl::allocate_pool() {
 
 void StreamingScene::Impl::apply(RequestResult& r) {
   const uint32_t t = r.id.tile;
+  // A tile opened, a page read, a node failed (its count becomes 0) or a request cancelled
+  // (asked for again if still wanted): the hierarchy or the queue changed.
+  if (r.id.kind != RequestKind::kNode || !r.ok) select_again = true;
   switch (r.id.kind) {
     case RequestKind::kOpen:
       if (r.ok) {
@@ -292,13 +299,16 @@ void StreamingScene::Impl::apply_node(RequestResult& r) {
 // ---- requests
 
 void StreamingScene::Impl::schedule() {
-  std::vector<Request> wanted;
+  // Every request in order of its item's projected size, so that the root node (which the first
+  // image needs) is not queued behind the pages of a deep hierarchy; a page's or a tile's
+  // subtree can only be selected once it is read, so nothing waits on what comes after it.
+  std::vector<std::pair<double, Request>> wanted;
   for (const LodItem& it : sel.tiles) {
     Request r;
     r.id = {RequestKind::kOpen, it.tile, {}};
     r.href = sources[it.tile].href;
     r.http = opt.http;
-    wanted.push_back(std::move(r));
+    wanted.emplace_back(it.priority, std::move(r));
   }
   for (const LodItem& it : sel.pages) {
     const LodEntry& e = tiles[it.tile].entries.at(it.key);
@@ -306,7 +316,7 @@ void StreamingScene::Impl::schedule() {
     r.id = {RequestKind::kPage, it.tile, it.key};
     r.file = sources[it.tile].file;
     r.entry = CopcEntry{it.key, e.offset, e.byte_size, -1};
-    wanted.push_back(std::move(r));
+    wanted.emplace_back(it.priority, std::move(r));
   }
   for (const LodItem& it : sel.nodes) {
     const LodEntry& e = tiles[it.tile].entries.at(it.key);
@@ -318,9 +328,14 @@ void StreamingScene::Impl::schedule() {
     r.file = sources[it.tile].file;
     r.entry = CopcEntry{it.key, e.offset, e.byte_size, e.point_count};
     r.origin = origin;
-    wanted.push_back(std::move(r));
+    wanted.emplace_back(it.priority, std::move(r));
   }
-  workers->schedule(std::move(wanted));
+  std::stable_sort(wanted.begin(), wanted.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<Request> ordered;
+  ordered.reserve(wanted.size());
+  for (auto& w : wanted) ordered.push_back(std::move(w.second));
+  workers->schedule(std::move(ordered));
 }
 
 // ---- pool and cache
@@ -410,6 +425,7 @@ void StreamingScene::Impl::trim_cache() {
   for (const Item& item : items) {
     if (cache_bytes <= opt.cache_bytes) break;
     NodeState& st = nodes[item.id];
+    if (item.wanted) select_again = true;  // it is asked for again
     cache_bytes -= st.cloud_bytes;
     st.cloud.reset();
     st.cloud_bytes = 0;
@@ -499,6 +515,7 @@ const FileInfo& StreamingScene::info() const {
 
 void StreamingScene::set_options(const StreamOptions& options) {
   Impl& s = *impl_;
+  s.select_again = true;
   const bool realloc =
       options.point_budget != s.opt.point_budget || options.slot_align != s.opt.slot_align;
   s.opt = options;
@@ -508,6 +525,15 @@ void StreamingScene::set_options(const StreamOptions& options) {
 const StreamOptions& StreamingScene::options() const {
   return impl_->opt;
 }
+
+namespace {
+
+bool same_view(const LodView& a, const LodView& b) {
+  return a.eye == b.eye && a.right == b.right && a.up == b.up && a.forward == b.forward &&
+         a.focus == b.focus && a.width == b.width && a.height == b.height && a.near_z == b.near_z;
+}
+
+}  // namespace
 
 std::vector<PoolRange> StreamingScene::update(const LodView& view) {
   Impl& s = *impl_;
@@ -519,9 +545,13 @@ std::vector<PoolRange> StreamingScene::update(const LodView& view) {
   limits.sse_px = s.opt.sse_px;
   limits.slot_align = s.pool.granule_size();
   limits.max_slots = s.pool.granules();
-  select_lod(s.tiles, view, limits, s.sel);
+  if (s.select_again || !same_view(view, s.selected_for)) {
+    select_lod(s.tiles, view, limits, s.sel);
+    s.schedule();
+    s.select_again = false;
+    s.selected_for = view;
+  }
   for (const LodItem& it : s.sel.nodes) s.nodes[NodeId{it.tile, it.key}].last_selected = s.frame;
-  s.schedule();
   s.fill_pool();
   s.trim_cache();
   s.prune_states();

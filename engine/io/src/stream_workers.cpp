@@ -57,7 +57,7 @@ std::unique_ptr<ByteSource> prefetching_source(std::unique_ptr<ByteSource> inner
   return std::make_unique<PrefetchingSource>(std::move(inner));
 }
 
-void run_batch(std::vector<Request>& batch, std::vector<RequestResult>& results) {
+void run_batch(std::vector<Request>& batch, const std::function<void(RequestResult&&)>& done) {
   if (batch.size() > 1) {
     auto* source = dynamic_cast<PrefetchingSource*>(&batch[0].file->source());
     const CopcEntry& last = batch.back().entry;
@@ -66,7 +66,7 @@ void run_batch(std::vector<Request>& batch, std::vector<RequestResult>& results)
     // On failure each node reads its own bytes (and reports its own error).
     if (source) source->read_ahead(begin, end - begin, batch[0].cancel.get());
   }
-  for (Request& r : batch) results.push_back(run_request(r));
+  for (Request& r : batch) done(run_request(r));
   tl_read_ahead = ReadAhead();
 }
 
@@ -181,13 +181,12 @@ void StreamWorkers::loop() {
     if (stop_) return;
     std::vector<Request> batch = take_batch();
     lock.unlock();
-    std::vector<RequestResult> done;
-    run_batch(batch, done);
-    lock.lock();
-    for (RequestResult& r : done) {
+    run_batch(batch, [this](RequestResult&& r) {
+      std::lock_guard<std::mutex> done_lock(mutex_);
       running_.erase(r.id);
       results_.push_back(std::move(r));
-    }
+    });
+    lock.lock();
   }
 }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,8 +63,9 @@ struct RequestResult {
 RequestResult run_request(Request& request);
 
 /// Runs node requests whose bytes follow each other in one file with one read of the source
-/// (one HTTP request instead of several), each decoded on its own; one result each.
-void run_batch(std::vector<Request>& batch, std::vector<RequestResult>& results);
+/// (one HTTP request instead of several), each decoded on its own; `done` takes each result as
+/// soon as it is there (the first node of a batch is drawn before the others are decoded).
+void run_batch(std::vector<Request>& batch, const std::function<void(RequestResult&&)>& done);
 
 /// `inner` as a source whose reads a worker thread can serve from a range it read ahead.
 std::unique_ptr<ByteSource> prefetching_source(std::unique_ptr<ByteSource> inner);
