@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 #include "engine/frame_stats.h"
@@ -99,8 +99,8 @@ bool render_frames(Renderer& renderer, const Camera& camera, const RenderSetting
 }
 
 /// --pick: the point drawn at that very pixel of the last frame (engine/pick.h).
-bool print_pick(const Options& o, Renderer& renderer, const PointCloud& cloud,
-                const Camera& camera, const RenderSettings& rs) {
+bool print_pick(const Options& o, Renderer& renderer, const PointCloud& cloud, const Camera& camera,
+                const RenderSettings& rs) {
   PickResult picked;
   CompactCloud scratch;
   Stopwatch pick_time;
@@ -210,9 +210,10 @@ int open_stream(const Options& o, StreamRun& run, const RenderSettings& rs) {
   }
   run.scene.pool_reallocated();  // the renderer has this pool
   const StreamOptions& so = run.scene.options();
-  std::printf("stream: %llu points in %llu tile(s), point budget %llu, sse %.2f px, cache %.0f MB\n",
-              (unsigned long long)info.points, (unsigned long long)run.scene.stats().tiles,
-              (unsigned long long)so.point_budget, so.sse_px, double(so.cache_bytes) / 1e6);
+  std::printf(
+      "stream: %llu points in %llu tile(s), point budget %llu, sse %.2f px, cache %.0f MB\n",
+      (unsigned long long)info.points, (unsigned long long)run.scene.stats().tiles,
+      (unsigned long long)so.point_budget, so.sse_px, double(so.cache_bytes) / 1e6);
   return 0;
 }
 
@@ -238,8 +239,8 @@ int stream_colors(const Options& o, StreamRun& run) {
     run.color.range_lo = b.min[axis];
     run.color.range_hi = b.max[axis];
   }
-  std::printf("colors: %s\n", cs.mode == ColorMode::kField ? cs.field.c_str()
-                                                          : color_mode_name(cs.mode));
+  std::printf("colors: %s\n",
+              cs.mode == ColorMode::kField ? cs.field.c_str() : color_mode_name(cs.mode));
   return 0;
 }
 

@@ -131,8 +131,7 @@ FileReport describe_url(const std::string& url) {
   std::unique_ptr<ByteSource> source = open_byte_source(url, &r.error);
   std::unique_ptr<CopcFile> copc = source ? CopcFile::open(std::move(source), &r.error) : nullptr;
   std::vector<CopcEntry> entries;
-  if (!copc || !copc->read_page(copc->root_page(), entries, &r.info.warnings, &r.error))
-    return r;
+  if (!copc || !copc->read_page(copc->root_page(), entries, &r.info.warnings, &r.error)) return r;
   r.ok = true;
   const std::vector<std::string> warnings = std::move(r.info.warnings);
   r.info = copc->info();

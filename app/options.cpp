@@ -305,12 +305,11 @@ void add_stream_options(CLI::App& app, Options& o) {
         "streaming: host memory for decoded nodes (512M, 4G; default: a\n"
         "quarter of the machine's memory)",
         [&o](const std::string& v) { o.cache_memory = parse_bytes("--cache-memory", v); });
-  value(app, "--stream", "on|off",
-        "on: stream COPC files by level of detail (the default); off: read\n"
-        "them whole (URLs, folders and .vpc surveys always stream)",
-        [&o](const std::string& v) {
-          o.stream = parse_switch("--stream", v, false) == Toggle::kOn;
-        });
+  value(
+      app, "--stream", "on|off",
+      "on: stream COPC files by level of detail (the default); off: read\n"
+      "them whole (URLs, folders and .vpc surveys always stream)",
+      [&o](const std::string& v) { o.stream = parse_switch("--stream", v, false) == Toggle::kOn; });
   flag(app, "--no-wait", o.no_wait,
        "headless streaming: draw the frames as the nodes arrive, without\n"
        "waiting for the view to converge");

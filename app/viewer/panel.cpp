@@ -233,15 +233,17 @@ void stream_settings(StreamState& st) {
   ImGui::SliderScalar("point budget", ImGuiDataType_U64, &o.point_budget, &bmin, &bmax, "%llu",
                       ImGuiSliderFlags_Logarithmic);
   if (ImGui::IsItemDeactivatedAfterEdit()) st.options_changed = true;
-  tooltip("Points drawn at most: the nodes nearest the camera first. The pool on the GPU\n"
-          "holds this many points (16 bytes each).");
+  tooltip(
+      "Points drawn at most: the nodes nearest the camera first. The pool on the GPU\n"
+      "holds this many points (16 bytes each).");
   float sse = float(o.sse_px);
   if (ImGui::SliderFloat("target error", &sse, 0.0f, 20.0f, "%.1f px")) {
     o.sse_px = sse;
     st.options_changed = true;
   }
-  tooltip("A node is refined while its points lie further apart on screen than this;\n"
-          "0 refines every node in view (within the budget).");
+  tooltip(
+      "A node is refined while its points lie further apart on screen than this;\n"
+      "0 refines every node in view (within the budget).");
   uint64_t mib = o.cache_bytes >> 20;
   const uint64_t cmin = 64, cmax = uint64_t{1} << 20;
   ImGui::SliderScalar("cache", ImGuiDataType_U64, &mib, &cmin, &cmax, "%llu MiB",

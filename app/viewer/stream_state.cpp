@@ -91,8 +91,8 @@ void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
   }
   colors.legend = Legend{};
   char msg[256];
-  std::snprintf(msg, sizeof msg, "%s: %llu points in %llu tile(s), streamed%s", stream.label().c_str(),
-                (unsigned long long)scene->info().points,
+  std::snprintf(msg, sizeof msg, "%s: %llu points in %llu tile(s), streamed%s",
+                stream.label().c_str(), (unsigned long long)scene->info().points,
                 (unsigned long long)scene->stats().tiles, note.c_str());
   set_status(msg, refused);
 }
@@ -169,8 +169,7 @@ void Viewer::Impl::update_stream() {
   bool refused = false;
   if (scene->pool_reallocated()) {
     if (!backend->set_cloud(scene->pool(), &err, &note, &refused)) set_status(err, true);
-  } else if (!ranges.empty() && pool_shows_file_colors() &&
-             !backend->update_points(ranges, &err)) {
+  } else if (!ranges.empty() && pool_shows_file_colors() && !backend->update_points(ranges, &err)) {
     set_status(err, true);
   }
   if (!ranges.empty() && !pool_shows_file_colors()) recolor_ranges(ranges);

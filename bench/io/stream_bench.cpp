@@ -54,17 +54,28 @@ bool parse(int argc, char** argv, Args& a) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
-    if (k == "--width") a.width = std::atoi(next());
-    else if (k == "--height") a.height = std::atoi(next());
-    else if (k == "--budget") a.budget = uint64_t(std::atof(next()));
-    else if (k == "--sse") a.sse = std::atof(next());
-    else if (k == "--threads") a.threads = unsigned(std::atoi(next()));
-    else if (k == "--latency") a.latency_ms = std::atoi(next());
-    else if (k == "--runs") a.runs = std::max(1, std::atoi(next()));
-    else if (k == "--walk") a.walk = std::atoi(next());
-    else if (k == "--cache") a.cache = uint64_t(std::atof(next()) * 1048576.0);
-    else if (k.rfind("--", 0) == 0) return false;
-    else a.file = k;
+    if (k == "--width")
+      a.width = std::atoi(next());
+    else if (k == "--height")
+      a.height = std::atoi(next());
+    else if (k == "--budget")
+      a.budget = uint64_t(std::atof(next()));
+    else if (k == "--sse")
+      a.sse = std::atof(next());
+    else if (k == "--threads")
+      a.threads = unsigned(std::atoi(next()));
+    else if (k == "--latency")
+      a.latency_ms = std::atoi(next());
+    else if (k == "--runs")
+      a.runs = std::max(1, std::atoi(next()));
+    else if (k == "--walk")
+      a.walk = std::atoi(next());
+    else if (k == "--cache")
+      a.cache = uint64_t(std::atof(next()) * 1048576.0);
+    else if (k.rfind("--", 0) == 0)
+      return false;
+    else
+      a.file = k;
   }
   return !a.file.empty();
 }

@@ -1,18 +1,22 @@
 // Flying through a streamed survey: frame times while the camera moves and nodes stream in, at
 // several point budgets, side by side in one run, and the time to converge after a jump.
 //   stream_fly_bench [--mode gpu|cpu] [--budgets 1e7,1e8,3e8] [--sse PX] [--width W]
-//                    [--height H] [--frames N] [--cache MB] INPUT...
+//                    [--height H] [--frames N] [--fps F] [--cache MB] [--per-update N] INPUT...
 // INPUT: COPC files or URLs, folders, .vpc surveys (engine/io/stream.h). For each budget: the
 // survey framed from above until it converges (the time printed), then N frames flying low over
 // it from one corner to the other (each frame: StreamingScene::update(), the pool's changed
 // ranges to the renderer, render()), then a jump back to the first corner and the frames until
-// the view converges again. A frame's time is the whole of it (selection, copying nodes into
-// the pool, the upload of the changed ranges, the render and the image's read-back); render_ms
-// is the renderer's own frame (the GPU's device frame by CUDA events).
+// the view converges again. --fps paces the flight's frames at a display's rate (the time left
+// over is the streaming workers'). --per-update: StreamOptions::pool_points_per_update. A frame's
+// time is the whole of it (selection, copying nodes into the pool, the upload of the changed
+// ranges, the render and the image's read-back); render_ms is the renderer's own frame (the GPU's
+// device frame by CUDA events).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/frame_stats.h"
@@ -28,6 +32,8 @@ struct Args {
   double sse = 1.0;
   int width = 1920, height = 1080, frames = 600;
   uint64_t cache = uint64_t{16} << 30;
+  uint64_t per_update = 0;  // 0: StreamOptions' default
+  double fps = 0.0;         // frames paced at this rate (a display's refresh); 0: back to back
   std::vector<std::string> inputs;
 };
 
@@ -55,6 +61,10 @@ bool parse(int argc, char** argv, Args& a) {
       a.height = std::atoi(next().c_str());
     } else if (k == "--frames") {
       a.frames = std::atoi(next().c_str());
+    } else if (k == "--fps") {
+      a.fps = std::atof(next().c_str());
+    } else if (k == "--per-update") {
+      a.per_update = uint64_t(std::atof(next().c_str()));
     } else if (k == "--cache") {
       a.cache = uint64_t(std::atof(next().c_str()) * 1048576.0);
     } else if (k.rfind("--", 0) == 0) {
@@ -148,6 +158,7 @@ int run_budget(const Args& a, double budget) {
   so.point_budget = uint64_t(budget);
   so.sse_px = a.sse;
   so.cache_bytes = a.cache;
+  if (a.per_update) so.pool_points_per_update = a.per_update;
   pr::StreamingScene scene(so);
   if (!scene.open(a.inputs, &why)) {
     std::fprintf(stderr, "stream_fly_bench: %s\n", why.c_str());
@@ -171,6 +182,10 @@ int run_budget(const Args& a, double budget) {
   pr::Stopwatch flight;
   for (int i = 0; i < a.frames; ++i) {
     double ms = 0.0;
+    // Paced: each frame starts at its slot, as a window's frames do at the display's rate.
+    if (a.fps > 0.0)
+      while (flight.ms() < i * 1000.0 / a.fps)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
     if (!f.frame(flight_camera(b, double(i) / a.frames), &ms)) return 1;
     frame_ms.push_back(ms);
     render_ms.push_back(f.render_ms);
@@ -183,12 +198,14 @@ int run_budget(const Args& a, double budget) {
   const double median = percentile(frame_ms, 0.5);
   const double longest = *std::max_element(frame_ms.begin(), frame_ms.end());
   std::printf(
-      "%-6s budget %.0e: overview converged %.0f ms | flight %d frames: median %.2f ms, p99 %.2f, "
+      "%-6s budget %.0e, %.0e a frame, %.0f fps: overview converged %.0f ms | flight %d frames: "
+      "median %.2f ms, p99 %.2f, "
       "longest %.2f (%.2fx median), render median %.3f ms, points up to %llu, read %.0f MB/s | "
       "jump converged %.0f ms, longest frame %.2f ms\n",
-      renderer->name().c_str(), budget, first_ms, a.frames, median, percentile(frame_ms, 0.99),
-      longest, longest / median, percentile(render_ms, 0.5), (unsigned long long)points,
-      double(read) / flight_s * 1e-6, jump_ms, jump_longest);
+      renderer->name().c_str(), budget, double(so.pool_points_per_update), a.fps, first_ms,
+      a.frames, median, percentile(frame_ms, 0.99), longest, longest / median,
+      percentile(render_ms, 0.5), (unsigned long long)points, double(read) / flight_s * 1e-6,
+      jump_ms, jump_longest);
   for (const std::string& m : scene.take_messages()) std::fprintf(stderr, "  %s\n", m.c_str());
   return 0;
 }
@@ -200,7 +217,8 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, a)) {
     std::fprintf(stderr,
                  "usage: stream_fly_bench [--mode gpu|cpu] [--budgets 1e7,1e8,3e8] [--sse PX] "
-                 "[--width W] [--height H] [--frames N] [--cache MB] INPUT...\n");
+                 "[--width W] [--height H] [--frames N] [--fps F] [--cache MB] [--per-update N] "
+                 "INPUT...\n");
     return 2;
   }
   int rc = 0;

@@ -94,9 +94,9 @@ TEST(StreamHeadless, AllNodesGiveTheWholeFilesImage) {
     const std::string path = pr::test::kData + "/" + name;
     const fs::path dir = scratch_dir();
     const std::string cam = camera_for(path);
-    const std::vector<std::string> common = {"--headless", "--width", "320", "--height", "240",
-                                             "--frames", "2", "--camera", cam, "--color", color,
-                                             path};
+    const std::vector<std::string> common = {"--headless", "--width",  "320", "--height",
+                                             "240",        "--frames", "2",   "--camera",
+                                             cam,          "--color",  color, path};
     std::string whole_out, stream_out;
     std::vector<std::string> whole = common, streamed = common;
     whole.insert(whole.end(), {"--stream", "off", "--screenshot", (dir / "whole.png").string()});
@@ -156,10 +156,10 @@ TEST(StreamHeadless, BudgetAndNoWait) {
   const double points = summary_value(out, "lod_points");
   EXPECT_GT(points, 0.0);
   EXPECT_LE(points, 100000.0 + 4096.0) << out;  // within the budget (slots of 4096 points)
-  ASSERT_EQ(run({"--headless", "--width", "160", "--height", "120", "--frames", "3", "--no-wait",
-                 path},
-                &out),
-            0)
+  ASSERT_EQ(
+      run({"--headless", "--width", "160", "--height", "120", "--frames", "3", "--no-wait", path},
+          &out),
+      0)
       << out;
   EXPECT_GE(summary_value(out, "first_image_ms"), 0.0) << out;
 }

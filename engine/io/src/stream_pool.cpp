@@ -150,11 +150,16 @@ void StreamPool::remove(const std::vector<uint32_t>& granules) {
 std::vector<PoolRange> StreamPool::take_changes() {
   std::sort(changed_.begin(), changed_.end());
   changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+  // Ranges less than kMergeGap points apart are merged: the points between them are handed over
+  // again unchanged, which costs less than another upload call (and a box pass) on the GPU; a
+  // pool of scattered small changes (a flight evicting and taking many nodes) would otherwise
+  // make thousands of ranges a frame.
+  constexpr uint64_t kMergeGap = 1u << 16;
   std::vector<PoolRange> ranges;
   for (uint32_t g : changed_) {
     const uint64_t first = uint64_t(g) * granule_;
-    if (!ranges.empty() && ranges.back().first + ranges.back().count == first)
-      ranges.back().count += granule_;
+    if (!ranges.empty() && ranges.back().first + ranges.back().count + kMergeGap >= first)
+      ranges.back().count = first + granule_ - ranges.back().first;
     else
       ranges.push_back({first, granule_});
   }

@@ -33,8 +33,8 @@ class StreamPool {
   bool insert(const PointCloud& node, std::vector<uint32_t>& taken);
   /// Frees `granules` (their positions become NaN).
   void remove(const std::vector<uint32_t>& granules);
-  /// The granules changed since the last call, as sorted, disjoint point ranges (adjacent
-  /// granules merged).
+  /// The granules changed since the last call, as sorted, disjoint point ranges (granules less
+  /// than 65536 points apart merged, with the unchanged points between them).
   std::vector<PoolRange> take_changes();
 
   PointCloud& cloud() { return cloud_; }

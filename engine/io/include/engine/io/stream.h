@@ -59,7 +59,8 @@ struct StreamOptions {
 /// A part of the pool that changed in the last update(): new points in [first, first + count)
 /// (nodes copied in; the rest of a node's last granule holds NaN positions, which never draw) or,
 /// for an evicted node, NaN positions there. Ranges cover whole granules (slot_align / 8 points),
-/// sorted, disjoint, adjacent ones merged.
+/// sorted and disjoint; ranges less than 65536 points apart are merged (the points between them,
+/// unchanged, are handed over again: fewer, larger uploads).
 struct PoolRange {
   uint64_t first = 0, count = 0;
 };
