@@ -260,9 +260,10 @@ void stream_figures(const StreamState& st) {
   const StreamStats& s = st.stats;
   ImGui::Text("tiles: %llu, %llu open", (unsigned long long)s.tiles,
               (unsigned long long)s.tiles_open);
-  ImGui::Text("nodes: %llu drawn of %llu selected, %llu cached, %llu in flight",
-              (unsigned long long)s.nodes_drawn, (unsigned long long)s.nodes_selected,
-              (unsigned long long)s.nodes_cached, (unsigned long long)s.nodes_in_flight);
+  ImGui::Text("nodes: %llu drawn of %llu selected", (unsigned long long)s.nodes_drawn,
+              (unsigned long long)s.nodes_selected);
+  ImGui::Text("       %llu cached, %llu in flight", (unsigned long long)s.nodes_cached,
+              (unsigned long long)s.nodes_in_flight);
   ImGui::Text("points: %s drawn of %s selected", human_count(double(s.points_drawn)).c_str(),
               human_count(double(s.points_selected)).c_str());
   ImGui::Text("read: %s, %.1f MB/s", human_bytes(double(s.bytes_read)).c_str(), s.mb_per_s);
@@ -272,7 +273,7 @@ void stream_figures(const StreamState& st) {
                             human_bytes(double(st.options.cache_bytes));
   ImGui::ProgressBar(float(std::min(fill, 1.0)), ImVec2(-1, 0), cache.c_str());
   if (s.converged)
-    ImGui::TextDisabled("view complete: the budget and the target error are met");
+    ImGui::TextDisabled("view complete (budget and target error met)");
   else
     ImGui::Text("loading: %llu of %llu nodes drawn", (unsigned long long)s.nodes_drawn,
                 (unsigned long long)s.nodes_selected);
@@ -445,11 +446,11 @@ void Viewer::Impl::draw_panel() {
   ImGui::SetNextWindowBgAlpha(0.92f);
   if (ImGui::Begin("pointraster")) {
     status_and_job(*this);
+    streaming_section(*this);  // a streamed survey's budget and progress come first
     renderer_section(*this);
     camera_section(*this);
     focus_section(view.camera);
     points_section(*this);
-    streaming_section(*this);
     draw_color_section();
     timings_section(*this);
     cloud_section(*this);
