@@ -69,16 +69,21 @@ double CloudJob::progress() const {
 
 namespace {
 
-/// A LAS file's point count from its header, when it is a plain (uncompressed) LAS file; 0
-/// otherwise (another format, LAZ or COPC, unreadable). LAS 1.4 keeps a 64-bit count at byte 247;
-/// earlier versions the 32-bit legacy count at byte 107.
-uint64_t plain_las_points(const std::string& path) {
-  uint8_t h[375] = {};
+/// A LAS or LAZ file's point count from its header, and whether it is LAZ; 0 for anything else
+/// (another format, a COPC file, unreadable). LAS 1.4 keeps a 64-bit count at byte 247; earlier
+/// versions the 32-bit legacy count at byte 107. A COPC file's first VLR (at byte 375) is its
+/// info VLR, user id "copc": it streams, or reads its top levels for a budget, never a preview.
+uint64_t las_points(const std::string& path, bool* laz) {
+  uint8_t h[375 + 8] = {};
   std::ifstream f(path, std::ios::binary);
-  if (!f.read(reinterpret_cast<char*>(h), sizeof h)) return 0;
-  if (detect_format(h, sizeof h, path) != FileFormat::kLas) return 0;
+  if (!f.read(reinterpret_cast<char*>(h), 227)) return 0;
+  f.read(reinterpret_cast<char*>(h + 227), sizeof h - 227);
+  const FileFormat format = detect_format(h, sizeof h, path);
+  if (format != FileFormat::kLas && format != FileFormat::kLaz) return 0;
+  *laz = format == FileFormat::kLaz;
   const uint16_t header_size = uint16_t(h[94] | h[95] << 8);
   if (h[24] == 1 && h[25] >= 4 && header_size >= 255) {
+    if (std::memcmp(h + 377, "copc", 4) == 0) return 0;
     uint64_t n = 0;
     std::memcpy(&n, h + 247, sizeof n);
     return n;
@@ -93,10 +98,13 @@ uint64_t plain_las_points(const std::string& path) {
 std::vector<LoadOptions> preview_options(const std::vector<std::string>& paths,
                                          const LoadOptions& options) {
   std::vector<uint64_t> read(paths.size());
+  std::vector<bool> laz(paths.size());
   uint64_t total = 0;
   for (size_t i = 0; i < paths.size(); ++i) {
-    const uint64_t n = plain_las_points(paths[i]);
+    bool compressed = false;
+    const uint64_t n = las_points(paths[i], &compressed);
     if (n == 0) return {};
+    laz[i] = compressed;
     read[i] = options.max_points ? std::min(n, options.max_points) : n;
     total += read[i];
   }
@@ -107,6 +115,8 @@ std::vector<LoadOptions> preview_options(const std::vector<std::string>& paths,
     const double share = double(read[i]) / double(total);
     preview[i].max_points =
         std::max<uint64_t>(1, uint64_t(double(CloudJob::kPreviewPoints) * share));
+    // A stride through a LAZ file decodes every chunk: whole chunks spread through it instead.
+    preview[i].whole_chunks = laz[i];
   }
   return preview;
 }

@@ -103,8 +103,9 @@ class CloudJob {
 };
 
 /// The options of a preview pass over `paths` read with `options` (one per file: a max_points
-/// that keeps about CloudJob::kPreviewPoints in all), or empty when the job gets no preview: a
-/// file is not a plain LAS file, or the load reads too few points to need one.
+/// that keeps about CloudJob::kPreviewPoints in all; LAZ files whole chunks spread through them,
+/// LoadOptions::whole_chunks), or empty when the job gets no preview: a file is neither LAS nor
+/// LAZ (or is COPC), or the load reads too few points to need one.
 std::vector<LoadOptions> preview_options(const std::vector<std::string>& paths,
                                          const LoadOptions& options);
 

@@ -467,3 +467,43 @@ TEST(IoFields, AsciiKeepsTheFieldsOfTheBinaryEncodings) {
 
 }  // namespace
 }  // namespace pr
+
+namespace pr {
+namespace {
+
+// LoadOptions::whole_chunks: a LAZ file read in whole chunks spread through it (the viewer's
+// preview of a large LAZ file): the first chunk and others, every point of them at the world
+// position the whole load gives it, fewer points than the whole.
+TEST(IoBudget, LazWholeChunksSpreadThroughTheFile) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = kData + "/laz/autzen_trim.laz";
+  PointCloud whole, part;
+  FileInfo info;
+  std::string error;
+  ASSERT_TRUE(load_point_cloud(path, whole, &info, &error)) << error;
+  LoadOptions o;
+  o.whole_chunks = true;
+  o.max_points = 50'000;
+  ASSERT_TRUE(load_point_cloud(path, part, nullptr, &error, nullptr, &o)) << error;
+  ASSERT_GT(part.size(), 0u);
+  EXPECT_LT(part.size(), whole.size());
+  EXPECT_GE(part.size(), o.max_points);  // whole chunks, the fewest that reach the budget
+  // The first chunk comes first, as in the whole load: the same points in world coordinates.
+  for (size_t i = 0; i < 1000; ++i) {
+    const glm::dvec3 a =
+        whole.origin + glm::dvec3(whole.positions[i].x, whole.positions[i].y, whole.positions[i].z);
+    const glm::dvec3 b =
+        part.origin + glm::dvec3(part.positions[i].x, part.positions[i].y, part.positions[i].z);
+    ASSERT_NEAR(a.x, b.x, 1e-3);
+    ASSERT_NEAR(a.y, b.y, 1e-3);
+    ASSERT_NEAR(a.z, b.z, 1e-3);
+    ASSERT_EQ(whole.colors[i], part.colors[i]);
+  }
+  // Without the budget, or with one above the file's points: every chunk.
+  o.max_points = whole.size();
+  ASSERT_TRUE(load_point_cloud(path, part, nullptr, &error, nullptr, &o)) << error;
+  EXPECT_EQ(part.size(), whole.size());
+}
+
+}  // namespace
+}  // namespace pr

@@ -11,6 +11,7 @@
 // one chunk, on one thread, reporting progress and checking cancel as it goes.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -319,11 +320,28 @@ size_t copc_depth(const CopcInfo& copc, const LoadOptions& o) {
   return depth;
 }
 
-/// The chunks read_laz decodes: every chunk in file order, or the COPC nodes down to the depth
-/// LoadOptions choose (`every_chunk` false when that leaves nodes out).
+/// LoadOptions::whole_chunks: chunks k * n / m (k < m) of the file's n, the fewest m whose
+/// points (at the file's average a chunk) reach max_points; all of them when that is every one.
+std::vector<Chunk> spread_chunks(const std::vector<Chunk>& all, uint64_t points,
+                                 uint64_t max_points) {
+  const size_t n = all.size();
+  if (n == 0 || max_points == 0 || max_points >= points) return all;
+  const double per_chunk = double(points) / double(n);
+  const size_t m = std::min(n, size_t(std::ceil(double(max_points) / per_chunk)));
+  std::vector<Chunk> out;
+  out.reserve(m);
+  for (size_t k = 0; k < m; ++k) out.push_back(all[k * n / m]);
+  return out;
+}
+
+/// The chunks read_laz decodes: every chunk in file order (or, for LoadOptions::whole_chunks,
+/// chunks spread through the file), or the COPC nodes down to the depth LoadOptions choose
+/// (`every_chunk` false when that leaves nodes out).
 std::vector<Chunk> chunks_to_read(const Input& in, const LazFile& f, CopcInfo& copc,
                                   const std::vector<Chunk>& nodes, bool& every_chunk) {
   every_chunk = true;
+  if (!copc.present && in.options->whole_chunks)
+    return spread_chunks(f.chunks, f.h.count, in.options->max_points);
   if (!copc.present) return f.chunks;
   std::vector<Chunk> chunks;
   const size_t depth = copc_depth(copc, *in.options);
@@ -379,7 +397,8 @@ struct LazRead {
           const std::vector<Chunk>& nodes)
       : in(input), f(file), h(file.h), copc(copc_info.present), recs(input, file.h) {
     chunks = chunks_to_read(in, f, copc_info, nodes, every_chunk);
-    stride = Stride::of(h.count, copc ? LoadOptions{} : *in.options);
+    // Whole chunks keep all their records; COPC nodes too.
+    stride = Stride::of(h.count, copc || in.options->whole_chunks ? LoadOptions{} : *in.options);
     step = std::max<uint64_t>(1, h.count / 4096);
     if (!copc) samples.resize(size_t((h.count + step - 1) / step));
     sampled.assign(samples.size(), 0);

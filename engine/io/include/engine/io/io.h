@@ -25,6 +25,11 @@ struct LoadOptions {
   uint64_t max_points = 0;
   /// COPC: the deepest octree level to read (-1: all).
   int max_depth = -1;
+  /// LAZ (not COPC) with max_points: whole chunks spread evenly through the file, the fewest
+  /// whose points reach max_points, in place of a stride through every record; only those chunks
+  /// are decoded (a stride decodes every chunk), so that a preview of a large LAZ file costs a
+  /// fraction of the whole load. Its origin comes from the records of those chunks.
+  bool whole_chunks = false;
 };
 
 /// One scan of a file that holds several (E57).
