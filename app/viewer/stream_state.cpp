@@ -97,12 +97,6 @@ void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
   set_status(msg, refused);
 }
 
-void Viewer::Impl::stop_stream() {
-  if (!stream.scene) return;
-  backend->set_streaming(false);
-  stream.scene.reset();  // freed with the pool once CloudState lets go of it too
-}
-
 namespace {
 
 /// The colors of `settings` (a fixed range: the one shown) for the pool's points in

@@ -86,7 +86,6 @@ struct Viewer::Impl {
   // Streaming (stream_state.cpp).
   void start_stream(const std::vector<std::string>& paths);
   void install_stream(std::shared_ptr<StreamingScene> scene);
-  void stop_stream();
   void update_stream();  // each frame: selection, arrivals, the renderers' ranges
   bool pool_shows_file_colors() const;
   void recolor_ranges(const std::vector<PoolRange>& ranges);  // a color mode's colors for them
