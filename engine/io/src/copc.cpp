@@ -150,28 +150,13 @@ struct CopcFile::Impl {
                            std::vector<float*>& extras) const {
     out.name = cloud_name;
     out.origin = origin;
-    out.resize(n);
-    if (attrs.intensity) out.intensity.resize(n);
-    if (attrs.classification) out.classification.resize(n);
-    if (attrs.returns) out.returns.resize(n);
-    if (attrs.point_source) out.point_source.resize(n);
-    if (attrs.gps_time) out.gps_time.resize(n);
+    io::resize_points(out, attrs, n);
     for (const io::LasExtraField& e : recs.extras) {
       out.fields.push_back(ScalarField{e.name, {}});
       out.fields.back().values.resize(n);
     }
     for (ScalarField& f : out.fields) extras.push_back(f.values.data());
-    return io::BlockWriter{out.positions.data(),
-                           out.colors.data(),
-                           attrs.intensity ? out.intensity.data() : nullptr,
-                           attrs.classification ? out.classification.data() : nullptr,
-                           attrs.returns ? out.returns.data() : nullptr,
-                           attrs.point_source ? out.point_source.data() : nullptr,
-                           attrs.gps_time ? out.gps_time.data() : nullptr,
-                           0,
-                           n,
-                           0,
-                           origin};
+    return io::block_writer(out, attrs, 0, n, origin);
   }
 };
 

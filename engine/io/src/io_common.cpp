@@ -33,6 +33,15 @@ glm::dvec3 choose_origin(const Bounds& s) {
   return glm::dvec3(std::round(c.x), std::round(c.y), std::round(c.z));
 }
 
+void resize_points(PointCloud& c, const Attributes& attrs, size_t n) {
+  c.resize(n);
+  if (attrs.intensity) c.intensity.resize(n);
+  if (attrs.classification) c.classification.resize(n);
+  if (attrs.returns) c.returns.resize(n);
+  if (attrs.point_source) c.point_source.resize(n);
+  if (attrs.gps_time) c.gps_time.resize(n);
+}
+
 bool PointSink::allocate(const std::vector<size_t>& caps, std::vector<size_t>& start,
                          std::string* error) {
   PointCloud& c = *out_.cloud;
@@ -53,12 +62,7 @@ bool PointSink::allocate(const std::vector<size_t>& caps, std::vector<size_t>& s
     *out_.cloud = PointCloud{};
     return false;
   }
-  c.resize(total);
-  if (attrs_.intensity) c.intensity.resize(total);
-  if (attrs_.classification) c.classification.resize(total);
-  if (attrs_.returns) c.returns.resize(total);
-  if (attrs_.point_source) c.point_source.resize(total);
-  if (attrs_.gps_time) c.gps_time.resize(total);
+  resize_points(c, attrs_, total);
   add_fields(total);
   return true;
 }

@@ -149,6 +149,25 @@ struct BlockWriter {
   }
 };
 
+/// Sizes `c` for `n` points: positions, colors and the attributes `attrs` keeps.
+void resize_points(PointCloud& c, const Attributes& attrs, size_t n);
+
+/// A writer of `cap` points into `c`'s arrays (those `attrs` keeps) from point `begin` on.
+inline BlockWriter block_writer(PointCloud& c, const Attributes& attrs, size_t begin, size_t cap,
+                                const glm::dvec3& origin) {
+  return BlockWriter{c.positions.data(),
+                     c.colors.data(),
+                     attrs.intensity ? c.intensity.data() : nullptr,
+                     attrs.classification ? c.classification.data() : nullptr,
+                     attrs.returns ? c.returns.data() : nullptr,
+                     attrs.point_source ? c.point_source.data() : nullptr,
+                     attrs.gps_time ? c.gps_time.data() : nullptr,
+                     begin,
+                     cap,
+                     0,
+                     origin};
+}
+
 /// Emits p through w and, when it is kept, its `values` (one per PointSink::fields) into the
 /// sink's field_arrays() at its index. Apart from BlockWriter, so that the loops of readers
 /// without fields compile as they would if fields did not exist.
@@ -183,17 +202,7 @@ bool PointSink::run(const std::vector<size_t>& caps, Produce&& produce, std::str
             errs[b] = "cancelled";
             return;
           }
-          BlockWriter w{c.positions.data(),
-                        c.colors.data(),
-                        attrs_.intensity ? c.intensity.data() : nullptr,
-                        attrs_.classification ? c.classification.data() : nullptr,
-                        attrs_.returns ? c.returns.data() : nullptr,
-                        attrs_.point_source ? c.point_source.data() : nullptr,
-                        attrs_.gps_time ? c.gps_time.data() : nullptr,
-                        start[b],
-                        caps[b],
-                        0,
-                        origin_};
+          BlockWriter w = block_writer(c, attrs_, start[b], caps[b], origin_);
           if (!produce(b, w, errs[b]) || w.overflow) {
             if (errs[b].empty()) errs[b] = "more points than the header declares";
             stop = true;
