@@ -156,7 +156,8 @@ struct StreamRun {
   Camera camera;
   LodView view;
   ColorSettings color;
-  bool recolor = false;  // a color mode other than the file's colors: the pool is colorized
+  bool recolor = false;       // a color mode other than the file's colors: the pool is colorized
+  bool colors_stale = false;  // nodes arrived or left since the pool was last colorized
   explicit StreamRun(const StreamOptions& so, Renderer& r) : scene(so), renderer(r) {}
 
   void print_messages() {
@@ -164,7 +165,7 @@ struct StreamRun {
       std::fprintf(stderr, "pointraster: %s\n", m.c_str());
   }
   /// One update(): the renderer takes the pool's changed ranges (the whole pool when it was
-  /// reallocated) and, for a color mode, the pool's new colors. False after the message.
+  /// reallocated). False after the message.
   bool step() {
     std::string why;
     const std::vector<PoolRange> ranges = scene.update(view);
@@ -175,16 +176,25 @@ struct StreamRun {
     else
       for (const PoolRange& r : ranges)
         if (ok && r.count) ok = renderer.update_points(pool, r.first, r.count, &why);
-    if (ok && recolor && !ranges.empty()) {
-      PodVector<uint32_t> colors;
-      ok = colorize(pool, color, colors, nullptr, &why);
-      if (ok) {
-        set_display_colors(pool, color.mode, std::move(colors));
-        ok = renderer.update_colors(pool, &why);
-      }
-    }
+    colors_stale = colors_stale || !ranges.empty();
     print_messages();
     if (!ok) std::fprintf(stderr, "pointraster: the renderer refused the pool: %s\n", why.c_str());
+    return ok;
+  }
+  /// For a color mode, the pool's colors made again before a frame that needs them (its range,
+  /// automatic or not, over the points drawn then). False after the message.
+  bool color_pool() {
+    if (!recolor || !colors_stale) return true;
+    colors_stale = false;
+    std::string why;
+    PointCloud& pool = scene.pool();
+    PodVector<uint32_t> colors;
+    bool ok = colorize(pool, color, colors, nullptr, &why);
+    if (ok) {
+      set_display_colors(pool, color.mode, std::move(colors));
+      ok = renderer.update_colors(pool, &why);
+    }
+    if (!ok) std::fprintf(stderr, "pointraster: colors: %s\n", why.c_str());
     return ok;
   }
 };
@@ -279,6 +289,7 @@ int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) 
   FrameTimes times;
   for (int f = 0; f < frames; ++f) {
     if (o.no_wait && f > 0 && !run.step()) return 1;
+    if (!run.color_pool()) return 1;
     if (!render_frames(renderer, run.camera, rs, mode == "gpu", 1, img, times)) return 1;
   }
   if (o.pick && !print_pick(o, renderer, run.scene.pool(), run.camera, rs)) return 1;
