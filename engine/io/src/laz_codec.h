@@ -112,6 +112,7 @@ class SymbolModel {
 
  private:
   friend class Decoder;
+  friend class Encoder;
   std::vector<uint32_t> store_;
   uint32_t* dist_ = nullptr;
   uint32_t* count_ = nullptr;

@@ -1,0 +1,212 @@
+// The encoding side of laz_codec.h: the 32-bit arithmetic encoder and the integer encoder that
+// LASzip's decoders (and ours) read. Every call mirrors one Decoder / IntDecoder call with the same
+// model, so the models of both sides pass through the same states: an encoder that predicts as
+// the decoder does writes a stream the decoder reads back value for value.
+//
+// The encoder keeps the interval [base, base + length) of 32 bits; narrowing it can carry into
+// bytes already written (base overflows), which propagate_carry() adds back into the output.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "laz_codec.h"
+
+namespace pr::io::laz {
+
+class Encoder {
+ public:
+  /// Starts a stream that appends to `out` (cleared).
+  void init(std::vector<uint8_t>& out) {
+    out_ = &out;
+    out_->clear();
+    base_ = 0;
+    length_ = 0xFFFFFFFFu;
+  }
+
+  void bit(BitModel& m, uint32_t sym) {
+    const uint32_t x = m.bit0_prob * (length_ >> kBitShift);
+    if (sym == 0) {
+      length_ = x;
+      ++m.bit0_count;
+    } else {
+      const uint32_t init_base = base_;
+      base_ += x;
+      length_ -= x;
+      if (init_base > base_) propagate_carry();
+    }
+    if (length_ < kMinLength) renorm();
+    if (--m.until_update == 0) m.update();
+  }
+
+  void symbol(SymbolModel& m, uint32_t sym) {
+    const uint32_t init_base = base_;
+    // The decoder's interval of `sym` is [dist[sym], dist[sym + 1]) of length / 2^15, the last
+    // symbol's reaching to the undivided length.
+    if (sym == m.last_symbol_) {
+      const uint32_t x = m.dist_[sym] * (length_ >> kSymbolShift);
+      base_ += x;
+      length_ -= x;
+    } else {
+      length_ >>= kSymbolShift;
+      const uint32_t x = m.dist_[sym] * length_;
+      base_ += x;
+      length_ = m.dist_[sym + 1] * length_ - x;
+    }
+    if (init_base > base_) propagate_carry();
+    if (length_ < kMinLength) renorm();
+    ++m.count_[sym];
+    if (--m.until_update_ == 0) m.update();
+  }
+
+  /// `bits` raw bits of `v` (1..32), not modelled.
+  void bits(uint32_t bits, uint32_t v) {
+    if (bits > 19) {
+      short16(v & 0xFFFFu);
+      v >>= 16;
+      bits -= 16;
+    }
+    const uint32_t init_base = base_;
+    length_ >>= bits;
+    base_ += v * length_;
+    if (init_base > base_) propagate_carry();
+    if (length_ < kMinLength) renorm();
+  }
+
+  void u32(uint32_t v) {
+    short16(v & 0xFFFFu);
+    short16(v >> 16);
+  }
+
+  void u64(uint64_t v) {
+    u32(uint32_t(v));
+    u32(uint32_t(v >> 32));
+  }
+
+  /// Ends the stream: writes the bytes that pin a value inside the final interval, then the zero
+  /// bytes the decoder's look-ahead reads (two or three), so that a decoder reading exactly this
+  /// stream never reads past it.
+  void done() {
+    const uint32_t init_base = base_;
+    bool another_byte = true;
+    if (length_ > 2 * kMinLength) {
+      base_ += kMinLength;
+      length_ = kMinLength >> 1;
+    } else {
+      base_ += kMinLength >> 1;
+      length_ = kMinLength >> 9;
+      another_byte = false;
+    }
+    if (init_base > base_) propagate_carry();
+    renorm();
+    out_->push_back(0);
+    out_->push_back(0);
+    if (another_byte) out_->push_back(0);
+  }
+
+ private:
+  void short16(uint32_t v) {
+    const uint32_t init_base = base_;
+    length_ >>= 16;
+    base_ += v * length_;
+    if (init_base > base_) propagate_carry();
+    if (length_ < kMinLength) renorm();
+  }
+
+  /// base_ overflowed: add one to the bytes written, from the last one back (0xFF wraps to 0 and
+  /// carries on).
+  void propagate_carry() {
+    for (size_t i = out_->size(); i-- > 0;) {
+      uint8_t& b = (*out_)[i];
+      if (b == 0xFF) {
+        b = 0;
+      } else {
+        ++b;
+        return;
+      }
+    }
+  }
+
+  void renorm() {
+    do {
+      out_->push_back(uint8_t(base_ >> 24));
+      base_ <<= 8;
+    } while ((length_ <<= 8) < kMinLength);
+  }
+
+  std::vector<uint8_t>* out_ = nullptr;
+  uint32_t base_ = 0, length_ = 0;
+};
+
+/// Encodes integers as prediction + corrector: the mirror of IntDecoder (same models, same
+/// contexts), so IntDecoder::decode(pred, context) returns the `real` given here.
+class IntEncoder {
+ public:
+  void init(uint32_t bits, uint32_t contexts) {
+    if (bits && bits < 32) {
+      corr_bits_ = bits;
+      corr_range_ = 1u << bits;
+      corr_min_ = -int32_t(corr_range_ / 2);
+      corr_max_ = corr_min_ + int32_t(corr_range_ - 1);
+    } else {
+      corr_bits_ = 32;
+      corr_range_ = 0;
+      corr_min_ = INT32_MIN;
+      corr_max_ = INT32_MAX;
+    }
+    k_models_.assign(contexts, SymbolModel());
+    correctors_.assign(corr_bits_, SymbolModel());
+    corrector0_ = BitModel();
+    k_ = 0;
+  }
+
+  /// The corrector's bit length of the last value encoded (IntDecoder::k() after decoding it).
+  uint32_t k() const { return k_; }
+
+  void encode(Encoder& enc, int32_t pred, int32_t real, uint32_t context = 0) {
+    // The corrector wraps into [corr_min, corr_max] (the value range is 2^bits).
+    int32_t c = int32_t(uint32_t(real) - uint32_t(pred));
+    if (corr_range_) {
+      if (c < corr_min_)
+        c += int32_t(corr_range_);
+      else if (c > corr_max_)
+        c -= int32_t(corr_range_);
+    }
+    SymbolModel& km = k_models_[context];
+    if (!km.ready()) km.init(corr_bits_ + 1);
+    // k: the bits of |c| (c - 1 for positive c: the correctors 1..2^k map to k bits).
+    uint32_t c1 = c <= 0 ? uint32_t(0) - uint32_t(c) : uint32_t(c) - 1u;
+    k_ = 0;
+    while (c1) {
+      c1 >>= 1;
+      ++k_;
+    }
+    enc.symbol(km, k_);
+    if (k_ == 0) {
+      enc.bit(corrector0_, uint32_t(c));
+      return;
+    }
+    if (k_ >= 32) return;  // c == INT32_MIN: the symbol says it all
+    // Positive correctors 1..2^k-1 ... map to the upper half of [0, 2^k), negative ones to the
+    // lower half (IntDecoder's inverse).
+    const uint32_t u = c < 0 ? uint32_t(c) + ((1u << k_) - 1u) : uint32_t(c) - 1u;
+    SymbolModel& cm = correctors_[k_ - 1];
+    if (!cm.ready()) cm.init(1u << (k_ <= kBitsHigh ? k_ : kBitsHigh));
+    if (k_ <= kBitsHigh) {
+      enc.symbol(cm, u);
+    } else {
+      const uint32_t k1 = k_ - kBitsHigh;
+      enc.symbol(cm, u >> k1);
+      enc.bits(k1, u & ((1u << k1) - 1u));
+    }
+  }
+
+ private:
+  static constexpr uint32_t kBitsHigh = 8;
+  std::vector<SymbolModel> k_models_, correctors_;
+  BitModel corrector0_;
+  uint32_t corr_bits_ = 32, corr_range_ = 0, k_ = 0;
+  int32_t corr_min_ = INT32_MIN, corr_max_ = INT32_MAX;
+};
+
+}  // namespace pr::io::laz
