@@ -30,7 +30,7 @@ class ChunkWriter {
   ChunkWriter(const ChunkWriter&) = delete;
   ChunkWriter& operator=(const ChunkWriter&) = delete;
 
-  /// Starts a chunk (models afresh). Called before the first add() and after every finish().
+  /// Starts a chunk (models afresh): after every finish() (the constructor starts the first).
   void start();
   /// Appends one record (layout.record_length bytes).
   void add(const uint8_t* record);

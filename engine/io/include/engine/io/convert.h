@@ -39,14 +39,14 @@ const char* convert_stage_name(int stage);
 
 /// What a conversion wrote.
 struct ConvertResult {
-  uint64_t points = 0;     ///< points written (non-finite input points dropped)
-  int point_format = 6;    ///< LAS point format of the output
+  uint64_t points = 0;   ///< points written (non-finite input points dropped)
+  int point_format = 6;  ///< LAS point format of the output
   uint16_t extra_bytes = 0;
   glm::dvec3 scale{0.0}, offset{0.0};
-  bool scale_from_input = false;  ///< scale and offset kept from LAS inputs that agree
-  uint32_t nodes = 0;             ///< COPC: octree nodes holding points
-  int levels = 0;                 ///< COPC: octree depth + 1
-  uint64_t bytes = 0;             ///< size of the output file
+  bool scale_from_input = false;      ///< scale and offset kept from LAS inputs that agree
+  uint32_t nodes = 0;                 ///< COPC: octree nodes holding points
+  int levels = 0;                     ///< COPC: octree depth + 1
+  uint64_t bytes = 0;                 ///< size of the output file
   std::vector<std::string> messages;  ///< one line each: inputs skipped, values clamped, choices
 };
 
