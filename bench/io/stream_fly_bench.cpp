@@ -89,19 +89,31 @@ struct Flight {
   pr::RenderSettings rs;
   pr::Image image;
   double render_ms = 0.0;
+  /// The last frame's parts (wall ms): StreamingScene::update(), the ranges to the renderer
+  /// (or the whole pool after a reallocation), render() with the read-back; points handed over.
+  double update_ms = 0.0, upload_ms = 0.0, draw_ms = 0.0;
+  uint64_t uploaded = 0;
+  bool reallocated = false;
 
   bool frame(const pr::Camera& cam, double* ms) {
     pr::Stopwatch sw;
     std::string why;
     const std::vector<pr::PoolRange> ranges = scene.update(pr::lod_view(cam, rs.width, rs.height));
+    update_ms = sw.ms();
     bool ok = true;
-    if (scene.pool_reallocated())
+    uploaded = 0;
+    reallocated = scene.pool_reallocated();
+    if (reallocated)
       ok = renderer.set_cloud(scene.pool(), &why);
     else
-      for (const pr::PoolRange& r : ranges)
+      for (const pr::PoolRange& r : ranges) {
         if (ok && r.count) ok = renderer.update_points(scene.pool(), r.first, r.count, &why);
+        uploaded += r.count;
+      }
+    upload_ms = sw.ms() - update_ms;
     pr::FrameStats st;
     if (ok) ok = renderer.render(cam, rs, image, st, &why);
+    draw_ms = sw.ms() - update_ms - upload_ms;
     if (!ok) std::fprintf(stderr, "stream_fly_bench: %s\n", why.c_str());
     render_ms = st.stages ? st.clear_ms + st.raster_ms + st.resolve_ms : st.raster_ms;
     if (renderer.name() == "cpu") render_ms = st.total_ms;
@@ -177,6 +189,12 @@ int run_budget(const Args& a, double budget) {
   const pr::Camera overview = pr::stream_camera(o, b, double(a.width) / a.height);
   if (!converge(f, overview, &first_ms, &first_longest)) return 1;
   std::vector<double> frame_ms, render_ms;
+  struct Parts {
+    double ms, update, upload, draw;
+    uint64_t uploaded;
+    bool reallocated;
+  };
+  std::vector<Parts> parts;
   uint64_t points = 0;
   const uint64_t read_before = scene.stats().bytes_read;
   pr::Stopwatch flight;
@@ -189,6 +207,7 @@ int run_budget(const Args& a, double budget) {
     if (!f.frame(flight_camera(b, double(i) / a.frames), &ms)) return 1;
     frame_ms.push_back(ms);
     render_ms.push_back(f.render_ms);
+    parts.push_back({ms, f.update_ms, f.upload_ms, f.draw_ms, f.uploaded, f.reallocated});
     points = std::max(points, scene.stats().points_drawn);
   }
   const double flight_s = flight.ms() * 1e-3;
@@ -206,6 +225,13 @@ int run_budget(const Args& a, double budget) {
       a.frames, median, percentile(frame_ms, 0.99), longest, longest / median,
       percentile(render_ms, 0.5), (unsigned long long)points, double(read) / flight_s * 1e-6,
       jump_ms, jump_longest);
+  // Where the longest frames go.
+  std::sort(parts.begin(), parts.end(), [](const Parts& x, const Parts& y) { return x.ms > y.ms; });
+  for (size_t i = 0; i < std::min<size_t>(parts.size(), 5); ++i)
+    std::printf(
+        "  frame %.2f ms: update %.2f, upload %.2f (%llu points%s), render+read-back %.2f\n",
+        parts[i].ms, parts[i].update, parts[i].upload, (unsigned long long)parts[i].uploaded,
+        parts[i].reallocated ? ", whole pool" : "", parts[i].draw);
   for (const std::string& m : scene.take_messages()) std::fprintf(stderr, "  %s\n", m.c_str());
   return 0;
 }
