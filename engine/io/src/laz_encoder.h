@@ -7,6 +7,7 @@
 // bytes already written (base overflows), which propagate_carry() adds back into the output.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -16,10 +17,13 @@ namespace pr::io::laz {
 
 class Encoder {
  public:
-  /// Starts a stream that appends to `out` (cleared).
+  /// Starts a stream into `out`, which holds the stream's bytes once done() ends it (until then
+  /// the encoder writes into it as a buffer of its own size, grown when full).
   void init(std::vector<uint8_t>& out) {
     out_ = &out;
-    out_->clear();
+    out_->resize(std::max<size_t>(out_->capacity(), 4096));
+    p_ = out_->data();
+    end_ = p_ + out_->size();
     base_ = 0;
     length_ = 0xFFFFFFFFu;
   }
@@ -99,9 +103,10 @@ class Encoder {
     }
     if (init_base > base_) propagate_carry();
     renorm();
-    out_->push_back(0);
-    out_->push_back(0);
-    if (another_byte) out_->push_back(0);
+    put(0);
+    put(0);
+    if (another_byte) put(0);
+    out_->resize(size_t(p_ - out_->data()));
   }
 
  private:
@@ -116,25 +121,40 @@ class Encoder {
   /// base_ overflowed: add one to the bytes written, from the last one back (0xFF wraps to 0 and
   /// carries on).
   void propagate_carry() {
-    for (size_t i = out_->size(); i-- > 0;) {
-      uint8_t& b = (*out_)[i];
-      if (b == 0xFF) {
-        b = 0;
+    for (uint8_t* b = p_; b-- != out_->data();) {
+      if (*b == 0xFF) {
+        *b = 0;
       } else {
-        ++b;
+        ++*b;
         return;
       }
     }
   }
 
+  void put(uint8_t b) {
+    if (p_ == end_) [[unlikely]]
+      grow();
+    *p_++ = b;
+  }
+
+  /// Doubles the buffer, keeping the bytes written.
+  void grow() {
+    const size_t at = size_t(p_ - out_->data());
+    out_->resize(out_->size() * 2);
+    p_ = out_->data() + at;
+    end_ = out_->data() + out_->size();
+  }
+
   void renorm() {
     do {
-      out_->push_back(uint8_t(base_ >> 24));
+      put(uint8_t(base_ >> 24));
       base_ <<= 8;
     } while ((length_ <<= 8) < kMinLength);
   }
 
   std::vector<uint8_t>* out_ = nullptr;
+  uint8_t* p_ = nullptr;  // the next byte of *out_ to write
+  uint8_t* end_ = nullptr;
   uint32_t base_ = 0, length_ = 0;
 };
 
@@ -175,12 +195,8 @@ class IntEncoder {
     SymbolModel& km = k_models_[context];
     if (!km.ready()) km.init(corr_bits_ + 1);
     // k: the bits of |c| (c - 1 for positive c: the correctors 1..2^k map to k bits).
-    uint32_t c1 = c <= 0 ? uint32_t(0) - uint32_t(c) : uint32_t(c) - 1u;
-    k_ = 0;
-    while (c1) {
-      c1 >>= 1;
-      ++k_;
-    }
+    const uint32_t c1 = c <= 0 ? uint32_t(0) - uint32_t(c) : uint32_t(c) - 1u;
+    k_ = c1 ? 32u - uint32_t(__builtin_clz(c1)) : 0u;
     enc.symbol(km, k_);
     if (k_ == 0) {
       enc.bit(corrector0_, uint32_t(c));
