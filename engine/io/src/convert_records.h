@@ -35,6 +35,8 @@ struct RecordSpec {
   uint64_t points = 0;
   /// The LASF_Spec extra-bytes VLR payload (record 4) describing the extra bytes; empty if none.
   std::vector<uint8_t> extra_bytes_vlr;
+  /// GPS times are adjusted standard GPS time (global encoding bit 0), as every LAS input says.
+  bool standard_gps_time = false;
   /// The OGC WKT coordinate system (LASF_Projection record 2112) of the LAS inputs; empty if none.
   std::string wkt;
   std::vector<std::string> messages;  ///< choices made (scale/offset, inputs skipped)

@@ -99,19 +99,7 @@ glm::dvec3 copc_origin(const Bounds& header_bounds, const CopcInfo& copc) {
 
 namespace {
 
-struct Chunk {
-  size_t begin = 0, size = 0;  // bytes in the file
-  uint64_t points = 0;
-  uint64_t first = 0;  // the index of its first point among all points of the file
-  int level = 0;       // COPC: the node's octree depth
-};
-
-/// Everything read_laz and laz_records need before decoding: header, layout, chunks.
-struct LazFile {
-  LasHeader h;
-  laz::Layout layout;
-  std::vector<Chunk> chunks;
-};
+using Chunk = LazChunk;
 
 /// The chunks of a file without a chunk table, fixed chunks one after the other from `begin`:
 /// each one decoded once, on this thread, to find its size.
@@ -225,6 +213,8 @@ bool one_stream(const Input& in, LazFile& f, std::string* error) {
   return true;
 }
 
+}  // namespace
+
 bool open_laz(const Input& in, LazFile& f, std::string* error) {
   if (!parse_las_header(in, f.h, error)) return false;
   if (f.h.count == 0) return fail(in, error, "the file holds no points");
@@ -235,6 +225,8 @@ bool open_laz(const Input& in, LazFile& f, std::string* error) {
                     "-byte records, the header says " + std::to_string(f.h.record_length));
   return f.layout.compressor == 1 ? one_stream(in, f, error) : read_chunk_table(in, f, error);
 }
+
+namespace {
 
 std::string chunk_error(const laz::Layout& lo, size_t i, const std::string& why) {
   return (lo.compressor == 1 ? std::string("the LAZ stream") : "LAZ chunk " + std::to_string(i)) +

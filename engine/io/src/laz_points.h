@@ -61,6 +61,27 @@ inline glm::dvec3 las_position(const uint8_t* r, const LasHeader& h) {
                     double(get_le<int32_t>(r + 8)) * h.scale[2] + h.origin[2]);
 }
 
+/// A LAZ file's chunk: its bytes in the file and its points.
+struct LazChunk {
+  size_t begin = 0, size = 0;  ///< bytes in the file
+  uint64_t points = 0;
+  uint64_t first = 0;  ///< the index of its first point among all points of the file
+  int level = 0;       ///< COPC: the node's octree depth
+};
+
+/// What decoding a LAZ file's points needs: its header, its layout, its chunks in file order
+/// (from the chunk table; walked when a file of fixed chunks has none; one chunk for the
+/// unchunked compressor).
+struct LazFile {
+  LasHeader h;
+  laz::Layout layout;
+  std::vector<LazChunk> chunks;
+};
+
+/// Reads the header, the LASzip VLR and the chunk table of `in`; false with a message naming the
+/// file when any of them does not hold or the file holds no points.
+bool open_laz(const Input& in, LazFile& f, std::string* error);
+
 /// What the caller of convert_chunk() says of each record: convert it, pass it by, or stop.
 enum class RecordUse { kKeep, kSkip, kStop };
 
