@@ -1,0 +1,337 @@
+// The COPC octree build: the cube, binning the source's records into buckets (in memory, or on
+// disk through a temporary folder when they do not fit), and the order of the phases. The octree
+// itself is described in copc_build.h.
+#include "copc_build.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+namespace pr::io {
+
+OctreeCube octree_cube(const Bounds& bounds) {
+  OctreeCube c;
+  double half = 0.0;
+  if (!bounds.empty) {
+    c.center = bounds.center();
+    const glm::dvec3 s = bounds.size();
+    half = 0.5 * std::max({s.x, s.y, s.z});
+  }
+  // Records are rounded to the output's scale after the bounds are taken (half a unit out at most;
+  // chosen scales are 0.001 or about 1e-8 of the extent) and headers may print their bounds
+  // rounded: a margin of 2^-16 of the half size, at least a millimetre, keeps them inside.
+  half += std::max(half / 65536.0, 0.001);
+  c.halfsize = half;
+  c.spacing = 2.0 * half / 128.0;
+  return c;
+}
+
+namespace copc_build {
+
+Pos Frame::position(const uint8_t* record) const {
+  int32_t xyz[3];
+  std::memcpy(xyz, record, sizeof(xyz));
+  Pos p;
+  for (int i = 0; i < 3; ++i) {
+    const double world = double(xyz[i]) * scale[i] + offset[i];
+    const double t = (world - min[i]) * units;
+    // Points on the cube's far faces (or a rounding outside it) belong to the last cell.
+    p[size_t(i)] = t <= 0.0 ? 0u : t >= 4294967295.0 ? 0xFFFFFFFFu : uint32_t(t);
+  }
+  return p;
+}
+
+Frame make_frame(const OctreeCube& cube, const RecordSpec& spec) {
+  Frame f;
+  const double edge = 2.0 * cube.halfsize;
+  f.min = cube.center - glm::dvec3(cube.halfsize);
+  f.units = 4294967296.0 / edge;
+  f.scale = spec.scale;
+  f.offset = spec.offset;
+  f.record_length = spec.record_length;
+  double finest = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 3; ++i)
+    if (spec.scale[i] > 0.0) finest = std::min(finest, spec.scale[i]);
+  // Level d's grid cells are edge / 2^(d + 7) wide: the cap is the first level whose cells are no
+  // wider than the finest scale step, where every distinct position has a cell of its own.
+  int cap = 24;
+  if (std::isfinite(finest)) cap = int(std::ceil(std::log2(edge / finest))) - 7;
+  f.cap = std::clamp(cap, 0, 24);
+  return f;
+}
+
+bool Build::fail(const std::string& message) {
+  std::lock_guard<std::mutex> lock(error_mutex);
+  if (!stop.exchange(true)) error = message;
+  return false;
+}
+
+bool Build::cancelled() {
+  if (progress && progress->cancel.load(std::memory_order_relaxed)) fail("cancelled");
+  return stop.load(std::memory_order_relaxed);
+}
+
+bool Build::deliver(const CopcKey& key, const uint8_t* records, uint64_t count) {
+  if (stop.load()) return false;
+  if (!sink->node(key, records, count))
+    return fail("node " + std::to_string(key.level) + "-" + std::to_string(key.x) + "-" +
+                std::to_string(key.y) + "-" + std::to_string(key.z) + " could not be written");
+  if (progress) progress->done.fetch_add(count, std::memory_order_relaxed);
+  return true;
+}
+
+void MemoryBudget::acquire(uint64_t bytes) {
+  std::unique_lock<std::mutex> lock(m_);
+  cv_.wait(lock, [&] { return used_ == 0 || used_ + bytes <= total_; });
+  used_ += bytes;
+}
+
+void MemoryBudget::release(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(m_);
+  used_ -= bytes;
+  cv_.notify_all();
+}
+
+void run_threads(unsigned threads, const std::function<void(unsigned)>& fn) {
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(fn, t);
+  fn(0);
+  for (std::thread& t : pool) t.join();
+}
+
+struct Binner::Slot {
+  std::mutex m;
+  std::vector<uint8_t> buffer;  // records not yet written (with a store), else the bucket's data
+  Bucket bucket;
+};
+
+Binner::Binner(const Frame& frame, const CopcKey& parent, int depth, Store* store,
+               size_t buffer_bytes)
+    : frame_(frame), parent_(parent), depth_(depth), store_(store), buffer_bytes_(buffer_bytes) {
+  const size_t n = size_t(1) << (3 * depth);
+  slots_.reserve(n);
+  const int side = 1 << depth;
+  for (size_t i = 0; i < n; ++i) {
+    slots_.push_back(std::make_unique<Slot>());
+    const int x = int(i) & (side - 1), y = int(i >> depth) & (side - 1), z = int(i >> (2 * depth));
+    slots_.back()->bucket.key = CopcKey{parent.level + depth, (parent.x << depth) + x,
+                                        (parent.y << depth) + y, (parent.z << depth) + z};
+  }
+}
+
+Binner::~Binner() = default;
+
+bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
+  const size_t rl = frame_.record_length;
+  const size_t n = slots_.size();
+  // Counting sort of the block by slot, then one lock a run.
+  std::vector<uint32_t> slot_of(count), start(n + 1, 0), order(count);
+  if (depth_ > 0) {
+    const int shift = 32 - (parent_.level + depth_);
+    const uint32_t mask = (uint32_t(1) << depth_) - 1u;
+    for (size_t i = 0; i < count; ++i) {
+      const Pos p = frame_.position(records + i * rl);
+      slot_of[i] = ((p[0] >> shift) & mask) | (((p[1] >> shift) & mask) << depth_) |
+                   (((p[2] >> shift) & mask) << (2 * depth_));
+    }
+  }
+  for (size_t i = 0; i < count; ++i) ++start[slot_of[i] + 1];
+  for (size_t s = 0; s < n; ++s) start[s + 1] += start[s];
+  std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < count; ++i) order[fill[slot_of[i]]++] = uint32_t(i);
+  for (size_t s = 0; s < n; ++s) {
+    const uint32_t b = start[s], e = start[s + 1];
+    if (b == e) continue;
+    Slot& slot = *slots_[s];
+    std::lock_guard<std::mutex> lock(slot.m);
+    std::vector<uint8_t>& dst = store_ ? slot.buffer : slot.bucket.data;
+    size_t at = dst.size();
+    dst.resize(at + size_t(e - b) * rl);
+    for (uint32_t k = b; k < e; ++k, at += rl) std::memcpy(&dst[at], records + order[k] * rl, rl);
+    slot.bucket.records += e - b;
+    if (store_ && dst.size() >= buffer_bytes_ && !flush(slot, error)) return false;
+  }
+  return true;
+}
+
+bool Binner::flush(Slot& slot, std::string* error) {
+  if (slot.buffer.empty()) return true;
+  Extent e;
+  if (!store_->append(slot.buffer.data(), slot.buffer.size(), &e, error)) return false;
+  slot.bucket.extents.push_back(e);
+  slot.buffer.clear();
+  return true;
+}
+
+bool Binner::finish(std::vector<Bucket>* out, std::string* error) {
+  for (auto& s : slots_) {
+    if (store_) {
+      if (!flush(*s, error)) return false;
+      std::vector<uint8_t>().swap(s->buffer);
+    }
+    if (s->bucket.records > 0) out->push_back(std::move(s->bucket));
+  }
+  return true;
+}
+
+namespace {
+
+/// Bytes a record costs while its bucket's subtree is built: the record, its sort entry (position
+/// and index) and its taken flag.
+uint64_t build_cost(uint16_t record_length) {
+  return uint64_t(record_length) + 17;
+}
+
+/// Bucket level in memory: one bucket for small inputs, else enough for the threads (a surface
+/// fills 4^L of the 8^L buckets).
+int memory_level(uint64_t points, unsigned threads) {
+  if (points < 65536 || threads <= 1) return 0;
+  return threads <= 4 ? 2 : 3;
+}
+
+/// Bucket level on disk: a surface's bucket (points / 4^L) should fit a thread's share of the build
+/// budget twice over; larger ones are split after binning.
+int disk_level(uint64_t bytes, uint64_t budget, unsigned threads) {
+  int level = 1;
+  while (level < 5 && (bytes >> (2 * level)) > budget / (2 * uint64_t(threads))) ++level;
+  return level;
+}
+
+bool bin_source(Build& b, RecordSource& source, Binner& binner, uint64_t* binned) {
+  std::atomic<uint64_t> count{0};
+  run_threads(b.threads, [&](unsigned) {
+    std::vector<uint8_t> block;
+    std::string error;
+    while (!b.cancelled()) {
+      if (!source.next(block)) {
+        const std::string e = source.error();
+        if (!e.empty()) b.fail(e);
+        return;
+      }
+      const size_t n = block.size() / b.frame.record_length;
+      if (!binner.add(block.data(), n, &error)) {
+        b.fail(error);
+        return;
+      }
+      count += n;
+      if (b.progress) b.progress->done.fetch_add(n, std::memory_order_relaxed);
+    }
+  });
+  *binned = count.load();
+  return !b.stop.load();
+}
+
+/// The region count of every node above a bucket, from every bucket's.
+void count_upper(Build& b, const std::vector<Bucket>& buckets) {
+  for (const Bucket& k : buckets)
+    for (int d = 0; d < k.key.level; ++d) b.upper_counts[ancestor(k.key, d)] += k.region();
+}
+
+/// Builds every bucket's subtree, the largest first, holding at most `budget` bytes of them.
+bool build_buckets(Build& b, std::vector<Bucket>& buckets, Store* store, uint64_t budget) {
+  std::vector<size_t> order(buckets.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return buckets[x].records > buckets[y].records; });
+  MemoryBudget memory(budget);
+  std::atomic<size_t> next{0};
+  run_threads(b.threads, [&](unsigned) {
+    std::string error;
+    for (size_t i; !b.cancelled() && (i = next++) < order.size();) {
+      Bucket& k = buckets[order[i]];
+      if (k.records == 0) continue;
+      const uint64_t cost = k.records * build_cost(b.frame.record_length);
+      memory.acquire(cost);
+      std::vector<uint8_t> records = std::move(k.data);
+      bool ok = true;
+      if (store) {
+        records.resize(k.records * b.frame.record_length);
+        size_t at = 0;
+        for (const Extent& e : k.extents) {
+          if (!(ok = store->read(e, records.data() + at, &error))) break;
+          at += e.bytes;
+        }
+        store->release(k.extents);
+      }
+      ok = ok ? build_subtree(b, k, records) : b.fail(error);
+      std::vector<uint8_t>().swap(records);
+      memory.release(cost);
+      if (!ok) return;
+    }
+  });
+  return !b.stop.load();
+}
+
+void set_stage(ConvertProgress* p, int stage, uint64_t total) {
+  if (!p) return;
+  p->stage = stage;
+  p->done = 0;
+  p->total = total;
+}
+
+}  // namespace
+}  // namespace copc_build
+
+bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildOptions& options,
+                      NodeSink& sink, std::string* error) {
+  return build_copc_nodes(source, cube, options, BuildTuning{}, sink, error);
+}
+
+bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildOptions& options,
+                      const BuildTuning& tuning, NodeSink& sink, std::string* error) {
+  using namespace copc_build;
+  const RecordSpec& spec = source.spec();
+  if (spec.record_length < 12 || !(cube.halfsize > 0.0)) {
+    if (error) *error = "octree build: records shorter than X, Y, Z or an empty cube";
+    return false;
+  }
+  Build b;
+  b.frame = make_frame(cube, spec);
+  b.tuning = tuning;
+  b.tuning.leaf_points = std::max<uint64_t>(tuning.leaf_points, 1);
+  b.sink = &sink;
+  b.progress = options.progress;
+  b.threads = std::max(1u, options.threads);
+  const uint64_t rl = spec.record_length, n = spec.points, cost = build_cost(spec.record_length);
+  const uint64_t memory =
+      options.memory_bytes ? options.memory_bytes : std::numeric_limits<uint64_t>::max();
+  // In memory when the records, their sort entries and the nodes' copies fit in half the budget.
+  const bool in_memory = n <= memory / 2 / (cost + rl);
+  std::unique_ptr<Store> store;
+  int level = memory_level(n, b.threads);
+  size_t buffer_bytes = 0;
+  const uint64_t budget = in_memory ? memory : memory / 2;
+  if (!in_memory) {
+    store = Store::create(options.temp_dir, n * rl + n * rl / 32 + (16u << 20), error);
+    if (!store) return false;
+    level = disk_level(n * cost, budget, b.threads);
+    const uint64_t share = memory / 4 >> (3 * level);
+    buffer_bytes = size_t(std::clamp<uint64_t>(share, 16u << 10, 1u << 20));
+  }
+  std::vector<Bucket> buckets;
+  uint64_t binned = 0;
+  {
+    set_stage(b.progress, ConvertProgress::kBin, n);
+    Binner binner(b.frame, CopcKey{}, level, store.get(), buffer_bytes);
+    std::string e;
+    if (bin_source(b, source, binner, &binned) && !binner.finish(&buckets, &e)) b.fail(e);
+  }
+  if (!b.stop && store) {
+    const uint64_t largest = std::max(budget / b.threads, (b.tuning.leaf_points + 1) * cost);
+    split_large_buckets(b, *store, buckets, largest, buffer_bytes);
+  }
+  if (!b.stop) {
+    count_upper(b, buckets);
+    set_stage(b.progress, ConvertProgress::kBuild, binned);
+    if (build_buckets(b, buckets, store.get(), budget)) deliver_upper(b);
+  }
+  if (b.stop) {
+    if (error) *error = b.error;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pr::io

@@ -1,0 +1,174 @@
+// A bucket's subtree built in memory, top down over its records sorted in Morton order (a node's
+// points, its children's and its grid cells' are then contiguous runs), and the nodes above the
+// buckets, gathered from every bucket and handed over once all are built.
+#include <algorithm>
+#include <cstring>
+
+#include "copc_build.h"
+
+namespace pr::io::copc_build {
+namespace {
+
+struct Entry {
+  Pos q;
+  uint32_t index;  // of the record in the bucket
+};
+
+/// Sorts `e` in Morton order, equal positions by their records' bytes: the order and so every
+/// choice below depend on the records only.
+void sort_entries(std::vector<Entry>& e, const uint8_t* records, size_t rl) {
+  std::sort(e.begin(), e.end(), [&](const Entry& a, const Entry& b) {
+    if (morton_less(a.q, b.q)) return true;
+    if (morton_less(b.q, a.q)) return false;
+    return std::memcmp(records + a.index * rl, records + b.index * rl, rl) < 0;
+  });
+}
+
+std::vector<Entry> make_entries(const Frame& f, const uint8_t* records, size_t count) {
+  std::vector<Entry> e(count);
+  for (size_t i = 0; i < count; ++i)
+    e[i] = Entry{f.position(records + i * f.record_length), uint32_t(i)};
+  sort_entries(e, records, f.record_length);
+  return e;
+}
+
+inline bool same_cell(const Pos& a, const Pos& b, int shift) {
+  return (a[0] >> shift) == (b[0] >> shift) && (a[1] >> shift) == (b[1] >> shift) &&
+         (a[2] >> shift) == (b[2] >> shift);
+}
+
+inline int child_of(const Pos& p, int bit) {
+  return int((p[0] >> bit) & 1u) | int(((p[1] >> bit) & 1u) << 1) | int(((p[2] >> bit) & 1u) << 2);
+}
+
+class Subtree {
+ public:
+  Subtree(Build& b, const Bucket& bucket, const std::vector<uint8_t>& records)
+      : b_(b), bucket_(bucket), rec_(records.data()), rl_(b.frame.record_length) {
+    e_ = make_entries(b.frame, rec_, size_t(bucket.records));
+    taken_.assign(e_.size(), 0);
+  }
+
+  bool run() {
+    if (e_.empty()) return true;
+    return node(ancestor(bucket_.key, bucket_.start), 0, e_.size());
+  }
+
+ private:
+  const uint8_t* record(size_t entry) const { return rec_ + size_t(e_[entry].index) * rl_; }
+
+  /// Input records in the region of `key` (whose records here are entries [lo, hi)).
+  uint64_t region(const CopcKey& key, size_t lo, size_t hi) const {
+    if (key.level < bucket_.key.level) {
+      const auto it = b_.upper_counts.find(key);
+      return it != b_.upper_counts.end() ? it->second : hi - lo;
+    }
+    uint64_t n = hi - lo;
+    for (const Pos& p : bucket_.removed) n += key_at(p, key.level) == key;
+    return n;
+  }
+
+  /// One point a grid cell of `level`: the one nearest the cell's centre (ties: smaller bytes).
+  void sample(int level, size_t lo, size_t hi, std::vector<uint32_t>& chosen) {
+    const int shift = 25 - level;
+    for (size_t i = lo, j; i < hi; i = j) {
+      size_t best = hi;
+      uint64_t best_d = 0;
+      for (j = i; j < hi && same_cell(e_[j].q, e_[i].q, shift); ++j) {
+        if (taken_[j]) continue;
+        const uint64_t d = cell_distance(e_[j].q, level);
+        if (best == hi || d < best_d ||
+            (d == best_d && std::memcmp(record(j), record(best), rl_) < 0)) {
+          best = j;
+          best_d = d;
+        }
+      }
+      if (best != hi) {
+        taken_[best] = 1;
+        chosen.push_back(uint32_t(best));
+      }
+    }
+  }
+
+  bool emit(const CopcKey& key, const std::vector<uint32_t>& chosen) {
+    gather_.resize(chosen.size() * rl_);
+    for (size_t i = 0; i < chosen.size(); ++i)
+      std::memcpy(&gather_[i * rl_], record(chosen[i]), rl_);
+    if (key.level >= bucket_.key.level) return b_.deliver(key, gather_.data(), chosen.size());
+    std::lock_guard<std::mutex> lock(b_.upper_mutex);
+    std::vector<uint8_t>& dst = b_.upper_records[key];
+    dst.insert(dst.end(), gather_.begin(), gather_.end());
+    return true;
+  }
+
+  bool node(const CopcKey& key, size_t lo, size_t hi) {
+    if (b_.cancelled()) return false;
+    const int level = key.level;
+    std::vector<uint32_t> chosen;
+    const bool leaf = level >= b_.frame.cap || region(key, lo, hi) <= b_.tuning.leaf_points;
+    if (leaf) {
+      for (size_t i = lo; i < hi; ++i)
+        if (!taken_[i]) {
+          taken_[i] = 1;
+          chosen.push_back(uint32_t(i));
+        }
+    } else {
+      sample(level, lo, hi, chosen);
+    }
+    if (!chosen.empty() && !emit(key, chosen)) return false;
+    if (leaf) return true;
+    std::vector<uint32_t>().swap(chosen);
+    const int bit = 31 - level;
+    for (size_t i = lo, j; i < hi; i = j) {
+      const int c = child_of(e_[i].q, bit);
+      bool open = false;
+      for (j = i; j < hi && child_of(e_[j].q, bit) == c; ++j) open |= taken_[j] == 0;
+      if (open && !node(key.child(c), i, j)) return false;
+    }
+    return true;
+  }
+
+  Build& b_;
+  const Bucket& bucket_;
+  const uint8_t* rec_;
+  size_t rl_;
+  std::vector<Entry> e_;
+  std::vector<uint8_t> taken_;
+  std::vector<uint8_t> gather_;
+};
+
+}  // namespace
+
+bool build_subtree(Build& build, const Bucket& bucket, std::vector<uint8_t>& records) {
+  if (bucket.records > 0xFFFFFFFFull)
+    return build.fail("octree build: a bucket of more than 2^32 points (too little --memory?)");
+  Subtree s(build, bucket, records);
+  return s.run();
+}
+
+bool deliver_upper(Build& build) {
+  std::vector<CopcKey> keys;
+  for (const auto& kv : build.upper_records)
+    if (!kv.second.empty()) keys.push_back(kv.first);
+  std::atomic<size_t> next{0};
+  const size_t rl = build.frame.record_length;
+  run_threads(build.threads, [&](unsigned) {
+    std::vector<uint8_t> sorted;
+    for (size_t i; !build.cancelled() && (i = next++) < keys.size();) {
+      std::vector<uint8_t> records;
+      {
+        std::lock_guard<std::mutex> lock(build.upper_mutex);
+        records.swap(build.upper_records[keys[i]]);
+      }
+      const size_t n = records.size() / rl;
+      const std::vector<Entry> e = make_entries(build.frame, records.data(), n);
+      sorted.resize(records.size());
+      for (size_t k = 0; k < n; ++k)
+        std::memcpy(&sorted[k * rl], records.data() + size_t(e[k].index) * rl, rl);
+      if (!build.deliver(keys[i], sorted.data(), n)) return;
+    }
+  });
+  return !build.stop.load();
+}
+
+}  // namespace pr::io::copc_build
