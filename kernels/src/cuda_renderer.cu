@@ -92,7 +92,8 @@ class CudaRendererImpl final : public CudaRenderer {
     return cloud_->stage_colors(cloud, colors, error);
   }
   /// The range's positions and colors copied in place and its batches' boxes made again
-  /// (DeviceCloud::update_points()), waited for. The frame keeps its Hi-Z and occlusion policy:
+  /// (DeviceCloud::update_points()), which the next frame waits for on the device. The frame
+  /// keeps its Hi-Z and occlusion policy:
   /// the last frame's Hi-Z only defers batches to the second pass, which tests them against the
   /// frame's own first pass, so a changed batch is never skipped for stale depths.
   bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
@@ -110,6 +111,7 @@ class CudaRendererImpl final : public CudaRenderer {
     if (!reserve_staging(npix, s.want_depth, error)) return false;
     if (!prepare_subset(s, error)) return false;
     float* depth = s.want_depth ? frame_->depth() : nullptr;
+    cloud_->settle();
     if (!frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error))
       return false;
     // The image (and depth) into pinned host memory, which the copy engine writes at full speed,
@@ -169,6 +171,7 @@ class CudaRendererImpl final : public CudaRenderer {
     uint32_t* rgba = nullptr;
     if (!gl_.map(stream_, npix, &rgba, error)) return false;
     const double map_ms = map.ms();
+    cloud_->settle();
     const bool ok =
         frame_->draw(*cloud_, camera, s, options_, tuning_, rgba, nullptr, stats, error);
     // Unmap whatever happened: GL must get its buffer back.

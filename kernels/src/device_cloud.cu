@@ -31,6 +31,14 @@ DeviceCloud::~DeviceCloud() {
     if (pinned_free_[k]) PR_CUDA_LOG(cudaEventDestroy(pinned_free_[k]));
   }
   if (stage_stream_) PR_CUDA_LOG(cudaStreamDestroy(stage_stream_));
+  if (copy_stream_) PR_CUDA_LOG(cudaStreamSynchronize(copy_stream_));
+  for (int k = 0; k < 2; ++k) {
+    if (update_stage_[k]) PR_CUDA_LOG(cudaFreeHost(update_stage_[k]));
+    if (update_free_[k]) PR_CUDA_LOG(cudaEventDestroy(update_free_[k]));
+  }
+  if (box_mirror_) PR_CUDA_LOG(cudaFreeHost(box_mirror_));
+  if (copied_) PR_CUDA_LOG(cudaEventDestroy(copied_));
+  if (copy_stream_) PR_CUDA_LOG(cudaStreamDestroy(copy_stream_));
 }
 
 void DeviceCloud::free_points() {
@@ -61,6 +69,7 @@ size_t DeviceCloud::memory_bytes() const {
 bool DeviceCloud::reserve(uint64_t n, bool compact, std::string* error) {
   std::lock_guard<std::mutex> lock(stage_mutex_);  // a staging call in flight ends first
   drop_staged();
+  finish_updates();
   points_ = 0;
   loaded_ = false;
   sorted_ = false;
@@ -203,41 +212,73 @@ void DeviceCloud::make_boxes(uint64_t n) {
   boxes_ready_ = true;
 }
 
-/// The boxes of the batches that [first, first + count) touches (count > 0), computed again on
-/// the device (whole batches: a range's batches hold points outside it too) and copied into
-/// host_boxes_; the cloud's box grown by them, or made again from all the boxes when one of them
-/// shrank (an evicted node: a pass over 24 bytes a batch). Waits for the copy.
-cudaError_t DeviceCloud::update_boxes(uint64_t first, uint64_t count, std::string* what) {
-  const uint64_t b0 = first / kPointBatch, b1 = (first + count - 1) / kPointBatch + 1;
-  *what = "compute_boxes(update_points)";
-  cudaError_t e = compute_boxes(pos_, points_, boxes_, stream_, b0, b1 - b0);
-  const PodVector<PointBox> before(host_boxes_.begin() + ptrdiff_t(b0),
-                                   host_boxes_.begin() + ptrdiff_t(b1));
-  PointBox* now = host_boxes_.data() + b0;
-  if (e == cudaSuccess) {
-    *what = "cudaMemcpyAsync(update_points boxes)";
-    e = cudaMemcpyAsync(now, boxes_ + b0, (b1 - b0) * sizeof(PointBox), cudaMemcpyDeviceToHost,
-                        stream_);
+/// Makes sure the copy stream, its events, the pinned mirror of the boxes and pinned staging
+/// buffer k (at least `bytes`) exist. Growing a staging buffer waits for its last copy.
+cudaError_t DeviceCloud::prepare_updates(int k, size_t bytes, std::string* what) {
+  cudaError_t e = cudaSuccess;
+  *what = "cudaStreamCreate(update_points)";
+  if (!copy_stream_) e = cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking);
+  *what = "cudaEventCreate(update_points)";
+  if (e == cudaSuccess && !copied_) e = cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming);
+  for (int i = 0; i < 2 && e == cudaSuccess; ++i)
+    if (!update_free_[i]) e = cudaEventCreateWithFlags(&update_free_[i], cudaEventDisableTiming);
+  const uint64_t nb = batches();
+  if (e == cudaSuccess && box_mirror_cap_ < nb) {
+    *what = "cudaHostAlloc(update_points boxes)";
+    if (box_mirror_) e = cudaStreamSynchronize(copy_stream_);
+    if (e == cudaSuccess && box_mirror_) e = cudaFreeHost(box_mirror_);
+    box_mirror_ = nullptr;
+    box_mirror_cap_ = 0;
+    if (e == cudaSuccess)
+      e = cudaHostAlloc(reinterpret_cast<void**>(&box_mirror_), nb * sizeof(PointBox),
+                        cudaHostAllocDefault);
+    if (e == cudaSuccess) box_mirror_cap_ = nb;
   }
-  if (e == cudaSuccess) {
-    *what = "cudaStreamSynchronize(update_points)";
-    e = cudaStreamSynchronize(stream_);
+  *what = "cudaEventSynchronize(update_points staging)";  // its last copy has finished
+  if (e == cudaSuccess) e = cudaEventSynchronize(update_free_[k]);
+  if (e == cudaSuccess && update_cap_[k] < bytes) {
+    *what = "cudaHostAlloc(update_points staging)";
+    if (update_stage_[k]) e = cudaFreeHost(update_stage_[k]);
+    update_stage_[k] = nullptr;
+    update_cap_[k] = 0;
+    const size_t cap = std::max(bytes, size_t{1} << 24);
+    if (e == cudaSuccess)
+      e = cudaHostAlloc(reinterpret_cast<void**>(&update_stage_[k]), cap, cudaHostAllocDefault);
+    if (e == cudaSuccess) update_cap_[k] = cap;
   }
-  if (e != cudaSuccess) return e;
+  return e;
+}
+
+/// The boxes of the batches the updates since the last settle() touched, once their copies have
+/// finished: into host_boxes_, and the cloud's box grown by them, or made again from all the
+/// boxes when one of them shrank (an evicted node: a pass over 24 bytes a batch).
+void DeviceCloud::settle() {
+  if (pending_.empty() || cudaEventQuery(copied_) != cudaSuccess) return;
   bool shrank = false;
-  for (uint64_t i = 0; i < b1 - b0; ++i) {
-    for (int a = 0; a < 3; ++a)  // an empty box (+inf, -inf) lies in every box
-      shrank = shrank || !(now[i].lo[a] <= before[i].lo[a] && before[i].hi[a] <= now[i].hi[a]);
-    empty_batches_ += uint64_t(!(now[i].lo[0] <= now[i].hi[0]));
-    empty_batches_ -= uint64_t(!(before[i].lo[0] <= before[i].hi[0]));
+  for (const auto& [b0, b1] : pending_) {
+    for (uint64_t i = b0; i < b1; ++i) {
+      const PointBox& now = box_mirror_[i];
+      PointBox& before = host_boxes_[i];
+      for (int a = 0; a < 3; ++a)  // an empty box (+inf, -inf) lies in every box
+        shrank = shrank || !(now.lo[a] <= before.lo[a] && before.hi[a] <= now.hi[a]);
+      empty_batches_ += uint64_t(!(now.lo[0] <= now.hi[0]));
+      empty_batches_ -= uint64_t(!(before.lo[0] <= before.hi[0]));
+      before = now;
+      if (!shrank) box_grow(cloud_box_, now);
+    }
   }
   if (shrank) {
     cloud_box_ = empty_point_box();
     for (const PointBox& b : host_boxes_) box_grow(cloud_box_, b);
-  } else {
-    for (uint64_t i = 0; i < b1 - b0; ++i) box_grow(cloud_box_, now[i]);
   }
-  return cudaSuccess;
+  pending_.clear();
+}
+
+/// Waits for every update_points() copy and folds in the boxes (before storage changes).
+void DeviceCloud::finish_updates() {
+  if (copy_stream_) PR_CUDA_LOG(cudaStreamSynchronize(copy_stream_));
+  settle();
+  pending_.clear();
 }
 
 bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
@@ -261,18 +302,56 @@ bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_
   }
   drop_staged();
   if (count == 0) return true;
-  // The positions, then the colors packed 3 bytes a point through the pinned buffers: point i's
-  // bytes are 3i .. 3i + 2 of the packed array, so the range is the bytes from 3 * first on (the
-  // array's end padding stays as it is). upload_rgb_from_host() waits for the stream: both are on
-  // the device before the next frame, which runs on the same stream.
-  std::string what = "cudaMemcpyAsync(update_points positions)";
-  cudaError_t e = cudaMemcpyAsync(pos_ + first, cloud.positions.data() + first,
-                                  count * sizeof(Float3), cudaMemcpyHostToDevice, stream_);
-  if (e == cudaSuccess)
-    e = upload_rgb_from_host(cloud.colors.data() + first, nullptr, count,
-                             reinterpret_cast<uint8_t*>(colors_) + 3 * first, true, stream_, &what,
-                             false);
-  if (e == cudaSuccess && boxes_ready_) e = update_boxes(first, count, &what);
+  // The range's positions and its colors packed 3 bytes a point (point i's bytes are 3i .. 3i + 2
+  // of the packed array) go through a pinned staging buffer on the copy stream, the batches'
+  // boxes are computed again there and copied back to a pinned mirror; the frame stream waits
+  // for them on the device (cudaStreamWaitEvent), the host never: the next frame draws the range,
+  // and settle() folds the boxes into the cloud's box once they are back (until then frames
+  // plan without it: box_exact()).
+  const int k = update_k_;
+  update_k_ ^= 1;
+  const size_t pos_bytes = count * sizeof(Float3), rgb_bytes = 3 * count;
+  std::string what;
+  cudaError_t e = prepare_updates(k, pos_bytes + rgb_bytes, &what);
+  if (e == cudaSuccess) {
+    uint8_t* stage = update_stage_[k];
+    const Float3* pos = cloud.positions.data() + first;
+    const uint32_t* col = cloud.colors.data() + first;
+    uint8_t* out = stage + pos_bytes;
+    // Large ranges (a jump's first nodes) on every core: 15 bytes a point through the host.
+    auto pack = [&](size_t lo, size_t hi) {
+      std::memcpy(stage + lo * sizeof(Float3), pos + lo, (hi - lo) * sizeof(Float3));
+      for (size_t i = lo; i < hi; ++i) {
+        out[3 * i] = uint8_t(col[i]);
+        out[3 * i + 1] = uint8_t(col[i] >> 8);
+        out[3 * i + 2] = uint8_t(col[i] >> 16);
+      }
+    };
+    if (count >= (uint64_t{1} << 18))
+      parallel_for(size_t(count), pack);
+    else
+      pack(0, size_t(count));
+    what = "cudaMemcpyAsync(update_points)";
+    e = cudaMemcpyAsync(pos_ + first, stage, pos_bytes, cudaMemcpyHostToDevice, copy_stream_);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(reinterpret_cast<uint8_t*>(colors_) + 3 * first, out, rgb_bytes,
+                          cudaMemcpyHostToDevice, copy_stream_);
+    if (e == cudaSuccess) e = cudaEventRecord(update_free_[k], copy_stream_);
+  }
+  if (e == cudaSuccess && boxes_ready_) {
+    const uint64_t b0 = first / kPointBatch, b1 = (first + count - 1) / kPointBatch + 1;
+    what = "compute_boxes(update_points)";
+    e = compute_boxes(pos_, points_, boxes_, copy_stream_, b0, b1 - b0);
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(box_mirror_ + b0, boxes_ + b0, (b1 - b0) * sizeof(PointBox),
+                          cudaMemcpyDeviceToHost, copy_stream_);
+    if (e == cudaSuccess) pending_.emplace_back(b0, b1);
+  }
+  if (e == cudaSuccess) {
+    what = "cudaStreamWaitEvent(update_points)";
+    e = cudaEventRecord(copied_, copy_stream_);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(stream_, copied_, 0);
+  }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     points_ = 0;  // part of the range may be old: no cloud until the next upload()
@@ -648,6 +727,7 @@ bool DeviceCloud::download_boxes(PodVector<PointBox>* out, std::string* error) c
     return false;
   }
   out->resize((points_ + kPointBatch - 1) / kPointBatch);
+  if (copy_stream_) PR_CUDA_TRY(cudaStreamSynchronize(copy_stream_));
   PR_CUDA_TRY(
       cudaMemcpy(out->data(), boxes_, out->size() * sizeof(PointBox), cudaMemcpyDeviceToHost));
   return true;

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/compact.h"
 #include "engine/culling.h"
@@ -46,13 +48,21 @@ class DeviceCloud {
 
   /// New points of the uploaded cloud in [first, first + count) (the same object and size; a
   /// streaming pool's node copied in or evicted): the range's positions and packed colors copied
-  /// to their place, the boxes of the batches it touches computed again by compute_boxes() and
-  /// the cloud's box made the union of the boxes again; waited for, so that the next frame draws
-  /// all of it. Only for a cloud stored as given (neither sorted nor compact). Drops staged
+  /// to their place through pinned buffers on a copy stream, the boxes of the batches it touches
+  /// computed again there by compute_boxes(); the host does not wait: work on the cloud's stream
+  /// (the next frame) waits for the copies on the device, and settle() makes the cloud's box the
+  /// union of the boxes again once they are back. Only for a cloud stored as given (neither
+  /// sorted nor compact). Drops staged
   /// colors (packed from the points before). False with a message when the cloud is not the
   /// uploaded one, is sorted or compact, the range lies outside it (nothing changed then), or a
   /// step fails (then there is no cloud until the next upload()).
   bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count, std::string* error);
+  /// Folds the boxes of finished update_points() copies into the cloud's box; called before a
+  /// frame plans. Never waits.
+  void settle();
+  /// Whether box() and empty_batches() include every update_points() call (false while boxes of
+  /// an update are on their way back: frames then test every batch and draw to the whole image).
+  bool box_exact() const { return pending_.empty(); }
 
   /// update_colors()'s work done ahead, on a thread other than the one drawing, while frames
   /// still draw the current colors: `colors` (the cloud's next colors, one per point in its
@@ -108,7 +118,8 @@ class DeviceCloud {
   void free_points();
   void free_boxes();
   void make_boxes(uint64_t n);
-  cudaError_t update_boxes(uint64_t first, uint64_t count, std::string* what);
+  cudaError_t prepare_updates(int k, size_t bytes, std::string* what);
+  void finish_updates();
   bool make_compact_box(uint64_t n, std::string* error);
   bool upload_plain(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
   bool upload_compact(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
@@ -161,6 +172,18 @@ class DeviceCloud {
   cudaStream_t stage_stream_ = nullptr;
   uint8_t* pinned_[2] = {};
   cudaEvent_t pinned_free_[2] = {};
+  // update_points(): its copy stream, the event after its last copy, two pinned staging buffers
+  // (used in turn) and the events after their copies, a pinned mirror of the boxes, and the
+  // batch ranges whose boxes settle() has not folded in yet.
+  cudaStream_t copy_stream_ = nullptr;
+  cudaEvent_t copied_ = nullptr;
+  uint8_t* update_stage_[2] = {};
+  size_t update_cap_[2] = {};
+  cudaEvent_t update_free_[2] = {};
+  int update_k_ = 0;
+  PointBox* box_mirror_ = nullptr;
+  uint64_t box_mirror_cap_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> pending_;
   PointBox cloud_box_ = empty_point_box();
   uint64_t empty_batches_ = 0;
   glm::dvec3 origin_{0.0};

@@ -132,17 +132,21 @@ FramePlan Frame::plan(const DeviceCloud& cloud, const ProjParams& p, const Rende
   // the frame) or some batches have no finite point (a streaming pool's free slots: culled in
   // every view).
   const bool walks_flags = f.count == n || cloud.sorted() || cloud.compact();
-  const bool cull_pays = (tuning.rounds > 0 || n >= kGpuMinCullPoints) &&
-                         (cloud.empty_batches() > 0 || !box_corners_in_view(p, cloud.box()));
+  // A box still on its way back from an update (box_exact()) is not known: every batch is tested.
+  const bool box_known = cloud.box_exact();
+  const bool cull_pays =
+      (tuning.rounds > 0 || n >= kGpuMinCullPoints) &&
+      (!box_known || cloud.empty_batches() > 0 || !box_corners_in_view(p, cloud.box()));
   f.cull = occlusion ||
            (options.culling && cloud.has_boxes() && f.count > 0 && walks_flags && cull_pays);
   // With culling on and the whole cloud surely inside the view: no box tests, and no per-point
   // image tests either.
-  f.all_inside =
-      options.culling && !f.cull && cloud.has_boxes() && box_surely_inside(p, cloud.box());
+  f.all_inside = options.culling && !f.cull && cloud.has_boxes() && box_known &&
+                 box_surely_inside(p, cloud.box());
   // The pixels this frame's points can write (the cloud's box, splats included); the whole image
   // when the box is not known.
-  f.reach = cloud.has_boxes() ? box_pixel_rect(p, cloud.box()) : PixelRect{0, 0, s.width, s.height};
+  f.reach = cloud.has_boxes() && box_known ? box_pixel_rect(p, cloud.box())
+                                           : PixelRect{0, 0, s.width, s.height};
   return f;
 }
 
