@@ -178,12 +178,6 @@ bool Binner::finish(std::vector<Bucket>* out, std::string* error) {
 
 namespace {
 
-/// Bytes a record costs while its bucket's subtree is built: the record, its sort entry (position
-/// and index) and its taken flag.
-uint64_t build_cost(uint16_t record_length) {
-  return uint64_t(record_length) + 17;
-}
-
 /// Bucket level in memory: one bucket for small inputs, else enough for the threads (a surface
 /// fills 4^L of the 8^L buckets).
 int memory_level(uint64_t points, unsigned threads) {

@@ -100,6 +100,12 @@ inline uint64_t cell_distance(const Pos& p, int level) {
   return sum;
 }
 
+/// Bytes a record costs while its bucket's subtree is built: the record, its entry (position and
+/// index, 16), the radix sort's two keyed copies (32) and its taken flag.
+inline uint64_t build_cost(uint16_t record_length) {
+  return uint64_t(record_length) + 49;
+}
+
 struct KeyHash {
   size_t operator()(const CopcKey& k) const { return size_t(k.hash()); }
 };

@@ -172,7 +172,7 @@ bool split(Build& b, Store& store, Bucket& bucket, size_t buffer_bytes, std::vec
 
 bool split_large_buckets(Build& b, Store& store, std::vector<Bucket>& buckets, uint64_t max_bytes,
                          size_t buffer_bytes) {
-  const uint64_t cost = uint64_t(b.frame.record_length) + 17;
+  const uint64_t cost = build_cost(b.frame.record_length);
   std::vector<Bucket> work = std::move(buckets), done;
   buckets.clear();
   while (!work.empty()) {

@@ -3,6 +3,7 @@
 // buckets, gathered from every bucket and handed over once all are built.
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "copc_build.h"
 
@@ -14,21 +15,68 @@ struct Entry {
   uint32_t index;  // of the record in the bucket
 };
 
-/// Sorts `e` in Morton order, equal positions by their records' bytes: the order and so every
-/// choice below depend on the records only.
-void sort_entries(std::vector<Entry>& e, const uint8_t* records, size_t rl) {
-  std::sort(e.begin(), e.end(), [&](const Entry& a, const Entry& b) {
-    if (morton_less(a.q, b.q)) return true;
-    if (morton_less(b.q, a.q)) return false;
-    return std::memcmp(records + a.index * rl, records + b.index * rl, rl) < 0;
-  });
+/// Bits 0..20 of `v` spread to every third bit.
+inline uint64_t spread3(uint64_t v) {
+  v &= 0x1FFFFF;
+  v = (v | v << 32) & 0x1F00000000FFFFull;
+  v = (v | v << 16) & 0x1F0000FF0000FFull;
+  v = (v | v << 8) & 0x100F00F00F00F00Full;
+  v = (v | v << 4) & 0x10C30C30C30C30C3ull;
+  v = (v | v << 2) & 0x1249249249249249ull;
+  return v;
 }
 
-std::vector<Entry> make_entries(const Frame& f, const uint8_t* records, size_t count) {
+/// The Morton key of the 21 bits an axis below the `common` top bits every entry shares.
+inline uint64_t morton_key(const Pos& p, int common) {
+  const int up = common, down = 11;
+  return spread3(uint64_t(uint32_t(p[0] << up) >> down)) |
+         spread3(uint64_t(uint32_t(p[1] << up) >> down)) << 1 |
+         spread3(uint64_t(uint32_t(p[2] << up) >> down)) << 2;
+}
+
+/// Sorts `e` in Morton order, equal positions by their records' bytes: the order and so every
+/// choice below depend on the records only. A radix sort on 63 bits of Morton key (21 an axis
+/// below the `common` top bits the entries share), then the runs of equal keys by the whole
+/// positions and the bytes.
+void sort_entries(std::vector<Entry>& e, const uint8_t* records, size_t rl, int common) {
+  struct Keyed {
+    uint64_t key;
+    uint32_t entry;
+  };
+  const size_t n = e.size();
+  std::vector<Keyed> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) a[i] = Keyed{morton_key(e[i].q, common), uint32_t(i)};
+  constexpr int kDigit = 11;
+  std::vector<size_t> count(size_t(1) << kDigit);
+  for (int shift = 0; shift < 63; shift += kDigit) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const Keyed& k : a) ++count[(k.key >> shift) & 2047u];
+    size_t sum = 0;
+    for (size_t& c : count) sum += std::exchange(c, sum);
+    for (const Keyed& k : a) b[count[(k.key >> shift) & 2047u]++] = k;
+    a.swap(b);
+  }
+  std::vector<Keyed>().swap(b);
+  std::vector<Entry> sorted(n);
+  for (size_t i = 0; i < n; ++i) sorted[i] = e[a[i].entry];
+  auto less = [&](const Entry& x, const Entry& y) {
+    if (morton_less(x.q, y.q)) return true;
+    if (morton_less(y.q, x.q)) return false;
+    return std::memcmp(records + x.index * rl, records + y.index * rl, rl) < 0;
+  };
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && a[j].key == a[i].key;) ++j;
+    if (j - i > 1) std::sort(sorted.begin() + long(i), sorted.begin() + long(j), less);
+  }
+  e.swap(sorted);
+}
+
+/// Entries of `count` records in Morton order; they share the top `common` bits an axis.
+std::vector<Entry> make_entries(const Frame& f, const uint8_t* records, size_t count, int common) {
   std::vector<Entry> e(count);
   for (size_t i = 0; i < count; ++i)
     e[i] = Entry{f.position(records + i * f.record_length), uint32_t(i)};
-  sort_entries(e, records, f.record_length);
+  sort_entries(e, records, f.record_length, common);
   return e;
 }
 
@@ -45,7 +93,7 @@ class Subtree {
  public:
   Subtree(Build& b, const Bucket& bucket, const std::vector<uint8_t>& records)
       : b_(b), bucket_(bucket), rec_(records.data()), rl_(b.frame.record_length) {
-    e_ = make_entries(b.frame, rec_, size_t(bucket.records));
+    e_ = make_entries(b.frame, rec_, size_t(bucket.records), bucket.key.level);
     taken_.assign(e_.size(), 0);
   }
 
@@ -161,7 +209,7 @@ bool deliver_upper(Build& build) {
         records.swap(build.upper_records[keys[i]]);
       }
       const size_t n = records.size() / rl;
-      const std::vector<Entry> e = make_entries(build.frame, records.data(), n);
+      const std::vector<Entry> e = make_entries(build.frame, records.data(), n, keys[i].level);
       sorted.resize(records.size());
       for (size_t k = 0; k < n; ++k)
         std::memcpy(&sorted[k * rl], records.data() + size_t(e[k].index) * rl, rl);
