@@ -114,9 +114,11 @@ void copc_text(std::string& s, const CopcInfo& c) {
           c.halfsize);
   if (c.unread_pages)
     appendf(s, "    (the root hierarchy page: %u child pages not read)\n", c.unread_pages);
+  // Level l's point spacing: the root's halved at each level (the COPC info VLR's definition).
   for (size_t l = 0; l < c.levels.size(); ++l)
-    appendf(s, "    level %-3zu %u nodes, %llu points%s\n", l, c.levels[l].nodes,
-            (unsigned long long)c.levels[l].points, c.levels[l].read ? "" : " (not read)");
+    appendf(s, "    level %-3zu %u nodes, %llu points, spacing %g%s\n", l, c.levels[l].nodes,
+            (unsigned long long)c.levels[l].points, std::ldexp(c.spacing, -int(l)),
+            c.levels[l].read ? "" : " (not read)");
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-// pointraster: entry point. --info and --headless run without a window; otherwise the viewer.
+// pointraster: entry point. --info, --convert and --headless run without a window; otherwise the
+// viewer.
 #include <cstdio>
 #include <exception>
 #include <new>
 
+#include "convert.h"
 #include "headless.h"
 #include "info.h"
 #include "options.h"
@@ -14,6 +16,7 @@ int main(int argc, char** argv) {
   if (rc != 0) return rc < 0 ? 0 : rc;
   try {
     if (o.info) return pr::run_info(o);
+    if (!o.convert.empty()) return pr::run_convert(o);
     if (o.headless) return pr::run_headless(o);
     return pr::run_viewer(o);
   } catch (const std::bad_alloc&) {

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -200,7 +201,7 @@ void add_view_options(CLI::App& app, Options& o) {
         [&o](const std::string& v) {
           o.point_size = parse_int("--point-size", v, 1, 16, "must be 1 to 16");
         });
-  value(app, "--threads", "T", "CPU renderer threads (default: all cores)",
+  value(app, "--threads", "T", "CPU renderer threads, or --convert's (default: all cores)",
         [&o](const std::string& v) {
           o.threads = unsigned(parse_int("--threads", v, 1, 1024, "must be 1 to 1024"));
         });
@@ -315,6 +316,28 @@ void add_stream_options(CLI::App& app, Options& o) {
        "waiting for the view to converge");
 }
 
+void add_convert_options(CLI::App& app, Options& o) {
+  value(app, "--convert", "OUT",
+        "write the FILEs, merged, to OUT: COPC (OUT ends in .copc.laz),\n"
+        "LAZ (.laz) or LAS (.las); prints what it chose and wrote",
+        [&o](const std::string& v) {
+          if (convert_format(v).empty())
+            bad("option --convert: '" + v +
+                "' ends in none of the suffixes that pick a format: .copc.laz (COPC), .laz, .las");
+          o.convert = v;
+        });
+  value(app, "--temp", "DIR",
+        "--convert: folder for the temporary buckets (default: OUT's folder;\n"
+        "removed when the conversion ends)",
+        [&o](const std::string& v) {
+          if (v.empty()) bad("option --temp needs a folder");
+          o.temp_dir = v;
+        });
+  value(app, "--memory", "SIZE",
+        "--convert: memory it may hold (512M, 4G; default: half the\nmachine's)",
+        [&o](const std::string& v) { o.memory = parse_bytes("--memory", v); });
+}
+
 void add_file_options(CLI::App& app, Options& o) {
   value(app, "--scan", "K",
         "E57: load scan K (0-based; repeat for several; default: all,\n"
@@ -335,6 +358,7 @@ void add_file_options(CLI::App& app, Options& o) {
   add_stream_options(app, o);
   flag(app, "--info", o.info, "print format, point count, bounds, origin and attributes per FILE");
   flag(app, "--json", o.json, "with --info: one JSON object per file");
+  add_convert_options(app, o);
   flag(app, "-h,--help", o.help, "this text");
   app.add_option("FILE", o.files, "point-cloud files (LAS, LAZ, COPC, E57, PLY, PCD, text)")
       ->type_name("");
@@ -348,7 +372,8 @@ class HelpFormatter : public CLI::Formatter {
            "  pointraster [options] [FILE...]             open the viewer on FILEs or a scene\n"
            "  pointraster --headless [options] [FILE...]  render without a window, print "
            "timings\n"
-           "  pointraster --info [--json] FILE...         describe point-cloud files\n";
+           "  pointraster --info [--json] FILE...         describe point-cloud files\n"
+           "  pointraster --convert OUT [options] FILE...  convert to COPC, LAZ or LAS\n";
   }
 };
 
@@ -428,10 +453,30 @@ void check_extras(const CLI::App& app) {
 void check_combinations(const Options& o) {
   if (o.info && o.files.empty()) bad("--info needs at least one FILE");
   if (o.json && !o.info) bad("--json goes with --info");
+  if (!o.convert.empty() && o.files.empty()) bad("--convert needs at least one FILE");
+  if (!o.convert.empty() && (o.info || o.headless))
+    bad(std::string("give either --convert or ") + (o.info ? "--info" : "--headless") +
+        ", not both");
+  if (o.convert.empty() && (!o.temp_dir.empty() || o.memory))
+    bad(std::string(o.temp_dir.empty() ? "--memory" : "--temp") + " goes with --convert");
   if (!o.scene.empty() && !o.files.empty()) bad("give either --scene or FILEs, not both");
 }
 
 }  // namespace
+
+std::string convert_format(const std::string& path) {
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  auto ends_with = [&lower](std::string_view suffix) {
+    return lower.size() > suffix.size() &&
+           lower.compare(lower.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with(".copc.laz")) return "COPC";
+  if (ends_with(".laz")) return "LAZ";
+  if (ends_with(".las")) return "LAS";
+  return "";
+}
 
 std::string usage_text() {
   Options ignored;

@@ -43,7 +43,7 @@ struct Options {
   /// --pick X,Y (headless): print the point drawn at pixel (X, Y) of the last frame.
   std::optional<std::pair<int, int>> pick;
   uint64_t gpu_memory_limit = 0;  ///< --gpu-memory-limit BYTES: the GPU cloud's cap (0: none)
-  unsigned threads = 0;           ///< CPU renderer threads (0 = all cores)
+  unsigned threads = 0;           ///< CPU renderer or --convert threads (0 = all cores)
   std::optional<bool> vsync;
   std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI
   std::vector<std::string> files;
@@ -63,6 +63,10 @@ struct Options {
   /// folders and .vpc surveys always stream).
   bool stream = true;
   bool no_wait = false;  ///< --no-wait (headless): draw the frames without waiting for the nodes
+  /// --convert OUT: write the FILEs, merged, to OUT (.copc.laz, .laz or .las) and exit.
+  std::string convert;
+  std::string temp_dir;  ///< --temp DIR: --convert's temporary buckets (default: OUT's folder)
+  uint64_t memory = 0;   ///< --memory SIZE: what --convert may hold (0: half the machine's)
 };
 
 /// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2
@@ -75,5 +79,9 @@ int parse_options(int argc, char** argv, Options& out);
 
 /// The --help text.
 std::string usage_text();
+
+/// The format --convert writes to `path`, by its suffix (any case): "COPC" (.copc.laz), "LAZ"
+/// (.laz) or "LAS" (.las); empty for any other suffix.
+std::string convert_format(const std::string& path);
 
 }  // namespace pr

@@ -176,6 +176,9 @@ void Viewer::Impl::update_colors() {
     colors.wanted.up_axis = up_axis;
     colors.wanted.auto_range = true;
   }
+  // A cloud being saved is read by the save's threads: its colors and the class filter's
+  // positions change once the save has ended.
+  if (save.job.reads(cloud.points.get())) return;
   ColorJob::Result r;
   if (colors.job.take(r)) {
     if (!r.ok) {

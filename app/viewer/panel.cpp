@@ -1,6 +1,6 @@
 // The ImGui panel: the status line and the background job, then one function per section:
-// renderer, camera, focus, points, color (color_panel.cpp), timings, cloud, open, help; the pick
-// section (pick_panel.cpp) is appended to the same window.
+// renderer, camera, focus, points, color (color_panel.cpp), timings, cloud, open, save
+// (save_panel.cpp), help; the pick section (pick_panel.cpp) is appended to the same window.
 #include <imgui.h>
 
 #include <algorithm>
@@ -455,6 +455,7 @@ void Viewer::Impl::draw_panel() {
     timings_section(*this);
     cloud_section(*this);
     open_section(*this);
+    draw_save_section();
     help_section();
   }
   ImGui::End();

@@ -9,10 +9,12 @@
 #include <imgui_impl_sdl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 
 #include "engine/scenes.h"
 #include "startup.h"
@@ -90,6 +92,7 @@ void Viewer::Impl::advance(double frame_ms) {
   if (cloud.job.take(r) || cloud.job.take_preview(r)) install_cloud(r);
   update_colors();
   update_stream();
+  update_save();
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {
@@ -196,7 +199,16 @@ Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
 Viewer::~Viewer() {
   Impl& m = *impl_;
   m.cloud.job.cancel();
-  m.colors.job.join();  // its staging calls into the backend
+  if (m.save.job.busy()) {
+    // Closing the window cancels a save (its output is removed); one that ends anyway says so.
+    m.save.job.cancel();
+    SaveJob::Result r;
+    while (!m.save.job.take(r)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    m.set_status(r.cancelled ? "save cancelled: the viewer closed; " + r.path + " not written"
+                             : save_message(r),
+                 !r.ok);
+  }
+  m.colors.job.join();     // its staging calls into the backend
   m.stream.scene.reset();  // its workers stop before the renderers go
   m.win.save_settings(m.backend->gpu_active() ? "gpu" : "cpu");
   m.backend.reset();  // CUDA lets go of the display's buffer

@@ -1,7 +1,7 @@
 // The viewer's state: one part per feature, each owned by its own file with the functions that
 // act on it (window.h, cloud_state.h, camera_control.h, color_panel.h, pick_panel.h,
-// frame_times.h, open_box.h, status_line.h), and the functions that join them: the frame
-// (viewer.cpp), input (input.cpp), loading (cloud_state.cpp), the panel (panel.cpp, with the
+// frame_times.h, open_box.h, save_panel.h, status_line.h), and the functions that join them: the
+// frame (viewer.cpp), input (input.cpp), loading (cloud_state.cpp), the panel (panel.cpp, with the
 // Color and Pick sections in color_panel.cpp and pick_panel.cpp). Internal to app/viewer: SDL
 // types appear here, GL types do not.
 #pragma once
@@ -22,6 +22,7 @@
 #include "viewer/open_box.h"
 #include "viewer/pick_panel.h"
 #include "viewer/render_backend.h"
+#include "viewer/save_panel.h"
 #include "viewer/status_line.h"
 #include "viewer/stream_state.h"
 #include "viewer/viewer.h"
@@ -33,13 +34,14 @@ struct Viewer::Impl {
   Options opt;
   ViewerWindow win;
   StatusLine status;
-  CloudState cloud;  // the cloud on screen and the job making the next one
+  CloudState cloud;    // the cloud on screen and the job making the next one
   StreamState stream;  // a streamed survey on screen (its pool is cloud.points)
   CameraControl view;
   ColorState colors;
   PickState picks;
   FrameTimes times;
   OpenBox open_box;
+  SaveState save;  // the Save section and the save running
 
   std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
   RenderSettings rs;
@@ -90,7 +92,13 @@ struct Viewer::Impl {
   bool pool_shows_file_colors() const;
   void recolor_ranges(const std::vector<PoolRange>& ranges);  // a color mode's colors for them
 
-  // The panel (panel.cpp, color_panel.cpp, pick_panel.cpp).
+  // Saving the cloud on screen (save_panel.cpp).
+  std::string save_unavailable() const;  // why the Save section is disabled; empty when it is not
+  bool start_save(const std::string& path);  // false (with a status line) when refused
+  void update_save();                        // each frame: a finished save's status line
+  void draw_save_section();
+
+  // The panel (panel.cpp, color_panel.cpp, pick_panel.cpp, save_panel.cpp).
   void draw_panel();
   void refresh_listing();
   void pick_at(int window_x, int window_y);  // a left click on the image

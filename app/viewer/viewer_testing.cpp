@@ -141,4 +141,17 @@ const StreamOptions& ViewerTesting::stream_options() const {
   return impl_->stream.options;
 }
 
+bool ViewerTesting::save_cloud(const std::string& path) {
+  return impl_->start_save(path);
+}
+std::string ViewerTesting::save_unavailable() const {
+  return impl_->save_unavailable();
+}
+bool ViewerTesting::save_busy() const {
+  return impl_->save.job.busy();
+}
+void ViewerTesting::cancel_save() {
+  impl_->save.job.cancel();
+}
+
 }  // namespace pr

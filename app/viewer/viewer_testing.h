@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "engine/camera.h"
-#include "engine/pick.h"
 #include "engine/io/stream.h"
+#include "engine/pick.h"
 #include "engine/renderer.h"
 #include "viewer/viewer.h"
 
@@ -113,6 +113,16 @@ class ViewerTesting : public Viewer {
   /// frame.
   void set_stream_options(const StreamOptions& options);
   const StreamOptions& stream_options() const;
+  /// What the Save section's button does with `path` typed: writes the cloud on screen in the
+  /// background (COPC, LAZ or LAS by the suffix). False, with the reason in the status line, when
+  /// refused: see save_unavailable(), or a suffix that picks no format.
+  bool save_cloud(const std::string& path);
+  /// Why the Save section is disabled now (a streamed survey, no cloud, a load or a save
+  /// running); empty when it is not.
+  std::string save_unavailable() const;
+  /// True while a save runs; the Save section's Cancel.
+  bool save_busy() const;
+  void cancel_save();
 };
 
 }  // namespace pr

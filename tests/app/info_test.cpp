@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -135,4 +136,31 @@ TEST(Info, TextOfALasFile) {
   EXPECT_NE(t.find("\n  origin      636594.000000 849215.000000 460.000000\n"), std::string::npos);
   EXPECT_NE(t.find("\n  attributes  color intensity classification\n"), std::string::npos);
   EXPECT_NE(t.find("\n  load time   "), std::string::npos);
+}
+
+TEST(Info, TextOfACopcFileListsEveryLevel) {
+  REQUIRE_TESTDATA("laz");
+  const pr::FileReport r =
+      pr::describe_file(pr::test::data_path("laz") + "/1.2-with-color.copc.laz", {});
+  ASSERT_TRUE(r.ok) << r.error;
+  const pr::CopcInfo& c = r.info.copc;
+  ASSERT_TRUE(c.present);
+  ASSERT_FALSE(c.levels.empty());
+  const std::string t = pr::info_text(r.info);
+  uint64_t nodes = 0, points = 0;
+  for (size_t l = 0; l < c.levels.size(); ++l) {
+    nodes += c.levels[l].nodes;
+    // Each level's line: its nodes, points and point spacing (the root's halved per level).
+    char line[128];
+    std::snprintf(line, sizeof line, "\n    level %-3zu %u nodes, %llu points, spacing %g\n", l,
+                  c.levels[l].nodes, (unsigned long long)c.levels[l].points,
+                  c.spacing / double(1u << l));
+    EXPECT_NE(t.find(line), std::string::npos) << line << " not in:\n" << t;
+    points += c.levels[l].points;
+  }
+  EXPECT_EQ(points, r.info.points);
+  EXPECT_NE(t.find("\n  copc        " + std::to_string(c.levels.size()) + " levels, " +
+                   std::to_string(nodes) + " nodes, spacing "),
+            std::string::npos)
+      << t;
 }

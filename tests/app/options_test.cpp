@@ -180,9 +180,9 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
 
 TEST(Options, StreamingValues) {
   pr::Options o;
-  ASSERT_EQ(parse(words("--point-budget 50M --sse 2.5 --cache-memory 512M --stream off --no-wait"),
-                  o),
-            0);
+  ASSERT_EQ(
+      parse(words("--point-budget 50M --sse 2.5 --cache-memory 512M --stream off --no-wait"), o),
+      0);
   EXPECT_EQ(o.point_budget, 50'000'000u);
   EXPECT_EQ(o.sse, 2.5);
   EXPECT_EQ(o.cache_memory, uint64_t{512} << 20);
@@ -265,4 +265,47 @@ TEST(Options, HelpListsEveryOptionWithItsDescription) {
     EXPECT_NE(text[24], ' ') << opt << ": " << text;
   }
   EXPECT_NE(help.find("pointraster --info [--json] FILE..."), std::string::npos);
+}
+
+TEST(Options, ConvertTakesOutTempMemoryAndThreads) {
+  pr::Options o;
+  std::string e;
+  ASSERT_EQ(parse(words("--convert out.copc.laz --temp /tmp/b --memory 1.5G --threads 3 a.las "
+                        "b.e57"),
+                  o, &e),
+            0)
+      << e;
+  EXPECT_EQ(o.convert, "out.copc.laz");
+  EXPECT_EQ(o.temp_dir, "/tmp/b");
+  EXPECT_EQ(o.memory, uint64_t(1.5 * 1073741824.0));
+  EXPECT_EQ(o.threads, 3u);
+  EXPECT_EQ(o.files, (std::vector<std::string>{"a.las", "b.e57"}));
+  EXPECT_EQ(pr::convert_format("x/y.copc.laz"), "COPC");
+  EXPECT_EQ(pr::convert_format("Y.COPC.LAZ"), "COPC");
+  EXPECT_EQ(pr::convert_format("y.laz"), "LAZ");
+  EXPECT_EQ(pr::convert_format("y.Las"), "LAS");
+  EXPECT_EQ(pr::convert_format("y.copc"), "");
+  EXPECT_EQ(pr::convert_format(".las"), "");
+  EXPECT_NE(pr::usage_text().find("--convert OUT"), std::string::npos);
+}
+
+TEST(Options, ConvertRefusesBadValuesAndCombinations) {
+  // A suffix that picks no format: the message lists the ones that do.
+  const std::string suffix = usage_error(words("--convert out.ply a.las"));
+  EXPECT_NE(suffix.find("'out.ply'"), std::string::npos) << suffix;
+  EXPECT_NE(suffix.find(".copc.laz (COPC), .laz, .las"), std::string::npos) << suffix;
+  EXPECT_NE(usage_error(words("--convert out.las")).find("at least one FILE"), std::string::npos);
+  EXPECT_NE(usage_error(words("--convert out.las --info a.las")).find("--info"), std::string::npos);
+  EXPECT_NE(usage_error(words("--convert out.las --headless a.las")).find("--headless"),
+            std::string::npos);
+  EXPECT_NE(usage_error(words("--temp /tmp a.las")).find("--temp goes with --convert"),
+            std::string::npos);
+  EXPECT_NE(usage_error(words("--memory 1G a.las")).find("--memory goes with --convert"),
+            std::string::npos);
+  EXPECT_NE(usage_error(words("--convert o.las --memory 12X a.las")).find("'12X'"),
+            std::string::npos);
+  EXPECT_NE(usage_error(words("--convert o.las --memory 0 a.las")).find("--memory"),
+            std::string::npos);
+  EXPECT_NE(usage_error(words("--convert o.las --threads 0 a.las")).find("--threads"),
+            std::string::npos);
 }

@@ -1,0 +1,160 @@
+#include "convert.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <thread>
+
+#include "engine/frame_stats.h"
+#include "progress_bar.h"
+
+namespace pr {
+
+namespace {
+
+// The signal handler's only work is an atomic store: ConvertProgress::cancel (lock-free, so
+// async-signal-safe) and the signal's number; the main thread's polling loop does the rest.
+static_assert(std::atomic<bool>::is_always_lock_free, "cancel must be lock-free in a handler");
+std::atomic<ConvertProgress*> g_progress{nullptr};
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_cancel_signal(int sig) {
+  g_signal = sig;
+  if (ConvertProgress* p = g_progress.load(std::memory_order_relaxed))
+    p->cancel.store(true, std::memory_order_relaxed);
+}
+
+/// SIGINT and SIGTERM cancel `progress` while this lives. SA_RESETHAND: a second Ctrl-C ends the
+/// program at once, as the user then asks. SA_RESTART: the main thread's sleeps and writes go on.
+class CancelOnSignals {
+ public:
+  explicit CancelOnSignals(ConvertProgress* progress) {
+    g_signal = 0;
+    g_progress.store(progress);
+    struct sigaction sa {};
+    sa.sa_handler = on_cancel_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~CancelOnSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    g_progress.store(nullptr);
+  }
+  CancelOnSignals(const CancelOnSignals&) = delete;
+  CancelOnSignals& operator=(const CancelOnSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+std::string vec_text(const glm::dvec3& v) {
+  char s[96];
+  std::snprintf(s, sizeof s, "%.9g %.9g %.9g", v.x, v.y, v.z);
+  return s;
+}
+
+/// The conversion on a thread of its own, SIGINT and SIGTERM blocked there (the threads it starts
+/// inherit that), so that the signals reach the main thread and no reader or writer of the
+/// conversion sees an interrupted system call.
+struct Worker {
+  bool ok = false;
+  std::string error;
+  std::atomic<bool> finished{false};
+  std::thread thread;
+
+  void start(const Options& o, ConvertProgress* progress, ConvertResult* result) {
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    ConvertOptions co;
+    co.temp_dir = o.temp_dir;
+    co.memory_bytes = o.memory;
+    co.threads = o.threads;
+    thread = std::thread([this, &o, co, progress, result] {
+      try {
+        ok = convert_point_clouds(o.files, o.convert, co, progress, result, &error);
+      } catch (const std::bad_alloc&) {
+        error = o.convert + ": out of memory while converting";
+      } catch (const std::exception& e) {
+        error = o.convert + ": " + e.what();
+      }
+      finished = true;
+    });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+};
+
+}  // namespace
+
+std::string convert_report(const std::string& output, const ConvertResult& r, double seconds) {
+  std::string s = "pointraster: wrote " + output + "\n";
+  char b[256];
+  const std::string format = convert_format(output);
+  std::snprintf(b, sizeof b, "  format      %s, LAS point format %d", format.c_str(),
+                r.point_format);
+  s += b;
+  if (r.extra_bytes) s += " + " + std::to_string(r.extra_bytes) + " extra bytes a point";
+  std::snprintf(b, sizeof b, "\n  points      %llu\n", (unsigned long long)r.points);
+  s += b;
+  s += "  scale       " + vec_text(r.scale) +
+       (r.scale_from_input ? "  (kept from the input)\n" : "  (chosen from the bounds)\n");
+  s += "  offset      " + vec_text(r.offset) + "\n";
+  if (format == "COPC") {
+    std::snprintf(b, sizeof b, "  octree      %d levels, %u nodes\n", r.levels, r.nodes);
+    s += b;
+  }
+  s += "  size        " + human_size(double(r.bytes));
+  if (r.points) {
+    std::snprintf(b, sizeof b, " (%.1f bytes a point)", double(r.bytes) / double(r.points));
+    s += b;
+  }
+  const double rate = seconds > 0.0 ? double(r.points) / seconds : 0.0;
+  std::snprintf(b, sizeof b, "\n  time        %.2f s, %s points/s\n", seconds,
+                human_points(rate).c_str());
+  s += b;
+  for (const std::string& m : r.messages) s += "  note        " + m + "\n";
+  return s;
+}
+
+int run_convert(const Options& o) {
+  ConvertProgress progress;
+  ConvertResult result;
+  CancelOnSignals on_signals(&progress);
+  Stopwatch clock;
+  Worker worker;
+  worker.start(o, &progress, &result);
+  ProgressBar bar(stderr, isatty(STDERR_FILENO) == 1);
+  while (!worker.finished.load()) {
+    bar.update(progress, clock.ms() * 1e-3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  worker.thread.join();
+  const double seconds = clock.ms() * 1e-3;
+  bar.finish();
+  const int sig = g_signal;
+  if (!worker.ok && sig != 0) {
+    std::fprintf(stderr, "pointraster: cancelled (%s): %s not written\n",
+                 sig == SIGINT ? "interrupted" : "terminated", o.convert.c_str());
+    return 128 + sig;
+  }
+  if (!worker.ok) {
+    std::fprintf(stderr, "pointraster: %s\n", worker.error.c_str());
+    return 1;
+  }
+  std::fputs(convert_report(o.convert, result, seconds).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace pr

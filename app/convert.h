@@ -1,0 +1,21 @@
+// --convert: the FILEs, merged, written to OUT as COPC, LAZ or LAS (engine/io/convert.h) on a
+// worker thread while the main thread draws the progress bar on stderr; Ctrl-C (SIGINT) or
+// SIGTERM cancels, and the conversion leaves no output and no temporary files behind.
+#pragma once
+
+#include <string>
+
+#include "engine/io/convert.h"
+#include "options.h"
+
+namespace pr {
+
+/// What --convert prints on stdout after writing `output`: the path, then indented fields
+/// (format, points, scale and offset, octree, size, time and rate, and the converter's notes).
+std::string convert_report(const std::string& output, const ConvertResult& result, double seconds);
+
+/// `pointraster --convert OUT FILE...`: 0 when OUT was written; otherwise one line on stderr and
+/// 1, or 128 + the signal's number when SIGINT or SIGTERM cancelled it.
+int run_convert(const Options& o);
+
+}  // namespace pr

@@ -1,0 +1,74 @@
+// The panel's Save section: the cloud on screen written to COPC, LAZ or LAS (by the suffix typed;
+// engine/io/convert.h's save_point_cloud()) on a thread of its own, with a progress bar and
+// Cancel; the frame loop only polls it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "engine/io/convert.h"
+#include "engine/point_cloud.h"
+
+namespace pr {
+
+class SaveJob {
+ public:
+  struct Result {
+    bool ok = false;
+    bool cancelled = false;
+    std::string path;
+    std::string error;  ///< one line when !ok
+    ConvertResult written;
+    double seconds = 0.0;
+  };
+
+  SaveJob() = default;
+  ~SaveJob();  ///< cancels and joins (the output is then not left behind)
+  SaveJob(const SaveJob&) = delete;
+  SaveJob& operator=(const SaveJob&) = delete;
+
+  /// Starts writing `cloud` to `path`; refused (false) while a save runs. The cloud must not
+  /// change until the save ends: the viewer holds back color changes and the class filter on a
+  /// cloud being saved (reads()), and a new cloud replaces it on screen without freeing it.
+  bool start(std::shared_ptr<const PointCloud> cloud, std::string path,
+             const ConvertOptions& options = {});
+  bool busy() const { return thread_.joinable(); }
+  /// Whether a running save reads `cloud`.
+  bool reads(const PointCloud* cloud) const { return busy() && cloud_.get() == cloud; }
+  /// The stage and points of the running save (ConvertProgress): 0..1 within the stage.
+  double fraction() const;
+  /// "building 120k / 1.1M points" for the progress bar.
+  std::string label() const;
+  const std::string& path() const { return path_; }
+  void cancel();
+  /// When the save has finished: joins and returns its result (once); otherwise false.
+  bool take(Result& out);
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> done_{false};
+  std::unique_ptr<ConvertProgress> progress_;
+  std::shared_ptr<const PointCloud> cloud_;
+  std::string path_;
+  Result result_;
+};
+
+/// What the Save section holds: the path typed, the job, and the cloud the path was suggested
+/// for (a new cloud gets a new suggestion).
+struct SaveState {
+  char path[1024] = {0};
+  const PointCloud* suggested_for = nullptr;
+  SaveJob job;
+};
+
+/// The path the Save section suggests for a cloud: the first file's name with .copc.laz in its
+/// folder (name-copy.copc.laz when that is the file itself), or the scene's name in `dir`.
+std::string suggested_save_path(const std::string& first_file, const std::string& scene,
+                                const std::string& dir);
+
+/// One line for a finished save: "saved PATH: N points, SIZE in T s", or why not.
+std::string save_message(const SaveJob::Result& r);
+
+}  // namespace pr
