@@ -97,6 +97,7 @@ struct InputFile {
   // The output's view of this input (set once the spec is chosen).
   bool same_quantum = false;  // LAS: the integers carry over unchanged
   std::vector<int> field_of;  // output float field j: this input's field index, or -1
+  IntensityMap intensity;     // a loaded cloud's intensities to 16 bits
   // A loaded cloud while its blocks are read (and the first one from opening on).
   std::mutex mu;
   std::shared_ptr<PointCloud> cloud;
@@ -275,11 +276,16 @@ bool open_las_file(InputFile& f, bool compressed, unsigned threads,
   else
     f.wkt = find_evlr(in, f.h, "LASF_Projection", 2112);
   while (!f.wkt.empty() && f.wkt.back() == '\0') f.wkt.pop_back();
+  if (f.wkt.empty() && find_vlr(in, f.h, "LASF_Projection", 34735, len))
+    messages.push_back(f.path +
+                       ": its coordinate system (GeoTIFF keys) is not carried: LAS 1.4 point "
+                       "formats 6-8 take WKT");
   f.bounds = las_header_bounds(in.data);
   return f.points == 0 || scan_bounds(f, threads, error);
 }
 
-bool open_cloud_file(InputFile& f, bool keep, std::string* error) {
+bool open_cloud_file(InputFile& f, bool keep, std::vector<std::string>& messages,
+                     std::string* error) {
   auto cloud = std::make_shared<PointCloud>();
   FileInfo info;
   if (!load_point_cloud(f.path, *cloud, &info, error)) return false;
@@ -290,6 +296,7 @@ bool open_cloud_file(InputFile& f, bool keep, std::string* error) {
   f.bounds.extend(info.bounds);
   f.color = info.has_color;
   for (const ScalarField& s : cloud->fields) f.fields.push_back(s.name);
+  f.intensity = intensity_map(*cloud, f.path, messages);
   if (keep) f.cloud = std::move(cloud);
   return true;
 }
@@ -306,7 +313,7 @@ bool open_input(InputFile& f, bool keep_cloud, unsigned threads, std::vector<std
   if (fmt == FileFormat::kLas || fmt == FileFormat::kLaz)
     return open_las_file(f, fmt == FileFormat::kLaz, threads, messages, error);
   f.map.reset();  // loaded by load_point_cloud, which maps the file itself
-  return open_cloud_file(f, keep_cloud, error);
+  return open_cloud_file(f, keep_cloud, messages, error);
 }
 
 /// The output's fields from the inputs': point format, extra bytes, scale and offset, WKT, GPS
@@ -392,6 +399,8 @@ class SpecChooser {
       for (int a = 0; a < 3; ++a)
         agree = agree && f->h.scale[a] == las->h.scale[a] && f->h.origin[a] == las->h.origin[a];
     }
+    size_t las_inputs = 0;
+    for (const auto& f : files_) las_inputs += f->las || f->laz;
     if (las && agree) {
       for (int a = 0; a < 3; ++a) s_.scale[a] = las->h.scale[a], s_.offset[a] = las->h.origin[a];
       if (quantum_holds(s_.bounds, s_)) {
@@ -401,7 +410,7 @@ class SpecChooser {
             b, sizeof b,
             "scale (%g, %g, %g) and offset (%.17g, %.17g, %.17g) kept from the LAS input%s",
             s_.scale.x, s_.scale.y, s_.scale.z, s_.offset.x, s_.offset.y, s_.offset.z,
-            files_.size() > 1 ? "s" : "");
+            las_inputs > 1 ? "s" : "");
         s_.messages.push_back(b);
         return;
       }
@@ -518,7 +527,7 @@ class FileRecordSource final : public RecordSource {
         const std::shared_ptr<PointCloud> c = take_cloud(f, &err);
         if (!c) return fail(err);
         const size_t begin = size_t(b << 16), end = std::min(c->size(), begin + (size_t(1) << 16));
-        cloud_records(*c, begin, end, spec_, f.color, f.field_of, out);
+        cloud_records(*c, begin, end, spec_, f.color, f.intensity, f.field_of, out);
       }
       if (!out.empty()) return true;
     }

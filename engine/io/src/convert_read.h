@@ -3,6 +3,7 @@
 // VLR of float fields, and a cloud's points turned into LAS 1.4 records.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,13 +39,31 @@ void snap_bounds(RecordSpec& spec);
 /// Sets spec.record_length from the point format and the extra bytes.
 void finish_record_length(RecordSpec& spec);
 
+/// How a cloud's float intensities become LAS's 16-bit ones: (v - low) * scale, rounded and
+/// clamped. Integers within 0-65535 stay as they are; other values (E57's 0-1 or its scanner's
+/// units, PTS's -2048-2047) are spread linearly from their range over 0-65535.
+struct IntensityMap {
+  double low = 0.0, scale = 1.0;
+  uint16_t operator()(float v) const {
+    const double q = std::round((double(v) - low) * scale);
+    return uint16_t(q > 0.0 ? (q < 65535.0 ? q : 65535.0) : 0.0);
+  }
+};
+
+/// The map of `cloud`'s intensities (the identity without intensities); a message naming `name`
+/// when it scales them.
+IntensityMap intensity_map(const PointCloud& cloud, const std::string& name,
+                           std::vector<std::string>& messages);
+
 /// Turns points [begin, end) of `cloud` into records of `spec` appended to `out`: X, Y, Z from
 /// world = origin + position, intensity, returns (1 of 1 when the cloud keeps none),
 /// classification, point source, GPS time, colors (8-bit * 257) when `color` and the format has
-/// RGB, and the float extra bytes: output field j takes cloud.fields[field_of[j]] (0 where -1).
-/// Points whose coordinates are not finite or leave int32 are dropped; returns how many.
+/// RGB, intensities through `im`, and the float extra bytes: output field j takes
+/// cloud.fields[field_of[j]] (0 where -1). Points whose coordinates are not finite or leave int32
+/// are dropped; returns how many.
 uint64_t cloud_records(const PointCloud& cloud, size_t begin, size_t end, const RecordSpec& spec,
-                       bool color, const std::vector<int>& field_of, std::vector<uint8_t>& out);
+                       bool color, const IntensityMap& im, const std::vector<int>& field_of,
+                       std::vector<uint8_t>& out);
 
 /// A record's X, Y, Z from a world position; false when one does not land in int32 (or is not
 /// finite).

@@ -94,8 +94,29 @@ bool quantize(const glm::dvec3& w, const RecordSpec& spec, int32_t xyz[3]) {
   return true;
 }
 
+IntensityMap intensity_map(const PointCloud& c, const std::string& name,
+                           std::vector<std::string>& messages) {
+  IntensityMap im;
+  if (!c.has_intensity()) return im;
+  float lo = INFINITY, hi = -INFINITY;
+  bool integers = true;
+  for (const float v : c.intensity) {
+    if (!std::isfinite(v)) continue;
+    lo = std::min(lo, v), hi = std::max(hi, v);
+    integers = integers && v == std::round(v);
+  }
+  if (!(lo <= hi) || (integers && lo >= 0.0f && hi <= 65535.0f) || lo == hi) return im;
+  im.low = double(lo);
+  im.scale = 65535.0 / (double(hi) - double(lo));
+  char b[96];
+  std::snprintf(b, sizeof b, "intensities from %g to %g scaled to 0-65535", double(lo), double(hi));
+  messages.push_back(name + ": " + b);
+  return im;
+}
+
 uint64_t cloud_records(const PointCloud& c, size_t begin, size_t end, const RecordSpec& spec,
-                       bool color, const std::vector<int>& field_of, std::vector<uint8_t>& out) {
+                       bool color, const IntensityMap& im, const std::vector<int>& field_of,
+                       std::vector<uint8_t>& out) {
   const size_t rec = spec.record_length;
   const size_t at0 = out.size();
   out.resize(at0 + (end - begin) * rec);
@@ -113,8 +134,7 @@ uint64_t cloud_records(const PointCloud& c, size_t begin, size_t end, const Reco
     uint8_t* r = out.data() + at0 + n++ * rec;
     std::memset(r, 0, rec);
     std::memcpy(r, xyz, 12);
-    if (c.has_intensity())
-      poke<uint16_t>(r + 12, uint16_t(std::clamp(std::round(c.intensity[i]), 0.0f, 65535.0f)));
+    if (c.has_intensity()) poke<uint16_t>(r + 12, im(c.intensity[i]));
     r[14] = c.returns.empty() ? pack_returns(1, 1) : c.returns[i];
     if (!c.classification.empty()) r[16] = c.classification[i];
     if (!c.point_source.empty()) poke<uint16_t>(r + 20, c.point_source[i]);
@@ -162,6 +182,7 @@ class CloudRecordSource final : public RecordSource {
     spec_.points = cloud.size();
     choose_scale_offset(spec_.bounds, "a cloud in memory", spec_);
     snap_bounds(spec_);
+    im_ = intensity_map(cloud, cloud.name.empty() ? "the cloud" : cloud.name, spec_.messages);
   }
 
   const RecordSpec& spec() const override { return spec_; }
@@ -173,7 +194,7 @@ class CloudRecordSource final : public RecordSource {
       if (begin >= cloud_.size()) return false;
       const size_t end = std::min(cloud_.size(), begin + (size_t(1) << 16));
       out.clear();
-      cloud_records(cloud_, begin, end, spec_, color_, field_of_, out);
+      cloud_records(cloud_, begin, end, spec_, color_, im_, field_of_, out);
       if (!out.empty()) return true;
     }
   }
@@ -184,6 +205,7 @@ class CloudRecordSource final : public RecordSource {
   const PointCloud& cloud_;
   RecordSpec spec_;
   bool color_ = false;
+  IntensityMap im_;
   std::vector<int> field_of_;
   std::atomic<size_t> next_{0};
 };
