@@ -82,6 +82,25 @@ bool Build::deliver(const CopcKey& key, const uint8_t* records, uint64_t count) 
   return true;
 }
 
+bool Build::add_upper(const CopcKey& key, const uint8_t* records, size_t bytes) {
+  std::lock_guard<std::mutex> lock(upper_mutex);
+  std::vector<uint8_t>& dst = upper_records[key];
+  dst.insert(dst.end(), records, records + bytes);
+  upper_held += bytes;
+  if (!store || upper_held <= upper_limit) return true;
+  // Past the limit every node's records go to the store; delivery reads them back.
+  std::string e;
+  for (auto& [k, v] : upper_records) {
+    if (v.empty()) continue;
+    Extent x;
+    if (!store->append(v.data(), v.size(), &x, &e)) return fail(e);
+    upper_extents[k].push_back(x);
+    std::vector<uint8_t>().swap(v);
+  }
+  upper_held = 0;
+  return true;
+}
+
 void MemoryBudget::acquire(uint64_t bytes) {
   std::unique_lock<std::mutex> lock(m_);
   cv_.wait(lock, [&] { return used_ == 0 || used_ + bytes <= total_; });
@@ -151,7 +170,11 @@ bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
     dst.resize(at + size_t(e - b) * rl);
     for (uint32_t k = b; k < e; ++k, at += rl) std::memcpy(&dst[at], records + order[k] * rl, rl);
     slot.bucket.records += e - b;
-    if (store_ && dst.size() >= buffer_bytes_ && !flush(slot, error)) return false;
+    if (!store_) continue;
+    const uint64_t held = buffered_ += size_t(e - b) * rl;
+    if (dst.size() >= (1u << 20) || (held > buffer_bytes_ && dst.size() >= (16u << 10))) {
+      if (!flush(slot, error)) return false;
+    }
   }
   return true;
 }
@@ -161,6 +184,7 @@ bool Binner::flush(Slot& slot, std::string* error) {
   Extent e;
   if (!store_->append(slot.buffer.data(), slot.buffer.size(), &e, error)) return false;
   slot.bucket.extents.push_back(e);
+  buffered_ -= slot.buffer.size();
   slot.buffer.clear();
   return true;
 }
@@ -301,8 +325,9 @@ bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildO
     store = Store::create(options.temp_dir, n * rl + n * rl / 32 + (16u << 20), error);
     if (!store) return false;
     level = disk_level(n * cost, budget, b.threads);
-    const uint64_t share = memory / 4 >> (3 * level);
-    buffer_bytes = size_t(std::clamp<uint64_t>(share, 16u << 10, 1u << 20));
+    buffer_bytes = size_t(memory / 4);
+    b.store = store.get();
+    b.upper_limit = memory / 8;
   }
   std::vector<Bucket> buckets;
   uint64_t binned = 0;
@@ -319,7 +344,7 @@ bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildO
   if (!b.stop) {
     count_upper(b, buckets);
     set_stage(b.progress, ConvertProgress::kBuild, binned);
-    if (build_buckets(b, buckets, store.get(), budget)) deliver_upper(b);
+    if (build_buckets(b, buckets, store.get(), budget)) deliver_upper(b, budget);
   }
   if (b.stop) {
     if (error) *error = b.error;

@@ -152,7 +152,8 @@ class Store {
 };
 
 /// Bins records into the 8^depth regions `depth` levels below `parent`, in memory or (with a
-/// store) through buffers of `buffer_bytes` flushed to the store. add() is thread-safe.
+/// store) through a buffer a region, written to the store at 1 MiB, or at 16 KiB while the buffers
+/// together hold more than `buffer_bytes`. add() is thread-safe.
 class Binner {
  public:
   Binner(const Frame& frame, const CopcKey& parent, int depth, Store* store, size_t buffer_bytes);
@@ -169,6 +170,7 @@ class Binner {
   int depth_;
   Store* store_;
   size_t buffer_bytes_;
+  std::atomic<uint64_t> buffered_{0};
   std::vector<std::unique_ptr<Slot>> slots_;
 };
 
@@ -198,13 +200,20 @@ struct Build {
   std::string error;
   /// Input records in the region of each node above some bucket.
   std::unordered_map<CopcKey, uint64_t, KeyHash> upper_counts;
-  /// The records the buckets choose for the nodes above them, gathered until every bucket is done.
+  /// The records the buckets choose for the nodes above them, gathered until every bucket is
+  /// done: in memory, and in the store (when there is one) past `upper_limit` bytes.
   std::mutex upper_mutex;
   std::unordered_map<CopcKey, std::vector<uint8_t>, KeyHash> upper_records;
+  std::unordered_map<CopcKey, std::vector<Extent>, KeyHash> upper_extents;
+  uint64_t upper_held = 0;
+  uint64_t upper_limit = ~uint64_t(0);
+  Store* store = nullptr;
 
   /// Records the first failure and stops the build; false, for `return fail(...)`.
   bool fail(const std::string& message);
   bool cancelled();
+  /// Adds records chosen for `key`, a node above some bucket (thread-safe).
+  bool add_upper(const CopcKey& key, const uint8_t* records, size_t bytes);
   /// Hands a node's records to the sink, counting them as built.
   bool deliver(const CopcKey& key, const uint8_t* records, uint64_t count);
 };
@@ -213,8 +222,9 @@ struct Build {
 /// the bucket go to the sink, the points chosen for nodes above it to build.upper_records.
 bool build_subtree(Build& build, const Bucket& bucket, std::vector<uint8_t>& records);
 
-/// Sorts and hands the nodes above the buckets to the sink, `threads` at once.
-bool deliver_upper(Build& build);
+/// Sorts and hands the nodes above the buckets to the sink, `threads` at once, holding at most
+/// `budget` bytes of them.
+bool deliver_upper(Build& build, uint64_t budget);
 
 /// Splits the buckets whose records exceed `max_bytes` into their eight children until each fits
 /// (or lies at the depth cap), as build_subtree needs them.

@@ -150,9 +150,8 @@ bool split(Build& b, Store& store, Bucket& bucket, size_t buffer_bytes, std::vec
   std::vector<Pos> removed = bucket.removed;
   if (choose) {
     removed.push_back(b.frame.position(winner.data()));
-    std::lock_guard<std::mutex> lock(b.upper_mutex);
-    std::vector<uint8_t>& dst = b.upper_records[ancestor(bucket.key, bucket.start)];
-    dst.insert(dst.end(), winner.begin(), winner.end());
+    if (!b.add_upper(ancestor(bucket.key, bucket.start), winner.data(), winner.size()))
+      return false;
   }
   for (int c = 0; c < 8; ++c) {
     const CopcKey key = bucket.key.child(c);

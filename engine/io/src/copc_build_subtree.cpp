@@ -143,10 +143,7 @@ class Subtree {
     for (size_t i = 0; i < chosen.size(); ++i)
       std::memcpy(&gather_[i * rl_], record(chosen[i]), rl_);
     if (key.level >= bucket_.key.level) return b_.deliver(key, gather_.data(), chosen.size());
-    std::lock_guard<std::mutex> lock(b_.upper_mutex);
-    std::vector<uint8_t>& dst = b_.upper_records[key];
-    dst.insert(dst.end(), gather_.begin(), gather_.end());
-    return true;
+    return b_.add_upper(key, gather_.data(), gather_.size());
   }
 
   bool node(const CopcKey& key, size_t lo, size_t hi) {
@@ -194,26 +191,71 @@ bool build_subtree(Build& build, const Bucket& bucket, std::vector<uint8_t>& rec
   return s.run();
 }
 
-bool deliver_upper(Build& build) {
-  std::vector<CopcKey> keys;
-  for (const auto& kv : build.upper_records)
-    if (!kv.second.empty()) keys.push_back(kv.first);
-  std::atomic<size_t> next{0};
+namespace {
+
+/// Takes the records gathered for `key` (from the store, then from memory).
+bool take_upper(Build& build, const CopcKey& key, std::vector<uint8_t>* out, std::string* error) {
+  std::vector<Extent> extents;
+  {
+    std::lock_guard<std::mutex> lock(build.upper_mutex);
+    out->swap(build.upper_records[key]);
+    extents.swap(build.upper_extents[key]);
+  }
+  const size_t held = out->size();
+  uint64_t stored = 0;
+  for (const Extent& x : extents) stored += x.bytes;
+  out->resize(held + size_t(stored));
+  for (const Extent& x : extents) {
+    if (!build.store->read(x, out->data() + out->size() - stored, error)) return false;
+    stored -= x.bytes;
+  }
+  if (build.store) build.store->release(extents);
+  return true;
+}
+
+}  // namespace
+
+bool deliver_upper(Build& build, uint64_t budget) {
+  std::vector<std::pair<uint64_t, CopcKey>> keys;  // largest first
+  for (const auto& [k, v] : build.upper_records) keys.emplace_back(v.size(), k);
+  for (const auto& [k, v] : build.upper_extents) {
+    uint64_t bytes = 0;
+    for (const Extent& x : v) bytes += x.bytes;
+    auto it = build.upper_records.find(k);
+    if (it == build.upper_records.end())
+      keys.emplace_back(bytes, k);
+    else
+      for (auto& [size, key] : keys)
+        if (key == k) size += bytes;
+  }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   const size_t rl = build.frame.record_length;
+  MemoryBudget memory(budget);
+  std::atomic<size_t> next{0};
   run_threads(build.threads, [&](unsigned) {
-    std::vector<uint8_t> sorted;
+    std::string error;
     for (size_t i; !build.cancelled() && (i = next++) < keys.size();) {
-      std::vector<uint8_t> records;
-      {
-        std::lock_guard<std::mutex> lock(build.upper_mutex);
-        records.swap(build.upper_records[keys[i]]);
+      const auto& [bytes, key] = keys[i];
+      if (bytes == 0) continue;
+      const uint64_t cost = bytes / rl * build_cost(uint16_t(rl)) + bytes;
+      memory.acquire(cost);
+      std::vector<uint8_t> records, sorted;
+      bool ok = take_upper(build, key, &records, &error);
+      if (ok) {
+        const size_t n = records.size() / rl;
+        const std::vector<Entry> e = make_entries(build.frame, records.data(), n, key.level);
+        sorted.resize(records.size());
+        for (size_t k = 0; k < n; ++k)
+          std::memcpy(&sorted[k * rl], records.data() + size_t(e[k].index) * rl, rl);
+        std::vector<uint8_t>().swap(records);
+        ok = build.deliver(key, sorted.data(), n);
+      } else {
+        build.fail(error);
       }
-      const size_t n = records.size() / rl;
-      const std::vector<Entry> e = make_entries(build.frame, records.data(), n, keys[i].level);
-      sorted.resize(records.size());
-      for (size_t k = 0; k < n; ++k)
-        std::memcpy(&sorted[k * rl], records.data() + size_t(e[k].index) * rl, rl);
-      if (!build.deliver(keys[i], sorted.data(), n)) return;
+      std::vector<uint8_t>().swap(sorted);
+      memory.release(cost);
+      if (!ok) return;
     }
   });
   return !build.stop.load();
