@@ -373,7 +373,8 @@ class HelpFormatter : public CLI::Formatter {
            "  pointraster --headless [options] [FILE...]  render without a window, print "
            "timings\n"
            "  pointraster --info [--json] FILE...         describe point-cloud files\n"
-           "  pointraster --convert OUT [options] FILE...  convert to COPC, LAZ or LAS\n";
+           "  pointraster --convert OUT FILE...           convert to COPC, LAZ or LAS (OUT's "
+           "suffix)\n";
   }
 };
 
@@ -457,6 +458,12 @@ void check_combinations(const Options& o) {
   if (!o.convert.empty() && (o.info || o.headless))
     bad(std::string("give either --convert or ") + (o.info ? "--info" : "--headless") +
         ", not both");
+  // The conversion writes every point of every scan: what limits reading does not apply.
+  if (!o.convert.empty() && (!o.scans.empty() || o.max_points || o.max_depth >= 0))
+    bad(std::string(!o.scans.empty() ? "--scan"
+                    : o.max_points   ? "--max-points"
+                                     : "--max-depth") +
+        " does not go with --convert (it writes every point of every scan)");
   if (o.convert.empty() && (!o.temp_dir.empty() || o.memory))
     bad(std::string(o.temp_dir.empty() ? "--memory" : "--temp") + " goes with --convert");
   if (!o.scene.empty() && !o.files.empty()) bad("give either --scene or FILEs, not both");

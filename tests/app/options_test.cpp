@@ -308,4 +308,7 @@ TEST(Options, ConvertRefusesBadValuesAndCombinations) {
             std::string::npos);
   EXPECT_NE(usage_error(words("--convert o.las --threads 0 a.las")).find("--threads"),
             std::string::npos);
+  EXPECT_NE(usage_error(words("--convert o.las --max-points 10 a.las")).find("--max-points"),
+            std::string::npos);
+  EXPECT_NE(usage_error(words("--convert o.las --scan 1 a.e57")).find("--scan"), std::string::npos);
 }
