@@ -135,9 +135,18 @@ int run_convert(const Options& o) {
   Stopwatch clock;
   Worker worker;
   worker.start(o, &progress, &result);
-  ProgressBar bar(stderr, isatty(STDERR_FILENO) == 1);
+  const bool terminal = isatty(STDERR_FILENO) == 1;
+  ProgressBar bar(stderr, terminal);
+  bool noted = false;  // a terminal has been told that the conversion is stopping
   while (!worker.finished.load()) {
-    bar.update(progress, clock.ms() * 1e-3);
+    if (g_signal != 0 && terminal && !noted) {
+      // Stopping takes a moment (the threads finish what they hold, the files are removed).
+      bar.finish();
+      std::fputs("pointraster: cancelling (Ctrl-C again ends it at once, files left behind)\n",
+                 stderr);
+      noted = true;
+    }
+    if (!noted) bar.update(progress, clock.ms() * 1e-3);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   worker.thread.join();

@@ -84,10 +84,10 @@ std::string suggested_save_path(const std::string& first_file, const std::string
   const fs::path in(first_file);
   std::string stem = in.filename().string();
   // x.copc.laz's stem is x: the suffix names the format, not the cloud.
-  for (const char* suffix : {".copc.laz", ".COPC.LAZ"})
-    if (const std::string s = suffix; stem.size() > s.size() && stem.ends_with(s))
-      stem.resize(stem.size() - s.size());
-  stem = fs::path(stem).stem().string();
+  if (convert_format(stem) == "COPC")
+    stem.resize(stem.size() - std::string(".copc.laz").size());
+  else
+    stem = fs::path(stem).stem().string();
   fs::path out = in.parent_path() / (stem + ".copc.laz");
   if (out == in) out = in.parent_path() / (stem + "-copy.copc.laz");
   return out.string();
