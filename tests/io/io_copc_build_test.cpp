@@ -57,6 +57,7 @@ class TestSink : public NodeSink {
   bool node(const CopcKey& key, const uint8_t* records, uint64_t count) override {
     std::lock_guard<std::mutex> lock(m_);
     ++calls;
+    if (!watch.empty() && !fs::is_empty(watch)) saw_temp = true;
     if (fail_at && calls == fail_at) return false;
     if (cancel_at && calls == cancel_at) progress->cancel = true;
     auto& v = nodes[{key.level, key.x, key.y, key.z}];
@@ -69,6 +70,8 @@ class TestSink : public NodeSink {
   }
   Nodes nodes;
   uint64_t calls = 0, fail_at = 0, cancel_at = 0;
+  fs::path watch;         ///< a folder to look into at each node
+  bool saw_temp = false;  ///< `watch` held something while nodes came
   ConvertProgress* progress = nullptr;
   std::mutex m_;
 };
@@ -257,8 +260,12 @@ TEST_F(CopcBuild, DiskPathGivesTheSameNodes) {
   build(mem, spec, rec, 1, 0, 3000);
   ASSERT_TRUE(mem.ok) << mem.error;
   // 1 MB for 3.6 MB of records: bucket files, and buckets split.
-  build(disk, spec, rec, 3, 1u << 20, 3000);
+  TestSink sink;
+  sink.watch = temp_;
+  build(disk, spec, rec, 3, 1u << 20, 3000, &sink);
   ASSERT_TRUE(disk.ok) << disk.error;
+  EXPECT_TRUE(sink.saw_temp);
+  EXPECT_EQ(disk.progress.done.load(), 120000u);
   check_octree(disk, spec, rec, 3000);
   EXPECT_TRUE(mem.nodes == disk.nodes);
   EXPECT_TRUE(temp_empty());
@@ -325,6 +332,13 @@ TEST_F(CopcBuild, SinglePoint) {
   ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_EQ(r.nodes.begin()->first, std::make_tuple(0, 0, 0, 0));
   check_octree(r, spec, rec, 100);
+}
+
+TEST_F(CopcBuild, NoRecords) {
+  BuildRun r;
+  build(r, make_spec(), {}, 2, 4096, 100);
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.nodes.empty());
 }
 
 TEST_F(CopcBuild, FlatPlane) {

@@ -9,6 +9,8 @@
 #include <limits>
 #include <thread>
 
+#include "engine/parallel.h"
+
 namespace pr::io {
 
 OctreeCube octree_cube(const Bounds& bounds) {
@@ -311,7 +313,7 @@ bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildO
   b.tuning.leaf_points = std::max<uint64_t>(tuning.leaf_points, 1);
   b.sink = &sink;
   b.progress = options.progress;
-  b.threads = std::max(1u, options.threads);
+  b.threads = options.threads ? options.threads : default_threads();
   const uint64_t rl = spec.record_length, n = spec.points, cost = build_cost(spec.record_length);
   const uint64_t memory =
       options.memory_bytes ? options.memory_bytes : std::numeric_limits<uint64_t>::max();
