@@ -25,9 +25,11 @@ constexpr uint16_t kRecordLength = 30;
 /// Records held in memory, handed out in blocks from any thread.
 class TestSource : public RecordSource {
  public:
-  TestSource(RecordSpec spec, std::vector<uint8_t> records, size_t block = 997)
+  /// `declared`: the records spec() says (0: those held).
+  TestSource(RecordSpec spec, std::vector<uint8_t> records, size_t block = 997,
+             uint64_t declared = 0)
       : spec_(std::move(spec)), records_(std::move(records)), block_(block) {
-    spec_.points = records_.size() / spec_.record_length;
+    spec_.points = declared ? declared : records_.size() / spec_.record_length;
   }
   const RecordSpec& spec() const override { return spec_; }
   bool next(std::vector<uint8_t>& out) override {
@@ -377,6 +379,24 @@ TEST_F(CopcBuild, CancelAndSinkFailureRemoveTheFolder) {
     EXPECT_NE(failed.error.find("could not be written"), std::string::npos) << failed.error;
     EXPECT_TRUE(temp_empty());
   }
+}
+
+TEST_F(CopcBuild, TooLittleDiskIsSaidBeforeReading) {
+  const RecordSpec spec = make_spec();
+  const std::vector<uint8_t> rec = terrain(5000, 11);
+  RecordSpec s = spec;
+  s.bounds = world_bounds(spec, rec);
+  TestSource source(s, rec, 997, uint64_t(1) << 50);  // declares 30 PiB of records
+  BuildOptions o;
+  o.temp_dir = temp_.string();
+  o.memory_bytes = 1u << 20;
+  TestSink sink;
+  std::string error;
+  EXPECT_FALSE(build_copc_nodes(source, octree_cube(s.bounds), o, sink, &error));
+  EXPECT_NE(error.find("not enough free disk"), std::string::npos) << error;
+  EXPECT_NE(error.find(o.temp_dir), std::string::npos) << error;
+  EXPECT_TRUE(sink.nodes.empty());
+  EXPECT_TRUE(temp_empty());
 }
 
 TEST_F(CopcBuild, MissingTempFolderIsNamed) {

@@ -314,7 +314,10 @@ bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildO
   b.sink = &sink;
   b.progress = options.progress;
   b.threads = options.threads ? options.threads : default_threads();
-  const uint64_t rl = spec.record_length, n = spec.points, cost = build_cost(spec.record_length);
+  // Declared counts beyond 2^52 (more than any disk) are taken as 2^52: the products below stay
+  // in 64 bits.
+  const uint64_t rl = spec.record_length, cost = build_cost(spec.record_length);
+  const uint64_t n = std::min<uint64_t>(spec.points, uint64_t(1) << 52);
   const uint64_t memory =
       options.memory_bytes ? options.memory_bytes : std::numeric_limits<uint64_t>::max();
   // In memory when the records, their sort entries and the nodes' copies fit in half the budget.
