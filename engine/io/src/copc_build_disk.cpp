@@ -172,20 +172,30 @@ bool split(Build& b, Store& store, Bucket& bucket, size_t buffer_bytes, std::vec
 bool split_large_buckets(Build& b, Store& store, std::vector<Bucket>& buckets, uint64_t max_bytes,
                          size_t buffer_bytes) {
   const uint64_t cost = build_cost(b.frame.record_length);
-  std::vector<Bucket> work = std::move(buckets), done;
+  std::vector<Bucket> work = std::move(buckets);
   buckets.clear();
-  while (!work.empty()) {
-    Bucket k = std::move(work.back());
-    work.pop_back();
-    // At the depth cap a region keeps every point in one node: it is built whole.
-    if (k.records * cost <= max_bytes || k.start >= b.frame.cap) {
-      done.push_back(std::move(k));
-      continue;
+  // In rounds: the buckets still too large are split on every thread, their children looked at
+  // in the next round.
+  while (!work.empty() && !b.cancelled()) {
+    std::vector<Bucket> large, next;
+    for (Bucket& k : work) {
+      // At the depth cap a region keeps every point in one node: it is built whole.
+      const bool fits = k.records * cost <= max_bytes || k.start >= b.frame.cap;
+      (fits ? buckets : large).push_back(std::move(k));
     }
-    if (b.cancelled() || !split(b, store, k, buffer_bytes, &work)) return false;
+    std::mutex m;
+    std::atomic<size_t> at{0};
+    run_threads(std::min<unsigned>(b.threads, unsigned(large.size())), [&](unsigned) {
+      for (size_t i; !b.cancelled() && (i = at++) < large.size();) {
+        std::vector<Bucket> children;
+        if (!split(b, store, large[i], buffer_bytes, &children)) return;
+        std::lock_guard<std::mutex> lock(m);
+        for (Bucket& c : children) next.push_back(std::move(c));
+      }
+    });
+    work = std::move(next);
   }
-  buckets = std::move(done);
-  return true;
+  return !b.stop.load();
 }
 
 }  // namespace pr::io::copc_build
