@@ -159,7 +159,6 @@ void Viewer::Impl::draw_save_section() {
   ImGui::EndDisabled();
   if (!why.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s", why.c_str());
-  ImGui::TextDisabled("COPC (.copc.laz), LAZ (.laz) or LAS (.las) by the suffix");
   if (save.job.busy()) {
     const std::string label = save.job.label();
     ImGui::ProgressBar(float(save.job.fraction()), ImVec2(-80 * win.ui_scale, 0), label.c_str());
@@ -168,7 +167,11 @@ void Viewer::Impl::draw_save_section() {
   } else if (!why.empty()) {
     ImGui::TextWrapped("%s", why.c_str());
   } else {
-    ImGui::TextWrapped("Writes the points in memory (classes hidden in Color are left out).");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped(
+        "COPC (.copc.laz), LAZ (.laz) or LAS (.las) by the suffix: the points in memory "
+        "(classes hidden in Color are left out).");
+    ImGui::PopStyleColor();
   }
 }
 

@@ -1,5 +1,7 @@
 #include "viewer/viewer_testing.h"
 
+#include <cstdio>
+
 #include "viewer/viewer_impl.h"
 
 namespace pr {
@@ -142,7 +144,8 @@ const StreamOptions& ViewerTesting::stream_options() const {
 }
 
 bool ViewerTesting::save_cloud(const std::string& path) {
-  return impl_->start_save(path);
+  std::snprintf(impl_->save.path, sizeof impl_->save.path, "%s", path.c_str());
+  return impl_->start_save(impl_->save.path);
 }
 std::string ViewerTesting::save_unavailable() const {
   return impl_->save_unavailable();
