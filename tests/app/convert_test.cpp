@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +44,16 @@ std::string read_text(const fs::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+/// The pointraster binary: $PR_POINTRASTER_BIN, else the one beside this test executable (both
+/// live in bin/, also in a device bundle), else the build tree's.
+std::string pointraster_bin() {
+  if (const char* e = std::getenv("PR_POINTRASTER_BIN"); e && *e) return e;
+  std::error_code ec;
+  const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "pointraster";
+  if (!ec && fs::exists(beside)) return beside.string();
+  return PR_POINTRASTER_BIN;
+}
+
 /// The program started with `args`, its stdout and stderr into files in `dir`.
 struct Program {
   pid_t pid = -1;
@@ -51,7 +62,7 @@ struct Program {
   Program(const std::vector<std::string>& args, const fs::path& dir) {
     out = dir / "stdout.txt";
     err = dir / "stderr.txt";
-    std::vector<std::string> all = {PR_POINTRASTER_BIN};
+    std::vector<std::string> all = {pointraster_bin()};
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : all) argv.push_back(a.data());
