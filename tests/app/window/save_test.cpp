@@ -1,5 +1,8 @@
 // The Save section in a running window: the cloud on screen written as COPC in the background and
 // read back, a suffix that picks no format, Cancel, and no saving while a survey streams.
+#include <algorithm>
+#include <vector>
+
 #include "engine/io/io.h"
 #include "window_support.h"
 
@@ -24,18 +27,28 @@ TEST(Window, SavesTheCloudOnScreenAsCopcAndItReadsBack) {
   pr::ViewerTesting v(scripted_files({las}));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
-  bool bad_suffix_refused = false, started = false;
-  std::string bad_suffix_status;
+  bool bad_suffix_refused = false, started = false, recolored_while_saving = false;
+  std::string bad_suffix_status, saved_status;
   int phase = 0;
   pr::ViewerHooks hooks;
   hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (phase == 0 && !vw.cloud_busy() && vw.cloud_points() > 0) {
+      vw.set_color("elevation");  // the file's colors wait aside: the save writes those
+      phase = 1;
+    } else if (phase == 1 && !vw.color_busy() && vw.color_mode() == "elevation") {
       bad_suffix_refused = !vw.save_cloud((out.parent_path() / "autzen.txt").string());
       bad_suffix_status = vw.status();
       started = vw.save_cloud(out.string());
-      phase = 1;
-    } else if (phase == 1 && !vw.save_busy()) {
-      vw.request_quit();
+      // Asked for during the save, the colors change once it has ended.
+      vw.set_color("intensity");
+      phase = 2;
+    } else if (phase == 2) {
+      if (vw.save_busy()) {
+        recolored_while_saving |= vw.color_mode() != "elevation";
+      } else {
+        if (saved_status.empty()) saved_status = vw.status();
+        if (vw.color_mode() == "intensity") vw.request_quit();
+      }
     }
     if (frame > 5000) vw.request_quit();
   };
@@ -43,7 +56,10 @@ TEST(Window, SavesTheCloudOnScreenAsCopcAndItReadsBack) {
   EXPECT_TRUE(bad_suffix_refused);
   EXPECT_NE(bad_suffix_status.find(".copc.laz"), std::string::npos) << bad_suffix_status;
   ASSERT_TRUE(started) << v.status();
-  EXPECT_EQ(v.status().rfind("saved " + out.string() + ": 110000 points, ", 0), 0u) << v.status();
+  EXPECT_EQ(saved_status.rfind("saved " + out.string() + ": 110000 points, ", 0), 0u)
+      << saved_status;
+  EXPECT_FALSE(recolored_while_saving);
+  EXPECT_EQ(v.color_mode(), "intensity");
   EXPECT_FALSE(fs::exists(out.parent_path() / "autzen.txt"));
 
   // Read back whole: the points, their bounds and colors of the file the window showed.
@@ -59,6 +75,12 @@ TEST(Window, SavesTheCloudOnScreenAsCopcAndItReadsBack) {
     EXPECT_NEAR(a.min[k], b.min[k], 0.011) << k;
     EXPECT_NEAR(a.max[k], b.max[k], 0.011) << k;
   }
+  // The file's colors (not elevation's), in the octree's order.
+  std::vector<uint32_t> colors_saved(saved.colors.begin(), saved.colors.end()),
+      colors_original(original.colors.begin(), original.colors.end());
+  std::sort(colors_saved.begin(), colors_saved.end());
+  std::sort(colors_original.begin(), colors_original.end());
+  EXPECT_TRUE(colors_saved == colors_original);
   EXPECT_TRUE(saved.has_intensity());
   EXPECT_EQ(saved.classification.size(), saved.size());
 }
