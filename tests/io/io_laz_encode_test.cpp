@@ -249,6 +249,21 @@ TEST(IoLazEncode, WriteChunkAndChunkWriterAgree) {
   EXPECT_EQ(c[1], d);
 }
 
+/// A layered chunk of several points whose first layer (read for every point after the first) is
+/// empty is refused, not decoded from an uninitialised or earlier chunk's decoder.
+TEST(IoLazEncode, ChunkWithoutItsFirstLayerIsRefused) {
+  const Layout lo = laz::make_layout(6, 0);
+  const auto records = survey_records(6, 0, 3, 1);
+  std::vector<uint8_t> chunk;
+  laz::write_chunk(lo, records.data(), 3, chunk);
+  ChunkReader reader(lo);
+  std::string why;
+  ASSERT_TRUE(reader.start(chunk.data(), chunk.size(), 3, &why)) << why;
+  put(chunk.data() + lo.record_length + 4, uint32_t(0));
+  EXPECT_FALSE(reader.start(chunk.data(), chunk.size(), 3, &why));
+  EXPECT_NE(why.find("first layer"), std::string::npos) << why;
+}
+
 std::vector<uint8_t> file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};

@@ -264,6 +264,10 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
   for (auto& it : m.ly) {
     for (size_t k = 0; k < it->layers(); ++k, ++li) {
       const uint32_t n = get_le<uint32_t>(sizes + 4 * li);
+      if (li == 0 && n == 0 && count > 1) {
+        *why = "the chunk's first layer (returns and X, Y of every point after the first) is empty";
+        return false;
+      }
       if (n > size - p) {
         *why = "layer " + std::to_string(li) + " of the chunk (" + std::to_string(n) +
                " bytes) runs past the chunk's end";

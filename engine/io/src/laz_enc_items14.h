@@ -25,7 +25,8 @@ struct EncLayer {
   std::vector<uint8_t> bytes;
   bool changed = false;
 
-  EncLayer() { bytes.reserve(1 << 16); }
+  // The buffer keeps its capacity from chunk to chunk (Encoder::init resizes, never shrinks).
+  EncLayer() { bytes.reserve(1 << 14); }
   void start() {
     e.init(bytes);
     changed = false;

@@ -7,8 +7,8 @@
 // bytes already written (base overflows), which propagate_carry() adds back into the output.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "laz_codec.h"
@@ -21,7 +21,9 @@ class Encoder {
   /// the encoder writes into it as a buffer of its own size, grown when full).
   void init(std::vector<uint8_t>& out) {
     out_ = &out;
-    out_->resize(std::max<size_t>(out_->capacity(), 4096));
+    // A small start (zero-filled by resize; the capacity of earlier streams stays): chunks of
+    // a few points cost little, longer streams double it.
+    out_->resize(1024);
     p_ = out_->data();
     end_ = p_ + out_->size();
     base_ = 0;
@@ -145,11 +147,19 @@ class Encoder {
     end_ = out_->data() + out_->size();
   }
 
+  /// Shifts out the top bytes of base_ until length_ is at least 2^24 again, without a loop:
+  /// a length in [2^(24-8n), 2^(32-8n)) needs n bytes (n = clz / 8, at most 3 since every coding
+  /// step leaves a length of at least 2^5), so the four bytes of base_ are stored and n of them
+  /// kept.
   void renorm() {
-    do {
-      put(uint8_t(base_ >> 24));
-      base_ <<= 8;
-    } while ((length_ <<= 8) < kMinLength);
+    if (end_ - p_ < 4) [[unlikely]]
+      grow();
+    const uint32_t n = uint32_t(__builtin_clz(length_)) >> 3;
+    const uint32_t be = __builtin_bswap32(base_);
+    std::memcpy(p_, &be, 4);
+    p_ += n;
+    base_ <<= 8 * n;
+    length_ <<= 8 * n;
   }
 
   std::vector<uint8_t>* out_ = nullptr;

@@ -262,7 +262,9 @@ struct Layer {
   bool changed = false;
   void set(const uint8_t* p, uint32_t n) {
     changed = n != 0;
-    if (changed) d.init(p, n);
+    // Initialised even when empty: a layer read regardless (POINT14's first) then reads zeros,
+    // not the state of an earlier chunk.
+    d.init(p, n);
   }
   bool overrun() const { return changed && d.overrun(); }
 };
