@@ -371,6 +371,12 @@ TEST(IoConvert, SeveralInputsMerge) {
     // extra.laz (a.laz) first; its extra bytes and simple.las's (none) differ: as floats.
     EXPECT_EQ(out[0].substr(0, 12), a[0].substr(0, 12));
     EXPECT_EQ(out[a.size()].substr(0, 12), b[0].substr(0, 12));
+    // Converted into itself, twice: the second conversion does not read the first's output.
+    const std::string inside = (folder / "merged.las").string();
+    for (int k = 0; k < 2; ++k) {
+      ASSERT_TRUE(convert({folder.string()}, inside, &r, &err)) << err;
+      EXPECT_EQ(r.points, out.size());
+    }
   }
 }
 

@@ -118,30 +118,6 @@ bool is_cloud_file(const fs::path& p) {
   return false;
 }
 
-bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files,
-                   std::string* error) {
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (!fs::is_directory(in, ec)) {
-      files.push_back(in);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(in, ec))
-      if (e.is_regular_file(ec) && is_cloud_file(e.path())) found.push_back(e.path().string());
-    if (ec || found.empty()) {
-      *error = in + ": " +
-               (ec ? "cannot list the folder: " + ec.message()
-                   : std::string("the folder holds no point-cloud files"));
-      return false;
-    }
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  if (files.empty()) *error = "no input files";
-  return !files.empty();
-}
-
 /// The payload of an extended VLR (LAS 1.4) with `user` and `record`, or empty.
 std::string find_evlr(const Input& in, const LasHeader& h, const char* user, uint16_t record) {
   if (h.minor < 4 || h.header_size < 247) return {};
@@ -575,6 +551,30 @@ class FileRecordSource final : public RecordSource {
 };
 
 }  // namespace
+
+bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files,
+                   std::string* error) {
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(in, ec))
+      if (e.is_regular_file(ec) && is_cloud_file(e.path())) found.push_back(e.path().string());
+    if (ec || found.empty()) {
+      *error = in + ": " +
+               (ec ? "cannot list the folder: " + ec.message()
+                   : std::string("the folder holds no point-cloud files"));
+      return false;
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  if (files.empty()) *error = "no input files";
+  return !files.empty();
+}
 
 std::unique_ptr<RecordSource> open_record_source(const std::vector<std::string>& inputs,
                                                  unsigned threads, std::string* error) {

@@ -12,6 +12,12 @@
 
 namespace pr::io {
 
+/// `inputs` with each folder replaced by the point-cloud files it holds (by extension: las, laz,
+/// ply, pcd, pts, xyz, txt, csv, e57), sorted. False with a one-line message naming a folder that
+/// cannot be listed or holds none.
+bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files,
+                   std::string* error);
+
 /// Bytes of the standard fields of LAS point formats 6, 7 and 8 (the output's formats).
 inline constexpr uint16_t kRecordFormatSize[3] = {30, 36, 38};
 

@@ -16,6 +16,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "convert_read.h"
 #include "engine/parallel.h"
 #include "laz_encoder.h"
 #include "laz_writer.h"
@@ -488,7 +489,20 @@ bool convert_point_clouds(const std::vector<std::string>& inputs, const std::str
   std::filesystem::path dir;
   if (!io::check_output(output, kind, dir, error)) return false;
   if (progress) progress->stage = ConvertProgress::kScan;
-  const auto src = io::open_record_source(inputs, options.threads, error);
+  // A folder converted into a file inside it does not read that file's earlier version.
+  std::vector<std::string> files;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    if (!io::expand_inputs({in}, found, error)) return false;
+    for (const std::string& f : found)
+      if (!std::filesystem::equivalent(f, output, ec)) files.push_back(f);
+  }
+  const auto src = io::open_record_source(files, options.threads, error);
   if (!src) return false;
   return io::write_output(*src, output, kind, dir, options, progress, result, error);
 }
