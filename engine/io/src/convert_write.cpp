@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 
 #include "convert_read.h"
 #include "engine/parallel.h"
@@ -354,12 +355,66 @@ size_t fill_batch(RecordSource& src, size_t rec, std::vector<std::vector<uint8_t
   return nb;
 }
 
-/// LAZ: fixed chunks of kLazChunk records in input order, a batch of one a thread encoded in
-/// parallel, then written in order; the chunk table after them.
+/// The chunks of a LAZ output: a batch of one a thread encoded in parallel while the next batch
+/// is read on a thread of its own (reading a LAZ input decodes it), then written in input order.
+struct LazChunks {
+  RecordSource& src;
+  OutFile& out;
+  const laz::Layout& layout;
+  unsigned threads;
+  ConvertProgress* progress;
+  uint64_t pos;
+  std::vector<uint64_t> points, bytes;
+  RecordStats st;
+
+  bool run(std::string* error) {
+    const size_t rec = layout.record_length;
+    std::vector<std::vector<uint8_t>> batch[2] = {std::vector<std::vector<uint8_t>>(threads),
+                                                  std::vector<std::vector<uint8_t>>(threads)};
+    std::vector<std::vector<uint8_t>> coded(threads);
+    std::vector<RecordStats> stats(threads);
+    std::vector<uint8_t> block;
+    size_t at = 0;
+    bool more = true;
+    size_t nb[2] = {fill_batch(src, rec, batch[0], block, at, more), 0};
+    for (int cur = 0; nb[cur] > 0; cur ^= 1) {
+      if (cancelled(progress)) return fail_with(error, out.path() + ": cancelled");
+      const int next = cur ^ 1;
+      nb[next] = 0;
+      std::thread reader;
+      if (more)
+        reader =
+            std::thread([&] { nb[next] = fill_batch(src, rec, batch[next], block, at, more); });
+      parallel_for(
+          nb[cur],
+          [&](size_t i0, size_t i1) {
+            for (size_t i = i0; i < i1; ++i) {
+              const std::vector<uint8_t>& b = batch[cur][i];
+              coded[i].clear();
+              laz::write_chunk(layout, b.data(), b.size() / rec, coded[i]);
+              stats[i] = RecordStats();
+              stats[i].add(b.data(), b.size() / rec, rec);
+            }
+          },
+          threads, 1);
+      if (reader.joinable()) reader.join();
+      for (size_t i = 0; i < nb[cur]; ++i) {
+        if (!out.write(pos, coded[i].data(), coded[i].size(), error)) return false;
+        pos += coded[i].size();
+        points.push_back(stats[i].points);
+        bytes.push_back(coded[i].size());
+        st.merge(stats[i]);
+        count_progress(progress, stats[i].points);
+      }
+    }
+    return true;
+  }
+};
+
+/// LAZ: fixed chunks of kLazChunk records in input order, then the chunk table.
 bool write_laz(RecordSource& src, OutFile& out, unsigned threads, ConvertProgress* progress,
                ConvertResult& r, std::string* error) {
   const RecordSpec& spec = src.spec();
-  const size_t rec = spec.record_length;
   const laz::Layout layout = laz::make_layout(spec.point_format, spec.extra_bytes, kLazChunk);
   std::vector<uint8_t> vlrs;
   HeaderLayout lay;
@@ -368,41 +423,15 @@ bool write_laz(RecordSource& src, OutFile& out, unsigned threads, ConvertProgres
   lay.vlrs = 1;
   append_spec_vlrs(vlrs, spec, lay.vlrs);
   lay.point_offset = uint32_t(375 + vlrs.size());
-  uint64_t pos = lay.point_offset + 8;  // the chunk table's offset comes first
-  std::vector<std::vector<uint8_t>> batch(threads), coded(threads);
-  std::vector<RecordStats> stats(threads);
-  std::vector<uint64_t> points, bytes;
-  RecordStats st;
-  std::vector<uint8_t> block;
-  size_t at = 0;
-  bool more = true;
-  while (more) {
-    const size_t nb = fill_batch(src, rec, batch, block, at, more);
-    if (cancelled(progress)) return fail_with(error, out.path() + ": cancelled");
-    parallel_for(
-        nb,
-        [&](size_t i0, size_t i1) {
-          for (size_t i = i0; i < i1; ++i) {
-            coded[i].clear();
-            laz::write_chunk(layout, batch[i].data(), batch[i].size() / rec, coded[i]);
-            stats[i] = RecordStats();
-            stats[i].add(batch[i].data(), batch[i].size() / rec, rec);
-          }
-        },
-        threads, 1);
-    for (size_t i = 0; i < nb; ++i) {
-      if (!out.write(pos, coded[i].data(), coded[i].size(), error)) return false;
-      pos += coded[i].size();
-      points.push_back(stats[i].points);
-      bytes.push_back(coded[i].size());
-      st.merge(stats[i]);
-      count_progress(progress, stats[i].points);
-    }
-  }
+  // The chunk table's offset comes first, then the chunks.
+  LazChunks chunks{src, out, layout, threads, progress, lay.point_offset + 8, {}, {}, {}};
+  if (!chunks.run(error)) return false;
   if (!src.error().empty()) return fail_with(error, src.error());
+  const RecordStats& st = chunks.st;
+  const uint64_t pos = chunks.pos;
   r.points = st.points;
   const int64_t table_at = int64_t(pos);
-  std::vector<uint8_t> tail = laz_chunk_table(points, bytes, false);
+  std::vector<uint8_t> tail = laz_chunk_table(chunks.points, chunks.bytes, false);
   const uint64_t evlr_at = pos + tail.size();
   if (append_wkt_evlr(tail, spec)) lay.evlr_start = evlr_at, lay.evlrs = 1;
   const std::vector<uint8_t> h = las_header(spec, st, lay);
