@@ -25,11 +25,12 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 #   [: at most this many seconds whatever the argument says (fuzz_laz: 12, so that with its link
 #   it adds about 15 s to the test command)]
 # A target whose enumerator is "-" has a source of its own, fuzz_<name>.cpp (copc: CopcFile and
-# parse_copc_page; its seeds are the COPC files among laz/, the small ones whole under -max_len).
+# parse_copc_page; its seeds are the COPC files among laz/, the small ones whole under -max_len;
+# laz_encode: the input as point records through the LAZ chunk encoders and back).
 targets=("ply:kPly:fuzz.ply:ply" "las:kLas:fuzz.las:las laz" "pcd:kPcd:fuzz.pcd:pcd"
          "pts:kPts:fuzz.pts:pts" "xyz:kXyz:fuzz.xyz:text" "e57:kE57:fuzz.e57:e57"
          "laz:kLaz:fuzz.laz:laz:12" "detect:kUnknown:fuzz.bin:ply las pcd pts text e57 laz"
-         "copc:-:fuzz.copc.laz:laz")
+         "copc:-:fuzz.copc.laz:laz" "laz_encode:-:-:las")
 # The engine's sources are compiled once into objects shared by all targets; a changed header
 # rebuilds them all (objects of different struct layouts would fail as false crashes).
 newest_h=$(ls -t "$root"/engine/include/engine/*.h "$root"/engine/io/include/engine/io/*.h "$root"/engine/io/src/*.h | head -1)
