@@ -5,7 +5,8 @@
 //   copc_build_bench --points 2e7 --memory-ratio 0.25 --threads 2 --temp /tmp
 //
 // --memory-ratio sets the build's memory to that fraction of the records' bytes (0: no limit);
-// --leaf the largest node that is not sampled.
+// --leaf the largest node that is not sampled; --outlier M puts one point M metres east of the
+// terrain (a cube that much wider: the terrain's buckets are split level by level).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -34,13 +35,14 @@ constexpr size_t kBlock = 50000;
 /// block's index (the same records whatever the threads).
 class TerrainSource : public RecordSource {
  public:
-  explicit TerrainSource(uint64_t points) {
+  /// `outlier` > 0: the first record lies that far east, making the cube that much wider.
+  TerrainSource(uint64_t points, double outlier) : outlier_(outlier) {
     spec_.record_length = 30;
     spec_.scale = glm::dvec3(0.001);
     spec_.offset = glm::dvec3(500000.0, 4000000.0, 0.0);
     spec_.points = points;
     spec_.bounds.extend(spec_.offset + glm::dvec3(0.0, 0.0, 0.0));
-    spec_.bounds.extend(spec_.offset + glm::dvec3(2000.0, 2000.0, 200.0));
+    spec_.bounds.extend(spec_.offset + glm::dvec3(2000.0 + outlier, 2000.0, 200.0));
   }
   const RecordSpec& spec() const override { return spec_; }
   bool next(std::vector<uint8_t>& out) override {
@@ -62,12 +64,17 @@ class TerrainSource : public RecordSource {
       const uint64_t rest[3] = {rng(), rng(), begin + i};
       std::memcpy(r + 12, rest, 18);
     }
+    if (begin == 0 && outlier_ > 0.0) {
+      const int32_t x = int32_t(std::lround((2000.0 + outlier_) * 1000.0));
+      std::memcpy(out.data(), &x, 4);
+    }
     return true;
   }
   std::string error() const override { return {}; }
 
  private:
   RecordSpec spec_;
+  double outlier_;
   std::atomic<uint64_t> next_block_{0};
 };
 
@@ -105,7 +112,7 @@ std::string arg_text(int argc, char** argv, const char* name, const char* fallba
 int main(int argc, char** argv) {
   const uint64_t points = uint64_t(arg(argc, argv, "--points", 2e7));
   const double ratio = arg(argc, argv, "--memory-ratio", 0.25);
-  TerrainSource source(points);
+  TerrainSource source(points, arg(argc, argv, "--outlier", 0.0));
   ConvertProgress progress;
   BuildOptions o;
   o.temp_dir = arg_text(argc, argv, "--temp", "/tmp");

@@ -149,14 +149,14 @@ bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
   const size_t n = slots_.size();
   // Counting sort of the block by slot, then one lock a run.
   std::vector<uint32_t> slot_of(count), start(n + 1, 0), order(count);
-  if (depth_ > 0) {
-    const int shift = 32 - (parent_.level + depth_);
-    const uint32_t mask = (uint32_t(1) << depth_) - 1u;
-    for (size_t i = 0; i < count; ++i) {
-      const Pos p = frame_.position(records + i * rl);
+  std::vector<Pos> pos(count);
+  const int shift = 32 - (parent_.level + depth_);
+  const uint32_t mask = (uint32_t(1) << depth_) - 1u;
+  for (size_t i = 0; i < count; ++i) {
+    const Pos& p = pos[i] = frame_.position(records + i * rl);
+    if (depth_ > 0)
       slot_of[i] = ((p[0] >> shift) & mask) | (((p[1] >> shift) & mask) << depth_) |
                    (((p[2] >> shift) & mask) << (2 * depth_));
-    }
   }
   for (size_t i = 0; i < count; ++i) ++start[slot_of[i] + 1];
   for (size_t s = 0; s < n; ++s) start[s + 1] += start[s];
@@ -165,8 +165,18 @@ bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
   for (size_t s = 0; s < n; ++s) {
     const uint32_t b = start[s], e = start[s + 1];
     if (b == e) continue;
+    Pos lo = pos[order[b]], hi = lo;
+    for (uint32_t k = b + 1; k < e; ++k)
+      for (size_t a = 0; a < 3; ++a) {
+        lo[a] = std::min(lo[a], pos[order[k]][a]);
+        hi[a] = std::max(hi[a], pos[order[k]][a]);
+      }
     Slot& slot = *slots_[s];
     std::lock_guard<std::mutex> lock(slot.m);
+    for (size_t a = 0; a < 3; ++a) {
+      slot.bucket.lo[a] = std::min(slot.bucket.lo[a], lo[a]);
+      slot.bucket.hi[a] = std::max(slot.bucket.hi[a], hi[a]);
+    }
     std::vector<uint8_t>& dst = store_ ? slot.buffer : slot.bucket.data;
     size_t at = dst.size();
     dst.resize(at + size_t(e - b) * rl);

@@ -123,8 +123,9 @@ struct Bucket {
   /// Positions of the region's records taken by levels above `start` (when a bucket too large is
   /// split): the region's input count is records + removed.size().
   std::vector<Pos> removed;
-  std::vector<uint8_t> data;    ///< the records, when in memory
-  std::vector<Extent> extents;  ///< the records, when on disk
+  Pos lo{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, hi{0, 0, 0};  ///< box of the records held
+  std::vector<uint8_t> data;                                   ///< the records, when in memory
+  std::vector<Extent> extents;                                 ///< the records, when on disk
   uint64_t region() const { return records + removed.size(); }
 };
 

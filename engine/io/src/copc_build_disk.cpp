@@ -4,6 +4,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -90,79 +91,146 @@ void Store::release(const std::vector<Extent>& extents) {
 
 namespace {
 
-/// The record of `bucket` nearest the centre of its grid cell at level bucket.start (the bucket is
-/// that whole cell), ties by the smaller bytes: what that level's node keeps from the bucket.
-bool find_winner(Build& b, Store& store, const Bucket& bucket, std::vector<uint8_t>* winner,
-                 std::string* error) {
-  const size_t rl = b.frame.record_length;
+/// A record of a bucket file: where it lies (its identity), its distance for one level's choice
+/// and its bytes (the tie).
+struct Candidate {
+  uint64_t offset = 0, distance = 0;
+  std::vector<uint8_t> bytes;
+};
+
+/// How a split descends from `bucket` to the deepest node holding every record (its box): a node
+/// of level j at start s is one grid cell of level s when j == s + 7, and passing it makes that
+/// level's choice (one record, nearest the cell's centre), appended to `choose`. Returns the node
+/// whose children get the records, or (`whole`, its start reached the depth cap) the node that
+/// gets them as one bucket.
+CopcKey plan(const Build& b, const Bucket& bucket, std::vector<int>* choose, bool* whole) {
+  int common = 32;
+  for (size_t a = 0; a < 3; ++a) {
+    const uint32_t d = bucket.lo[a] ^ bucket.hi[a];
+    if (d) common = std::min(common, __builtin_clz(d));
+  }
+  const int last = std::max(bucket.key.level, std::min(common, 31));
+  int start = bucket.start, j = bucket.key.level;
+  *whole = false;
+  for (; j <= last; ++j) {
+    if (j != start + 7) continue;
+    if (start >= b.frame.cap) {
+      *whole = true;
+      break;
+    }
+    choose->push_back(start++);
+  }
+  return key_at(bucket.lo, std::min(j, last));
+}
+
+/// The records the levels of `choose` keep from `bucket`: for level i, the best (nearest its
+/// cell's centre, then smaller bytes) of the records the levels before it left, found among its
+/// best i + 1 in one pass.
+bool choose_records(Build& b, Store& store, const Bucket& bucket, const std::vector<int>& choose,
+                    std::vector<Candidate>* chosen, std::string* error) {
+  const size_t rl = b.frame.record_length, m = choose.size();
+  auto better = [&](const Candidate& x, const Candidate& y) {
+    if (x.distance != y.distance) return x.distance < y.distance;
+    return std::memcmp(x.bytes.data(), y.bytes.data(), rl) < 0;
+  };
+  std::vector<std::vector<Candidate>> best(m);
   std::vector<uint8_t> buf;
-  uint64_t best_d = 0;
+  Candidate c;
   for (const Extent& e : bucket.extents) {
+    if (b.cancelled()) return false;
     buf.resize(size_t(e.bytes));
     if (!store.read(e, buf.data(), error)) return false;
     for (size_t at = 0; at < buf.size(); at += rl) {
-      const uint64_t d = cell_distance(b.frame.position(&buf[at]), bucket.start);
-      if (winner->empty() || d < best_d ||
-          (d == best_d && std::memcmp(&buf[at], winner->data(), rl) < 0)) {
-        winner->assign(buf.begin() + long(at), buf.begin() + long(at + rl));
-        best_d = d;
+      const Pos p = b.frame.position(&buf[at]);
+      c.offset = e.offset + at;
+      c.bytes.assign(buf.begin() + long(at), buf.begin() + long(at + rl));
+      for (size_t i = 0; i < m; ++i) {
+        c.distance = cell_distance(p, choose[i]);
+        std::vector<Candidate>& v = best[i];
+        if (v.size() > i && !better(c, v.back())) continue;
+        v.insert(std::upper_bound(v.begin(), v.end(), c, better), c);
+        if (v.size() > i + 1) v.pop_back();
       }
     }
   }
-  return true;
+  for (size_t i = 0; i < m; ++i)
+    for (const Candidate& x : best[i]) {
+      bool taken = false;
+      for (const Candidate& y : *chosen) taken |= y.offset == x.offset;
+      if (!taken) {
+        chosen->push_back(x);
+        break;
+      }
+    }
+  return chosen->size() == m || b.fail("octree build: a bucket shorter than its levels");
 }
 
-/// Bins the records of `bucket` (less `winner`, once, when not empty) into its eight children.
-bool bin_children(Build& b, Store& store, const Bucket& bucket, const std::vector<uint8_t>& winner,
-                  size_t buffer_bytes, std::vector<Bucket>* children, std::string* error) {
+/// Bins the records of `bucket`, less those at the sorted offsets `skip`, `depth` (0 or 1) levels
+/// below `node`.
+bool bin_records(Build& b, Store& store, const Bucket& bucket, const CopcKey& node, int depth,
+                 const std::vector<uint64_t>& skip, size_t buffer_bytes, std::vector<Bucket>* out,
+                 std::string* error) {
   const size_t rl = b.frame.record_length;
-  Binner binner(b.frame, bucket.key, 1, &store, buffer_bytes);
-  bool skip = !winner.empty();
+  Binner binner(b.frame, node, depth, &store, buffer_bytes);
   std::vector<uint8_t> buf;
   for (const Extent& e : bucket.extents) {
     if (b.cancelled()) return false;
     buf.resize(size_t(e.bytes));
     if (!store.read(e, buf.data(), error)) return false;
-    size_t n = buf.size() / rl, from = 0;
-    for (size_t i = 0; skip && i < n; ++i)
-      if (std::memcmp(&buf[i * rl], winner.data(), rl) == 0) {
-        if (!binner.add(buf.data(), i, error)) return false;
-        from = i + 1;
-        skip = false;
-      }
-    if (!binner.add(buf.data() + from * rl, n - from, error)) return false;
+    size_t from = 0;
+    auto it = std::lower_bound(skip.begin(), skip.end(), e.offset);
+    for (; it != skip.end() && *it < e.offset + e.bytes; ++it) {
+      const size_t at = size_t(*it - e.offset);
+      if (!binner.add(buf.data() + from, (at - from) / rl, error)) return false;
+      from = at + rl;
+    }
+    if (!binner.add(buf.data() + from, (buf.size() - from) / rl, error)) return false;
   }
-  return binner.finish(children, error);
+  return binner.finish(out, error);
 }
 
-/// Splits `bucket` into its children (with the records they hold or the removed positions that lie
-/// in them). A bucket as deep as start + 7 is one grid cell of level start: that level's choice
-/// (one record) is made here and the children start one level lower.
+/// Splits `bucket` down to the deepest node holding its records (see plan()): the choices of the
+/// levels passed go to their nodes above, the records to that node's children (or to the node
+/// whole, at the depth cap), with the removed positions that lie in them.
 bool split(Build& b, Store& store, Bucket& bucket, size_t buffer_bytes, std::vector<Bucket>* out) {
   std::string error;
-  std::vector<uint8_t> winner;
-  const bool choose = bucket.key.level >= bucket.start + 7;
-  if (choose && !find_winner(b, store, bucket, &winner, &error)) return b.fail(error);
-  std::vector<Bucket> children;
-  if (!bin_children(b, store, bucket, winner, buffer_bytes, &children, &error))
+  std::vector<int> levels;
+  bool whole = false;
+  const CopcKey node = plan(b, bucket, &levels, &whole);
+  std::vector<Candidate> chosen;
+  if (!levels.empty() && !choose_records(b, store, bucket, levels, &chosen, &error))
     return error.empty() ? false : b.fail(error);
-  store.release(bucket.extents);
+  std::vector<uint64_t> skip;
   std::vector<Pos> removed = bucket.removed;
-  if (choose) {
-    removed.push_back(b.frame.position(winner.data()));
-    if (!b.add_upper(ancestor(bucket.key, bucket.start), winner.data(), winner.size()))
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    skip.push_back(chosen[i].offset);
+    removed.push_back(b.frame.position(chosen[i].bytes.data()));
+    if (!b.add_upper(ancestor(node, levels[i]), chosen[i].bytes.data(), b.frame.record_length))
       return false;
   }
-  for (int c = 0; c < 8; ++c) {
-    const CopcKey key = bucket.key.child(c);
-    Bucket k;
-    for (Bucket& h : children)
-      if (h.key == key) k = std::move(h);
-    k.key = key;
-    k.start = choose ? bucket.start + 1 : bucket.start;
+  std::sort(skip.begin(), skip.end());
+  std::vector<Bucket> held;
+  const int depth = whole ? 0 : 1;
+  if (!bin_records(b, store, bucket, node, depth, skip, buffer_bytes, &held, &error))
+    return error.empty() ? false : b.fail(error);
+  store.release(bucket.extents);
+  const int start = bucket.start + int(levels.size());
+  // The children that hold records, then those that hold only removed positions.
+  const int level = whole ? node.level : node.level + 1;
+  for (const Pos& p : removed) {
+    const CopcKey key = key_at(p, level);
+    bool known = false;
+    for (const Bucket& h : held) known |= h.key == key;
+    if (!known) {
+      held.emplace_back();
+      held.back().key = key;
+    }
+  }
+  for (Bucket& k : held) {
+    k.start = start;
     for (const Pos& p : removed)
-      if (key_at(p, key.level) == key) k.removed.push_back(p);
-    if (k.region() > 0) out->push_back(std::move(k));
+      if (key_at(p, level) == k.key) k.removed.push_back(p);
+    out->push_back(std::move(k));
   }
   return true;
 }
