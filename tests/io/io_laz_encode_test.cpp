@@ -233,6 +233,31 @@ TEST(IoLazEncode, UnchangingFieldsLeaveTheirLayersEmpty) {
   EXPECT_EQ(std::memcmp(one[0].data(), records.data(), lo.record_length), 0);
 }
 
+/// Classification, flags, intensity and user data constant for a long start of the chunk (over
+/// channel switches) and changing from a different point on each: their layers' symbols of the
+/// constant start, coded only once the field changes, come out in order with the right models.
+TEST(IoLazEncode, LateFirstChangesRoundTrip) {
+  for (const Case& c : kCases) {
+    SCOPED_TRACE("format " + std::to_string(c.format) + ", extra " + std::to_string(c.extra));
+    const Layout lo = laz::make_layout(c.format, c.extra);
+    const size_t rec = lo.record_length, n = 3000;
+    auto records = survey_records(c.format, c.extra, n, 71 + c.format);
+    std::mt19937_64 rng(c.format);
+    for (size_t i = 0; i < n; ++i) {
+      uint8_t* p = &records[i * rec];
+      p[15] = uint8_t((p[15] & 0x30) | (i < 1200 ? 0 : rng() & 0xCF));  // flags from 1200
+      if (i < 700) p[16] = 3;                                           // class from 700
+      if (i < 1900) put(p + 12, uint16_t(100));                         // intensity from 1900
+      p[17] = uint8_t(i < 2500 ? 7 : rng());                            // user data from 2500
+      if (i % 97 == 0) p[15] = uint8_t((p[15] & 0xCF) | ((i / 97) % 4) << 4);  // channels
+    }
+    expect_round_trip(lo, records, {n});
+    const auto chunks = encode(lo, records, {n});
+    const auto s = layer_sizes(chunks[0], rec, 9);
+    for (size_t l : {2, 3, 4, 6}) EXPECT_GT(s[l], 0u) << "layer " << l;
+  }
+}
+
 TEST(IoLazEncode, WriteChunkAndChunkWriterAgree) {
   const Layout lo = laz::make_layout(7, 1);
   const auto records = survey_records(7, 1, 2000, 8);

@@ -216,6 +216,8 @@ struct Point14Enc {
     // The XY layer (the changed-values symbols) is read for every point, and LASzip always
     // stores Z too.
     lay[kXY].changed = lay[kZ].changed = true;
+    trail_.clear();
+    deferring_ = true;
     for (auto& k : ctx) k.unused = true;
     P14 p;
     p.unpack(raw);
@@ -283,29 +285,68 @@ struct Point14Enc {
     k.last_z[l] = p.z;
   }
 
+  // Classification, flags, intensity and user data code a symbol on every point, but their
+  // layers are kept only once a point changes the field. Until then every point's symbol is the
+  // same (the chunk's first value, unchanged), so it is not coded at once: each point's channel
+  // and return class are noted in trail_, and the first change codes those points' symbols
+  // first, in order, with the models they would have met then (a channel's models start fresh
+  // when the channel starts, before any of its points, and change only by their own layer's
+  // symbols). A field that never changes costs no coding at all.
+  std::vector<uint8_t> trail_;  // channel | cpr << 2 of each point after the first
+  bool deferring_ = true;       // one of the four layers has not changed yet
+
+  static uint32_t flags(const P14& q) {
+    return uint32_t(q.edge << 5) | uint32_t(q.scan_dir << 4) | q.class_flags;
+  }
+
+  /// Codes the deferred symbols of `layer` for the points in trail_, whose value was `v`'s.
+  void replay(int layer, const P14& v) {
+    Encoder& e = lay[layer].e;
+    for (const uint8_t t : trail_) {
+      Ctx& k = ctx[t & 3];
+      const uint32_t cpr = uint32_t(t >> 2);
+      if (layer == kClass)
+        e.symbol(lazy(k.cls_m[((v.cls & 0x1Fu) << 1) + (cpr == 3 ? 1u : 0u)], 256), v.cls);
+      else if (layer == kFlags)
+        e.symbol(lazy(k.flags_m[flags(v)], 64), flags(v));
+      else if (layer == kIntensity)
+        k.ic_intensity.encode(e, v.intensity, v.intensity, cpr);
+      else
+        e.symbol(lazy(k.user_m[v.user / 4], 256), v.user);
+    }
+  }
+
+  /// Whether this point's symbol of `layer` is coded now: once the layer has changed, or when
+  /// this point changes it (after the deferred symbols before it).
+  bool code_now(int layer, bool differs, const P14& last) {
+    if (lay[layer].changed) return true;
+    if (!differs) return false;
+    replay(layer, last);
+    lay[layer].changed = true;
+    return true;
+  }
+
   /// Classification, flags, intensity, scan angle, user data, point source and GPS time
-  /// (Point14::read_attributes). The symbols of classification, flags, intensity and user data
-  /// are coded on every point, their layers kept only when one point changes the field.
+  /// (Point14::read_attributes).
   void write_attributes(Ctx& k, const P14& p, uint32_t cpr, uint32_t cv) {
     const P14& last = k.last;
     const bool gps_change = cv & 16;
-    const uint32_t ccc = ((last.cls & 0x1Fu) << 1) + (cpr == 3 ? 1u : 0u);
-    lay[kClass].e.symbol(lazy(k.cls_m[ccc], 256), p.cls);
-    lay[kClass].changed |= p.cls != last.cls;
-    const uint32_t lf = uint32_t(last.edge << 5) | uint32_t(last.scan_dir << 4) | last.class_flags;
-    const uint32_t f = uint32_t(p.edge << 5) | uint32_t(p.scan_dir << 4) | p.class_flags;
-    lay[kFlags].e.symbol(lazy(k.flags_m[lf], 64), f);
-    lay[kFlags].changed |= f != lf;
+    if (code_now(kClass, p.cls != last.cls, last)) {
+      const uint32_t ccc = ((last.cls & 0x1Fu) << 1) + (cpr == 3 ? 1u : 0u);
+      lay[kClass].e.symbol(lazy(k.cls_m[ccc], 256), p.cls);
+    }
+    const uint32_t lf = flags(last), f = flags(p);
+    if (code_now(kFlags, f != lf, last)) lay[kFlags].e.symbol(lazy(k.flags_m[lf], 64), f);
     const uint32_t ii = (cpr << 1) | (gps_change ? 1u : 0u);
-    k.ic_intensity.encode(lay[kIntensity].e, k.last_intensity[ii], p.intensity, cpr);
+    if (code_now(kIntensity, p.intensity != last.intensity, last))
+      k.ic_intensity.encode(lay[kIntensity].e, k.last_intensity[ii], p.intensity, cpr);
     k.last_intensity[ii] = p.intensity;
-    lay[kIntensity].changed |= p.intensity != last.intensity;
     if (cv & 8) {
       k.ic_angle.encode(lay[kAngle].e, last.angle, p.angle, gps_change);
       lay[kAngle].changed = true;
     }
-    lay[kUser].e.symbol(lazy(k.user_m[last.user / 4], 256), p.user);
-    lay[kUser].changed |= p.user != last.user;
+    if (code_now(kUser, p.user != last.user, last))
+      lay[kUser].e.symbol(lazy(k.user_m[last.user / 4], 256), p.user);
     if (cv & 32) {
       k.ic_psid.encode(lay[kSource].e, last.psid, p.psid);
       lay[kSource].changed = true;
@@ -313,6 +354,11 @@ struct Point14Enc {
     if (gps_change) {
       k.gps.write(lay[kGps].e, p.gps);
       lay[kGps].changed = true;
+    }
+    if (deferring_) {
+      deferring_ = !(lay[kClass].changed && lay[kFlags].changed && lay[kIntensity].changed &&
+                     lay[kUser].changed);
+      if (deferring_) trail_.push_back(uint8_t(cur | (cpr << 2)));
     }
   }
 
