@@ -179,11 +179,13 @@ bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
     }
     std::vector<uint8_t>& dst = store_ ? slot.buffer : slot.bucket.data;
     size_t at = dst.size();
+    const size_t capacity = dst.capacity();
     dst.resize(at + size_t(e - b) * rl);
     for (uint32_t k = b; k < e; ++k, at += rl) std::memcpy(&dst[at], records + order[k] * rl, rl);
     slot.bucket.records += e - b;
     if (!store_) continue;
-    const uint64_t held = buffered_ += size_t(e - b) * rl;
+    // The buffers' capacities (what they keep resident), not their sizes, count.
+    const uint64_t held = buffered_ += dst.capacity() - capacity;
     if (dst.size() >= (1u << 20) || (held > buffer_bytes_ && dst.size() >= (16u << 10))) {
       if (!flush(slot, error)) return false;
     }
@@ -196,8 +198,11 @@ bool Binner::flush(Slot& slot, std::string* error) {
   Extent e;
   if (!store_->append(slot.buffer.data(), slot.buffer.size(), &e, error)) return false;
   slot.bucket.extents.push_back(e);
-  buffered_ -= slot.buffer.size();
   slot.buffer.clear();
+  if (buffered_.load() > buffer_bytes_) {
+    buffered_ -= slot.buffer.capacity();
+    std::vector<uint8_t>().swap(slot.buffer);
+  }
   return true;
 }
 
@@ -205,6 +210,7 @@ bool Binner::finish(std::vector<Bucket>* out, std::string* error) {
   for (auto& s : slots_) {
     if (store_) {
       if (!flush(*s, error)) return false;
+      buffered_ -= s->buffer.capacity();
       std::vector<uint8_t>().swap(s->buffer);
     }
     if (s->bucket.records > 0) out->push_back(std::move(s->bucket));
@@ -335,7 +341,10 @@ bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildO
   std::unique_ptr<Store> store;
   int level = memory_level(n, b.threads);
   size_t buffer_bytes = 0;
-  const uint64_t budget = in_memory ? memory : memory / 2;
+  // On disk the budget goes to the subtrees being built (3/8), the bucket buffers while binning
+  // (1/4) and the records of the nodes above the buckets (1/8); the rest is room for the
+  // allocator's slack, the source's blocks and the sink.
+  const uint64_t budget = in_memory ? memory : memory / 8 * 3;
   if (!in_memory) {
     store = Store::create(options.temp_dir, n * rl + n * rl / 32 + (16u << 20), error);
     if (!store) return false;
