@@ -13,6 +13,14 @@
 // level b built from level s (b <= s + 7), and every grid cell of a level >= s lies inside one
 // bucket or holds it whole, so each cell's choice is made by one bucket; the region counts of the
 // nodes above a bucket come from every bucket's count.
+//
+// Out of core: the records are binned into the buckets of one level (picked from the count and the
+// budget) in one file of a fresh temporary folder. A bucket too large for a thread's share of the
+// budget is split: read once for the choices of the levels it passes on its way down to the
+// deepest node holding its records' box, once more into that node's children. The subtrees are
+// built in parallel, largest first, within the budget; the records chosen for the nodes above the
+// buckets are gathered (in memory, in the file past an eighth of the budget) and handed over last,
+// each node sorted. Within a node records are in Morton order, equal positions by their bytes.
 #pragma once
 
 #include <array>
