@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   BuildTuning tuning;
   tuning.leaf_points = uint64_t(arg(argc, argv, "--leaf", 100000));
   CountSink sink;
-  const OctreeCube cube = octree_cube(source.spec().bounds);
+  const OctreeCube cube = octree_cube(source.spec().bounds, 0.001);
   const auto t0 = std::chrono::steady_clock::now();
   std::atomic<bool> done{false};
   double bin_s = 0.0;

@@ -158,7 +158,7 @@ class CopcBuild : public ::testing::Test {
     RecordSpec s = spec;
     s.bounds = world_bounds(spec, records);
     TestSource source(s, records);
-    r.cube = octree_cube(s.bounds);
+    r.cube = octree_cube(s.bounds, 0.001);
     BuildOptions o;
     o.temp_dir = temp_.string();
     o.memory_bytes = memory;
@@ -232,15 +232,16 @@ TEST_F(CopcBuild, CubeHoldsTheBounds) {
   Bounds b;
   b.extend(glm::dvec3(10, 20, 30));
   b.extend(glm::dvec3(110, 40, 35));
-  const OctreeCube c = octree_cube(b);
+  const OctreeCube c = octree_cube(b, 0.001);
+  // The cube starts at the bounds' minimum and its edge is their longest extent (x: 100).
   EXPECT_DOUBLE_EQ(c.center.x, 60.0);
-  EXPECT_DOUBLE_EQ(c.center.y, 30.0);
-  EXPECT_GT(c.halfsize, 50.0);
-  EXPECT_LT(c.halfsize, 50.01);
-  EXPECT_DOUBLE_EQ(c.spacing, 2.0 * c.halfsize / 128.0);
+  EXPECT_DOUBLE_EQ(c.center.y, 70.0);
+  EXPECT_DOUBLE_EQ(c.center.z, 80.0);
+  EXPECT_DOUBLE_EQ(c.halfsize, 50.0);
+  EXPECT_DOUBLE_EQ(c.spacing, 100.0 / 128.0);
   Bounds one;
   one.extend(glm::dvec3(5, 5, 5));
-  EXPECT_GT(octree_cube(one).halfsize, 0.0);
+  EXPECT_DOUBLE_EQ(octree_cube(one, 0.001).halfsize, 0.0005);
 }
 
 TEST_F(CopcBuild, TerrainInMemory) {
@@ -392,7 +393,7 @@ TEST_F(CopcBuild, TooLittleDiskIsSaidBeforeReading) {
   o.memory_bytes = 1u << 20;
   TestSink sink;
   std::string error;
-  EXPECT_FALSE(build_copc_nodes(source, octree_cube(s.bounds), o, sink, &error));
+  EXPECT_FALSE(build_copc_nodes(source, octree_cube(s.bounds, 0.001), o, sink, &error));
   EXPECT_NE(error.find("not enough free disk"), std::string::npos) << error;
   EXPECT_NE(error.find(o.temp_dir), std::string::npos) << error;
   EXPECT_TRUE(sink.nodes.empty());
@@ -410,7 +411,7 @@ TEST_F(CopcBuild, MissingTempFolderIsNamed) {
   o.memory_bytes = 1u << 16;
   TestSink sink;
   std::string error;
-  EXPECT_FALSE(build_copc_nodes(source, octree_cube(s.bounds), o, sink, &error));
+  EXPECT_FALSE(build_copc_nodes(source, octree_cube(s.bounds, 0.001), o, sink, &error));
   EXPECT_NE(error.find(o.temp_dir), std::string::npos) << error;
   EXPECT_TRUE(sink.nodes.empty());
 }

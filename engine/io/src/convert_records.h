@@ -64,14 +64,17 @@ std::unique_ptr<RecordSource> open_record_source(const std::vector<std::string>&
 /// bytes).
 std::unique_ptr<RecordSource> cloud_record_source(const PointCloud& cloud);
 
-/// The octree's cube: the bounds' centre and half its longest edge (slightly enlarged so that
-/// every point lies inside); the root's spacing is the cube's edge / 128.
+/// The octree's cube as COPC readers derive a node's box (copclib: the header's minimum plus the
+/// node's cell times the longest extent / 2^level; untwine's and PDAL's files alike): it starts at
+/// the bounds' minimum corner and its edge is their longest extent, exactly, at least `min_edge`
+/// (one scale step, for a cloud of one position). The root's spacing is the edge / 128. Points
+/// on the cube's far faces belong to the last cell (the build clamps them).
 struct OctreeCube {
   glm::dvec3 center{0.0};
   double halfsize = 0.0;
   double spacing = 0.0;
 };
-OctreeCube octree_cube(const Bounds& bounds);
+OctreeCube octree_cube(const Bounds& bounds, double min_edge);
 
 /// Receives the nodes of the octree as they are built, from several threads at once.
 class NodeSink {

@@ -162,23 +162,6 @@ class Hierarchy {
   std::vector<Link> links_;
 };
 
-/// The octree's cube as COPC readers derive it: copclib places a node's box at the header's
-/// minimum plus its cell times the longest extent / 2^level (and so do untwine's and PDAL's
-/// files), so the cube starts at the bounds' minimum corner and its edge is their longest extent,
-/// exactly. The header's bounds are these bounds (spec.bounds lie on the output's grid). A cloud of
-/// one position gets an edge of one scale step.
-OctreeCube copc_cube(const RecordSpec& spec) {
-  OctreeCube c;
-  const Bounds& b = spec.bounds;
-  double edge = 0.0;
-  if (!b.empty) edge = std::max({b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z});
-  if (!(edge > 0.0)) edge = std::max({spec.scale.x, spec.scale.y, spec.scale.z});
-  c.halfsize = 0.5 * edge;
-  c.center = (b.empty ? glm::dvec3(0.0) : b.min) + glm::dvec3(c.halfsize);
-  c.spacing = edge / 128.0;
-  return c;
-}
-
 std::vector<uint8_t> copc_info(const OctreeCube& cube, uint64_t root_offset, uint64_t root_size,
                                const RecordStats& st) {
   std::vector<uint8_t> v;
@@ -209,7 +192,8 @@ bool write_copc(RecordSource& source, OutFile& out, const BuildOptions& build,
                 ConvertResult& result, std::string* error) {
   const RecordSpec& spec = source.spec();
   const laz::Layout layout = laz::make_layout(spec.point_format, spec.extra_bytes);
-  const OctreeCube cube = copc_cube(spec);
+  const OctreeCube cube =
+      octree_cube(spec.bounds, std::max({spec.scale.x, spec.scale.y, spec.scale.z}));
   // The VLRs' sizes do not depend on the values written into them later.
   uint32_t nvlrs = 0;
   const size_t vlr_bytes = copc_vlrs(spec, layout, cube, 0, 0, RecordStats(), nvlrs).size();

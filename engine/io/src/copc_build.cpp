@@ -13,20 +13,17 @@
 
 namespace pr::io {
 
-OctreeCube octree_cube(const Bounds& bounds) {
+OctreeCube octree_cube(const Bounds& bounds, double min_edge) {
   OctreeCube c;
-  double half = 0.0;
+  double edge = 0.0;
   if (!bounds.empty) {
-    c.center = bounds.center();
     const glm::dvec3 s = bounds.size();
-    half = 0.5 * std::max({s.x, s.y, s.z});
+    edge = std::max({s.x, s.y, s.z});
   }
-  // Records are rounded to the output's scale after the bounds are taken (half a unit out at most;
-  // chosen scales are 0.001 or about 1e-8 of the extent) and headers may print their bounds
-  // rounded: a margin of 2^-16 of the half size, at least a millimetre, keeps them inside.
-  half += std::max(half / 65536.0, 0.001);
-  c.halfsize = half;
-  c.spacing = 2.0 * half / 128.0;
+  if (!(edge >= min_edge)) edge = min_edge;
+  c.halfsize = 0.5 * edge;
+  c.center = (bounds.empty ? glm::dvec3(0.0) : bounds.min) + glm::dvec3(c.halfsize);
+  c.spacing = edge / 128.0;
   return c;
 }
 
