@@ -233,9 +233,10 @@ TEST(IoLazEncode, UnchangingFieldsLeaveTheirLayersEmpty) {
   EXPECT_EQ(std::memcmp(one[0].data(), records.data(), lo.record_length), 0);
 }
 
-/// Classification, flags, intensity and user data constant for a long start of the chunk (over
-/// channel switches) and changing from a different point on each: their layers' symbols of the
-/// constant start, coded only once the field changes, come out in order with the right models.
+/// Classification, flags, intensity, user data, a grey colour, NIR and the extra bytes constant
+/// for a long start of the chunk (over channel switches) and changing from a different point on
+/// each: their layers' symbols of the constant start, coded only once the field changes, come out
+/// in order with the right models.
 TEST(IoLazEncode, LateFirstChangesRoundTrip) {
   for (const Case& c : kCases) {
     SCOPED_TRACE("format " + std::to_string(c.format) + ", extra " + std::to_string(c.extra));
@@ -250,11 +251,22 @@ TEST(IoLazEncode, LateFirstChangesRoundTrip) {
       if (i < 1900) put(p + 12, uint16_t(100));                         // intensity from 1900
       p[17] = uint8_t(i < 2500 ? 7 : rng());                            // user data from 2500
       if (i % 97 == 0) p[15] = uint8_t((p[15] & 0xCF) | ((i / 97) % 4) << 4);  // channels
+      const size_t cs = color_size(c.format);
+      if (cs && i < 1500)  // grey from 1500
+        for (int k = 0; k < 3; ++k) put(p + 30 + 2 * k, uint16_t(1000));
+      if (cs == 8) put(p + 36, uint16_t(i < 2200 ? 4242 : rng()));  // NIR from 2200
+      for (uint16_t e = 0; e < c.extra; ++e)
+        p[30 + cs + e] =
+            uint8_t(i < 800 + 500 * size_t(e) ? 9 : rng());  // extra bytes from 800, ...
     }
     expect_round_trip(lo, records, {n});
     const auto chunks = encode(lo, records, {n});
-    const auto s = layer_sizes(chunks[0], rec, 9);
-    for (size_t l : {2, 3, 4, 6}) EXPECT_GT(s[l], 0u) << "layer " << l;
+    const size_t layers = 9 + (c.format == 7 ? 1 : c.format == 8 ? 2 : 0) + c.extra;
+    const auto s = layer_sizes(chunks[0], rec, layers);
+    for (size_t l = 0; l < layers; ++l) {
+      if (l == 5 || l == 7) continue;  // scan angle and point source change as they do
+      EXPECT_GT(s[l], 0u) << "layer " << l;
+    }
   }
 }
 

@@ -377,6 +377,22 @@ struct Point14Enc {
   }
 };
 
+/// The channels of the points whose symbols of a still unchanged layer wait (RGB14, RGBNIR14 and
+/// BYTE14, as Point14Enc's trail_): while a layer's field never differs from the last item, each
+/// of its symbols is the same "unchanged" symbol in the model of the point's channel; the first
+/// change codes them, in order, before its own.
+struct Trail {
+  std::vector<uint8_t> channels;
+  size_t waiting = 0;  // layers still unchanged
+  void start(size_t layers) {
+    channels.clear();
+    waiting = layers;
+  }
+  void note(uint32_t channel) {
+    if (waiting) channels.push_back(uint8_t(channel));
+  }
+};
+
 /// RGB14 / RGBNIR14 v3, writing: the colour layer (and the NIR layer), a context per channel,
 /// the last item after a channel switch chosen as Rgb14 chooses it (ChannelLast).
 struct Rgb14Enc {
@@ -387,6 +403,7 @@ struct Rgb14Enc {
   RgbModels mo[4];
   SymbolModel nir_used[4], nir_diff[4][2];
   ChannelLast ch;
+  Trail trail;
 
   void reset(uint32_t c) {
     mo[c].reset();
@@ -395,6 +412,7 @@ struct Rgb14Enc {
   void init(const uint8_t* raw, uint32_t context) {
     lay[0].start();
     if (nir) lay[1].start();
+    trail.start(nir ? 2 : 1);
     ch = ChannelLast();
     ch.cur = context;
     ch.unused[context] = false;
@@ -402,9 +420,9 @@ struct Rgb14Enc {
     reset(context);
   }
 
-  /// The mirror of decode_rgb: which bytes differ from the last colour (bit 6: the colour is not
-  /// grey), the red bytes as differences, green and blue as corrections of red's difference.
-  static uint32_t encode_rgb(Encoder& e, RgbModels& mo, const uint16_t* l, const uint16_t* c) {
+  /// Which bytes of colour `c` differ from the last colour `l` (bits 0-5) and whether it is not
+  /// grey (bit 6): decode_rgb's first symbol.
+  static uint32_t rgb_symbol(const uint16_t* l, const uint16_t* c) {
     auto lo = [](uint16_t v) { return int32_t(v & 0xFF); };
     auto hi = [](uint16_t v) { return int32_t(v >> 8); };
     uint32_t sym = 0;
@@ -415,6 +433,15 @@ struct Rgb14Enc {
     if (lo(c[0]) != lo(c[1]) || lo(c[0]) != lo(c[2]) || hi(c[0]) != hi(c[1]) ||
         hi(c[0]) != hi(c[2]))
       sym |= 64;
+    return sym;
+  }
+
+  /// The mirror of decode_rgb: the symbol `sym`, the red bytes as differences, green and blue as
+  /// corrections of red's difference.
+  static void encode_rgb(Encoder& e, RgbModels& mo, const uint16_t* l, const uint16_t* c,
+                         uint32_t sym) {
+    auto lo = [](uint16_t v) { return int32_t(v & 0xFF); };
+    auto hi = [](uint16_t v) { return int32_t(v >> 8); };
     e.symbol(lazy(mo.used, 128), sym);
     const int32_t dl = lo(c[0]) - lo(l[0]), dh = hi(c[0]) - hi(l[0]);
     if (sym & 1) e.symbol(lazy(mo.diff[0], 256), fold(uint32_t(dl)));
@@ -433,7 +460,18 @@ struct Rgb14Enc {
         e.symbol(lazy(mo.diff[5], 256), fold(uint32_t(hi(c[2]) - clamp_u8(d + hi(l[2])))));
       }
     }
-    return sym;
+  }
+
+  /// Whether layer `i`'s symbol `sym` is coded now (see Trail); a first change codes the waiting
+  /// "unchanged" symbols (0) first.
+  bool code_now(int i, uint32_t sym) {
+    if (lay[i].changed) return true;
+    if (!sym) return false;
+    for (const uint8_t c : trail.channels)
+      lay[i].e.symbol(i == 0 ? lazy(mo[c].used, 128) : lazy(nir_used[c], 4), 0);
+    lay[i].changed = true;
+    --trail.waiting;
+    return true;
   }
 
   void write(const uint8_t* rec, uint32_t context) {
@@ -447,17 +485,20 @@ struct Rgb14Enc {
     uint16_t* l = last[use];
     uint16_t c[4];
     std::memcpy(c, rec, nir ? 8 : 6);
-    if (encode_rgb(lay[0].e, mo[ch.cur], l, c)) lay[0].changed = true;
+    const uint32_t sym = rgb_symbol(l, c);
+    if (code_now(0, sym)) encode_rgb(lay[0].e, mo[ch.cur], l, c, sym);
     if (nir) {
-      Encoder& e = lay[1].e;
-      const uint32_t sym = uint32_t((c[3] & 0xFF) != (l[3] & 0xFF)) |
-                           (uint32_t((c[3] & 0xFF00) != (l[3] & 0xFF00)) << 1);
-      e.symbol(lazy(nir_used[ch.cur], 4), sym);
-      if (sym & 1) e.symbol(lazy(nir_diff[ch.cur][0], 256), fold(uint32_t(c[3] - l[3])));
-      if (sym & 2)
-        e.symbol(lazy(nir_diff[ch.cur][1], 256), fold(uint32_t((c[3] >> 8) - (l[3] >> 8))));
-      if (sym) lay[1].changed = true;
+      const uint32_t ns = uint32_t((c[3] & 0xFF) != (l[3] & 0xFF)) |
+                          (uint32_t((c[3] & 0xFF00) != (l[3] & 0xFF00)) << 1);
+      if (code_now(1, ns)) {
+        Encoder& e = lay[1].e;
+        e.symbol(lazy(nir_used[ch.cur], 4), ns);
+        if (ns & 1) e.symbol(lazy(nir_diff[ch.cur][0], 256), fold(uint32_t(c[3] - l[3])));
+        if (ns & 2)
+          e.symbol(lazy(nir_diff[ch.cur][1], 256), fold(uint32_t((c[3] >> 8) - (l[3] >> 8))));
+      }
     }
+    trail.note(ch.cur);
     std::memcpy(l, c, nir ? 8 : 6);
   }
 };
@@ -473,9 +514,11 @@ struct Byte14Enc {
   std::vector<uint8_t> last[4];
   std::vector<SymbolModel> mo[4];
   ChannelLast ch;
+  Trail trail;
 
   void init(const uint8_t* raw, uint32_t context) {
     for (auto& l : lay) l.start();
+    trail.start(n);
     ch = ChannelLast();
     ch.cur = context;
     ch.unused[context] = false;
@@ -493,12 +536,16 @@ struct Byte14Enc {
     uint8_t* l = last[use].data();
     SymbolModel* m = mo[ch.cur].data();
     for (size_t i = 0; i < n; ++i) {
-      lay[i].e.symbol(lazy(m[i], 256), fold(uint32_t(rec[i]) - l[i]));
-      if (rec[i] != l[i]) {
+      if (!lay[i].changed) {
+        if (rec[i] == l[i]) continue;  // the difference 0 waits in the trail
+        for (const uint8_t c : trail.channels) lay[i].e.symbol(lazy(mo[c][i], 256), 0);
         lay[i].changed = true;
-        l[i] = rec[i];
+        --trail.waiting;
       }
+      lay[i].e.symbol(lazy(m[i], 256), fold(uint32_t(rec[i]) - l[i]));
+      l[i] = rec[i];
     }
+    trail.note(ch.cur);
   }
 };
 
