@@ -4,7 +4,9 @@
 // same last item, the same models) and codes the difference with the same model and context, so
 // the decoder's calls read back exactly the values written here. Every field group goes to a layer
 // of its own; a layer whose field never differs from its prediction's last item in the chunk is
-// left out (size 0), and the decoder then keeps the last item's value, which is the value.
+// left out (size 0), and the decoder then keeps the last item's value, which is the value. Such a
+// layer's symbols wait until its field first changes (Trail, Point14Enc::trail_), so a field that
+// never changes costs nothing to code.
 // Included only by laz_write_layered.cpp (the decoders' helpers and P14 come from laz_items14.h).
 #pragma once
 
