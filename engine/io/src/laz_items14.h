@@ -2,7 +2,8 @@
 // RGBNIR14, BYTE14 and WAVEPACKET14 versions 3 and 4. A chunk stores each field group in its own
 // layer (an arithmetic stream that an unchanging field leaves empty) and predicts per scanner
 // channel: POINT14 decodes the channel and hands it to the items after it.
-// Included only by laz_chunk.cpp (see laz_items.h).
+// Included by laz_chunk.cpp (see laz_items.h) and by the layered encoder (laz_enc_items14.h),
+// which shares P14, the return map and ChannelLast.
 #pragma once
 
 #include <memory>
