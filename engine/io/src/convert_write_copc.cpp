@@ -41,6 +41,30 @@ struct KeyHash {
 /// Encodes each node as one chunk and appends it to the file.
 class CopcSink final : public NodeSink {
  public:
+  /// A node's records in the order of their GPS times (stable): the order the scanner wrote
+  /// them, whose GPS times, returns and intensities the LAZ items predict best (the build hands
+  /// them over in Morton order). Records without distinct times keep their order.
+  const uint8_t* in_gps_order(const uint8_t* records, uint64_t count) const {
+    thread_local std::vector<std::pair<double, uint32_t>> order;
+    thread_local std::vector<uint8_t> out;
+    const size_t len = layout_.record_length;
+    order.resize(count);
+    bool sorted = true;
+    for (uint64_t i = 0; i < count; ++i) {
+      double t;
+      std::memcpy(&t, records + i * len + 22, 8);  // POINT14's GPS time
+      order[i] = {t, uint32_t(i)};
+      sorted = sorted && (i == 0 || !(t < order[i - 1].first));
+    }
+    if (sorted) return records;
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    out.resize(count * len);
+    for (uint64_t i = 0; i < count; ++i)
+      std::memcpy(out.data() + i * len, records + size_t(order[i].second) * len, len);
+    return out.data();
+  }
+
   CopcSink(OutFile& out, const laz::Layout& layout, uint64_t first_chunk,
            const ConvertProgress* progress)
       : out_(out), layout_(layout), progress_(progress), pos_(first_chunk) {}
@@ -50,7 +74,8 @@ class CopcSink final : public NodeSink {
     if (progress_ && progress_->cancel.load(std::memory_order_relaxed))
       return stop(out_.path() + ": cancelled");
     std::vector<uint8_t> chunk;
-    laz::write_chunk(layout_, records, count, chunk);
+    const uint8_t* ordered = in_gps_order(records, count);
+    laz::write_chunk(layout_, ordered, count, chunk);
     RecordStats st;
     st.add(records, count, layout_.record_length);
     uint64_t at = 0;

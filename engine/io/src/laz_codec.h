@@ -54,12 +54,14 @@ class SymbolModel {
  public:
   bool ready() const { return symbols_ != 0; }
 
-  void init(uint32_t symbols) {
+  /// `decoding`: alphabets above 16 symbols get the decoder's look-up table (an encoder, which
+  /// finds a symbol's interval by index, needs none, and its updates cost less without it).
+  void init(uint32_t symbols, bool decoding = true) {
     symbols_ = symbols;
     last_symbol_ = symbols - 1;
     table_size_ = 0;
     table_shift_ = 0;
-    if (symbols > 16) {
+    if (symbols > 16 && decoding) {
       uint32_t bits = 3;
       while (symbols > (1u << (bits + 2))) ++bits;
       table_size_ = 1u << bits;

@@ -28,14 +28,14 @@ T load(const uint8_t* p) {
 /// A symbol model initialised on first use, as the decoder's (an unused model never changes, so
 /// first use and creation up front code the same).
 inline SymbolModel& model(SymbolModel& m, uint32_t symbols) {
-  if (!m.ready()) m.init(symbols);
+  if (!m.ready()) m.init(symbols, false);
   return m;
 }
 
 /// A model back in its initial state for the next chunk. A model used before keeps its storage
 /// (init() refills it); one never used stays empty until its first use.
 inline void restart(SymbolModel& m, uint32_t symbols) {
-  if (m.ready()) m.init(symbols);
+  if (m.ready()) m.init(symbols, false);
 }
 
 /// A byte difference modulo 256: the symbol the decoder adds to its prediction.

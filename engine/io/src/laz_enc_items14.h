@@ -45,6 +45,12 @@ struct EncLayer {
 };
 
 /// Whether a 64-bit difference fits the 32-bit differences the GPS coder codes.
+/// A symbol model created on first use, without the decoder's look-up table (laz_codec.h).
+inline SymbolModel& enc_model(SymbolModel& m, uint32_t symbols) {
+  if (!m.ready()) m.init(symbols, false);
+  return m;
+}
+
 inline bool fits32(int64_t d) {
   return d == int64_t(int32_t(d));
 }
@@ -105,25 +111,25 @@ struct GpsEnc {
     auto times_ld = [ld](int32_t k) { return int32_t(uint32_t(k) * uint32_t(ld)); };
     bool extreme_code = false;
     if (m == 1) {
-      e.symbol(lazy(multi, kGpsTotal3), 1);
+      e.symbol(enc_model(multi, kGpsTotal3), 1);
       ic.encode(e, ld, d, 1);
       extreme[last] = 0;
     } else if (m > 0 && m < kGpsMulti) {
-      e.symbol(lazy(multi, kGpsTotal3), uint32_t(m));
+      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(m));
       ic.encode(e, times_ld(m), d, m < 10 ? 2 : 3);
     } else if (m == kGpsMulti) {
-      e.symbol(lazy(multi, kGpsTotal3), uint32_t(kGpsMulti));
+      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsMulti));
       ic.encode(e, times_ld(kGpsMulti), d, 4);
       extreme_code = true;
     } else if (m < 0 && m > kGpsMultiMinus) {
-      e.symbol(lazy(multi, kGpsTotal3), uint32_t(kGpsMulti - m));
+      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsMulti - m));
       ic.encode(e, times_ld(m), d, 5);
     } else if (m == kGpsMultiMinus) {
-      e.symbol(lazy(multi, kGpsTotal3), uint32_t(kGpsMulti - kGpsMultiMinus));
+      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsMulti - kGpsMultiMinus));
       ic.encode(e, times_ld(kGpsMultiMinus), d, 6);
       extreme_code = true;
     } else {
-      e.symbol(lazy(multi, kGpsTotal3), 0);
+      e.symbol(enc_model(multi, kGpsTotal3), 0);
       ic.encode(e, 0, d, 7);
       extreme_code = true;
     }
@@ -138,7 +144,7 @@ struct GpsEnc {
       const int64_t d64 = int64_t(t - times[last]);
       if (diffs[last] == 0) {
         if (fits32(d64)) {
-          e.symbol(lazy(zero_diff, 5), 0);
+          e.symbol(enc_model(zero_diff, 5), 0);
           ic.encode(e, 0, int32_t(d64), 0);
           diffs[last] = int32_t(d64);
           extreme[last] = 0;
@@ -146,11 +152,11 @@ struct GpsEnc {
           return;
         }
         if (const uint32_t i = other(t)) {
-          e.symbol(lazy(zero_diff, 5), i + 1);
+          e.symbol(enc_model(zero_diff, 5), i + 1);
           last = (last + i) & 3;
           continue;
         }
-        e.symbol(lazy(zero_diff, 5), 1);
+        e.symbol(enc_model(zero_diff, 5), 1);
         return full(e, t);
       }
       if (fits32(d64)) {
@@ -159,11 +165,11 @@ struct GpsEnc {
         return;
       }
       if (const uint32_t i = other(t)) {
-        e.symbol(lazy(multi, kGpsTotal3), uint32_t(kGpsCodeFull3) + i);
+        e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsCodeFull3) + i);
         last = (last + i) & 3;
         continue;
       }
-      e.symbol(lazy(multi, kGpsTotal3), uint32_t(kGpsCodeFull3));
+      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsCodeFull3));
       return full(e, t);
     }
   }
@@ -245,10 +251,10 @@ struct Point14Enc {
                   (p.gps != last.gps ? 16u : 0u) | (p.angle != last.angle ? 8u : 0u) |
                   (n != last.nret ? 4u : 0u);
     if (r != last_r) cv |= r == ((last_r + 1) & 15) ? 1u : r == ((last_r + 15) & 15) ? 2u : 3u;
-    exy.symbol(lazy(ctx[cur].changed[lpr], 128), cv);
+    exy.symbol(enc_model(ctx[cur].changed[lpr], 128), cv);
     if (cv & 64) {
       // The decoder's channel is (cur + sym + 1) mod 4.
-      exy.symbol(lazy(ctx[cur].channel_m, 3), (channel + 3 - cur) & 3);
+      exy.symbol(enc_model(ctx[cur].channel_m, 3), (channel + 3 - cur) & 3);
       if (ctx[channel].unused) create(channel, ctx[cur].last);
       cur = channel;
       context = cur;
@@ -259,12 +265,12 @@ struct Point14Enc {
   /// The number of returns and the return number (Point14::read_returns).
   static void write_returns(Encoder& exy, Ctx& k, const P14& p, uint32_t cv) {
     const uint32_t last_n = k.last.nret, last_r = k.last.ret;
-    if (cv & 4) exy.symbol(lazy(k.nret_m[last_n], 16), p.nret);
+    if (cv & 4) exy.symbol(enc_model(k.nret_m[last_n], 16), p.nret);
     if ((cv & 3) == 3) {
       if (cv & 16)
-        exy.symbol(lazy(k.ret_m[last_r], 16), p.ret);
+        exy.symbol(enc_model(k.ret_m[last_r], 16), p.ret);
       else  // r = last_r + sym + 2 (mod 16): the differences 2..14 and -14..-2
-        exy.symbol(lazy(k.ret_gps_same, 13), (p.ret - last_r + 14) & 15);
+        exy.symbol(enc_model(k.ret_gps_same, 13), (p.ret - last_r + 14) & 15);
     }
   }
 
@@ -308,13 +314,13 @@ struct Point14Enc {
       Ctx& k = ctx[t & 3];
       const uint32_t cpr = uint32_t(t >> 2);
       if (layer == kClass)
-        e.symbol(lazy(k.cls_m[((v.cls & 0x1Fu) << 1) + (cpr == 3 ? 1u : 0u)], 256), v.cls);
+        e.symbol(enc_model(k.cls_m[((v.cls & 0x1Fu) << 1) + (cpr == 3 ? 1u : 0u)], 256), v.cls);
       else if (layer == kFlags)
-        e.symbol(lazy(k.flags_m[flags(v)], 64), flags(v));
+        e.symbol(enc_model(k.flags_m[flags(v)], 64), flags(v));
       else if (layer == kIntensity)
         k.ic_intensity.encode(e, v.intensity, v.intensity, cpr);
       else
-        e.symbol(lazy(k.user_m[v.user / 4], 256), v.user);
+        e.symbol(enc_model(k.user_m[v.user / 4], 256), v.user);
     }
   }
 
@@ -335,10 +341,10 @@ struct Point14Enc {
     const bool gps_change = cv & 16;
     if (code_now(kClass, p.cls != last.cls, last)) {
       const uint32_t ccc = ((last.cls & 0x1Fu) << 1) + (cpr == 3 ? 1u : 0u);
-      lay[kClass].e.symbol(lazy(k.cls_m[ccc], 256), p.cls);
+      lay[kClass].e.symbol(enc_model(k.cls_m[ccc], 256), p.cls);
     }
     const uint32_t lf = flags(last), f = flags(p);
-    if (code_now(kFlags, f != lf, last)) lay[kFlags].e.symbol(lazy(k.flags_m[lf], 64), f);
+    if (code_now(kFlags, f != lf, last)) lay[kFlags].e.symbol(enc_model(k.flags_m[lf], 64), f);
     const uint32_t ii = (cpr << 1) | (gps_change ? 1u : 0u);
     if (code_now(kIntensity, p.intensity != last.intensity, last))
       k.ic_intensity.encode(lay[kIntensity].e, k.last_intensity[ii], p.intensity, cpr);
@@ -348,7 +354,7 @@ struct Point14Enc {
       lay[kAngle].changed = true;
     }
     if (code_now(kUser, p.user != last.user, last))
-      lay[kUser].e.symbol(lazy(k.user_m[last.user / 4], 256), p.user);
+      lay[kUser].e.symbol(enc_model(k.user_m[last.user / 4], 256), p.user);
     if (cv & 32) {
       k.ic_psid.encode(lay[kSource].e, last.psid, p.psid);
       lay[kSource].changed = true;
@@ -444,22 +450,22 @@ struct Rgb14Enc {
                          uint32_t sym) {
     auto lo = [](uint16_t v) { return int32_t(v & 0xFF); };
     auto hi = [](uint16_t v) { return int32_t(v >> 8); };
-    e.symbol(lazy(mo.used, 128), sym);
+    e.symbol(enc_model(mo.used, 128), sym);
     const int32_t dl = lo(c[0]) - lo(l[0]), dh = hi(c[0]) - hi(l[0]);
-    if (sym & 1) e.symbol(lazy(mo.diff[0], 256), fold(uint32_t(dl)));
-    if (sym & 2) e.symbol(lazy(mo.diff[1], 256), fold(uint32_t(dh)));
+    if (sym & 1) e.symbol(enc_model(mo.diff[0], 256), fold(uint32_t(dl)));
+    if (sym & 2) e.symbol(enc_model(mo.diff[1], 256), fold(uint32_t(dh)));
     if (sym & 64) {
       if (sym & 4)
-        e.symbol(lazy(mo.diff[2], 256), fold(uint32_t(lo(c[1]) - clamp_u8(dl + lo(l[1])))));
+        e.symbol(enc_model(mo.diff[2], 256), fold(uint32_t(lo(c[1]) - clamp_u8(dl + lo(l[1])))));
       if (sym & 16) {
         const int32_t d = (dl + lo(c[1]) - lo(l[1])) / 2;
-        e.symbol(lazy(mo.diff[4], 256), fold(uint32_t(lo(c[2]) - clamp_u8(d + lo(l[2])))));
+        e.symbol(enc_model(mo.diff[4], 256), fold(uint32_t(lo(c[2]) - clamp_u8(d + lo(l[2])))));
       }
       if (sym & 8)
-        e.symbol(lazy(mo.diff[3], 256), fold(uint32_t(hi(c[1]) - clamp_u8(dh + hi(l[1])))));
+        e.symbol(enc_model(mo.diff[3], 256), fold(uint32_t(hi(c[1]) - clamp_u8(dh + hi(l[1])))));
       if (sym & 32) {
         const int32_t d = (dh + hi(c[1]) - hi(l[1])) / 2;
-        e.symbol(lazy(mo.diff[5], 256), fold(uint32_t(hi(c[2]) - clamp_u8(d + hi(l[2])))));
+        e.symbol(enc_model(mo.diff[5], 256), fold(uint32_t(hi(c[2]) - clamp_u8(d + hi(l[2])))));
       }
     }
   }
@@ -470,7 +476,7 @@ struct Rgb14Enc {
     if (lay[i].changed) return true;
     if (!sym) return false;
     for (const uint8_t c : trail.channels)
-      lay[i].e.symbol(i == 0 ? lazy(mo[c].used, 128) : lazy(nir_used[c], 4), 0);
+      lay[i].e.symbol(i == 0 ? enc_model(mo[c].used, 128) : enc_model(nir_used[c], 4), 0);
     lay[i].changed = true;
     --trail.waiting;
     return true;
@@ -494,10 +500,10 @@ struct Rgb14Enc {
                           (uint32_t((c[3] & 0xFF00) != (l[3] & 0xFF00)) << 1);
       if (code_now(1, ns)) {
         Encoder& e = lay[1].e;
-        e.symbol(lazy(nir_used[ch.cur], 4), ns);
-        if (ns & 1) e.symbol(lazy(nir_diff[ch.cur][0], 256), fold(uint32_t(c[3] - l[3])));
+        e.symbol(enc_model(nir_used[ch.cur], 4), ns);
+        if (ns & 1) e.symbol(enc_model(nir_diff[ch.cur][0], 256), fold(uint32_t(c[3] - l[3])));
         if (ns & 2)
-          e.symbol(lazy(nir_diff[ch.cur][1], 256), fold(uint32_t((c[3] >> 8) - (l[3] >> 8))));
+          e.symbol(enc_model(nir_diff[ch.cur][1], 256), fold(uint32_t((c[3] >> 8) - (l[3] >> 8))));
       }
     }
     trail.note(ch.cur);
@@ -540,11 +546,11 @@ struct Byte14Enc {
     for (size_t i = 0; i < n; ++i) {
       if (!lay[i].changed) {
         if (rec[i] == l[i]) continue;  // the difference 0 waits in the trail
-        for (const uint8_t c : trail.channels) lay[i].e.symbol(lazy(mo[c][i], 256), 0);
+        for (const uint8_t c : trail.channels) lay[i].e.symbol(enc_model(mo[c][i], 256), 0);
         lay[i].changed = true;
         --trail.waiting;
       }
-      lay[i].e.symbol(lazy(m[i], 256), fold(uint32_t(rec[i]) - l[i]));
+      lay[i].e.symbol(enc_model(m[i], 256), fold(uint32_t(rec[i]) - l[i]));
       l[i] = rec[i];
     }
     trail.note(ch.cur);

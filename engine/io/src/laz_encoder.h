@@ -203,7 +203,7 @@ class IntEncoder {
         c -= int32_t(corr_range_);
     }
     SymbolModel& km = k_models_[context];
-    if (!km.ready()) km.init(corr_bits_ + 1);
+    if (!km.ready()) km.init(corr_bits_ + 1, false);
     // k: the bits of |c| (c - 1 for positive c: the correctors 1..2^k map to k bits).
     const uint32_t c1 = c <= 0 ? uint32_t(0) - uint32_t(c) : uint32_t(c) - 1u;
     k_ = c1 ? 32u - uint32_t(__builtin_clz(c1)) : 0u;
@@ -217,7 +217,7 @@ class IntEncoder {
     // lower half (IntDecoder's inverse).
     const uint32_t u = c < 0 ? uint32_t(c) + ((1u << k_) - 1u) : uint32_t(c) - 1u;
     SymbolModel& cm = correctors_[k_ - 1];
-    if (!cm.ready()) cm.init(1u << (k_ <= kBitsHigh ? k_ : kBitsHigh));
+    if (!cm.ready()) cm.init(1u << (k_ <= kBitsHigh ? k_ : kBitsHigh), false);
     if (k_ <= kBitsHigh) {
       enc.symbol(cm, u);
     } else {
