@@ -153,6 +153,23 @@ bool converge(Flight& f, const pr::Camera& cam, double* total_ms, double* longes
   return true;
 }
 
+/// A flight frame's time and its parts (Flight's).
+struct Parts {
+  double ms, update, upload, draw;
+  uint64_t uploaded;
+  bool reallocated;
+};
+
+/// Where the five longest frames go.
+void print_longest(std::vector<Parts> parts) {
+  std::sort(parts.begin(), parts.end(), [](const Parts& x, const Parts& y) { return x.ms > y.ms; });
+  for (size_t i = 0; i < std::min<size_t>(parts.size(), 5); ++i)
+    std::printf(
+        "  frame %.2f ms: update %.2f, upload %.2f (%llu points%s), render+read-back %.2f\n",
+        parts[i].ms, parts[i].update, parts[i].upload, (unsigned long long)parts[i].uploaded,
+        parts[i].reallocated ? ", whole pool" : "", parts[i].draw);
+}
+
 int run_budget(const Args& a, double budget) {
   pr::Options o;
   o.mode = a.mode;
@@ -189,11 +206,6 @@ int run_budget(const Args& a, double budget) {
   const pr::Camera overview = pr::stream_camera(o, b, double(a.width) / a.height);
   if (!converge(f, overview, &first_ms, &first_longest)) return 1;
   std::vector<double> frame_ms, render_ms;
-  struct Parts {
-    double ms, update, upload, draw;
-    uint64_t uploaded;
-    bool reallocated;
-  };
   std::vector<Parts> parts;
   uint64_t points = 0;
   const uint64_t read_before = scene.stats().bytes_read;
@@ -225,13 +237,7 @@ int run_budget(const Args& a, double budget) {
       a.frames, median, percentile(frame_ms, 0.99), longest, longest / median,
       percentile(render_ms, 0.5), (unsigned long long)points, double(read) / flight_s * 1e-6,
       jump_ms, jump_longest);
-  // Where the longest frames go.
-  std::sort(parts.begin(), parts.end(), [](const Parts& x, const Parts& y) { return x.ms > y.ms; });
-  for (size_t i = 0; i < std::min<size_t>(parts.size(), 5); ++i)
-    std::printf(
-        "  frame %.2f ms: update %.2f, upload %.2f (%llu points%s), render+read-back %.2f\n",
-        parts[i].ms, parts[i].update, parts[i].upload, (unsigned long long)parts[i].uploaded,
-        parts[i].reallocated ? ", whole pool" : "", parts[i].draw);
+  print_longest(parts);
   for (const std::string& m : scene.take_messages()) std::fprintf(stderr, "  %s\n", m.c_str());
   return 0;
 }
