@@ -202,6 +202,7 @@ bool scan_bounds(InputFile& f, unsigned threads, std::string* error) {
             const uint64_t n = std::min<uint64_t>(f.points - first, uint64_t(1) << 16);
             const uint8_t* p = f.map.data + f.h.offset + first * rec;
             for (uint64_t i = 0; i < n; ++i) part.extend(las_position(p + i * rec, f.h));
+            f.map.release(p, n * rec);  // read again when the records go out: RSS stays bounded
           } else if (raw_block(f, b, raw, &e)) {
             for (size_t at = 0; at < raw.size(); at += rec)
               part.extend(las_position(&raw[at], f.h));

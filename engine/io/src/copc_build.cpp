@@ -218,10 +218,13 @@ bool Binner::finish(std::vector<Bucket>* out, std::string* error) {
 namespace {
 
 /// Bucket level in memory: one bucket for small inputs, else enough for the threads (a surface
-/// fills 4^L of the 8^L buckets).
+/// fills 4^L of the 8^L buckets) and small enough that a surface's bucket (points / 4^L) stays
+/// near 2^18 records, whose sort and sampling stay in the caches.
 int memory_level(uint64_t points, unsigned threads) {
-  if (points < 65536 || threads <= 1) return 0;
-  return threads <= 4 ? 2 : 3;
+  if (points < 65536) return 0;
+  int level = threads <= 1 ? 0 : threads <= 4 ? 2 : 3;
+  while (level < 5 && (points >> (2 * level)) > (uint64_t(1) << 18)) ++level;
+  return level;
 }
 
 /// Bucket level on disk: a surface's bucket (points / 4^L) should fit a thread's share of the build
