@@ -112,7 +112,8 @@ std::string convert_report(const std::string& output, const ConvertResult& r, do
        (r.scale_from_input ? "  (kept from the input)\n" : "  (chosen from the bounds)\n");
   s += "  offset      " + vec_text(r.offset) + "\n";
   if (format == "COPC") {
-    std::snprintf(b, sizeof b, "  octree      %d levels, %u nodes\n", r.levels, r.nodes);
+    std::snprintf(b, sizeof b, "  octree      %d level%s, %u node%s\n", r.levels,
+                  r.levels == 1 ? "" : "s", r.nodes, r.nodes == 1 ? "" : "s");
     s += b;
   }
   s += "  size        " + human_size(double(r.bytes));
