@@ -45,20 +45,23 @@ class CopcSink final : public NodeSink {
   /// them, whose GPS times, returns and intensities the LAZ items predict best (the build hands
   /// them over in Morton order). Records without distinct times keep their order.
   const uint8_t* in_gps_order(const uint8_t* records, uint64_t count) const {
-    thread_local std::vector<std::pair<double, uint32_t>> order;
+    thread_local std::vector<std::pair<uint64_t, uint32_t>> order;
     thread_local std::vector<uint8_t> out;
     const size_t len = layout_.record_length;
     order.resize(count);
     bool sorted = true;
     for (uint64_t i = 0; i < count; ++i) {
-      double t;
-      std::memcpy(&t, records + i * len + 22, 8);  // POINT14's GPS time
+      // POINT14's GPS time as a key in the order of the doubles (negative ones' bits reversed),
+      // total over every bit pattern: a NaN from a damaged input sorts too.
+      uint64_t t;
+      std::memcpy(&t, records + i * len + 22, 8);
+      t ^= (t >> 63) ? ~uint64_t(0) : uint64_t(1) << 63;
       order[i] = {t, uint32_t(i)};
-      sorted = sorted && (i == 0 || !(t < order[i - 1].first));
+      sorted = sorted && (i == 0 || order[i - 1].first <= t);
     }
     if (sorted) return records;
-    std::stable_sort(order.begin(), order.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    // (key, index) pairs sort to the stable order without a merge sort's buffer.
+    std::sort(order.begin(), order.end());
     out.resize(count * len);
     for (uint64_t i = 0; i < count; ++i)
       std::memcpy(out.data() + i * len, records + size_t(order[i].second) * len, len);
