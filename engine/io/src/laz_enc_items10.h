@@ -12,31 +12,11 @@
 #include <cstring>
 #include <vector>
 
-#include "laz_encoder.h"
+#include "laz_enc_items.h"
 
 namespace pr::io::laz {
 
 namespace {
-
-template <class T>
-T load(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-/// A symbol model initialised on first use, as the decoder's (an unused model never changes, so
-/// first use and creation up front code the same).
-inline SymbolModel& model(SymbolModel& m, uint32_t symbols) {
-  if (!m.ready()) m.init(symbols, false);
-  return m;
-}
-
-/// A model back in its initial state for the next chunk. A model used before keeps its storage
-/// (init() refills it); one never used stays empty until its first use.
-inline void restart(SymbolModel& m, uint32_t symbols) {
-  if (m.ready()) m.init(symbols, false);
-}
 
 /// A byte difference modulo 256: the symbol the decoder adds to its prediction.
 inline uint32_t byte_diff(int32_t v, int32_t pred) {
@@ -96,171 +76,48 @@ struct Point10Enc {
     const uint32_t bits = item[14];
     const uint32_t r = bits & 7u, n = (bits >> 3) & 7u;
     const uint32_t m = kPwReturnMap[n][r], l = n > r ? n - r : r - n;
-    const uint16_t intensity = load<uint16_t>(item + 12);
-    const uint16_t psid = load<uint16_t>(item + 18), last_psid = load<uint16_t>(last + 18);
+    const uint16_t intensity = get_le<uint16_t>(item + 12);
+    const uint16_t psid = get_le<uint16_t>(item + 18), last_psid = get_le<uint16_t>(last + 18);
     const uint32_t changed_values =
         (uint32_t(last[14] != bits) << 5) | (uint32_t(last_intensity[m] != intensity) << 4) |
         (uint32_t(last[15] != item[15]) << 3) | (uint32_t(last[16] != item[16]) << 2) |
         (uint32_t(last[17] != item[17]) << 1) | uint32_t(last_psid != psid);
-    e.symbol(model(changed, 64), changed_values);
+    e.symbol(enc_model(changed, 64), changed_values);
     if (changed_values) {
-      if (changed_values & 32) e.symbol(model(bit_m[last[14]], 256), bits);
+      if (changed_values & 32) e.symbol(enc_model(bit_m[last[14]], 256), bits);
       if (changed_values & 16) {
         ic_intensity.encode(e, last_intensity[m], intensity, m < 3 ? m : 3);
         last_intensity[m] = intensity;
       }
-      if (changed_values & 8) e.symbol(model(cls_m[last[15]], 256), item[15]);
+      if (changed_values & 8) e.symbol(enc_model(cls_m[last[15]], 256), item[15]);
       // The scan angle's model is the point's scan direction (bit 6).
       if (changed_values & 4)
-        e.symbol(model(angle_m[(bits >> 6) & 1u], 256), byte_diff(item[16], last[16]));
-      if (changed_values & 2) e.symbol(model(user_m[last[17]], 256), item[17]);
+        e.symbol(enc_model(angle_m[(bits >> 6) & 1u], 256), byte_diff(item[16], last[16]));
+      if (changed_values & 2) e.symbol(enc_model(user_m[last[17]], 256), item[17]);
       if (changed_values & 1) ic_psid.encode(e, last_psid, psid);
     }
     // Differences wrap in 32 bits, as the decoder's sums do.
-    const int32_t dx = int32_t(load<uint32_t>(item) - load<uint32_t>(last));
+    const int32_t dx = int32_t(get_le<uint32_t>(item) - get_le<uint32_t>(last));
     ic_dx.encode(e, mx[m].get(), dx, n == 1);
     mx[m].add(dx);
     uint32_t k = ic_dx.k();
-    const int32_t dy = int32_t(load<uint32_t>(item + 4) - load<uint32_t>(last + 4));
+    const int32_t dy = int32_t(get_le<uint32_t>(item + 4) - get_le<uint32_t>(last + 4));
     ic_dy.encode(e, my[m].get(), dy, (n == 1) + (k < 20 ? (k & ~1u) : 20));
     my[m].add(dy);
     k = (ic_dx.k() + ic_dy.k()) / 2;
-    const int32_t z = load<int32_t>(item + 8);
+    const int32_t z = get_le<int32_t>(item + 8);
     ic_z.encode(e, last_height[l], z, (n == 1) + (k < 18 ? (k & ~1u) : 18));
     last_height[l] = z;
     std::memcpy(last, item, 20);
   }
 };
 
-// GPS time codes of the point-wise v2 item (laz_items.h has the decoder's names).
-constexpr int32_t kPwGpsMulti = 500;
-constexpr int32_t kPwGpsMultiMinus = -10;
-constexpr uint32_t kPwGpsUnchanged = kPwGpsMulti - kPwGpsMultiMinus + 1;
-constexpr uint32_t kPwGpsCodeFull = kPwGpsMulti - kPwGpsMultiMinus + 2;
-constexpr uint32_t kPwGpsTotal = kPwGpsMulti - kPwGpsMultiMinus + 6;
-
-/// The multiplier of the last difference nearest to `diff / last` (LASzip rounds the float
-/// quotient half away from zero). Quotients past the extreme codes are clamped first: they code
-/// as the extremes either way, and the float never leaves the int32 range.
-inline int32_t gps_multiplier(int32_t diff, int32_t last) {
-  const float q = float(diff) / float(last);
-  if (q >= float(kPwGpsMulti)) return kPwGpsMulti;
-  if (q <= float(kPwGpsMultiMinus)) return kPwGpsMultiMinus;
-  return q >= 0.0f ? int32_t(q + 0.5f) : int32_t(q - 0.5f);
-}
-
-/// GPSTIME11 v2: the time's 64 bits as four sequences (interleaved flight lines), each with its
-/// last time and last difference. A time within 32 bits of the current sequence's is a difference
-/// predicted as a multiple of the last one; else it switches to the sequence it is close to, or
-/// starts a new one with the time whole.
+/// GPSTIME11 v2: the time's 64 bits through the GPS time coder shared with POINT14
+/// (laz_enc_items.h), with the point-wise item's codes.
 struct Gps11Enc {
-  SymbolModel multi, zero_diff;
-  IntEncoder ic;
-  uint32_t last = 0, next = 0;
-  uint64_t times[4] = {};
-  int32_t diffs[4] = {};
-  int32_t extreme[4] = {};
-
-  void init(const uint8_t* raw) {
-    restart(multi, kPwGpsTotal);
-    restart(zero_diff, 6);
-    ic.init(32, 9);
-    last = next = 0;
-    for (int i = 0; i < 4; ++i) times[i] = 0, diffs[i] = 0, extreme[i] = 0;
-    times[0] = load<uint64_t>(raw);
-  }
-
-  /// The difference to sequence `s` when it fits in 32 bits (the decoder adds it back with
-  /// 64-bit wrap-around).
-  bool near(uint64_t t, uint32_t s, int32_t& diff) const {
-    const int64_t d = int64_t(t - times[s]);
-    diff = int32_t(d);
-    return d == int64_t(diff);
-  }
-
-  /// A time far from the current sequence: the code that switches to a close sequence (the
-  /// caller then codes the time there), or false after coding a new sequence with the time whole.
-  bool switch_or_full(Encoder& e, uint64_t t, SymbolModel& m, uint32_t code_full) {
-    int32_t diff;
-    for (uint32_t i = 1; i < 4; ++i) {
-      if (near(t, (last + i) & 3, diff)) {
-        e.symbol(m, code_full + i);
-        last = (last + i) & 3;
-        return true;
-      }
-    }
-    e.symbol(m, code_full);
-    ic.encode(e, int32_t(uint32_t(times[last] >> 32)), int32_t(uint32_t(t >> 32)), 8);
-    e.u32(uint32_t(t));
-    next = (next + 1) & 3;
-    last = next;
-    diffs[last] = 0;
-    extreme[last] = 0;
-    times[last] = t;
-    return false;
-  }
-
-  /// After four extreme multipliers in a row the difference becomes the new last difference.
-  void count_extreme(int32_t diff) {
-    if (++extreme[last] > 3) diffs[last] = diff, extreme[last] = 0;
-  }
-
-  /// A difference after a non-zero one: the multiplier's code, then the difference predicted by it.
-  void multiple(Encoder& e, int32_t diff) {
-    const int32_t last_diff = diffs[last];
-    const int32_t mul = gps_multiplier(diff, last_diff);
-    auto scaled = [last_diff](int32_t f) { return int32_t(uint32_t(f) * uint32_t(last_diff)); };
-    if (mul == 1) {
-      e.symbol(multi, 1);
-      ic.encode(e, last_diff, diff, 1);
-      extreme[last] = 0;
-    } else if (mul > 0 && mul < kPwGpsMulti) {
-      e.symbol(multi, uint32_t(mul));
-      ic.encode(e, scaled(mul), diff, mul < 10 ? 2 : 3);
-    } else if (mul == kPwGpsMulti) {
-      e.symbol(multi, uint32_t(kPwGpsMulti));
-      ic.encode(e, scaled(kPwGpsMulti), diff, 4);
-      count_extreme(diff);
-    } else if (mul < 0 && mul > kPwGpsMultiMinus) {
-      e.symbol(multi, uint32_t(kPwGpsMulti - mul));
-      ic.encode(e, scaled(mul), diff, 5);
-    } else if (mul < 0) {
-      e.symbol(multi, uint32_t(kPwGpsMulti - kPwGpsMultiMinus));
-      ic.encode(e, scaled(kPwGpsMultiMinus), diff, 6);
-      count_extreme(diff);
-    } else {
-      e.symbol(multi, 0);
-      ic.encode(e, 0, diff, 7);
-      count_extreme(diff);
-    }
-    times[last] += uint64_t(int64_t(diff));
-  }
-
-  void write(Encoder& e, const uint8_t* item) {
-    const uint64_t t = load<uint64_t>(item);
-    // At most one switch: the sequence switched to is within 32 bits of t.
-    for (;;) {
-      int32_t diff;
-      if (diffs[last] == 0) {
-        SymbolModel& m = model(zero_diff, 6);
-        if (t == times[last]) return e.symbol(m, 0);
-        if (near(t, last, diff)) {
-          e.symbol(m, 1);
-          ic.encode(e, 0, diff, 0);
-          diffs[last] = diff;
-          extreme[last] = 0;
-          times[last] = t;
-          return;
-        }
-        if (!switch_or_full(e, t, m, 2)) return;
-      } else {
-        SymbolModel& m = model(multi, kPwGpsTotal);
-        if (t == times[last]) return e.symbol(m, kPwGpsUnchanged);
-        if (near(t, last, diff)) return multiple(e, diff);
-        if (!switch_or_full(e, t, m, kPwGpsCodeFull)) return;
-      }
-    }
-  }
+  GpsEnc gps;
+  void init(const uint8_t* raw) { gps.init(get_le<uint64_t>(raw), false); }
+  void write(Encoder& e, const uint8_t* item) { gps.write(e, get_le<uint64_t>(item)); }
 };
 
 /// RGB12 v2: one symbol says which bytes changed (and whether green and blue differ from red);
@@ -287,20 +144,22 @@ struct Rgb12Enc {
       sym |= uint32_t(hi(c[i]) != hi(last[i])) << (2 * i + 1);
     }
     sym |= uint32_t(c[0] != c[1] || c[0] != c[2]) << 6;
-    e.symbol(model(used, 128), sym);
+    e.symbol(enc_model(used, 128), sym);
     const int32_t dl = lo(c[0]) - lo(last[0]), dh = hi(c[0]) - hi(last[0]);
-    if (sym & 1) e.symbol(model(diff[0], 256), uint32_t(dl) & 0xFF);
-    if (sym & 2) e.symbol(model(diff[1], 256), uint32_t(dh) & 0xFF);
+    if (sym & 1) e.symbol(enc_model(diff[0], 256), uint32_t(dl) & 0xFF);
+    if (sym & 2) e.symbol(enc_model(diff[1], 256), uint32_t(dh) & 0xFF);
     if (sym & 64) {
-      if (sym & 4) e.symbol(model(diff[2], 256), byte_diff(lo(c[1]), clamp_byte(dl + lo(last[1]))));
+      if (sym & 4)
+        e.symbol(enc_model(diff[2], 256), byte_diff(lo(c[1]), clamp_byte(dl + lo(last[1]))));
       if (sym & 16) {
         const int32_t d = (dl + lo(c[1]) - lo(last[1])) / 2;
-        e.symbol(model(diff[4], 256), byte_diff(lo(c[2]), clamp_byte(d + lo(last[2]))));
+        e.symbol(enc_model(diff[4], 256), byte_diff(lo(c[2]), clamp_byte(d + lo(last[2]))));
       }
-      if (sym & 8) e.symbol(model(diff[3], 256), byte_diff(hi(c[1]), clamp_byte(dh + hi(last[1]))));
+      if (sym & 8)
+        e.symbol(enc_model(diff[3], 256), byte_diff(hi(c[1]), clamp_byte(dh + hi(last[1]))));
       if (sym & 32) {
         const int32_t d = (dh + hi(c[1]) - hi(last[1])) / 2;
-        e.symbol(model(diff[5], 256), byte_diff(hi(c[2]), clamp_byte(d + hi(last[2]))));
+        e.symbol(enc_model(diff[5], 256), byte_diff(hi(c[2]), clamp_byte(d + hi(last[2]))));
       }
     }
     std::memcpy(last, c, 6);
@@ -321,7 +180,7 @@ struct ByteEnc {
 
   void write(Encoder& e, const uint8_t* item) {
     const size_t n = last.size();
-    for (size_t i = 0; i < n; ++i) e.symbol(model(mo[i], 256), byte_diff(item[i], last[i]));
+    for (size_t i = 0; i < n; ++i) e.symbol(enc_model(mo[i], 256), byte_diff(item[i], last[i]));
     std::memcpy(last.data(), item, n);
   }
 };

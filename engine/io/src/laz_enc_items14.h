@@ -7,13 +7,14 @@
 // left out (size 0), and the decoder then keeps the last item's value, which is the value. Such a
 // layer's symbols wait until its field first changes (Trail, Point14Enc::trail_), so a field that
 // never changes costs nothing to code.
-// Included only by laz_write_layered.cpp (the decoders' helpers and P14 come from laz_items14.h).
+// Included only by laz_write_layered.cpp (the decoders' helpers and P14 come from laz_items14.h,
+// the GPS time coder from laz_enc_items.h).
 #pragma once
 
 #include <cstring>
 #include <vector>
 
-#include "laz_encoder.h"
+#include "laz_enc_items.h"
 #include "laz_items14.h"
 
 namespace pr::io::laz {
@@ -41,137 +42,6 @@ struct EncLayer {
   }
   void append(std::vector<uint8_t>& out) const {
     if (changed) out.insert(out.end(), bytes.begin(), bytes.end());
-  }
-};
-
-/// Whether a 64-bit difference fits the 32-bit differences the GPS coder codes.
-/// A symbol model created on first use, without the decoder's look-up table (laz_codec.h).
-inline SymbolModel& enc_model(SymbolModel& m, uint32_t symbols) {
-  if (!m.ready()) m.init(symbols, false);
-  return m;
-}
-
-inline bool fits32(int64_t d) {
-  return d == int64_t(int32_t(d));
-}
-
-/// The GPS time predictor of GpsState (laz_items.h, layered codes), writing: four sequences of
-/// times, each with its last difference, the next time coded as a multiple of that difference
-/// plus a corrector, a switch to another sequence, or a full 64-bit time starting a new one.
-struct GpsEnc {
-  SymbolModel multi, zero_diff;
-  IntEncoder ic;
-  uint32_t last = 0, next = 0;
-  uint64_t times[4] = {0, 0, 0, 0};
-  int32_t diffs[4] = {0, 0, 0, 0};
-  int32_t extreme[4] = {0, 0, 0, 0};
-
-  void init(uint64_t first) {
-    multi = SymbolModel();
-    zero_diff = SymbolModel();
-    ic.init(32, 9);
-    last = next = 0;
-    for (int i = 0; i < 4; ++i) times[i] = 0, diffs[i] = 0, extreme[i] = 0;
-    times[0] = first;
-  }
-
-  /// The other sequence (1..3 ahead of `last`) that `t` is within 32 bits of; 0 when none is.
-  uint32_t other(uint64_t t) const {
-    for (uint32_t i = 1; i < 4; ++i)
-      if (fits32(int64_t(t - times[(last + i) & 3]))) return i;
-    return 0;
-  }
-
-  /// A new sequence starting at `t`: its high half predicted from the last time's, the low half
-  /// raw (GpsState::full).
-  void full(Encoder& e, uint64_t t) {
-    ic.encode(e, int32_t(uint32_t(times[last] >> 32)), int32_t(uint32_t(t >> 32)), 8);
-    e.u32(uint32_t(t));
-    next = (next + 1) & 3;
-    last = next;
-    diffs[last] = 0;
-    extreme[last] = 0;
-    times[last] = t;
-  }
-
-  /// A difference `d` as `m` times the last one (GpsState::multiple): the multiplier's symbol,
-  /// then the corrector in the context that symbol selects. Past the extremes (0, >= 500,
-  /// <= -10) the prediction is poor, and after four such points the last difference is replaced.
-  void multiple(Encoder& e, int32_t d) {
-    const int32_t ld = diffs[last];
-    // The multiplier rounded as LASzip rounds it (in float), clamped to the codes there are.
-    const float mf = float(d) / float(ld);
-    int32_t m;
-    if (mf >= float(kGpsMulti))
-      m = kGpsMulti;
-    else if (mf <= float(kGpsMultiMinus))
-      m = kGpsMultiMinus;
-    else
-      m = mf >= 0 ? int32_t(mf + 0.5f) : int32_t(mf - 0.5f);
-    auto times_ld = [ld](int32_t k) { return int32_t(uint32_t(k) * uint32_t(ld)); };
-    bool extreme_code = false;
-    if (m == 1) {
-      e.symbol(enc_model(multi, kGpsTotal3), 1);
-      ic.encode(e, ld, d, 1);
-      extreme[last] = 0;
-    } else if (m > 0 && m < kGpsMulti) {
-      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(m));
-      ic.encode(e, times_ld(m), d, m < 10 ? 2 : 3);
-    } else if (m == kGpsMulti) {
-      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsMulti));
-      ic.encode(e, times_ld(kGpsMulti), d, 4);
-      extreme_code = true;
-    } else if (m < 0 && m > kGpsMultiMinus) {
-      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsMulti - m));
-      ic.encode(e, times_ld(m), d, 5);
-    } else if (m == kGpsMultiMinus) {
-      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsMulti - kGpsMultiMinus));
-      ic.encode(e, times_ld(kGpsMultiMinus), d, 6);
-      extreme_code = true;
-    } else {
-      e.symbol(enc_model(multi, kGpsTotal3), 0);
-      ic.encode(e, 0, d, 7);
-      extreme_code = true;
-    }
-    if (extreme_code && ++extreme[last] > 3) diffs[last] = d, extreme[last] = 0;
-  }
-
-  /// Codes time `t` (its bits differ from the last time of this channel's current sequence).
-  /// A switch to another sequence is followed by that sequence's own code, as GpsState::read
-  /// reads it; after a switch `t` is within 32 bits of `times[last]`, so at most one happens.
-  void write(Encoder& e, uint64_t t) {
-    for (;;) {
-      const int64_t d64 = int64_t(t - times[last]);
-      if (diffs[last] == 0) {
-        if (fits32(d64)) {
-          e.symbol(enc_model(zero_diff, 5), 0);
-          ic.encode(e, 0, int32_t(d64), 0);
-          diffs[last] = int32_t(d64);
-          extreme[last] = 0;
-          times[last] = t;
-          return;
-        }
-        if (const uint32_t i = other(t)) {
-          e.symbol(enc_model(zero_diff, 5), i + 1);
-          last = (last + i) & 3;
-          continue;
-        }
-        e.symbol(enc_model(zero_diff, 5), 1);
-        return full(e, t);
-      }
-      if (fits32(d64)) {
-        multiple(e, int32_t(d64));
-        times[last] = t;
-        return;
-      }
-      if (const uint32_t i = other(t)) {
-        e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsCodeFull3) + i);
-        last = (last + i) & 3;
-        continue;
-      }
-      e.symbol(enc_model(multi, kGpsTotal3), uint32_t(kGpsCodeFull3));
-      return full(e, t);
-    }
   }
 };
 
@@ -213,7 +83,7 @@ struct Point14Enc {
     for (auto& v : k.last_z) v = item.z;
     for (auto& v : k.last_intensity) v = item.intensity;
     for (int i = 0; i < 64; ++i) k.cls_m[i] = k.flags_m[i] = k.user_m[i] = SymbolModel();
-    k.gps.init(item.gps);
+    k.gps.init(item.gps, true);
     k.last = item;
     k.last.gps_change = false;
     k.unused = false;
