@@ -23,6 +23,7 @@
 
 #include "convert_read.h"
 #include "engine/parallel.h"
+#include "io_common.h"
 #include "laz_chunk.h"
 #include "laz_points.h"
 #include "readers.h"
@@ -32,11 +33,6 @@ namespace pr::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-template <class T>
-void poke(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
 
 const LoadOptions kEverything;
 
@@ -451,7 +447,7 @@ bool translate(const InputFile& f, const RecordSpec& s, Extras mode, const uint8
     o[15] = uint8_t(((b15 >> 5) & 7) | (b14 & 0xC0));
     o[16] = uint8_t(b15 & 0x1F);
     o[17] = r[17];
-    poke<int16_t>(o + 18, int16_t(std::lround(double(int8_t(r[16])) / 0.006)));
+    put_le<int16_t>(o + 18, int16_t(std::lround(double(int8_t(r[16])) / 0.006)));
     std::memcpy(o + 20, r + 18, 2);
     if (kLasGpsOffset[fmt]) std::memcpy(o + 22, r + kLasGpsOffset[fmt], 8);
   }
@@ -463,8 +459,8 @@ bool translate(const InputFile& f, const RecordSpec& s, Extras mode, const uint8
     std::memcpy(o + at, r + kLasFormatSize[fmt], s.extra_bytes);
   } else if (mode == Extras::kFloat) {
     for (size_t j = 0; j < f.field_of.size(); ++j)
-      poke<float>(o + at + 4 * j,
-                  f.field_of[j] < 0 ? 0.0f : f.extras[size_t(f.field_of[j])].value(r));
+      put_le<float>(o + at + 4 * j,
+                    f.field_of[j] < 0 ? 0.0f : f.extras[size_t(f.field_of[j])].value(r));
   }
   return true;
 }

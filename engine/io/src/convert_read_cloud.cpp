@@ -9,15 +9,11 @@
 
 #include "convert_read.h"
 #include "engine/parallel.h"
+#include "io_common.h"
 
 namespace pr::io {
 
 namespace {
-
-template <class T>
-void poke(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
 
 std::string vec_text(const glm::dvec3& v) {
   char b[128];
@@ -134,19 +130,19 @@ uint64_t cloud_records(const PointCloud& c, size_t begin, size_t end, const Reco
     uint8_t* r = out.data() + at0 + n++ * rec;
     std::memset(r, 0, rec);
     std::memcpy(r, xyz, 12);
-    if (c.has_intensity()) poke<uint16_t>(r + 12, im(c.intensity[i]));
+    if (c.has_intensity()) put_le<uint16_t>(r + 12, im(c.intensity[i]));
     r[14] = c.returns.empty() ? pack_returns(1, 1) : c.returns[i];
     if (!c.classification.empty()) r[16] = c.classification[i];
-    if (!c.point_source.empty()) poke<uint16_t>(r + 20, c.point_source[i]);
-    if (!c.gps_time.empty()) poke<double>(r + 22, c.gps_time[i]);
+    if (!c.point_source.empty()) put_le<uint16_t>(r + 20, c.point_source[i]);
+    if (!c.gps_time.empty()) put_le<double>(r + 22, c.gps_time[i]);
     if (color && spec.point_format >= 7) {
       const uint32_t col = colors[i];
       for (int k = 0; k < 3; ++k)
-        poke<uint16_t>(r + 30 + 2 * k, uint16_t(((col >> (8 * k)) & 255) * 257));
+        put_le<uint16_t>(r + 30 + 2 * k, uint16_t(((col >> (8 * k)) & 255) * 257));
     }
     for (size_t j = 0; j < field_of.size(); ++j)
-      poke<float>(r + fields_at + 4 * j,
-                  field_of[j] < 0 ? 0.0f : c.fields[size_t(field_of[j])].values[i]);
+      put_le<float>(r + fields_at + 4 * j,
+                    field_of[j] < 0 ? 0.0f : c.fields[size_t(field_of[j])].values[i]);
   }
   out.resize(at0 + n * rec);
   return dropped;

@@ -19,6 +19,7 @@
 
 #include "convert_read.h"
 #include "engine/parallel.h"
+#include "io_common.h"
 #include "laz_encoder.h"
 #include "laz_writer.h"
 
@@ -27,11 +28,6 @@ namespace pr::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-template <class T>
-void poke(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
 
 template <class T>
 void put(std::vector<uint8_t>& b, T v) {
@@ -163,36 +159,36 @@ std::vector<uint8_t> las_header(const RecordSpec& spec, const RecordStats& st,
   std::vector<uint8_t> h(375, 0);
   std::memcpy(h.data(), "LASF", 4);
   // Bit 4: the coordinate system is WKT (required of formats 6-10); bit 0: standard GPS time.
-  poke<uint16_t>(&h[6], uint16_t(16 | (spec.standard_gps_time ? 1 : 0)));
+  put_le<uint16_t>(&h[6], uint16_t(16 | (spec.standard_gps_time ? 1 : 0)));
   h[24] = 1, h[25] = 4;
   std::memcpy(&h[26], "pointraster", 11);
   std::memcpy(&h[58], "pointraster conversion", 22);
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
-  poke<uint16_t>(&h[90], uint16_t(tm.tm_yday + 1));
-  poke<uint16_t>(&h[92], uint16_t(tm.tm_year + 1900));
-  poke<uint16_t>(&h[94], 375);
-  poke<uint32_t>(&h[96], lay.point_offset);
-  poke<uint32_t>(&h[100], lay.vlrs);
+  put_le<uint16_t>(&h[90], uint16_t(tm.tm_yday + 1));
+  put_le<uint16_t>(&h[92], uint16_t(tm.tm_year + 1900));
+  put_le<uint16_t>(&h[94], 375);
+  put_le<uint32_t>(&h[96], lay.point_offset);
+  put_le<uint32_t>(&h[100], lay.vlrs);
   // LASzip marks compressed records with bit 7 of the format byte.
   h[104] = uint8_t(spec.point_format | (lay.compressed ? 0x80 : 0));
-  poke<uint16_t>(&h[105], spec.record_length);
+  put_le<uint16_t>(&h[105], spec.record_length);
   // Formats 6-10 leave the legacy counts (107, 111) at zero.
   for (int a = 0; a < 3; ++a) {
-    poke<double>(&h[131 + 8 * a], spec.scale[a]);
-    poke<double>(&h[155 + 8 * a], spec.offset[a]);
+    put_le<double>(&h[131 + 8 * a], spec.scale[a]);
+    put_le<double>(&h[155 + 8 * a], spec.offset[a]);
     const bool any = st.points > 0;
     double lo = any ? double(st.lo[a]) * spec.scale[a] + spec.offset[a] : 0.0;
     double hi = any ? double(st.hi[a]) * spec.scale[a] + spec.offset[a] : 0.0;
     if (lay.bounds && !lay.bounds->empty) lo = lay.bounds->min[a], hi = lay.bounds->max[a];
-    poke<double>(&h[179 + 16 * a], hi);
-    poke<double>(&h[187 + 16 * a], lo);
+    put_le<double>(&h[179 + 16 * a], hi);
+    put_le<double>(&h[187 + 16 * a], lo);
   }
-  poke<uint64_t>(&h[235], lay.evlrs ? lay.evlr_start : 0);
-  poke<uint32_t>(&h[243], lay.evlrs);
-  poke<uint64_t>(&h[247], st.points);
-  for (int k = 0; k < 15; ++k) poke<uint64_t>(&h[255 + 8 * k], st.by_return[k]);
+  put_le<uint64_t>(&h[235], lay.evlrs ? lay.evlr_start : 0);
+  put_le<uint32_t>(&h[243], lay.evlrs);
+  put_le<uint64_t>(&h[247], st.points);
+  for (int k = 0; k < 15; ++k) put_le<uint64_t>(&h[255 + 8 * k], st.by_return[k]);
   return h;
 }
 

@@ -27,6 +27,11 @@ T get_le(const uint8_t* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
+/// Stores `v` at `p` little-endian, unaligned (get_le's inverse).
+template <class T>
+void put_le(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
 
 struct Input {
   const uint8_t* data = nullptr;

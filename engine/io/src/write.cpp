@@ -12,6 +12,8 @@ namespace pr {
 
 namespace {
 
+using io::put_le;
+
 struct File {
   std::FILE* f = nullptr;
   std::vector<char> buf;
@@ -44,11 +46,6 @@ void put(std::vector<uint8_t>& b, T v, bool swap = false) {
   std::memcpy(t, &v, sizeof(T));
   if (swap) std::reverse(t, t + sizeof(T));
   b.insert(b.end(), t, t + sizeof(T));
-}
-
-template <class T>
-void poke(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
 }
 
 glm::dvec3 world(const PointCloud& c, size_t i) {
@@ -129,20 +126,20 @@ bool save_las(const std::string& path, const PointCloud& c, int fmt, std::string
   h[24] = 1, h[25] = v14 ? 4 : 2;
   std::memcpy(h.data() + 26, "pointraster", 11);
   std::memcpy(h.data() + 58, "pointraster", 11);
-  poke<uint16_t>(&h[94], header);
-  poke<uint32_t>(&h[96], header);
-  poke<uint32_t>(&h[100], 0);
+  put_le<uint16_t>(&h[94], header);
+  put_le<uint32_t>(&h[96], header);
+  put_le<uint32_t>(&h[100], 0);
   h[104] = uint8_t(fmt);
-  poke<uint16_t>(&h[105], rec);
+  put_le<uint16_t>(&h[105], rec);
   const uint64_t n = c.size();
-  poke<uint32_t>(&h[107], v14 || n > 0xFFFFFFFFu ? 0u : uint32_t(n));
+  put_le<uint32_t>(&h[107], v14 || n > 0xFFFFFFFFu ? 0u : uint32_t(n));
   for (int k = 0; k < 3; ++k) {
-    poke<double>(&h[131 + 8 * k], scale);
-    poke<double>(&h[155 + 8 * k], off[k]);
-    poke<double>(&h[179 + 16 * k], wb.empty ? 0.0 : wb.max[k]);
-    poke<double>(&h[187 + 16 * k], wb.empty ? 0.0 : wb.min[k]);
+    put_le<double>(&h[131 + 8 * k], scale);
+    put_le<double>(&h[155 + 8 * k], off[k]);
+    put_le<double>(&h[179 + 16 * k], wb.empty ? 0.0 : wb.max[k]);
+    put_le<double>(&h[187 + 16 * k], wb.empty ? 0.0 : wb.min[k]);
   }
-  if (v14) poke<uint64_t>(&h[247], n);
+  if (v14) put_le<uint64_t>(&h[247], n);
   std::fwrite(h.data(), 1, h.size(), o.f);
   std::vector<uint8_t> b;
   for (size_t i0 = 0; i0 < c.size(); i0 += 1 << 16) {
@@ -153,9 +150,9 @@ bool save_las(const std::string& path, const PointCloud& c, int fmt, std::string
       const Float3 p = c.positions[i];
       // Positions relative to the rounded origin keep full precision in the integer grid.
       const glm::dvec3 d = (c.origin - off) + glm::dvec3(p.x, p.y, p.z);
-      for (int k = 0; k < 3; ++k) poke<int32_t>(r + 4 * k, int32_t(std::llround(d[k] / scale)));
+      for (int k = 0; k < 3; ++k) put_le<int32_t>(r + 4 * k, int32_t(std::llround(d[k] / scale)));
       const float it = c.has_intensity() ? c.intensity[i] : 0.0f;
-      poke<uint16_t>(r + 12, uint16_t(std::clamp(it, 0.0f, 65535.0f)));
+      put_le<uint16_t>(r + 12, uint16_t(std::clamp(it, 0.0f, 65535.0f)));
       const uint8_t cls = c.classification.empty() ? 0 : c.classification[i];
       if (fmt >= 6) {
         r[14] = 0x11;  // return 1 of 1
@@ -167,7 +164,7 @@ bool save_las(const std::string& path, const PointCloud& c, int fmt, std::string
       if (kRgb[fmt]) {
         const uint32_t col = c.colors[i];
         for (int k = 0; k < 3; ++k)
-          poke<uint16_t>(r + kRgb[fmt] + 2 * k, uint16_t(ch(col, k) * 257));
+          put_le<uint16_t>(r + kRgb[fmt] + 2 * k, uint16_t(ch(col, k) * 257));
       }
     }
     std::fwrite(b.data(), 1, b.size(), o.f);
