@@ -194,9 +194,8 @@ std::vector<uint8_t> las_header(const RecordSpec& spec, const RecordStats& st,
 
 std::vector<uint8_t> laz_chunk_table(const std::vector<uint64_t>& points,
                                      const std::vector<uint64_t>& bytes, bool variable) {
-  std::vector<uint8_t> table;
-  put<uint32_t>(table, 0);
-  put<uint32_t>(table, uint32_t(bytes.size()));
+  std::vector<uint8_t> table(8);  // version 0, the number of chunks
+  put_le<uint32_t>(&table[4], uint32_t(bytes.size()));
   std::vector<uint8_t> coded;
   laz::Encoder enc;
   enc.init(coded);

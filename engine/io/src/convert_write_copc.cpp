@@ -16,8 +16,10 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "convert_write.h"
+#include "io_common.h"
 #include "laz_writer.h"
 
 namespace pr::io {
@@ -43,12 +45,14 @@ class CopcSink final : public NodeSink {
  public:
   /// A node's records in the order of their GPS times (stable): the order the scanner wrote
   /// them, whose GPS times, returns and intensities the LAZ items predict best (the build hands
-  /// them over in Morton order). Records without distinct times keep their order.
+  /// them over in Morton order). The order is a choice for compression, not a promise: times
+  /// closer than the node's time range / 2^32 may keep their Morton order.
   const uint8_t* in_gps_order(const uint8_t* records, uint64_t count) const {
-    thread_local std::vector<std::pair<uint64_t, uint32_t>> order;
+    thread_local std::vector<uint64_t> keys, order, spare;
     thread_local std::vector<uint8_t> out;
     const size_t len = layout_.record_length;
-    order.resize(count);
+    keys.resize(count);
+    uint64_t lo = ~uint64_t(0), hi = 0;
     bool sorted = true;
     for (uint64_t i = 0; i < count; ++i) {
       // POINT14's GPS time as a key in the order of the doubles (negative ones' bits reversed),
@@ -56,15 +60,32 @@ class CopcSink final : public NodeSink {
       uint64_t t;
       std::memcpy(&t, records + i * len + 22, 8);
       t ^= (t >> 63) ? ~uint64_t(0) : uint64_t(1) << 63;
-      order[i] = {t, uint32_t(i)};
-      sorted = sorted && (i == 0 || order[i - 1].first <= t);
+      keys[i] = t;
+      sorted = sorted && (i == 0 || keys[i - 1] <= t);
+      lo = std::min(lo, t);
+      hi = std::max(hi, t);
     }
     if (sorted) return records;
-    // (key, index) pairs sort to the stable order without a merge sort's buffer.
-    std::sort(order.begin(), order.end());
+    // The keys less the smallest, their top 32 bits beside the index, radix-sorted (stable) on
+    // those bits in digits of 11.
+    const int bits = 64 - __builtin_clzll(hi - lo);
+    const int shift = bits > 32 ? bits - 32 : 0;
+    order.resize(count);
+    spare.resize(count);
+    for (uint64_t i = 0; i < count; ++i) order[i] = ((keys[i] - lo) >> shift) << 32 | i;
+    constexpr int kDigit = 11;
+    uint32_t histogram[1u << kDigit];
+    for (int at = 32; at < 32 + std::min(bits, 32); at += kDigit) {
+      std::memset(histogram, 0, sizeof histogram);
+      for (uint64_t v : order) ++histogram[(v >> at) & ((1u << kDigit) - 1)];
+      uint32_t sum = 0;
+      for (uint32_t& h : histogram) sum += std::exchange(h, sum);
+      for (uint64_t v : order) spare[histogram[(v >> at) & ((1u << kDigit) - 1)]++] = v;
+      order.swap(spare);
+    }
     out.resize(count * len);
     for (uint64_t i = 0; i < count; ++i)
-      std::memcpy(out.data() + i * len, records + size_t(order[i].second) * len, len);
+      copy_record(out.data() + i * len, records + size_t(uint32_t(order[i])) * len, len);
     return out.data();
   }
 
@@ -192,12 +213,14 @@ class Hierarchy {
 
 std::vector<uint8_t> copc_info(const OctreeCube& cube, uint64_t root_offset, uint64_t root_size,
                                const RecordStats& st) {
-  std::vector<uint8_t> v;
-  put<double>(v, cube.center.x), put<double>(v, cube.center.y), put<double>(v, cube.center.z);
-  put<double>(v, cube.halfsize), put<double>(v, cube.spacing);
-  put<uint64_t>(v, root_offset), put<uint64_t>(v, root_size);
-  put<double>(v, st.points ? st.gps_min : 0.0), put<double>(v, st.points ? st.gps_max : 0.0);
-  v.resize(160, 0);  // 11 reserved 64-bit words
+  std::vector<uint8_t> v(160, 0);  // 9 fields, then 11 reserved 64-bit words
+  const double fields[5] = {cube.center.x, cube.center.y, cube.center.z, cube.halfsize,
+                            cube.spacing};
+  for (int i = 0; i < 5; ++i) put_le<double>(&v[size_t(8 * i)], fields[i]);
+  put_le<uint64_t>(&v[40], root_offset);
+  put_le<uint64_t>(&v[48], root_size);
+  put_le<double>(&v[56], st.points ? st.gps_min : 0.0);
+  put_le<double>(&v[64], st.points ? st.gps_max : 0.0);
   return v;
 }
 

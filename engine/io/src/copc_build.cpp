@@ -141,6 +141,25 @@ Binner::Binner(const Frame& frame, const CopcKey& parent, int depth, Store* stor
 
 Binner::~Binner() = default;
 
+namespace {
+
+/// Room for `bytes` more records at the end of `pieces`: the last piece's, or a new piece of
+/// 1 MiB (more for a larger run). Pieces are not zero-filled; the caller writes every byte.
+uint8_t* piece_for(std::vector<RecordPiece>& pieces, size_t bytes) {
+  if (pieces.empty() || pieces.back().capacity - pieces.back().size < bytes) {
+    RecordPiece p;
+    p.capacity = std::max<size_t>(size_t(1) << 20, bytes);
+    p.bytes.reset(new uint8_t[p.capacity]);
+    pieces.push_back(std::move(p));
+  }
+  RecordPiece& p = pieces.back();
+  uint8_t* at = p.bytes.get() + p.size;
+  p.size += bytes;
+  return at;
+}
+
+}  // namespace
+
 bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
   const size_t rl = frame_.record_length;
   const size_t n = slots_.size();
@@ -174,13 +193,18 @@ bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
       slot.bucket.lo[a] = std::min(slot.bucket.lo[a], lo[a]);
       slot.bucket.hi[a] = std::max(slot.bucket.hi[a], hi[a]);
     }
-    std::vector<uint8_t>& dst = store_ ? slot.buffer : slot.bucket.data;
+    slot.bucket.records += e - b;
+    const size_t bytes = size_t(e - b) * rl;
+    if (!store_) {
+      uint8_t* to = piece_for(slot.bucket.pieces, bytes);
+      for (uint32_t k = b; k < e; ++k, to += rl) copy_record(to, records + order[k] * rl, rl);
+      continue;
+    }
+    std::vector<uint8_t>& dst = slot.buffer;
     size_t at = dst.size();
     const size_t capacity = dst.capacity();
-    dst.resize(at + size_t(e - b) * rl);
-    for (uint32_t k = b; k < e; ++k, at += rl) std::memcpy(&dst[at], records + order[k] * rl, rl);
-    slot.bucket.records += e - b;
-    if (!store_) continue;
+    dst.resize(at + bytes);
+    for (uint32_t k = b; k < e; ++k, at += rl) copy_record(&dst[at], records + order[k] * rl, rl);
     // The buffers' capacities (what they keep resident), not their sizes, count.
     const uint64_t held = buffered_ += dst.capacity() - capacity;
     if (dst.size() >= (1u << 20) || (held > buffer_bytes_ && dst.size() >= (16u << 10))) {
@@ -275,24 +299,32 @@ bool build_buckets(Build& b, std::vector<Bucket>& buckets, Store* store, uint64_
   std::atomic<size_t> next{0};
   run_threads(b.threads, [&](unsigned) {
     std::string error;
+    // In memory the thread's arrays keep their size for the next (smaller) bucket; on disk they
+    // are given back after each, as the budget counts them.
+    Workspace work;
+    std::vector<uint8_t>& records = work.records;
     for (size_t i; !b.cancelled() && (i = next++) < order.size();) {
       Bucket& k = buckets[order[i]];
       if (k.records == 0) continue;
       const uint64_t cost = k.records * build_cost(b.frame.record_length);
       memory.acquire(cost);
-      std::vector<uint8_t> records = std::move(k.data);
+      records.resize(k.records * b.frame.record_length);
       bool ok = true;
+      size_t at = 0;
+      for (RecordPiece& p : k.pieces) {
+        std::memcpy(records.data() + at, p.bytes.get(), p.size);
+        at += p.size;
+        p = RecordPiece();
+      }
       if (store) {
-        records.resize(k.records * b.frame.record_length);
-        size_t at = 0;
         for (const Extent& e : k.extents) {
           if (!(ok = store->read(e, records.data() + at, &error))) break;
           at += e.bytes;
         }
         store->release(k.extents);
       }
-      ok = ok ? build_subtree(b, k, records) : b.fail(error);
-      std::vector<uint8_t>().swap(records);
+      ok = ok ? build_subtree(b, k, work) : b.fail(error);
+      if (store) work = Workspace();
       memory.release(cost);
       if (!ok) return;
     }

@@ -32,6 +32,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "convert_records.h"
@@ -123,6 +124,12 @@ struct Extent {
   uint64_t offset = 0, bytes = 0;
 };
 
+/// Records of a bucket in memory: a block of `capacity` bytes, its first `size` written.
+struct RecordPiece {
+  std::unique_ptr<uint8_t[]> bytes;
+  size_t size = 0, capacity = 0;
+};
+
 /// A node region of the cube and the records binned into it.
 struct Bucket {
   CopcKey key;
@@ -132,7 +139,8 @@ struct Bucket {
   /// split): the region's input count is records + removed.size().
   std::vector<Pos> removed;
   Pos lo{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, hi{0, 0, 0};  ///< box of the records held
-  std::vector<uint8_t> data;                                   ///< the records, when in memory
+  /// The records, when in memory: pieces filled in turn (a bucket never grows by copying).
+  std::vector<RecordPiece> pieces;
   std::vector<Extent> extents;                                 ///< the records, when on disk
   uint64_t region() const { return records + removed.size(); }
 };
@@ -227,9 +235,26 @@ struct Build {
   bool deliver(const CopcKey& key, const uint8_t* records, uint64_t count);
 };
 
-/// Builds the subtree of `bucket` (its records in `records`) from level bucket.start: nodes inside
-/// the bucket go to the sink, the points chosen for nodes above it to build.upper_records.
-bool build_subtree(Build& build, const Bucket& bucket, std::vector<uint8_t>& records);
+/// A record while a subtree is built: its position, its index in the bucket, and its Morton key
+/// below the bits the bucket's records share (copc_build_subtree.cpp).
+struct Entry {
+  Pos q;
+  uint32_t index;
+  uint64_t key;
+};
+
+/// The arrays of a thread's subtree builds, kept from one bucket to the next (the largest comes
+/// first), so that a bucket's build does not start on fresh pages.
+struct Workspace {
+  std::vector<uint8_t> records;  ///< the bucket's records
+  std::vector<Entry> entries, sorted;
+  std::vector<std::pair<uint64_t, uint32_t>> keyed, spare;
+  std::vector<uint8_t> taken, gather;
+};
+
+/// Builds the subtree of `bucket` (its records in work.records) from level bucket.start: nodes
+/// inside the bucket go to the sink, the points chosen for nodes above it to build.upper_records.
+bool build_subtree(Build& build, const Bucket& bucket, Workspace& work);
 
 /// Sorts and hands the nodes above the buckets to the sink, `threads` at once, holding at most
 /// `budget` bytes of them.

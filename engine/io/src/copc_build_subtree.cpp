@@ -10,11 +10,6 @@
 namespace pr::io::copc_build {
 namespace {
 
-struct Entry {
-  Pos q;
-  uint32_t index;  // of the record in the bucket
-};
-
 /// Bits 0..20 of `v` spread to every third bit.
 inline uint64_t spread3(uint64_t v) {
   v &= 0x1FFFFF;
@@ -26,7 +21,8 @@ inline uint64_t spread3(uint64_t v) {
   return v;
 }
 
-/// The Morton key of the 21 bits an axis below the `common` top bits every entry shares.
+/// The Morton key of the 21 bits an axis below the `common` top bits every entry shares: bit b
+/// of axis a (b = 0..20, from q's bit b + 11 - common) is the key's bit 3b + a.
 inline uint64_t morton_key(const Pos& p, int common) {
   const int up = common, down = 11;
   return spread3(uint64_t(uint32_t(p[0] << up) >> down)) |
@@ -34,50 +30,54 @@ inline uint64_t morton_key(const Pos& p, int common) {
          spread3(uint64_t(uint32_t(p[2] << up) >> down)) << 2;
 }
 
-/// Sorts `e` in Morton order, equal positions by their records' bytes: the order and so every
-/// choice below depend on the records only. A radix sort on 63 bits of Morton key (21 an axis
-/// below the `common` top bits the entries share), then the runs of equal keys by the whole
-/// positions and the bytes.
-void sort_entries(std::vector<Entry>& e, const uint8_t* records, size_t rl, int common) {
-  struct Keyed {
-    uint64_t key;
-    uint32_t entry;
-  };
+/// Sorts work.entries in Morton order, equal positions by their records' bytes: the order and so
+/// every choice below depend on the records only. A radix sort on the top 33 of the 63 bits of
+/// Morton key, then the runs of equal top bits by the whole key, the whole positions and the
+/// bytes.
+void sort_entries(Workspace& work, const uint8_t* records, size_t rl) {
+  std::vector<Entry>& e = work.entries;
+  std::vector<std::pair<uint64_t, uint32_t>>&a = work.keyed, &b = work.spare;
   const size_t n = e.size();
-  std::vector<Keyed> a(n), b(n);
-  for (size_t i = 0; i < n; ++i) a[i] = Keyed{morton_key(e[i].q, common), uint32_t(i)};
-  constexpr int kDigit = 11;
-  std::vector<size_t> count(size_t(1) << kDigit);
-  for (int shift = 0; shift < 63; shift += kDigit) {
-    std::fill(count.begin(), count.end(), 0);
-    for (const Keyed& k : a) ++count[(k.key >> shift) & 2047u];
+  a.resize(n);
+  b.resize(n);
+  for (size_t i = 0; i < n; ++i) a[i] = {e[i].key, uint32_t(i)};
+  constexpr int kDigit = 11, kLow = 63 - 3 * kDigit;
+  size_t count[size_t(1) << kDigit];
+  for (int shift = kLow; shift < 63; shift += kDigit) {
+    std::fill(std::begin(count), std::end(count), 0);
+    for (const auto& k : a) ++count[(k.first >> shift) & 2047u];
     size_t sum = 0;
     for (size_t& c : count) sum += std::exchange(c, sum);
-    for (const Keyed& k : a) b[count[(k.key >> shift) & 2047u]++] = k;
+    for (const auto& k : a) b[count[(k.first >> shift) & 2047u]++] = k;
     a.swap(b);
   }
-  std::vector<Keyed>().swap(b);
-  std::vector<Entry> sorted(n);
-  for (size_t i = 0; i < n; ++i) sorted[i] = e[a[i].entry];
+  std::vector<Entry>& sorted = work.sorted;
+  sorted.resize(n);
+  for (size_t i = 0; i < n; ++i) sorted[i] = e[a[i].second];
   auto less = [&](const Entry& x, const Entry& y) {
+    if (x.key != y.key) return x.key < y.key;
     if (morton_less(x.q, y.q)) return true;
     if (morton_less(y.q, x.q)) return false;
     return std::memcmp(records + x.index * rl, records + y.index * rl, rl) < 0;
   };
   for (size_t i = 0, j; i < n; i = j) {
-    for (j = i + 1; j < n && a[j].key == a[i].key;) ++j;
+    for (j = i + 1; j < n && (a[j].first >> kLow) == (a[i].first >> kLow);) ++j;
     if (j - i > 1) std::sort(sorted.begin() + long(i), sorted.begin() + long(j), less);
   }
   e.swap(sorted);
 }
 
-/// Entries of `count` records in Morton order; they share the top `common` bits an axis.
-std::vector<Entry> make_entries(const Frame& f, const uint8_t* records, size_t count, int common) {
-  std::vector<Entry> e(count);
-  for (size_t i = 0; i < count; ++i)
-    e[i] = Entry{f.position(records + i * f.record_length), uint32_t(i)};
-  sort_entries(e, records, f.record_length, common);
-  return e;
+/// work.entries: those of `count` records in Morton order; they share the top `common` bits an
+/// axis.
+void make_entries(const Frame& f, const uint8_t* records, size_t count, int common,
+                  Workspace& work) {
+  std::vector<Entry>& e = work.entries;
+  e.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const Pos q = f.position(records + i * f.record_length);
+    e[i] = Entry{q, uint32_t(i), morton_key(q, common)};
+  }
+  sort_entries(work, records, f.record_length);
 }
 
 inline bool same_cell(const Pos& a, const Pos& b, int shift) {
@@ -91,9 +91,16 @@ inline int child_of(const Pos& p, int bit) {
 
 class Subtree {
  public:
-  Subtree(Build& b, const Bucket& bucket, const std::vector<uint8_t>& records)
-      : b_(b), bucket_(bucket), rec_(records.data()), rl_(b.frame.record_length) {
-    e_ = make_entries(b.frame, rec_, size_t(bucket.records), bucket.key.level);
+  Subtree(Build& b, const Bucket& bucket, Workspace& work)
+      : b_(b),
+        bucket_(bucket),
+        rec_(work.records.data()),
+        rl_(b.frame.record_length),
+        common_(bucket.key.level),
+        e_(work.entries),
+        taken_(work.taken),
+        gather_(work.gather) {
+    make_entries(b.frame, rec_, size_t(bucket.records), common_, work);
     taken_.assign(e_.size(), 0);
   }
 
@@ -116,18 +123,36 @@ class Subtree {
     return n;
   }
 
+  /// The end of the run of entries from `i` (< hi) in the grid cell of `level` of entry i: a
+  /// prefix of the keys when they hold the cell's bits (level <= 14 + common), else positions.
+  size_t cell_end(int level, size_t i, size_t hi) const {
+    const int m = 14 - level + common_;  // the key's lowest axis bit inside the cell's bits
+    size_t j = i + 1;
+    if (m > 20) return hi;  // a cell larger than the bucket
+    if (m >= 0) {
+      const uint64_t cell = e_[i].key >> (3 * m);
+      while (j < hi && (e_[j].key >> (3 * m)) == cell) ++j;
+    } else {
+      while (j < hi && same_cell(e_[j].q, e_[i].q, 25 - level)) ++j;
+    }
+    return j;
+  }
+
   /// One point a grid cell of `level`: the one nearest the cell's centre (ties: smaller bytes).
-  void sample(int level, size_t lo, size_t hi, std::vector<uint32_t>& chosen) {
-    const int shift = 25 - level;
+  /// True when some cell keeps points for the levels below.
+  bool sample(int level, size_t lo, size_t hi, std::vector<uint32_t>& chosen) {
+    bool left = false;
     for (size_t i = lo, j; i < hi; i = j) {
-      size_t best = hi;
+      j = cell_end(level, i, hi);
+      size_t best = hi, open = 0;
       uint64_t best_d = 0;
-      for (j = i; j < hi && same_cell(e_[j].q, e_[i].q, shift); ++j) {
-        if (taken_[j]) continue;
-        const uint64_t d = cell_distance(e_[j].q, level);
+      for (size_t k = i; k < j; ++k) {
+        if (taken_[k]) continue;
+        ++open;
+        const uint64_t d = cell_distance(e_[k].q, level);
         if (best == hi || d < best_d ||
-            (d == best_d && std::memcmp(record(j), record(best), rl_) < 0)) {
-          best = j;
+            (d == best_d && std::memcmp(record(k), record(best), rl_) < 0)) {
+          best = k;
           best_d = d;
         }
       }
@@ -135,22 +160,50 @@ class Subtree {
         taken_[best] = 1;
         chosen.push_back(uint32_t(best));
       }
+      left |= open > 1;
     }
+    return left;
+  }
+
+  /// The children of `key` (level `level`) over entries [lo, hi): the runs of equal child, found
+  /// by binary search on the keys when they hold the child's bit.
+  bool children(const CopcKey& key, size_t lo, size_t hi) {
+    const int level = key.level, bit = 31 - level;
+    const int c = 20 - level + common_;  // the key's axis bit of the split
+    if (c > 20) return node(key.child(child_of(e_[lo].q, bit)), lo, hi);
+    for (size_t i = lo, j; i < hi; i = j) {
+      int child;
+      if (c >= 0) {
+        const uint64_t top = e_[i].key >> (3 * c);
+        j = size_t(std::partition_point(e_.begin() + long(i), e_.begin() + long(hi),
+                                        [&](const Entry& x) { return (x.key >> (3 * c)) <= top; }) -
+                   e_.begin());
+        child = int(top & 7u);
+      } else {
+        child = child_of(e_[i].q, bit);
+        for (j = i + 1; j < hi && child_of(e_[j].q, bit) == child;) ++j;
+      }
+      if (!node(key.child(child), i, j)) return false;
+    }
+    return true;
   }
 
   bool emit(const CopcKey& key, const std::vector<uint32_t>& chosen) {
     gather_.resize(chosen.size() * rl_);
     for (size_t i = 0; i < chosen.size(); ++i)
-      std::memcpy(&gather_[i * rl_], record(chosen[i]), rl_);
+      copy_record(&gather_[i * rl_], record(chosen[i]), rl_);
     if (key.level >= bucket_.key.level) return b_.deliver(key, gather_.data(), chosen.size());
     return b_.add_upper(key, gather_.data(), gather_.size());
   }
 
+  /// Node `key` over entries [lo, hi): its points, then its children's (a child whose points
+  /// were all taken above keeps none and has none below).
   bool node(const CopcKey& key, size_t lo, size_t hi) {
     if (b_.cancelled()) return false;
     const int level = key.level;
     std::vector<uint32_t> chosen;
     const bool leaf = level >= b_.frame.cap || region(key, lo, hi) <= b_.tuning.leaf_points;
+    bool left = false;
     if (leaf) {
       for (size_t i = lo; i < hi; ++i)
         if (!taken_[i]) {
@@ -158,36 +211,30 @@ class Subtree {
           chosen.push_back(uint32_t(i));
         }
     } else {
-      sample(level, lo, hi, chosen);
+      left = sample(level, lo, hi, chosen);
     }
     if (!chosen.empty() && !emit(key, chosen)) return false;
-    if (leaf) return true;
+    if (!left) return true;
     std::vector<uint32_t>().swap(chosen);
-    const int bit = 31 - level;
-    for (size_t i = lo, j; i < hi; i = j) {
-      const int c = child_of(e_[i].q, bit);
-      bool open = false;
-      for (j = i; j < hi && child_of(e_[j].q, bit) == c; ++j) open |= taken_[j] == 0;
-      if (open && !node(key.child(c), i, j)) return false;
-    }
-    return true;
+    return children(key, lo, hi);
   }
 
   Build& b_;
   const Bucket& bucket_;
   const uint8_t* rec_;
   size_t rl_;
-  std::vector<Entry> e_;
-  std::vector<uint8_t> taken_;
-  std::vector<uint8_t> gather_;
+  int common_;  // the top bits an axis every entry shares (the bucket's level)
+  std::vector<Entry>& e_;
+  std::vector<uint8_t>& taken_;
+  std::vector<uint8_t>& gather_;
 };
 
 }  // namespace
 
-bool build_subtree(Build& build, const Bucket& bucket, std::vector<uint8_t>& records) {
+bool build_subtree(Build& build, const Bucket& bucket, Workspace& work) {
   if (bucket.records > 0xFFFFFFFFull)
     return build.fail("octree build: a bucket of more than 2^32 points (too little --memory?)");
-  Subtree s(build, bucket, records);
+  Subtree s(build, bucket, work);
   return s.run();
 }
 
@@ -235,25 +282,27 @@ bool deliver_upper(Build& build, uint64_t budget) {
   std::atomic<size_t> next{0};
   run_threads(build.threads, [&](unsigned) {
     std::string error;
+    Workspace work;
     for (size_t i; !build.cancelled() && (i = next++) < keys.size();) {
       const auto& [bytes, key] = keys[i];
       if (bytes == 0) continue;
       const uint64_t cost = bytes / rl * build_cost(uint16_t(rl)) + bytes;
       memory.acquire(cost);
-      std::vector<uint8_t> records, sorted;
+      std::vector<uint8_t> records;
+      std::vector<uint8_t>& sorted = work.gather;
       bool ok = take_upper(build, key, &records, &error);
       if (ok) {
         const size_t n = records.size() / rl;
-        const std::vector<Entry> e = make_entries(build.frame, records.data(), n, key.level);
+        make_entries(build.frame, records.data(), n, key.level, work);
         sorted.resize(records.size());
         for (size_t k = 0; k < n; ++k)
-          std::memcpy(&sorted[k * rl], records.data() + size_t(e[k].index) * rl, rl);
+          copy_record(&sorted[k * rl], records.data() + size_t(work.entries[k].index) * rl, rl);
         std::vector<uint8_t>().swap(records);
         ok = build.deliver(key, sorted.data(), n);
       } else {
         build.fail(error);
       }
-      std::vector<uint8_t>().swap(sorted);
+      if (build.store) work = Workspace();  // on disk the budget counts it for this node only
       memory.release(cost);
       if (!ok) return;
     }

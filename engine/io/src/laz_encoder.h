@@ -30,7 +30,7 @@ class Encoder {
     length_ = 0xFFFFFFFFu;
   }
 
-  void bit(BitModel& m, uint32_t sym) {
+  [[gnu::always_inline]] void bit(BitModel& m, uint32_t sym) {
     const uint32_t x = m.bit0_prob * (length_ >> kBitShift);
     if (sym == 0) {
       length_ = x;
@@ -45,7 +45,7 @@ class Encoder {
     if (--m.until_update == 0) m.update();
   }
 
-  void symbol(SymbolModel& m, uint32_t sym) {
+  [[gnu::always_inline]] void symbol(SymbolModel& m, uint32_t sym) {
     const uint32_t init_base = base_;
     // The decoder's interval of `sym` is [dist[sym], dist[sym + 1]) of length / 2^15, the last
     // symbol's reaching to the undivided length.
