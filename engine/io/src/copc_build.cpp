@@ -29,19 +29,6 @@ OctreeCube octree_cube(const Bounds& bounds, double min_edge) {
 
 namespace copc_build {
 
-Pos Frame::position(const uint8_t* record) const {
-  int32_t xyz[3];
-  std::memcpy(xyz, record, sizeof(xyz));
-  Pos p;
-  for (int i = 0; i < 3; ++i) {
-    const double world = double(xyz[i]) * scale[i] + offset[i];
-    const double t = (world - min[i]) * units;
-    // Points on the cube's far faces (or a rounding outside it) belong to the last cell.
-    p[size_t(i)] = t <= 0.0 ? 0u : t >= 4294967295.0 ? 0xFFFFFFFFu : uint32_t(t);
-  }
-  return p;
-}
-
 Frame make_frame(const OctreeCube& cube, const RecordSpec& spec) {
   Frame f;
   const double edge = 2.0 * cube.halfsize;

@@ -27,6 +27,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -60,7 +61,18 @@ struct Frame {
   glm::dvec3 scale{1.0}, offset{0.0};
   uint16_t record_length = 0;
   int cap = 0;  ///< depth cap: its nodes keep every point reaching them
-  Pos position(const uint8_t* record) const;
+  Pos position(const uint8_t* record) const {
+    int32_t xyz[3];
+    std::memcpy(xyz, record, sizeof(xyz));
+    Pos p;
+    for (int i = 0; i < 3; ++i) {
+      const double world = double(xyz[i]) * scale[i] + offset[i];
+      const double t = (world - min[i]) * units;
+      // Points on the cube's far faces (or a rounding outside it) belong to the last cell.
+      p[size_t(i)] = t <= 0.0 ? 0u : t >= 4294967295.0 ? 0xFFFFFFFFu : uint32_t(t);
+    }
+    return p;
+  }
 };
 
 /// The frame of `cube` for records of `spec`; the depth cap is the level whose grid cells are no
