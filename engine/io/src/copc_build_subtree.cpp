@@ -123,30 +123,30 @@ class Subtree {
     return n;
   }
 
-  /// The end of the run of entries from `i` (< hi) in the grid cell of `level` of entry i: a
-  /// prefix of the keys when they hold the cell's bits (level <= 14 + common), else positions.
-  size_t cell_end(int level, size_t i, size_t hi) const {
-    const int m = 14 - level + common_;  // the key's lowest axis bit inside the cell's bits
-    size_t j = i + 1;
-    if (m > 20) return hi;  // a cell larger than the bucket
-    if (m >= 0) {
-      const uint64_t cell = e_[i].key >> (3 * m);
-      while (j < hi && (e_[j].key >> (3 * m)) == cell) ++j;
-    } else {
-      while (j < hi && same_cell(e_[j].q, e_[i].q, 25 - level)) ++j;
-    }
-    return j;
-  }
-
   /// One point a grid cell of `level`: the one nearest the cell's centre (ties: smaller bytes).
   /// True when some cell keeps points for the levels below.
   bool sample(int level, size_t lo, size_t hi, std::vector<uint32_t>& chosen) {
+    // A cell's entries are a run: a prefix of the keys when they hold the cell's bits (level <=
+    // 14 + common; m, the key's lowest axis bit inside the cell's), else of the positions.
+    const int m = 14 - level + common_;
+    if (m > 20) return sample_runs(level, lo, hi, chosen, [](size_t, size_t) { return true; });
+    if (m >= 0)
+      return sample_runs(level, lo, hi, chosen, [&](size_t a, size_t b) {
+        return (e_[a].key >> (3 * m)) == (e_[b].key >> (3 * m));
+      });
+    return sample_runs(level, lo, hi, chosen, [&](size_t a, size_t b) {
+      return same_cell(e_[a].q, e_[b].q, 25 - level);
+    });
+  }
+
+  template <class SameCell>
+  bool sample_runs(int level, size_t lo, size_t hi, std::vector<uint32_t>& chosen,
+                   SameCell same_cell_as) {
     bool left = false;
-    for (size_t i = lo, j; i < hi; i = j) {
-      j = cell_end(level, i, hi);
+    for (size_t i = lo, k; i < hi; i = k) {
       size_t best = hi, open = 0;
       uint64_t best_d = 0;
-      for (size_t k = i; k < j; ++k) {
+      for (k = i; k < hi && same_cell_as(i, k); ++k) {
         if (taken_[k]) continue;
         ++open;
         const uint64_t d = cell_distance(e_[k].q, level);
