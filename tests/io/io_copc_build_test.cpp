@@ -42,6 +42,11 @@ class TestSource : public RecordSource {
     return true;
   }
   std::string error() const override { return {}; }
+  const uint8_t* direct(uint64_t* count) const override {
+    *count = records_.size() / spec_.record_length;
+    return offer_direct ? records_.data() : nullptr;
+  }
+  bool offer_direct = false;  ///< the build may bin indices into records_
 
  private:
   RecordSpec spec_;
@@ -154,10 +159,12 @@ class CopcBuild : public ::testing::Test {
 
   /// Builds `records`; `memory` 0: no limit (in memory).
   void build(BuildRun& r, const RecordSpec& spec, const std::vector<uint8_t>& records,
-             unsigned threads, uint64_t memory, uint64_t leaf, TestSink* sink_in = nullptr) {
+             unsigned threads, uint64_t memory, uint64_t leaf, TestSink* sink_in = nullptr,
+             bool direct = false) {
     RecordSpec s = spec;
     s.bounds = world_bounds(spec, records);
     TestSource source(s, records);
+    source.offer_direct = direct;
     r.cube = octree_cube(s.bounds, 0.001);
     BuildOptions o;
     o.temp_dir = temp_.string();
@@ -283,6 +290,23 @@ TEST_F(CopcBuild, ThreadsGiveTheSameNodes) {
   ASSERT_TRUE(one.ok && four.ok) << one.error << four.error;
   check_octree(four, spec, rec, 1000);
   EXPECT_TRUE(one.nodes == four.nodes);
+}
+
+TEST_F(CopcBuild, DirectSourceGivesTheSameNodes) {
+  // Binning indices into the source's records (in memory) or copies (in memory, and on disk where
+  // a direct source is read through next() as any other).
+  const RecordSpec spec = make_spec();
+  const std::vector<uint8_t> rec = terrain(150000, 4);
+  BuildRun copied, direct, disk;
+  build(copied, spec, rec, 2, 0, 2000);
+  build(direct, spec, rec, 2, 0, 2000, nullptr, true);
+  build(disk, spec, rec, 2, 1u << 20, 2000, nullptr, true);
+  ASSERT_TRUE(copied.ok && direct.ok && disk.ok) << copied.error << direct.error << disk.error;
+  check_octree(direct, spec, rec, 2000);
+  EXPECT_EQ(direct.progress.done.load(), 150000u);
+  EXPECT_TRUE(copied.nodes == direct.nodes);
+  EXPECT_TRUE(disk.nodes == direct.nodes);
+  EXPECT_TRUE(temp_empty());
 }
 
 TEST_F(CopcBuild, DenseClusterFarFromAnOutlier) {

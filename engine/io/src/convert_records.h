@@ -54,6 +54,14 @@ class RecordSource {
   virtual bool next(std::vector<uint8_t>& out) = 0;
   /// Non-empty once reading failed: one line naming the input.
   virtual std::string error() const = 0;
+  /// The records as they lie in memory, when they need no translation (one LAS file of the
+  /// output's point format, record length, scale and offset): record i at the result + i *
+  /// record_length, `*count` of them, for as long as the source lives. The octree build then
+  /// bins their indices instead of copies. Null when the records come only through next().
+  virtual const uint8_t* direct(uint64_t* count) const {
+    (void)count;
+    return nullptr;
+  }
 };
 
 /// A source over files (folders expanded to the point-cloud files they hold). Null with a

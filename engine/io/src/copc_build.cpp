@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/parallel.h"
+#include "io_common.h"
 
 namespace pr::io {
 
@@ -148,6 +149,15 @@ uint8_t* piece_for(std::vector<RecordPiece>& pieces, size_t bytes) {
 }  // namespace
 
 bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
+  return add(records, count, ~uint64_t(0), error);
+}
+
+bool Binner::add_indices(const uint8_t* records, size_t count, uint64_t first,
+                         std::string* error) {
+  return add(records, count, first, error);
+}
+
+bool Binner::add(const uint8_t* records, size_t count, uint64_t first, std::string* error) {
   const size_t rl = frame_.record_length;
   const size_t n = slots_.size();
   // Counting sort of the block by slot, then one lock a run.
@@ -182,6 +192,11 @@ bool Binner::add(const uint8_t* records, size_t count, std::string* error) {
     }
     slot.bucket.records += e - b;
     const size_t bytes = size_t(e - b) * rl;
+    if (!store_ && first != ~uint64_t(0)) {
+      uint8_t* to = piece_for(slot.bucket.pieces, size_t(e - b) * 4);
+      for (uint32_t k = b; k < e; ++k, to += 4) put_le<uint32_t>(to, uint32_t(first + order[k]));
+      continue;
+    }
     if (!store_) {
       uint8_t* to = piece_for(slot.bucket.pieces, bytes);
       for (uint32_t k = b; k < e; ++k, to += rl) copy_record(to, records + order[k] * rl, rl);
@@ -246,7 +261,27 @@ int disk_level(uint64_t bytes, uint64_t budget, unsigned threads) {
   return level;
 }
 
+/// Bins a direct source's indices, blocks of 2^16 records on every thread.
+bool bin_direct(Build& b, Binner& binner, uint64_t* binned) {
+  std::atomic<uint64_t> next{0};
+  const uint64_t block = uint64_t(1) << 16, rl = b.frame.record_length;
+  run_threads(b.threads, [&](unsigned) {
+    std::string error;
+    for (uint64_t at; !b.cancelled() && (at = next.fetch_add(block)) < b.direct_count;) {
+      const size_t n = size_t(std::min(block, b.direct_count - at));
+      if (!binner.add_indices(b.direct + at * rl, n, at, &error)) {
+        b.fail(error);
+        return;
+      }
+      if (b.progress) b.progress->done.fetch_add(n, std::memory_order_relaxed);
+    }
+  });
+  *binned = b.direct_count;
+  return !b.stop.load();
+}
+
 bool bin_source(Build& b, RecordSource& source, Binner& binner, uint64_t* binned) {
+  if (b.direct) return bin_direct(b, binner, binned);
   std::atomic<uint64_t> count{0};
   run_threads(b.threads, [&](unsigned) {
     std::vector<uint8_t> block;
@@ -299,8 +334,16 @@ bool build_buckets(Build& b, std::vector<Bucket>& buckets, Store* store, uint64_
       bool ok = true;
       size_t at = 0;
       for (RecordPiece& p : k.pieces) {
-        std::memcpy(records.data() + at, p.bytes.get(), p.size);
-        at += p.size;
+        if (b.direct) {
+          for (size_t i = 0; i < p.size; i += 4, at += b.frame.record_length)
+            copy_record(records.data() + at,
+                        b.direct + size_t(get_le<uint32_t>(p.bytes.get() + i)) *
+                                       b.frame.record_length,
+                        b.frame.record_length);
+        } else {
+          std::memcpy(records.data() + at, p.bytes.get(), p.size);
+          at += p.size;
+        }
         p = RecordPiece();
       }
       if (store) {
@@ -371,6 +414,12 @@ bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildO
     buffer_bytes = size_t(memory / 4);
     b.store = store.get();
     b.upper_limit = memory / 8;
+  }
+  uint64_t direct_count = 0;
+  const uint8_t* direct = in_memory ? source.direct(&direct_count) : nullptr;
+  if (direct && direct_count <= 0xFFFFFFFFull) {
+    b.direct = direct;
+    b.direct_count = direct_count;
   }
   std::vector<Bucket> buckets;
   uint64_t binned = 0;

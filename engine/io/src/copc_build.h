@@ -151,7 +151,8 @@ struct Bucket {
   /// split): the region's input count is records + removed.size().
   std::vector<Pos> removed;
   Pos lo{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, hi{0, 0, 0};  ///< box of the records held
-  /// The records, when in memory: pieces filled in turn (a bucket never grows by copying).
+  /// The records, when in memory: pieces filled in turn (a bucket never grows by copying); the
+  /// records' indices instead for a direct source.
   std::vector<RecordPiece> pieces;
   std::vector<Extent> extents;                                 ///< the records, when on disk
   uint64_t region() const { return records + removed.size(); }
@@ -188,11 +189,15 @@ class Binner {
   Binner(const Frame& frame, const CopcKey& parent, int depth, Store* store, size_t buffer_bytes);
   ~Binner();
   bool add(const uint8_t* records, size_t count, std::string* error);
+  /// In memory, for a direct source: bins the indices first ... first + count - 1 (32-bit) of
+  /// `records` (record `first` first) into the buckets' pieces, not the records.
+  bool add_indices(const uint8_t* records, size_t count, uint64_t first, std::string* error);
   /// Flushes the buffers; the buckets that received records, in Morton order.
   bool finish(std::vector<Bucket>* out, std::string* error);
 
  private:
   struct Slot;
+  bool add(const uint8_t* records, size_t count, uint64_t first, std::string* error);
   bool flush(Slot& slot, std::string* error);
   const Frame& frame_;
   CopcKey parent_;
@@ -219,6 +224,10 @@ class MemoryBudget {
 
 /// What every part of one build shares.
 struct Build {
+  /// A direct source's records (RecordSource::direct), when the build is in memory: the buckets'
+  /// pieces then hold 32-bit indices into them.
+  const uint8_t* direct = nullptr;
+  uint64_t direct_count = 0;
   Frame frame;
   BuildTuning tuning;
   NodeSink* sink = nullptr;
