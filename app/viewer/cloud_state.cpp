@@ -161,4 +161,11 @@ void Viewer::Impl::apply_point_target(uint64_t n) {
   }
 }
 
+bool CloudState::file_colors() const {
+  if (files.empty()) return true;
+  for (const FileInfo& f : files)
+    if (f.has_color) return true;
+  return false;
+}
+
 }  // namespace pr

@@ -38,6 +38,9 @@ struct CloudState {
   /// The cloud on screen is a scene (not files).
   bool is_scene() const { return points && !scene.empty(); }
   std::vector<std::string> file_paths() const;
+  /// The colors drawn come from the files (or the scene): false when files are on screen and
+  /// none of them has colors (their points are drawn white).
+  bool file_colors() const;
   /// The readers' warnings about the files on screen, joined by "; " ("" when none).
   std::string warnings() const;
 };

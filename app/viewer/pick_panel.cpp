@@ -98,14 +98,14 @@ void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderS
 }
 
 /// The panel's section: each pick's position and attributes, the measure between two.
-void pick_section(PickState& picks, const PointCloud* cloud, UpAxis up) {
+void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, UpAxis up) {
   ImGui::TextDisabled("left click: pick a point, a second: measure; X clears");
   for (int i = 0; i < picks.count; ++i) {
     const PickResult& p = picks.points[i];
     ImGui::Text("%s  x %.3f  y %.3f  z %.3f", kPickNames[i], p.world.x, p.world.y, p.world.z);
     ImGui::TextDisabled("   point %llu", (unsigned long long)p.index);
     if (cloud) {
-      for (const auto& [name, value] : point_attributes(*cloud, p.index))
+      for (const auto& [name, value] : point_attributes(*cloud, p.index, file_colors))
         ImGui::Text("   %s  %s", name.c_str(), value.c_str());
     }
   }
@@ -128,7 +128,7 @@ void Viewer::Impl::draw_pick_panel() {
   // The panel's section, appended to its window.
   if (ImGui::Begin("pointraster") &&
       ImGui::CollapsingHeader("Pick and measure", ImGuiTreeNodeFlags_DefaultOpen))
-    pick_section(picks, cloud.points.get(), view.camera.up_axis);
+    pick_section(picks, cloud.points.get(), cloud.file_colors(), view.camera.up_axis);
   ImGui::End();
 }
 

@@ -115,6 +115,13 @@ PickResult ViewerTesting::pick(int i) const {
   return i >= 0 && i < p.count ? p.points[i] : PickResult{};
 }
 
+std::vector<std::pair<std::string, std::string>> ViewerTesting::point_attributes(
+    uint64_t index) const {
+  const CloudState& c = impl_->cloud;
+  if (!c.points) return {};
+  return pr::point_attributes(*c.points, index, c.file_colors());
+}
+
 bool ViewerTesting::open_files(const std::vector<std::string>& paths) {
   impl_->start_open(paths);
   return impl_->cloud.job.busy() || impl_->stream.opening();

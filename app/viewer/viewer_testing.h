@@ -94,6 +94,8 @@ class ViewerTesting : public Viewer {
   /// (0 - 2) and each one (engine/pick.h).
   int pick_count() const;
   PickResult pick(int i) const;
+  /// Point `index`'s attributes as the pick panel lists them (engine/pick.h).
+  std::vector<std::pair<std::string, std::string>> point_attributes(uint64_t index) const;
   /// Starts loading files in the background, as the Open box and drag and drop do (with the Open
   /// box's point budget, --max-points to begin with, and --max-depth).
   bool open_files(const std::vector<std::string>& paths);

@@ -208,13 +208,15 @@ Measure measure(const glm::dvec3& a, const glm::dvec3& b, UpAxis up) {
 }
 
 std::vector<std::pair<std::string, std::string>> point_attributes(const PointCloud& cloud,
-                                                                  uint64_t index) {
+                                                                  uint64_t index, bool file_colors) {
   std::vector<std::pair<std::string, std::string>> out;
   if (index >= cloud.size()) return out;
   const size_t i = size_t(index);
   char b[96];
   const PodVector<uint32_t>& rgb = cloud.source_colors();
-  if (i < rgb.size()) {
+  if (!file_colors) {
+    out.emplace_back("rgb", "none");
+  } else if (i < rgb.size()) {
     const uint32_t c = rgb[i];
     std::snprintf(b, sizeof b, "%u %u %u", c & 255u, (c >> 8) & 255u, (c >> 16) & 255u);
     out.emplace_back("rgb", b);

@@ -178,6 +178,9 @@ TEST(Pick, AttributesNameTheClassAndListWhatTheCloudHas) {
   EXPECT_EQ(point_attributes(c, 1),
             (std::vector<std::pair<std::string, std::string>>{{"rgb", "1 2 3"}}));
   EXPECT_TRUE(point_attributes(c, 2).empty());
+  // Files without colors: their points are drawn white, and the panel says so.
+  EXPECT_EQ(point_attributes(c, 1, false),
+            (std::vector<std::pair<std::string, std::string>>{{"rgb", "none"}}));
   c.intensity = {0.5f, 1234.0f};
   c.classification = {2, 6};
   c.returns = {pack_returns(1, 3), pack_returns(2, 2)};

@@ -72,10 +72,12 @@ struct Measure {
 Measure measure(const glm::dvec3& a, const glm::dvec3& b, UpAxis up);
 
 /// A picked point's attributes as the panel lists them, each a name and its value in text: the
-/// file's color ("rgb", "r g b"), intensity, class ("2 ground": the ASPRS name), return ("1 of
-/// 3"), point source, GPS time and every named field, those the cloud has, in that order.
+/// file's color ("rgb", "r g b"; "none" when `file_colors` is false: the files hold no colors and
+/// the points are drawn white), intensity, class ("2 ground": the ASPRS name), return ("1 of 3"),
+/// point source, GPS time and every named field, those the cloud has, in that order.
 std::vector<std::pair<std::string, std::string>> point_attributes(const PointCloud& cloud,
-                                                                  uint64_t index);
+                                                                  uint64_t index,
+                                                                  bool file_colors = true);
 
 /// One line for scripts: "pick x=... y=... z=... intensity=... class=... index=N" (intensity and
 /// class "none" where the cloud has none), or "pick none".

@@ -335,9 +335,9 @@ bool build_buckets(Build& b, std::vector<Bucket>& buckets, Store* store, uint64_
       size_t at = 0;
       for (RecordPiece& p : k.pieces) {
         if (b.direct) {
-          for (size_t i = 0; i < p.size; i += 4, at += b.frame.record_length)
+          for (size_t r = 0; r < p.size; r += 4, at += b.frame.record_length)
             copy_record(records.data() + at,
-                        b.direct + size_t(get_le<uint32_t>(p.bytes.get() + i)) *
+                        b.direct + size_t(get_le<uint32_t>(p.bytes.get() + r)) *
                                        b.frame.record_length,
                         b.frame.record_length);
         } else {

@@ -214,3 +214,39 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
   ASSERT_EQ(lit.size(), size_t(w) * size_t(h));
   EXPECT_GT(count_not(lit, w, 400, 0, w, h, kBackground), size_t(w - 400) * size_t(h) / 5);
 }
+
+// The pick panel's attributes: a file without colors (drawn white) lists "rgb none", a file with
+// colors its point's colors.
+TEST(Window, PickPanelSaysNoneForAFileWithoutColors) {
+  REQUIRE_DISPLAY();
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = pr::test::data_path("las");
+  fresh_config("pick_colors");
+  pr::Options o = scripted(0, 320, 200, 1000);
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  const std::string files[2] = {(dir / "1.2_0.las").string(), (dir / "1.2-with-color.las").string()};
+  int stage = 0;
+  std::vector<std::pair<std::string, std::string>> listed[2];
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 6000) vw.request_quit();
+    if (vw.cloud_busy() || vw.cloud_points() == 0) return;
+    if (stage == 0 || stage == 2) {
+      ASSERT_TRUE(vw.open_files({files[stage / 2]}));
+      ++stage;
+    } else if (stage == 1 || stage == 3) {
+      listed[stage / 2] = vw.point_attributes(0);
+      if (++stage == 4) vw.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(stage, 4) << v.status();
+  ASSERT_FALSE(listed[0].empty());
+  EXPECT_EQ(listed[0][0], (std::pair<std::string, std::string>{"rgb", "none"}));
+  ASSERT_FALSE(listed[1].empty());
+  EXPECT_EQ(listed[1][0].first, "rgb");
+  EXPECT_NE(listed[1][0].second, "none");
+  EXPECT_NE(listed[1][0].second, "255 255 255");  // its first point is not white
+}
