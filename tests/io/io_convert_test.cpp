@@ -380,6 +380,45 @@ TEST(IoConvert, SeveralInputsMerge) {
   }
 }
 
+// LAS tiles of the output's format, scale and offset are read straight from their maps (no
+// translation): cut in two, a file converts to the COPC of the whole, node for node.
+TEST(IoConvert, TilesOfOneFormatMergeAsTheWholeFile) {
+  REQUIRE_TESTDATA("las");
+  TempDir dir("tiles");
+  const std::string whole = dir / "whole.las";
+  ConvertResult r;
+  std::string err;
+  ASSERT_TRUE(convert({kData + "/las/autzen_trim.las"}, whole, &r, &err)) << err;
+  ASSERT_EQ(r.point_format, 7);
+  // Two tiles: the header and VLRs each, the records split at 40%, no EVLRs.
+  const std::vector<uint8_t> bytes = file_bytes(whole);
+  const uint32_t offset = get<uint32_t>(&bytes[96]);
+  const uint16_t rl = get<uint16_t>(&bytes[105]);
+  const uint64_t n = get<uint64_t>(&bytes[247]), cut = n * 2 / 5;
+  const std::string tiles[2] = {dir / "a.las", dir / "b.las"};
+  for (int t = 0; t < 2; ++t) {
+    const uint64_t first = t == 0 ? 0 : cut, count = t == 0 ? cut : n - cut;
+    std::vector<uint8_t> h(bytes.begin(), bytes.begin() + offset);
+    const uint32_t legacy = uint32_t(count);
+    std::memcpy(&h[107], &legacy, 4);
+    std::memcpy(&h[247], &count, 8);
+    std::memset(&h[235], 0, 12);  // EVLR start and count
+    std::ofstream out(tiles[t], std::ios::binary);
+    out.write(reinterpret_cast<const char*>(h.data()), long(h.size()));
+    out.write(reinterpret_cast<const char*>(&bytes[offset + first * rl]), long(count * rl));
+  }
+  ConvertResult rw, rt;
+  ASSERT_TRUE(convert({whole}, dir / "whole.copc.laz", &rw, &err)) << err;
+  ASSERT_TRUE(convert({tiles[0], tiles[1]}, dir / "tiles.copc.laz", &rt, &err)) << err;
+  EXPECT_TRUE(rt.scale_from_input);
+  EXPECT_EQ(rt.points, n);
+  EXPECT_GT(rw.nodes, 1u);
+  EXPECT_EQ(rt.nodes, rw.nodes);
+  EXPECT_EQ(rt.levels, rw.levels);
+  EXPECT_TRUE(sorted(records(dir / "tiles.copc.laz")) == sorted(records(whole)));
+  expect_nodes_make_the_cloud(dir / "tiles.copc.laz");
+}
+
 TEST(IoConvert, SavePointCloudRoundTrips) {
   PointCloud c;
   const size_t n = 5000;

@@ -511,14 +511,16 @@ class FileRecordSource final : public RecordSource {
     return error_;
   }
 
-  const uint8_t* direct(uint64_t* count) const override {
-    if (files_.size() != 1) return nullptr;
-    const InputFile& f = *files_[0];
-    if (!f.las || !f.same_quantum || f.h.format != spec_.point_format ||
-        f.h.record_length != spec_.record_length || mode_ == Extras::kFloat)
-      return nullptr;
-    *count = f.points;
-    return f.map.data + f.h.offset;
+  bool direct(DirectRecords* out) const override {
+    DirectRecords d;
+    for (const auto& f : files_) {
+      if (!f->las || !f->same_quantum || f->h.format != spec_.point_format ||
+          f->h.record_length != spec_.record_length || mode_ == Extras::kFloat)
+        return false;
+      d.add(f->map.data + f->h.offset, f->points);
+    }
+    *out = std::move(d);
+    return true;
   }
 
  private:

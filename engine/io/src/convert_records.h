@@ -7,6 +7,7 @@
 //   in input order (convert_write.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -43,6 +44,25 @@ struct RecordSpec {
   std::vector<std::string> messages;  ///< choices made (scale/offset, inputs skipped)
 };
 
+/// Records as they lie in memory, in parts (a file each): part k holds first[k + 1] - first[k]
+/// records from data[k], and a record's index runs over the parts in turn.
+struct DirectRecords {
+  std::vector<const uint8_t*> data;
+  std::vector<uint64_t> first{0};  ///< each part's first index, then the count of all
+  uint64_t count() const { return first.back(); }
+  void add(const uint8_t* records, uint64_t count) {
+    data.push_back(records);
+    first.push_back(first.back() + count);
+  }
+  /// Record `i` (< count()) of `length` bytes; `part` holds the part of the last call (0 to
+  /// begin with), so that a run of one part's records finds it at once.
+  const uint8_t* record(uint64_t i, size_t length, size_t& part) const {
+    if (!(i >= first[part] && i < first[part + 1]))
+      part = size_t(std::upper_bound(first.begin(), first.end(), i) - first.begin()) - 1;
+    return data[part] + size_t(i - first[part]) * length;
+  }
+};
+
 /// The inputs' points as records of spec(). Thread-safe: several threads call next() at once and
 /// each gets its own block (blocks in input order when one thread reads).
 class RecordSource {
@@ -54,13 +74,13 @@ class RecordSource {
   virtual bool next(std::vector<uint8_t>& out) = 0;
   /// Non-empty once reading failed: one line naming the input.
   virtual std::string error() const = 0;
-  /// The records as they lie in memory, when they need no translation (one LAS file of the
-  /// output's point format, record length, scale and offset): record i at the result + i *
-  /// record_length, `*count` of them, for as long as the source lives. The octree build then
-  /// bins their indices instead of copies. Null when the records come only through next().
-  virtual const uint8_t* direct(uint64_t* count) const {
-    (void)count;
-    return nullptr;
+  /// The records as they lie in memory, when they need no translation (LAS files of the output's
+  /// point format, record length, scale and offset), for as long as the source lives: the octree
+  /// build then bins their indices instead of copies. False when the records come only through
+  /// next().
+  virtual bool direct(DirectRecords* out) const {
+    (void)out;
+    return false;
   }
 };
 

@@ -261,27 +261,37 @@ int disk_level(uint64_t bytes, uint64_t budget, unsigned threads) {
   return level;
 }
 
-/// Bins a direct source's indices, blocks of 2^16 records on every thread.
+/// Bins a direct source's indices, blocks of 2^16 records of a part on every thread.
 bool bin_direct(Build& b, Binner& binner, uint64_t* binned) {
-  std::atomic<uint64_t> next{0};
-  const uint64_t block = uint64_t(1) << 16, rl = b.frame.record_length;
+  struct Block {
+    size_t part;
+    uint64_t at, n;  // within the part
+  };
+  const uint64_t size = uint64_t(1) << 16, rl = b.frame.record_length;
+  std::vector<Block> blocks;
+  for (size_t k = 0; k + 1 < b.direct.first.size(); ++k) {
+    const uint64_t n = b.direct.first[k + 1] - b.direct.first[k];
+    for (uint64_t at = 0; at < n; at += size) blocks.push_back({k, at, std::min(size, n - at)});
+  }
+  std::atomic<size_t> next{0};
   run_threads(b.threads, [&](unsigned) {
     std::string error;
-    for (uint64_t at; !b.cancelled() && (at = next.fetch_add(block)) < b.direct_count;) {
-      const size_t n = size_t(std::min(block, b.direct_count - at));
-      if (!binner.add_indices(b.direct + at * rl, n, at, &error)) {
+    for (size_t i; !b.cancelled() && (i = next++) < blocks.size();) {
+      const Block& k = blocks[i];
+      if (!binner.add_indices(b.direct.data[k.part] + k.at * rl, size_t(k.n),
+                              b.direct.first[k.part] + k.at, &error)) {
         b.fail(error);
         return;
       }
-      if (b.progress) b.progress->done.fetch_add(n, std::memory_order_relaxed);
+      if (b.progress) b.progress->done.fetch_add(k.n, std::memory_order_relaxed);
     }
   });
-  *binned = b.direct_count;
+  *binned = b.direct.count();
   return !b.stop.load();
 }
 
 bool bin_source(Build& b, RecordSource& source, Binner& binner, uint64_t* binned) {
-  if (b.direct) return bin_direct(b, binner, binned);
+  if (b.is_direct) return bin_direct(b, binner, binned);
   std::atomic<uint64_t> count{0};
   run_threads(b.threads, [&](unsigned) {
     std::vector<uint8_t> block;
@@ -334,12 +344,12 @@ bool build_buckets(Build& b, std::vector<Bucket>& buckets, Store* store, uint64_
       bool ok = true;
       size_t at = 0;
       for (RecordPiece& p : k.pieces) {
-        if (b.direct) {
-          for (size_t r = 0; r < p.size; r += 4, at += b.frame.record_length)
+        if (b.is_direct) {
+          const size_t rl = b.frame.record_length;
+          size_t part = 0;
+          for (size_t r = 0; r < p.size; r += 4, at += rl)
             copy_record(records.data() + at,
-                        b.direct + size_t(get_le<uint32_t>(p.bytes.get() + r)) *
-                                       b.frame.record_length,
-                        b.frame.record_length);
+                        b.direct.record(get_le<uint32_t>(p.bytes.get() + r), rl, part), rl);
         } else {
           std::memcpy(records.data() + at, p.bytes.get(), p.size);
           at += p.size;
@@ -415,12 +425,7 @@ bool build_copc_nodes(RecordSource& source, const OctreeCube& cube, const BuildO
     b.store = store.get();
     b.upper_limit = memory / 8;
   }
-  uint64_t direct_count = 0;
-  const uint8_t* direct = in_memory ? source.direct(&direct_count) : nullptr;
-  if (direct && direct_count <= 0xFFFFFFFFull) {
-    b.direct = direct;
-    b.direct_count = direct_count;
-  }
+  b.is_direct = in_memory && source.direct(&b.direct) && b.direct.count() <= 0xFFFFFFFFull;
   std::vector<Bucket> buckets;
   uint64_t binned = 0;
   {

@@ -226,8 +226,8 @@ class MemoryBudget {
 struct Build {
   /// A direct source's records (RecordSource::direct), when the build is in memory: the buckets'
   /// pieces then hold 32-bit indices into them.
-  const uint8_t* direct = nullptr;
-  uint64_t direct_count = 0;
+  bool is_direct = false;
+  DirectRecords direct;
   Frame frame;
   BuildTuning tuning;
   NodeSink* sink = nullptr;
