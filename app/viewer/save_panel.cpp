@@ -59,8 +59,13 @@ double SaveJob::fraction() const {
 std::string SaveJob::label() const {
   if (!busy() || !progress_) return "";
   std::string s = convert_stage_name(progress_->stage.load());
-  s += " " + human_points(double(progress_->done.load()));
-  if (const uint64_t total = progress_->total.load()) s += " / " + human_points(double(total));
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on " " + std::string here.
+  s += ' ';
+  s += human_points(double(progress_->done.load()));
+  if (const uint64_t total = progress_->total.load()) {
+    s += " / ";
+    s += human_points(double(total));
+  }
   return s + " points";
 }
 
