@@ -321,6 +321,25 @@ void count_upper(Build& b, const std::vector<Bucket>& buckets) {
     for (int d = 0; d < k.key.level; ++d) b.upper_counts[ancestor(k.key, d)] += k.region();
 }
 
+/// Moves the records of `k`'s pieces (or of the indices they hold) to `out`, giving the pieces
+/// back; the bytes written.
+size_t take_pieces(const Build& b, Bucket& k, uint8_t* out) {
+  const size_t rl = b.frame.record_length;
+  size_t at = 0;
+  for (RecordPiece& p : k.pieces) {
+    if (b.is_direct) {
+      size_t part = 0;
+      for (size_t r = 0; r < p.size; r += 4, at += rl)
+        copy_record(out + at, b.direct.record(get_le<uint32_t>(p.bytes.get() + r), rl, part), rl);
+    } else {
+      std::memcpy(out + at, p.bytes.get(), p.size);
+      at += p.size;
+    }
+    p = RecordPiece();
+  }
+  return at;
+}
+
 /// Builds every bucket's subtree, the largest first, holding at most `budget` bytes of them.
 bool build_buckets(Build& b, std::vector<Bucket>& buckets, Store* store, uint64_t budget) {
   std::vector<size_t> order(buckets.size());
@@ -342,20 +361,7 @@ bool build_buckets(Build& b, std::vector<Bucket>& buckets, Store* store, uint64_
       memory.acquire(cost);
       records.resize(k.records * b.frame.record_length);
       bool ok = true;
-      size_t at = 0;
-      for (RecordPiece& p : k.pieces) {
-        if (b.is_direct) {
-          const size_t rl = b.frame.record_length;
-          size_t part = 0;
-          for (size_t r = 0; r < p.size; r += 4, at += rl)
-            copy_record(records.data() + at,
-                        b.direct.record(get_le<uint32_t>(p.bytes.get() + r), rl, part), rl);
-        } else {
-          std::memcpy(records.data() + at, p.bytes.get(), p.size);
-          at += p.size;
-        }
-        p = RecordPiece();
-      }
+      size_t at = take_pieces(b, k, records.data());
       if (store) {
         for (const Extent& e : k.extents) {
           if (!(ok = store->read(e, records.data() + at, &error))) break;

@@ -14,6 +14,9 @@
 // bucket or holds it whole, so each cell's choice is made by one bucket; the region counts of the
 // nodes above a bucket come from every bucket's count.
 //
+// In memory the buckets hold their records in pieces, or, for a direct source (LAS files needing no
+// translation, RecordSource::direct), only their indices into the files' maps.
+//
 // Out of core: the records are binned into the buckets of one level (picked from the count and the
 // budget) in one file of a fresh temporary folder. A bucket too large for a thread's share of the
 // budget is split: read once for the choices of the levels it passes on its way down to the
