@@ -22,6 +22,8 @@
 #include "engine/io/convert.h"
 #include "engine/io/copc.h"
 #include "engine/io/io.h"
+#include "io_common.h"
+#include "io_test_files.h"
 #include "testdata.h"
 
 #ifndef PR_TEST_PYTHON
@@ -32,7 +34,10 @@ namespace pr {
 namespace {
 
 namespace fs = std::filesystem;
+using io::get_le;
+using test::file_bytes;
 using test::kData;
+using test::rows;
 
 /// A fresh folder for one test's outputs, removed at the end.
 struct TempDir {
@@ -54,18 +59,6 @@ struct TempDir {
   }
 };
 
-std::vector<uint8_t> file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-template <class T>
-T get(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 /// A LAS or LAZ file's point records (record_length bytes each, in file order).
 std::vector<std::string> records(const std::string& path, size_t* record_length = nullptr) {
   std::vector<uint8_t> bytes;
@@ -74,10 +67,10 @@ std::vector<std::string> records(const std::string& path, size_t* record_length 
   EXPECT_GE(d.size(), 227u) << path;
   if (d.size() < 227) return {};
   if ((d[104] & 0xC0) == 0) {
-    rec = get<uint16_t>(&d[105]);
-    const uint32_t offset = get<uint32_t>(&d[96]);
-    uint64_t n = get<uint32_t>(&d[107]);
-    if (d[25] >= 4 && n == 0) n = get<uint64_t>(&d[247]);
+    rec = get_le<uint16_t>(&d[105]);
+    const uint32_t offset = get_le<uint32_t>(&d[96]);
+    uint64_t n = get_le<uint32_t>(&d[107]);
+    if (d[25] >= 4 && n == 0) n = get_le<uint64_t>(&d[247]);
     bytes.assign(d.begin() + offset, d.begin() + ptrdiff_t(offset + n * rec));
   } else {
     std::string err;
@@ -154,25 +147,6 @@ void expect_same_points(const PointCloud& in, const PointCloud& out, const glm::
       expect(g && g->values[i] == f.values[i], "a named field");
     }
   }
-}
-
-/// A point's position bits, color and attributes, as bytes: clouds compare as multisets of these.
-std::vector<std::string> rows(const PointCloud& c) {
-  std::vector<std::string> r(c.size());
-  for (size_t i = 0; i < c.size(); ++i) {
-    std::string& s = r[i];
-    auto add = [&s](const void* p, size_t n) { s.append(static_cast<const char*>(p), n); };
-    add(&c.positions[i], sizeof(Float3));
-    add(&c.colors[i], 4);
-    if (!c.intensity.empty()) add(&c.intensity[i], 4);
-    if (!c.classification.empty()) add(&c.classification[i], 1);
-    if (!c.returns.empty()) add(&c.returns[i], 1);
-    if (!c.point_source.empty()) add(&c.point_source[i], 2);
-    if (!c.gps_time.empty()) add(&c.gps_time[i], 8);
-    for (const ScalarField& f : c.fields) add(&f.values[i], 4);
-  }
-  std::sort(r.begin(), r.end());
-  return r;
 }
 
 /// A COPC file read node by node (every page from the root) gives the whole-file cloud, each
@@ -392,9 +366,9 @@ TEST(IoConvert, TilesOfOneFormatMergeAsTheWholeFile) {
   ASSERT_EQ(r.point_format, 7);
   // Two tiles: the header and VLRs each, the records split at 40%, no EVLRs.
   const std::vector<uint8_t> bytes = file_bytes(whole);
-  const uint32_t offset = get<uint32_t>(&bytes[96]);
-  const uint16_t rl = get<uint16_t>(&bytes[105]);
-  const uint64_t n = get<uint64_t>(&bytes[247]), cut = n * 2 / 5;
+  const uint32_t offset = get_le<uint32_t>(&bytes[96]);
+  const uint16_t rl = get_le<uint16_t>(&bytes[105]);
+  const uint64_t n = get_le<uint64_t>(&bytes[247]), cut = n * 2 / 5;
   const std::string tiles[2] = {dir / "a.las", dir / "b.las"};
   for (int t = 0; t < 2; ++t) {
     const uint64_t first = t == 0 ? 0 : cut, count = t == 0 ? cut : n - cut;

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "engine/io/copc.h"
+#include "io_test_files.h"
 #include "testdata.h"
 
 #ifndef PR_TEST_PYTHON
@@ -31,15 +32,12 @@ namespace pr {
 namespace {
 
 namespace fs = std::filesystem;
+using test::file_bytes;
 using test::kData;
+using test::rows;
 
 const char* const kCopcFiles[] = {"lone-star.copc.laz", "1.2-with-color.copc.laz",
                                   "simple.copc.laz", "simple_with_page.copc.laz"};
-
-std::vector<uint8_t> file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 template <class T>
 void put(std::vector<uint8_t>& d, size_t at, T v) {
@@ -99,25 +97,6 @@ Walk walk(const CopcFile& f) {
     }
   }
   return w;
-}
-
-/// A point's position bits, color and attributes, as bytes: clouds compare as multisets of these.
-std::vector<std::string> rows(const PointCloud& c) {
-  std::vector<std::string> r(c.size());
-  for (size_t i = 0; i < c.size(); ++i) {
-    std::string& s = r[i];
-    auto add = [&s](const void* p, size_t n) { s.append(static_cast<const char*>(p), n); };
-    add(&c.positions[i], sizeof(Float3));
-    add(&c.colors[i], 4);
-    if (!c.intensity.empty()) add(&c.intensity[i], 4);
-    if (!c.classification.empty()) add(&c.classification[i], 1);
-    if (!c.returns.empty()) add(&c.returns[i], 1);
-    if (!c.point_source.empty()) add(&c.point_source[i], 2);
-    if (!c.gps_time.empty()) add(&c.gps_time[i], 8);
-    for (const ScalarField& f : c.fields) add(&f.values[i], 4);
-  }
-  std::sort(r.begin(), r.end());
-  return r;
 }
 
 /// The rows of all nodes' clouds together, each checked against its entry and its cube.

@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "engine/io/io.h"
+#include "io_common.h"
+#include "io_test_files.h"
 #include "laz_chunk.h"
 #include "laz_encoder.h"
 #include "laz_writer.h"
@@ -37,26 +39,13 @@ namespace pr {
 namespace {
 
 namespace fs = std::filesystem;
+using io::get_le;
+using io::put_le;
 using io::laz::ChunkReader;
 using io::laz::ChunkWriter;
 using io::laz::Layout;
 using io::laz::make_layout;
-
-template <class T>
-void put(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
-template <class T>
-T get(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-std::vector<uint8_t> file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::file_bytes;
 
 /// Byte offsets of the optional items in a record of `format` (POINT10 is at 0).
 struct Offsets {
@@ -112,21 +101,21 @@ std::vector<uint8_t> scanner_records(int format, uint16_t extra, size_t n, uint3
     }
     L.z += uni(-30, 30);
     uint8_t* r = recs.data() + i * lo.record_length;
-    put(r, L.x + uni(-2, 2));
-    put(r + 4, L.y);
-    put(r + 8, L.z - 40 * (ret - 1));
-    put(r + 12, uint16_t(ret == 1 ? uni(200, 260) : uni(20, 2000)));
+    put_le(r, L.x + uni(-2, 2));
+    put_le(r + 4, L.y);
+    put_le(r + 8, L.z - 40 * (ret - 1));
+    put_le(r + 12, uint16_t(ret == 1 ? uni(200, 260) : uni(20, 2000)));
     const int edge = uni(0, 300) == 0;
     r[14] = uint8_t(ret | (returns << 3) | ((L.dir > 0) << 6) | (edge << 7));
     r[15] = uint8_t(uni(0, 20) == 0 ? uni(3, 6) : (ret == returns ? 2 : 1));
     r[16] = uint8_t(int8_t(((L.x / 40) % 60) - 30));
     r[17] = 0;
-    put(r + 18, L.psid);
-    if (o.has_gps) put(r + o.gps, uni(0, 2000) == 0 ? lines[(li + 1) % 3].time : L.time);
+    put_le(r + 18, L.psid);
+    if (o.has_gps) put_le(r + o.gps, uni(0, 2000) == 0 ? lines[(li + 1) % 3].time : L.time);
     if (o.has_rgb) {
       const int gray = uni(0, 10) == 0;
       for (int c = 0; c < 3; ++c) rgb[c] = uint16_t(std::clamp(rgb[c] + uni(-300, 300), 0, 65535));
-      for (int c = 0; c < 3; ++c) put(r + o.rgb + 2 * size_t(c), gray ? rgb[0] : rgb[c]);
+      for (int c = 0; c < 3; ++c) put_le(r + o.rgb + 2 * size_t(c), gray ? rgb[0] : rgb[c]);
     }
     for (uint16_t b = 0; b < extra; ++b)
       r[o.extra + b] = uint8_t(b == 0 ? 42 : (b == 1 ? i & 0xFF : uni(0, 255)));
@@ -263,7 +252,7 @@ TEST(IoLazEncodePointwise, GpsTimeCodesRoundTrip) {
   for (size_t i = 0; i < 4000; ++i) {
     if (i % 200 == 0) t = double(rng() % 1000000) * (rng() % 2 ? 1.0 : -1.0);
     t += steps[rng() % std::size(steps)];
-    put(recs.data() + i * lo.record_length + o.gps, i % 500 < 100 ? std::floor(t) : t);
+    put_le(recs.data() + i * lo.record_length + o.gps, i % 500 < 100 ? std::floor(t) : t);
   }
   round_trip(lo, recs, 1500);
 }
@@ -304,8 +293,8 @@ TEST(IoLazEncodePointwise, LaszipFilesReencodeToTheirOwnChunks) {
     // Each file is LASzip's point-wise v2 in chunks of 50000: its chunks lie between the chunk
     // table's offset (the first 8 bytes of the point data) and the chunk table.
     const std::vector<uint8_t> file = file_bytes(path);
-    const uint32_t data_at = get<uint32_t>(file.data() + 96);
-    const auto table_at = size_t(get<int64_t>(file.data() + data_at));
+    const uint32_t data_at = get_le<uint32_t>(file.data() + 96);
+    const auto table_at = size_t(get_le<int64_t>(file.data() + data_at));
     ASSERT_LE(table_at, file.size());
     const std::vector<uint8_t> theirs(file.begin() + data_at + 8, file.begin() + int64_t(table_at));
     const Layout lo = make_layout(3, uint16_t(rec - 34));
@@ -337,8 +326,8 @@ std::vector<uint8_t> chunk_table(const Chunks& c) {
     ic.encode(enc, i ? int32_t(c.sizes[i - 1]) : 0, int32_t(c.sizes[i]), 1);
   enc.done();
   std::vector<uint8_t> table(8);
-  put(table.data(), uint32_t(0));  // version
-  put(table.data() + 4, uint32_t(c.sizes.size()));
+  put_le(table.data(), uint32_t(0));  // version
+  put_le(table.data() + 4, uint32_t(c.sizes.size()));
   table.insert(table.end(), stream.begin(), stream.end());
   return table;
 }
@@ -355,32 +344,32 @@ std::vector<uint8_t> laz_file(int format, uint16_t extra, const std::vector<uint
   std::memcpy(f.data(), "LASF", 4);
   f[24] = 1, f[25] = 2;  // version 1.2
   std::memcpy(f.data() + 58, "pointraster test", 16);
-  put(f.data() + 94, uint16_t(227));
-  put(f.data() + 96, data_at);
-  put(f.data() + 100, uint32_t(1));
+  put_le(f.data() + 94, uint16_t(227));
+  put_le(f.data() + 96, data_at);
+  put_le(f.data() + 100, uint32_t(1));
   f[104] = uint8_t(format | 0x80);  // compressed
-  put(f.data() + 105, uint16_t(lo.record_length));
-  put(f.data() + 107, uint32_t(n));
-  for (int a = 0; a < 3; ++a) put(f.data() + 131 + 8 * size_t(a), 0.01);
+  put_le(f.data() + 105, uint16_t(lo.record_length));
+  put_le(f.data() + 107, uint32_t(n));
+  for (int a = 0; a < 3; ++a) put_le(f.data() + 131 + 8 * size_t(a), 0.01);
   // The bounds (max, min per axis), in scaled units.
   for (int a = 0; a < 3; ++a) {
     int32_t lo_v = INT32_MAX, hi_v = INT32_MIN;
     for (size_t i = 0; i < n; ++i) {
-      const int32_t v = get<int32_t>(recs.data() + i * lo.record_length + 4 * size_t(a));
+      const int32_t v = get_le<int32_t>(recs.data() + i * lo.record_length + 4 * size_t(a));
       lo_v = std::min(lo_v, v), hi_v = std::max(hi_v, v);
     }
-    put(f.data() + 179 + 16 * size_t(a), hi_v * 0.01);
-    put(f.data() + 187 + 16 * size_t(a), lo_v * 0.01);
+    put_le(f.data() + 179 + 16 * size_t(a), hi_v * 0.01);
+    put_le(f.data() + 187 + 16 * size_t(a), lo_v * 0.01);
   }
   uint8_t* v = f.data() + 227;
   std::memcpy(v + 2, "laszip encoded", 14);
-  put(v + 18, uint16_t(22204));
-  put(v + 20, uint16_t(vlr.size()));
+  put_le(v + 18, uint16_t(22204));
+  put_le(v + 20, uint16_t(vlr.size()));
   std::memcpy(v + 54, vlr.data(), vlr.size());
   const uint64_t table_at = data_at + 8 + c.bytes.size();
   const size_t at = f.size();
   f.resize(at + 8);
-  put(f.data() + at, int64_t(table_at));
+  put_le(f.data() + at, int64_t(table_at));
   f.insert(f.end(), c.bytes.begin(), c.bytes.end());
   const std::vector<uint8_t> table = chunk_table(c);
   f.insert(f.end(), table.begin(), table.end());

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/io/io.h"
+#include "io_common.h"
 #include "laz_chunk.h"
 #include "laz_encoder.h"
 #include "laz_writer.h"
@@ -36,21 +37,12 @@ namespace pr {
 namespace {
 
 namespace fs = std::filesystem;
+using io::get_le;
+using io::put_le;
 namespace laz = io::laz;
 using laz::ChunkReader;
 using laz::ChunkWriter;
 using laz::Layout;
-
-template <class T>
-void put(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
-template <class T>
-T get(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 size_t color_size(int format) {
   return format == 7 ? 6 : format == 8 ? 8 : 0;
@@ -91,20 +83,20 @@ std::vector<uint8_t> survey_records(int format, uint16_t extra, size_t n, uint64
         for (auto& c : l.rgb) c = uint16_t(c + uni(-300, 300));
     }
     Line& l = lines[channel];
-    put(p, l.x + uni(-3, 3));
-    put(p + 4, l.y + uni(-3, 3));
-    put(p + 8, l.z - 50 * (r - 1));
-    put(p + 12, uint16_t(uni(100, 400) / r));
+    put_le(p, l.x + uni(-3, 3));
+    put_le(p + 4, l.y + uni(-3, 3));
+    put_le(p + 8, l.z - 50 * (r - 1));
+    put_le(p + 12, uint16_t(uni(100, 400) / r));
     p[14] = uint8_t(r | (nret << 4));
     p[15] = uint8_t(channel << 4);  // classification flags, scan direction, edge: 0
     if (uni(0, 30) == 0) cls = uint8_t(uni(1, 6));
     p[16] = cls;
-    p[17] = 7;                                            // user data
-    put(p + 18, int16_t(int(l.x / 4000) % 3000 - 1500));  // scan angle
-    put(p + 20, uint16_t(12));                            // point source
-    put(p + 22, l.t);                                     // GPS time
+    p[17] = 7;                                               // user data
+    put_le(p + 18, int16_t(int(l.x / 4000) % 3000 - 1500));  // scan angle
+    put_le(p + 20, uint16_t(12));                            // point source
+    put_le(p + 22, l.t);                                     // GPS time
     if (cs) std::memcpy(p + 30, l.rgb, 6);
-    if (cs == 8) put(p + 36, uint16_t(4242));  // NIR
+    if (cs == 8) put_le(p + 36, uint16_t(4242));  // NIR
     for (uint16_t e = 0; e < extra; ++e) p[30 + cs + e] = uint8_t(e == 0 ? 9 : uni(0, e * 8));
     ++r;
   }
@@ -147,7 +139,7 @@ void expect_round_trip(const Layout& lo, const std::vector<uint8_t>& records,
   std::vector<uint8_t> got(rec);
   size_t at = 0;
   for (size_t c = 0; c < chunks.size(); ++c) {
-    const uint32_t count = get<uint32_t>(chunks[c].data() + rec);
+    const uint32_t count = get_le<uint32_t>(chunks[c].data() + rec);
     std::string why;
     ASSERT_TRUE(reader.start(chunks[c].data(), chunks[c].size(), count, &why)) << why;
     for (uint32_t i = 0; i < count; ++i, ++at) {
@@ -198,9 +190,9 @@ TEST(IoLazEncode, FewValuesRoundTrip) {
     const int32_t coords[] = {0, 1, -1, INT32_MAX, INT32_MIN, 1000, 1001};
     for (size_t i = 0; i < n; ++i) {
       uint8_t* p = &records[i * rec];
-      for (int k = 0; k < 3; ++k) put(p + 4 * k, coords[rng() % 7]);
+      for (int k = 0; k < 3; ++k) put_le(p + 4 * k, coords[rng() % 7]);
       for (size_t b = 12; b < rec; ++b) p[b] = uint8_t(rng() % 4 == 0 ? rng() : (rng() & 3) * 85);
-      if (rng() % 3) put(p + 22, times[rng() % 8]);
+      if (rng() % 3) put_le(p + 22, times[rng() % 8]);
     }
     expect_round_trip(lo, records, {1000, 1, 2, 3000});
   }
@@ -209,7 +201,7 @@ TEST(IoLazEncode, FewValuesRoundTrip) {
 /// Layer sizes of a layered chunk: after the first record and the point count.
 std::vector<uint32_t> layer_sizes(const std::vector<uint8_t>& chunk, size_t rec, size_t layers) {
   std::vector<uint32_t> s(layers);
-  for (size_t i = 0; i < layers; ++i) s[i] = get<uint32_t>(chunk.data() + rec + 4 + 4 * i);
+  for (size_t i = 0; i < layers; ++i) s[i] = get_le<uint32_t>(chunk.data() + rec + 4 + 4 * i);
   return s;
 }
 
@@ -249,13 +241,13 @@ TEST(IoLazEncode, LateFirstChangesRoundTrip) {
       uint8_t* p = &records[i * rec];
       p[15] = uint8_t((p[15] & 0x30) | (i < 1200 ? 0 : rng() & 0xCF));  // flags from 1200
       if (i < 700) p[16] = 3;                                           // class from 700
-      if (i < 1900) put(p + 12, uint16_t(100));                         // intensity from 1900
+      if (i < 1900) put_le(p + 12, uint16_t(100));                      // intensity from 1900
       p[17] = uint8_t(i < 2500 ? 7 : rng());                            // user data from 2500
       if (i % 97 == 0) p[15] = uint8_t((p[15] & 0xCF) | ((i / 97) % 4) << 4);  // channels
       const size_t cs = color_size(c.format);
       if (cs && i < 1500)  // grey from 1500
-        for (int k = 0; k < 3; ++k) put(p + 30 + 2 * k, uint16_t(1000));
-      if (cs == 8) put(p + 36, uint16_t(i < 2200 ? 4242 : rng()));  // NIR from 2200
+        for (int k = 0; k < 3; ++k) put_le(p + 30 + 2 * k, uint16_t(1000));
+      if (cs == 8) put_le(p + 36, uint16_t(i < 2200 ? 4242 : rng()));  // NIR from 2200
       for (uint16_t e = 0; e < c.extra; ++e)
         p[30 + cs + e] =
             uint8_t(i < 800 + 500 * size_t(e) ? 9 : rng());  // extra bytes from 800, ...
@@ -297,7 +289,7 @@ TEST(IoLazEncode, ChunkWithoutItsFirstLayerIsRefused) {
   ChunkReader reader(lo);
   std::string why;
   ASSERT_TRUE(reader.start(chunk.data(), chunk.size(), 3, &why)) << why;
-  put(chunk.data() + lo.record_length + 4, uint32_t(0));
+  put_le(chunk.data() + lo.record_length + 4, uint32_t(0));
   EXPECT_FALSE(reader.start(chunk.data(), chunk.size(), 3, &why));
   EXPECT_NE(why.find("first layer"), std::string::npos) << why;
 }
@@ -311,7 +303,7 @@ std::vector<uint8_t> file_bytes(const std::string& path) {
 void record_format(const std::vector<uint8_t>& file, int& format, uint16_t& extra) {
   format = file[104] & 0x3F;
   const size_t standard = format == 6 ? 30 : format == 7 ? 36 : 38;
-  extra = uint16_t(get<uint16_t>(&file[105]) - standard);
+  extra = uint16_t(get_le<uint16_t>(&file[105]) - standard);
 }
 
 /// The first chunk of a LAZ file with fixed-size chunks: where its bytes start (after the chunk
@@ -326,18 +318,18 @@ struct FirstChunk {
 void read_first_chunk(const std::vector<uint8_t>& file, FirstChunk& fc) {
   record_format(file, fc.format, fc.extra);
   Layout lo;
-  size_t at = get<uint16_t>(&file[94]);
-  for (uint32_t v = 0; v < get<uint32_t>(&file[100]); ++v) {
-    const uint16_t len = get<uint16_t>(&file[at + 20]);
+  size_t at = get_le<uint16_t>(&file[94]);
+  for (uint32_t v = 0; v < get_le<uint32_t>(&file[100]); ++v) {
+    const uint16_t len = get_le<uint16_t>(&file[at + 20]);
     std::string why;
-    if (get<uint16_t>(&file[at + 18]) == 22204) {
+    if (get_le<uint16_t>(&file[at + 18]) == 22204) {
       ASSERT_TRUE(laz::parse_layout(&file[at + 54], len, lo, &why)) << why;
     }
     at += 54 + len;
   }
   ASSERT_NE(lo.chunk_size, 0xFFFFFFFFu);
-  const uint64_t count = std::min<uint64_t>(lo.chunk_size, get<uint64_t>(&file[247]));
-  fc.begin = get<uint32_t>(&file[96]) + 8;
+  const uint64_t count = std::min<uint64_t>(lo.chunk_size, get_le<uint64_t>(&file[247]));
+  fc.begin = get_le<uint32_t>(&file[96]) + 8;
   ChunkReader reader(lo);
   std::string why;
   ASSERT_TRUE(reader.start(&file[fc.begin], file.size() - fc.begin, count, &why)) << why;
@@ -397,14 +389,14 @@ TEST(IoLazEncode, SameChunkBytesAsLaszipAndLazrs) {
 /// arithmetic stream.
 std::vector<uint8_t> chunk_table(const std::vector<std::vector<uint8_t>>& chunks, size_t rec) {
   std::vector<uint8_t> out(8, 0), stream;
-  put(out.data() + 4, uint32_t(chunks.size()));
+  put_le(out.data() + 4, uint32_t(chunks.size()));
   laz::Encoder enc;
   enc.init(stream);
   laz::IntEncoder ic;
   ic.init(32, 2);
   uint32_t last_count = 0, last_bytes = 0;
   for (const auto& c : chunks) {
-    const uint32_t count = get<uint32_t>(c.data() + rec), bytes = uint32_t(c.size());
+    const uint32_t count = get_le<uint32_t>(c.data() + rec), bytes = uint32_t(c.size());
     ic.encode(enc, int32_t(last_count), int32_t(count), 0);
     ic.encode(enc, int32_t(last_bytes), int32_t(bytes), 1);
     last_count = count, last_bytes = bytes;
@@ -421,25 +413,25 @@ std::vector<uint8_t> laz_file(int format, const Layout& lo,
   const std::vector<uint8_t> vlr = laz::layout_vlr(lo);
   std::vector<uint8_t> f(375 + 54 + vlr.size(), 0);
   std::memcpy(f.data(), "LASF", 4);
-  put(&f[6], uint16_t(0x10));  // global encoding: WKT (formats 6-10)
+  put_le(&f[6], uint16_t(0x10));  // global encoding: WKT (formats 6-10)
   f[24] = 1, f[25] = 4;
   std::memcpy(&f[58], "pointraster test", 16);
-  put(&f[94], uint16_t(375));
-  put(&f[96], uint32_t(f.size()));
-  put(&f[100], uint32_t(1));
+  put_le(&f[94], uint16_t(375));
+  put_le(&f[96], uint32_t(f.size()));
+  put_le(&f[100], uint32_t(1));
   f[104] = uint8_t(format | 0x80);  // bit 7: compressed
-  put(&f[105], uint16_t(lo.record_length));
-  for (int k = 0; k < 3; ++k) put(&f[131 + 8 * k], 0.01);
-  put(&f[247], points);
+  put_le(&f[105], uint16_t(lo.record_length));
+  for (int k = 0; k < 3; ++k) put_le(&f[131 + 8 * k], 0.01);
+  put_le(&f[247], points);
   uint8_t* v = &f[375];
   std::memcpy(v + 2, "laszip encoded", 14);
-  put(v + 18, uint16_t(22204));
-  put(v + 20, uint16_t(vlr.size()));
+  put_le(v + 18, uint16_t(22204));
+  put_le(v + 20, uint16_t(vlr.size()));
   std::memcpy(v + 54, vlr.data(), vlr.size());
   const size_t table_at_pos = f.size();
   f.resize(f.size() + 8);
   for (const auto& c : chunks) f.insert(f.end(), c.begin(), c.end());
-  put(&f[table_at_pos], int64_t(f.size()));
+  put_le(&f[table_at_pos], int64_t(f.size()));
   const auto table = chunk_table(chunks, lo.record_length);
   f.insert(f.end(), table.begin(), table.end());
   return f;
