@@ -1,10 +1,9 @@
 #include "streaming.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/parallel.h"
 #include "startup.h"
 
 namespace pr {
@@ -40,8 +39,8 @@ bool streams(const std::vector<std::string>& files, bool stream_copc, std::strin
 }
 
 uint64_t physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : (uint64_t{8} << 30);
+  const uint64_t m = physical_memory();
+  return m ? m : uint64_t{8} << 30;
 }
 
 uint64_t default_point_budget(bool gpu, uint64_t host_memory_bytes) {

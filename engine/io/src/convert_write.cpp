@@ -463,9 +463,8 @@ bool write_output(RecordSource& src, const std::string& output, OutKind kind, co
     build.temp_dir = options.temp_dir.empty() ? dir.string() : options.temp_dir;
     build.memory_bytes = options.memory_bytes;
     if (build.memory_bytes == 0) {
-      const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-      build.memory_bytes =
-          pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) / 2 : 1ull << 30;
+      const uint64_t machine = physical_memory();
+      build.memory_bytes = machine ? machine / 2 : 1ull << 30;
     }
     build.threads = threads;
     build.progress = progress;

@@ -1,8 +1,8 @@
 #include "io_common.h"
 
-#include <unistd.h>
-
 #include <cctype>
+
+#include "engine/parallel.h"
 
 namespace pr::io {
 
@@ -13,9 +13,8 @@ bool fail(const Input& in, std::string* error, const std::string& message) {
 
 bool fits_in_memory(const Input& in, uint64_t points, uint64_t bytes_per_point,
                     std::string* error) {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0 || bytes_per_point == 0) return true;  // unknown: nothing to refuse
-  const uint64_t memory = uint64_t(pages) * uint64_t(page);
+  const uint64_t memory = physical_memory();
+  if (memory == 0 || bytes_per_point == 0) return true;  // unknown: nothing to refuse
   if (points <= memory / bytes_per_point) return true;
   return fail(in, error,
               std::to_string(points) + " points of " + std::to_string(bytes_per_point) +
