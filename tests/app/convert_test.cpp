@@ -21,12 +21,14 @@
 #include <thread>
 #include <vector>
 
+#include "pointraster_bin.h"
 #include "testdata.h"
 
 extern char** environ;
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using pr::test::pointraster_bin;
 
 namespace {
 
@@ -42,16 +44,6 @@ fs::path scratch(const std::string& name) {
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-/// The pointraster binary: $PR_POINTRASTER_BIN, else the one beside this test executable (both
-/// live in bin/, also in a device bundle), else the build tree's.
-std::string pointraster_bin() {
-  if (const char* e = std::getenv("PR_POINTRASTER_BIN"); e && *e) return e;
-  std::error_code ec;
-  const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "pointraster";
-  if (!ec && fs::exists(beside)) return beside.string();
-  return PR_POINTRASTER_BIN;
 }
 
 /// The program started with `args`, its stdout and stderr into files in `dir`.

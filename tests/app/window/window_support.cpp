@@ -60,14 +60,6 @@ fs::path fresh_config(const std::string& name) {
   return d;
 }
 
-std::string pointraster_bin() {
-  if (const char* e = std::getenv("PR_POINTRASTER_BIN"); e && *e) return e;
-  std::error_code ec;
-  const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "pointraster";
-  if (!ec && fs::exists(beside)) return beside.string();
-  return PR_POINTRASTER_BIN;
-}
-
 Options scripted(int frames, int w, int h, uint64_t points) {
   Options o;
   o.frames = frames;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/image_testing.h"
+#include "pointraster_bin.h"
 #include "testdata.h"
 #include "viewer/viewer_testing.h"
 
@@ -25,10 +26,6 @@ bool display_available(std::string* why);
 /// A fresh config folder per test (XDG_CONFIG_HOME), so no test reads another's (or the user's)
 /// settings.
 std::filesystem::path fresh_config(const std::string& name);
-
-/// The pointraster binary: $PR_POINTRASTER_BIN, else the one beside this test executable (both
-/// live in bin/, also in a device bundle), else the build tree's.
-std::string pointraster_bin();
 
 /// The viewer's default background, (0.063, 0.071, 0.094) in 8 bits.
 inline const uint32_t kBackground = rgba(16, 18, 24);
