@@ -176,9 +176,9 @@ void Viewer::Impl::update_colors() {
     colors.wanted.up_axis = up_axis;
     colors.wanted.auto_range = true;
   }
-  // A cloud being saved is read by the save's threads: its colors and the class filter's
-  // positions change once the save has ended.
-  if (save.job.reads(cloud.points.get())) return;
+  // A cloud being saved or picked in is read by other threads: its colors and the class
+  // filter's positions change once the save or the pick has ended.
+  if (save.job.reads(cloud.points.get()) || picks.job.reads(cloud.points.get())) return;
   ColorJob::Result r;
   if (colors.job.take(r)) {
     if (!r.ok) {
@@ -212,7 +212,7 @@ void Viewer::Impl::apply_class_filter_now() {
     return;
   }
   if (!apply_class_filter(*cloud.points, colors.hidden_classes, colors.hidden_points)) return;
-  picks.forget_positions();  // made from the positions before
+  picks.job.forget_positions();  // made from the positions before
   std::string err, note;
   bool refused = false;
   if (!backend->set_cloud(*cloud.points, &err, &note, &refused))

@@ -1,8 +1,9 @@
 // Picking and measuring in the viewer: a left click on the image (where ImGui does not want the
 // mouse, so it never fights the fly camera's right button) picks the point drawn nearest the
-// pointer (engine/pick.h); a second click picks another and the panel measures between them; a
-// third starts again; X clears. The picked points are marked on the image with ImGui's
-// foreground draw list (the display pass and the rendered image stay untouched).
+// pointer (engine/pick.h), on a job's thread while the window keeps drawing (pick_job.h); a
+// second click picks another and the panel measures between them; a third starts again; X
+// clears. The picked points are marked on the image with ImGui's foreground draw list (the
+// display pass and the rendered image stay untouched).
 #include "viewer/pick_panel.h"
 
 #include <imgui.h>
@@ -10,7 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/frame_policy.h"
+#include "engine/cpu_renderer.h"
+#include "engine/culling.h"
 #include "viewer/viewer_impl.h"
 
 namespace pr {
@@ -29,41 +31,58 @@ void Viewer::Impl::pick_at(int window_x, int window_y) {
   int ww = 0, wh = 0;
   SDL_GetWindowSize(win.window, &ww, &wh);
   // Window units to image pixels (the image is the drawable: HiDPI-aware).
-  const int x = int(double(window_x) * double(rs.width) / double(std::max(ww, 1)));
-  const int y = int(double(window_y) * double(rs.height) / double(std::max(wh, 1)));
-  const PointCloud& pc = *cloud.points;
-  picks.follow(&pc);
-  // The positions the renderer on screen draws: floats, the CPU's compact form, or the GPU's
-  // (the host's build_compact() in the order the GPU stores, made once for this cloud).
-  const CompactCloud* compact = nullptr;
+  PickState::Click c;
+  c.x = int(double(window_x) * double(rs.width) / double(std::max(ww, 1)));
+  c.y = int(double(window_y) * double(rs.height) / double(std::max(wh, 1)));
+  c.cloud = cloud.points.get();
+  c.camera = view.camera;
+  c.settings = rs;
+  picks.waiting = c;
+  start_waiting_pick();
+}
+
+void Viewer::Impl::start_waiting_pick() {
+  if (!picks.waiting || picks.job.busy()) return;
+  const PickState::Click c = *picks.waiting;
+  picks.waiting.reset();
+  if (c.cloud != cloud.points.get() || !cloud.drawable()) return;  // the cloud changed
+  PickJob::Request q;
+  q.cloud = cloud.points;
+  q.camera = c.camera;
+  q.settings = c.settings;
+  q.x = c.x;
+  q.y = c.y;
+  q.radius = kPickRadius;
+  // The positions the renderer on screen draws: floats (with the CPU renderer's batch boxes when
+  // it has them), the CPU's compact form, or the GPU's (the host's build_compact() in the order
+  // the GPU stores, made by the job once for this cloud).
+  const CpuRenderer& cpu = backend->cpu();
   if (backend->compact_active()) {
-    if (!backend->gpu_active()) {
-      compact = &backend->cpu().compact();
+    q.gpu_compact = backend->gpu_active();
+    if (!q.gpu_compact) q.cpu_compact = cpu.shared_compact();
+    q.sort = backend->options().sort;
+  } else if (!backend->gpu_active() &&
+             cpu.boxes().size() == (cloud.points->size() + kPointBatch - 1) / kPointBatch) {
+    q.boxes = cpu.boxes();
+  }
+  picks.job.start(std::move(q));
+}
+
+void Viewer::Impl::update_picks() {
+  PickJob::Result r;
+  if (picks.job.take(r)) {
+    if (r.cloud != cloud.points.get()) {
+      // Picked in a cloud no longer on screen: dropped.
+    } else if (!r.ok) {
+      if (!r.error.empty()) set_status("pick: " + r.error, true);
+    } else if (!r.pick.hit) {
+      set_status("pick: no point within " + std::to_string(kPickRadius) + " pixels", false);
     } else {
-      const Toggle sort = backend->options().sort;
-      if (picks.compact.words.size() != pc.size() || picks.compact_sort != sort) {
-        std::string err;
-        const bool morton = wants_spatial_sort(sort, pc, pc.local_bounds());
-        if (!build_compact(pc, morton, &picks.compact, &err)) {
-          set_status("pick: " + err, true);
-          return;
-        }
-        picks.compact_sort = sort;
-      }
-      compact = &picks.compact;
+      picks.follow(r.cloud);
+      picks.add(r.pick);
     }
   }
-  // Float positions: the batch boxes let the pick skip the batches that cannot reach the click
-  // (the CPU renderer's when it has them for this cloud, else made once: a pass over the points).
-  const PodVector<PointBox>* boxes =
-      compact ? nullptr
-              : boxes_for_pick(pc, backend->gpu_active() ? nullptr : &backend->cpu(), &picks.boxes);
-  const PickResult r = pick_point(pc, compact, view.camera, rs, x, y, kPickRadius, 0, boxes);
-  if (!r.hit) {
-    set_status("pick: no point within " + std::to_string(kPickRadius) + " pixels", false);
-    return;
-  }
-  picks.add(r);
+  start_waiting_pick();
 }
 
 namespace {
@@ -100,6 +119,7 @@ void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderS
 /// The panel's section: each pick's position and attributes, the measure between two.
 void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, UpAxis up) {
   ImGui::TextDisabled("left click: pick a point, a second: measure; X clears");
+  if (picks.pending()) ImGui::TextDisabled("finding the point clicked...");
   for (int i = 0; i < picks.count; ++i) {
     const PickResult& p = picks.points[i];
     ImGui::Text("%s  x %.3f  y %.3f  z %.3f", kPickNames[i], p.world.x, p.world.y, p.world.z);

@@ -1,13 +1,14 @@
 // Picking and measuring's state (pick_panel.cpp): up to two picked points, the cloud they belong
-// to, and the GPU's compact positions rebuilt on the host for picking (made by the first pick that
-// needs them, for this cloud and stored order).
+// to, the pick running off the drawing thread (pick_job.h) and the click waiting for it.
 #pragma once
 
-#include "engine/compact.h"
-#include "engine/culling.h"
+#include <optional>
+
+#include "engine/camera.h"
 #include "engine/pick.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
+#include "viewer/pick_job.h"
 
 namespace pr {
 
@@ -15,9 +16,16 @@ struct PickState {
   PickResult points[2];
   int count = 0;
   const PointCloud* cloud = nullptr;
-  CompactCloud compact;
-  PodVector<PointBox> boxes;  // the float positions' batch boxes, made by the first pick
-  Toggle compact_sort = Toggle::kAuto;
+  PickJob job;
+  /// A click made while a pick ran: its pixel and the frame it was made on (a newer click
+  /// replaces it); picked when the running one ends, unless the cloud changed meanwhile.
+  struct Click {
+    const PointCloud* cloud = nullptr;
+    Camera camera;
+    RenderSettings settings;
+    int x = 0, y = 0;
+  };
+  std::optional<Click> waiting;
 
   void clear() { count = 0; }
   /// A third pick starts again.
@@ -25,18 +33,14 @@ struct PickState {
     if (count == 2) count = 0;
     points[count++] = r;
   }
-  /// The compact form and the boxes were made from positions that changed.
-  void forget_positions() {
-    compact = CompactCloud{};
-    boxes = PodVector<PointBox>();
-  }
   /// The picks belong to `now`'s cloud from here on; those of another cloud are dropped.
   void follow(const PointCloud* now) {
     if (cloud == now) return;
     count = 0;
-    forget_positions();
     cloud = now;
   }
+  /// Whether a pick runs or waits.
+  bool pending() const { return job.busy() || waiting.has_value(); }
 };
 
 }  // namespace pr

@@ -151,8 +151,8 @@ void Viewer::Impl::update_stream() {
       set_status(why, true);
   }
   StreamingScene* scene = stream.scene.get();
-  // A color job reads the pool: it stays as it is until the job is done.
-  if (!scene || win.display->empty() || colors.job.busy()) return;
+  // A color job or a pick reads the pool: it stays as it is until they are done.
+  if (!scene || win.display->empty() || colors.job.busy() || picks.job.busy()) return;
   if (stream.options_changed) {
     scene->set_options(stream.options);
     stream.options_changed = false;
@@ -167,6 +167,7 @@ void Viewer::Impl::update_stream() {
     set_status(err, true);
   }
   if (!ranges.empty() && !pool_shows_file_colors()) recolor_ranges(ranges);
+  if (!ranges.empty()) picks.job.forget_positions();  // its boxes came from the pool before
   stream.stats = scene->stats();
   for (const std::string& m : scene->take_messages()) set_status(m, true);
 }

@@ -93,6 +93,7 @@ void Viewer::Impl::advance(double frame_ms) {
   update_colors();
   update_stream();
   update_save();
+  update_picks();
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {

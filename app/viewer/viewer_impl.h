@@ -101,7 +101,9 @@ struct Viewer::Impl {
   // The panel (panel.cpp, color_panel.cpp, pick_panel.cpp, save_panel.cpp).
   void draw_panel();
   void refresh_listing();
-  void pick_at(int window_x, int window_y);  // a left click on the image
+  void pick_at(int window_x, int window_y);  // a left click on the image: a pick job
+  void start_waiting_pick();                 // the click waiting, once no pick runs
+  void update_picks();                       // each frame: a finished pick's point
   void draw_pick_panel();                    // its panel section and its marks on the image
   void color_request_for_jobs();             // the cloud job's ColorRequest
   void update_colors();                      // hands over and starts color jobs

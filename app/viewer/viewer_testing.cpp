@@ -110,6 +110,12 @@ void ViewerTesting::set_class_visible(int code, bool visible) {
 int ViewerTesting::pick_count() const {
   return impl_->picks.count;
 }
+bool ViewerTesting::pick_pending() const {
+  return impl_->picks.pending();
+}
+void ViewerTesting::hold_picks(bool on) {
+  impl_->picks.job.hold(on);
+}
 PickResult ViewerTesting::pick(int i) const {
   const PickState& p = impl_->picks;
   return i >= 0 && i < p.count ? p.points[i] : PickResult{};

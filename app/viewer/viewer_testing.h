@@ -94,6 +94,11 @@ class ViewerTesting : public Viewer {
   /// (0 - 2) and each one (engine/pick.h).
   int pick_count() const;
   PickResult pick(int i) const;
+  /// Whether a click's pick runs (on its own thread) or waits for the one running.
+  bool pick_pending() const;
+  /// While held, a pick that starts waits before reading a point (the window keeps drawing);
+  /// releasing lets it run.
+  void hold_picks(bool on);
   /// Point `index`'s attributes as the pick panel lists them (engine/pick.h).
   std::vector<std::pair<std::string, std::string>> point_attributes(uint64_t index) const;
   /// Starts loading files in the background, as the Open box and drag and drop do (with the Open

@@ -187,7 +187,7 @@ size_t CpuRenderer::memory_bytes() const {
   size_t bins = bins_.capacity() * sizeof(bins_[0]);
   for (const auto& v : bins_) bins += v.capacity() * sizeof(BinEntry);
   return keys_.capacity() * sizeof(uint64_t) + hq_acc_.capacity() * sizeof(uint64_t) +
-         tile_dirty_.capacity() + compact_.memory_bytes() + boxes_.size() * sizeof(PointBox) +
+         tile_dirty_.capacity() + compact_->memory_bytes() + boxes_.size() * sizeof(PointBox) +
          hiz_.capacity() * sizeof(uint32_t) + pass_.capacity() +
          list_.capacity() * sizeof(uint32_t) + bins;
 }
@@ -359,16 +359,18 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
   }
   cloud_ = &cloud;
   compact_active_ = false;
-  compact_ = CompactCloud{};
+  compact_ = std::make_shared<const CompactCloud>();
   boxes_ = PodVector<PointBox>();  // made by the first frame that culls (not in GPU mode)
   hiz_w_ = hiz_h_ = 0;             // another cloud's depths
   occlusion_.reset();
   if (options_.compact) {
     const bool sort = wants_spatial_sort(options_.sort, cloud, cloud.local_bounds());
-    if (!build_compact(cloud, sort, &compact_, error)) {
+    auto built = std::make_shared<CompactCloud>();
+    if (!build_compact(cloud, sort, built.get(), error)) {
       cloud_ = nullptr;
       return false;
     }
+    compact_ = std::move(built);
     compact_active_ = true;
   }
   return true;
@@ -514,7 +516,7 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
   // Compact positions: batch by batch (the box test first), every stored point decoded with the
   // shared decoder; a subset keeps the stored points whose original index is in it. The key
   // carries the point's color, read through the original index.
-  const CompactCloud& cc = compact_;
+  const CompactCloud& cc = *compact_;
   const uint32_t* colors = cloud_->colors.data();
   const uint64_t total_points = cloud_->size();
   const uint64_t step = subset_step(total_points, count);

@@ -48,7 +48,7 @@ struct Window {
 /// pixel (splats included) in the window holds no candidate.
 void collect_candidates(Window& all, const PointCloud& cloud, const CompactCloud* compact,
                         const ProjParams& p, uint64_t count, unsigned threads,
-                        const PodVector<PointBox>* boxes) {
+                        const PodVector<PointBox>* boxes, const std::atomic<bool>* cancel) {
   const uint64_t total = cloud.size();
   const uint64_t step = subset_step(total, count);
   const bool subset = step != (uint64_t{1} << 32);
@@ -82,6 +82,7 @@ void collect_candidates(Window& all, const PointCloud& cloud, const CompactCloud
       [&](size_t u0, size_t u1) {
         Window w = all;
         for (size_t u = u0; u < u1; ++u) {
+          if (cancel && cancel->load(std::memory_order_relaxed)) return;
           if (!may_hold(u)) continue;
           const uint64_t b = uint64_t(u) * kPointBatch,
                          e = std::min(walked, uint64_t(u + 1) * kPointBatch);
@@ -141,7 +142,7 @@ void fill_point(const PointCloud& cloud, PickResult& r) {
 
 PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
                       const RenderSettings& s, int x, int y, int radius, unsigned threads,
-                      const PodVector<PointBox>* boxes) {
+                      const PodVector<PointBox>* boxes, const std::atomic<bool>* cancel) {
   PickResult r;
   const uint64_t count = effective_count(cloud.size(), s.point_count);
   if (count == 0 || s.width <= 0 || s.height <= 0 || x < 0 || y < 0 || x >= s.width ||
@@ -153,7 +154,8 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
   all.x1 = std::min(s.width, x + radius + 1), all.y1 = std::min(s.height, y + radius + 1);
   all.reset();
   const ProjParams p = camera.params(s.width, s.height, cloud.origin, s.point_size);
-  collect_candidates(all, cloud, compact, p, count, threads, boxes);
+  collect_candidates(all, cloud, compact, p, count, threads, boxes, cancel);
+  if (cancel && cancel->load()) return r;
   const long at = nearest_drawn(all, x, y, radius, r);
   if (at < 0) return r;
   r.hit = true;
@@ -208,7 +210,8 @@ Measure measure(const glm::dvec3& a, const glm::dvec3& b, UpAxis up) {
 }
 
 std::vector<std::pair<std::string, std::string>> point_attributes(const PointCloud& cloud,
-                                                                  uint64_t index, bool file_colors) {
+                                                                  uint64_t index,
+                                                                  bool file_colors) {
   std::vector<std::pair<std::string, std::string>> out;
   if (index >= cloud.size()) return out;
   const size_t i = size_t(index);

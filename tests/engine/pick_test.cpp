@@ -5,7 +5,9 @@
 // the nearest drawn pixel; distances in double.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "engine/cpu_renderer.h"
@@ -87,6 +89,37 @@ PointCloud grid_cloud() {
       c.classification.push_back(uint8_t(2 + (i + j) % 5));
     }
   return c;
+}
+
+// A pick on another thread: a cancelled pass names no point, and the CPU renderer's compact form
+// it holds outlives the renderer's next cloud.
+TEST(Pick, CancelledPassNamesNothingAndHeldCompactFormOutlivesTheNextCloud) {
+  const PointCloud cloud = make_scene("terrain", 50000, 4);
+  CpuRenderer r(2);
+  RenderOptions o;
+  o.compact = true;
+  r.set_options(o);
+  ASSERT_TRUE(r.set_cloud(cloud, nullptr));
+  const Camera cam = scene_camera("terrain", cloud);
+  RenderSettings rs;
+  rs.width = 120;
+  rs.height = 80;
+  const std::shared_ptr<const CompactCloud> held = r.shared_compact();
+  std::atomic<bool> cancel{false};
+  const PickResult plain = pick_point(cloud, held.get(), cam, rs, 60, 40, 6);
+  ASSERT_TRUE(plain.hit);
+  const PickResult running = pick_point(cloud, held.get(), cam, rs, 60, 40, 6, 2, nullptr, &cancel);
+  EXPECT_TRUE(running.hit);
+  EXPECT_EQ(running.index, plain.index);
+  cancel = true;
+  EXPECT_FALSE(pick_point(cloud, held.get(), cam, rs, 60, 40, 6, 2, nullptr, &cancel).hit);
+  // The renderer takes another cloud; the pick's compact form is still the first cloud's.
+  const PointCloud other = make_scene("cube", 1000, 4);
+  ASSERT_TRUE(r.set_cloud(other, nullptr));
+  EXPECT_EQ(r.compact().size(), other.size());
+  ASSERT_EQ(held->size(), cloud.size());
+  const PickResult again = pick_point(cloud, held.get(), cam, rs, 60, 40, 6);
+  EXPECT_EQ(again.index, plain.index);
 }
 
 TEST(Pick, KnownPointsComeBackInDouble) {

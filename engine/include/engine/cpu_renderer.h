@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/compact.h"
@@ -49,7 +50,9 @@ class CpuRenderer final : public Renderer {
   unsigned threads() const { return threads_; }
   /// The compact form the frames draw from (empty unless compact_active()): what a pick
   /// re-projects to name the point a frame drew (engine/pick.h).
-  const CompactCloud& compact() const { return compact_; }
+  const CompactCloud& compact() const { return *compact_; }
+  /// The same, shared: a pick on another thread holds it while set_cloud() makes the next one.
+  std::shared_ptr<const CompactCloud> shared_compact() const { return compact_; }
 
   // Batch culling (RenderOptions::culling): the boxes of kPointBatch stored points (computed by
   // the first frame that culls, once per cloud, so a viewer drawing on the GPU never pays for
@@ -100,7 +103,7 @@ class CpuRenderer final : public Renderer {
   std::vector<uint8_t> tile_dirty_;
   int tiles_x_ = 0, tiles_y_ = 0, keys_w_ = 0, keys_h_ = 0;
   bool compact_active_ = false;
-  CompactCloud compact_;
+  std::shared_ptr<const CompactCloud> compact_ = std::make_shared<const CompactCloud>();
   PodVector<PointBox> boxes_;  // one per kPointBatch points of the plain cloud
   uint64_t culled_batches_ = 0;
   // Occlusion culling: the choice across frames, the Hi-Z of the last frame that ran it

@@ -7,6 +7,7 @@
 // name the same point.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -43,10 +44,12 @@ struct PickResult {
 /// all cores). `boxes` (or null): the float cloud's batch boxes (compute_point_boxes(),
 /// engine/culling.h), with which a frame of every point skips the batches whose pixels cannot
 /// reach the pick's window; compact positions use their own batches' boxes. The same point
-/// either way.
+/// either way. `cancel` (or null): when it becomes true, the pass stops early and no point is
+/// named (a pick on another thread dropped).
 PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
                       const RenderSettings& settings, int x, int y, int radius,
-                      unsigned threads = 0, const PodVector<PointBox>* boxes = nullptr);
+                      unsigned threads = 0, const PodVector<PointBox>* boxes = nullptr,
+                      const std::atomic<bool>* cancel = nullptr);
 
 /// The batch boxes a pick_point() of `cloud`'s float positions skips batches with: `cpu`'s (the
 /// CPU renderer drawing the cloud, when it holds them for it; may be null), else `scratch`, made

@@ -168,7 +168,8 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
         e = mouse_button_event(SDL_BUTTON_LEFT, frame == step_frame + 3, x, y);
         SDL_PushEvent(&e);
       }
-      if (frame == step_frame + 6) {
+      // The pick runs on its own thread: read once it has ended.
+      if (frame >= step_frame + 6 && !vw.pick_pending()) {
         counts[step - 1] = vw.pick_count();
         if (step <= 2) picked[step - 1] = vw.pick(step - 1);
         ++step;
@@ -215,6 +216,81 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
   EXPECT_GT(count_not(lit, w, 400, 0, w, h, kBackground), size_t(w - 400) * size_t(h) / 5);
 }
 
+// A pick runs on its own thread: while it is held, the window keeps drawing, the pick waits and
+// the color mode asked for meanwhile waits for it (the pick reads the colors); released, the
+// point arrives and then the colors. A pick in a cloud replaced meanwhile is dropped.
+TEST(Window, PickRunsOffTheDrawingThread) {
+  REQUIRE_DISPLAY();
+  fresh_config("pick_job");
+  pr::ViewerTesting v(scripted(0, 800, 500, 200'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  enum { kWait, kClick, kHeld, kReleased, kReplace, kReplaced, kDone } step = kWait;
+  int step_frame = 0, held_frames = 0, counts[2] = {-1, -1};
+  bool always_pending = true, colors_waited = true, asked_color = false;
+  std::string mode_before;
+  pr::PickResult picked;
+  int w = 0, h = 0;
+  pr::ViewerHooks hooks;
+  auto next = [&](decltype(step) s, int frame) {
+    step = s;
+    step_frame = frame;
+  };
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 4000) vw.request_quit();
+    const int since = frame - step_frame;
+    SDL_Event e{};
+    if (step == kWait && !vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) {
+      w = vw.image_width(), h = vw.image_height();
+      mode_before = vw.color_mode();
+      vw.hold_picks(true);
+      next(kClick, frame);
+    } else if (step == kClick || step == kReplace) {
+      const int x = step == kClick ? 600 : 300, y = step == kClick ? 250 : 200;
+      if (since == 1) SDL_WarpMouseInWindow(vw.window(), x, y);
+      if (since == 3 || since == 4) {
+        e = mouse_button_event(SDL_BUTTON_LEFT, since == 3, x, y);
+        SDL_PushEvent(&e);
+      }
+      if (since == 6 && step == kClick) next(kHeld, frame);
+      if (since == 6 && step == kReplace) vw.set_point_count(150'000);  // a new scene
+      if (since > 6 && step == kReplace && !vw.cloud_busy() && vw.cloud_points() == 150'000) {
+        vw.hold_picks(false);
+        next(kReplaced, frame);
+      }
+    } else if (step == kHeld) {
+      ++held_frames;
+      always_pending = always_pending && vw.pick_pending() && vw.pick_count() == 0;
+      if (since == 2) asked_color = vw.set_color("elevation");
+      if (since > 2) colors_waited = colors_waited && vw.color_mode() == mode_before;
+      if (since == 30) {
+        vw.hold_picks(false);
+        next(kReleased, frame);
+      }
+    } else if (step == kReleased && !vw.pick_pending() && vw.color_mode() == "elevation") {
+      counts[0] = vw.pick_count();
+      picked = vw.pick(0);
+      vw.hold_picks(true);
+      next(kReplace, frame);
+    } else if (step == kReplaced && !vw.pick_pending() && since > 3) {
+      counts[1] = vw.pick_count();
+      next(kDone, frame);
+      vw.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(step, kDone) << v.status();
+  EXPECT_EQ(held_frames, 30);
+  EXPECT_TRUE(always_pending);
+  EXPECT_TRUE(asked_color);
+  EXPECT_NE(mode_before, "elevation");
+  EXPECT_TRUE(colors_waited);
+  EXPECT_EQ(counts[0], 1) << v.status();
+  ASSERT_TRUE(picked.hit);
+  expect_near_click(v.camera(), picked.world, w, h, 600, 250);  // the camera did not move
+  EXPECT_EQ(counts[1], 0) << v.status();  // the pick in the cloud replaced was dropped
+}
+
 // The pick panel's attributes: a file without colors (drawn white) lists "rgb none", a file with
 // colors its point's colors.
 TEST(Window, PickPanelSaysNoneForAFileWithoutColors) {
@@ -226,7 +302,8 @@ TEST(Window, PickPanelSaysNoneForAFileWithoutColors) {
   pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
-  const std::string files[2] = {(dir / "1.2_0.las").string(), (dir / "1.2-with-color.las").string()};
+  const std::string files[2] = {(dir / "1.2_0.las").string(),
+                                (dir / "1.2-with-color.las").string()};
   int stage = 0;
   std::vector<std::pair<std::string, std::string>> listed[2];
   pr::ViewerHooks hooks;

@@ -1,0 +1,92 @@
+// A pick off the drawing thread: a click hands the frame's camera and settings to a PickJob, which
+// re-projects the drawn points (engine/pick.h) on its own thread while the window keeps drawing;
+// the viewer takes the picked point when it is ready. The job keeps what it made for the cloud
+// (the GPU's compact form rebuilt on the host, the float positions' batch boxes) for the next
+// pick of the same cloud.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "engine/camera.h"
+#include "engine/compact.h"
+#include "engine/culling.h"
+#include "engine/pick.h"
+#include "engine/point_cloud.h"
+#include "engine/renderer.h"
+
+namespace pr {
+
+class PickJob {
+ public:
+  /// One click: the pixel of the frame drawn with `camera` and `settings`, and the positions that
+  /// frame drew from.
+  struct Request {
+    std::shared_ptr<const PointCloud> cloud;
+    Camera camera;
+    RenderSettings settings;
+    int x = 0, y = 0, radius = 0;
+    /// The CPU renderer's compact form when it draws one (held while the job runs).
+    std::shared_ptr<const CompactCloud> cpu_compact;
+    /// The GPU draws compact positions: the job builds them on the host in the order the GPU
+    /// stores (wants_spatial_sort() with `sort`), once for the cloud.
+    bool gpu_compact = false;
+    Toggle sort = Toggle::kAuto;
+    /// Float positions: the CPU renderer's batch boxes when it has them for the cloud; empty,
+    /// the job makes them (once for the cloud).
+    PodVector<PointBox> boxes;
+  };
+  struct Result {
+    bool ok = false;    ///< the pick ran (whether or not it found a point)
+    std::string error;  ///< why it did not
+    PickResult pick;
+    const PointCloud* cloud = nullptr;  ///< the cloud it picked in
+    double ms = 0.0;
+  };
+
+  PickJob() = default;
+  ~PickJob() { cancel(); }
+  PickJob(const PickJob&) = delete;
+  PickJob& operator=(const PickJob&) = delete;
+
+  /// Starts the pick; refused (false) while one runs. The cloud's positions and colors must not
+  /// change until it ends (reads()); the job holds the cloud itself.
+  bool start(Request request);
+  bool busy() const { return thread_.joinable(); }
+  /// Whether a running pick reads `cloud`.
+  bool reads(const PointCloud* cloud) const { return busy() && cloud_ == cloud; }
+  /// When the pick has finished: joins and returns its result (once); otherwise false.
+  bool take(Result& out);
+  /// Stops a running pick (within a batch of points) and drops its result.
+  void cancel();
+  /// What the job made for the cloud came from positions that changed in place (the class
+  /// filter, a streamed pool's arrivals); a running pick is cancelled.
+  void forget_positions();
+  /// Tests: while held, a started pick waits before its first point (so a test sees the window
+  /// drawing with a pick in flight); releasing lets it run.
+  void hold(bool on);
+
+ private:
+  void run(Request request);
+  bool wait_while_held();  // false when cancelled meanwhile
+
+  std::thread thread_;
+  std::atomic<bool> done_{false}, cancel_{false};
+  const PointCloud* cloud_ = nullptr;  // the running pick's cloud
+  Result result_;
+  std::mutex hold_mutex_;
+  std::condition_variable hold_cv_;
+  bool held_ = false;
+  // Made for `made_for_` (its size and the sort asked for), kept between picks.
+  std::weak_ptr<const PointCloud> made_for_;
+  uint64_t made_size_ = 0;
+  Toggle made_sort_ = Toggle::kAuto;
+  CompactCloud gpu_compact_;
+  PodVector<PointBox> boxes_;
+};
+
+}  // namespace pr
