@@ -21,34 +21,8 @@ void PickJob::run(Request q) {
   Result r;
   r.cloud = q.cloud.get();
   if (wait_while_held()) {
-    const PointCloud& pc = *q.cloud;
-    if (made_for_.lock() != q.cloud || made_size_ != pc.size() || made_sort_ != q.sort) {
-      gpu_compact_ = CompactCloud{};
-      boxes_ = PodVector<PointBox>();
-      made_for_ = q.cloud;
-      made_size_ = pc.size();
-      made_sort_ = q.sort;
-    }
     try {
-      const CompactCloud* compact = q.cpu_compact.get();
-      bool ready = true;
-      if (q.gpu_compact) {
-        if (gpu_compact_.words.size() != pc.size()) {
-          const bool morton = wants_spatial_sort(q.sort, pc, pc.local_bounds());
-          ready = build_compact(pc, morton, &gpu_compact_, &r.error);
-          if (!ready) gpu_compact_ = CompactCloud{};
-        }
-        compact = &gpu_compact_;
-      }
-      // Float positions: batch boxes let the pass skip the batches that cannot reach the click.
-      const PodVector<PointBox>* boxes = compact            ? nullptr
-                                         : !q.boxes.empty() ? &q.boxes
-                                                            : boxes_for_pick(pc, nullptr, &boxes_);
-      if (ready) {
-        r.pick =
-            pick_point(pc, compact, q.camera, q.settings, q.x, q.y, q.radius, 0, boxes, &cancel_);
-        r.ok = !cancel_.load();
-      }
+      if (!pick_on_device(q, r)) pick_on_host(q, r);
     } catch (const std::bad_alloc&) {
       gpu_compact_ = CompactCloud{};
       boxes_ = PodVector<PointBox>();
@@ -58,6 +32,49 @@ void PickJob::run(Request q) {
   r.ms = sw.ms();
   result_ = std::move(r);
   done_ = true;
+}
+
+bool PickJob::pick_on_device(const Request& q, Result& r) {
+  if (!q.device) return false;
+  PickWindow w;
+  if (!pick_window_at(q.x, q.y, q.radius, q.settings.width, q.settings.height, &w)) {
+    r.ok = true;  // outside the image: nothing there
+    return true;
+  }
+  if (q.device(*q.cloud, q.camera, q.settings, &w, &r.error)) {
+    r.pick = pick_from_window(*q.cloud, w, q.x, q.y, q.radius);
+    r.ok = true;
+    return true;
+  }
+  return !r.error.empty();  // failed with a message, or the host picks
+}
+
+void PickJob::pick_on_host(const Request& q, Result& r) {
+  const PointCloud& pc = *q.cloud;
+  if (made_for_.lock() != q.cloud || made_size_ != pc.size() || made_sort_ != q.sort) {
+    gpu_compact_ = CompactCloud{};
+    boxes_ = PodVector<PointBox>();
+    made_for_ = q.cloud;
+    made_size_ = pc.size();
+    made_sort_ = q.sort;
+  }
+  const CompactCloud* compact = q.cpu_compact.get();
+  if (q.gpu_compact) {
+    if (gpu_compact_.words.size() != pc.size()) {
+      const bool morton = wants_spatial_sort(q.sort, pc, pc.local_bounds());
+      if (!build_compact(pc, morton, &gpu_compact_, &r.error)) {
+        gpu_compact_ = CompactCloud{};
+        return;
+      }
+    }
+    compact = &gpu_compact_;
+  }
+  // Float positions: batch boxes let the pass skip the batches that cannot reach the click.
+  const PodVector<PointBox>* boxes = compact            ? nullptr
+                                     : !q.boxes.empty() ? &q.boxes
+                                                        : boxes_for_pick(pc, nullptr, &boxes_);
+  r.pick = pick_point(pc, compact, q.camera, q.settings, q.x, q.y, q.radius, 0, boxes, &cancel_);
+  r.ok = !cancel_.load();
 }
 
 bool PickJob::wait_while_held() {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,6 +40,11 @@ class PickJob {
     /// Float positions: the CPU renderer's batch boxes when it has them for the cloud; empty,
     /// the job makes them (once for the cloud).
     PodVector<PointBox> boxes;
+    /// The GPU draws: the pick's pass runs there (RenderBackend::pick_window()), or when that
+    /// returns false with no message, on the host as above.
+    std::function<bool(const PointCloud&, const Camera&, const RenderSettings&, PickWindow*,
+                       std::string*)>
+        device;
   };
   struct Result {
     bool ok = false;    ///< the pick ran (whether or not it found a point)
@@ -72,6 +78,8 @@ class PickJob {
 
  private:
   void run(Request request);
+  bool pick_on_device(const Request& q, Result& r);  // false: the host picks
+  void pick_on_host(const Request& q, Result& r);
   bool wait_while_held();  // false when cancelled meanwhile
 
   std::thread thread_;

@@ -65,6 +65,10 @@ void Viewer::Impl::start_waiting_pick() {
              cpu.boxes().size() == (cloud.points->size() + kPointBatch - 1) / kPointBatch) {
     q.boxes = cpu.boxes();
   }
+  if (backend->gpu_active())
+    q.device = [this](const PointCloud& pc, const Camera& cam, const RenderSettings& s,
+                      PickWindow* w,
+                      std::string* why) { return backend->pick_window(pc, cam, s, w, why); };
   picks.job.start(std::move(q));
 }
 

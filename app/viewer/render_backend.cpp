@@ -120,6 +120,15 @@ bool RenderBackend::stage_colors(const PointCloud& cloud, const uint32_t* colors
   return false;
 }
 
+bool RenderBackend::pick_window(const PointCloud& cloud, const Camera& camera,
+                                const RenderSettings& settings, PickWindow* window,
+                                std::string* error) {
+  std::lock_guard<std::mutex> lock(gpu_mutex_);
+  if (gpu_ && &cloud == cloud_) return gpu_->r->pick_window(camera, settings, window, error);
+  if (error) error->clear();
+  return false;
+}
+
 bool RenderBackend::switch_mode(bool want_gpu) {
   if (!want_gpu) {
     std::string err;

@@ -17,8 +17,8 @@
 #include "engine/cpu_renderer.h"
 #include "engine/frame_stats.h"
 #include "engine/image.h"
-#include "engine/point_cloud.h"
 #include "engine/io/stream.h"
+#include "engine/point_cloud.h"
 #include "engine/renderer.h"
 #include "options.h"
 #include "viewer/display.h"
@@ -55,6 +55,12 @@ class RenderBackend {
   /// renderer, when there is one, packs and uploads them; update_colors() then swaps them in.
   /// False with the reason when nothing was staged (update_colors() then uploads them).
   bool stage_colors(const PointCloud& cloud, const uint32_t* colors, std::string* error);
+  /// A pick's pass on the GPU (Renderer::pick_window()) for `cloud` (the cloud on screen), from
+  /// the pick job's thread while this one draws; a new upload or a release of the GPU renderer
+  /// waits for it. False with an empty `error` when there is no GPU renderer or it holds another
+  /// cloud (the host's pick_point() then picks), with a message when the pass failed.
+  bool pick_window(const PointCloud& cloud, const Camera& camera, const RenderSettings& settings,
+                   PickWindow* window, std::string* error);
 
   /// Streaming (engine/io/stream.h): while on, the cloud handed over is a pool that both
   /// renderers draw as stored (no Morton order, no compact positions, whatever the panel says),
@@ -116,8 +122,8 @@ class RenderBackend {
   struct Gpu;  // the GPU renderer and its interop state
   void apply_options();
   RenderOptions effective_options() const;  // options_, less sort and compact while streaming
-  bool refresh_cpu(std::string* error);  // hands the CPU its cloud again in the current options
-  void reupload(const char* what);       // set_compact() and set_sort() on both renderers
+  bool refresh_cpu(std::string* error);     // hands the CPU its cloud again in the current options
+  void reupload(const char* what);          // set_compact() and set_sort() on both renderers
   void reupload_gpu(const char* what);
   // Hands the GPU the cloud; `compact_fallback`: compact positions when full precision is refused.
   bool upload_gpu(std::string* why, std::string* note, bool compact_fallback);

@@ -15,38 +15,29 @@ namespace pr {
 
 namespace {
 
-/// The smallest (key, index) of each pixel of a window of the image.
-struct Window {
-  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixels [x0, x1) x [y0, y1)
-  std::vector<uint64_t> key, index;
-  void reset() {
-    const size_t n = size_t(x1 - x0) * size_t(y1 - y0);
-    key.assign(n, kEmptyKey);
-    index.assign(n, ~uint64_t{0});
-  }
-  /// A point with `k` over pixels [ax0, ax1) x [ay0, ay1) (its splat).
-  void offer(int ax0, int ay0, int ax1, int ay1, uint64_t k, uint64_t id) {
-    ax0 = std::max(ax0, x0), ay0 = std::max(ay0, y0);
-    ax1 = std::min(ax1, x1), ay1 = std::min(ay1, y1);
-    for (int yy = ay0; yy < ay1; ++yy)
-      for (int xx = ax0; xx < ax1; ++xx) {
-        const size_t at = size_t(yy - y0) * size_t(x1 - x0) + size_t(xx - x0);
-        if (k < key[at] || (k == key[at] && id < index[at])) key[at] = k, index[at] = id;
-      }
-  }
-  void merge(const Window& o) {
-    for (size_t i = 0; i < key.size(); ++i)
-      if (o.key[i] < key[i] || (o.key[i] == key[i] && o.index[i] < index[i]))
-        key[i] = o.key[i], index[i] = o.index[i];
-  }
-};
+/// A point with key `k` and index `id` over pixels [ax0, ax1) x [ay0, ay1) (its splat).
+void offer(PickWindow& w, int ax0, int ay0, int ax1, int ay1, uint64_t k, uint64_t id) {
+  ax0 = std::max(ax0, w.x0), ay0 = std::max(ay0, w.y0);
+  ax1 = std::min(ax1, w.x1), ay1 = std::min(ay1, w.y1);
+  for (int yy = ay0; yy < ay1; ++yy)
+    for (int xx = ax0; xx < ax1; ++xx) {
+      const size_t at = size_t(yy - w.y0) * size_t(w.x1 - w.x0) + size_t(xx - w.x0);
+      if (k < w.key[at] || (k == w.key[at] && id < w.index[at])) w.key[at] = k, w.index[at] = id;
+    }
+}
+
+void merge_into(PickWindow& w, const PickWindow& o) {
+  for (size_t i = 0; i < w.key.size(); ++i)
+    if (o.key[i] < w.key[i] || (o.key[i] == w.key[i] && o.index[i] < w.index[i]))
+      w.key[i] = o.key[i], w.index[i] = o.index[i];
+}
 
 /// Offers every drawn point whose splat reaches `all`'s pixels to it: the frame's points
 /// (`count` of the cloud's, as effective_count() gives them) re-projected in parallel, each
 /// thread into its own copy of the window, merged at the end. Units of kPointBatch: stored
 /// points (compact, or all points), or a subset's drawn points; a unit whose box cannot put a
 /// pixel (splats included) in the window holds no candidate.
-void collect_candidates(Window& all, const PointCloud& cloud, const CompactCloud* compact,
+void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactCloud* compact,
                         const ProjParams& p, uint64_t count, unsigned threads,
                         const PodVector<PointBox>* boxes, const std::atomic<bool>* cancel) {
   const uint64_t total = cloud.size();
@@ -54,14 +45,14 @@ void collect_candidates(Window& all, const PointCloud& cloud, const CompactCloud
   const bool subset = step != (uint64_t{1} << 32);
   const uint32_t* colors = cloud.colors.data();
   // A point's key and splat, as the renderers' depth test sees them.
-  auto offer = [&](Window& w, float px, float py, float pz, uint64_t id) {
+  auto offer_point = [&](PickWindow& w, float px, float py, float pz, uint64_t id) {
     int ix, iy;
     uint64_t key;
     if (!project_to_pixel(p, px, py, pz, colors[id], ix, iy, key)) return;
     int sx0, sy0, sx1, sy1;
     splat_rect(p, ix, iy, sx0, sy0, sx1, sy1);
     if (sx1 <= w.x0 || sx0 >= w.x1 || sy1 <= w.y0 || sy0 >= w.y1) return;
-    w.offer(sx0, sy0, sx1, sy1, key, id);
+    offer(w, sx0, sy0, sx1, sy1, key, id);
   };
   std::mutex merge;
   const uint64_t walked = compact || !subset ? total : count;
@@ -80,7 +71,7 @@ void collect_candidates(Window& all, const PointCloud& cloud, const CompactCloud
   parallel_for(
       units,
       [&](size_t u0, size_t u1) {
-        Window w = all;
+        PickWindow w = all;
         for (size_t u = u0; u < u1; ++u) {
           if (cancel && cancel->load(std::memory_order_relaxed)) return;
           if (!may_hold(u)) continue;
@@ -92,23 +83,23 @@ void collect_candidates(Window& all, const PointCloud& cloud, const CompactCloud
               if (subset && !in_subset(uint32_t(id), count, step)) continue;
               float px, py, pz;
               if (!compact_decode(compact->batches[u], compact->words[i], px, py, pz)) continue;
-              offer(w, px, py, pz, id);
+              offer_point(w, px, py, pz, id);
             } else {
               const uint64_t id = subset ? subset_index(i, step) : i;
               const Float3 v = cloud.positions[id];
-              offer(w, v.x, v.y, v.z, id);
+              offer_point(w, v.x, v.y, v.z, id);
             }
           }
         }
         std::lock_guard<std::mutex> lock(merge);
-        all.merge(w);
+        merge_into(all, w);
       },
       threads, 16);
 }
 
 /// The window's drawn pixel nearest to (x, y) within `radius` (ties: the upper, then the left
 /// one) into r.x, r.y; its offset in the window, or -1 when there is none.
-long nearest_drawn(const Window& all, int x, int y, int radius, PickResult& r) {
+long nearest_drawn(const PickWindow& all, int x, int y, int radius, PickResult& r) {
   long best = -1, best_at = -1;
   for (int yy = all.y0; yy < all.y1; ++yy)
     for (int xx = all.x0; xx < all.x1; ++xx) {
@@ -140,29 +131,38 @@ void fill_point(const PointCloud& cloud, PickResult& r) {
 
 }  // namespace
 
+bool pick_window_at(int x, int y, int radius, int width, int height, PickWindow* w) {
+  if (width <= 0 || height <= 0 || x < 0 || y < 0 || x >= width || y >= height) return false;
+  radius = std::clamp(radius, 0, 64);
+  w->x0 = std::max(0, x - radius), w->y0 = std::max(0, y - radius);
+  w->x1 = std::min(width, x + radius + 1), w->y1 = std::min(height, y + radius + 1);
+  w->key.assign(w->size(), kEmptyKey);
+  w->index.assign(w->size(), ~uint64_t{0});
+  return true;
+}
+
+PickResult pick_from_window(const PointCloud& cloud, const PickWindow& w, int x, int y,
+                            int radius) {
+  PickResult r;
+  const long at = nearest_drawn(w, x, y, std::clamp(radius, 0, 64), r);
+  if (at < 0 || w.index[size_t(at)] >= cloud.size()) return PickResult{};
+  r.hit = true;
+  r.index = w.index[size_t(at)];
+  r.depth = key_depth(w.key[size_t(at)]);
+  fill_point(cloud, r);
+  return r;
+}
+
 PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
                       const RenderSettings& s, int x, int y, int radius, unsigned threads,
                       const PodVector<PointBox>* boxes, const std::atomic<bool>* cancel) {
-  PickResult r;
   const uint64_t count = effective_count(cloud.size(), s.point_count);
-  if (count == 0 || s.width <= 0 || s.height <= 0 || x < 0 || y < 0 || x >= s.width ||
-      y >= s.height)
-    return r;
-  radius = std::clamp(radius, 0, 64);
-  Window all;
-  all.x0 = std::max(0, x - radius), all.y0 = std::max(0, y - radius);
-  all.x1 = std::min(s.width, x + radius + 1), all.y1 = std::min(s.height, y + radius + 1);
-  all.reset();
+  PickWindow all;
+  if (count == 0 || !pick_window_at(x, y, radius, s.width, s.height, &all)) return PickResult{};
   const ProjParams p = camera.params(s.width, s.height, cloud.origin, s.point_size);
   collect_candidates(all, cloud, compact, p, count, threads, boxes, cancel);
-  if (cancel && cancel->load()) return r;
-  const long at = nearest_drawn(all, x, y, radius, r);
-  if (at < 0) return r;
-  r.hit = true;
-  r.index = all.index[size_t(at)];
-  r.depth = key_depth(all.key[size_t(at)]);
-  fill_point(cloud, r);
-  return r;
+  if (cancel && cancel->load()) return PickResult{};
+  return pick_from_window(cloud, all, x, y, radius);
 }
 
 const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRenderer* cpu,
@@ -178,6 +178,21 @@ const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRend
 bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
                    const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
                    PickResult* out, std::string* error) {
+  // The renderer's own pass where it holds the cloud (the GPU).
+  PickWindow w;
+  if (!pick_window_at(x, y, radius, settings.width, settings.height, &w)) {
+    *out = PickResult{};
+    return true;
+  }
+  std::string why;
+  if (renderer.pick_window(camera, settings, &w, &why)) {
+    *out = pick_from_window(cloud, w, x, y, radius);
+    return true;
+  }
+  if (!why.empty()) {
+    if (error) *error = why;
+    return false;
+  }
   const CompactCloud* compact = nullptr;
   if (renderer.compact_active()) {
     if (const auto* cpu = dynamic_cast<const CpuRenderer*>(&renderer)) {

@@ -101,6 +101,20 @@ class CudaRendererImpl final : public CudaRenderer {
     return cloud_->update_points(cloud, first, count, error);
   }
 
+  /// The pick on the device (DeviceCloud::pick_window()): the frame's drawn points with its
+  /// camera, size and point size; a sorted cloud makes its original index first (4 bytes a
+  /// point, kept). Another thread may draw meanwhile.
+  bool pick_window(const Camera& camera, const RenderSettings& s, PickWindow* window,
+                   std::string* error) const override {
+    if (error) error->clear();
+    const uint64_t n = cloud_->points();
+    const uint64_t count = effective_count(n, s.point_count);
+    if (count == 0 || window->size() == 0) return true;  // nothing drawn: the window stays empty
+    if (cloud_->sorted() && !cloud_->make_original_index(error)) return false;
+    const ProjParams p = camera.params(s.width, s.height, cloud_->origin(), s.point_size);
+    return cloud_->pick_window(p, count, window, error);
+  }
+
   bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,
               std::string* error) override {
     Stopwatch total;

@@ -31,6 +31,8 @@ DeviceCloud::~DeviceCloud() {
     if (pinned_free_[k]) PR_CUDA_LOG(cudaEventDestroy(pinned_free_[k]));
   }
   if (stage_stream_) PR_CUDA_LOG(cudaStreamDestroy(stage_stream_));
+  free_device(pick_buf_);
+  if (pick_stream_) PR_CUDA_LOG(cudaStreamDestroy(pick_stream_));
   if (copy_stream_) PR_CUDA_LOG(cudaStreamSynchronize(copy_stream_));
   for (int k = 0; k < 2; ++k) {
     if (update_stage_[k]) PR_CUDA_LOG(cudaFreeHost(update_stage_[k]));
@@ -583,6 +585,76 @@ void DeviceCloud::drop_staged() {
   free_device(staged_);
   staged_cloud_ = nullptr;
   staged_colors_ = nullptr;
+}
+
+bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, PickWindow* w,
+                              std::string* error) {
+  std::lock_guard<std::mutex> lock(stage_mutex_);
+  const uint64_t n = points_;
+  if (!loaded_ || n == 0 || (sorted_ && !orig_)) {
+    if (error)
+      *error = !loaded_ || n == 0 ? "pick: no cloud on the GPU"
+                                  : "pick: the sorted cloud has no original index";
+    return false;
+  }
+  PickInput in;
+  in.p = p;
+  in.x0 = w->x0, in.y0 = w->y0, in.x1 = w->x1, in.y1 = w->y1;
+  if (compact_) {
+    in.words = words_;
+    in.batches = batches_;
+  } else {
+    in.pos = pos_;
+    in.boxes = boxes_ready_ && pending_.empty() ? boxes_ : nullptr;  // boxes of every copy
+  }
+  in.colors = colors_;
+  in.orig = sorted_ ? orig_ : nullptr;
+  in.total = n;
+  in.count = count;
+  in.step = subset_step(n, count);
+  in.subset = in.step != (uint64_t{1} << 32);  // not every point
+  const size_t pixels = w->size();
+  if (w->key.size() != pixels || w->index.size() != pixels) {
+    if (error) *error = "pick: the window's arrays do not match its size";
+    return false;
+  }
+  if (pixels == 0) return true;
+  std::string what = "cudaStreamCreate(pick)";
+  cudaError_t e =
+      pick_stream_ ? cudaSuccess : cudaStreamCreateWithFlags(&pick_stream_, cudaStreamNonBlocking);
+  if (e == cudaSuccess && pick_cap_ < pixels) {
+    free_device(pick_buf_);
+    pick_cap_ = 0;
+    what = "cudaMalloc(pick window)";
+    e = malloc_device(&pick_buf_, 2 * pixels);
+    if (e == cudaSuccess) pick_cap_ = pixels;
+  }
+  if (e == cudaSuccess && copied_) {  // update_points() copies on their way
+    what = "cudaStreamWaitEvent(pick)";
+    e = cudaStreamWaitEvent(pick_stream_, copied_, 0);
+  }
+  if (e == cudaSuccess) {
+    what = "pick";
+    e = launch_pick(in, pick_buf_, pick_buf_ + pixels, pick_stream_);
+  }
+  static_assert(sizeof(unsigned long long) == sizeof(uint64_t));
+  if (e == cudaSuccess) {
+    what = "cudaMemcpy(pick window)";
+    e = cudaMemcpyAsync(w->key.data(), pick_buf_, pixels * sizeof(uint64_t), cudaMemcpyDeviceToHost,
+                        pick_stream_);
+  }
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(w->index.data(), pick_buf_ + pixels, pixels * sizeof(uint64_t),
+                        cudaMemcpyDeviceToHost, pick_stream_);
+  if (e == cudaSuccess) {
+    what = "cudaStreamSynchronize(pick)";
+    e = cudaStreamSynchronize(pick_stream_);
+  }
+  if (e != cudaSuccess) {
+    if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
+    return false;
+  }
+  return true;
 }
 
 bool DeviceCloud::make_original_index(std::string* error) {

@@ -14,6 +14,7 @@
 
 #include "engine/compact.h"
 #include "engine/culling.h"
+#include "engine/pick.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
 
@@ -76,6 +77,14 @@ class DeviceCloud {
   /// array staged): swaps the staged array in (the old one freed) and returns true. Otherwise
   /// drops what was staged and returns false.
   bool adopt_staged(const PointCloud& cloud);
+
+  /// A pick's two passes (pick.cu) over the stored points drawn by a frame with `p` of `count`
+  /// points: `window` (engine/pick.h, emptied) gets each pixel's smallest (key, original index).
+  /// On a stream of its own, after the copies of update_points() calls, and waited for; the
+  /// storage and its colors stay as they are meanwhile (reserve(), update_points() and the staged
+  /// colors' swap wait for it). A sorted cloud needs its original index (make_original_index())
+  /// first. False with a message when there is no cloud or a step fails.
+  bool pick_window(const ProjParams& p, uint64_t count, PickWindow* window, std::string* error);
 
   /// A subset of a sorted cloud needs each stored point's original index: made on the first call
   /// (4 bytes a point, kept until the next cloud). False with a message when it cannot be made.
@@ -171,6 +180,10 @@ class DeviceCloud {
   const uint32_t* staged_colors_ = nullptr;
   cudaStream_t stage_stream_ = nullptr;
   uint8_t* pinned_[2] = {};
+  // pick_window(): its stream and the window's keys and indices on the device (2 x pick_cap_).
+  cudaStream_t pick_stream_ = nullptr;
+  unsigned long long* pick_buf_ = nullptr;
+  size_t pick_cap_ = 0;
   cudaEvent_t pinned_free_[2] = {};
   // update_points(): its copy stream, the event after its last copy, two pinned staging buffers
   // (used in turn) and the events after their copies, a pinned mirror of the boxes, and the

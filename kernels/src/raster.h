@@ -197,4 +197,26 @@ struct CompactInput : DrawnPoints {
 bool launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
                            cudaStream_t stream);
 
+/// A pick's pass (pick.cu, Renderer::pick_window()): the stored points, the frame's drawn subset
+/// and the click's window.
+struct PickInput {
+  ProjParams p;
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< the window: pixels [x0, x1) x [y0, y1)
+  const Float3* pos = nullptr;         ///< float positions, or null with `words`
+  const uint32_t* words = nullptr;     ///< compact positions (with `batches`)
+  const CompactBatch* batches = nullptr;
+  const PointBox* boxes = nullptr;   ///< the float positions' batch boxes, or null: no culling
+  const uint32_t* colors = nullptr;  ///< packed RGB (load_rgb())
+  const uint32_t* orig = nullptr;    ///< each stored point's original index; null: as stored
+  uint64_t total = 0;                ///< points stored
+  uint64_t count = 0, step = 0;      ///< a subset: in_subset(original index, count, step)
+  bool subset = false;
+};
+
+/// Fills `keys` and `index` (the window's pixels, row by row, device) with the smallest key of
+/// the drawn points whose splat covers each pixel, then the smallest original index among the
+/// points with that key (kEmptyKey and ~0 where none does): pick_point()'s pairs, engine/pick.h.
+cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned long long* index,
+                        cudaStream_t stream);
+
 }  // namespace pr::cuda

@@ -1,7 +1,7 @@
-// Picking against the GPU's frames: pick_in_frame() with the CUDA renderer names the same point as
-// with the CPU renderer, and that point's depth and color are the GPU image's at the pixel, over
-// scenes, random cameras, point sizes 1 - 3, subsets and compact positions (the GPU's compact form
-// rebuilt on the host).
+// Picking against the GPU's frames: pick_in_frame() with the CUDA renderer (its pass over the
+// points on the device) names the same point as with the CPU renderer, and that point's depth and
+// color are the GPU image's at the pixel, over scenes, random cameras, point sizes 1 - 3, subsets,
+// float and compact positions, stored as given and sorted.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,9 +22,10 @@ TEST(PickParity, CpuAndGpuNameThePointTheGpuDrew) {
   int hits = 0;
   for (const char* scene : {"terrain", "galaxy", "cube"}) {
     const PointCloud cloud = make_scene(scene, 1200000, 5);
-    for (const bool compact : {false, true}) {
+    for (int form = 0; form < 4; ++form) {  // float or compact, stored as given or sorted
       RenderOptions o;
-      o.compact = compact;
+      o.compact = form % 2 == 1;
+      o.sort = form < 2 ? Toggle::kOff : Toggle::kOn;
       CpuRenderer cpu(0);
       ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, o));
       std::string err;
@@ -42,12 +43,16 @@ TEST(PickParity, CpuAndGpuNameThePointTheGpuDrew) {
         Image img;
         FrameStats st;
         ASSERT_TRUE(gpu->render(cam, rs, img, st, &err)) << err;
+        // The GPU picks on the device (Renderer::pick_window()), not through the host cloud.
+        PickWindow w;
+        ASSERT_TRUE(pick_window_at(200, 150, 4, rs.width, rs.height, &w));
+        ASSERT_TRUE(gpu->pick_window(cam, rs, &w, &err)) << err;
         for (int k = 0; k < 10; ++k) {
           const int x = int(rng() % 400), y = int(rng() % 300), radius = k % 2 ? 4 : 0;
           PickResult g, c;
           ASSERT_TRUE(pick_in_frame(*gpu, cloud, cam, rs, x, y, radius, &scratch, &g, &err)) << err;
           ASSERT_TRUE(pick_in_frame(cpu, cloud, cam, rs, x, y, radius, nullptr, &c, &err)) << err;
-          EXPECT_EQ(pick_line(g), pick_line(c)) << scene << " " << it;
+          EXPECT_EQ(pick_line(g), pick_line(c)) << scene << " form " << form << " " << it;
           EXPECT_EQ(g.x, c.x);
           EXPECT_EQ(g.y, c.y);
           if (!g.hit) continue;

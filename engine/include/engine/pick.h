@@ -36,6 +36,23 @@ struct PickResult {
   uint8_t classification = 0;
 };
 
+/// The pixels around a click, each with the smallest (key, index) of the drawn points whose splat
+/// covers it (kEmptyKey and ~0 where none does): what a pick's pass over the points leaves,
+/// on the host (pick_point()) or where a renderer holds the cloud (Renderer::pick_window()).
+struct PickWindow {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< pixels [x0, x1) x [y0, y1)
+  std::vector<uint64_t> key, index;    ///< row by row from (x0, y0)
+  size_t size() const { return size_t(x1 - x0) * size_t(y1 - y0); }
+};
+
+/// The empty window of a click at (x, y) within `radius` pixels (clamped to 0 - 64) of a width x
+/// height image; false (and `w` untouched) when the click lies outside the image.
+bool pick_window_at(int x, int y, int radius, int width, int height, PickWindow* w);
+
+/// The pick a filled window gives: the point at (x, y), or when that pixel is empty at the
+/// nearest drawn pixel within `radius` (as pick_point() says), with its attributes from `cloud`.
+PickResult pick_from_window(const PointCloud& cloud, const PickWindow& w, int x, int y, int radius);
+
 /// The point drawn at pixel (x, y) of the frame that `settings` draws of `cloud` from `camera`
 /// (its size, point size and point count), or, when that pixel is empty, at the nearest drawn
 /// pixel within `radius` pixels (Euclidean; ties: the upper, then the left pixel). `compact`:
@@ -58,11 +75,13 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
 const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRenderer* cpu,
                                           PodVector<PointBox>* scratch);
 
-/// pick_point() for the frame `renderer` draws: its compact form when it draws one (the CPU
-/// renderer's own, or for another renderer the form build_compact() makes in the order
-/// wants_spatial_sort() chooses, which the GPU stores: built once into `scratch`, which the caller
-/// keeps for the cloud and clears with a new one); for float positions the CPU renderer's
-/// batch boxes when it has them. False with a message when that form cannot be built.
+/// The pick of the frame `renderer` draws: the renderer's own pass where it has one
+/// (Renderer::pick_window(): the GPU's, over the points on the device), else pick_point() with
+/// its compact form when it draws one (the CPU renderer's own, or for another renderer the form
+/// build_compact() makes in the order wants_spatial_sort() chooses, built once into `scratch`,
+/// which the caller keeps for the cloud and clears with a new one); for float positions the CPU
+/// renderer's batch boxes when it has them. False with a message when the renderer's pass fails
+/// or that form cannot be built.
 bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
                    const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
                    PickResult* out, std::string* error);

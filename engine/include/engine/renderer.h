@@ -67,6 +67,8 @@ struct RenderSettings {
   bool hq = false;
 };
 
+struct PickWindow;  // engine/pick.h
+
 class Renderer {
  public:
   virtual ~Renderer() = default;
@@ -109,6 +111,18 @@ class Renderer {
   virtual size_t memory_bytes() const = 0;
   /// Whether the current cloud is stored in compact form.
   virtual bool compact_active() const = 0;
+  /// A pick's pass where the renderer holds the cloud: fills `window` (engine/pick.h: the pixels
+  /// around a click, emptied) with the smallest (key, original index) of each of its pixels in
+  /// the frame `settings` draws from `camera`, as pick_point() finds them on the host. False with
+  /// an empty `error` when the renderer has no such pass (the CPU renderer: pick_point() reads the
+  /// host cloud); false with a message when it failed. May run on a thread other than the one
+  /// drawing; the cloud and its colors must not change meanwhile.
+  virtual bool pick_window(const Camera& camera, const RenderSettings& settings, PickWindow* window,
+                           std::string* error) const {
+    (void)camera, (void)settings, (void)window;
+    if (error) error->clear();
+    return false;
+  }
 
   /// Culling, occlusion and binning take effect at the next frame; compact and sort at the next
   /// set_cloud().
