@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kernels/gpu_renderer.h"
 #include "viewer/fly_camera.h"
 #include "window_support.h"
 
@@ -326,4 +327,55 @@ TEST(Window, PickPanelSaysNoneForAFileWithoutColors) {
   EXPECT_EQ(listed[1][0].first, "rgb");
   EXPECT_NE(listed[1][0].second, "none");
   EXPECT_NE(listed[1][0].second, "255 255 255");  // its first point is not white
+}
+
+// The GPU picks on the device (Renderer::pick_window()): the same clicks on the same frame name
+// the same points in GPU mode as in CPU mode, with float and with compact positions.
+TEST(Window, GpuPickNamesThePointsTheCpuPicks) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (!pr::gpu_renderer_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  fresh_config("pick_gpu");
+  pr::ViewerTesting v(scripted(0, 800, 500, 1'000'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  const int clicks[3][2] = {{600, 250}, {420, 300}, {200, 330}};
+  // Rounds: CPU floats, GPU floats, GPU compact, CPU compact; each clicks the three places.
+  std::vector<uint64_t> named[4];
+  int round = -1, click = 0, since = 0, before = 0;
+  bool switched = true;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 6000) vw.request_quit();
+    if (vw.cloud_busy() || vw.cloud_points() == 0 || frame < 4) return;
+    if (round < 0 || click == 3) {
+      if (++round == 4) return vw.request_quit();
+      if (round == 1) switched = vw.set_mode("gpu");
+      if (round == 2) switched = switched && vw.set_compact(true);
+      if (round == 3) switched = switched && vw.set_mode("cpu");
+      click = since = 0;
+    }
+    const int x = clicks[click][0], y = clicks[click][1];
+    ++since;
+    if (since == 1) SDL_WarpMouseInWindow(vw.window(), x, y);
+    if (since == 3 || since == 4) {
+      if (since == 3) before = vw.pick_count();
+      SDL_Event e = mouse_button_event(SDL_BUTTON_LEFT, since == 3, x, y);
+      SDL_PushEvent(&e);
+    }
+    if (since > 5 && !vw.pick_pending()) {
+      const int n = vw.pick_count();
+      named[round].push_back(n != before ? vw.pick(n - 1).index : ~uint64_t{0});
+      ++click;
+      since = 0;
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_TRUE(switched) << v.status();
+  ASSERT_EQ(named[0].size(), 3u) << v.status();
+  EXPECT_NE(named[0][0], ~uint64_t{0});  // the first click finds a point
+  EXPECT_EQ(named[1], named[0]);
+  ASSERT_EQ(named[3].size(), 3u);
+  EXPECT_NE(named[3][0], ~uint64_t{0});
+  EXPECT_EQ(named[2], named[3]);
 }
