@@ -210,6 +210,7 @@ Viewer::~Viewer() {
                  !r.ok);
   }
   m.colors.job.join();     // its staging calls into the backend
+  m.picks.job.cancel();    // a GPU pick calls into the backend too
   m.stream.scene.reset();  // its workers stop before the renderers go
   m.win.save_settings(m.backend->gpu_active() ? "gpu" : "cpu");
   m.backend.reset();  // CUDA lets go of the display's buffer

@@ -32,6 +32,7 @@ DeviceCloud::~DeviceCloud() {
   }
   if (stage_stream_) PR_CUDA_LOG(cudaStreamDestroy(stage_stream_));
   free_device(pick_buf_);
+  free_device(pick_candidates_);
   if (pick_stream_) PR_CUDA_LOG(cudaStreamDestroy(pick_stream_));
   if (copy_stream_) PR_CUDA_LOG(cudaStreamSynchronize(copy_stream_));
   for (int k = 0; k < 2; ++k) {
@@ -626,9 +627,17 @@ bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, PickWindow* w
     free_device(pick_buf_);
     pick_cap_ = 0;
     what = "cudaMalloc(pick window)";
-    e = malloc_device(&pick_buf_, 2 * pixels);
+    e = malloc_device(&pick_buf_, 2 * pixels + 1);
     if (e == cudaSuccess) pick_cap_ = pixels;
   }
+  constexpr uint64_t kCandidates = uint64_t{1} << 20;
+  if (e == cudaSuccess && !pick_candidates_) {
+    what = "cudaMalloc(pick candidates)";
+    e = malloc_device(&pick_candidates_, kCandidates);
+  }
+  in.candidates = pick_candidates_;
+  in.candidate_count = pick_buf_ + 2 * pick_cap_;
+  in.capacity = kCandidates;
   if (e == cudaSuccess && copied_) {  // update_points() copies on their way
     what = "cudaStreamWaitEvent(pick)";
     e = cudaStreamWaitEvent(pick_stream_, copied_, 0);

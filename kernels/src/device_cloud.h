@@ -20,6 +20,8 @@
 
 namespace pr::cuda {
 
+struct PickCandidate;  // raster.h
+
 class DeviceCloud {
  public:
   /// Uploads, sorts and encodes on `stream` (the renderer's; it outlives this object).
@@ -180,10 +182,12 @@ class DeviceCloud {
   const uint32_t* staged_colors_ = nullptr;
   cudaStream_t stage_stream_ = nullptr;
   uint8_t* pinned_[2] = {};
-  // pick_window(): its stream and the window's keys and indices on the device (2 x pick_cap_).
+  // pick_window(): its stream, the window's keys and indices on the device (2 x pick_cap_) and
+  // the candidates' count after them, and the room for the candidates (16 MiB, made once).
   cudaStream_t pick_stream_ = nullptr;
   unsigned long long* pick_buf_ = nullptr;
   size_t pick_cap_ = 0;
+  PickCandidate* pick_candidates_ = nullptr;
   cudaEvent_t pinned_free_[2] = {};
   // update_points(): its copy stream, the event after its last copy, two pinned staging buffers
   // (used in turn) and the events after their copies, a pinned mirror of the boxes, and the

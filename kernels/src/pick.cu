@@ -1,11 +1,12 @@
 // A pick on the device (Renderer::pick_window(), engine/pick.h). The drawn points whose splat
 // reaches the click's window are projected with the frames' own math (project_to_pixel(),
-// splat_rect(), the same colors in the key), in two passes over the stored points: the first
-// leaves each window pixel's smallest key (the key the frame's depth test kept there), the second
-// the smallest original index among the points with that key. These are the (key, index) pairs
-// pick_point() finds on the host, so both name the same point. A block takes a batch of
-// kPointBatch stored points and skips it when its box cannot put a pixel in the window (the host
-// pick's test); the window's few pixels take all the atomics.
+// splat_rect(), the same colors in the key). One pass over the stored points leaves each window
+// pixel's smallest key (the key the frame's depth test kept there) and lists the points that may
+// hold it; a pass over that short list leaves the smallest original index among the points with
+// the pixel's key (when the list overflows, a second pass over the points does). These are the
+// (key, index) pairs pick_point() finds on the host, so both name the same point. A block takes a
+// batch of kPointBatch stored points and skips it when its box cannot put a pixel in the window
+// (the host pick's test); the window's few pixels take all the atomics.
 #include "device_common.cuh"
 #include "raster.h"
 
@@ -17,18 +18,16 @@ __device__ __forceinline__ bool reaches(const PickInput& in, const PixelRect& r)
   return !r.empty() && r.x0 < in.x1 && r.x1 > in.x0 && r.y0 < in.y1 && r.y1 > in.y0;
 }
 
-/// kIndex false: the keys' pass; true: the index pass (after the keys' pass has ended).
-template <bool kIndex>
-__global__ void __launch_bounds__(kThreads)
-    pick_pass(PickInput in, unsigned long long* keys, unsigned long long* index) {
-  const uint64_t batch = blockIdx.x;
+/// Calls fn(x, y, id, key) for each window pixel (x, y) that a drawn point of `batch` covers, with
+/// the point's original index and key there.
+template <class Fn>
+__device__ __forceinline__ void for_window_hits(const PickInput& in, uint64_t batch, Fn fn) {
   const ProjParams& p = in.p;
   if (in.words) {
     if (!reaches(in, compact_box_footprint(p, in.batches[batch]).rect)) return;
   } else if (in.boxes) {
     if (!reaches(in, box_footprint(p, in.boxes[batch]).rect)) return;
   }
-  const int width = in.x1 - in.x0;
   for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
     const uint64_t s = batch * kPointBatch + k;
     if (s >= in.total) return;
@@ -48,16 +47,46 @@ __global__ void __launch_bounds__(kThreads)
     splat_rect(p, ix, iy, x0, y0, x1, y1);
     x0 = max(x0, in.x0), y0 = max(y0, in.y0), x1 = min(x1, in.x1), y1 = min(y1, in.y1);
     for (int yy = y0; yy < y1; ++yy)
-      for (int xx = x0; xx < x1; ++xx) {
-        const int at = (yy - in.y0) * width + (xx - in.x0);
-        const auto k64 = static_cast<unsigned long long>(key);
-        if constexpr (!kIndex) {
-          if (k64 < keys[at]) atomicMin(keys + at, k64);
-        } else if (keys[at] == k64) {
-          atomicMin(index + at, static_cast<unsigned long long>(id));
-        }
-      }
+      for (int xx = x0; xx < x1; ++xx) fn(xx, yy, id, static_cast<unsigned long long>(key));
   }
+}
+
+/// The keys' pass, a block a batch: each covered pixel's smallest key, and a candidate for each
+/// point whose key was not larger than the pixel's when it came (a larger one can never be the
+/// smallest: keys only decrease).
+__global__ void __launch_bounds__(kThreads) pick_keys(PickInput in, unsigned long long* keys) {
+  const int width = in.x1 - in.x0;
+  for_window_hits(in, blockIdx.x, [&](int x, int y, uint64_t id, unsigned long long key) {
+    const int at = (y - in.y0) * width + (x - in.x0);
+    if (key > keys[at]) return;
+    atomicMin(keys + at, key);
+    const unsigned long long slot = atomicAdd(in.candidate_count, 1ull);
+    if (slot < in.capacity) in.candidates[slot] = PickCandidate{key, uint32_t(at), uint32_t(id)};
+  });
+}
+
+/// The index from the candidates: those whose key is their pixel's smallest (grid-stride).
+__global__ void __launch_bounds__(kThreads)
+    pick_index_of_candidates(PickInput in, const unsigned long long* keys,
+                             unsigned long long* index) {
+  const unsigned long long listed = *in.candidate_count;
+  if (listed > in.capacity) return;  // they did not fit: pick_index_of_points() instead
+  for (uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x; i < listed;
+       i += uint64_t(gridDim.x) * kThreads) {
+    const PickCandidate c = in.candidates[i];
+    if (keys[c.pixel] == c.key) atomicMin(index + c.pixel, static_cast<unsigned long long>(c.id));
+  }
+}
+
+/// The index from a second pass over the points, when the candidates did not fit.
+__global__ void __launch_bounds__(kThreads)
+    pick_index_of_points(PickInput in, const unsigned long long* keys, unsigned long long* index) {
+  if (*in.candidate_count <= in.capacity) return;
+  const int width = in.x1 - in.x0;
+  for_window_hits(in, blockIdx.x, [&](int x, int y, uint64_t id, unsigned long long key) {
+    const int at = (y - in.y0) * width + (x - in.x0);
+    if (keys[at] == key) atomicMin(index + at, static_cast<unsigned long long>(id));
+  });
 }
 
 }  // namespace
@@ -69,10 +98,13 @@ cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned 
   cudaError_t e = cudaMemsetAsync(keys, 0xff, pixels * sizeof(unsigned long long), stream);
   if (e == cudaSuccess)
     e = cudaMemsetAsync(index, 0xff, pixels * sizeof(unsigned long long), stream);
+  if (e == cudaSuccess)
+    e = cudaMemsetAsync(in.candidate_count, 0, sizeof(unsigned long long), stream);
   if (e != cudaSuccess || in.total == 0 || pixels == 0) return e;
   const uint64_t batches = (in.total + kPointBatch - 1) / kPointBatch;
-  pick_pass<false><<<unsigned(batches), kThreads, 0, stream>>>(in, keys, index);
-  pick_pass<true><<<unsigned(batches), kThreads, 0, stream>>>(in, keys, index);
+  pick_keys<<<unsigned(batches), kThreads, 0, stream>>>(in, keys);
+  pick_index_of_candidates<<<64, kThreads, 0, stream>>>(in, keys, index);
+  pick_index_of_points<<<unsigned(batches), kThreads, 0, stream>>>(in, keys, index);
   return cudaGetLastError();
 }
 

@@ -197,6 +197,13 @@ struct CompactInput : DrawnPoints {
 bool launch_compact_raster(const ProjParams& p, const CompactInput& in, unsigned long long* keys,
                            cudaStream_t stream);
 
+/// A point that may own a pixel of a pick's window: its key there, the pixel (in the window) and
+/// its original index.
+struct PickCandidate {
+  unsigned long long key;
+  uint32_t pixel, id;
+};
+
 /// A pick's pass (pick.cu, Renderer::pick_window()): the stored points, the frame's drawn subset
 /// and the click's window.
 struct PickInput {
@@ -211,11 +218,17 @@ struct PickInput {
   uint64_t total = 0;                ///< points stored
   uint64_t count = 0, step = 0;      ///< a subset: in_subset(original index, count, step)
   bool subset = false;
+  /// Room for `capacity` candidates, and their count (device).
+  PickCandidate* candidates = nullptr;
+  unsigned long long* candidate_count = nullptr;
+  uint64_t capacity = 0;
 };
 
 /// Fills `keys` and `index` (the window's pixels, row by row, device) with the smallest key of
 /// the drawn points whose splat covers each pixel, then the smallest original index among the
 /// points with that key (kEmptyKey and ~0 where none does): pick_point()'s pairs, engine/pick.h.
+/// One pass over the stored points; the index comes from the candidates it lists, or, when they
+/// do not fit in.capacity, from a second pass over the points.
 cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned long long* index,
                         cudaStream_t stream);
 

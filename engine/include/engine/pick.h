@@ -3,8 +3,9 @@
 // project_to_pixel() and splat_rect() into a small window of pixels around the click and keeps,
 // for each pixel, the smallest (key, index): the key is the one the frame's depth test kept there
 // (the same minimum over the same keys), the index the point that wrote it (of points with equal
-// keys, the lowest index). It runs on the host cloud for both renderers, so the CPU and the GPU
-// name the same point.
+// keys, the lowest index). The CPU renderer's pick runs on the host cloud (pick_point()); the
+// GPU's runs where its cloud is (Renderer::pick_window(), kernels/src/pick.cu) and leaves the same
+// (key, index) pairs in the same window, so both name the same point.
 #pragma once
 
 #include <atomic>
