@@ -588,8 +588,8 @@ void DeviceCloud::drop_staged() {
   staged_colors_ = nullptr;
 }
 
-bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, PickWindow* w,
-                              std::string* error) {
+bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t candidates,
+                              PickWindow* w, std::string* error) {
   std::lock_guard<std::mutex> lock(stage_mutex_);
   const uint64_t n = points_;
   if (!loaded_ || n == 0 || (sorted_ && !orig_)) {
@@ -630,14 +630,17 @@ bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, PickWindow* w
     e = malloc_device(&pick_buf_, 2 * pixels + 1);
     if (e == cudaSuccess) pick_cap_ = pixels;
   }
-  constexpr uint64_t kCandidates = uint64_t{1} << 20;
-  if (e == cudaSuccess && !pick_candidates_) {
+  candidates = std::max(candidates, 1u);
+  if (e == cudaSuccess && pick_candidates_cap_ != candidates) {
+    free_device(pick_candidates_);
+    pick_candidates_cap_ = 0;
     what = "cudaMalloc(pick candidates)";
-    e = malloc_device(&pick_candidates_, kCandidates);
+    e = malloc_device(&pick_candidates_, candidates);
+    if (e == cudaSuccess) pick_candidates_cap_ = candidates;
   }
   in.candidates = pick_candidates_;
   in.candidate_count = pick_buf_ + 2 * pick_cap_;
-  in.capacity = kCandidates;
+  in.capacity = candidates;
   if (e == cudaSuccess && copied_) {  // update_points() copies on their way
     what = "cudaStreamWaitEvent(pick)";
     e = cudaStreamWaitEvent(pick_stream_, copied_, 0);

@@ -86,7 +86,9 @@ class DeviceCloud {
   /// storage and its colors stay as they are meanwhile (reserve(), update_points() and the staged
   /// colors' swap wait for it). A sorted cloud needs its original index (make_original_index())
   /// first. False with a message when there is no cloud or a step fails.
-  bool pick_window(const ProjParams& p, uint64_t count, PickWindow* window, std::string* error);
+  /// `candidates`: room for the points listed after the pass (CudaTuning::pick_candidates).
+  bool pick_window(const ProjParams& p, uint64_t count, uint32_t candidates, PickWindow* window,
+                   std::string* error);
 
   /// A subset of a sorted cloud needs each stored point's original index: made on the first call
   /// (4 bytes a point, kept until the next cloud). False with a message when it cannot be made.
@@ -188,6 +190,7 @@ class DeviceCloud {
   unsigned long long* pick_buf_ = nullptr;
   size_t pick_cap_ = 0;
   PickCandidate* pick_candidates_ = nullptr;
+  uint32_t pick_candidates_cap_ = 0;
   cudaEvent_t pinned_free_[2] = {};
   // update_points(): its copy stream, the event after its last copy, two pinned staging buffers
   // (used in turn) and the events after their copies, a pinned mirror of the boxes, and the

@@ -57,6 +57,10 @@ struct CudaTuning {
   /// of only the whole GPU frame. Inside a frame's graph the two extra events cost about 4 us
   /// (1e5 points at 1080p on the H200: 0.0140 against 0.0100 ms a frame).
   bool stage_timing = false;
+  /// Points a pick (Renderer::pick_window()) lists as candidates for its window's pixels after
+  /// its one pass over the points; when more come, a second pass finds the index instead. Room
+  /// for them is made at the first pick, 16 bytes a candidate.
+  uint32_t pick_candidates = 1u << 20;
 
   bool operator==(const CudaTuning&) const = default;
 };
