@@ -75,6 +75,7 @@ void Viewer::Impl::start_waiting_pick() {
 void Viewer::Impl::update_picks() {
   PickJob::Result r;
   if (picks.job.take(r)) {
+    picks.last_ms = r.ms;
     if (r.cloud != cloud.points.get()) {
       // Picked in a cloud no longer on screen: dropped.
     } else if (!r.ok) {

@@ -26,6 +26,7 @@ struct PickState {
     int x = 0, y = 0;
   };
   std::optional<Click> waiting;
+  double last_ms = 0.0;  ///< the last pick's time on its thread
 
   void clear() { count = 0; }
   /// A third pick starts again.

@@ -113,6 +113,9 @@ int ViewerTesting::pick_count() const {
 bool ViewerTesting::pick_pending() const {
   return impl_->picks.pending();
 }
+double ViewerTesting::last_pick_ms() const {
+  return impl_->picks.last_ms;
+}
 void ViewerTesting::hold_picks(bool on) {
   impl_->picks.job.hold(on);
 }

@@ -96,6 +96,8 @@ class ViewerTesting : public Viewer {
   PickResult pick(int i) const;
   /// Whether a click's pick runs (on its own thread) or waits for the one running.
   bool pick_pending() const;
+  /// The last pick's time on its own thread (ms): from its start to its point.
+  double last_pick_ms() const;
   /// While held, a pick that starts waits before reading a point (the window keeps drawing);
   /// releasing lets it run.
   void hold_picks(bool on);

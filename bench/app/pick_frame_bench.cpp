@@ -87,7 +87,7 @@ struct Script {
   explicit Script(const Args& args) : a(args) {}
   const Args& a;
   int click = -1, since = 0, picks_before = 0;
-  std::vector<double> warm, pick_ms, longest;
+  std::vector<double> warm, pick_ms, job_ms, longest;
   Clock::time_point last, clicked;
   bool started = false;
 
@@ -121,8 +121,12 @@ struct Script {
     longest.back() = std::max(longest.back(), ms);
     if (v.pick_pending()) return;
     pick_ms.push_back(ms_between(clicked, now));
-    std::printf("click %d at %d,%d: picked %s in %.1f ms, longest frame meanwhile %.1f ms\n", click,
-                x, y, v.pick_count() > 0 ? "a point" : "nothing", pick_ms.back(), longest.back());
+    job_ms.push_back(v.last_pick_ms());
+    std::printf(
+        "click %d at %d,%d: picked %s in %.1f ms (%.1f ms on the pick's thread), longest frame "
+        "meanwhile %.1f ms\n",
+        click, x, y, v.pick_count() != picks_before ? "a point" : "nothing", pick_ms.back(),
+        job_ms.back(), longest.back());
     ++click;
     since = 0;
     if (click == a.clicks) v.request_quit();

@@ -42,10 +42,12 @@ __device__ __forceinline__ void for_window_hits(const PickInput& in, uint64_t ba
     }
     int ix, iy;
     uint64_t key;
-    if (!project_to_pixel(p, x, y, z, load_rgb(in.colors, s), ix, iy, key)) continue;
+    if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
     int x0, y0, x1, y1;
     splat_rect(p, ix, iy, x0, y0, x1, y1);
     x0 = max(x0, in.x0), y0 = max(y0, in.y0), x1 = min(x1, in.x1), y1 = min(y1, in.y1);
+    if (x0 >= x1 || y0 >= y1) continue;
+    key |= load_rgb(in.colors, s);  // the color only for the window's points: pack_key()'s key
     for (int yy = y0; yy < y1; ++yy)
       for (int xx = x0; xx < x1; ++xx) fn(xx, yy, id, static_cast<unsigned long long>(key));
   }
