@@ -588,6 +588,29 @@ void DeviceCloud::drop_staged() {
   staged_colors_ = nullptr;
 }
 
+/// pick_window()'s stream, the window's keys and indices (and the candidates' count after them)
+/// for `pixels`, and room for `candidates`: made when missing or too small.
+cudaError_t DeviceCloud::pick_buffers(size_t pixels, uint32_t candidates, std::string* what) {
+  *what = "cudaStreamCreate(pick)";
+  cudaError_t e =
+      pick_stream_ ? cudaSuccess : cudaStreamCreateWithFlags(&pick_stream_, cudaStreamNonBlocking);
+  if (e == cudaSuccess && pick_cap_ < pixels) {
+    free_device(pick_buf_);
+    pick_cap_ = 0;
+    *what = "cudaMalloc(pick window)";
+    e = malloc_device(&pick_buf_, 2 * pixels + 1);
+    if (e == cudaSuccess) pick_cap_ = pixels;
+  }
+  if (e == cudaSuccess && pick_candidates_cap_ != candidates) {
+    free_device(pick_candidates_);
+    pick_candidates_cap_ = 0;
+    *what = "cudaMalloc(pick candidates)";
+    e = malloc_device(&pick_candidates_, candidates);
+    if (e == cudaSuccess) pick_candidates_cap_ = candidates;
+  }
+  return e;
+}
+
 bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t candidates,
                               PickWindow* w, std::string* error) {
   std::lock_guard<std::mutex> lock(stage_mutex_);
@@ -620,27 +643,11 @@ bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t cand
     return false;
   }
   if (pixels == 0) return true;
-  std::string what = "cudaStreamCreate(pick)";
-  cudaError_t e =
-      pick_stream_ ? cudaSuccess : cudaStreamCreateWithFlags(&pick_stream_, cudaStreamNonBlocking);
-  if (e == cudaSuccess && pick_cap_ < pixels) {
-    free_device(pick_buf_);
-    pick_cap_ = 0;
-    what = "cudaMalloc(pick window)";
-    e = malloc_device(&pick_buf_, 2 * pixels + 1);
-    if (e == cudaSuccess) pick_cap_ = pixels;
-  }
-  candidates = std::max(candidates, 1u);
-  if (e == cudaSuccess && pick_candidates_cap_ != candidates) {
-    free_device(pick_candidates_);
-    pick_candidates_cap_ = 0;
-    what = "cudaMalloc(pick candidates)";
-    e = malloc_device(&pick_candidates_, candidates);
-    if (e == cudaSuccess) pick_candidates_cap_ = candidates;
-  }
+  std::string what;
+  cudaError_t e = pick_buffers(pixels, std::max(candidates, 1u), &what);
   in.candidates = pick_candidates_;
   in.candidate_count = pick_buf_ + 2 * pick_cap_;
-  in.capacity = candidates;
+  in.capacity = pick_candidates_cap_;
   if (e == cudaSuccess && copied_) {  // update_points() copies on their way
     what = "cudaStreamWaitEvent(pick)";
     e = cudaStreamWaitEvent(pick_stream_, copied_, 0);
