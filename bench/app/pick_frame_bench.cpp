@@ -103,21 +103,21 @@ struct Script {
       since = 0;
     }
     if (click >= a.clicks) return;
-    const int x = *a.viewer.width * (click + 1) / (a.clicks + 2);
+    const int x = *a.viewer.width * (click + 2) / (a.clicks + 3);  // right of the panel
     const int y = *a.viewer.height * 3 / 5 + (click % 2 ? 40 : -40);
     ++since;
     if (since == 1) SDL_WarpMouseInWindow(v.window(), x, y);
-    if (since == 3 || since == 4) {
+    if (since == 3 || since == 4) {  // the press (this frame takes it and starts the pick)
       SDL_Event e = button(since == 3, x, y);
       SDL_PushEvent(&e);
       if (since == 3) {
         clicked = now;
         picks_before = v.pick_count();
         longest.push_back(0.0);
+        return;
       }
-      return;
     }
-    if (since < 5) return;
+    if (since < 4) return;
     longest.back() = std::max(longest.back(), ms);
     if (v.pick_pending()) return;
     pick_ms.push_back(ms_between(clicked, now));
