@@ -8,7 +8,7 @@
 #           [mkdir K/bin-b; cp the other build's pointraster and color_switch_bench into K/bin-b]
 #           cp bench/gpu/run_interactive_device.sh K/
 #   (run)   source K/env.sh; bash K/run_interactive_device.sh        carry ["K"]
-# About 8 minutes for two builds; each step has a time limit. Logs go to $OUT.
+# About 8 minutes for two builds (ROUNDS=1: half); each step has a time limit. Logs go to $OUT.
 D=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -25,7 +25,7 @@ frames() {
     --width 1920 --height 1080 "$@" 2>&1 | grep -E "^summary|^pick|error"
 }
 
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-2}"); do
   for bin in "${builds[@]}"; do
     echo "== $(basename "$bin"), round $round"
     for extra in "" "--edl 1" "--hq"; do
