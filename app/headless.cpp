@@ -102,11 +102,10 @@ bool render_frames(Renderer& renderer, const Camera& camera, const RenderSetting
 bool print_pick(const Options& o, Renderer& renderer, const PointCloud& cloud, const Camera& camera,
                 const RenderSettings& rs) {
   PickResult picked;
-  CompactCloud scratch;
   Stopwatch pick_time;
   std::string why;
-  if (!pick_in_frame(renderer, cloud, camera, rs, o.pick->first, o.pick->second, 0, &scratch,
-                     &picked, &why)) {
+  if (!pick_in_frame(renderer, cloud, camera, rs, o.pick->first, o.pick->second, 0, &picked,
+                     &why)) {
     std::fprintf(stderr, "pointraster: --pick: %s\n", why.c_str());
     return false;
   }

@@ -2,7 +2,6 @@
 
 #include <new>
 
-#include "engine/frame_policy.h"
 #include "engine/frame_stats.h"
 
 namespace pr {
@@ -22,9 +21,11 @@ void PickJob::run(Request q) {
   r.cloud = q.cloud.get();
   if (wait_while_held()) {
     try {
-      if (!pick_on_device(q, r)) pick_on_host(q, r);
+      if (q.device)
+        pick_on_device(q, r);
+      else
+        pick_on_host(q, r);
     } catch (const std::bad_alloc&) {
-      gpu_compact_ = CompactCloud{};
       boxes_ = PodVector<PointBox>();
       r.error = "out of memory preparing the pick";
     }
@@ -34,41 +35,25 @@ void PickJob::run(Request q) {
   done_ = true;
 }
 
-bool PickJob::pick_on_device(const Request& q, Result& r) {
-  if (!q.device) return false;
+void PickJob::pick_on_device(const Request& q, Result& r) {
   PickWindow w;
   if (!pick_window_at(q.x, q.y, q.radius, q.settings.width, q.settings.height, &w)) {
     r.ok = true;  // outside the image: nothing there
-    return true;
+    return;
   }
-  if (q.device(*q.cloud, q.camera, q.settings, &w, &r.error)) {
-    r.pick = pick_from_window(*q.cloud, w, q.x, q.y, q.radius);
-    r.ok = true;
-    return true;
-  }
-  return !r.error.empty();  // failed with a message, or the host picks
+  // False with no message: the GPU holds another cloud, so the click's cloud is gone.
+  r.ok = q.device(*q.cloud, q.camera, q.settings, &w, &r.error);
+  if (r.ok) r.pick = pick_from_window(*q.cloud, w, q.x, q.y, q.radius);
 }
 
 void PickJob::pick_on_host(const Request& q, Result& r) {
   const PointCloud& pc = *q.cloud;
-  if (made_for_.lock() != q.cloud || made_size_ != pc.size() || made_sort_ != q.sort) {
-    gpu_compact_ = CompactCloud{};
+  if (made_for_.lock() != q.cloud || made_size_ != pc.size()) {
     boxes_ = PodVector<PointBox>();
     made_for_ = q.cloud;
     made_size_ = pc.size();
-    made_sort_ = q.sort;
   }
   const CompactCloud* compact = q.cpu_compact.get();
-  if (q.gpu_compact) {
-    if (gpu_compact_.words.size() != pc.size()) {
-      const bool morton = wants_spatial_sort(q.sort, pc, pc.local_bounds());
-      if (!build_compact(pc, morton, &gpu_compact_, &r.error)) {
-        gpu_compact_ = CompactCloud{};
-        return;
-      }
-    }
-    compact = &gpu_compact_;
-  }
   // Float positions: batch boxes let the pass skip the batches that cannot reach the click.
   const PodVector<PointBox>* boxes = compact            ? nullptr
                                      : !q.boxes.empty() ? &q.boxes
@@ -107,7 +92,6 @@ void PickJob::cancel() {
 void PickJob::forget_positions() {
   cancel();
   made_for_.reset();
-  gpu_compact_ = CompactCloud{};
   boxes_ = PodVector<PointBox>();
 }
 

@@ -1,8 +1,8 @@
 // A pick off the drawing thread: a click hands the frame's camera and settings to a PickJob, which
-// re-projects the drawn points (engine/pick.h) on its own thread while the window keeps drawing;
-// the viewer takes the picked point when it is ready. The job keeps what it made for the cloud
-// (the GPU's compact form rebuilt on the host, the float positions' batch boxes) for the next
-// pick of the same cloud.
+// finds the point on its own thread while the window keeps drawing (engine/pick.h: the GPU's pass
+// where the GPU draws, else a pass over the host cloud); the viewer takes the picked point when it
+// is ready. The job keeps the float positions' batch boxes it made for the next pick of the same
+// cloud.
 #pragma once
 
 #include <atomic>
@@ -31,20 +31,16 @@ class PickJob {
     Camera camera;
     RenderSettings settings;
     int x = 0, y = 0, radius = 0;
-    /// The CPU renderer's compact form when it draws one (held while the job runs).
-    std::shared_ptr<const CompactCloud> cpu_compact;
-    /// The GPU draws compact positions: the job builds them on the host in the order the GPU
-    /// stores (wants_spatial_sort() with `sort`), once for the cloud.
-    bool gpu_compact = false;
-    Toggle sort = Toggle::kAuto;
-    /// Float positions: the CPU renderer's batch boxes when it has them for the cloud; empty,
-    /// the job makes them (once for the cloud).
-    PodVector<PointBox> boxes;
-    /// The GPU draws: the pick's pass runs there (RenderBackend::pick_window()), or when that
-    /// returns false with no message, on the host as above.
+    /// The GPU draws: the pick's pass runs there (RenderBackend::pick_window()); false with no
+    /// message when the GPU holds another cloud (the pick is dropped).
     std::function<bool(const PointCloud&, const Camera&, const RenderSettings&, PickWindow*,
                        std::string*)>
         device;
+    /// The CPU draws: its compact form when it draws one (held while the job runs), else float
+    /// positions with its batch boxes when it has them for the cloud (empty: the job makes them,
+    /// once for the cloud).
+    std::shared_ptr<const CompactCloud> cpu_compact;
+    PodVector<PointBox> boxes;
   };
   struct Result {
     bool ok = false;    ///< the pick ran (whether or not it found a point)
@@ -78,7 +74,7 @@ class PickJob {
 
  private:
   void run(Request request);
-  bool pick_on_device(const Request& q, Result& r);  // false: the host picks
+  void pick_on_device(const Request& q, Result& r);
   void pick_on_host(const Request& q, Result& r);
   bool wait_while_held();  // false when cancelled meanwhile
 
@@ -89,11 +85,9 @@ class PickJob {
   std::mutex hold_mutex_;
   std::condition_variable hold_cv_;
   bool held_ = false;
-  // Made for `made_for_` (its size and the sort asked for), kept between picks.
+  // Batch boxes made for `made_for_` (of its size), kept between picks.
   std::weak_ptr<const PointCloud> made_for_;
   uint64_t made_size_ = 0;
-  Toggle made_sort_ = Toggle::kAuto;
-  CompactCloud gpu_compact_;
   PodVector<PointBox> boxes_;
 };
 

@@ -53,22 +53,18 @@ void Viewer::Impl::start_waiting_pick() {
   q.x = c.x;
   q.y = c.y;
   q.radius = kPickRadius;
-  // The positions the renderer on screen draws: floats (with the CPU renderer's batch boxes when
-  // it has them), the CPU's compact form, or the GPU's (the host's build_compact() in the order
-  // the GPU stores, made by the job once for this cloud).
+  // Where the renderer on screen holds the positions it draws: the GPU picks there; the CPU's are
+  // its compact form, or floats with its batch boxes when it has them.
   const CpuRenderer& cpu = backend->cpu();
-  if (backend->compact_active()) {
-    q.gpu_compact = backend->gpu_active();
-    if (!q.gpu_compact) q.cpu_compact = cpu.shared_compact();
-    q.sort = backend->options().sort;
-  } else if (!backend->gpu_active() &&
-             cpu.boxes().size() == (cloud.points->size() + kPointBatch - 1) / kPointBatch) {
-    q.boxes = cpu.boxes();
-  }
-  if (backend->gpu_active())
+  if (backend->gpu_active()) {
     q.device = [this](const PointCloud& pc, const Camera& cam, const RenderSettings& s,
                       PickWindow* w,
                       std::string* why) { return backend->pick_window(pc, cam, s, w, why); };
+  } else if (backend->compact_active()) {
+    q.cpu_compact = cpu.shared_compact();
+  } else if (cpu.boxes().size() == (cloud.points->size() + kPointBatch - 1) / kPointBatch) {
+    q.boxes = cpu.boxes();
+  }
   picks.job.start(std::move(q));
 }
 

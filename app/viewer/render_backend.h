@@ -58,7 +58,7 @@ class RenderBackend {
   /// A pick's pass on the GPU (Renderer::pick_window()) for `cloud` (the cloud on screen), from
   /// the pick job's thread while this one draws; a new upload or a release of the GPU renderer
   /// waits for it. False with an empty `error` when there is no GPU renderer or it holds another
-  /// cloud (the host's pick_point() then picks), with a message when the pass failed.
+  /// cloud (the click's cloud has gone), with a message when the pass failed.
   bool pick_window(const PointCloud& cloud, const Camera& camera, const RenderSettings& settings,
                    PickWindow* window, std::string* error);
 

@@ -8,7 +8,6 @@
 
 #include "engine/colorize.h"
 #include "engine/cpu_renderer.h"
-#include "engine/frame_policy.h"
 #include "engine/parallel.h"
 
 namespace pr {
@@ -176,8 +175,8 @@ const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRend
 }
 
 bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
-                   const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
-                   PickResult* out, std::string* error) {
+                   const RenderSettings& settings, int x, int y, int radius, PickResult* out,
+                   std::string* error) {
   // The renderer's own pass where it holds the cloud (the GPU).
   PickWindow w;
   if (!pick_window_at(x, y, radius, settings.width, settings.height, &w)) {
@@ -193,23 +192,16 @@ bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Came
     if (error) *error = why;
     return false;
   }
-  const CompactCloud* compact = nullptr;
-  if (renderer.compact_active()) {
-    if (const auto* cpu = dynamic_cast<const CpuRenderer*>(&renderer)) {
-      compact = &cpu->compact();
-    } else {
-      if (scratch->words.size() != cloud.size()) {
-        const bool sort = wants_spatial_sort(renderer.options().sort, cloud, cloud.local_bounds());
-        if (!build_compact(cloud, sort, scratch, error)) return false;
-      }
-      compact = scratch;
-    }
+  // On the host: the positions the CPU renderer draws from.
+  const auto* cpu = dynamic_cast<const CpuRenderer*>(&renderer);
+  if (renderer.compact_active() && !cpu) {
+    if (error) *error = "the " + renderer.name() + " renderer cannot pick its compact positions";
+    return false;
   }
+  const CompactCloud* compact = renderer.compact_active() ? &cpu->compact() : nullptr;
   // A single pick gains nothing from boxes made for it (their pass costs what it saves: 1e9
   // points on 16 cores 1035 -> 1132 ms): only the CPU renderer's, when it has them.
-  const PodVector<PointBox>* boxes =
-      compact ? nullptr
-              : boxes_for_pick(cloud, dynamic_cast<const CpuRenderer*>(&renderer), nullptr);
+  const PodVector<PointBox>* boxes = compact ? nullptr : boxes_for_pick(cloud, cpu, nullptr);
   *out = pick_point(cloud, compact, camera, settings, x, y, radius, 0, boxes);
   return true;
 }

@@ -29,7 +29,6 @@ TEST(PickParity, CpuAndGpuNameThePointTheGpuDrew) {
       CpuRenderer cpu(0);
       ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, o));
       std::string err;
-      CompactCloud scratch;
       for (int it = 0; it < 8; ++it) {
         const Camera cam =
             it == 0 ? scene_camera(scene, cloud) : test::random_camera(rng, cloud.local_bounds());
@@ -50,8 +49,8 @@ TEST(PickParity, CpuAndGpuNameThePointTheGpuDrew) {
         for (int k = 0; k < 10; ++k) {
           const int x = int(rng() % 400), y = int(rng() % 300), radius = k % 2 ? 4 : 0;
           PickResult g, c;
-          ASSERT_TRUE(pick_in_frame(*gpu, cloud, cam, rs, x, y, radius, &scratch, &g, &err)) << err;
-          ASSERT_TRUE(pick_in_frame(cpu, cloud, cam, rs, x, y, radius, nullptr, &c, &err)) << err;
+          ASSERT_TRUE(pick_in_frame(*gpu, cloud, cam, rs, x, y, radius, &g, &err)) << err;
+          ASSERT_TRUE(pick_in_frame(cpu, cloud, cam, rs, x, y, radius, &c, &err)) << err;
           EXPECT_EQ(pick_line(g), pick_line(c)) << scene << " form " << form << " " << it;
           EXPECT_EQ(g.x, c.x);
           EXPECT_EQ(g.y, c.y);
@@ -60,8 +59,7 @@ TEST(PickParity, CpuAndGpuNameThePointTheGpuDrew) {
             t.pick_candidates = 1;
             gpu->set_tuning(t);
             PickResult second;
-            ASSERT_TRUE(pick_in_frame(*gpu, cloud, cam, rs, x, y, radius, &scratch, &second, &err))
-                << err;
+            ASSERT_TRUE(pick_in_frame(*gpu, cloud, cam, rs, x, y, radius, &second, &err)) << err;
             EXPECT_EQ(pick_line(second), pick_line(c)) << scene << " form " << form << " " << it;
             t.pick_candidates = CudaTuning{}.pick_candidates;
             gpu->set_tuning(t);

@@ -78,14 +78,12 @@ const PodVector<PointBox>* boxes_for_pick(const PointCloud& cloud, const CpuRend
 
 /// The pick of the frame `renderer` draws: the renderer's own pass where it has one
 /// (Renderer::pick_window(): the GPU's, over the points on the device), else pick_point() with
-/// its compact form when it draws one (the CPU renderer's own, or for another renderer the form
-/// build_compact() makes in the order wants_spatial_sort() chooses, built once into `scratch`,
-/// which the caller keeps for the cloud and clears with a new one); for float positions the CPU
-/// renderer's batch boxes when it has them. False with a message when the renderer's pass fails
-/// or that form cannot be built.
+/// the CPU renderer's compact form when it draws one, or for float positions its batch boxes
+/// when it has them. False with a message when the renderer's pass fails, or when a renderer
+/// without a pass of its own draws compact positions (it holds them, not the host).
 bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Camera& camera,
-                   const RenderSettings& settings, int x, int y, int radius, CompactCloud* scratch,
-                   PickResult* out, std::string* error);
+                   const RenderSettings& settings, int x, int y, int radius, PickResult* out,
+                   std::string* error);
 
 /// Between two picked points (world coordinates, double): the straight distance, the distance
 /// across the ground (perpendicular to the up axis) and the height difference b - a along it.
