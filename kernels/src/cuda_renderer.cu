@@ -43,7 +43,11 @@ class CudaRendererImpl final : public CudaRenderer {
     device_name_ = b;
     int sms = 0;
     PR_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    PR_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // Frames at the greatest priority: a pick's blocks (DeviceCloud::pick_window(), the least)
+    // wait for the SMs that the frame's blocks leave, so a click slows the frames less.
+    int least = 0, greatest = 0;
+    PR_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    PR_CUDA_TRY(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
     cloud_ = std::make_unique<cuda::DeviceCloud>(stream_);
     frame_ = std::make_unique<cuda::Frame>(stream_);
     // Programmatic dependent launches (compute capability 9.0 and up): the resolve after the
@@ -81,7 +85,9 @@ class CudaRendererImpl final : public CudaRenderer {
 
   bool set_cloud(const PointCloud& cloud, std::string* error) override {
     frame_->forget_cloud();
-    return cloud_->upload(cloud, options_.compact, options_.sort, error);
+    if (!cloud_->upload(cloud, options_.compact, options_.sort, error)) return false;
+    cloud_->prepare_pick(tuning_.pick_candidates);
+    return true;
   }
 
   bool update_colors(const PointCloud& cloud, std::string* error) override {

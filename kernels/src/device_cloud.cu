@@ -589,11 +589,18 @@ void DeviceCloud::drop_staged() {
 }
 
 /// pick_window()'s stream, the window's keys and indices (and the candidates' count after them)
-/// for `pixels`, and room for `candidates`: made when missing or too small.
+/// for `pixels`, and room for `candidates`: made when missing or too small. The stream has the
+/// least priority: the frames' blocks (on a stream of the greatest, cuda_renderer.cu) are
+/// scheduled before the pick's waiting ones.
 cudaError_t DeviceCloud::pick_buffers(size_t pixels, uint32_t candidates, std::string* what) {
   *what = "cudaStreamCreate(pick)";
-  cudaError_t e =
-      pick_stream_ ? cudaSuccess : cudaStreamCreateWithFlags(&pick_stream_, cudaStreamNonBlocking);
+  cudaError_t e = cudaSuccess;
+  if (!pick_stream_) {
+    int least = 0, greatest = 0;
+    e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    if (e == cudaSuccess)
+      e = cudaStreamCreateWithPriority(&pick_stream_, cudaStreamNonBlocking, least);
+  }
   if (e == cudaSuccess && pick_cap_ < pixels) {
     free_device(pick_buf_);
     pick_cap_ = 0;
@@ -609,6 +616,13 @@ cudaError_t DeviceCloud::pick_buffers(size_t pixels, uint32_t candidates, std::s
     if (e == cudaSuccess) pick_candidates_cap_ = candidates;
   }
   return e;
+}
+
+void DeviceCloud::prepare_pick(uint32_t candidates) {
+  std::lock_guard<std::mutex> lock(stage_mutex_);
+  std::string what;
+  if (pick_buffers(64 * 64, std::max(candidates, 1u), &what) != cudaSuccess)
+    (void)cudaGetLastError();  // pick_window() tries again and reports
 }
 
 bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t candidates,

@@ -89,6 +89,10 @@ class DeviceCloud {
   /// `candidates`: room for the points listed after the pass (CudaTuning::pick_candidates).
   bool pick_window(const ProjParams& p, uint64_t count, uint32_t candidates, PickWindow* window,
                    std::string* error);
+  /// Makes pick_window()'s stream and buffers ahead of the first pick (a window of up to 64 x 64
+  /// pixels, room for `candidates`), so that the first click costs what the next ones do. A
+  /// failure is left for pick_window() to meet and report.
+  void prepare_pick(uint32_t candidates);
 
   /// A subset of a sorted cloud needs each stored point's original index: made on the first call
   /// (4 bytes a point, kept until the next cloud). False with a message when it cannot be made.

@@ -1,7 +1,8 @@
 // High-quality splats' second pass on the GPU (engine/hq_splat.h): after the depth test, the
 // points of the frame again, each adding its color to the accumulators of the pixels whose
 // nearest depth it lies within range of. The same functions as the CPU renderer's HqEmit
-// (engine/src/cpu_renderer.cpp) and integer sums, so the images are identical.
+// (engine/src/cpu_renderer.cpp) and integer sums, so the images are identical. With points of
+// one pixel, a warp sums the words of its lanes that share a pixel before the atomics.
 #include "device_common.cuh"
 #include "engine/hq_splat.h"
 #include "raster.h"
@@ -10,15 +11,16 @@ namespace pr::cuda {
 
 namespace {
 
-/// One point of depth bits `dbits` at pixel (ix, iy): into the accumulators of the pixels of its
-/// square (one pixel for point size 1) whose nearest point it is within range of. The keys are
-/// final (read-only here); the color is read only for a point that blends somewhere.
+/// Point size > 1: one point of depth bits `dbits` at pixel (ix, iy) into the accumulators of
+/// the pixels of its square whose nearest point it is within range of. The keys are final
+/// (read-only here); the color is read only for a point that blends somewhere.
 template <class ColorFn>
-__device__ __forceinline__ void hq_point(const ProjParams& p, int ix, int iy, uint32_t dbits,
-                                         const unsigned long long* __restrict__ keys,
-                                         unsigned long long* __restrict__ acc, ColorFn color) {
-  int x0 = ix, y0 = iy, x1 = ix + 1, y1 = iy + 1;
-  if (p.point_size > 1) splat_rect(p, ix, iy, x0, y0, x1, y1);
+__device__ __forceinline__ void hq_splat_point(const ProjParams& p, int ix, int iy, uint32_t dbits,
+                                               const unsigned long long* __restrict__ keys,
+                                               unsigned long long* __restrict__ acc,
+                                               ColorFn color) {
+  int x0, y0, x1, y1;
+  splat_rect(p, ix, iy, x0, y0, x1, y1);
   uint32_t c = 0;
   bool have = false;
   for (int y = y0; y < y1; ++y)
@@ -31,11 +33,71 @@ __device__ __forceinline__ void hq_point(const ProjParams& p, int ix, int iy, ui
     }
 }
 
+/// What one point of color `c` adds, in a word that up to 32 such words sum into without
+/// carries: R | G << 16 | B << 32 | 1 << 48 (a sum of 32 channels is at most 8160 < 2^16).
+__device__ __forceinline__ uint64_t hq_lane_word(uint32_t c) {
+  return uint64_t(c & 0xffu) | (uint64_t((c >> 8) & 0xffu) << 16) |
+         (uint64_t((c >> 16) & 0xffu) << 32) | (uint64_t{1} << 48);
+}
+
+/// Point size 1, called by every lane of the warp together: this lane's point blends at pixel
+/// `pix` with word `w` (hq_lane_word()), or pix is ~0u (nothing to add). Consecutive points of a
+/// coherent cloud (its own order, or Morton's) land in the same pixel, and almost every point of
+/// a surface blends, so one atomic pair a point would pile hundreds of atomics on each pixel. A
+/// run of consecutive lanes with the same pixel sums its words instead (a segmented scan of
+/// shuffles), and the run's first lane makes the run's two atomics: hq_word_a() and hq_word_b()
+/// of the sum. Integer sums in any grouping give the same totals as the CPU's point by point.
+__device__ __forceinline__ void hq_warp_add(uint32_t pix, uint64_t w,
+                                            unsigned long long* __restrict__ acc) {
+  constexpr unsigned kWarp = 0xffffffffu;
+  const unsigned lane = threadIdx.x & 31u;
+  const uint32_t before = __shfl_up_sync(kWarp, pix, 1);
+  const unsigned heads = __ballot_sync(kWarp, lane == 0 || before != pix);
+  const unsigned later = heads & ~((2u << lane) - 1u);  // the run heads after this lane
+  const unsigned end = later ? unsigned(__ffs(int(later))) - 1u : 32u;  // past this lane's run
+  // Hillis-Steele: after the step of distance d a lane holds the sum of its own word and those
+  // of the next 2d - 1 lanes, as far as they are in its run; the run's head ends with the run's.
+#pragma unroll
+  for (unsigned d = 1; d < 32; d *= 2) {
+    const uint64_t o = __shfl_down_sync(kWarp, w, d);
+    if (lane + d < end) w += o;
+  }
+  if (pix == ~0u || ((heads >> lane) & 1u) == 0) return;
+  const uint64_t a = (w & 0xffffu) | (((w >> 16) & 0xffffu) << 32);
+  const uint64_t b = ((w >> 32) & 0xffffu) | ((w >> 48) << 32);
+  atomicAdd(acc + 2 * size_t(pix), static_cast<unsigned long long>(a));
+  atomicAdd(acc + 2 * size_t(pix) + 1, static_cast<unsigned long long>(b));
+}
+
+/// One stored point `s` at (x, y, z) (`ok`: loaded, drawn this frame), projected as the raster
+/// did. kSplat (point size > 1): into the accumulators at once. Point size 1: returns its pixel
+/// and word for hq_warp_add() in `pix` and `w` (left at ~0u and 0 when it blends nowhere).
+template <bool kSplat>
+__device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, float y, float z,
+                                         const uint32_t* colors, uint64_t s,
+                                         const unsigned long long* __restrict__ keys,
+                                         unsigned long long* __restrict__ acc, uint32_t& pix,
+                                         uint64_t& w) {
+  int ix, iy;
+  uint64_t key;
+  if (!ok || !project_to_pixel(p, x, y, z, 0u, ix, iy, key)) return;
+  const uint32_t dbits = uint32_t(key >> 32);
+  if constexpr (kSplat) {
+    hq_splat_point(p, ix, iy, dbits, keys, acc, [&]() -> uint32_t { return load_rgb(colors, s); });
+  } else {
+    const uint32_t at = uint32_t(iy) * uint32_t(p.width) + uint32_t(ix);
+    if (!hq_blends(dbits, keys[at])) return;
+    pix = at;
+    w = hq_lane_word(load_rgb(colors, s));
+  }
+}
+
 /// A block a batch of kPointBatch stored points (grid-stride over the batches): the batches this
 /// frame's raster drew (flags, or every batch without them), each point decoded (compact) or
 /// loaded, kept when in the subset (`subset`: by its original index, or its stored index when the
-/// cloud is in its own order), projected as the raster did and accumulated.
-template <bool kCompact, bool kSubset>
+/// cloud is in its own order), projected as the raster did and accumulated. Every lane of a warp
+/// runs the same iterations (hq_warp_add() needs them all).
+template <bool kCompact, bool kSubset, bool kSplat>
 __global__ void __launch_bounds__(kThreads)
     hq_batches(ProjParams p, HqInput in, uint64_t step, const unsigned long long* keys,
                unsigned long long* acc) {
@@ -44,42 +106,75 @@ __global__ void __launch_bounds__(kThreads)
     // Drawn this frame: kBatchDrawn or kBatchInside, alone or | kBatchFirst (culling.h).
     if (in.flags && (__ldg(in.flags + b) & 3u) == 0) continue;
     const uint64_t base = b * kPointBatch;
-    const uint64_t end = base + kPointBatch < in.total ? base + kPointBatch : in.total;
-    for (uint64_t i = base + threadIdx.x; i < end; i += kThreads) {
+    for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
+      const uint64_t i = base + k;
+      bool ok = i < in.total;
       if constexpr (kSubset) {
-        const uint32_t id = in.orig ? __ldg(in.orig + i) : uint32_t(i);
-        if (!in_subset(id, in.count, step)) continue;
+        if (ok) ok = in_subset(in.orig ? __ldg(in.orig + i) : uint32_t(i), in.count, step);
       }
-      float x, y, z;
-      if constexpr (kCompact) {
-        if (!compact_decode(in.batches[b], __ldg(in.words + i), x, y, z)) continue;
-      } else {
-        const Float3 v = in.pos[i];
-        x = v.x, y = v.y, z = v.z;
+      float x = 0.0f, y = 0.0f, z = 0.0f;
+      if (ok) {
+        if constexpr (kCompact) {
+          ok = compact_decode(in.batches[b], __ldg(in.words + i), x, y, z);
+        } else {
+          const Float3 v = in.pos[i];
+          x = v.x, y = v.y, z = v.z;
+        }
       }
-      int ix, iy;
-      uint64_t key;
-      if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
-      hq_point(p, ix, iy, uint32_t(key >> 32), keys, acc,
-               [&]() -> uint32_t { return load_rgb(in.colors, i); });
+      uint32_t pix = ~0u;
+      uint64_t w = 0;
+      hq_point<kSplat>(p, ok, x, y, z, in.colors, i, keys, acc, pix, w);
+      if constexpr (!kSplat) hq_warp_add(pix, w, acc);
     }
   }
 }
 
 /// A subset of a float cloud in its own order: the i-th drawn point is stored at
-/// subset_index(i, step); a thread a point, grid-stride.
+/// subset_index(i, step); a thread a point, grid-stride (the same iterations for a whole warp).
+template <bool kSplat>
 __global__ void __launch_bounds__(kThreads)
     hq_strided(ProjParams p, HqInput in, uint64_t step, const unsigned long long* keys,
                unsigned long long* acc) {
-  for (uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x; i < in.count;
-       i += uint64_t(gridDim.x) * kThreads) {
-    const uint64_t s = subset_index(i, step);
-    const Float3 v = in.pos[s];
-    int ix, iy;
-    uint64_t key;
-    if (!project_to_pixel(p, v.x, v.y, v.z, 0u, ix, iy, key)) continue;
-    hq_point(p, ix, iy, uint32_t(key >> 32), keys, acc,
-             [&]() -> uint32_t { return load_rgb(in.colors, s); });
+  for (uint64_t i0 = uint64_t(blockIdx.x) * kThreads; i0 < in.count;
+       i0 += uint64_t(gridDim.x) * kThreads) {
+    const uint64_t i = i0 + threadIdx.x;
+    const bool ok = i < in.count;
+    const uint64_t s = ok ? subset_index(i, step) : 0;
+    float x = 0.0f, y = 0.0f, z = 0.0f;
+    if (ok) {
+      const Float3 v = in.pos[s];
+      x = v.x, y = v.y, z = v.z;
+    }
+    uint32_t pix = ~0u;
+    uint64_t w = 0;
+    hq_point<kSplat>(p, ok, x, y, z, in.colors, s, keys, acc, pix, w);
+    if constexpr (!kSplat) hq_warp_add(pix, w, acc);
+  }
+}
+
+template <bool kSplat>
+void launch_hq(const ProjParams& p, const HqInput& in, uint64_t step, bool subset,
+               const unsigned long long* keys, unsigned long long* acc, unsigned max_blocks,
+               cudaStream_t stream) {
+  if (subset && !in.compact && !in.permuted) {
+    const uint64_t blocks = (in.count + kThreads - 1) / kThreads;
+    hq_strided<kSplat>
+        <<<unsigned(blocks < max_blocks ? blocks : max_blocks), kThreads, 0, stream>>>(p, in, step,
+                                                                                       keys, acc);
+    return;
+  }
+  const uint64_t batches = (in.total + kPointBatch - 1) / kPointBatch;
+  const unsigned blocks = unsigned(batches < max_blocks ? batches : max_blocks);
+  if (in.compact) {
+    if (subset)
+      hq_batches<true, true, kSplat><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
+    else
+      hq_batches<true, false, kSplat><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
+  } else {
+    if (subset)
+      hq_batches<false, true, kSplat><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
+    else
+      hq_batches<false, false, kSplat><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
   }
 }
 
@@ -91,25 +186,10 @@ bool launch_hq_accumulate(const ProjParams& p, const HqInput& in, const unsigned
   const uint64_t step = subset_step(in.total, in.count);
   const bool subset = step != kFullStep;
   if (subset && in.permuted && !in.orig) return false;
-  if (subset && !in.compact && !in.permuted) {
-    const uint64_t blocks = (in.count + kThreads - 1) / kThreads;
-    hq_strided<<<unsigned(blocks < max_blocks ? blocks : max_blocks), kThreads, 0, stream>>>(
-        p, in, step, keys, acc);
-    return true;
-  }
-  const uint64_t batches = (in.total + kPointBatch - 1) / kPointBatch;
-  const unsigned blocks = unsigned(batches < max_blocks ? batches : max_blocks);
-  if (in.compact) {
-    if (subset)
-      hq_batches<true, true><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
-    else
-      hq_batches<true, false><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
-  } else {
-    if (subset)
-      hq_batches<false, true><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
-    else
-      hq_batches<false, false><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
-  }
+  if (p.point_size > 1)
+    launch_hq<true>(p, in, step, subset, keys, acc, max_blocks, stream);
+  else
+    launch_hq<false>(p, in, step, subset, keys, acc, max_blocks, stream);
   return true;
 }
 

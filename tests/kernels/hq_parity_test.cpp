@@ -1,8 +1,9 @@
 // High-quality splats on the GPU (kernels/src/hq_splat.cu, resolve_shaded.cu) against the CPU's
 // (engine/src/cpu_renderer.cpp): the same image and depths pixel for pixel over the scenes with
 // two interleaved colors, random cameras, point sizes 1 - 3, subsets, float and compact storage
-// in their own and in Morton order, occlusion culling on and automatic, with and without EDL;
-// an HQ frame leaves the buffers clean for the next plain frame.
+// in their own and in Morton order, occlusion culling on and automatic, with and without EDL,
+// and the whole cloud in a small image (hundreds of points a pixel); an HQ frame leaves the
+// buffers clean for the next plain frame.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -48,6 +49,15 @@ TEST(HqParity, ScenesStoragesCamerasPointSizes) {
         differs += hq.rgba != plain.rgba;
       }
       EXPECT_GE(differs, 1) << scene << " variant " << variant;  // random cameras see little
+      // The whole cloud in a small image: hundreds of points a pixel, so that a warp's lanes
+      // share pixels in long runs and sum their colors before the atomics.
+      RenderSettings dense;
+      dense.width = 80;
+      dense.height = 45;
+      dense.hq = true;
+      test::expect_same_frame(
+          cpu, *gpu, first, dense,
+          std::string(scene) + " variant " + std::to_string(variant) + " dense");
     }
   }
 }
