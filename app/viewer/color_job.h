@@ -49,11 +49,12 @@ class ColorJob {
 
   /// Starts colorize() of `cloud` (which must stay unchanged until take() or join()), then
   /// `stage` (may be empty) with the colors the cloud will draw: the job's own, or for RGB the
-  /// file's colors set aside; refused (false) while a job runs.
+  /// file's colors set aside (nothing to compute); refused (false) while a job runs.
   /// `bounds`: the cloud's world bounds (elevation's automatic range without a pass over the
-  /// points).
+  /// points). `reuse`: an array for the colors (what set_display_colors() released last), whose
+  /// pages are mapped already.
   bool start(const PointCloud* cloud, const ColorSettings& settings, const Bounds& bounds,
-             StageFn stage = {});
+             StageFn stage = {}, PodVector<uint32_t>&& reuse = {});
   bool busy() const { return thread_.joinable(); }
   /// When the job has finished: joins and returns its result (once); otherwise false.
   bool take(Result& out);

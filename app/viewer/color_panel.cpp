@@ -158,6 +158,7 @@ void Viewer::Impl::color_request_for_jobs() {
 
 void Viewer::Impl::take_cloud_colors(const CloudJob::Result& r) {
   colors.job.join();  // it read the cloud being replaced
+  colors.spare = PodVector<uint32_t>();
   colors.shown = colors.wanted = r.color;
   colors.legend = r.legend;
   colors.hidden_classes = {};
@@ -185,7 +186,7 @@ void Viewer::Impl::update_colors() {
       set_status("colors: " + r.error, true);
       colors.wanted = colors.shown;
     } else if (cloud.points) {
-      set_display_colors(*cloud.points, r.settings.mode, std::move(r.colors));
+      colors.spare = set_display_colors(*cloud.points, r.settings.mode, std::move(r.colors));
       colors.shown = r.settings;
       colors.legend = colors.shown.mode == ColorMode::kRgb ? Legend{} : r.legend;
       std::string err;
@@ -199,10 +200,12 @@ void Viewer::Impl::update_colors() {
   if (colors.job.busy() || !cloud.drawable()) return;
   if (colors.filter_dirty) apply_class_filter_now();
   if (!(colors.wanted == colors.shown))
-    colors.job.start(cloud.points.get(), colors.wanted, cloud.bounds,
-                     [this](const PointCloud& c, const uint32_t* px) {
-                       return backend->stage_colors(c, px, nullptr);
-                     });
+    colors.job.start(
+        cloud.points.get(), colors.wanted, cloud.bounds,
+        [this](const PointCloud& c, const uint32_t* px) {
+          return backend->stage_colors(c, px, nullptr);
+        },
+        std::move(colors.spare));
 }
 
 void Viewer::Impl::apply_class_filter_now() {

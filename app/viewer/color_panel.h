@@ -18,6 +18,8 @@ struct ColorState {
   bool filter_dirty = false;  // the class filter changed and is not applied yet
   bool chosen = false;        // --color or the panel chose a mode (else each cloud's default)
   HiddenPoints hidden_points;
+  /// The colors array the cloud showed before the last switch, for the next job to fill.
+  PodVector<uint32_t> spare;
 
   /// A mode asked for is not on screen yet (computed, or the class filter applied).
   bool busy() const { return job.busy() || !(wanted == shown) || filter_dirty; }

@@ -82,6 +82,7 @@ void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
   // The file's colors when it has them, else intensity, else elevation (over the survey's
   // bounds), unless the panel or --color chose a mode.
   colors.job.join();
+  colors.spare = PodVector<uint32_t>();
   colors.shown = ColorSettings{};
   if (!colors.chosen) {
     colors.wanted = ColorSettings{};

@@ -1,11 +1,11 @@
-// What a color-mode switch costs: colorize() on the host (all cores) and
-// Renderer::update_colors() on the GPU (3 bytes a point packed and uploaded in stored order), for
-// the cube scene with made-up intensities and classes, stored in its own order or sorted, float
-// or compact positions. Each mode twice: on this thread alone (`sync`: what the window would wait
-// for), then as the viewer does it (`staged`): colorize() and Renderer::stage_colors() on another
-// thread while this one keeps drawing 1920x1080 frames, then update_colors() swapping the staged
-// colors in; the longest frame meanwhile says whether the window stalls. Optionally checks that
-// the GPU then draws the CPU's image.
+// What a color-mode switch costs: colorize() on the host (all cores, into the array the cloud
+// showed before, as the viewer does) and Renderer::update_colors() on the GPU (3 bytes a point
+// packed and uploaded in stored order), for the cube scene with made-up intensities and classes,
+// stored in its own order or sorted, float or compact positions. Each mode twice: on this thread
+// alone (`sync`: what the window would wait for), then as the viewer does it (`staged`): colorize()
+// and Renderer::stage_colors() on another thread while this one keeps drawing 1920x1080 frames,
+// then update_colors() swapping the staged colors in; the longest frame meanwhile says whether the
+// window stalls. Optionally checks that the GPU then draws the CPU's image.
 //   color_switch_bench [--points N] [--sort on|off] [--compact] [--check]
 // Exit 77 without a CUDA device.
 #include <algorithm>
@@ -97,18 +97,21 @@ class Switch {
   const pr::Bounds bounds_;
   pr::Camera cam_;
   std::string why_;
+  // The array the cloud showed before the last switch, which the next one fills (the viewer's
+  // ColorState::spare): its pages are mapped already.
+  pr::PodVector<uint32_t> spare_;
 };
 
 // On this thread alone: what the window would wait for.
 bool Switch::sync(const char* mode, const pr::ColorSettings& s) {
-  pr::PodVector<uint32_t> colors;
+  pr::PodVector<uint32_t> colors = std::move(spare_);
   auto t0 = std::chrono::steady_clock::now();
   if (s.mode != pr::ColorMode::kRgb && !pr::colorize(cloud_, s, colors, nullptr, &why_, &bounds_)) {
     std::fprintf(stderr, "colorize: %s\n", why_.c_str());
     return false;
   }
   const double host_ms = ms_since(t0);
-  pr::set_display_colors(cloud_, s.mode, std::move(colors));
+  spare_ = pr::set_display_colors(cloud_, s.mode, std::move(colors));
   t0 = std::chrono::steady_clock::now();
   if (!gpu_.update_colors(cloud_, &why_)) {
     std::fprintf(stderr, "update_colors: %s\n", why_.c_str());
@@ -135,7 +138,7 @@ bool Switch::staged(const pr::ColorSettings& s) {
   double colorize_ms = 0.0, stage_ms = 0.0;
   bool staged = false;
   std::string stage_why;
-  pr::PodVector<uint32_t> next;
+  pr::PodVector<uint32_t> next = std::move(spare_);
   const auto switch0 = std::chrono::steady_clock::now();
   std::thread worker([&] {
     auto w0 = std::chrono::steady_clock::now();
@@ -161,7 +164,7 @@ bool Switch::staged(const pr::ColorSettings& s) {
     ++frames;
   }
   worker.join();
-  pr::set_display_colors(cloud_, s.mode, std::move(next));
+  spare_ = pr::set_display_colors(cloud_, s.mode, std::move(next));
   const auto t0 = std::chrono::steady_clock::now();
   if (!gpu_.update_colors(cloud_, &why_)) {
     std::fprintf(stderr, "update_colors: %s\n", why_.c_str());

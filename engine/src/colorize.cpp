@@ -346,8 +346,8 @@ bool color_range(const PointCloud& cloud, const ColorSettings& s, double* lo, do
       const ScalarField* f = cloud.field(s.field);
       if (!f) return false;
       return finite_range(
-          f->values.size(), [&](size_t i) { return drawable(cloud, i) ? f->values[i] : NAN; },
-          lo, hi);
+          f->values.size(), [&](size_t i) { return drawable(cloud, i) ? f->values[i] : NAN; }, lo,
+          hi);
     }
     default:
       return false;
@@ -535,14 +535,24 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
   return true;
 }
 
-void set_display_colors(PointCloud& cloud, ColorMode mode, PodVector<uint32_t>&& colors) {
+PodVector<uint32_t> set_display_colors(PointCloud& cloud, ColorMode mode,
+                                       PodVector<uint32_t>&& colors) {
+  PodVector<uint32_t> released = std::move(colors);  // a kRgb caller's array, if any
   if (mode == ColorMode::kRgb) {
-    if (!cloud.file_colors.empty()) cloud.colors = std::move(cloud.file_colors);
+    if (!cloud.file_colors.empty()) {
+      released = std::move(cloud.colors);
+      cloud.colors = std::move(cloud.file_colors);
+    }
     cloud.file_colors = PodVector<uint32_t>();
-    return;
+    return released;
   }
-  if (cloud.file_colors.empty()) cloud.file_colors = std::move(cloud.colors);
-  cloud.colors = std::move(colors);
+  if (cloud.file_colors.empty()) {
+    cloud.file_colors = std::move(cloud.colors);
+    cloud.colors = std::move(released);
+    return PodVector<uint32_t>();
+  }
+  std::swap(cloud.colors, released);
+  return released;
 }
 
 bool apply_class_filter(PointCloud& cloud, const std::array<bool, 256>& hidden,

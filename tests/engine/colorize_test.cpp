@@ -258,6 +258,40 @@ TEST(Colorize, FileColorsComeBackForRgb) {
   EXPECT_TRUE(c.file_colors.empty());
 }
 
+TEST(Colorize, SetDisplayColorsReleasesTheArrayShownBefore) {
+  PointCloud c = line_cloud(100);
+  for (size_t i = 0; i < 100; ++i) c.colors[i] = rgba(uint8_t(i), 0, 0);
+  const PodVector<uint32_t> file = c.colors;
+  ColorSettings s;
+  s.mode = ColorMode::kElevation;
+  PodVector<uint32_t> out;
+  ASSERT_TRUE(colorize(c, s, out, nullptr, nullptr));
+  const PodVector<uint32_t> elevation = out;
+  const uint32_t* elevation_data = out.data();
+  // The file's colors go aside: nothing to release.
+  EXPECT_TRUE(set_display_colors(c, s.mode, std::move(out)).empty());
+  // The next mode fills the released array in place and releases the one shown before.
+  s.mode = ColorMode::kIntensity;
+  c.intensity.assign(100, 5.0f);
+  ASSERT_TRUE(colorize(c, s, out, nullptr, nullptr));
+  PodVector<uint32_t> released = set_display_colors(c, s.mode, std::move(out));
+  EXPECT_EQ(released, elevation);
+  EXPECT_EQ(released.data(), elevation_data);
+  s.mode = ColorMode::kElevation;
+  ASSERT_TRUE(colorize(c, s, released, nullptr, nullptr));
+  EXPECT_EQ(released.data(), elevation_data);  // no new allocation
+  EXPECT_EQ(released, elevation);
+  const PodVector<uint32_t> intensity = c.colors;
+  EXPECT_EQ(set_display_colors(c, s.mode, std::move(released)), intensity);
+  // RGB brings the file's colors back and releases the mode's array.
+  EXPECT_EQ(set_display_colors(c, ColorMode::kRgb, PodVector<uint32_t>()), elevation);
+  EXPECT_EQ(c.colors, file);
+  EXPECT_TRUE(c.file_colors.empty());
+  // Already showing the file's colors: nothing of the cloud's is released.
+  EXPECT_TRUE(set_display_colors(c, ColorMode::kRgb, PodVector<uint32_t>()).empty());
+  EXPECT_EQ(c.colors, file);
+}
+
 /// A 40 x 40 grid at z = 0 seen from above: class 2 on the left half, class 6 on the right.
 PointCloud two_class_grid() {
   PointCloud c;

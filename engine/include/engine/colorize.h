@@ -102,8 +102,12 @@ bool colorize(const PointCloud& cloud, const ColorSettings& settings, PodVector<
 
 /// Hands colors made by colorize() to the cloud: the file's colors go aside into file_colors the
 /// first time (kept there while another mode is shown; back in `colors` for kRgb, when `colors`
-/// is then empty to take them back).
-void set_display_colors(PointCloud& cloud, ColorMode mode, PodVector<uint32_t>&& colors);
+/// is then empty to take them back). Returns the array the cloud no longer needs (the colors of
+/// the mode shown before; empty when none), which the next colorize() may fill: its memory is
+/// mapped already, and first touches of fresh pages cost a switch at 1e9 points more than the
+/// colors themselves.
+PodVector<uint32_t> set_display_colors(PointCloud& cloud, ColorMode mode,
+                                       PodVector<uint32_t>&& colors);
 
 /// Points of hidden classes, taken out of the cloud (their positions NaN) and kept here: 16
 /// bytes a hidden point, nothing for the others.
