@@ -33,40 +33,54 @@ void color_new_cloud(PointCloud& cloud, const ColorRequest& request, bool from_f
 }
 
 bool ColorJob::start(const PointCloud* cloud, const ColorSettings& settings, const Bounds& bounds,
-                     StageFn stage, PodVector<uint32_t>&& reuse) {
+                     StageFn stage, PodVector<uint32_t>&& reuse, RecipeFn recipe) {
   if (busy()) return false;
   done_ = false;
+  recipe_ready_ = false;
   result_ = Result{};
-  thread_ = std::thread(
-      [this, cloud, settings, bounds, stage = std::move(stage), out = std::move(reuse)]() mutable {
-        Stopwatch sw;
-        Result r;
-        r.settings = settings;
-        r.legend.mode = settings.mode;
-        // RGB: the file's colors come back (set_display_colors()), nothing to compute.
-        r.ok = settings.mode == ColorMode::kRgb;
-        if (!r.ok) {
-          r.colors = std::move(out);
-          try {
-            r.ok = colorize(*cloud, settings, r.colors, &r.legend, &r.error, &bounds);
-          } catch (const std::bad_alloc&) {
-            r.error = "out of memory computing the colors";
-          }
-        }
-        if (r.ok && stage) {
-          // The array set_display_colors() will leave in cloud->colors: RGB brings back the file's
-          // colors (set aside in file_colors while another mode shows, else drawn already).
-          const uint32_t* drawn =
-              settings.mode == ColorMode::kRgb ? cloud->source_colors().data() : r.colors.data();
-          Stopwatch st;
-          r.staged = stage(*cloud, drawn);
-          r.stage_ms = st.ms();
-        }
-        r.ms = sw.ms();
-        result_ = std::move(r);
-        done_ = true;
-      });
+  thread_ = std::thread([this, cloud, settings, bounds, stage = std::move(stage),
+                         out = std::move(reuse), recipe = std::move(recipe)]() mutable {
+    result_ = run(*cloud, settings, bounds, stage, recipe, std::move(out));
+    done_ = true;
+  });
   return true;
+}
+
+ColorJob::Result ColorJob::run(const PointCloud& cloud, const ColorSettings& settings,
+                               const Bounds& bounds, const StageFn& stage, const RecipeFn& recipe,
+                               PodVector<uint32_t>&& out) {
+  Stopwatch sw;
+  Result r;
+  r.settings = settings;
+  r.legend.mode = settings.mode;
+  // RGB: the file's colors come back (set_display_colors()), nothing to compute.
+  r.ok = settings.mode == ColorMode::kRgb;
+  if (!r.ok) {
+    try {
+      // The renderer's own copy first, to show while colorize() makes the host's.
+      ColorRecipe rc;
+      if (recipe && color_recipe(cloud, settings, &rc, &bounds) && recipe(cloud, rc)) {
+        r.recipe_staged = true;
+        r.recipe_ms = sw.ms();
+        recipe_ready_ = true;
+      }
+      r.colors = std::move(out);
+      r.ok = colorize(cloud, settings, r.colors, &r.legend, &r.error, &bounds);
+    } catch (const std::bad_alloc&) {
+      r.error = "out of memory computing the colors";
+    }
+  }
+  if (r.ok && stage && !r.recipe_staged) {
+    // The array set_display_colors() will leave in cloud.colors: RGB brings back the file's
+    // colors (set aside in file_colors while another mode shows, else drawn already).
+    const uint32_t* drawn =
+        settings.mode == ColorMode::kRgb ? cloud.source_colors().data() : r.colors.data();
+    Stopwatch st;
+    r.staged = stage(cloud, drawn);
+    r.stage_ms = st.ms();
+  }
+  r.ms = sw.ms();
+  return r;
 }
 
 bool ColorJob::take(Result& out) {

@@ -37,10 +37,17 @@ class ColorJob {
     double ms = 0.0;        ///< colorize() and the staging
     double stage_ms = 0.0;  ///< the staging alone
     bool staged = false;    ///< `stage` took the colors (else update_colors() uploads them)
+    /// `recipe` staged the colors on the GPU, after `recipe_ms` (take_recipe_ready() said so
+    /// then); `stage` was not called.
+    bool recipe_staged = false;
+    double recipe_ms = 0.0;
   };
   /// Hands the finished colors to the renderers ahead of update_colors() (on the job's thread;
   /// RenderBackend::stage_colors()): `colors` is the array the cloud will draw.
   using StageFn = std::function<bool(const PointCloud& cloud, const uint32_t* colors)>;
+  /// Has the renderer compute the colors itself from their recipe (RenderBackend::stage_recipe()),
+  /// on the job's thread before colorize(): true when they are staged.
+  using RecipeFn = std::function<bool(const PointCloud& cloud, const ColorRecipe& recipe)>;
 
   ColorJob() = default;
   ~ColorJob() { join(); }
@@ -52,9 +59,14 @@ class ColorJob {
   /// file's colors set aside (nothing to compute); refused (false) while a job runs.
   /// `bounds`: the cloud's world bounds (elevation's automatic range without a pass over the
   /// points). `reuse`: an array for the colors (what set_display_colors() released last), whose
-  /// pages are mapped already.
+  /// pages are mapped already. `recipe` (may be empty): tried first for every mode but RGB; when
+  /// it stages the colors, take_recipe_ready() says so while colorize() still runs, and `stage`
+  /// is not called.
   bool start(const PointCloud* cloud, const ColorSettings& settings, const Bounds& bounds,
-             StageFn stage = {}, PodVector<uint32_t>&& reuse = {});
+             StageFn stage = {}, PodVector<uint32_t>&& reuse = {}, RecipeFn recipe = {});
+  /// True once, when `recipe` has staged the job's colors: the renderer may show them now, before
+  /// the host's copy (take()) arrives.
+  bool take_recipe_ready() { return recipe_ready_.exchange(false); }
   bool busy() const { return thread_.joinable(); }
   /// When the job has finished: joins and returns its result (once); otherwise false.
   bool take(Result& out);
@@ -62,8 +74,12 @@ class ColorJob {
   void join();
 
  private:
+  Result run(const PointCloud& cloud, const ColorSettings& settings, const Bounds& bounds,
+             const StageFn& stage, const RecipeFn& recipe, PodVector<uint32_t>&& out);
+
   std::thread thread_;
   std::atomic<bool> done_{false};
+  std::atomic<bool> recipe_ready_{false};
   Result result_;
 };
 

@@ -159,6 +159,7 @@ void Viewer::Impl::color_request_for_jobs() {
 void Viewer::Impl::take_cloud_colors(const CloudJob::Result& r) {
   colors.job.join();  // it read the cloud being replaced
   colors.spare = PodVector<uint32_t>();
+  colors.gpu_ahead = false;
   colors.shown = colors.wanted = r.color;
   colors.legend = r.legend;
   colors.hidden_classes = {};
@@ -180,23 +181,10 @@ void Viewer::Impl::update_colors() {
   // A cloud being saved or picked in is read by other threads: its colors and the class
   // filter's positions change once the save or the pick has ended.
   if (save.job.reads(cloud.points.get()) || picks.job.reads(cloud.points.get())) return;
+  // The GPU computed the new colors itself: shown now, while the host's copy is still computed.
+  if (colors.job.take_recipe_ready()) colors.gpu_ahead = backend->show_staged_recipe();
   ColorJob::Result r;
-  if (colors.job.take(r)) {
-    if (!r.ok) {
-      set_status("colors: " + r.error, true);
-      colors.wanted = colors.shown;
-    } else if (cloud.points) {
-      colors.spare = set_display_colors(*cloud.points, r.settings.mode, std::move(r.colors));
-      colors.shown = r.settings;
-      colors.legend = colors.shown.mode == ColorMode::kRgb ? Legend{} : r.legend;
-      std::string err;
-      if (!backend->update_colors(&err)) set_status(err, true);
-      char msg[128];
-      std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms", mode_label(colors.shown).c_str(),
-                    r.ms);
-      set_status(msg, false);
-    }
-  }
+  if (colors.job.take(r)) take_colors(r);
   if (colors.job.busy() || !cloud.drawable()) return;
   if (colors.filter_dirty) apply_class_filter_now();
   if (!(colors.wanted == colors.shown))
@@ -205,7 +193,37 @@ void Viewer::Impl::update_colors() {
         [this](const PointCloud& c, const uint32_t* px) {
           return backend->stage_colors(c, px, nullptr);
         },
-        std::move(colors.spare));
+        std::move(colors.spare),
+        [this](const PointCloud& c, const ColorRecipe& recipe) {
+          return backend->stage_recipe(c, recipe, nullptr);
+        });
+}
+
+/// A finished color job's colors to the cloud and the renderers (the GPU's already there when it
+/// showed them from their recipe), or its error.
+void Viewer::Impl::take_colors(ColorJob::Result& r) {
+  const bool gpu_ahead = colors.gpu_ahead;  // the GPU shows r's colors already
+  colors.gpu_ahead = false;
+  std::string err;
+  if (!cloud.points) return;
+  if (!r.ok) {
+    set_status("colors: " + r.error, true);
+    colors.wanted = colors.shown;
+    // The GPU's colors back to the host's.
+    if (gpu_ahead && !backend->update_colors(&err)) set_status(err, true);
+    return;
+  }
+  colors.spare = set_display_colors(*cloud.points, r.settings.mode, std::move(r.colors));
+  colors.shown = r.settings;
+  colors.legend = colors.shown.mode == ColorMode::kRgb ? Legend{} : r.legend;
+  if (!backend->update_colors(&err, gpu_ahead)) set_status(err, true);
+  char msg[160];
+  if (gpu_ahead)
+    std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms on the GPU (%.0f ms on the host)",
+                  mode_label(colors.shown).c_str(), r.recipe_ms, r.ms);
+  else
+    std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms", mode_label(colors.shown).c_str(), r.ms);
+  set_status(msg, false);
 }
 
 void Viewer::Impl::apply_class_filter_now() {

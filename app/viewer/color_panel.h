@@ -20,6 +20,8 @@ struct ColorState {
   HiddenPoints hidden_points;
   /// The colors array the cloud showed before the last switch, for the next job to fill.
   PodVector<uint32_t> spare;
+  /// The GPU shows the running job's colors already (computed from their recipe).
+  bool gpu_ahead = false;
 
   /// A mode asked for is not on screen yet (computed, or the class filter applied).
   bool busy() const { return job.busy() || !(wanted == shown) || filter_dirty; }

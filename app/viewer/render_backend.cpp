@@ -96,14 +96,14 @@ bool RenderBackend::set_cloud(const PointCloud& cloud, std::string* error, std::
   return true;
 }
 
-bool RenderBackend::update_colors(std::string* error) {
+bool RenderBackend::update_colors(std::string* error, bool gpu_current) {
   if (!cloud_) return true;
   std::string err;
   if (!cpu_->update_colors(*cloud_, &err) && !refresh_cpu(&err)) {
     *error = "CPU renderer refused the new colors: " + err;
     return false;
   }
-  if (gpu_ && !gpu_->r->update_colors(*cloud_, &err)) {
+  if (gpu_ && !gpu_current && !gpu_->r->update_colors(*cloud_, &err)) {
     *error = "GPU: " + err + "; uploading the cloud again";
     std::string why, note;
     if (!upload_gpu(&why, &note, /*compact_fallback=*/true)) drop_gpu(why);
@@ -118,6 +118,18 @@ bool RenderBackend::stage_colors(const PointCloud& cloud, const uint32_t* colors
   if (gpu_ && &cloud == cloud_) return gpu_->r->stage_colors(cloud, colors, error);
   if (error) *error = "no GPU renderer";
   return false;
+}
+
+bool RenderBackend::stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe,
+                                 std::string* error) {
+  std::lock_guard<std::mutex> lock(gpu_mutex_);
+  if (gpu_ && &cloud == cloud_) return gpu_->r->stage_recipe(cloud, recipe, error);
+  if (error) *error = "no GPU renderer";
+  return false;
+}
+
+bool RenderBackend::show_staged_recipe() {
+  return gpu_ && cloud_ && gpu_->r->show_staged_recipe(*cloud_);
 }
 
 bool RenderBackend::pick_window(const PointCloud& cloud, const Camera& camera,

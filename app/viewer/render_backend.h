@@ -48,13 +48,21 @@ class RenderBackend {
 
   /// New colors of the cloud on screen (the same points and positions): both renderers take them
   /// (Renderer::update_colors(): nothing to do on the CPU, 3 bytes a point uploaded to the GPU).
-  /// False with the reason when the GPU failed (it then has the whole cloud again).
-  bool update_colors(std::string* error);
+  /// `gpu_current`: the GPU shows these colors already (show_staged_recipe()), only the CPU takes
+  /// them. False with the reason when the GPU failed (it then has the whole cloud again).
+  bool update_colors(std::string* error, bool gpu_current = false);
   /// update_colors()'s upload done ahead (Renderer::stage_colors()), from the thread that
   /// computed `colors` for `cloud` (the cloud on screen), while this one keeps drawing: the GPU
   /// renderer, when there is one, packs and uploads them; update_colors() then swaps them in.
   /// False with the reason when nothing was staged (update_colors() then uploads them).
   bool stage_colors(const PointCloud& cloud, const uint32_t* colors, std::string* error);
+  /// The GPU renderer computes the colors of `recipe` for `cloud` (the cloud on screen) itself
+  /// (Renderer::stage_recipe()), from the color job's thread, before the host has them; false
+  /// with the reason when it cannot or there is none.
+  bool stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe, std::string* error);
+  /// The GPU renderer draws the colors stage_recipe() staged from the next frame on; false when
+  /// none are staged for the cloud on screen.
+  bool show_staged_recipe();
   /// A pick's pass on the GPU (Renderer::pick_window()) for `cloud` (the cloud on screen), from
   /// the pick job's thread while this one draws; a new upload or a release of the GPU renderer
   /// waits for it. False with an empty `error` when there is no GPU renderer or it holds another

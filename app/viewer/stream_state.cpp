@@ -83,6 +83,7 @@ void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
   // bounds), unless the panel or --color chose a mode.
   colors.job.join();
   colors.spare = PodVector<uint32_t>();
+  colors.gpu_ahead = false;
   colors.shown = ColorSettings{};
   if (!colors.chosen) {
     colors.wanted = ColorSettings{};

@@ -107,6 +107,7 @@ struct Viewer::Impl {
   void draw_pick_panel();                    // its panel section and its marks on the image
   void color_request_for_jobs();             // the cloud job's ColorRequest
   void update_colors();                      // hands over and starts color jobs
+  void take_colors(ColorJob::Result& r);
   void apply_class_filter_now();
   void take_cloud_colors(const CloudJob::Result& r);  // a new cloud's colors
   void draw_color_section();

@@ -1,11 +1,14 @@
 // What a color-mode switch costs: colorize() on the host (all cores, into the array the cloud
 // showed before, as the viewer does) and Renderer::update_colors() on the GPU (3 bytes a point
 // packed and uploaded in stored order), for the cube scene with made-up intensities and classes,
-// stored in its own order or sorted, float or compact positions. Each mode twice: on this thread
-// alone (`sync`: what the window would wait for), then as the viewer does it (`staged`): colorize()
-// and Renderer::stage_colors() on another thread while this one keeps drawing 1920x1080 frames,
-// then update_colors() swapping the staged colors in; the longest frame meanwhile says whether the
-// window stalls. Optionally checks that the GPU then draws the CPU's image.
+// stored in its own order or sorted, float or compact positions. Each mode three times: on this
+// thread alone (`sync`: what the window would wait for); with colorize() and
+// Renderer::stage_colors() on another thread while this one keeps drawing 1920x1080 frames, then
+// update_colors() swapping the staged colors in (`staged`); and as the viewer does it (`recipe`):
+// the GPU computes the colors from their recipe (Renderer::stage_recipe()) and shows them at
+// once while colorize() makes the host's copy. `shown_ms` is what the window waits for, the
+// longest frame meanwhile says whether it stalls. Optionally checks that the GPU then draws the
+// CPU's image.
 //   color_switch_bench [--points N] [--sort on|off] [--compact] [--check]
 // Exit 77 without a CUDA device.
 #include <algorithm>
@@ -86,7 +89,7 @@ class Switch {
 
  private:
   bool sync(const char* mode, const pr::ColorSettings& s);
-  bool staged(const pr::ColorSettings& s);
+  bool staged(const pr::ColorSettings& s, bool recipe);
   bool check(const char* mode, int& fails);
 
   const Args& o_;
@@ -126,34 +129,47 @@ bool Switch::sync(const char* mode, const pr::ColorSettings& s) {
   return true;
 }
 
-// The viewer's way: colorize and stage on another thread while this one draws frames.
-bool Switch::staged(const pr::ColorSettings& s) {
+// The viewer's way, on another thread while this one draws frames: with `recipe`, the GPU
+// computes the colors from their recipe first (Renderer::stage_recipe()) and this thread shows
+// them as soon as they are staged (`shown_ms`, what the window waits for), while colorize() makes
+// the host's copy; without, colorize() and Renderer::stage_colors() (pack and upload), then
+// update_colors() swaps them in.
+bool Switch::staged(const pr::ColorSettings& s, bool recipe) {
   pr::RenderSettings rs;
   rs.width = 1920;
   rs.height = 1080;
   pr::Image img;
   pr::FrameStats st;
   if (!gpu_.render(cam_, rs, img, st, &why_)) return false;  // warm
-  std::atomic<bool> done{false};
-  double colorize_ms = 0.0, stage_ms = 0.0;
+  std::atomic<bool> done{false}, recipe_ready{false};
+  double recipe_ms = 0.0, colorize_ms = 0.0, stage_ms = 0.0;
   bool staged = false;
-  std::string stage_why;
+  std::string stage_why = "not tried";
   pr::PodVector<uint32_t> next = std::move(spare_);
   const auto switch0 = std::chrono::steady_clock::now();
   std::thread worker([&] {
     auto w0 = std::chrono::steady_clock::now();
+    pr::ColorRecipe r;
+    if (recipe && s.mode != pr::ColorMode::kRgb && pr::color_recipe(cloud_, s, &r, &bounds_) &&
+        gpu_.stage_recipe(cloud_, r, &stage_why)) {
+      recipe_ms = ms_since(w0);
+      recipe_ready = true;
+    }
+    w0 = std::chrono::steady_clock::now();
     if (s.mode != pr::ColorMode::kRgb) pr::colorize(cloud_, s, next, nullptr, &stage_why, &bounds_);
     colorize_ms = ms_since(w0);
     w0 = std::chrono::steady_clock::now();
     const uint32_t* drawn =
         s.mode == pr::ColorMode::kRgb ? cloud_.source_colors().data() : next.data();
-    staged = gpu_.stage_colors(cloud_, drawn, &stage_why);
+    if (!recipe_ready) staged = gpu_.stage_colors(cloud_, drawn, &stage_why);
     stage_ms = ms_since(w0);
     done = true;
   });
   int frames = 0;
-  double longest = 0.0;
+  double longest = 0.0, shown_ms = -1.0;
   while (!done) {
+    if (shown_ms < 0.0 && recipe_ready && gpu_.show_staged_recipe(cloud_))
+      shown_ms = ms_since(switch0);
     const auto f0 = std::chrono::steady_clock::now();
     if (!gpu_.render(cam_, rs, img, st, &why_)) {
       std::fprintf(stderr, "render: %s\n", why_.c_str());
@@ -164,18 +180,24 @@ bool Switch::staged(const pr::ColorSettings& s) {
     ++frames;
   }
   worker.join();
+  if (shown_ms < 0.0 && recipe_ready && gpu_.show_staged_recipe(cloud_))
+    shown_ms = ms_since(switch0);
   spare_ = pr::set_display_colors(cloud_, s.mode, std::move(next));
   const auto t0 = std::chrono::steady_clock::now();
-  if (!gpu_.update_colors(cloud_, &why_)) {
+  if (shown_ms < 0.0 && !gpu_.update_colors(cloud_, &why_)) {
     std::fprintf(stderr, "update_colors: %s\n", why_.c_str());
     return false;
   }
   const double adopt_ms = ms_since(t0);
+  const double done_ms = ms_since(switch0);
   std::printf(
-      "  staged: colorize_ms=%.1f stage_ms=%.1f (%s) update_colors_ms=%.1f switch_ms=%.1f "
-      "frames_meanwhile=%d longest_frame_ms=%.2f\n",
-      colorize_ms, stage_ms, staged ? "staged" : stage_why.c_str(), adopt_ms, ms_since(switch0),
-      frames, longest);
+      "  %s: recipe_ms=%.1f colorize_ms=%.1f stage_ms=%.1f (%s) update_colors_ms=%.1f "
+      "shown_ms=%.1f all_done_ms=%.1f frames_meanwhile=%d longest_frame_ms=%.2f\n",
+      recipe ? "recipe" : "staged", recipe_ms, colorize_ms, stage_ms,
+      shown_ms >= 0.0 ? "recipe"
+      : staged        ? "staged"
+                      : stage_why.c_str(),
+      adopt_ms, shown_ms >= 0.0 ? shown_ms : done_ms, done_ms, frames, longest);
   return true;
 }
 
@@ -199,7 +221,7 @@ bool Switch::check(const char* mode, int& fails) {
 bool Switch::run(const char* mode, int& fails) {
   pr::ColorSettings s;
   pr::parse_color_mode(mode, &s.mode, &s.field);
-  if (!sync(mode, s) || !staged(s)) return false;
+  if (!sync(mode, s) || !staged(s, false) || !staged(s, true)) return false;
   return !o_.check || check(mode, fails);
 }
 

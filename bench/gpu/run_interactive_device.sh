@@ -2,19 +2,20 @@
 # The billion-point interactivity table on the GPU machine in one call: the terrain of 1e9 points
 # at 1920x1080 drawn plain, with eye-dome lighting and with high-quality splats (`render_ms`, the
 # median of 30 frames), a pick (`pick_ms`) and the color-mode switches (color_switch_bench), for
-# one build (K/bin) or two (K/bin and K/bin-b) in turn, twice, so that a change is measured
-# against the build before it in the same run (docs/PERFORMANCE.md):
+# one build (K/bin) or more (K/bin, then each K/bin-*) in turn, twice, so that a change is
+# measured against the build before it in the same run (docs/PERFORMANCE.md):
 #   (here)  ../shared/device/bundle.sh K build/bin/pointraster build/bin/color_switch_bench
-#           [mkdir K/bin-b; cp the other build's pointraster and color_switch_bench into K/bin-b]
+#           [mkdir K/bin-b; cp another build's pointraster (and color_switch_bench) into K/bin-b]
 #           cp bench/gpu/run_interactive_device.sh K/
 #   (run)   source K/env.sh; bash K/run_interactive_device.sh        carry ["K"]
-# About 8 minutes for two builds (ROUNDS=1: half); each step has a time limit. Logs go to $OUT.
+# About 8 minutes for two builds (ROUNDS=1: half; CASES="hq pick": those rows alone); each step
+# has a time limit. Logs go to $OUT.
 D=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 exec > >(tee -a "$out/interactive.log") 2>&1
 builds=("$D/bin")
-[ -d "$D/bin-b" ] && builds+=("$D/bin-b")
+for b in "$D"/bin-*; do [ -d "$b" ] && builds+=("$b"); done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 # One headless run of `pointraster` from build $1 with the arguments after it.
@@ -28,12 +29,15 @@ frames() {
 for round in $(seq "${ROUNDS:-2}"); do
   for bin in "${builds[@]}"; do
     echo "== $(basename "$bin"), round $round"
-    for extra in "" "--edl 1" "--hq"; do
-      echo "-- terrain 1e9 ${extra:-plain}"
-      frames "$bin" --frames 30 $extra
+    for c in ${CASES:-plain edl hq pick}; do
+      echo "-- terrain 1e9 $c"
+      case $c in
+        plain) frames "$bin" --frames 30 ;;
+        edl) frames "$bin" --frames 30 --edl 1 ;;
+        hq) frames "$bin" --frames 30 --hq ;;
+        pick) frames "$bin" --frames 2 --pick 960,540 ;;
+      esac
     done
-    echo "-- pick"
-    frames "$bin" --frames 2 --pick 960,540
   done
 done
 for bin in "${builds[@]}"; do

@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 
+#include "engine/color_ramp.h"
 #include "engine/parallel.h"
 
 namespace pr {
@@ -80,9 +81,7 @@ const Tables& tables() {
 }
 
 inline uint32_t lut_color(const uint32_t* lut, double t) {
-  if (!(t > 0.0)) return lut[0];  // NaN too
-  if (t >= 1.0) return lut[255];
-  return lut[size_t(t * 255.0 + 0.5)];
+  return lut[ramp_index(t, 255)];
 }
 
 struct ClassEntry {
@@ -367,22 +366,44 @@ void color_rgb(const PointCloud& cloud, uint32_t* o) {
       kColorGrain);
 }
 
+/// Intensity's gamma curve through a table of kCurveSteps + 1 entries: pow per point would
+/// dominate.
+constexpr uint32_t kCurveSteps = 4096;
+std::vector<uint32_t> intensity_curve(const ColorSettings& s, const uint32_t* lut) {
+  const double inv_gamma = s.gamma > 0.0 ? 1.0 / s.gamma : 1.0;
+  std::vector<uint32_t> curve(kCurveSteps + 1);
+  for (size_t k = 0; k <= kCurveSteps; ++k)
+    curve[k] = lut_color(lut, std::pow(double(k) / double(kCurveSteps), inv_gamma));
+  return curve;
+}
+
+/// The palettes of the categorical modes, indexed by the point's value.
+std::vector<uint32_t> class_palette() {
+  std::vector<uint32_t> pal(256);
+  for (int c = 0; c < 256; ++c) pal[size_t(c)] = class_color(uint8_t(c));
+  return pal;
+}
+std::vector<uint32_t> return_palette() {
+  std::vector<uint32_t> pal(256);
+  for (int c = 0; c < 256; ++c) pal[size_t(c)] = return_color(return_kind(uint8_t(c)));
+  return pal;
+}
+std::vector<uint32_t> source_palette() {
+  std::vector<uint32_t> pal(65536);
+  for (size_t c = 0; c < pal.size(); ++c) pal[c] = source_color(uint16_t(c));
+  return pal;
+}
+
 void color_intensity(const PointCloud& cloud, const ColorSettings& s, const uint32_t* lut,
                      double lo, double scale, uint32_t* o, Legend& lg) {
   lg.label = "intensity";
   const float* v = cloud.intensity.data();
-  const double inv_gamma = s.gamma > 0.0 ? 1.0 / s.gamma : 1.0;
-  // The gamma curve through a table of 4096 steps: pow per point would dominate.
-  std::vector<uint32_t> curve(4097);
-  for (size_t k = 0; k <= 4096; ++k)
-    curve[k] = lut_color(lut, std::pow(double(k) / 4096.0, inv_gamma));
+  const std::vector<uint32_t> curve = intensity_curve(s, lut);
   parallel_for(
       cloud.size(),
       [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) {
-          const double t = (double(v[i]) - lo) * scale;
-          o[i] = !(t > 0.0) ? curve[0] : t >= 1.0 ? curve[4096] : curve[size_t(t * 4096.0 + 0.5)];
-        }
+        for (size_t i = b; i < e; ++i)
+          o[i] = curve[ramp_index(ramp_t(v[i], -lo, scale), kCurveSteps)];
       },
       0, kColorGrain);
 }
@@ -398,7 +419,7 @@ void color_elevation(const PointCloud& cloud, const ColorSettings& s, const uint
       [&](size_t b, size_t e) {
         for (size_t i = b; i < e; ++i) {
           const float c = a == 0 ? p[i].x : a == 1 ? p[i].y : p[i].z;
-          o[i] = lut_color(lut, (double(c) + base) * scale);
+          o[i] = lut_color(lut, ramp_t(c, base, scale));
         }
       },
       0, kColorGrain);
@@ -411,15 +432,14 @@ void color_field(const PointCloud& cloud, const ColorSettings& s, const uint32_t
   parallel_for(
       cloud.size(),
       [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) o[i] = lut_color(lut, (double(v[i]) - lo) * scale);
+        for (size_t i = b; i < e; ++i) o[i] = lut_color(lut, ramp_t(v[i], -lo, scale));
       },
       0, kColorGrain);
 }
 
 void color_classification(const PointCloud& cloud, uint32_t* o, Legend& lg) {
   lg.label = "classification";
-  uint32_t pal[256];
-  for (int c = 0; c < 256; ++c) pal[c] = class_color(uint8_t(c));
+  const std::vector<uint32_t> pal = class_palette();
   const uint8_t* v = cloud.classification.data();
   std::mutex m;
   parallel_for(
@@ -438,12 +458,9 @@ void color_classification(const PointCloud& cloud, uint32_t* o, Legend& lg) {
 
 void color_return(const PointCloud& cloud, uint32_t* o, Legend& lg) {
   lg.label = "return";
-  uint32_t pal[256];
+  const std::vector<uint32_t> pal = return_palette();
   uint8_t kind[256];
-  for (int c = 0; c < 256; ++c) {
-    kind[c] = uint8_t(return_kind(uint8_t(c)));
-    pal[c] = return_color(ReturnKind(kind[c]));
-  }
+  for (int c = 0; c < 256; ++c) kind[c] = uint8_t(return_kind(uint8_t(c)));
   const uint8_t* v = cloud.returns.data();
   std::mutex m;
   parallel_for(
@@ -463,14 +480,25 @@ void color_return(const PointCloud& cloud, uint32_t* o, Legend& lg) {
 void color_source(const PointCloud& cloud, uint32_t* o, Legend& lg) {
   lg.label = "point source";
   const uint16_t* v = cloud.point_source.data();
-  std::vector<uint32_t> pal(65536);
-  for (size_t c = 0; c < pal.size(); ++c) pal[c] = source_color(uint16_t(c));
+  const std::vector<uint32_t> pal = source_palette();
   parallel_for(
       cloud.size(),
       [&](size_t b, size_t e) {
         for (size_t i = b; i < e; ++i) o[i] = pal[v[i]];
       },
       0, kColorGrain);
+}
+
+/// A continuous mode's range (the settings', or the automatic one; 0 .. 1 when there is none):
+/// false for the other modes.
+bool continuous_range(const PointCloud& cloud, const ColorSettings& s, const Bounds* bounds,
+                      double* lo, double* hi) {
+  if (s.mode != ColorMode::kIntensity && s.mode != ColorMode::kElevation &&
+      s.mode != ColorMode::kField)
+    return false;
+  *lo = s.range_lo, *hi = s.range_hi;
+  if (s.auto_range && !color_range(cloud, s, lo, hi, bounds)) *lo = 0.0, *hi = 1.0;
+  return true;
 }
 
 /// The message for a mode the cloud cannot show ("the cloud has no intensity", "no field 'x'
@@ -498,11 +526,8 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
   lg.colormap = s.colormap;
   uint32_t* o = out.data();
   const uint32_t* lut = tables().lut[int(s.colormap)];
-  const bool continuous = s.mode == ColorMode::kIntensity || s.mode == ColorMode::kElevation ||
-                          s.mode == ColorMode::kField;
-  double lo = s.range_lo, hi = s.range_hi;
-  if (continuous) {
-    if (s.auto_range && !color_range(cloud, s, &lo, &hi, bounds)) lo = 0.0, hi = 1.0;
+  double lo = 0.0, hi = 0.0;
+  if (continuous_range(cloud, s, bounds, &lo, &hi)) {
     lg.continuous = true;
     lg.lo = lo;
     lg.hi = hi;
@@ -533,6 +558,75 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
   }
   if (legend) *legend = std::move(lg);
   return true;
+}
+
+bool color_recipe(const PointCloud& cloud, const ColorSettings& s, ColorRecipe* out,
+                  const Bounds* bounds) {
+  if (s.mode == ColorMode::kRgb || !color_mode_available(cloud, s.mode, s.field)) return false;
+  ColorRecipe r;
+  const uint32_t* lut = tables().lut[int(s.colormap)];
+  double lo = 0.0, hi = 0.0;
+  if (continuous_range(cloud, s, bounds, &lo, &hi)) {
+    r.scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
+    r.offset = -lo;
+    r.steps = 255;
+    r.table.assign(lut, lut + 256);
+  }
+  using Source = ColorRecipe::Source;
+  switch (s.mode) {
+    case ColorMode::kIntensity:
+      r.source = Source::kFloat, r.attribute = "intensity", r.values = cloud.intensity.data();
+      r.steps = kCurveSteps;
+      r.table = intensity_curve(s, lut);
+      break;
+    case ColorMode::kElevation:
+      r.source = Source::kPosition;
+      r.axis = std::clamp(s.up_axis, 0, 2);
+      r.offset = cloud.origin[r.axis] - lo;  // color_elevation()'s base
+      break;
+    case ColorMode::kField:
+      r.source = Source::kFloat, r.attribute = "field " + s.field;
+      r.values = cloud.field(s.field)->values.data();
+      break;
+    case ColorMode::kClassification:
+      r.source = Source::kByte, r.attribute = "classification";
+      r.values = cloud.classification.data();
+      r.table = class_palette();
+      break;
+    case ColorMode::kReturn:
+      r.source = Source::kByte, r.attribute = "returns", r.values = cloud.returns.data();
+      r.table = return_palette();
+      break;
+    case ColorMode::kSource:
+      r.source = Source::kShort, r.attribute = "point source";
+      r.values = cloud.point_source.data();
+      r.table = source_palette();
+      break;
+    case ColorMode::kRgb:
+      return false;
+  }
+  *out = std::move(r);
+  return true;
+}
+
+uint32_t recipe_color(const ColorRecipe& r, const PointCloud& cloud, size_t i) {
+  using Source = ColorRecipe::Source;
+  switch (r.source) {
+    case Source::kPosition: {
+      const Float3 p = cloud.positions[i];
+      const float c = r.axis == 0 ? p.x : r.axis == 1 ? p.y : p.z;
+      return r.table[ramp_index(ramp_t(c, r.offset, r.scale), r.steps)];
+    }
+    case Source::kFloat: {
+      const float v = static_cast<const float*>(r.values)[i];
+      return r.table[ramp_index(ramp_t(v, r.offset, r.scale), r.steps)];
+    }
+    case Source::kByte:
+      return r.table[static_cast<const uint8_t*>(r.values)[i]];
+    case Source::kShort:
+      return r.table[static_cast<const uint16_t*>(r.values)[i]];
+  }
+  return 0;
 }
 
 PodVector<uint32_t> set_display_colors(PointCloud& cloud, ColorMode mode,

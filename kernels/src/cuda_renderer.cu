@@ -97,6 +97,13 @@ class CudaRendererImpl final : public CudaRenderer {
   bool stage_colors(const PointCloud& cloud, const uint32_t* colors, std::string* error) override {
     return cloud_->stage_colors(cloud, colors, error);
   }
+  bool stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe,
+                    std::string* error) override {
+    return cloud_->stage_recipe(cloud, recipe, error);
+  }
+  bool show_staged_recipe(const PointCloud& cloud) override {
+    return cloud_->show_staged_recipe(cloud);
+  }
   /// The range's positions and colors copied in place and its batches' boxes made again
   /// (DeviceCloud::update_points()), which the next frame waits for on the device. The frame
   /// keeps its Hi-Z and occlusion policy:

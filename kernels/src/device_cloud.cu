@@ -26,6 +26,8 @@ DeviceCloud::~DeviceCloud() {
   free_points();
   free_boxes();
   drop_staged();
+  drop_values();
+  free_device(recipe_table_);
   for (int k = 0; k < 2; ++k) {
     if (pinned_[k]) PR_CUDA_LOG(cudaFreeHost(pinned_[k]));
     if (pinned_free_[k]) PR_CUDA_LOG(cudaEventDestroy(pinned_free_[k]));
@@ -66,12 +68,13 @@ size_t DeviceCloud::memory_bytes() const {
                         (orig_ ? sizeof(uint32_t) : 0)) +
          (colors_ ? rgb_words(cap_points_) * sizeof(uint32_t) : 0) +
          cap_batches_ * (sizeof(CompactBatch) + kPerBatchFlagAndList) +
-         cap_boxes_ * (sizeof(PointBox) + kPerBatchFlagAndList);
+         cap_boxes_ * (sizeof(PointBox) + kPerBatchFlagAndList) + values_bytes();
 }
 
 bool DeviceCloud::reserve(uint64_t n, bool compact, std::string* error) {
   std::lock_guard<std::mutex> lock(stage_mutex_);  // a staging call in flight ends first
   drop_staged();
+  drop_values();
   finish_updates();
   points_ = 0;
   loaded_ = false;
@@ -304,6 +307,7 @@ bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_
     return false;
   }
   drop_staged();
+  drop_values();  // the range's values changed with it
   if (count == 0) return true;
   // The range's positions and its colors packed 3 bytes a point (point i's bytes are 3i .. 3i + 2
   // of the packed array) go through a pinned staging buffer on the copy stream, the batches'
@@ -586,6 +590,7 @@ void DeviceCloud::drop_staged() {
   free_device(staged_);
   staged_cloud_ = nullptr;
   staged_colors_ = nullptr;
+  staged_recipe_ = false;
 }
 
 /// pick_window()'s stream, the window's keys and indices (and the candidates' count after them)

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/colorize.h"
 #include "engine/compact.h"
 #include "engine/culling.h"
 #include "engine/pick.h"
@@ -79,6 +80,15 @@ class DeviceCloud {
   /// array staged): swaps the staged array in (the old one freed) and returns true. Otherwise
   /// drops what was staged and returns false.
   bool adopt_staged(const PointCloud& cloud);
+  /// stage_colors() without the host's colors: the colors of `recipe` (engine/colorize.h, made
+  /// for `cloud`, the cloud uploaded last) computed here from the stored float positions or from
+  /// the cloud's values, uploaded on first use and kept until the cloud changes
+  /// (recipe_colors.cu). False with the reason when it cannot: compact positions for a position's
+  /// recipe, no room on the device or under the limit.
+  bool stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe, std::string* error);
+  /// Swaps in the colors stage_recipe() staged for `cloud`: the frames draw them from now on.
+  /// False (nothing changes) when none are staged for it.
+  bool show_staged_recipe(const PointCloud& cloud);
 
   /// A pick's two passes (pick.cu) over the stored points drawn by a frame with `p` of `count`
   /// points: `window` (engine/pick.h, emptied) gets each pixel's smallest (key, original index).
@@ -146,6 +156,10 @@ class DeviceCloud {
   cudaError_t morton_order_of(const PointCloud& cloud, const Bounds& bounds, uint32_t* order,
                               Float3** src_out, std::string* what);
   void drop_staged();
+  void drop_values();
+  size_t values_bytes() const;
+  cudaError_t device_values(const PointCloud& cloud, const ColorRecipe& recipe, const void** out,
+                            std::string* what);
   cudaError_t upload_rgb_from_host(const uint32_t* from, const uint32_t* orig, uint64_t n,
                                    void* dst, bool pack, cudaStream_t stream, std::string* what,
                                    bool pad_end = true);
@@ -188,7 +202,17 @@ class DeviceCloud {
   const PointCloud* staged_cloud_ = nullptr;
   const uint32_t* staged_colors_ = nullptr;
   cudaStream_t stage_stream_ = nullptr;
+  bool staged_recipe_ = false;  // the staged colors are stage_recipe()'s
   uint8_t* pinned_[2] = {};
+  // stage_recipe(): the cloud's values it read, by ColorRecipe::attribute, and its table.
+  struct Values {
+    std::string name;
+    void* ptr = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<Values> values_;
+  uint32_t* recipe_table_ = nullptr;
+  size_t recipe_table_cap_ = 0;
   // pick_window(): its stream, the window's keys and indices on the device (2 x pick_cap_) and
   // the candidates' count after them, and the room for the candidates (16 MiB, made once).
   cudaStream_t pick_stream_ = nullptr;

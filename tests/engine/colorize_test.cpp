@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 
+#include "attribute_cloud.h"
 #include "engine/camera.h"
 #include "engine/cpu_renderer.h"
 #include "engine/io/io.h"
@@ -256,6 +257,68 @@ TEST(Colorize, FileColorsComeBackForRgb) {
   set_display_colors(c, ColorMode::kRgb, std::move(out));
   EXPECT_EQ(c.colors, file);
   EXPECT_TRUE(c.file_colors.empty());
+}
+
+/// The settings a recipe test runs through: every mode but RGB, ranges automatic and set,
+/// colormaps, gamma, both up axes.
+std::vector<ColorSettings> recipe_settings() {
+  std::vector<ColorSettings> all;
+  ColorSettings s;
+  for (ColorMode m : {ColorMode::kIntensity, ColorMode::kElevation, ColorMode::kField,
+                      ColorMode::kClassification, ColorMode::kReturn, ColorMode::kSource}) {
+    s = ColorSettings{};
+    s.mode = m;
+    s.field = m == ColorMode::kField ? "Deviation" : "";
+    all.push_back(s);
+  }
+  s = ColorSettings{};
+  s.mode = ColorMode::kIntensity;
+  s.gamma = 2.2;
+  s.colormap = Colormap::kTurbo;
+  all.push_back(s);
+  s.auto_range = false;
+  s.range_lo = 100.0;
+  s.range_hi = 30000.0;
+  all.push_back(s);
+  s = ColorSettings{};
+  s.mode = ColorMode::kElevation;
+  s.up_axis = 1;
+  s.colormap = Colormap::kInferno;
+  all.push_back(s);
+  s.auto_range = false;
+  s.range_lo = -25.0;
+  s.range_hi = -18.0;  // most points above it
+  all.push_back(s);
+  return all;
+}
+
+TEST(Colorize, RecipesGiveColorizesColors) {
+  const PointCloud c = test::attribute_cloud(20000, 5);
+  const Bounds bounds = c.world_bounds();
+  for (const ColorSettings& s : recipe_settings()) {
+    const std::string what = std::string(color_mode_name(s.mode)) + " gamma " +
+                             std::to_string(s.gamma) + " auto " + std::to_string(s.auto_range);
+    PodVector<uint32_t> colors;
+    ASSERT_TRUE(colorize(c, s, colors, nullptr, nullptr, &bounds)) << what;
+    ColorRecipe r;
+    ASSERT_TRUE(color_recipe(c, s, &r, &bounds)) << what;
+    EXPECT_EQ(r.values == nullptr, s.mode == ColorMode::kElevation) << what;
+    size_t differ = 0, first = 0;
+    std::set<uint32_t> distinct;
+    for (size_t i = 0; i < c.size(); ++i) {
+      const uint32_t v = recipe_color(r, c, i);
+      distinct.insert(v);
+      if (v != colors[i] && differ++ == 0) first = i;
+    }
+    EXPECT_EQ(differ, 0u) << what << ": first at point " << first;
+    EXPECT_GT(distinct.size(), 3u) << what;  // the values reach many colors
+  }
+  ColorSettings rgb;
+  ColorRecipe r;
+  EXPECT_FALSE(color_recipe(c, rgb, &r));  // the file's colors: no recipe
+  rgb.mode = ColorMode::kField;
+  rgb.field = "nothing";
+  EXPECT_FALSE(color_recipe(c, rgb, &r));
 }
 
 TEST(Colorize, SetDisplayColorsReleasesTheArrayShownBefore) {

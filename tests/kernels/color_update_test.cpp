@@ -2,12 +2,15 @@
 // in the stored order, positions untouched) the GPU draws the CPU's image pixel for pixel, for
 // clouds stored in their own order and along a Morton curve, with float and compact positions,
 // subsets of a sorted cloud included; and hidden classes (NaN positions) vanish from both images
-// alike. Skips without a device.
+// alike. Colors computed on the GPU from a ColorRecipe (Renderer::stage_recipe()) draw the
+// CPU's image of colorize()'s colors. Skips without a device.
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "../common/attribute_cloud.h"
 #include "../engine/random_camera.h"
 #include "engine/colorize.h"
 #include "engine/cpu_renderer.h"
@@ -176,6 +179,89 @@ TEST(ColorUpdate, StagedColorsFromAnotherThread) {
       // Another cloud is not staged.
       PointCloud other = attributed_cube();
       EXPECT_FALSE(gpu->stage_colors(other, other.colors.data(), &err));
+    }
+  }
+}
+
+/// The settings of the recipe test: every mode with a recipe, colormaps, gamma, set ranges, both
+/// up axes.
+std::vector<ColorSettings> recipe_modes() {
+  std::vector<ColorSettings> all;
+  ColorSettings s;
+  s.mode = ColorMode::kIntensity;
+  s.gamma = 2.2;
+  s.colormap = Colormap::kTurbo;
+  all.push_back(s);
+  s = ColorSettings{};
+  s.mode = ColorMode::kElevation;
+  s.up_axis = 1;
+  all.push_back(s);
+  s.up_axis = 2;
+  s.auto_range = false;
+  s.range_lo = 290.0;  // the cloud's z is 300 +- 50: both ends clamp
+  s.range_hi = 320.0;
+  s.colormap = Colormap::kPlasma;
+  all.push_back(s);
+  s = ColorSettings{};
+  s.mode = ColorMode::kField;
+  s.field = "Deviation";
+  all.push_back(s);
+  for (ColorMode m : {ColorMode::kClassification, ColorMode::kReturn, ColorMode::kSource}) {
+    s = ColorSettings{};
+    s.mode = m;
+    all.push_back(s);
+  }
+  return all;
+}
+
+/// Colors from a recipe, computed on the GPU and shown before the host has them, then colorize()'s
+/// copy handed to the CPU (the GPU takes nothing more): the same image, in every storage. Compact
+/// positions are not the cloud's own, so elevation is refused there; the values read are kept
+/// (memory_bytes()); nothing is shown for another cloud or without a staged recipe.
+TEST(ColorUpdate, RecipeColorsOnTheGpuEqualColorize) {
+  PR_REQUIRE_GPU(gpu);
+  for (bool compact : {false, true}) {
+    for (Toggle sort : {Toggle::kOff, Toggle::kOn}) {
+      const std::string name =
+          std::string(compact ? "compact" : "float") + ", sort " + toggle_name(sort);
+      PointCloud cloud = test::attribute_cloud(300'000, 9);
+      const Bounds bounds = cloud.world_bounds();
+      CpuRenderer cpu;
+      ASSERT_NO_FATAL_FAILURE(give_both(cpu, *gpu, cloud, compact, sort));
+      std::string err;
+      EXPECT_FALSE(gpu->show_staged_recipe(cloud)) << name;
+      const size_t bytes0 = gpu->memory_bytes();
+      for (const ColorSettings& s : recipe_modes()) {
+        const std::string what =
+            name + ", " + color_mode_name(s.mode) + " axis " + std::to_string(s.up_axis);
+        ColorRecipe r;
+        ASSERT_TRUE(color_recipe(cloud, s, &r, &bounds)) << what;
+        const bool can = !(compact && s.mode == ColorMode::kElevation);
+        const bool staged = gpu->stage_recipe(cloud, r, &err);
+        EXPECT_EQ(staged, can) << what << ": " << err;
+        if (staged) {
+          EXPECT_TRUE(gpu->show_staged_recipe(cloud)) << what;
+        }
+        PodVector<uint32_t> colors;
+        ASSERT_TRUE(colorize(cloud, s, colors, nullptr, &err, &bounds)) << err;
+        set_display_colors(cloud, s.mode, std::move(colors));
+        ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
+        if (!staged) {
+          ASSERT_TRUE(gpu->update_colors(cloud, &err)) << what << ": " << err;
+        }
+        expect_same(cpu, *gpu, cloud, what);
+        // 4 bytes a point kept on the device (a sorted storage makes its original index too).
+        if (s.mode == ColorMode::kIntensity && sort == Toggle::kOff) {
+          EXPECT_EQ(gpu->memory_bytes(), bytes0 + 4 * cloud.size()) << what;
+        }
+      }
+      PointCloud other = test::attribute_cloud(1000, 3);
+      ColorRecipe r;
+      ColorSettings s;
+      s.mode = ColorMode::kClassification;
+      ASSERT_TRUE(color_recipe(other, s, &r));
+      EXPECT_FALSE(gpu->stage_recipe(other, r, &err)) << name;
+      EXPECT_FALSE(gpu->show_staged_recipe(other)) << name;
     }
   }
 }

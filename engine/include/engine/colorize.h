@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/point_cloud.h"
 
@@ -99,6 +100,38 @@ bool color_range(const PointCloud& cloud, const ColorSettings& settings, double*
 /// `bounds`: as for color_range().
 bool colorize(const PointCloud& cloud, const ColorSettings& settings, PodVector<uint32_t>& out,
               Legend* legend, std::string* error, const Bounds* bounds = nullptr);
+
+/// A color mode's colors as a function of one value a point, for a renderer that computes them
+/// where its own copy of the points is (the GPU renderer, from values it uploads once and keeps,
+/// kernels/src/recipe_colors.cu): recipe_color() gives each point's, the very color colorize()
+/// gives it (the same tables, range and engine/color_ramp.h arithmetic).
+struct ColorRecipe {
+  enum class Source : uint8_t {
+    kPosition,  ///< a coordinate of the point's (local) position: `axis`
+    kFloat,     ///< `values` holds a float a point
+    kByte,      ///< a byte a point
+    kShort,     ///< a uint16_t a point
+  };
+  Source source = Source::kPosition;
+  int axis = 2;
+  /// What `values` are ("intensity", "classification", "returns", "point source",
+  /// "field <name>"), for a renderer that keeps its copies by name; empty for kPosition.
+  std::string attribute;
+  const void* values = nullptr;  ///< the cloud's array (cloud.size() entries); null: kPosition
+  /// Continuous (steps > 0): table[ramp_index(ramp_t(v, offset, scale), steps)], steps + 1
+  /// entries. Categorical (steps == 0): table[v], 256 (a byte) or 65536 (a uint16_t) entries.
+  double offset = 0.0, scale = 0.0;
+  uint32_t steps = 0;
+  std::vector<uint32_t> table;
+};
+
+/// The recipe of `settings` for `cloud` (its automatic range as colorize() finds it; `bounds` as
+/// there). False for RGB (the file's colors need none) and when the cloud lacks what the mode
+/// needs.
+bool color_recipe(const PointCloud& cloud, const ColorSettings& settings, ColorRecipe* out,
+                  const Bounds* bounds = nullptr);
+/// Point i's color by `recipe` (made for `cloud`): equal to colorize()'s.
+uint32_t recipe_color(const ColorRecipe& recipe, const PointCloud& cloud, size_t i);
 
 /// Hands colors made by colorize() to the cloud: the file's colors go aside into file_colors the
 /// first time (kept there while another mode is shown; back in `colors` for kRgb, when `colors`

@@ -67,7 +67,8 @@ struct RenderSettings {
   bool hq = false;
 };
 
-struct PickWindow;  // engine/pick.h
+struct PickWindow;   // engine/pick.h
+struct ColorRecipe;  // engine/colorize.h
 
 class Renderer {
  public:
@@ -94,6 +95,24 @@ class Renderer {
   /// colors where they are: nothing to stage.
   virtual bool stage_colors(const PointCloud& cloud, const uint32_t* colors,
                             std::string* error) = 0;
+  /// stage_colors() for colors the renderer computes itself, before the host has them: those of
+  /// `recipe` (engine/colorize.h, made for `cloud`, the current cloud), which colorize() gives
+  /// too. show_staged_recipe() then draws them from the next frame on; once the host's copy is
+  /// in `cloud.colors`, the renderer needs no update_colors() for it. False with the reason when
+  /// it cannot (the default: a renderer that reads the host's colors). Not concurrent with
+  /// set_cloud() or update_colors().
+  virtual bool stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe,
+                            std::string* error) {
+    (void)cloud, (void)recipe;
+    if (error) *error = "this renderer draws the host's colors";
+    return false;
+  }
+  /// Draws the colors stage_recipe() staged for `cloud` from the next frame on; false (nothing
+  /// changes) when none are staged for it.
+  virtual bool show_staged_recipe(const PointCloud& cloud) {
+    (void)cloud;
+    return false;
+  }
   /// Takes new points of the current cloud in [first, first + count): `cloud` is the cloud of the
   /// last set_cloud() (same size), whose positions, colors and attributes changed in that range
   /// (streaming's pool). The CPU renderer recomputes the culling boxes of the batches the range

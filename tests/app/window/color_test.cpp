@@ -1,6 +1,6 @@
 // The Color section in a real window.
 #include "engine/colorize.h"
-
+#include "kernels/gpu_renderer.h"
 #include "window_support.h"
 
 namespace fs = std::filesystem;
@@ -62,4 +62,53 @@ TEST(Window, ColorByClassAndHideTheGround) {
   EXPECT_GT(ground_shown, 1000u);
   EXPECT_EQ(ground_hidden, 0u);
   EXPECT_GT(drawn_hidden, 1000u);
+}
+
+// GPU mode (on a machine with a CUDA device): a color mode is computed by the GPU from its recipe
+// and shown before the host's copy is made (the status line says "on the GPU"); the GPU's image
+// is the CPU's after a live switch to CPU mode, and back to RGB gives the first image again.
+TEST(Window, GpuShowsTheNewColorsAheadAndDrawsTheCpuImage) {
+  REQUIRE_DISPLAY();
+  std::string why;
+  if (!pr::gpu_renderer_available(&why)) GTEST_SKIP() << "no GPU mode here: " << why;
+  fresh_config("gpu_color");
+  pr::ViewerTesting v(scripted(0, 640, 400, 1'000'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int step = 0, since = 0, w = 0, hh = 0;
+  bool to_gpu = false, to_cpu = false, elevation = false, rgb = false;
+  std::string status;
+  std::vector<uint32_t> gpu_rgb, gpu_elevation, cpu_elevation, gpu_rgb_again;
+  pr::ViewerHooks h;
+  h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 4000) vw.request_quit();
+    if (vw.cloud_busy() || vw.cloud_points() == 0 || vw.color_busy()) return;
+    if (++since < 3) return;  // a frame or two with what was handed over
+    if (step == 0) {
+      to_gpu = vw.set_mode("gpu");
+    } else if (step == 1) {
+      vw.read_image(gpu_rgb, w, hh);
+      elevation = vw.set_color("elevation");
+    } else if (step == 2) {
+      status = vw.status();
+      vw.read_image(gpu_elevation, w, hh);
+      to_cpu = vw.set_mode("cpu");
+    } else if (step == 3) {
+      vw.read_image(cpu_elevation, w, hh);
+      vw.set_mode("gpu");
+      rgb = vw.set_color("rgb");
+    } else {
+      vw.read_image(gpu_rgb_again, w, hh);
+      vw.request_quit();
+    }
+    ++step;
+    since = 0;
+  };
+  EXPECT_EQ(v.run(&h), 0);
+  ASSERT_TRUE(to_gpu && elevation && to_cpu && rgb) << v.status();
+  EXPECT_NE(status.find("on the GPU"), std::string::npos) << status;
+  ASSERT_EQ(gpu_elevation.size(), cpu_elevation.size());
+  EXPECT_GT(pixels_differing(gpu_rgb, gpu_elevation), gpu_rgb.size() / 4);
+  EXPECT_EQ(pixels_differing(gpu_elevation, cpu_elevation), 0u);
+  EXPECT_EQ(pixels_differing(gpu_rgb, gpu_rgb_again), 0u);
 }

@@ -1,0 +1,204 @@
+// A color mode's colors computed on the device (engine/colorize.h's ColorRecipe): from the
+// stored float positions (elevation) or from the cloud's values (intensity, a field, classes,
+// returns, point sources), uploaded on first use and kept with the cloud, through the recipe's
+// table and engine/color_ramp.h's arithmetic, the host's own. A switch of color mode then stages
+// its colors in milliseconds instead of waiting for colorize() and the 3 bytes a point of the
+// upload; colorize() gives the host's copy of the same colors meanwhile.
+#include <algorithm>
+
+#include "cuda_check.h"
+#include "device_cloud.h"
+#include "device_common.cuh"
+#include "engine/color_ramp.h"
+#include "raster.h"
+
+namespace pr::cuda {
+
+namespace {
+
+/// What the kernel reads: the recipe's arithmetic, its table, the values (in the cloud's order;
+/// `orig` maps a stored point to its original index when the storage is sorted) or the stored
+/// positions.
+struct RecipeArgs {
+  ColorRecipe::Source source;
+  int axis;
+  double offset, scale;
+  uint32_t steps;
+  const uint32_t* table;
+  const void* values;
+  const Float3* pos;
+  const uint32_t* orig;
+  uint64_t n;
+};
+
+/// recipe_color() for stored point s, without the alpha (packed RGB).
+__device__ __forceinline__ uint32_t stored_color(const RecipeArgs& a, uint64_t s) {
+  using Source = ColorRecipe::Source;
+  const uint64_t i = a.orig ? uint64_t(__ldg(a.orig + s)) : s;
+  uint32_t c;
+  switch (a.source) {
+    case Source::kPosition: {
+      const Float3 p = a.pos[s];
+      const float v = a.axis == 0 ? p.x : a.axis == 1 ? p.y : p.z;
+      c = __ldg(a.table + ramp_index(ramp_t(v, a.offset, a.scale), a.steps));
+      break;
+    }
+    case Source::kFloat: {
+      const float v = __ldg(static_cast<const float*>(a.values) + i);
+      c = __ldg(a.table + ramp_index(ramp_t(v, a.offset, a.scale), a.steps));
+      break;
+    }
+    case Source::kByte:
+      c = __ldg(a.table + __ldg(static_cast<const uint8_t*>(a.values) + i));
+      break;
+    default:
+      c = __ldg(a.table + __ldg(static_cast<const uint16_t*>(a.values) + i));
+      break;
+  }
+  return c & 0xffffffu;
+}
+
+/// Four stored points a thread: their 12 bytes of packed RGB (load_rgb()'s layout) as three
+/// words; points past the end give zero bytes (the padding), words past rgb_words(n) are not
+/// written.
+__global__ void __launch_bounds__(kThreads) recipe_rgb(RecipeArgs a, uint32_t* out) {
+  const uint64_t q = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  const uint64_t s0 = 4 * q;
+  if (s0 >= a.n) return;
+  uint32_t c[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) c[j] = s0 + j < a.n ? stored_color(a, s0 + j) : 0u;
+  const uint64_t words = (3 * a.n + 3) / 4;  // rgb_words(n)
+  uint32_t* w = out + 3 * q;
+  w[0] = c[0] | (c[1] << 24);
+  if (3 * q + 1 < words) w[1] = (c[1] >> 8) | (c[2] << 16);
+  if (3 * q + 2 < words) w[2] = (c[2] >> 16) | (c[3] << 8);
+}
+
+size_t value_bytes(ColorRecipe::Source s) {
+  using Source = ColorRecipe::Source;
+  return s == Source::kFloat ? 4 : s == Source::kShort ? 2 : s == Source::kByte ? 1 : 0;
+}
+
+}  // namespace
+
+void DeviceCloud::drop_values() {
+  for (Values& v : values_) free_device(v.ptr);
+  values_.clear();
+}
+
+size_t DeviceCloud::values_bytes() const {
+  size_t b = 0;
+  for (const Values& v : values_) b += v.bytes;
+  return b;
+}
+
+/// The recipe's values on the device: kept from an earlier call, or uploaded now (in the cloud's
+/// order) when there is room (under the limit, set_memory_limit()).
+cudaError_t DeviceCloud::device_values(const PointCloud& cloud, const ColorRecipe& recipe,
+                                       const void** out, std::string* what) {
+  for (const Values& v : values_)
+    if (v.name == recipe.attribute) {
+      *out = v.ptr;
+      return cudaSuccess;
+    }
+  Values v;
+  v.name = recipe.attribute;
+  v.bytes = value_bytes(recipe.source) * cloud.size();
+  *what = "cudaMalloc(" + recipe.attribute + ")";
+  if (memory_limit_ > 0 && memory_bytes() + v.bytes > memory_limit_)
+    return cudaErrorMemoryAllocation;
+  cudaError_t e = cudaMalloc(&v.ptr, v.bytes);
+  if (e == cudaSuccess) {
+    *what = "cudaMemcpyAsync(" + recipe.attribute + ")";
+    e = cudaMemcpyAsync(v.ptr, recipe.values, v.bytes, cudaMemcpyHostToDevice, stage_stream_);
+  }
+  if (e != cudaSuccess) {
+    free_device(v.ptr);
+    return e;
+  }
+  *out = v.ptr;
+  values_.push_back(std::move(v));
+  return cudaSuccess;
+}
+
+bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe,
+                               std::string* error) {
+  const bool from_values = recipe.source != ColorRecipe::Source::kPosition;
+  if (!from_values && compact_) {
+    if (error) *error = "stage_recipe: compact positions are not the cloud's own";
+    return false;
+  }
+  // A sorted storage reads the values through the original index (made here once).
+  if (from_values && sorted_ && !make_original_index(error)) return false;
+  std::lock_guard<std::mutex> lock(stage_mutex_);
+  drop_staged();
+  const uint64_t n = points_;
+  if (!loaded_ || &cloud != cloud_ || cloud.size() != n || n == 0 || recipe.table.empty() ||
+      (from_values && !recipe.values)) {
+    if (error) *error = "stage_recipe: not the cloud uploaded last, or a recipe without values";
+    return false;
+  }
+  RecipeArgs a{recipe.source,
+               recipe.axis,
+               recipe.offset,
+               recipe.scale,
+               recipe.steps,
+               nullptr,
+               nullptr,
+               pos_,
+               from_values && sorted_ ? orig_ : nullptr,
+               n};
+  std::string what = "cudaStreamCreate(stage)";
+  cudaError_t e = stage_stream_ ? cudaSuccess
+                                : cudaStreamCreateWithFlags(&stage_stream_, cudaStreamNonBlocking);
+  if (e == cudaSuccess && from_values) e = device_values(cloud, recipe, &a.values, &what);
+  if (e == cudaSuccess && recipe_table_cap_ < recipe.table.size()) {
+    free_device(recipe_table_);
+    recipe_table_cap_ = 0;
+    what = "cudaMalloc(recipe table)";
+    e = malloc_device(&recipe_table_, recipe.table.size());
+    if (e == cudaSuccess) recipe_table_cap_ = recipe.table.size();
+  }
+  if (e == cudaSuccess) {
+    what = "cudaMemcpyAsync(recipe table)";
+    e = cudaMemcpyAsync(recipe_table_, recipe.table.data(), recipe.table.size() * 4,
+                        cudaMemcpyHostToDevice, stage_stream_);
+    a.table = recipe_table_;
+  }
+  if (e == cudaSuccess) {
+    what = "cudaMalloc(staged colors)";
+    e = malloc_device(&staged_, rgb_words(cap_points_));
+  }
+  if (e == cudaSuccess) {
+    what = "recipe colors";
+    const uint64_t quads = (n + 3) / 4;
+    recipe_rgb<<<unsigned((quads + kThreads - 1) / kThreads), kThreads, 0, stage_stream_>>>(
+        a, staged_);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess) {
+    what = "cudaStreamSynchronize(recipe colors)";
+    e = cudaStreamSynchronize(stage_stream_);
+  }
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    drop_staged();
+    if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
+    return false;
+  }
+  staged_cloud_ = &cloud;
+  staged_recipe_ = true;
+  return true;
+}
+
+bool DeviceCloud::show_staged_recipe(const PointCloud& cloud) {
+  std::lock_guard<std::mutex> lock(stage_mutex_);
+  const bool match = staged_ && staged_recipe_ && loaded_ && &cloud == cloud_ &&
+                     staged_cloud_ == &cloud && cloud.size() == points_;
+  if (match) std::swap(colors_, staged_);
+  drop_staged();  // the old array, or the staged one that does not match
+  return match;
+}
+
+}  // namespace pr::cuda
