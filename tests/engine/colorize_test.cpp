@@ -259,43 +259,10 @@ TEST(Colorize, FileColorsComeBackForRgb) {
   EXPECT_TRUE(c.file_colors.empty());
 }
 
-/// The settings a recipe test runs through: every mode but RGB, ranges automatic and set,
-/// colormaps, gamma, both up axes.
-std::vector<ColorSettings> recipe_settings() {
-  std::vector<ColorSettings> all;
-  ColorSettings s;
-  for (ColorMode m : {ColorMode::kIntensity, ColorMode::kElevation, ColorMode::kField,
-                      ColorMode::kClassification, ColorMode::kReturn, ColorMode::kSource}) {
-    s = ColorSettings{};
-    s.mode = m;
-    s.field = m == ColorMode::kField ? "Deviation" : "";
-    all.push_back(s);
-  }
-  s = ColorSettings{};
-  s.mode = ColorMode::kIntensity;
-  s.gamma = 2.2;
-  s.colormap = Colormap::kTurbo;
-  all.push_back(s);
-  s.auto_range = false;
-  s.range_lo = 100.0;
-  s.range_hi = 30000.0;
-  all.push_back(s);
-  s = ColorSettings{};
-  s.mode = ColorMode::kElevation;
-  s.up_axis = 1;
-  s.colormap = Colormap::kInferno;
-  all.push_back(s);
-  s.auto_range = false;
-  s.range_lo = -25.0;
-  s.range_hi = -18.0;  // most points above it
-  all.push_back(s);
-  return all;
-}
-
 TEST(Colorize, RecipesGiveColorizesColors) {
   const PointCloud c = test::attribute_cloud(20000, 5);
   const Bounds bounds = c.world_bounds();
-  for (const ColorSettings& s : recipe_settings()) {
+  for (const ColorSettings& s : test::recipe_settings()) {
     const std::string what = std::string(color_mode_name(s.mode)) + " gamma " +
                              std::to_string(s.gamma) + " auto " + std::to_string(s.auto_range);
     PodVector<uint32_t> colors;

@@ -183,37 +183,6 @@ TEST(ColorUpdate, StagedColorsFromAnotherThread) {
   }
 }
 
-/// The settings of the recipe test: every mode with a recipe, colormaps, gamma, set ranges, both
-/// up axes.
-std::vector<ColorSettings> recipe_modes() {
-  std::vector<ColorSettings> all;
-  ColorSettings s;
-  s.mode = ColorMode::kIntensity;
-  s.gamma = 2.2;
-  s.colormap = Colormap::kTurbo;
-  all.push_back(s);
-  s = ColorSettings{};
-  s.mode = ColorMode::kElevation;
-  s.up_axis = 1;
-  all.push_back(s);
-  s.up_axis = 2;
-  s.auto_range = false;
-  s.range_lo = 290.0;  // the cloud's z is 300 +- 50: both ends clamp
-  s.range_hi = 320.0;
-  s.colormap = Colormap::kPlasma;
-  all.push_back(s);
-  s = ColorSettings{};
-  s.mode = ColorMode::kField;
-  s.field = "Deviation";
-  all.push_back(s);
-  for (ColorMode m : {ColorMode::kClassification, ColorMode::kReturn, ColorMode::kSource}) {
-    s = ColorSettings{};
-    s.mode = m;
-    all.push_back(s);
-  }
-  return all;
-}
-
 /// Colors from a recipe, computed on the GPU and shown before the host has them, then colorize()'s
 /// copy handed to the CPU (the GPU takes nothing more): the same image, in every storage. Compact
 /// positions are not the cloud's own, so elevation is refused there; the values read are kept
@@ -231,7 +200,7 @@ TEST(ColorUpdate, RecipeColorsOnTheGpuEqualColorize) {
       std::string err;
       EXPECT_FALSE(gpu->show_staged_recipe(cloud)) << name;
       const size_t bytes0 = gpu->memory_bytes();
-      for (const ColorSettings& s : recipe_modes()) {
+      for (const ColorSettings& s : test::recipe_settings()) {
         const std::string what =
             name + ", " + color_mode_name(s.mode) + " axis " + std::to_string(s.up_axis);
         ColorRecipe r;
