@@ -289,8 +289,7 @@ void DeviceCloud::finish_updates() {
 
 bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
                                 std::string* error) {
-  // Staging reads the pinned buffers this upload packs into, and staged colors are of the points
-  // before.
+  // Staged colors and kept values are of the points before; staging reads the pinned buffers.
   std::lock_guard<std::mutex> lock(stage_mutex_);
   const uint64_t n = points_;
   const char* why = !loaded_ || &cloud != cloud_ || cloud.size() != n || cloud.colors.size() != n
@@ -307,7 +306,7 @@ bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_
     return false;
   }
   drop_staged();
-  drop_values();  // the range's values changed with it
+  drop_values();
   if (count == 0) return true;
   // The range's positions and its colors packed 3 bytes a point (point i's bytes are 3i .. 3i + 2
   // of the packed array) go through a pinned staging buffer on the copy stream, the batches'
@@ -392,6 +391,21 @@ cudaError_t DeviceCloud::morton_order_of(const PointCloud& cloud, const Bounds& 
   return e;
 }
 
+cudaError_t DeviceCloud::pinned_buffers(std::string* what) {
+  for (int k = 0; k < 2; ++k) {
+    if (pinned_[k]) continue;
+    *what = "cudaHostAlloc(upload chunk)";
+    cudaError_t e =
+        cudaHostAlloc(reinterpret_cast<void**>(&pinned_[k]), kPinnedBytes, cudaHostAllocDefault);
+    if (e == cudaSuccess) {
+      *what = "cudaEventCreate(upload chunk)";
+      e = cudaEventCreateWithFlags(&pinned_free_[k], cudaEventDisableTiming);
+    }
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
 /// Host colors `from` (RGBA8), taken in `orig` (host, null: as stored), packed into colors_ (3
 /// bytes a point, load_rgb()) a chunk at a time through a host buffer of 48 MiB; waits for them.
 /// Packs n colors (from[orig[k]], or from[k]) into their 3-byte form (`pack`; else copies them
@@ -403,18 +417,8 @@ cudaError_t DeviceCloud::morton_order_of(const PointCloud& cloud, const Bounds& 
 cudaError_t DeviceCloud::upload_rgb_from_host(const uint32_t* from, const uint32_t* orig,
                                               uint64_t n, void* dst, bool pack, cudaStream_t stream,
                                               std::string* what, bool pad_end) {
-  constexpr uint64_t kChunk = uint64_t{1} << 22;  // points a chunk, a multiple of 4
-  for (int k = 0; k < 2; ++k) {
-    if (pinned_[k]) continue;
-    *what = "cudaHostAlloc(color chunk)";
-    cudaError_t e =
-        cudaHostAlloc(reinterpret_cast<void**>(&pinned_[k]), kChunk * 4, cudaHostAllocDefault);
-    if (e == cudaSuccess) {
-      *what = "cudaEventCreate(color chunk)";
-      e = cudaEventCreateWithFlags(&pinned_free_[k], cudaEventDisableTiming);
-    }
-    if (e != cudaSuccess) return e;
-  }
+  constexpr uint64_t kChunk = kPinnedBytes / 4;  // points a chunk, a multiple of 4
+  if (cudaError_t e = pinned_buffers(what); e != cudaSuccess) return e;
   const uint64_t width = pack ? 3 : 4;  // bytes a point
   int k = 0;
   for (uint64_t b = 0; b < n; b += kChunk, k ^= 1) {

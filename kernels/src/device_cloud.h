@@ -160,6 +160,10 @@ class DeviceCloud {
   size_t values_bytes() const;
   cudaError_t device_values(const PointCloud& cloud, const ColorRecipe& recipe, const void** out,
                             std::string* what);
+  /// The two pinned buffers of kPinnedBytes the host uploads go through, made on first use.
+  cudaError_t pinned_buffers(std::string* what);
+  cudaError_t upload_bytes(const void* from, size_t bytes, void* dst, cudaStream_t stream,
+                           std::string* what);
   cudaError_t upload_rgb_from_host(const uint32_t* from, const uint32_t* orig, uint64_t n,
                                    void* dst, bool pack, cudaStream_t stream, std::string* what,
                                    bool pad_end = true);
@@ -203,6 +207,7 @@ class DeviceCloud {
   const uint32_t* staged_colors_ = nullptr;
   cudaStream_t stage_stream_ = nullptr;
   bool staged_recipe_ = false;  // the staged colors are stage_recipe()'s
+  static constexpr size_t kPinnedBytes = size_t{1} << 24;
   uint8_t* pinned_[2] = {};
   // stage_recipe(): the cloud's values it read, by ColorRecipe::attribute, and its table.
   struct Values {

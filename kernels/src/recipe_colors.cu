@@ -5,11 +5,13 @@
 // its colors in milliseconds instead of waiting for colorize() and the 3 bytes a point of the
 // upload; colorize() gives the host's copy of the same colors meanwhile.
 #include <algorithm>
+#include <cstring>
 
 #include "cuda_check.h"
 #include "device_cloud.h"
 #include "device_common.cuh"
 #include "engine/color_ramp.h"
+#include "engine/parallel.h"
 #include "raster.h"
 
 namespace pr::cuda {
@@ -93,6 +95,30 @@ size_t DeviceCloud::values_bytes() const {
   return b;
 }
 
+/// `bytes` from host memory `from` to `dst` on `stream` through the two pinned buffers, as
+/// upload_rgb_from_host() does (a copy from pageable memory would hold up the frames' CUDA calls
+/// on the other thread while it runs); waits for the last copy.
+cudaError_t DeviceCloud::upload_bytes(const void* from, size_t bytes, void* dst,
+                                      cudaStream_t stream, std::string* what) {
+  if (cudaError_t e = pinned_buffers(what); e != cudaSuccess) return e;
+  const uint8_t* src = static_cast<const uint8_t*>(from);
+  int k = 0;
+  for (size_t b = 0; b < bytes; b += kPinnedBytes, k ^= 1) {
+    const size_t len = std::min(kPinnedBytes, bytes - b);
+    *what = "cudaEventSynchronize(upload chunk)";  // its last copy has finished
+    if (cudaError_t e = cudaEventSynchronize(pinned_free_[k]); e != cudaSuccess) return e;
+    uint8_t* out = pinned_[k];
+    parallel_for(len, [&](size_t lo, size_t hi) { std::memcpy(out + lo, src + b + lo, hi - lo); });
+    *what = "cudaMemcpyAsync(upload chunk)";
+    cudaError_t e =
+        cudaMemcpyAsync(static_cast<uint8_t*>(dst) + b, out, len, cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess) e = cudaEventRecord(pinned_free_[k], stream);
+    if (e != cudaSuccess) return e;
+  }
+  *what = "cudaStreamSynchronize(upload)";
+  return cudaStreamSynchronize(stream);
+}
+
 /// The recipe's values on the device: kept from an earlier call, or uploaded now (in the cloud's
 /// order) when there is room (under the limit, set_memory_limit()).
 cudaError_t DeviceCloud::device_values(const PointCloud& cloud, const ColorRecipe& recipe,
@@ -109,10 +135,7 @@ cudaError_t DeviceCloud::device_values(const PointCloud& cloud, const ColorRecip
   if (memory_limit_ > 0 && memory_bytes() + v.bytes > memory_limit_)
     return cudaErrorMemoryAllocation;
   cudaError_t e = cudaMalloc(&v.ptr, v.bytes);
-  if (e == cudaSuccess) {
-    *what = "cudaMemcpyAsync(" + recipe.attribute + ")";
-    e = cudaMemcpyAsync(v.ptr, recipe.values, v.bytes, cudaMemcpyHostToDevice, stage_stream_);
-  }
+  if (e == cudaSuccess) e = upload_bytes(recipe.values, v.bytes, v.ptr, stage_stream_, what);
   if (e != cudaSuccess) {
     free_device(v.ptr);
     return e;

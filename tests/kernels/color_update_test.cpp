@@ -199,6 +199,8 @@ TEST(ColorUpdate, RecipeColorsOnTheGpuEqualColorize) {
       ASSERT_NO_FATAL_FAILURE(give_both(cpu, *gpu, cloud, compact, sort));
       std::string err;
       EXPECT_FALSE(gpu->show_staged_recipe(cloud)) << name;
+      // The frame buffers made, and a sorted storage's original index (for the subset).
+      expect_same(cpu, *gpu, cloud, name + ", the file's colors");
       const size_t bytes0 = gpu->memory_bytes();
       for (const ColorSettings& s : test::recipe_settings()) {
         const std::string what =
@@ -219,11 +221,10 @@ TEST(ColorUpdate, RecipeColorsOnTheGpuEqualColorize) {
           ASSERT_TRUE(gpu->update_colors(cloud, &err)) << what << ": " << err;
         }
         expect_same(cpu, *gpu, cloud, what);
-        // 4 bytes a point kept on the device (a sorted storage makes its original index too).
-        if (s.mode == ColorMode::kIntensity && sort == Toggle::kOff) {
-          EXPECT_EQ(gpu->memory_bytes(), bytes0 + 4 * cloud.size()) << what;
-        }
       }
+      // The values kept: intensities and the field 4 bytes a point, classes and returns 1,
+      // sources 2.
+      EXPECT_EQ(gpu->memory_bytes(), bytes0 + 12 * cloud.size()) << name;
       PointCloud other = test::attribute_cloud(1000, 3);
       ColorRecipe r;
       ColorSettings s;
