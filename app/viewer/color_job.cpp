@@ -59,13 +59,18 @@ ColorJob::Result ColorJob::run(const PointCloud& cloud, const ColorSettings& set
     try {
       // The renderer's own copy first, to show while colorize() makes the host's.
       ColorRecipe rc;
-      if (recipe && color_recipe(cloud, settings, &rc, &bounds) && recipe(cloud, rc)) {
-        r.recipe_staged = true;
-        r.recipe_ms = sw.ms();
-        recipe_ready_ = true;
+      ColorSettings host = settings;
+      if (recipe && color_recipe(cloud, settings, &rc, &bounds)) {
+        if (recipe(cloud, rc)) {
+          r.recipe_staged = true;
+          r.recipe_ms = sw.ms();
+          recipe_ready_ = true;
+        }
+        if (rc.steps > 0)  // the range the recipe found: not searched for again
+          host.auto_range = false, host.range_lo = rc.lo, host.range_hi = rc.hi;
       }
       r.colors = std::move(out);
-      r.ok = colorize(cloud, settings, r.colors, &r.legend, &r.error, &bounds);
+      r.ok = colorize(cloud, host, r.colors, &r.legend, &r.error, &bounds);
     } catch (const std::bad_alloc&) {
       r.error = "out of memory computing the colors";
     }

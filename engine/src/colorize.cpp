@@ -394,49 +394,6 @@ std::vector<uint32_t> source_palette() {
   return pal;
 }
 
-void color_intensity(const PointCloud& cloud, const ColorSettings& s, const uint32_t* lut,
-                     double lo, double scale, uint32_t* o, Legend& lg) {
-  lg.label = "intensity";
-  const float* v = cloud.intensity.data();
-  const std::vector<uint32_t> curve = intensity_curve(s, lut);
-  parallel_for(
-      cloud.size(),
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i)
-          o[i] = curve[ramp_index(ramp_t(v[i], -lo, scale), kCurveSteps)];
-      },
-      0, kColorGrain);
-}
-
-void color_elevation(const PointCloud& cloud, const ColorSettings& s, const uint32_t* lut,
-                     double lo, double scale, uint32_t* o, Legend& lg) {
-  const int a = std::clamp(s.up_axis, 0, 2);
-  lg.label = std::string("elevation (") + "xyz"[a] + ")";
-  const Float3* p = cloud.positions.data();
-  const double base = cloud.origin[a] - lo;
-  parallel_for(
-      cloud.size(),
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) {
-          const float c = a == 0 ? p[i].x : a == 1 ? p[i].y : p[i].z;
-          o[i] = lut_color(lut, ramp_t(c, base, scale));
-        }
-      },
-      0, kColorGrain);
-}
-
-void color_field(const PointCloud& cloud, const ColorSettings& s, const uint32_t* lut, double lo,
-                 double scale, uint32_t* o, Legend& lg) {
-  lg.label = s.field;
-  const float* v = cloud.field(s.field)->values.data();
-  parallel_for(
-      cloud.size(),
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) o[i] = lut_color(lut, ramp_t(v[i], -lo, scale));
-      },
-      0, kColorGrain);
-}
-
 void color_classification(const PointCloud& cloud, uint32_t* o, Legend& lg) {
   lg.label = "classification";
   const std::vector<uint32_t> pal = class_palette();
@@ -477,18 +434,6 @@ void color_return(const PointCloud& cloud, uint32_t* o, Legend& lg) {
       0, kColorGrain);
 }
 
-void color_source(const PointCloud& cloud, uint32_t* o, Legend& lg) {
-  lg.label = "point source";
-  const uint16_t* v = cloud.point_source.data();
-  const std::vector<uint32_t> pal = source_palette();
-  parallel_for(
-      cloud.size(),
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) o[i] = pal[v[i]];
-      },
-      0, kColorGrain);
-}
-
 /// A continuous mode's range (the settings', or the automatic one; 0 .. 1 when there is none):
 /// false for the other modes.
 bool continuous_range(const PointCloud& cloud, const ColorSettings& s, const Bounds* bounds,
@@ -499,6 +444,101 @@ bool continuous_range(const PointCloud& cloud, const ColorSettings& s, const Bou
   *lo = s.range_lo, *hi = s.range_hi;
   if (s.auto_range && !color_range(cloud, s, lo, hi, bounds)) *lo = 0.0, *hi = 1.0;
   return true;
+}
+
+/// The recipe of mode `s` (not RGB; the cloud has what it needs) with the range lo .. hi of a
+/// continuous mode: the table and arithmetic colorize() applies (color_by_recipe()) and the GPU
+/// applies to its copy of the values.
+ColorRecipe make_recipe(const PointCloud& cloud, const ColorSettings& s, double lo, double hi) {
+  ColorRecipe r;
+  const uint32_t* lut = tables().lut[int(s.colormap)];
+  // A continuous mode: (value - lo) / (hi - lo) onto `table` of steps + 1 entries.
+  auto ramp = [&](std::vector<uint32_t> table, uint32_t steps) {
+    r.scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
+    r.offset = -lo;
+    r.steps = steps;
+    r.table = std::move(table);
+    r.lo = lo, r.hi = hi;
+  };
+  using Source = ColorRecipe::Source;
+  switch (s.mode) {
+    case ColorMode::kIntensity:
+      r.source = Source::kFloat, r.attribute = "intensity", r.values = cloud.intensity.data();
+      ramp(intensity_curve(s, lut), kCurveSteps);
+      break;
+    case ColorMode::kElevation:
+      r.source = Source::kPosition;
+      r.axis = std::clamp(s.up_axis, 0, 2);
+      ramp(std::vector<uint32_t>(lut, lut + 256), 255);
+      r.offset = cloud.origin[r.axis] - lo;  // positions are local: world = origin + position
+      break;
+    case ColorMode::kField:
+      r.source = Source::kFloat, r.attribute = "field " + s.field;
+      r.values = cloud.field(s.field)->values.data();
+      ramp(std::vector<uint32_t>(lut, lut + 256), 255);
+      break;
+    case ColorMode::kClassification:
+      r.source = Source::kByte, r.attribute = "classification";
+      r.values = cloud.classification.data();
+      r.table = class_palette();
+      break;
+    case ColorMode::kReturn:
+      r.source = Source::kByte, r.attribute = "returns", r.values = cloud.returns.data();
+      r.table = return_palette();
+      break;
+    case ColorMode::kSource:
+      r.source = Source::kShort, r.attribute = "point source";
+      r.values = cloud.point_source.data();
+      r.table = source_palette();
+      break;
+    case ColorMode::kRgb:
+      break;
+  }
+  return r;
+}
+
+/// The legend's label of a mode colorize() colors through its recipe.
+std::string recipe_label(const ColorSettings& s, const ColorRecipe& r) {
+  if (s.mode == ColorMode::kElevation) return std::string("elevation (") + "xyz"[r.axis] + ")";
+  if (s.mode == ColorMode::kField) return s.field;
+  return r.attribute;  // "intensity", "point source"
+}
+
+/// Every point's color by `r` into o, in parallel (recipe_color(), a loop per source).
+void color_by_recipe(const PointCloud& cloud, const ColorRecipe& r, uint32_t* o) {
+  using Source = ColorRecipe::Source;
+  const uint32_t* t = r.table.data();
+  parallel_for(
+      cloud.size(),
+      [&](size_t b, size_t e) {
+        switch (r.source) {
+          case Source::kPosition: {
+            const Float3* p = cloud.positions.data();
+            for (size_t i = b; i < e; ++i) {
+              const float c = r.axis == 0 ? p[i].x : r.axis == 1 ? p[i].y : p[i].z;
+              o[i] = t[ramp_index(ramp_t(c, r.offset, r.scale), r.steps)];
+            }
+            break;
+          }
+          case Source::kFloat: {
+            const float* v = static_cast<const float*>(r.values);
+            for (size_t i = b; i < e; ++i)
+              o[i] = t[ramp_index(ramp_t(v[i], r.offset, r.scale), r.steps)];
+            break;
+          }
+          case Source::kByte: {
+            const uint8_t* v = static_cast<const uint8_t*>(r.values);
+            for (size_t i = b; i < e; ++i) o[i] = t[v[i]];
+            break;
+          }
+          case Source::kShort: {
+            const uint16_t* v = static_cast<const uint16_t*>(r.values);
+            for (size_t i = b; i < e; ++i) o[i] = t[v[i]];
+            break;
+          }
+        }
+      },
+      0, kColorGrain);
 }
 
 /// The message for a mode the cloud cannot show ("the cloud has no intensity", "no field 'x'
@@ -525,26 +565,15 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
   lg.mode = s.mode;
   lg.colormap = s.colormap;
   uint32_t* o = out.data();
-  const uint32_t* lut = tables().lut[int(s.colormap)];
   double lo = 0.0, hi = 0.0;
   if (continuous_range(cloud, s, bounds, &lo, &hi)) {
     lg.continuous = true;
     lg.lo = lo;
     lg.hi = hi;
   }
-  const double scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
   switch (s.mode) {
     case ColorMode::kRgb:
       color_rgb(cloud, o);
-      break;
-    case ColorMode::kIntensity:
-      color_intensity(cloud, s, lut, lo, scale, o, lg);
-      break;
-    case ColorMode::kElevation:
-      color_elevation(cloud, s, lut, lo, scale, o, lg);
-      break;
-    case ColorMode::kField:
-      color_field(cloud, s, lut, lo, scale, o, lg);
       break;
     case ColorMode::kClassification:
       color_classification(cloud, o, lg);
@@ -552,9 +581,12 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
     case ColorMode::kReturn:
       color_return(cloud, o, lg);
       break;
-    case ColorMode::kSource:
-      color_source(cloud, o, lg);
+    default: {  // a value through a table, as the GPU computes it (the recipe)
+      const ColorRecipe r = make_recipe(cloud, s, lo, hi);
+      lg.label = recipe_label(s, r);
+      color_by_recipe(cloud, r, o);
       break;
+    }
   }
   if (legend) *legend = std::move(lg);
   return true;
@@ -563,49 +595,9 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
 bool color_recipe(const PointCloud& cloud, const ColorSettings& s, ColorRecipe* out,
                   const Bounds* bounds) {
   if (s.mode == ColorMode::kRgb || !color_mode_available(cloud, s.mode, s.field)) return false;
-  ColorRecipe r;
-  const uint32_t* lut = tables().lut[int(s.colormap)];
   double lo = 0.0, hi = 0.0;
-  if (continuous_range(cloud, s, bounds, &lo, &hi)) {
-    r.scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
-    r.offset = -lo;
-    r.steps = 255;
-    r.table.assign(lut, lut + 256);
-  }
-  using Source = ColorRecipe::Source;
-  switch (s.mode) {
-    case ColorMode::kIntensity:
-      r.source = Source::kFloat, r.attribute = "intensity", r.values = cloud.intensity.data();
-      r.steps = kCurveSteps;
-      r.table = intensity_curve(s, lut);
-      break;
-    case ColorMode::kElevation:
-      r.source = Source::kPosition;
-      r.axis = std::clamp(s.up_axis, 0, 2);
-      r.offset = cloud.origin[r.axis] - lo;  // color_elevation()'s base
-      break;
-    case ColorMode::kField:
-      r.source = Source::kFloat, r.attribute = "field " + s.field;
-      r.values = cloud.field(s.field)->values.data();
-      break;
-    case ColorMode::kClassification:
-      r.source = Source::kByte, r.attribute = "classification";
-      r.values = cloud.classification.data();
-      r.table = class_palette();
-      break;
-    case ColorMode::kReturn:
-      r.source = Source::kByte, r.attribute = "returns", r.values = cloud.returns.data();
-      r.table = return_palette();
-      break;
-    case ColorMode::kSource:
-      r.source = Source::kShort, r.attribute = "point source";
-      r.values = cloud.point_source.data();
-      r.table = source_palette();
-      break;
-    case ColorMode::kRgb:
-      return false;
-  }
-  *out = std::move(r);
+  continuous_range(cloud, s, bounds, &lo, &hi);
+  *out = make_recipe(cloud, s, lo, hi);
   return true;
 }
 

@@ -563,13 +563,8 @@ bool DeviceCloud::stage_colors(const PointCloud& cloud, const uint32_t* colors,
     if (error) *error = "stage_colors: the sorted cloud has no original index yet";
     return false;
   }
-  std::string what = "cudaStreamCreate(stage)";
-  cudaError_t e = stage_stream_ ? cudaSuccess
-                                : cudaStreamCreateWithFlags(&stage_stream_, cudaStreamNonBlocking);
-  if (e == cudaSuccess) {
-    what = "cudaMalloc(staged colors)";
-    e = malloc_device(&staged_, rgb_words(cap_points_));
-  }
+  std::string what;
+  cudaError_t e = stage_buffer(&what);
   if (e == cudaSuccess) e = write_colors(colors, staged_, stage_stream_, &what);
   if (e != cudaSuccess) {
     drop_staged();
@@ -581,12 +576,37 @@ bool DeviceCloud::stage_colors(const PointCloud& cloud, const uint32_t* colors,
   return true;
 }
 
+/// The stage stream and the second color array (rgb_words() of the capacity), made for a
+/// staging call.
+cudaError_t DeviceCloud::stage_buffer(std::string* what) {
+  *what = "cudaStreamCreate(stage)";
+  cudaError_t e = stage_stream_ ? cudaSuccess
+                                : cudaStreamCreateWithFlags(&stage_stream_, cudaStreamNonBlocking);
+  if (e == cudaSuccess) {
+    *what = "cudaMalloc(staged colors)";
+    e = malloc_device(&staged_, rgb_words(cap_points_));
+  }
+  return e;
+}
+
 bool DeviceCloud::adopt_staged(const PointCloud& cloud) {
+  return swap_staged(cloud, false);
+}
+
+bool DeviceCloud::show_staged_recipe(const PointCloud& cloud) {
+  return swap_staged(cloud, true);
+}
+
+/// Swaps the staged colors in when they were staged for `cloud` as it is: by stage_recipe()
+/// (`recipe`), or by stage_colors() from the array `cloud.colors` holds now. Drops what was
+/// staged either way (the old array, or the staged one that does not match).
+bool DeviceCloud::swap_staged(const PointCloud& cloud, bool recipe) {
   std::lock_guard<std::mutex> lock(stage_mutex_);
   const bool match = staged_ && loaded_ && &cloud == cloud_ && staged_cloud_ == &cloud &&
-                     cloud.size() == points_ && cloud.colors.data() == staged_colors_;
+                     cloud.size() == points_ && staged_recipe_ == recipe &&
+                     (recipe || cloud.colors.data() == staged_colors_);
   if (match) std::swap(colors_, staged_);
-  drop_staged();  // the old array, or the staged one that does not match
+  drop_staged();
   return match;
 }
 

@@ -156,6 +156,8 @@ class DeviceCloud {
   cudaError_t morton_order_of(const PointCloud& cloud, const Bounds& bounds, uint32_t* order,
                               Float3** src_out, std::string* what);
   void drop_staged();
+  cudaError_t stage_buffer(std::string* what);
+  bool swap_staged(const PointCloud& cloud, bool recipe);
   void drop_values();
   size_t values_bytes() const;
   cudaError_t device_values(const PointCloud& cloud, const ColorRecipe& recipe, const void** out,

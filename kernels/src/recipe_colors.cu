@@ -172,9 +172,8 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
                pos_,
                from_values && sorted_ ? orig_ : nullptr,
                n};
-  std::string what = "cudaStreamCreate(stage)";
-  cudaError_t e = stage_stream_ ? cudaSuccess
-                                : cudaStreamCreateWithFlags(&stage_stream_, cudaStreamNonBlocking);
+  std::string what;
+  cudaError_t e = stage_buffer(&what);
   if (e == cudaSuccess && from_values) e = device_values(cloud, recipe, &a.values, &what);
   if (e == cudaSuccess && recipe_table_cap_ < recipe.table.size()) {
     free_device(recipe_table_);
@@ -188,10 +187,6 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
     e = cudaMemcpyAsync(recipe_table_, recipe.table.data(), recipe.table.size() * 4,
                         cudaMemcpyHostToDevice, stage_stream_);
     a.table = recipe_table_;
-  }
-  if (e == cudaSuccess) {
-    what = "cudaMalloc(staged colors)";
-    e = malloc_device(&staged_, rgb_words(cap_points_));
   }
   if (e == cudaSuccess) {
     what = "recipe colors";
@@ -213,15 +208,6 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
   staged_cloud_ = &cloud;
   staged_recipe_ = true;
   return true;
-}
-
-bool DeviceCloud::show_staged_recipe(const PointCloud& cloud) {
-  std::lock_guard<std::mutex> lock(stage_mutex_);
-  const bool match = staged_ && staged_recipe_ && loaded_ && &cloud == cloud_ &&
-                     staged_cloud_ == &cloud && cloud.size() == points_;
-  if (match) std::swap(colors_, staged_);
-  drop_staged();  // the old array, or the staged one that does not match
-  return match;
 }
 
 }  // namespace pr::cuda

@@ -123,6 +123,7 @@ struct ColorRecipe {
   double offset = 0.0, scale = 0.0;
   uint32_t steps = 0;
   std::vector<uint32_t> table;
+  double lo = 0.0, hi = 0.0;  ///< a continuous mode's range, as colorize() found it
 };
 
 /// The recipe of `settings` for `cloud` (its automatic range as colorize() finds it; `bounds` as
