@@ -53,27 +53,27 @@ ColorJob::Result ColorJob::run(const PointCloud& cloud, const ColorSettings& set
   Result r;
   r.settings = settings;
   r.legend.mode = settings.mode;
-  // RGB: the file's colors come back (set_display_colors()), nothing to compute.
-  r.ok = settings.mode == ColorMode::kRgb;
-  if (!r.ok) {
-    try {
-      // The renderer's own copy first, to show while colorize() makes the host's.
-      ColorRecipe rc;
-      ColorSettings host = settings;
-      if (recipe && color_recipe(cloud, settings, &rc, &bounds)) {
-        if (recipe(cloud, rc)) {
-          r.recipe_staged = true;
-          r.recipe_ms = sw.ms();
-          recipe_ready_ = true;
-        }
-        if (rc.steps > 0)  // the range the recipe found: not searched for again
-          host.auto_range = false, host.range_lo = rc.lo, host.range_hi = rc.hi;
+  try {
+    // The renderer's own copy first, to show while colorize() makes the host's.
+    ColorRecipe rc;
+    ColorSettings host = settings;
+    if (recipe && color_recipe(cloud, settings, &rc, &bounds)) {
+      if (recipe(cloud, rc)) {
+        r.recipe_staged = true;
+        r.recipe_ms = sw.ms();
+        recipe_ready_ = true;
       }
+      if (rc.steps > 0)  // the range the recipe found: not searched for again
+        host.auto_range = false, host.range_lo = rc.lo, host.range_hi = rc.hi;
+    }
+    // RGB: the file's colors come back (set_display_colors()), nothing to compute.
+    r.ok = settings.mode == ColorMode::kRgb;
+    if (!r.ok) {
       r.colors = std::move(out);
       r.ok = colorize(cloud, host, r.colors, &r.legend, &r.error, &bounds);
-    } catch (const std::bad_alloc&) {
-      r.error = "out of memory computing the colors";
     }
+  } catch (const std::bad_alloc&) {
+    r.error = "out of memory computing the colors";
   }
   if (r.ok && stage && !r.recipe_staged) {
     // The array set_display_colors() will leave in cloud.colors: RGB brings back the file's

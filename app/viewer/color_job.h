@@ -59,9 +59,9 @@ class ColorJob {
   /// file's colors set aside (nothing to compute); refused (false) while a job runs.
   /// `bounds`: the cloud's world bounds (elevation's automatic range without a pass over the
   /// points). `reuse`: an array for the colors (what set_display_colors() released last), whose
-  /// pages are mapped already. `recipe` (may be empty): tried first for every mode but RGB; when
-  /// it stages the colors, take_recipe_ready() says so while colorize() still runs, and `stage`
-  /// is not called.
+  /// pages are mapped already. `recipe` (may be empty): tried first for every mode (RGB's copies
+  /// the file's colors); when it stages the colors, take_recipe_ready() says so while colorize()
+  /// still runs, and `stage` is not called.
   bool start(const PointCloud* cloud, const ColorSettings& settings, const Bounds& bounds,
              StageFn stage = {}, PodVector<uint32_t>&& reuse = {}, RecipeFn recipe = {});
   /// True once, when `recipe` has staged the job's colors: the renderer may show them now, before

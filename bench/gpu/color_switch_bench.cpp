@@ -150,7 +150,7 @@ bool Switch::staged(const pr::ColorSettings& s, bool recipe) {
   std::thread worker([&] {
     auto w0 = std::chrono::steady_clock::now();
     pr::ColorRecipe r;
-    if (recipe && s.mode != pr::ColorMode::kRgb && pr::color_recipe(cloud_, s, &r, &bounds_) &&
+    if (recipe && pr::color_recipe(cloud_, s, &r, &bounds_) &&
         gpu_.stage_recipe(cloud_, r, &stage_why)) {
       recipe_ms = ms_since(w0);
       recipe_ready = true;
@@ -251,7 +251,8 @@ int main(int argc, char** argv) {
               int(gpu->compact_active()));
   Switch sw(o, *gpu, cloud);
   int fails = 0;
-  for (const char* mode : {"classification", "intensity", "elevation", "rgb", "classification"})
+  for (const char* mode :
+       {"classification", "intensity", "elevation", "rgb", "classification", "rgb"})
     if (!sw.run(mode, fails)) return 1;
   return fails ? 1 : 0;
 }

@@ -359,13 +359,6 @@ namespace {
 // the legend. Continuous modes map (value - lo) * scale onto the colormap `lut`.
 constexpr size_t kColorGrain = size_t{1} << 16;
 
-void color_rgb(const PointCloud& cloud, uint32_t* o) {
-  const uint32_t* src = cloud.source_colors().data();
-  parallel_for(
-      cloud.size(), [&](size_t b, size_t e) { std::copy(src + b, src + e, o + b); }, 0,
-      kColorGrain);
-}
-
 /// Intensity's gamma curve through a table of kCurveSteps + 1 entries: pow per point would
 /// dominate.
 constexpr uint32_t kCurveSteps = 4096;
@@ -446,7 +439,7 @@ bool continuous_range(const PointCloud& cloud, const ColorSettings& s, const Bou
   return true;
 }
 
-/// The recipe of mode `s` (not RGB; the cloud has what it needs) with the range lo .. hi of a
+/// The recipe of mode `s` (the cloud has what it needs) with the range lo .. hi of a
 /// continuous mode: the table and arithmetic colorize() applies (color_by_recipe()) and the GPU
 /// applies to its copy of the values.
 ColorRecipe make_recipe(const PointCloud& cloud, const ColorSettings& s, double lo, double hi) {
@@ -492,6 +485,7 @@ ColorRecipe make_recipe(const PointCloud& cloud, const ColorSettings& s, double 
       r.table = source_palette();
       break;
     case ColorMode::kRgb:
+      r.source = Source::kRgba, r.attribute = "rgb", r.values = cloud.source_colors().data();
       break;
   }
   return r;
@@ -536,6 +530,11 @@ void color_by_recipe(const PointCloud& cloud, const ColorRecipe& r, uint32_t* o)
             for (size_t i = b; i < e; ++i) o[i] = t[v[i]];
             break;
           }
+          case Source::kRgba: {
+            const uint32_t* v = static_cast<const uint32_t*>(r.values);
+            std::copy(v + b, v + e, o + b);
+            break;
+          }
         }
       },
       0, kColorGrain);
@@ -572,8 +571,8 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
     lg.hi = hi;
   }
   switch (s.mode) {
-    case ColorMode::kRgb:
-      color_rgb(cloud, o);
+    case ColorMode::kRgb:  // the file's colors (their recipe copies them)
+      color_by_recipe(cloud, make_recipe(cloud, s, lo, hi), o);
       break;
     case ColorMode::kClassification:
       color_classification(cloud, o, lg);
@@ -594,7 +593,7 @@ bool colorize(const PointCloud& cloud, const ColorSettings& s, PodVector<uint32_
 
 bool color_recipe(const PointCloud& cloud, const ColorSettings& s, ColorRecipe* out,
                   const Bounds* bounds) {
-  if (s.mode == ColorMode::kRgb || !color_mode_available(cloud, s.mode, s.field)) return false;
+  if (!color_mode_available(cloud, s.mode, s.field)) return false;
   double lo = 0.0, hi = 0.0;
   continuous_range(cloud, s, bounds, &lo, &hi);
   *out = make_recipe(cloud, s, lo, hi);
@@ -617,6 +616,8 @@ uint32_t recipe_color(const ColorRecipe& r, const PointCloud& cloud, size_t i) {
       return r.table[static_cast<const uint8_t*>(r.values)[i]];
     case Source::kShort:
       return r.table[static_cast<const uint16_t*>(r.values)[i]];
+    case Source::kRgba:
+      return static_cast<const uint32_t*>(r.values)[i];
   }
   return 0;
 }

@@ -1,9 +1,9 @@
 // A color mode's colors computed on the device (engine/colorize.h's ColorRecipe): from the
 // stored float positions (elevation) or from the cloud's values (intensity, a field, classes,
-// returns, point sources), uploaded on first use and kept with the cloud, through the recipe's
-// table and engine/color_ramp.h's arithmetic, the host's own. A switch of color mode then stages
-// its colors in milliseconds instead of waiting for colorize() and the 3 bytes a point of the
-// upload; colorize() gives the host's copy of the same colors meanwhile.
+// returns, point sources, the file's colors), uploaded on first use and kept with the cloud,
+// through the recipe's table and engine/color_ramp.h's arithmetic, the host's own. A switch of
+// color mode then stages its colors in milliseconds instead of waiting for colorize() and the 3
+// bytes a point of the upload; colorize() gives the host's copy of the same colors meanwhile.
 #include <algorithm>
 #include <cstring>
 
@@ -53,6 +53,9 @@ __device__ __forceinline__ uint32_t stored_color(const RecipeArgs& a, uint64_t s
     case Source::kByte:
       c = __ldg(a.table + __ldg(static_cast<const uint8_t*>(a.values) + i));
       break;
+    case Source::kRgba:  // the file's colors
+      c = __ldg(static_cast<const uint32_t*>(a.values) + i);
+      break;
     default:
       c = __ldg(a.table + __ldg(static_cast<const uint16_t*>(a.values) + i));
       break;
@@ -79,7 +82,17 @@ __global__ void __launch_bounds__(kThreads) recipe_rgb(RecipeArgs a, uint32_t* o
 
 size_t value_bytes(ColorRecipe::Source s) {
   using Source = ColorRecipe::Source;
-  return s == Source::kFloat ? 4 : s == Source::kShort ? 2 : s == Source::kByte ? 1 : 0;
+  switch (s) {
+    case Source::kFloat:
+    case Source::kRgba:
+      return 4;
+    case Source::kShort:
+      return 2;
+    case Source::kByte:
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 }  // namespace
@@ -157,8 +170,9 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
   std::lock_guard<std::mutex> lock(stage_mutex_);
   drop_staged();
   const uint64_t n = points_;
-  if (!loaded_ || &cloud != cloud_ || cloud.size() != n || n == 0 || recipe.table.empty() ||
-      (from_values && !recipe.values)) {
+  const bool tabled = recipe.source != ColorRecipe::Source::kRgba;
+  if (!loaded_ || &cloud != cloud_ || cloud.size() != n || n == 0 ||
+      (tabled && recipe.table.empty()) || (from_values && !recipe.values)) {
     if (error) *error = "stage_recipe: not the cloud uploaded last, or a recipe without values";
     return false;
   }
@@ -182,7 +196,7 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
     e = malloc_device(&recipe_table_, recipe.table.size());
     if (e == cudaSuccess) recipe_table_cap_ = recipe.table.size();
   }
-  if (e == cudaSuccess) {
+  if (e == cudaSuccess && tabled) {
     what = "cudaMemcpyAsync(recipe table)";
     e = cudaMemcpyAsync(recipe_table_, recipe.table.data(), recipe.table.size() * 4,
                         cudaMemcpyHostToDevice, stage_stream_);

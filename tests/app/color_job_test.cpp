@@ -1,7 +1,8 @@
 // The viewer's color job (app/viewer/color_job.h) on its own thread: a renderer that computes a
 // mode's colors from their recipe gets it before colorize() runs and the job says so at once
 // (take_recipe_ready()), the host's colors following; a renderer that cannot gets the host's
-// colors staged instead; RGB computes nothing; the array handed in is filled in place.
+// colors staged instead; RGB computes nothing (its recipe copies the file's colors); the array
+// handed in is filled in place.
 #include "viewer/color_job.h"
 
 #include <gtest/gtest.h>
@@ -88,25 +89,34 @@ TEST(ColorJob, WithoutARecipeTheHostsColorsAreStagedInTheArrayHandedIn) {
   for (size_t i = 0; i < cloud.size(); i += 97)
     EXPECT_EQ(r.colors[i], class_color(cloud.classification[i])) << i;
 
-  // RGB: nothing computed, no recipe, the file's colors staged.
+  // RGB: nothing computed; its recipe is the file's colors, or they are staged from the host.
   s.mode = ColorMode::kRgb;
-  recipe_tried = false;
-  ASSERT_TRUE(job.start(
-      &cloud, s, bounds,
-      [&](const PointCloud&, const uint32_t* colors) {
-        staged = colors;
-        return true;
-      },
-      {},
-      [&](const PointCloud&, const ColorRecipe&) {
-        recipe_tried = true;
-        return true;
-      }));
-  r = finish(job);
-  ASSERT_TRUE(r.ok);
-  EXPECT_FALSE(recipe_tried);
-  EXPECT_TRUE(r.colors.empty());
-  EXPECT_EQ(staged, cloud.source_colors().data());
+  for (bool gpu_takes : {false, true}) {
+    recipe_tried = false;
+    staged = nullptr;
+    ColorRecipe seen;
+    ASSERT_TRUE(job.start(
+        &cloud, s, bounds,
+        [&](const PointCloud&, const uint32_t* colors) {
+          staged = colors;
+          return true;
+        },
+        {},
+        [&](const PointCloud&, const ColorRecipe& rc) {
+          recipe_tried = true;
+          seen = rc;
+          return gpu_takes;
+        }));
+    r = finish(job);
+    ASSERT_TRUE(r.ok) << gpu_takes;
+    EXPECT_TRUE(recipe_tried) << gpu_takes;
+    EXPECT_EQ(seen.source, ColorRecipe::Source::kRgba) << gpu_takes;
+    EXPECT_EQ(seen.values, cloud.source_colors().data()) << gpu_takes;
+    EXPECT_TRUE(r.colors.empty()) << gpu_takes;
+    EXPECT_EQ(r.recipe_staged, gpu_takes);
+    EXPECT_EQ(job.take_recipe_ready(), gpu_takes);
+    EXPECT_EQ(staged, gpu_takes ? nullptr : cloud.source_colors().data());
+  }
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ inline PointCloud attribute_cloud(size_t n, uint32_t seed) {
   return c;
 }
 
-/// Every mode with a recipe, then colormaps, gamma, set ranges that clamp both ends (of
-/// attribute_cloud()'s values) and both up axes.
+/// Every mode but RGB, then colormaps, gamma, set ranges that clamp both ends (of
+/// attribute_cloud()'s values) and both up axes, and last RGB (the file's colors back).
 inline std::vector<ColorSettings> recipe_settings() {
   std::vector<ColorSettings> all;
   ColorSettings s;
@@ -82,6 +82,9 @@ inline std::vector<ColorSettings> recipe_settings() {
   s.range_lo = 290.0;  // z is 300 +- 50
   s.range_hi = 320.0;
   s.colormap = Colormap::kPlasma;
+  all.push_back(s);
+  s = ColorSettings{};  // back to the file's colors
+  s.mode = ColorMode::kRgb;
   all.push_back(s);
   return all;
 }

@@ -280,12 +280,11 @@ TEST(Colorize, RecipesGiveColorizesColors) {
     EXPECT_EQ(differ, 0u) << what << ": first at point " << first;
     EXPECT_GT(distinct.size(), 3u) << what;  // the values reach many colors
   }
-  ColorSettings rgb;
+  ColorSettings none;
   ColorRecipe r;
-  EXPECT_FALSE(color_recipe(c, rgb, &r));  // the file's colors: no recipe
-  rgb.mode = ColorMode::kField;
-  rgb.field = "nothing";
-  EXPECT_FALSE(color_recipe(c, rgb, &r));
+  none.mode = ColorMode::kField;
+  none.field = "nothing";
+  EXPECT_FALSE(color_recipe(c, none, &r));
 }
 
 TEST(Colorize, SetDisplayColorsReleasesTheArrayShownBefore) {

@@ -222,9 +222,9 @@ TEST(ColorUpdate, RecipeColorsOnTheGpuEqualColorize) {
         }
         expect_same(cpu, *gpu, cloud, what);
       }
-      // The values kept: intensities and the field 4 bytes a point, classes and returns 1,
-      // sources 2.
-      EXPECT_EQ(gpu->memory_bytes(), bytes0 + 12 * cloud.size()) << name;
+      // The values kept: intensities, the field and the file's colors 4 bytes a point, classes
+      // and returns 1, sources 2.
+      EXPECT_EQ(gpu->memory_bytes(), bytes0 + 16 * cloud.size()) << name;
       PointCloud other = test::attribute_cloud(1000, 3);
       ColorRecipe r;
       ColorSettings s;

@@ -111,11 +111,12 @@ struct ColorRecipe {
     kFloat,     ///< `values` holds a float a point
     kByte,      ///< a byte a point
     kShort,     ///< a uint16_t a point
+    kRgba,      ///< a packed RGBA a point (the file's colors): the color itself, no table
   };
   Source source = Source::kPosition;
   int axis = 2;
   /// What `values` are ("intensity", "classification", "returns", "point source",
-  /// "field <name>"), for a renderer that keeps its copies by name; empty for kPosition.
+  /// "field <name>", "rgb"), for a renderer that keeps its copies by name; empty for kPosition.
   std::string attribute;
   const void* values = nullptr;  ///< the cloud's array (cloud.size() entries); null: kPosition
   /// Continuous (steps > 0): table[ramp_index(ramp_t(v, offset, scale), steps)], steps + 1
@@ -127,8 +128,8 @@ struct ColorRecipe {
 };
 
 /// The recipe of `settings` for `cloud` (its automatic range as colorize() finds it; `bounds` as
-/// there). False for RGB (the file's colors need none) and when the cloud lacks what the mode
-/// needs.
+/// there). RGB's is the file's colors as they are (source_colors()). False when the cloud lacks
+/// what the mode needs.
 bool color_recipe(const PointCloud& cloud, const ColorSettings& settings, ColorRecipe* out,
                   const Bounds* bounds = nullptr);
 /// Point i's color by `recipe` (made for `cloud`): equal to colorize()'s.
