@@ -160,6 +160,7 @@ class DeviceCloud {
   bool swap_staged(const PointCloud& cloud, bool recipe);
   void drop_values();
   size_t values_bytes() const;
+  bool room_for_values(size_t bytes) const;
   cudaError_t device_values(const PointCloud& cloud, const ColorRecipe& recipe, const void** out,
                             std::string* what);
   /// The two pinned buffers of kPinnedBytes the host uploads go through, made on first use.

@@ -132,8 +132,24 @@ cudaError_t DeviceCloud::upload_bytes(const void* from, size_t bytes, void* dst,
   return cudaStreamSynchronize(stream);
 }
 
+/// Room for `bytes` more of values: under the limit (set_memory_limit()), and with the device
+/// keeping free what the host's color path needs at a later switch (its staging array, 3 bytes a
+/// point, and a sorted cloud's unpacked source, 4) and the frames' buffers (1 GiB). The values
+/// are a cache; the cloud and its frames come first.
+bool DeviceCloud::room_for_values(size_t bytes) const {
+  if (memory_limit_ > 0 && memory_bytes() + bytes > memory_limit_) return false;
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const size_t keep = 7 * size_t(points_) + (size_t{1} << 30);
+  return free_b >= bytes + keep;
+}
+
 /// The recipe's values on the device: kept from an earlier call, or uploaded now (in the cloud's
-/// order) when there is room (under the limit, set_memory_limit()).
+/// order) when there is room (room_for_values(); the other modes' values are dropped first when
+/// there is not).
 cudaError_t DeviceCloud::device_values(const PointCloud& cloud, const ColorRecipe& recipe,
                                        const void** out, std::string* what) {
   for (const Values& v : values_)
@@ -145,8 +161,10 @@ cudaError_t DeviceCloud::device_values(const PointCloud& cloud, const ColorRecip
   v.name = recipe.attribute;
   v.bytes = value_bytes(recipe.source) * cloud.size();
   *what = "cudaMalloc(" + recipe.attribute + ")";
-  if (memory_limit_ > 0 && memory_bytes() + v.bytes > memory_limit_)
-    return cudaErrorMemoryAllocation;
+  if (!room_for_values(v.bytes)) {
+    drop_values();
+    if (!room_for_values(v.bytes)) return cudaErrorMemoryAllocation;
+  }
   cudaError_t e = cudaMalloc(&v.ptr, v.bytes);
   if (e == cudaSuccess) e = upload_bytes(recipe.values, v.bytes, v.ptr, stage_stream_, what);
   if (e != cudaSuccess) {

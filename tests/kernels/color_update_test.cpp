@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../common/attribute_cloud.h"
@@ -234,6 +235,63 @@ TEST(ColorUpdate, RecipeColorsOnTheGpuEqualColorize) {
       EXPECT_FALSE(gpu->show_staged_recipe(other)) << name;
     }
   }
+}
+
+/// The values kept on the device are a cache under the memory limit: a mode whose values do not
+/// fit beside the others' drops those first, and one that cannot fit at all takes the host's
+/// path; the GPU draws the CPU's image every time.
+TEST(ColorUpdate, KeptValuesMakeRoomForTheNextMode) {
+  PR_REQUIRE_GPU(gpu);
+  PointCloud cloud = test::attribute_cloud(4'000'000, 12);
+  const size_t n = cloud.size();
+  CpuRenderer cpu;
+  ASSERT_NO_FATAL_FAILURE(give_both(cpu, *gpu, cloud, false, Toggle::kOff));
+  expect_same(cpu, *gpu, cloud, "the file's colors");
+  // The limit caps the cloud's storage and its values (not the frames' buffers, under n / 2
+  // bytes at 320x240, which bytes0 counts too): room for 5.5 bytes a point of values.
+  const size_t bytes0 = gpu->memory_bytes();
+  gpu->set_memory_limit(bytes0 + 5 * n + n / 2);
+  const Bounds bounds = cloud.world_bounds();
+  // A mode, then the values kept after it (bytes a point).
+  const std::pair<const char*, size_t> steps[] = {
+      {"intensity", 4},       // 4
+      {"classification", 5},  // 4 + 1
+      {"intensity", 5},       // kept already
+      {"Deviation", 4},       // a field: 4 + 1 + 4 does not fit, the others are dropped
+      {"rgb", 4},             // likewise
+      {"classification", 5}};
+  std::string err;
+  for (const auto& [mode, kept] : steps) {
+    ColorSettings s;
+    ASSERT_TRUE(parse_color_mode(mode, &s.mode, &s.field)) << mode;
+    ColorRecipe r;
+    ASSERT_TRUE(color_recipe(cloud, s, &r, &bounds)) << mode;
+    EXPECT_TRUE(gpu->stage_recipe(cloud, r, &err)) << mode << ": " << err;
+    EXPECT_TRUE(gpu->show_staged_recipe(cloud)) << mode;
+    PodVector<uint32_t> colors;
+    ASSERT_TRUE(colorize(cloud, s, colors, nullptr, &err, &bounds)) << err;
+    set_display_colors(cloud, s.mode, std::move(colors));
+    ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
+    expect_same(cpu, *gpu, cloud, mode);
+    EXPECT_EQ(gpu->memory_bytes(), bytes0 + kept * n) << mode;
+  }
+  // Room for 2 bytes a point: intensities never fit, and the host's colors are drawn instead.
+  gpu->set_memory_limit(bytes0 + 2 * n);
+  ColorSettings s;
+  s.mode = ColorMode::kIntensity;
+  ColorRecipe r;
+  ASSERT_TRUE(color_recipe(cloud, s, &r, &bounds));
+  EXPECT_FALSE(gpu->stage_recipe(cloud, r, &err));
+  EXPECT_NE(err.find("intensity"), std::string::npos) << err;
+  EXPECT_FALSE(gpu->show_staged_recipe(cloud));
+  PodVector<uint32_t> colors;
+  ASSERT_TRUE(colorize(cloud, s, colors, nullptr, &err, &bounds)) << err;
+  set_display_colors(cloud, s.mode, std::move(colors));
+  ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
+  ASSERT_TRUE(gpu->update_colors(cloud, &err)) << err;
+  expect_same(cpu, *gpu, cloud, "intensity from the host");
+  EXPECT_EQ(gpu->memory_bytes(), bytes0);
+  gpu->set_memory_limit(0);
 }
 
 /// The shared airborne scan by class and by intensity, sorted and not.
