@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "progress_bar.h"
 #include "viewer/viewer_impl.h"
 
 namespace pr {
@@ -15,30 +16,6 @@ namespace pr {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-std::string human_bytes(double b) {
-  char s[32];
-  if (b >= 1e9)
-    std::snprintf(s, sizeof s, "%.2f GB", b / 1e9);
-  else if (b >= 1e6)
-    std::snprintf(s, sizeof s, "%.1f MB", b / 1e6);
-  else
-    std::snprintf(s, sizeof s, "%.0f kB", b / 1e3);
-  return s;
-}
-
-std::string human_count(double n) {
-  char s[32];
-  if (n >= 1e9)
-    std::snprintf(s, sizeof s, "%.2f G", n / 1e9);
-  else if (n >= 1e6)
-    std::snprintf(s, sizeof s, "%.2f M", n / 1e6);
-  else if (n >= 1e3)
-    std::snprintf(s, sizeof s, "%.1f k", n / 1e3);
-  else
-    std::snprintf(s, sizeof s, "%.0f", n);
-  return s;
-}
 
 void plot(const char* label, const History& h, const char* unit) {
   const auto v = h.values();
@@ -170,7 +147,7 @@ void focus_section(Camera& camera) {
 void point_count(Viewer::Impl& m) {
   CloudState& c = m.cloud;
   if (m.stream.scene) {  // the Streaming section's budget and target error decide
-    ImGui::Text("drawn %s (streamed)", human_count(double(m.stream.stats.points_drawn)).c_str());
+    ImGui::Text("drawn %s (streamed)", human_points(double(m.stream.stats.points_drawn)).c_str());
     return;
   }
   const bool is_scene = c.is_scene();
@@ -185,8 +162,8 @@ void point_count(Viewer::Impl& m) {
   if (is_scene ? ImGui::IsItemDeactivatedAfterEdit() : ImGui::IsItemEdited())
     m.apply_point_target(c.point_target);
   ImGui::EndDisabled();
-  ImGui::Text("drawn %s of %s (%s)", human_count(double(m.times.last_stats.points_drawn)).c_str(),
-              human_count(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");
+  ImGui::Text("drawn %s of %s (%s)", human_points(double(m.times.last_stats.points_drawn)).c_str(),
+              human_points(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");
   std::string part;
   LoadOptions next;
   if (!c.points || is_scene || !read_more_options(c.files, c.files_options, false, &next, &part))
@@ -264,13 +241,13 @@ void stream_figures(const StreamState& st) {
               (unsigned long long)s.nodes_selected);
   ImGui::Text("       %llu cached, %llu in flight", (unsigned long long)s.nodes_cached,
               (unsigned long long)s.nodes_in_flight);
-  ImGui::Text("points: %s drawn of %s selected", human_count(double(s.points_drawn)).c_str(),
-              human_count(double(s.points_selected)).c_str());
-  ImGui::Text("read: %s, %.1f MB/s", human_bytes(double(s.bytes_read)).c_str(), s.mb_per_s);
+  ImGui::Text("points: %s drawn of %s selected", human_points(double(s.points_drawn)).c_str(),
+              human_points(double(s.points_selected)).c_str());
+  ImGui::Text("read: %s, %.1f MB/s", human_size(double(s.bytes_read)).c_str(), s.mb_per_s);
   const double fill =
       st.options.cache_bytes ? double(s.cache_bytes) / double(st.options.cache_bytes) : 0.0;
-  const std::string cache = "cache " + human_bytes(double(s.cache_bytes)) + " of " +
-                            human_bytes(double(st.options.cache_bytes));
+  const std::string cache = "cache " + human_size(double(s.cache_bytes)) + " of " +
+                            human_size(double(st.options.cache_bytes));
   ImGui::ProgressBar(float(std::min(fill, 1.0)), ImVec2(-1, 0), cache.c_str());
   if (s.converged)
     ImGui::TextDisabled("view complete (budget and target error met)");
@@ -319,7 +296,7 @@ void timings_section(Viewer::Impl& m) {
         "Clear, raster and resolve timed apart with CUDA events between them.\n"
         "The events cost about 4 microseconds a frame, which matters for small clouds.");
   }
-  ImGui::Text("renderer: %s points/s", human_count(st.points_per_second()).c_str());
+  ImGui::Text("renderer: %s points/s", human_points(st.points_per_second()).c_str());
   plot("frame", t.hist_frame, "ms");
   plot("render", t.hist_render, "ms");
   if (ImGui::TreeNode("upload and UI")) {
@@ -339,17 +316,17 @@ void cloud_section(Viewer::Impl& m) {
   ImGui::Text("name: %s", cloud->name.c_str());
   for (const auto& f : m.cloud.files)
     ImGui::BulletText("%s: %s %s, %s points", f.file.c_str(), f.format.c_str(), f.version.c_str(),
-                      human_count(double(f.points)).c_str());
+                      human_points(double(f.points)).c_str());
   ImGui::Text("points: %zu%s", cloud->size(), cloud->has_intensity() ? " (+intensity)" : "");
   const Bounds& b = m.cloud.bounds;
   ImGui::Text("min %.3f %.3f %.3f", b.min.x, b.min.y, b.min.z);
   ImGui::Text("max %.3f %.3f %.3f", b.max.x, b.max.y, b.max.z);
   ImGui::Text("origin %.3f %.3f %.3f", cloud->origin.x, cloud->origin.y, cloud->origin.z);
-  ImGui::Text("host: cloud %s, CPU renderer %s", human_bytes(double(cloud->memory_bytes())).c_str(),
-              human_bytes(double(m.backend->cpu().memory_bytes())).c_str());
+  ImGui::Text("host: cloud %s, CPU renderer %s", human_size(double(cloud->memory_bytes())).c_str(),
+              human_size(double(m.backend->cpu().memory_bytes())).c_str());
   const size_t dev = m.backend->device_bytes();
   ImGui::Text("device: %s",
-              dev ? human_bytes(double(dev)).c_str() : "none (GPU renderer not in use)");
+              dev ? human_size(double(dev)).c_str() : "none (GPU renderer not in use)");
 }
 
 /// The folder listed: ".." goes up, a folder opens, a file's path goes into the path box.
