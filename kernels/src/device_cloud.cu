@@ -35,6 +35,7 @@ DeviceCloud::~DeviceCloud() {
   if (stage_stream_) PR_CUDA_LOG(cudaStreamDestroy(stage_stream_));
   free_device(pick_buf_);
   free_device(pick_candidates_);
+  free_device(pick_list_);
   if (pick_stream_) PR_CUDA_LOG(cudaStreamDestroy(pick_stream_));
   if (copy_stream_) PR_CUDA_LOG(cudaStreamSynchronize(copy_stream_));
   for (int k = 0; k < 2; ++k) {
@@ -617,10 +618,11 @@ void DeviceCloud::drop_staged() {
   staged_recipe_ = false;
 }
 
-/// pick_window()'s stream, the window's keys and indices (and the candidates' count after them)
-/// for `pixels`, and room for `candidates`: made when missing or too small. The stream has the
-/// least priority: the frames' blocks (on a stream of the greatest, cuda_renderer.cu) are
-/// scheduled before the pick's waiting ones.
+/// pick_window()'s stream, the window's keys and indices (and the candidates' and the listed
+/// batches' counts after them) for `pixels`, room for `candidates` and for the stored points'
+/// batch list: made when missing or too small. The stream has the least priority: the frames'
+/// blocks (on a stream of the greatest, cuda_renderer.cu) are scheduled before the pick's
+/// waiting ones.
 cudaError_t DeviceCloud::pick_buffers(size_t pixels, uint32_t candidates, std::string* what) {
   *what = "cudaStreamCreate(pick)";
   cudaError_t e = cudaSuccess;
@@ -634,8 +636,16 @@ cudaError_t DeviceCloud::pick_buffers(size_t pixels, uint32_t candidates, std::s
     free_device(pick_buf_);
     pick_cap_ = 0;
     *what = "cudaMalloc(pick window)";
-    e = malloc_device(&pick_buf_, 2 * pixels + 1);
+    e = malloc_device(&pick_buf_, 2 * pixels + 2);
     if (e == cudaSuccess) pick_cap_ = pixels;
+  }
+  const uint64_t batches = (uint64_t(points_) + kPointBatch - 1) / kPointBatch;
+  if (e == cudaSuccess && pick_list_cap_ < batches) {
+    free_device(pick_list_);
+    pick_list_cap_ = 0;
+    *what = "cudaMalloc(pick batch list)";
+    e = malloc_device(&pick_list_, batches);
+    if (e == cudaSuccess) pick_list_cap_ = batches;
   }
   if (e == cudaSuccess && pick_candidates_cap_ != candidates) {
     free_device(pick_candidates_);
@@ -691,6 +701,8 @@ bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t cand
   in.candidates = pick_candidates_;
   in.candidate_count = pick_buf_ + 2 * pick_cap_;
   in.capacity = pick_candidates_cap_;
+  in.list = pick_list_;
+  in.list_count = pick_buf_ + 2 * pick_cap_ + 1;
   if (e == cudaSuccess && copied_) {  // update_points() copies on their way
     what = "cudaStreamWaitEvent(pick)";
     e = cudaStreamWaitEvent(pick_stream_, copied_, 0);

@@ -222,12 +222,15 @@ class DeviceCloud {
   uint32_t* recipe_table_ = nullptr;
   size_t recipe_table_cap_ = 0;
   // pick_window(): its stream, the window's keys and indices on the device (2 x pick_cap_) and
-  // the candidates' count after them, and the room for the candidates (16 MiB, made once).
+  // the candidates' and the listed batches' counts after them, the room for the candidates
+  // (16 MiB, made once) and the batch list (4 bytes a batch).
   cudaStream_t pick_stream_ = nullptr;
   unsigned long long* pick_buf_ = nullptr;
   size_t pick_cap_ = 0;
   PickCandidate* pick_candidates_ = nullptr;
   uint32_t pick_candidates_cap_ = 0;
+  uint32_t* pick_list_ = nullptr;  // the batches a pick walks (pick.cu's pick_list)
+  uint64_t pick_list_cap_ = 0;
   cudaEvent_t pinned_free_[2] = {};
   // update_points(): its copy stream, the event after its last copy, two pinned staging buffers
   // (used in turn) and the events after their copies, a pinned mirror of the boxes, and the

@@ -4,9 +4,11 @@
 // pixel's smallest key (the key the frame's depth test kept there) and lists the points that may
 // hold it; a pass over that short list leaves the smallest original index among the points with
 // the pixel's key (when the list overflows, a second pass over the points does). These are the
-// (key, index) pairs pick_point() finds on the host, so both name the same point. A block takes a
-// batch of kPointBatch stored points and skips it when its box cannot put a pixel in the window
-// (the host pick's test); the window's few pixels take all the atomics.
+// (key, index) pairs pick_point() finds on the host, so both name the same point. First a thread
+// a batch of kPointBatch stored points lists the batches whose box can put a pixel in the window
+// (the host pick's test); the passes then walk those alone, a block a batch, instead of a block
+// for every batch of the cloud (a quarter of a million blocks at 1e9 points, twice, most of them
+// ending at the box test). The window's few pixels take all the atomics.
 #include "device_common.cuh"
 #include "raster.h"
 
@@ -18,16 +20,31 @@ __device__ __forceinline__ bool reaches(const PickInput& in, const PixelRect& r)
   return !r.empty() && r.x0 < in.x1 && r.x1 > in.x0 && r.y0 < in.y1 && r.y1 > in.y0;
 }
 
+/// The batches whose box can put a pixel in the window (every batch when the float positions
+/// have no boxes) into in.list, a thread a batch; a warp appends its batches with one atomic.
+__global__ void __launch_bounds__(kThreads) pick_list(PickInput in, uint64_t batches) {
+  const uint64_t b = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  bool reach = b < batches;
+  if (reach && in.words)
+    reach = reaches(in, compact_box_footprint(in.p, in.batches[b]).rect);
+  else if (reach && in.boxes)
+    reach = reaches(in, box_footprint(in.p, in.boxes[b]).rect);
+  const unsigned lanes = __ballot_sync(0xffffffffu, reach);
+  if (!reach) return;
+  const unsigned lane = threadIdx.x & 31u;
+  const int leader = __ffs(int(lanes)) - 1;
+  unsigned long long first = 0;
+  if (int(lane) == leader)
+    first = atomicAdd(in.list_count, static_cast<unsigned long long>(__popc(lanes)));
+  first = __shfl_sync(lanes, first, leader);
+  in.list[first + unsigned(__popc(lanes & ((1u << lane) - 1u)))] = uint32_t(b);
+}
+
 /// Calls fn(x, y, id, key) for each window pixel (x, y) that a drawn point of `batch` covers, with
 /// the point's original index and key there.
 template <class Fn>
-__device__ __forceinline__ void for_window_hits(const PickInput& in, uint64_t batch, Fn fn) {
+__device__ __forceinline__ void for_batch_hits(const PickInput& in, uint64_t batch, Fn fn) {
   const ProjParams& p = in.p;
-  if (in.words) {
-    if (!reaches(in, compact_box_footprint(p, in.batches[batch]).rect)) return;
-  } else if (in.boxes) {
-    if (!reaches(in, box_footprint(p, in.boxes[batch]).rect)) return;
-  }
   for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
     const uint64_t s = batch * kPointBatch + k;
     if (s >= in.total) return;
@@ -53,12 +70,20 @@ __device__ __forceinline__ void for_window_hits(const PickInput& in, uint64_t ba
   }
 }
 
-/// The keys' pass, a block a batch: each covered pixel's smallest key, and a candidate for each
-/// point whose key was not larger than the pixel's when it came (a larger one can never be the
+/// Calls fn(x, y, id, key) for each window pixel (x, y) that a drawn point of each listed batch
+/// covers, with the point's original index and key there; a block a batch, grid-stride.
+template <class Fn>
+__device__ __forceinline__ void for_window_hits(const PickInput& in, Fn fn) {
+  const uint64_t listed = *in.list_count;
+  for (uint64_t w = blockIdx.x; w < listed; w += gridDim.x) for_batch_hits(in, in.list[w], fn);
+}
+
+/// The keys' pass over the listed batches: each covered pixel's smallest key, and a candidate for
+/// each point whose key was not larger than the pixel's when it came (a larger one can never be the
 /// smallest: keys only decrease).
 __global__ void __launch_bounds__(kThreads) pick_keys(PickInput in, unsigned long long* keys) {
   const int width = in.x1 - in.x0;
-  for_window_hits(in, blockIdx.x, [&](int x, int y, uint64_t id, unsigned long long key) {
+  for_window_hits(in, [&](int x, int y, uint64_t id, unsigned long long key) {
     const int at = (y - in.y0) * width + (x - in.x0);
     if (key > keys[at]) return;
     atomicMin(keys + at, key);
@@ -85,7 +110,7 @@ __global__ void __launch_bounds__(kThreads)
     pick_index_of_points(PickInput in, const unsigned long long* keys, unsigned long long* index) {
   if (*in.candidate_count <= in.capacity) return;
   const int width = in.x1 - in.x0;
-  for_window_hits(in, blockIdx.x, [&](int x, int y, uint64_t id, unsigned long long key) {
+  for_window_hits(in, [&](int x, int y, uint64_t id, unsigned long long key) {
     const int at = (y - in.y0) * width + (x - in.x0);
     if (keys[at] == key) atomicMin(index + at, static_cast<unsigned long long>(id));
   });
@@ -102,11 +127,16 @@ cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned 
     e = cudaMemsetAsync(index, 0xff, pixels * sizeof(unsigned long long), stream);
   if (e == cudaSuccess)
     e = cudaMemsetAsync(in.candidate_count, 0, sizeof(unsigned long long), stream);
+  if (e == cudaSuccess) e = cudaMemsetAsync(in.list_count, 0, sizeof(unsigned long long), stream);
   if (e != cudaSuccess || in.total == 0 || pixels == 0) return e;
   const uint64_t batches = (in.total + kPointBatch - 1) / kPointBatch;
-  pick_keys<<<unsigned(batches), kThreads, 0, stream>>>(in, keys);
+  // The listed batches' walks: a few blocks an SM, grid-stride (most pick lists are short; a
+  // cloud without boxes lists every batch).
+  constexpr unsigned kWalkBlocks = 1024;
+  pick_list<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(in, batches);
+  pick_keys<<<kWalkBlocks, kThreads, 0, stream>>>(in, keys);
   pick_index_of_candidates<<<64, kThreads, 0, stream>>>(in, keys, index);
-  pick_index_of_points<<<unsigned(batches), kThreads, 0, stream>>>(in, keys, index);
+  pick_index_of_points<<<kWalkBlocks, kThreads, 0, stream>>>(in, keys, index);
   return cudaGetLastError();
 }
 

@@ -222,13 +222,18 @@ struct PickInput {
   PickCandidate* candidates = nullptr;
   unsigned long long* candidate_count = nullptr;
   uint64_t capacity = 0;
+  /// Room for every batch's number, and their count (device): the batches whose box can put a
+  /// pixel in the window, which the passes walk.
+  uint32_t* list = nullptr;
+  unsigned long long* list_count = nullptr;
 };
 
 /// Fills `keys` and `index` (the window's pixels, row by row, device) with the smallest key of
 /// the drawn points whose splat covers each pixel, then the smallest original index among the
 /// points with that key (kEmptyKey and ~0 where none does): pick_point()'s pairs, engine/pick.h.
-/// One pass over the stored points; the index comes from the candidates it lists, or, when they
-/// do not fit in.capacity, from a second pass over the points.
+/// A thread a batch lists the batches whose box reaches the window; one pass over their points;
+/// the index comes from the candidates it lists, or, when they do not fit in.capacity, from a
+/// second pass over those points.
 cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned long long* index,
                         cudaStream_t stream);
 
