@@ -1,7 +1,8 @@
 // Renderer::update_points() on the GPU renderer: a streaming pool (tests/engine/pool_test_util.h)
 // built range by range on the GPU and on the CPU draws the CPU's image pixel for pixel at every
 // step (culling forced on small clouds, occlusion culling, EDL, high-quality splats, with and
-// without frame graphs), the device's batch boxes equal those of the pool handed over whole, an
+// without frame graphs), the device's batch boxes equal those of the pool handed over whole, a
+// pick between the steps (before a frame takes the new boxes in) names the CPU's point, an
 // all-NaN batch is culled in every view, and at the end the pool draws the scene's own image.
 // Sorted and compact clouds and ranges outside the cloud are refused. Skips without a device.
 #include <random>
@@ -10,6 +11,7 @@
 #include "../engine/pool_test_util.h"
 #include "../engine/random_camera.h"
 #include "engine/cpu_renderer.h"
+#include "engine/pick.h"
 #include "engine/scenes.h"
 #include "gpu_test_util.h"
 #include "kernels/cuda_renderer_testing.h"
@@ -90,11 +92,22 @@ TEST(GpuPool, BuiltRangeByRangeDrawsTheCpuImageAndTheScene) {
     EXPECT_EQ(counts.culled, pool.size() / kPointBatch);
     EXPECT_EQ(counts.first + counts.second, 0u);
   }
-  int frames = 0;
+  int frames = 0, picks = 0, hits = 0;
   test::fill_pool(s, pool, 11, [&](uint64_t first, uint64_t count, int step) {
     ASSERT_TRUE(gpu->update_points(pool, first, count, &err)) << err;
     ASSERT_TRUE(cpu.update_points(pool, first, count, &err)) << err;
-    if (step % 2 != 0) return;
+    if (step % 2 != 0) {
+      // A pick before a frame has taken the copies' boxes in: the GPU's walks every batch.
+      ++picks;
+      const RenderSettings rs = frame_settings(step);
+      PickResult g, c;
+      const int x = int(rng() % uint32_t(rs.width)), y = int(rng() % uint32_t(rs.height));
+      ASSERT_TRUE(pick_in_frame(*gpu, pool, home, rs, x, y, 6, &g, &err)) << err;
+      ASSERT_TRUE(pick_in_frame(cpu, pool, home, rs, x, y, 6, &c, &err)) << err;
+      EXPECT_EQ(pick_line(g), pick_line(c)) << "step " << step;
+      hits += g.hit;
+      return;
+    }
     PodVector<PointBox> boxes;
     ASSERT_TRUE(download_boxes(*gpu, &boxes, &err)) << err;
     EXPECT_TRUE(test::same_boxes(boxes, test::fresh_boxes(pool))) << "step " << step;
@@ -103,6 +116,8 @@ TEST(GpuPool, BuiltRangeByRangeDrawsTheCpuImageAndTheScene) {
     ASSERT_NO_FATAL_FAILURE(expect_same(cpu, *gpu, cam, k, "step " + std::to_string(step)));
   });
   ASSERT_GT(frames, 15);
+  EXPECT_GT(picks, 15);
+  EXPECT_GT(hits, 3);  // the pool fills: later picks find points
   // Every node resident: the scene's image on the GPU, and the CPU's.
   CpuRenderer scene(0);
   scene.set_options(plain);
