@@ -66,7 +66,8 @@ TEST(Window, ColorByClassAndHideTheGround) {
 
 // GPU mode (on a machine with a CUDA device): a color mode is computed by the GPU from its recipe
 // and shown before the host's copy is made (the status line says "on the GPU"); the GPU's image
-// is the CPU's after a live switch to CPU mode, and back to RGB gives the first image again.
+// is the CPU's after a live switch to CPU mode, and back to RGB (its recipe copies the file's
+// colors on the GPU) gives the first image again.
 TEST(Window, GpuShowsTheNewColorsAheadAndDrawsTheCpuImage) {
   REQUIRE_DISPLAY();
   std::string why;
@@ -77,7 +78,7 @@ TEST(Window, GpuShowsTheNewColorsAheadAndDrawsTheCpuImage) {
   ASSERT_TRUE(v.open(&err)) << err;
   int step = 0, since = 0, w = 0, hh = 0;
   bool to_gpu = false, to_cpu = false, elevation = false, rgb = false;
-  std::string status;
+  std::string status, status_rgb;
   std::vector<uint32_t> gpu_rgb, gpu_elevation, cpu_elevation, gpu_rgb_again;
   pr::ViewerHooks h;
   h.on_frame = [&](int frame, pr::ViewerTesting& vw) {
@@ -98,6 +99,7 @@ TEST(Window, GpuShowsTheNewColorsAheadAndDrawsTheCpuImage) {
       vw.set_mode("gpu");
       rgb = vw.set_color("rgb");
     } else {
+      status_rgb = vw.status();
       vw.read_image(gpu_rgb_again, w, hh);
       vw.request_quit();
     }
@@ -107,6 +109,8 @@ TEST(Window, GpuShowsTheNewColorsAheadAndDrawsTheCpuImage) {
   EXPECT_EQ(v.run(&h), 0);
   ASSERT_TRUE(to_gpu && elevation && to_cpu && rgb) << v.status();
   EXPECT_NE(status.find("on the GPU"), std::string::npos) << status;
+  EXPECT_NE(status_rgb.find("rgb in"), std::string::npos) << status_rgb;  // RGB's recipe too
+  EXPECT_NE(status_rgb.find("on the GPU"), std::string::npos) << status_rgb;
   ASSERT_EQ(gpu_elevation.size(), cpu_elevation.size());
   EXPECT_GT(pixels_differing(gpu_rgb, gpu_elevation), gpu_rgb.size() / 4);
   EXPECT_EQ(pixels_differing(gpu_elevation, cpu_elevation), 0u);
