@@ -76,6 +76,7 @@ bool DeviceCloud::reserve(uint64_t n, bool compact, std::string* error) {
   std::lock_guard<std::mutex> lock(stage_mutex_);  // a staging call in flight ends first
   drop_staged();
   drop_values();
+  colors_file_ = false;
   finish_updates();
   points_ = 0;
   loaded_ = false;
@@ -153,6 +154,7 @@ bool DeviceCloud::upload(const PointCloud& cloud, bool compact, Toggle sort, std
   cloud_ = &cloud;
   points_ = n;
   loaded_ = true;
+  colors_file_ = cloud.file_colors.empty();  // no file colors set aside: they are on show
   return true;
 }
 
@@ -308,6 +310,7 @@ bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_
   }
   drop_staged();
   drop_values();
+  colors_file_ = false;
   if (count == 0) return true;
   // The range's positions and its colors packed 3 bytes a point (point i's bytes are 3i .. 3i + 2
   // of the packed array) go through a pinned staging buffer on the copy stream, the batches'
@@ -543,6 +546,7 @@ bool DeviceCloud::update_colors(const PointCloud& cloud, std::string* error) {
   // A cloud sorted on the GPU makes its original index here, once.
   if (sorted_ && host_orig_.empty() && !make_original_index(error)) return false;
   std::string what;
+  colors_file_ = false;
   const cudaError_t e = write_colors(cloud.colors.data(), colors_, stream_, &what);
   if (e != cudaSuccess) {
     if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
@@ -600,13 +604,23 @@ bool DeviceCloud::show_staged_recipe(const PointCloud& cloud) {
 
 /// Swaps the staged colors in when they were staged for `cloud` as it is: by stage_recipe()
 /// (`recipe`), or by stage_colors() from the array `cloud.colors` holds now. Drops what was
-/// staged either way (the old array, or the staged one that does not match).
+/// staged either way (the old array, or the staged one that does not match), but for the file's
+/// colors, which a recipe's swap keeps (file_rgb_) when there is room.
 bool DeviceCloud::swap_staged(const PointCloud& cloud, bool recipe) {
   std::lock_guard<std::mutex> lock(stage_mutex_);
   const bool match = staged_ && loaded_ && &cloud == cloud_ && staged_cloud_ == &cloud &&
                      cloud.size() == points_ && staged_recipe_ == recipe &&
                      (recipe || cloud.colors.data() == staged_colors_);
-  if (match) std::swap(colors_, staged_);
+  if (match) {
+    // A recipe's colors replace the file's: these go aside instead of being freed, when there is
+    // room for them as for values (a host's staging came because there was none).
+    if (recipe && colors_file_ && !file_rgb_ &&
+        room_for_values(size_t(rgb_words(cap_points_)) * sizeof(uint32_t)))
+      file_rgb_ = colors_, colors_ = staged_, staged_ = nullptr;
+    else
+      std::swap(colors_, staged_);
+    colors_file_ = recipe && staged_file_;
+  }
   drop_staged();
   return match;
 }
@@ -616,6 +630,7 @@ void DeviceCloud::drop_staged() {
   staged_cloud_ = nullptr;
   staged_colors_ = nullptr;
   staged_recipe_ = false;
+  staged_file_ = false;
 }
 
 /// pick_window()'s stream, the window's keys and indices (and the candidates' and the listed

@@ -163,6 +163,8 @@ class DeviceCloud {
   bool room_for_values(size_t bytes) const;
   cudaError_t device_values(const PointCloud& cloud, const ColorRecipe& recipe, const void** out,
                             std::string* what);
+  bool finish_stage_recipe(const PointCloud& cloud, cudaError_t e, const std::string& what,
+                           std::string* error);
   /// The two pinned buffers of kPinnedBytes the host uploads go through, made on first use.
   cudaError_t pinned_buffers(std::string* what);
   cudaError_t upload_bytes(const void* from, size_t bytes, void* dst, cudaStream_t stream,
@@ -210,6 +212,13 @@ class DeviceCloud {
   const uint32_t* staged_colors_ = nullptr;
   cudaStream_t stage_stream_ = nullptr;
   bool staged_recipe_ = false;  // the staged colors are stage_recipe()'s
+  bool staged_file_ = false;    // ... of RGB: the file's colors
+  // colors_ holds the file's colors (the cloud's source_colors()): known at upload and after a
+  // swap to RGB's recipe; any other write of colors_ clears it. The swap of a recipe then keeps
+  // them in file_rgb_ (packed, stored order) instead of freeing them, and RGB's recipe copies
+  // them back on the device.
+  bool colors_file_ = false;
+  uint32_t* file_rgb_ = nullptr;
   static constexpr size_t kPinnedBytes = size_t{1} << 24;
   uint8_t* pinned_[2] = {};
   // stage_recipe(): the cloud's values it read, by ColorRecipe::attribute, and its table.

@@ -100,10 +100,12 @@ size_t value_bytes(ColorRecipe::Source s) {
 void DeviceCloud::drop_values() {
   for (Values& v : values_) free_device(v.ptr);
   values_.clear();
+  free_device(file_rgb_);
 }
 
+/// The kept values and the file's kept colors.
 size_t DeviceCloud::values_bytes() const {
-  size_t b = 0;
+  size_t b = file_rgb_ ? size_t(rgb_words(cap_points_)) * sizeof(uint32_t) : 0;
   for (const Values& v : values_) b += v.bytes;
   return b;
 }
@@ -206,6 +208,17 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
                n};
   std::string what;
   cudaError_t e = stage_buffer(&what);
+  staged_file_ = recipe.source == ColorRecipe::Source::kRgba;
+  if (e == cudaSuccess && staged_file_ && file_rgb_) {  // the file's colors kept: a copy
+    what = "cudaMemcpyAsync(kept file colors)";
+    e = cudaMemcpyAsync(staged_, file_rgb_, size_t(rgb_words(n)) * sizeof(uint32_t),
+                        cudaMemcpyDeviceToDevice, stage_stream_);
+    if (e == cudaSuccess) {
+      what = "cudaStreamSynchronize(kept file colors)";
+      e = cudaStreamSynchronize(stage_stream_);
+    }
+    return finish_stage_recipe(cloud, e, what, error);
+  }
   if (e == cudaSuccess && from_values) e = device_values(cloud, recipe, &a.values, &what);
   if (e == cudaSuccess && recipe_table_cap_ < recipe.table.size()) {
     free_device(recipe_table_);
@@ -231,6 +244,13 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
     what = "cudaStreamSynchronize(recipe colors)";
     e = cudaStreamSynchronize(stage_stream_);
   }
+  return finish_stage_recipe(cloud, e, what, error);
+}
+
+/// stage_recipe()'s end, with `e` the error of its last step (`what`): the staged colors are the
+/// recipe's for `cloud`, or dropped.
+bool DeviceCloud::finish_stage_recipe(const PointCloud& cloud, cudaError_t e,
+                                      const std::string& what, std::string* error) {
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     drop_staged();

@@ -223,9 +223,10 @@ TEST(ColorUpdate, RecipeColorsOnTheGpuEqualColorize) {
         }
         expect_same(cpu, *gpu, cloud, what);
       }
-      // The values kept: intensities, the field and the file's colors 4 bytes a point, classes
-      // and returns 1, sources 2.
-      EXPECT_EQ(gpu->memory_bytes(), bytes0 + 16 * cloud.size()) << name;
+      // The values kept: intensities and the field 4 bytes a point, classes and returns 1,
+      // sources 2; and the file's colors, packed (3), set aside at the first recipe's swap and
+      // copied back for RGB.
+      EXPECT_EQ(gpu->memory_bytes(), bytes0 + 15 * cloud.size()) << name;
       PointCloud other = test::attribute_cloud(1000, 3);
       ColorRecipe r;
       ColorSettings s;
@@ -239,7 +240,8 @@ TEST(ColorUpdate, RecipeColorsOnTheGpuEqualColorize) {
 
 /// The values kept on the device are a cache under the memory limit: a mode whose values do not
 /// fit beside the others' drops those first, and one that cannot fit at all takes the host's
-/// path; the GPU draws the CPU's image every time.
+/// path; the file's colors a recipe's swap replaces are kept (3 bytes a point) when there is room,
+/// and RGB's recipe copies them back. The GPU draws the CPU's image every time.
 TEST(ColorUpdate, KeptValuesMakeRoomForTheNextMode) {
   PR_REQUIRE_GPU(gpu);
   PointCloud cloud = test::attribute_cloud(4'000'000, 12);
@@ -247,21 +249,11 @@ TEST(ColorUpdate, KeptValuesMakeRoomForTheNextMode) {
   CpuRenderer cpu;
   ASSERT_NO_FATAL_FAILURE(give_both(cpu, *gpu, cloud, false, Toggle::kOff));
   expect_same(cpu, *gpu, cloud, "the file's colors");
-  // The limit caps the cloud's storage and its values (not the frames' buffers, under n / 2
-  // bytes at 320x240, which bytes0 counts too): room for 5.5 bytes a point of values.
   const size_t bytes0 = gpu->memory_bytes();
-  gpu->set_memory_limit(bytes0 + 5 * n + n / 2);
   const Bounds bounds = cloud.world_bounds();
-  // A mode, then the values kept after it (bytes a point).
-  const std::pair<const char*, size_t> steps[] = {
-      {"intensity", 4},       // 4
-      {"classification", 5},  // 4 + 1
-      {"intensity", 5},       // kept already
-      {"Deviation", 4},       // a field: 4 + 1 + 4 does not fit, the others are dropped
-      {"rgb", 4},             // likewise
-      {"classification", 5}};
   std::string err;
-  for (const auto& [mode, kept] : steps) {
+  // Switches to `mode` through its recipe; then `kept` bytes a point of values are on the device.
+  auto switch_to = [&](const char* mode, size_t kept) {
     ColorSettings s;
     ASSERT_TRUE(parse_color_mode(mode, &s.mode, &s.field)) << mode;
     ColorRecipe r;
@@ -274,22 +266,40 @@ TEST(ColorUpdate, KeptValuesMakeRoomForTheNextMode) {
     ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
     expect_same(cpu, *gpu, cloud, mode);
     EXPECT_EQ(gpu->memory_bytes(), bytes0 + kept * n) << mode;
-  }
-  // Room for 2 bytes a point: intensities never fit, and the host's colors are drawn instead.
+  };
+  // The limit caps the cloud's storage and what is kept (not the frames' buffers, under n / 2
+  // bytes at 320x240, which bytes0 counts too): room for 5.5 bytes a point. The file's colors
+  // (3) do not fit beside intensities (4).
+  gpu->set_memory_limit(bytes0 + 5 * n + n / 2);
+  switch_to("intensity", 4);
+  switch_to("classification", 5);  // 4 + 1
+  switch_to("intensity", 5);       // kept already
+  switch_to("Deviation", 4);       // a field: 4 + 1 + 4 does not fit, the others are dropped
+  switch_to("rgb", 4);             // the file's colors as values: likewise
+  switch_to("classification", 5);
+  // No limit: the file's colors shown (from the values) go aside at the next swap.
+  gpu->set_memory_limit(0);
+  switch_to("rgb", 5);
+  switch_to("intensity", 12);  // 4 + 1 + 4, and the file's colors packed (3)
+  switch_to("rgb", 12);        // copied back from those
+  switch_to("classification", 12);
+  // Room for 2 bytes a point: the field's values (not kept now) never fit, everything kept is
+  // dropped, and the host's colors are drawn instead.
   gpu->set_memory_limit(bytes0 + 2 * n);
   ColorSettings s;
-  s.mode = ColorMode::kIntensity;
+  s.mode = ColorMode::kField;
+  s.field = "Deviation";
   ColorRecipe r;
   ASSERT_TRUE(color_recipe(cloud, s, &r, &bounds));
   EXPECT_FALSE(gpu->stage_recipe(cloud, r, &err));
-  EXPECT_NE(err.find("intensity"), std::string::npos) << err;
+  EXPECT_NE(err.find("Deviation"), std::string::npos) << err;
   EXPECT_FALSE(gpu->show_staged_recipe(cloud));
   PodVector<uint32_t> colors;
   ASSERT_TRUE(colorize(cloud, s, colors, nullptr, &err, &bounds)) << err;
   set_display_colors(cloud, s.mode, std::move(colors));
   ASSERT_TRUE(cpu.update_colors(cloud, &err)) << err;
   ASSERT_TRUE(gpu->update_colors(cloud, &err)) << err;
-  expect_same(cpu, *gpu, cloud, "intensity from the host");
+  expect_same(cpu, *gpu, cloud, "the field from the host");
   EXPECT_EQ(gpu->memory_bytes(), bytes0);
   gpu->set_memory_limit(0);
 }
