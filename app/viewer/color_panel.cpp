@@ -218,7 +218,10 @@ void Viewer::Impl::take_colors(ColorJob::Result& r) {
   colors.legend = colors.shown.mode == ColorMode::kRgb ? Legend{} : r.legend;
   if (!backend->update_colors(&err, gpu_ahead)) set_status(err, true);
   char msg[160];
-  if (gpu_ahead)
+  if (gpu_ahead && colors.shown.mode == ColorMode::kRgb)  // the file's colors: nothing on the host
+    std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms on the GPU",
+                  mode_label(colors.shown).c_str(), r.recipe_ms);
+  else if (gpu_ahead)
     std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms on the GPU (%.0f ms on the host)",
                   mode_label(colors.shown).c_str(), r.recipe_ms, r.ms);
   else
