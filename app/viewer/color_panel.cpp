@@ -157,9 +157,7 @@ void Viewer::Impl::color_request_for_jobs() {
 }
 
 void Viewer::Impl::take_cloud_colors(const CloudJob::Result& r) {
-  colors.job.join();  // it read the cloud being replaced
-  colors.spare = PodVector<uint32_t>();
-  colors.gpu_ahead = false;
+  colors.forget_cloud();  // the job read the cloud being replaced
   colors.shown = colors.wanted = r.color;
   colors.legend = r.legend;
   colors.hidden_classes = {};

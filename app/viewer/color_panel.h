@@ -23,6 +23,13 @@ struct ColorState {
   /// The GPU shows the running job's colors already (computed from their recipe).
   bool gpu_ahead = false;
 
+  /// A new cloud replaces the one the job and the spare array were of: waits for the job and
+  /// drops what it left.
+  void forget_cloud() {
+    job.join();
+    spare = PodVector<uint32_t>();
+    gpu_ahead = false;
+  }
   /// A mode asked for is not on screen yet (computed, or the class filter applied).
   bool busy() const { return job.busy() || !(wanted == shown) || filter_dirty; }
   /// The panel's choice of mode (its range found anew).

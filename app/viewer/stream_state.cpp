@@ -81,9 +81,7 @@ void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
   for (const std::string& f : stream.inputs()) win.settings.add_recent(f);
   // The file's colors when it has them, else intensity, else elevation (over the survey's
   // bounds), unless the panel or --color chose a mode.
-  colors.job.join();
-  colors.spare = PodVector<uint32_t>();
-  colors.gpu_ahead = false;
+  colors.forget_cloud();
   colors.shown = ColorSettings{};
   if (!colors.chosen) {
     colors.wanted = ColorSettings{};

@@ -571,13 +571,23 @@ bool DeviceCloud::stage_colors(const PointCloud& cloud, const uint32_t* colors,
   std::string what;
   cudaError_t e = stage_buffer(&what);
   if (e == cudaSuccess) e = write_colors(colors, staged_, stage_stream_, &what);
+  return finish_staging(cloud, colors, e, what, error);
+}
+
+/// The end of a staging call, with `e` the error of its last step (`what`): the staged colors are
+/// `cloud`'s, from the host's array `colors` (stage_colors()) or, null, from a recipe
+/// (stage_recipe()); or they are dropped.
+bool DeviceCloud::finish_staging(const PointCloud& cloud, const uint32_t* colors, cudaError_t e,
+                                 const std::string& what, std::string* error) {
   if (e != cudaSuccess) {
+    (void)cudaGetLastError();
     drop_staged();
     if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
     return false;
   }
   staged_cloud_ = &cloud;
   staged_colors_ = colors;
+  staged_recipe_ = !colors;
   return true;
 }
 

@@ -163,8 +163,8 @@ class DeviceCloud {
   bool room_for_values(size_t bytes) const;
   cudaError_t device_values(const PointCloud& cloud, const ColorRecipe& recipe, const void** out,
                             std::string* what);
-  bool finish_stage_recipe(const PointCloud& cloud, cudaError_t e, const std::string& what,
-                           std::string* error);
+  bool finish_staging(const PointCloud& cloud, const uint32_t* colors, cudaError_t e,
+                      const std::string& what, std::string* error);
   /// The two pinned buffers of kPinnedBytes the host uploads go through, made on first use.
   cudaError_t pinned_buffers(std::string* what);
   cudaError_t upload_bytes(const void* from, size_t bytes, void* dst, cudaStream_t stream,

@@ -217,7 +217,7 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
       what = "cudaStreamSynchronize(kept file colors)";
       e = cudaStreamSynchronize(stage_stream_);
     }
-    return finish_stage_recipe(cloud, e, what, error);
+    return finish_staging(cloud, nullptr, e, what, error);
   }
   if (e == cudaSuccess && from_values) e = device_values(cloud, recipe, &a.values, &what);
   if (e == cudaSuccess && recipe_table_cap_ < recipe.table.size()) {
@@ -244,22 +244,7 @@ bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recip
     what = "cudaStreamSynchronize(recipe colors)";
     e = cudaStreamSynchronize(stage_stream_);
   }
-  return finish_stage_recipe(cloud, e, what, error);
-}
-
-/// stage_recipe()'s end, with `e` the error of its last step (`what`): the staged colors are the
-/// recipe's for `cloud`, or dropped.
-bool DeviceCloud::finish_stage_recipe(const PointCloud& cloud, cudaError_t e,
-                                      const std::string& what, std::string* error) {
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    drop_staged();
-    if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
-    return false;
-  }
-  staged_cloud_ = &cloud;
-  staged_recipe_ = true;
-  return true;
+  return finish_staging(cloud, nullptr, e, what, error);
 }
 
 }  // namespace pr::cuda

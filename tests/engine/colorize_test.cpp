@@ -34,6 +34,13 @@ PointCloud line_cloud(size_t n) {
   return c;
 }
 
+/// line_cloud(100) with file colors of its own: a ramp of reds.
+PointCloud red_line_cloud() {
+  PointCloud c = line_cloud(100);
+  for (size_t i = 0; i < 100; ++i) c.colors[i] = rgba(uint8_t(i), 0, 0);
+  return c;
+}
+
 TEST(Colorize, ParsesModesAndColormaps) {
   ColorMode m;
   std::string f;
@@ -241,8 +248,7 @@ TEST(Colorize, ClassesReturnsSourcesAndFields) {
 }
 
 TEST(Colorize, FileColorsComeBackForRgb) {
-  PointCloud c = line_cloud(100);
-  for (size_t i = 0; i < 100; ++i) c.colors[i] = rgba(uint8_t(i), 0, 0);
+  PointCloud c = red_line_cloud();
   const PodVector<uint32_t> file = c.colors;
   ColorSettings s;
   s.mode = ColorMode::kElevation;
@@ -288,8 +294,7 @@ TEST(Colorize, RecipesGiveColorizesColors) {
 }
 
 TEST(Colorize, SetDisplayColorsReleasesTheArrayShownBefore) {
-  PointCloud c = line_cloud(100);
-  for (size_t i = 0; i < 100; ++i) c.colors[i] = rgba(uint8_t(i), 0, 0);
+  PointCloud c = red_line_cloud();
   const PodVector<uint32_t> file = c.colors;
   ColorSettings s;
   s.mode = ColorMode::kElevation;
