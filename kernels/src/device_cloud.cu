@@ -623,10 +623,9 @@ bool DeviceCloud::swap_staged(const PointCloud& cloud, bool recipe) {
                      (recipe || cloud.colors.data() == staged_colors_);
   if (match) {
     // A recipe's colors replace the file's: these go aside instead of being freed, when there is
-    // room for them as for values (a host's staging came because there was none).
-    if (recipe && colors_file_ && !file_rgb_ &&
-        room_for_values(size_t(rgb_words(cap_points_)) * sizeof(uint32_t)))
-      file_rgb_ = colors_, colors_ = staged_, staged_ = nullptr;
+    // room (a host's staging came because there was none).
+    if (recipe && colors_file_ && !file_rgb_ && keep_file_colors())
+      colors_ = staged_, staged_ = nullptr;
     else
       std::swap(colors_, staged_);
     colors_file_ = recipe && staged_file_;

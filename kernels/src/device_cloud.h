@@ -159,6 +159,7 @@ class DeviceCloud {
   cudaError_t stage_buffer(std::string* what);
   bool swap_staged(const PointCloud& cloud, bool recipe);
   void drop_values();
+  bool keep_file_colors();
   size_t values_bytes() const;
   bool room_for_values(size_t bytes) const;
   cudaError_t device_values(const PointCloud& cloud, const ColorRecipe& recipe, const void** out,
@@ -216,7 +217,7 @@ class DeviceCloud {
   // colors_ holds the file's colors (the cloud's source_colors()): known at upload and after a
   // swap to RGB's recipe; any other write of colors_ clears it. The swap of a recipe then keeps
   // them in file_rgb_ (packed, stored order) instead of freeing them, and RGB's recipe copies
-  // them back on the device.
+  // them back on the device; RGB's values (4 bytes a point) are then dropped.
   bool colors_file_ = false;
   uint32_t* file_rgb_ = nullptr;
   static constexpr size_t kPinnedBytes = size_t{1} << 24;
@@ -226,6 +227,7 @@ class DeviceCloud {
     std::string name;
     void* ptr = nullptr;
     size_t bytes = 0;
+    bool file_colors = false;  // RGB's: the file's colors
   };
   std::vector<Values> values_;
   uint32_t* recipe_table_ = nullptr;

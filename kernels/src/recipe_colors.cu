@@ -103,6 +103,24 @@ void DeviceCloud::drop_values() {
   free_device(file_rgb_);
 }
 
+/// Moves the file's colors on show (colors_) to file_rgb_ when there is room for them as for
+/// values, counting RGB's values as free: those are dropped then, since RGB's recipe copies the
+/// packed colors back.
+bool DeviceCloud::keep_file_colors() {
+  const size_t packed = size_t(rgb_words(cap_points_)) * sizeof(uint32_t);
+  auto rgb =
+      std::find_if(values_.begin(), values_.end(), [](const Values& v) { return v.file_colors; });
+  const size_t freed = rgb == values_.end() ? 0 : rgb->bytes;
+  if (!room_for_values(packed > freed ? packed - freed : 0)) return false;
+  if (rgb != values_.end()) {
+    free_device(rgb->ptr);
+    values_.erase(rgb);
+  }
+  file_rgb_ = colors_;
+  colors_ = nullptr;
+  return true;
+}
+
 /// The kept values and the file's kept colors.
 size_t DeviceCloud::values_bytes() const {
   size_t b = file_rgb_ ? size_t(rgb_words(cap_points_)) * sizeof(uint32_t) : 0;
@@ -162,6 +180,7 @@ cudaError_t DeviceCloud::device_values(const PointCloud& cloud, const ColorRecip
   Values v;
   v.name = recipe.attribute;
   v.bytes = value_bytes(recipe.source) * cloud.size();
+  v.file_colors = recipe.source == ColorRecipe::Source::kRgba;
   *what = "cudaMalloc(" + recipe.attribute + ")";
   if (!room_for_values(v.bytes)) {
     drop_values();

@@ -276,13 +276,13 @@ TEST(ColorUpdate, KeptValuesMakeRoomForTheNextMode) {
   switch_to("intensity", 5);       // kept already
   switch_to("Deviation", 4);       // a field: 4 + 1 + 4 does not fit, the others are dropped
   switch_to("rgb", 4);             // the file's colors as values: likewise
-  switch_to("classification", 5);
-  // No limit: the file's colors shown (from the values) go aside at the next swap.
+  // The file's colors shown (from the values) go aside, packed (3), in the room of RGB's values.
+  switch_to("classification", 4);  // 1 + 3
   gpu->set_memory_limit(0);
-  switch_to("rgb", 5);
-  switch_to("intensity", 12);  // 4 + 1 + 4, and the file's colors packed (3)
-  switch_to("rgb", 12);        // copied back from those
-  switch_to("classification", 12);
+  switch_to("rgb", 4);        // copied back from those
+  switch_to("intensity", 8);  // 1 + 3 + 4
+  switch_to("rgb", 8);
+  switch_to("classification", 8);
   // Room for 2 bytes a point: the field's values (not kept now) never fit, everything kept is
   // dropped, and the host's colors are drawn instead.
   gpu->set_memory_limit(bytes0 + 2 * n);
