@@ -94,7 +94,7 @@ class Switch {
 
  private:
   bool sync(const char* mode, const pr::ColorSettings& s);
-  bool staged(const pr::ColorSettings& s, bool recipe);
+  bool staged(const char* mode, const pr::ColorSettings& s, bool recipe);
   bool check(const char* mode, int& fails);
 
   const Args& o_;
@@ -139,7 +139,7 @@ bool Switch::sync(const char* mode, const pr::ColorSettings& s) {
 // them as soon as they are staged (`shown_ms`, what the window waits for), while colorize() makes
 // the host's copy; without, colorize() and Renderer::stage_colors() (pack and upload), then
 // update_colors() swaps them in.
-bool Switch::staged(const pr::ColorSettings& s, bool recipe) {
+bool Switch::staged(const char* mode, const pr::ColorSettings& s, bool recipe) {
   pr::RenderSettings rs;
   rs.width = 1920;
   rs.height = 1080;
@@ -196,9 +196,9 @@ bool Switch::staged(const pr::ColorSettings& s, bool recipe) {
   const double adopt_ms = ms_since(t0);
   const double done_ms = ms_since(switch0);
   std::printf(
-      "  %s: recipe_ms=%.1f colorize_ms=%.1f stage_ms=%.1f (%s) update_colors_ms=%.1f "
+      "  %s %s: recipe_ms=%.1f colorize_ms=%.1f stage_ms=%.1f (%s) update_colors_ms=%.1f "
       "shown_ms=%.1f all_done_ms=%.1f frames_meanwhile=%d longest_frame_ms=%.2f\n",
-      recipe ? "recipe" : "staged", recipe_ms, colorize_ms, stage_ms,
+      mode, recipe ? "recipe" : "staged", recipe_ms, colorize_ms, stage_ms,
       shown_ms >= 0.0 ? "recipe"
       : staged        ? "staged"
                       : stage_why.c_str(),
@@ -226,8 +226,8 @@ bool Switch::check(const char* mode, int& fails) {
 bool Switch::run(const char* mode, int& fails) {
   pr::ColorSettings s;
   pr::parse_color_mode(mode, &s.mode, &s.field);
-  if (!o_.recipe_only && (!sync(mode, s) || !staged(s, false))) return false;
-  if (!staged(s, true)) return false;
+  if (!o_.recipe_only && (!sync(mode, s) || !staged(mode, s, false))) return false;
+  if (!staged(mode, s, true)) return false;
   return !o_.check || check(mode, fails);
 }
 
