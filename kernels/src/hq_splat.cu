@@ -52,15 +52,19 @@ __device__ __forceinline__ void hq_warp_add(uint32_t pix, uint64_t w,
   constexpr unsigned kWarp = 0xffffffffu;
   const unsigned lane = threadIdx.x & 31u;
   const uint32_t before = __shfl_up_sync(kWarp, pix, 1);
-  const unsigned heads = __ballot_sync(kWarp, lane == 0 || before != pix);
-  const unsigned later = heads & ~((2u << lane) - 1u);  // the run heads after this lane
-  const unsigned end = later ? unsigned(__ffs(int(later))) - 1u : 32u;  // past this lane's run
-  // Hillis-Steele: after the step of distance d a lane holds the sum of its own word and those
-  // of the next 2d - 1 lanes, as far as they are in its run; the run's head ends with the run's.
+  // A lane that adds nothing heads a run of its own. When every lane heads one (no two share a
+  // pixel, as seen from inside a cloud), there is nothing to sum and the scan is skipped.
+  const unsigned heads = __ballot_sync(kWarp, lane == 0 || before != pix || pix == ~0u);
+  if (heads != kWarp) {
+    const unsigned later = heads & ~((2u << lane) - 1u);  // the run heads after this lane
+    const unsigned end = later ? unsigned(__ffs(int(later))) - 1u : 32u;  // past this lane's run
+    // Hillis-Steele: after the step of distance d a lane holds the sum of its own word and those
+    // of the next 2d - 1 lanes, as far as they are in its run; the run's head ends with the run's.
 #pragma unroll
-  for (unsigned d = 1; d < 32; d *= 2) {
-    const uint64_t o = __shfl_down_sync(kWarp, w, d);
-    if (lane + d < end) w += o;
+    for (unsigned d = 1; d < 32; d *= 2) {
+      const uint64_t o = __shfl_down_sync(kWarp, w, d);
+      if (lane + d < end) w += o;
+    }
   }
   if (pix == ~0u || ((heads >> lane) & 1u) == 0) return;
   const uint64_t a = (w & 0xffffu) | (((w >> 16) & 0xffffu) << 32);
