@@ -19,7 +19,7 @@
 #include <sstream>
 #include <thread>
 
-#include "testdata.h"
+#include "under_ci.h"
 
 namespace pr::test {
 

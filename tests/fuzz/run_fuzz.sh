@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target per reader (and one for the COPC hierarchy and VLR parser) with clang
 # (-fsanitize=fuzzer,address,undefined) and runs each for a bounded time, seeded with
-# ../shared/testdata (required under CI, CI=true) and the kept regressions.
+# the test data (tests/data) and the kept regressions.
 #   tests/fuzz/run_fuzz.sh [seconds per target (15)] [build dir (build-fuzz)] [targets (all), e.g. copc,laz]
 # Exits non-zero if any target crashes; the crashing input is copied to
 # tests/fuzz/regressions/<target>/ (replayed by io_tests IoFuzzRegressions); compiles and runs go as many at a time as there are cores.
@@ -11,10 +11,10 @@ root="$(cd "$here/../.." && pwd)"
 secs="${1:-15}"
 out="${2:-$root/build-fuzz}"
 only="${3:-}"
-data="$root/../shared/testdata"
+data="$root/tests/data"
 cxx="${CXX_FUZZ:-clang++}"
-if [[ ! -d "$data" && "${CI:-}" == "true" ]]; then
-  echo "run_fuzz.sh: test data $data absent under CI (CI=true)" >&2
+if [[ ! -d "$data" ]]; then
+  echo "run_fuzz.sh: test data $data is absent: the checkout is incomplete" >&2
   exit 1
 fi
 mkdir -p "$out"

@@ -1,4 +1,4 @@
-// COPC and point budgets: the shared COPC files' octrees (levels, nodes, points per level as
+// COPC and point budgets: the test data's COPC files' octrees (levels, nodes, points per level as
 // laspy's CopcReader reads them), loading down to LoadOptions::max_depth or within max_points;
 // max_points on LAS and LAZ keeps an even subset over the whole extent; a LAZ file and its LAS
 // twin load bit-identically (origin, float positions, attributes) and render the identical image

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 namespace pr {
 namespace {
 
-const std::string kE57Dir = std::string(PR_TESTDATA_DIR) + "/e57";
+const std::string kE57Dir = pr::test::kData + "/e57";
 
 using test::BitWriter;
 using test::build_e57;

@@ -18,6 +18,7 @@
 #include "engine/io/io.h"
 #include "engine/scenes.h"
 #include "gpu_test_util.h"
+#include "testdata.h"
 
 namespace pr {
 namespace {
@@ -304,12 +305,12 @@ TEST(ColorUpdate, KeptValuesMakeRoomForTheNextMode) {
   gpu->set_memory_limit(0);
 }
 
-/// The shared airborne scan by class and by intensity, sorted and not.
+/// The test data's airborne scan by class and by intensity, sorted and not.
 TEST(ColorUpdate, AutzenByClassAndIntensity) {
   PR_REQUIRE_GPU(gpu);
   PointCloud cloud;
   std::string err;
-  const std::string path = std::string(PR_TESTDATA_DIR) + "/las/autzen_trim.las";
+  const std::string path = pr::test::kData + "/las/autzen_trim.las";
   ASSERT_TRUE(load_point_cloud(path, cloud, nullptr, &err)) << err;
   for (Toggle sort : {Toggle::kOff, Toggle::kOn}) {
     RenderOptions o;

@@ -15,6 +15,7 @@
 #include "engine/io/io.h"
 #include "engine/scenes.h"
 #include "gpu_test_util.h"
+#include "testdata.h"
 
 namespace pr {
 namespace {
@@ -29,7 +30,7 @@ const PointCloud& test_cloud(const std::string& name) {
     slot = std::make_unique<PointCloud>();
     if (name == "autzen") {
       std::string err;
-      const std::string path = std::string(PR_TESTDATA_DIR) + "/las/autzen_trim.las";
+      const std::string path = pr::test::kData + "/las/autzen_trim.las";
       if (!load_point_cloud(path, *slot, nullptr, &err)) ADD_FAILURE() << path << ": " << err;
     } else {
       *slot = make_scene(name, 300'000);

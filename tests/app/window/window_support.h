@@ -16,6 +16,7 @@
 #include "engine/image_testing.h"
 #include "pointraster_bin.h"
 #include "testdata.h"
+#include "under_ci.h"
 #include "viewer/viewer_testing.h"
 
 namespace pr::test {
