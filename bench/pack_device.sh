@@ -1,5 +1,5 @@
 #!/bin/bash
-# Packs pointraster_bench and the peer scripts (../shared/peers/seed_*.py: the NumPy, CuPy and
+# Packs pointraster_bench and the peer scripts (bench/peers/seed_*.py: the NumPy, CuPy and
 # Numba perspective projection the project grew from) for the GPU machine (run from anywhere):
 #   bench/pack_device.sh            -> .device-bench/{bin,lib,env.sh,peers/}
 # then, with the device tool: carry [".device-bench"], command
@@ -34,9 +34,9 @@ PY
 fi
 cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" > /dev/null
 cmake --build "$build" -j2 --target pointraster_bench
-../shared/device/bundle.sh .device-bench "$build/bin/pointraster_bench"
+bench/bundle.sh .device-bench "$build/bin/pointraster_bench"
 mkdir -p .device-bench/peers
-cp ../shared/peers/*.py .device-bench/peers/
+cp bench/peers/*.py .device-bench/peers/
 { git rev-parse HEAD; [ "${HEAD:-0}" = 1 ] && echo "(clean HEAD)" || git status --short -- engine kernels bench; } \
   > .device-bench/commit
 du -sh .device-bench
