@@ -2,7 +2,9 @@
 # The whole test suite, from nothing: installs what is missing, builds (with CUDA when nvcc is
 # there), runs every test (GPU tests skip without a device), then the engine's tests again under
 # AddressSanitizer + UndefinedBehaviorSanitizer, then the file-reader fuzzers for a bounded time.
-# Idempotent and quick when nothing changed.
+# Idempotent and quick when nothing changed. The last line counts the tests that passed and those
+# that skipped because there is no GPU; a skip for any other reason is named there, and fails the
+# run under CI (CI=true).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -35,7 +37,11 @@ cfg=(-DPR_TEST_PYTHON="$root/$venv/bin/python")
 cmake -S . -B build "${cfg[@]}" >/dev/null
 cmake --build build -j"$jobs"
 echo "== tests (${SECONDS} s in)"
-(cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
+# JUnit files keep each test's output (the window tests' too, one ctest entry for many gtests) for
+# the last line's counts (tests/ctest_summary.py).
+junit=(--test-output-size-passed 4000000 --test-output-size-failed 4000000)
+(cd build && ctest --output-on-failure -j"$jobs" --timeout 600 --output-junit "$root/build/ctest.xml" \
+   "${junit[@]}")
 
 echo "== engine and io tests under AddressSanitizer + UndefinedBehaviorSanitizer (${SECONDS} s in)"
 # -O1 and line tables only (-g1): what the sanitizers need for speed and for their stack traces,
@@ -45,10 +51,12 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPOINTRASTER_APP=OFF -DPOINTRASTER_CUDA=OFF -DPOINTRASTER_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs" --target engine_tests io_tests
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -L "^(engine|io)$")
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -L "^(engine|io)$" \
+   --output-junit "$root/build-asan/ctest.xml" "${junit[@]}")
 
 if [ -x tests/fuzz/run_fuzz.sh ]; then
   echo "== fuzzing the file readers (bounded time; ${SECONDS} s in)"
   tests/fuzz/run_fuzz.sh
 fi
 echo "== all tests passed (${SECONDS} s in)"
+python3 tests/ctest_summary.py build/ctest.xml build-asan/ctest.xml
