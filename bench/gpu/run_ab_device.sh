@@ -9,6 +9,7 @@
 #           mkdir K/bin-base; cp <the other build's>/bin/{pointraster,pointraster_bench} K/bin-base/
 #           cp bench/gpu/run_ab_device.sh K/
 #   (run)   source K/env.sh; bash K/run_ab_device.sh           carry ["K"]
+#   (here)  bench/gpu/ab_compare.py ab.log...                  the table of both builds, as ratios
 # Environment: ROUNDS (2), PARTS ("small big terrain": any of them), L (seconds the whole run
 # may take, 560: a step that would start later is skipped and says so). Logs go to $OUT.
 D=$(cd "$(dirname "$0")" && pwd)
