@@ -67,6 +67,9 @@ bool ViewerTesting::cloud_busy() const {
 void ViewerTesting::cancel_cloud_job() {
   impl_->cloud.job.cancel();
 }
+void ViewerTesting::hold_cloud_job(bool on) {
+  impl_->cloud.job.hold(on);
+}
 uint64_t ViewerTesting::cloud_points() const {
   return impl_->cloud.points ? impl_->cloud.points->size() : 0;
 }

@@ -72,6 +72,10 @@ class ViewerTesting : public Viewer {
   /// What the progress bar's Cancel button does: stops the running load or regeneration; the
   /// cloud on screen stays.
   void cancel_cloud_job();
+  /// While held (may be set before open()), a file load that shows a subset first waits after
+  /// the subset is on screen, before it reads the whole files; releasing lets it go on, and
+  /// cancel_cloud_job() ends it.
+  void hold_cloud_job(bool on);
   uint64_t cloud_points() const;
   /// What the point-count slider does: a subset of a loaded cloud, or the scene regenerated in
   /// the background (the old one stays on screen meanwhile).
