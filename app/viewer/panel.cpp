@@ -358,11 +358,16 @@ void folder_listing(Viewer::Impl& m) {
 }
 
 void open_section(Viewer::Impl& m) {
-  if (!ImGui::CollapsingHeader("Open")) return;
+  const bool shown = ImGui::CollapsingHeader("Open");
+  m.marks.mark("open.header");
+  if (!shown) return;
   OpenBox& box = m.open_box;
   ImGui::InputText("path", box.path, sizeof box.path);
+  m.marks.mark("open.path");
   ImGui::SameLine();
-  if (ImGui::Button("Open") && box.path[0]) {
+  const bool clicked = ImGui::Button("Open");
+  m.marks.mark("open.button");
+  if (clicked && box.path[0]) {
     std::error_code ec;
     if (std::filesystem::is_directory(box.path, ec)) {
       box.dir = box.path;
@@ -377,12 +382,17 @@ void open_section(Viewer::Impl& m) {
       "Points a file opened here keeps (0: all): a COPC file its top octree levels that fit,\n"
       "any other an even subset of its records. Read more / Read everything fetch the rest.");
   const auto& recent = m.win.settings.recent;
-  if (!recent.empty() && ImGui::TreeNode("Recent files")) {
-    for (const auto& r : recent)
-      if (ImGui::Selectable(r.c_str())) {
-        m.start_open({r});
+  const bool recent_shown = !recent.empty() && ImGui::TreeNode("Recent files");
+  if (!recent.empty()) m.marks.mark("open.recent");
+  if (recent_shown) {
+    for (size_t i = 0; i < recent.size(); ++i) {
+      const bool picked = ImGui::Selectable(recent[i].c_str());
+      m.marks.mark(("open.recent." + std::to_string(i)).c_str());
+      if (picked) {
+        m.start_open({recent[i]});
         break;
       }
+    }
     ImGui::TreePop();
   }
   if (ImGui::TreeNodeEx("Folder", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -421,7 +431,9 @@ void Viewer::Impl::draw_panel() {
       ImVec2(370 * s, std::max(200.0f, std::min(640 * s, ImGui::GetIO().DisplaySize.y - 20 * s))),
       ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.92f);
+  marks.begin_frame();
   if (ImGui::Begin("pointraster")) {
+    marks.mark_panel();
     status_and_job(*this);
     streaming_section(*this);  // a streamed survey's budget and progress come first
     renderer_section(*this);

@@ -118,8 +118,10 @@ void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderS
 }
 
 /// The panel's section: each pick's position and attributes, the measure between two.
-void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, UpAxis up) {
+void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, UpAxis up,
+                  PanelMarks& marks) {
   ImGui::TextDisabled("left click: pick a point, a second: measure; X clears");
+  marks.mark("pick.hint");
   if (picks.pending()) ImGui::TextDisabled("finding the point clicked...");
   for (int i = 0; i < picks.count; ++i) {
     const PickResult& p = picks.points[i];
@@ -149,7 +151,7 @@ void Viewer::Impl::draw_pick_panel() {
   // The panel's section, appended to its window.
   if (ImGui::Begin("pointraster") &&
       ImGui::CollapsingHeader("Pick and measure", ImGuiTreeNodeFlags_DefaultOpen))
-    pick_section(picks, cloud.points.get(), cloud.file_colors(), view.camera.up_axis);
+    pick_section(picks, cloud.points.get(), cloud.file_colors(), view.camera.up_axis, marks);
   ImGui::End();
 }
 

@@ -20,6 +20,7 @@
 #include "viewer/color_panel.h"
 #include "viewer/frame_times.h"
 #include "viewer/open_box.h"
+#include "viewer/panel_marks.h"
 #include "viewer/pick_panel.h"
 #include "viewer/render_backend.h"
 #include "viewer/save_panel.h"
@@ -41,7 +42,8 @@ struct Viewer::Impl {
   PickState picks;
   FrameTimes times;
   OpenBox open_box;
-  SaveState save;  // the Save section and the save running
+  SaveState save;    // the Save section and the save running
+  PanelMarks marks;  // where the panel drew what tests click (viewer_testing.h)
 
   std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
   RenderSettings rs;

@@ -144,6 +144,15 @@ bool ViewerTesting::read_more(bool everything) {
 void ViewerTesting::request_quit() {
   impl_->quit = true;
 }
+bool ViewerTesting::panel_item(const std::string& name, PanelItem* item) {
+  PanelMarks& marks = impl_->marks;
+  marks.on = true;
+  const auto it = marks.items.find(name);
+  if (it == marks.items.end()) return false;
+  const PanelMarks::Rect& r = it->second;
+  *item = PanelItem{r.x0, r.y0, r.x1, r.y1, r.visible};
+  return true;
+}
 
 bool ViewerTesting::streaming() const {
   return impl_->stream.scene != nullptr;

@@ -117,6 +117,16 @@ class ViewerTesting : public Viewer {
   /// runs.
   bool read_more(bool everything);
   void request_quit();
+  /// Where the panel drew item `name` in the last frame, in window units, and whether it showed
+  /// whole (not scrolled out of the panel): "panel" (the panel's area below its title bar),
+  /// "open.header", "open.path", "open.button", "open.recent" (the Recent files node),
+  /// "open.recent.N" (its entries), "pick.hint". The first call starts recording them (from the
+  /// next frame on); false when the item was not drawn.
+  struct PanelItem {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool visible = false;
+  };
+  bool panel_item(const std::string& name, PanelItem* item);
   /// Whether the cloud on screen is a streamed survey (engine/io/stream.h), or one is opening.
   bool streaming() const;
   bool stream_opening() const;
