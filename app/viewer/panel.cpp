@@ -362,12 +362,15 @@ void open_section(Viewer::Impl& m) {
   m.marks.mark("open.header");
   if (!shown) return;
   OpenBox& box = m.open_box;
-  ImGui::InputText("path", box.path, sizeof box.path);
+  // Enter in the field opens as the button does. The button's own ID ("##path"): the section's
+  // header is "Open" too, and ImGui tells items apart by the ID their label hashes to.
+  const bool entered =
+      ImGui::InputText("path", box.path, sizeof box.path, ImGuiInputTextFlags_EnterReturnsTrue);
   m.marks.mark("open.path");
   ImGui::SameLine();
-  const bool clicked = ImGui::Button("Open");
+  const bool clicked = ImGui::Button("Open##path");
   m.marks.mark("open.button");
-  if (clicked && box.path[0]) {
+  if ((clicked || entered) && box.path[0]) {
     std::error_code ec;
     if (std::filesystem::is_directory(box.path, ec)) {
       box.dir = box.path;
