@@ -329,7 +329,8 @@ void cloud_section(Viewer::Impl& m) {
               dev ? human_size(double(dev)).c_str() : "none (GPU renderer not in use)");
 }
 
-/// The folder listed: ".." goes up, a folder opens, a file's path goes into the path box.
+/// The folder listed: ".." goes up, a folder opens, a file's path goes into the path box; a
+/// folder with COPC files opens as one survey of them, as the command line streams a folder.
 void folder_listing(Viewer::Impl& m) {
   OpenBox& box = m.open_box;
   ImGui::TextWrapped("%s", box.dir.c_str());
@@ -341,7 +342,9 @@ void folder_listing(Viewer::Impl& m) {
   std::string go_dir;
   for (const auto& [name, dir] : box.listing) {
     const std::string label = dir ? name + "/" : name;
-    if (ImGui::Selectable(label.c_str())) {
+    const bool picked = ImGui::Selectable(label.c_str());
+    if (m.marks.on) m.marks.mark(("open.entry:" + label).c_str());
+    if (picked) {
       const std::string full = (std::filesystem::path(box.dir) / name).string();
       if (dir)
         go_dir = full;
@@ -350,6 +353,16 @@ void folder_listing(Viewer::Impl& m) {
     }
   }
   ImGui::EndChild();
+  if (box.copc_files > 0) {
+    const std::string survey = "Open the folder as one survey (" + std::to_string(box.copc_files) +
+                               " COPC file" + (box.copc_files > 1 ? "s)" : ")");
+    const bool open_all = ImGui::Button(survey.c_str());
+    m.marks.mark("open.survey");
+    tooltip(
+        "Streams the folder's *.copc.laz files as one survey (pointraster FOLDER does the\n"
+        "same): only what the view needs is read.");
+    if (open_all) m.start_open({box.dir});
+  }
   if (!go_dir.empty()) {
     box.dir = go_dir;
     m.win.settings.open_dir = go_dir;

@@ -174,4 +174,53 @@ TEST_F(OpenBox, EnterInThePathFieldOpensIt) {
   EXPECT_NE(v.status().find("entered.las"), std::string::npos) << v.status();
 }
 
+TEST_F(OpenBox, AFolderOfCopcTilesOpensAsOneSurvey) {
+  REQUIRE_DISPLAY();
+  write_copc("tiles", "a.copc.laz", 30'000, 1);
+  write_copc("tiles", "b.copc.laz", 20'000, 2);
+  list_folder_first(fresh_config("open_survey"), dir_ / "tiles");
+  pr::ViewerTesting v(tall_window());
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  REQUIRE_PANEL_INPUT();
+  Script s;
+  s.steps = {click("open.header"), click("open.survey"), wait_frames(2)};
+  const bool ran = run_script(v, s, [](pr::ViewerTesting& vw) {
+    return !vw.stream_opening() && vw.streaming() && vw.stream_stats().converged;
+  });
+  EXPECT_TRUE(ran) << v.status();
+  ASSERT_TRUE(v.streaming()) << v.status();
+  EXPECT_EQ(v.stream_stats().tiles, 2u);
+  EXPECT_EQ(v.stream_stats().tiles_open, 2u);
+  EXPECT_NE(v.status().find("50000 points in 2 tile(s)"), std::string::npos) << v.status();
+}
+
+TEST_F(OpenBox, AVpcInTheFolderListOpens) {
+  REQUIRE_DISPLAY();
+  write_copc("tiles", "a.copc.laz", 30'000, 1);
+  write_copc("tiles", "b.copc.laz", 20'000, 2);
+  std::ofstream(dir_ / "survey.vpc")
+      << R"({"type": "FeatureCollection", "features": [)"
+      << R"({"type": "Feature", "stac_version": "1.0.0", "id": "a", "properties": {},)"
+      << R"( "assets": {"data": {"href": "tiles/a.copc.laz", "roles": ["data"]}}},)"
+      << R"({"type": "Feature", "stac_version": "1.0.0", "id": "b", "properties": {},)"
+      << R"( "assets": {"data": {"href": "tiles/b.copc.laz", "roles": ["data"]}}}]})"
+      << "\n";
+  list_folder_first(fresh_config("open_vpc"), dir_);
+  pr::ViewerTesting v(tall_window());
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  REQUIRE_PANEL_INPUT();
+  Script s;
+  s.steps = {click("open.header"), click("open.entry:survey.vpc"), wait_frames(2),
+             click("open.button"), wait_frames(2)};
+  const bool ran = run_script(v, s, [](pr::ViewerTesting& vw) {
+    return !vw.stream_opening() && vw.streaming() && vw.stream_stats().converged;
+  });
+  EXPECT_TRUE(ran) << v.status();
+  ASSERT_TRUE(v.streaming()) << v.status();
+  EXPECT_EQ(v.stream_stats().tiles, 2u);
+  EXPECT_NE(v.status().find("survey.vpc"), std::string::npos) << v.status();
+}
+
 }  // namespace
