@@ -141,6 +141,9 @@ bool ViewerTesting::open_files(const std::vector<std::string>& paths) {
 bool ViewerTesting::read_more(bool everything) {
   return impl_->load_more(everything);
 }
+const std::vector<std::string>& ViewerTesting::recent_files() const {
+  return impl_->win.settings.recent;
+}
 void ViewerTesting::request_quit() {
   impl_->quit = true;
 }

@@ -116,13 +116,15 @@ class ViewerTesting : public Viewer {
   /// background, keeping the view. False (with a status line) when every point is read or a job
   /// runs.
   bool read_more(bool everything);
+  /// The Open box's Recent files, most recent first (the settings file keeps them).
+  const std::vector<std::string>& recent_files() const;
   void request_quit();
   /// Where the panel drew item `name` in the last frame, in window units, and whether it showed
   /// whole (not scrolled out of the panel): "panel" (the panel's area below its title bar),
   /// "open.header", "open.path", "open.button", "open.recent" (the Recent files node),
   /// "open.recent.N" (its entries), "open.entry:NAME" (the folder list's, a folder's NAME
-  /// ending in /), "open.survey" (the folder as one survey), "pick.hint". The first call starts recording them (from the
-  /// next frame on); false when the item was not drawn.
+  /// ending in /), "open.survey" (the folder as one survey), "pick.hint". The first call starts
+  /// recording them (from the next frame on); false when the item was not drawn.
   struct PanelItem {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     bool visible = false;

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 
 #include "engine/io/convert.h"
@@ -221,6 +222,62 @@ TEST_F(OpenBox, AVpcInTheFolderListOpens) {
   ASSERT_TRUE(v.streaming()) << v.status();
   EXPECT_EQ(v.stream_stats().tiles, 2u);
   EXPECT_NE(v.status().find("survey.vpc"), std::string::npos) << v.status();
+}
+
+TEST_F(OpenBox, AUrlStaysAUrlInRecentFilesAndOpensFromThere) {
+  REQUIRE_DISPLAY();
+  write_copc("served", "city.copc.laz", 30'000, 1);
+  const std::string las = write_las("other.las", 20'000);
+  START_NGINX(server, dir_.string(), "");
+  const std::string url = server.url("served/city.copc.laz");
+  const fs::path config = fresh_config("open_recent_url");
+  {
+    pr::ViewerTesting v(scripted_files({url}));  // interactive: it writes the settings file
+    std::string err;
+    ASSERT_TRUE(v.open(&err)) << err;
+    REQUIRE_PANEL_INPUT();
+    std::vector<std::string> recent;
+    bool las_shown = false;
+    std::string entry;  // the URL's entry in Recent files
+    PanelClick entry_click("");
+    Script s;
+    s.steps = {
+        [&](pr::ViewerTesting& vw) {
+          recent = vw.recent_files();
+          return vw.open_files({las});  // a file on screen: the URL then opens again from Recent
+        },
+        [&](pr::ViewerTesting& vw) {
+          las_shown = !vw.cloud_busy() && !vw.streaming() && vw.cloud_points() == 20'000;
+          if (!las_shown) return false;
+          const auto& now = vw.recent_files();
+          for (size_t i = 0; i < now.size(); ++i)
+            if (now[i] == url) entry = "open.recent." + std::to_string(i);
+          entry_click = PanelClick(entry);
+          return true;
+        },
+        click("open.header"),
+        click("open.recent"),
+        [&](pr::ViewerTesting& vw) {
+          // Not in Recent files, or not drawn: the expectations below say so.
+          return entry.empty() || entry_click.failed() || entry_click.step(vw);
+        },
+        wait_frames(2)};
+    const bool ran = run_script(v, s, [](pr::ViewerTesting& vw) {
+      return !vw.cloud_busy() && !vw.stream_opening() && vw.streaming();
+    });
+    ASSERT_FALSE(recent.empty());
+    EXPECT_EQ(recent[0], url);
+    EXPECT_TRUE(las_shown) << v.status();
+    EXPECT_FALSE(entry.empty()) << "the URL is not in Recent files";
+    EXPECT_TRUE(ran) << v.status();
+    EXPECT_TRUE(v.streaming()) << v.status();
+    EXPECT_NE(v.status().find(url + ": 30000 points in 1 tile(s), streamed"), std::string::npos)
+        << v.status();
+  }
+  // The settings file, written as the window closed, keeps the URL as it is.
+  std::ifstream in(config / "pointraster" / "settings.ini");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("recent=" + url + "\n"), std::string::npos) << text;
 }
 
 }  // namespace
