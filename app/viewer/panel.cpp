@@ -233,27 +233,19 @@ void stream_settings(StreamState& st) {
 }
 
 /// What streaming is doing: nodes, points, reading rate, cache fill, progress.
-void stream_figures(const StreamState& st) {
+void draw_stream_figures(const StreamState& st) {
   const StreamStats& s = st.stats;
-  ImGui::Text("tiles: %llu, %llu open", (unsigned long long)s.tiles,
-              (unsigned long long)s.tiles_open);
-  ImGui::Text("nodes: %llu drawn of %llu selected", (unsigned long long)s.nodes_drawn,
-              (unsigned long long)s.nodes_selected);
-  ImGui::Text("       %llu cached, %llu in flight", (unsigned long long)s.nodes_cached,
-              (unsigned long long)s.nodes_in_flight);
-  ImGui::Text("points: %s drawn of %s selected", human_points(double(s.points_drawn)).c_str(),
-              human_points(double(s.points_selected)).c_str());
-  ImGui::Text("read: %s, %.1f MB/s", human_size(double(s.bytes_read)).c_str(), s.mb_per_s);
+  const StreamFigures f = stream_figures(s, st.options);
+  for (const std::string& line : f.counts) ImGui::TextUnformatted(line.c_str());
   const double fill =
       st.options.cache_bytes ? double(s.cache_bytes) / double(st.options.cache_bytes) : 0.0;
   const std::string cache = "cache " + human_size(double(s.cache_bytes)) + " of " +
                             human_size(double(st.options.cache_bytes));
   ImGui::ProgressBar(float(std::min(fill, 1.0)), ImVec2(-1, 0), cache.c_str());
   if (s.converged)
-    ImGui::TextDisabled("view complete (budget and target error met)");
+    ImGui::TextDisabled("%s", f.progress.c_str());
   else
-    ImGui::Text("loading: %llu of %llu nodes drawn", (unsigned long long)s.nodes_drawn,
-                (unsigned long long)s.nodes_selected);
+    ImGui::TextUnformatted(f.progress.c_str());
   if (s.nodes_failed)
     ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.3f, 1.0f), "%llu nodes skipped (unreadable)",
                        (unsigned long long)s.nodes_failed);
@@ -268,7 +260,7 @@ void streaming_section(Viewer::Impl& m) {
     return;
   }
   stream_settings(st);
-  stream_figures(st);
+  draw_stream_figures(st);
 }
 
 void points_section(Viewer::Impl& m) {

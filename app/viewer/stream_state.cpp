@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "progress_bar.h"
 #include "startup.h"
 #include "streaming.h"
 #include "viewer/viewer_impl.h"
@@ -36,6 +37,30 @@ bool StreamState::take(std::shared_ptr<StreamingScene>& out, std::string* error)
   out = std::move(opened_);
   *error = std::move(error_);
   return true;
+}
+
+StreamFigures stream_figures(const StreamStats& s, const StreamOptions& /*options*/) {
+  auto line = [](const char* format, auto... values) {
+    char b[160];
+    std::snprintf(b, sizeof b, format, values...);
+    return std::string(b);
+  };
+  using ull = unsigned long long;
+  StreamFigures f;
+  f.counts.push_back(line("tiles: %llu, %llu open", ull(s.tiles), ull(s.tiles_open)));
+  f.counts.push_back(
+      line("nodes: %llu drawn of %llu selected", ull(s.nodes_drawn), ull(s.nodes_selected)));
+  f.counts.push_back(
+      line("       %llu cached, %llu in flight", ull(s.nodes_cached), ull(s.nodes_in_flight)));
+  f.counts.push_back(line("points: %s drawn of %s selected",
+                          human_points(double(s.points_drawn)).c_str(),
+                          human_points(double(s.points_selected)).c_str()));
+  f.counts.push_back(
+      line("read: %s, %.1f MB/s", human_size(double(s.bytes_read)).c_str(), s.mb_per_s));
+  f.progress = s.converged ? "view complete (budget and target error met)"
+                           : line("loading: %llu of %llu nodes drawn", ull(s.nodes_drawn),
+                                  ull(s.nodes_selected));
+  return f;
 }
 
 StreamState::~StreamState() {

@@ -14,6 +14,15 @@
 
 namespace pr {
 
+/// What the Streaming section says of a survey's figures: lines of counts, then a line on how
+/// far the view has loaded (the cache's bar, drawn between them, is not text).
+struct StreamFigures {
+  std::vector<std::string> counts;
+  std::string progress;
+};
+/// The Streaming section's words for `stats`, with `options` set.
+StreamFigures stream_figures(const StreamStats& stats, const StreamOptions& options);
+
 struct StreamState {
   /// The survey on screen; null when the cloud on screen is not streamed. Shared with
   /// CloudState::points, which points at its pool.

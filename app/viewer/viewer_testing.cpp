@@ -173,6 +173,11 @@ void ViewerTesting::set_stream_options(const StreamOptions& options) {
 const StreamOptions& ViewerTesting::stream_options() const {
   return impl_->stream.options;
 }
+std::vector<std::string> ViewerTesting::stream_lines() const {
+  StreamFigures f = stream_figures(impl_->stream.stats, impl_->stream.options);
+  f.counts.push_back(f.progress);
+  return f.counts;
+}
 
 bool ViewerTesting::save_cloud(const std::string& path) {
   std::snprintf(impl_->save.path, sizeof impl_->save.path, "%s", path.c_str());

@@ -139,6 +139,9 @@ class ViewerTesting : public Viewer {
   /// frame.
   void set_stream_options(const StreamOptions& options);
   const StreamOptions& stream_options() const;
+  /// The Streaming section's lines for the last frame's figures: its counts, then how far the
+  /// view has loaded (stream_figures()).
+  std::vector<std::string> stream_lines() const;
   /// What the Save section's button does with `path` typed: writes the cloud on screen in the
   /// background (COPC, LAZ or LAS by the suffix). False, with the reason in the status line, when
   /// refused: see save_unavailable(), or a suffix that picks no format.
