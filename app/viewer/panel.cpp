@@ -211,8 +211,9 @@ void stream_settings(StreamState& st) {
                       ImGuiSliderFlags_Logarithmic);
   if (ImGui::IsItemDeactivatedAfterEdit()) st.options_changed = true;
   tooltip(
-      "Points drawn at most: the nodes nearest the camera first. The pool on the GPU\n"
-      "holds this many points (16 bytes each).");
+      "Points the view selects at most: the nodes nearest the camera first. What is drawn\n"
+      "is the pool, room for this many points and a little more (16 bytes each on the GPU):\n"
+      "nodes of earlier views stay in it until their room is needed.");
   float sse = float(o.sse_px);
   if (ImGui::SliderFloat("target error", &sse, 0.0f, 20.0f, "%.1f px")) {
     o.sse_px = sse;
@@ -236,7 +237,7 @@ void stream_settings(StreamState& st) {
 void draw_stream_figures(const StreamState& st) {
   const StreamStats& s = st.stats;
   const StreamFigures f = stream_figures(s, st.options);
-  for (const std::string& line : f.counts) ImGui::TextUnformatted(line.c_str());
+  for (const std::string& line : f.counts) ImGui::TextWrapped("%s", line.c_str());
   const double fill =
       st.options.cache_bytes ? double(s.cache_bytes) / double(st.options.cache_bytes) : 0.0;
   const std::string cache = "cache " + human_size(double(s.cache_bytes)) + " of " +

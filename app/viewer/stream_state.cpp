@@ -39,7 +39,7 @@ bool StreamState::take(std::shared_ptr<StreamingScene>& out, std::string* error)
   return true;
 }
 
-StreamFigures stream_figures(const StreamStats& s, const StreamOptions& /*options*/) {
+StreamFigures stream_figures(const StreamStats& s, const StreamOptions& options) {
   auto line = [](const char* format, auto... values) {
     char b[160];
     std::snprintf(b, sizeof b, format, values...);
@@ -48,18 +48,21 @@ StreamFigures stream_figures(const StreamStats& s, const StreamOptions& /*option
   using ull = unsigned long long;
   StreamFigures f;
   f.counts.push_back(line("tiles: %llu, %llu open", ull(s.tiles), ull(s.tiles_open)));
-  f.counts.push_back(
-      line("nodes: %llu drawn of %llu selected", ull(s.nodes_drawn), ull(s.nodes_selected)));
-  f.counts.push_back(
-      line("       %llu cached, %llu in flight", ull(s.nodes_cached), ull(s.nodes_in_flight)));
-  f.counts.push_back(line("points: %s drawn of %s selected",
-                          human_points(double(s.points_drawn)).c_str(),
-                          human_points(double(s.points_selected)).c_str()));
+  // What is drawn is the pool: the view's nodes that arrived, and nodes of earlier views, kept
+  // until their room is needed. So it may hold more than the view selects (never more than the
+  // pool's room, a little above the budget); each figure stands on its own, none "of" another.
+  f.counts.push_back(line("drawn: %s points, %llu nodes",
+                          human_points(double(s.points_drawn)).c_str(), ull(s.nodes_drawn)));
+  f.counts.push_back(line("the view selects %s points, %llu nodes",
+                          human_points(double(s.points_selected)).c_str(), ull(s.nodes_selected)));
+  f.counts.push_back("budget " + human_points(double(options.point_budget)) + " points");
+  if (s.points_drawn > s.points_selected)
+    f.counts.push_back("(nodes of earlier views stay drawn until their room is needed)");
+  f.counts.push_back(line("cached: %llu nodes", ull(s.nodes_cached)));
   f.counts.push_back(
       line("read: %s, %.1f MB/s", human_size(double(s.bytes_read)).c_str(), s.mb_per_s));
   f.progress = s.converged ? "view complete (budget and target error met)"
-                           : line("loading: %llu of %llu nodes drawn", ull(s.nodes_drawn),
-                                  ull(s.nodes_selected));
+                           : line("loading: %llu reads under way", ull(s.nodes_in_flight));
   return f;
 }
 
