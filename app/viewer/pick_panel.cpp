@@ -120,7 +120,10 @@ void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderS
 /// The panel's section: each pick's position and attributes, the measure between two.
 void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, UpAxis up,
                   PanelMarks& marks) {
-  ImGui::TextDisabled("left click: pick a point, a second: measure; X clears");
+  // Wrapped: the panel's default width holds about 50 characters of text.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("left click: pick a point, a second: measure; X clears");
+  ImGui::PopStyleColor();
   marks.mark("pick.hint");
   if (picks.pending()) ImGui::TextDisabled("finding the point clicked...");
   for (int i = 0; i < picks.count; ++i) {
