@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <regex>
 
 #include "engine/io/convert.h"
 #include "engine/scenes.h"
+#include "nginx_server.h"
 #include "progress_bar.h"
 #include "window_support.h"
 
@@ -181,4 +183,53 @@ TEST(Window, TheStreamingFiguresSayWhatIsDrawnWhatTheViewSelectsAndTheBudget) {
         << all;
     EXPECT_NE(all.find("budget " + pr::human_points(100'000.0)), std::string::npos) << all;
   }
+}
+
+// One input that cannot open says which and why; a survey none of whose tiles opens says so.
+TEST(Window, AnInputThatFailsToOpenSaysWhichAndWhy) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fs::temp_directory_path() / ("pr_stream_fail_" + std::to_string(getpid()));
+  fs::create_directories(dir / "tiles");
+  std::ofstream(dir / "not-copc.copc.laz") << "this is no COPC file";
+  std::ofstream(dir / "tiles" / "a.copc.laz") << "nor is this";
+  std::ofstream(dir / "tiles" / "b.copc.laz") << "nor this";
+  START_NGINX(server, dir.string(), "");
+  const std::string missing = server.url("missing.copc.laz");
+  const std::string not_copc = server.url("not-copc.copc.laz");
+  const std::string folder = (dir / "tiles").string();
+  fresh_config("stream_fail");
+  pr::ViewerTesting v(scripted(0, 480, 320, 20'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  const std::vector<std::string> inputs = {missing, not_copc, folder};
+  std::vector<std::string> said;
+  size_t next = 0;
+  int asked_frame = -1;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 3000) vw.request_quit();
+    if (vw.cloud_busy() || vw.cloud_points() == 0 || frame < asked_frame + 2) return;
+    if (asked_frame >= 0) said.push_back(vw.status());
+    if (next == inputs.size()) {
+      vw.request_quit();
+      return;
+    }
+    vw.open_files({inputs[next++]});
+    asked_frame = frame;
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  fs::remove_all(dir);
+  ASSERT_EQ(said.size(), 3u);
+  // A URL not on the server: the URL and the server's answer, not "no tile".
+  EXPECT_EQ(said[0].rfind("cannot open " + missing + ": ", 0), 0u) << said[0];
+  EXPECT_NE(said[0].find("404"), std::string::npos) << said[0];
+  EXPECT_EQ(said[0].find("tile"), std::string::npos) << said[0];
+  // A URL whose file is not COPC: the URL and what is wrong with it.
+  EXPECT_EQ(said[1].rfind("cannot open " + not_copc + ": ", 0), 0u) << said[1];
+  EXPECT_EQ(said[1].find("tile"), std::string::npos) << said[1];
+  // A folder is a survey: none of its tiles opens, and the first one's reason.
+  EXPECT_EQ(said[2].rfind("no tile opens: ", 0), 0u) << said[2];
+  EXPECT_NE(said[2].find("a.copc.laz"), std::string::npos) << said[2];
+  EXPECT_FALSE(v.streaming());
+  EXPECT_EQ(v.cloud_points(), 20'000u);  // the scene stays on screen
 }
