@@ -453,7 +453,7 @@ void Viewer::Impl::draw_panel() {
     timings_section(*this);
     cloud_section(*this);
     open_section(*this);
-    draw_save_section();
+    save.draw_section(cloud, streaming(), open_box.dir, s, status);
     help_section();
   }
   ImGui::End();

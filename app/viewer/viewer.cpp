@@ -9,12 +9,10 @@
 #include <imgui_impl_sdl.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <thread>
 
 #include "engine/scenes.h"
 #include "startup.h"
@@ -92,8 +90,8 @@ void Viewer::Impl::advance(double frame_ms) {
   if (cloud.job.take(r) || cloud.job.take_preview(r)) install_cloud(r);
   update_colors();
   update_stream();
-  update_save();
-  update_picks();
+  save.update(status);
+  picks.update(cloud.points, *backend, status);
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {
@@ -134,7 +132,7 @@ void Viewer::Impl::draw_window(int w, int h) {
   ImGui_ImplSDL2_NewFrame();
   ImGui::NewFrame();
   draw_panel();
-  draw_pick_panel();
+  picks.draw(pick_frame(), cloud.file_colors(), win.ui_scale, marks);
   ImGui::Render();
 
   const float* bg = win.settings.background;
@@ -186,6 +184,16 @@ bool Viewer::Impl::save_screenshot_key() {
   return true;
 }
 
+PickFrame Viewer::Impl::pick_frame() const {
+  PickFrame f;
+  f.cloud = cloud.points;
+  f.drawn = cloud.drawable() && have_image;
+  f.camera = view.camera;
+  f.settings = rs;
+  SDL_GetWindowSize(win.window, &f.window_w, &f.window_h);
+  return f;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Viewer
 
@@ -200,18 +208,10 @@ Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
 Viewer::~Viewer() {
   Impl& m = *impl_;
   m.cloud.job.cancel();
-  if (m.save.job.busy()) {
-    // Closing the window cancels a save (its output is removed); one that ends anyway says so.
-    m.save.job.cancel();
-    SaveJob::Result r;
-    while (!m.save.job.take(r)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    m.set_status(r.cancelled ? "save cancelled: the viewer closed; " + r.path + " not written"
-                             : save_message(r),
-                 !r.ok);
-  }
-  m.colors.job.join();     // its staging calls into the backend
-  m.picks.job.cancel();    // a GPU pick calls into the backend too
-  m.stream.scene.reset();  // its workers stop before the renderers go
+  m.save.cancel_and_wait(m.status);  // its output is removed; one that ends anyway says so
+  m.colors.job.join();               // its staging calls into the backend
+  m.picks.job.cancel();              // a GPU pick calls into the backend too
+  m.stream.scene.reset();            // its workers stop before the renderers go
   m.win.save_settings(m.backend->gpu_active() ? "gpu" : "cpu");
   m.backend.reset();  // CUDA lets go of the display's buffer
   m.win.close();

@@ -55,6 +55,8 @@ struct Viewer::Impl {
   int frame = 0;
 
   void set_status(const std::string& s, bool error) { status.set(s, error); }
+  /// A streamed survey is on screen or opening.
+  bool streaming() const { return stream.scene != nullptr || stream.opening(); }
 
   // The frame (viewer.cpp).
   void start_first_cloud();
@@ -68,7 +70,8 @@ struct Viewer::Impl {
   bool write_screenshot(int w, int h);  // --screenshot
   bool save_screenshot_key();
   void frame_cloud();
-  void set_up_axis(UpAxis up);  // re-frames the cloud seen with that axis up
+  void set_up_axis(UpAxis up);   // re-frames the cloud seen with that axis up
+  PickFrame pick_frame() const;  // the frame on screen, as a click and the pick marks see it
 
   // Input (input.cpp): to the app only what ImGui does not want.
   void handle_event(const SDL_Event& e);
@@ -94,21 +97,11 @@ struct Viewer::Impl {
   bool pool_shows_file_colors() const;
   void recolor_ranges(const std::vector<PoolRange>& ranges);  // a color mode's colors for them
 
-  // Saving the cloud on screen (save_panel.cpp).
-  std::string save_unavailable() const;  // why the Save section is disabled; empty when it is not
-  bool start_save(const std::string& path);  // false (with a status line) when refused
-  void update_save();                        // each frame: a finished save's status line
-  void draw_save_section();
-
-  // The panel (panel.cpp, color_panel.cpp, pick_panel.cpp, save_panel.cpp).
+  // The panel (panel.cpp, color_panel.cpp).
   void draw_panel();
   void refresh_listing();
-  void pick_at(int window_x, int window_y);  // a left click on the image: a pick job
-  void start_waiting_pick();                 // the click waiting, once no pick runs
-  void update_picks();                       // each frame: a finished pick's point
-  void draw_pick_panel();                    // its panel section and its marks on the image
-  void color_request_for_jobs();             // the cloud job's ColorRequest
-  void update_colors();                      // hands over and starts color jobs
+  void color_request_for_jobs();  // the cloud job's ColorRequest
+  void update_colors();           // hands over and starts color jobs
   void take_colors(ColorJob::Result& r);
   void apply_class_filter_now();
   void take_cloud_colors(const CloudJob::Result& r);  // a new cloud's colors

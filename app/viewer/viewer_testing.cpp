@@ -181,10 +181,10 @@ std::vector<std::string> ViewerTesting::stream_lines() const {
 
 bool ViewerTesting::save_cloud(const std::string& path) {
   std::snprintf(impl_->save.path, sizeof impl_->save.path, "%s", path.c_str());
-  return impl_->start_save(impl_->save.path);
+  return impl_->save.start(impl_->save.path, impl_->cloud, impl_->streaming(), impl_->status);
 }
 std::string ViewerTesting::save_unavailable() const {
-  return impl_->save_unavailable();
+  return impl_->save.unavailable(impl_->cloud, impl_->streaming());
 }
 bool ViewerTesting::save_busy() const {
   return impl_->save.job.busy();
