@@ -160,7 +160,7 @@ void point_count(Viewer::Impl& m) {
   // A scene regenerates when the slider is let go (not per drag step), in the background; a
   // loaded cloud draws an even, deterministic subset (RenderSettings::point_count) at once.
   if (is_scene ? ImGui::IsItemDeactivatedAfterEdit() : ImGui::IsItemEdited())
-    m.apply_point_target(c.point_target);
+    c.set_point_target(c.point_target, m.rs, m.status);
   ImGui::EndDisabled();
   ImGui::Text("drawn %s of %s (%s)", human_points(double(m.times.last_stats.points_drawn)).c_str(),
               human_points(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");
@@ -449,7 +449,7 @@ void Viewer::Impl::draw_panel() {
     camera_section(*this);
     focus_section(view.camera);
     points_section(*this);
-    draw_color_section();
+    colors.draw_section(cloud.points.get(), s);
     timings_section(*this);
     cloud_section(*this);
     open_section(*this);

@@ -11,7 +11,6 @@
 #include "progress_bar.h"
 #include "startup.h"
 #include "streaming.h"
-#include "viewer/viewer_impl.h"
 
 namespace pr {
 
@@ -88,59 +87,35 @@ StreamState::~StreamState() {
   if (opener_.joinable()) opener_.join();
 }
 
-void Viewer::Impl::start_stream(const std::vector<std::string>& paths) {
-  if (!stream.start(paths, stream.options)) {
-    set_status("still opening " + stream.label() + "; wait for it first", true);
+void StreamState::open(const std::vector<std::string>& inputs, StatusLine& status) {
+  if (!start(inputs, options)) {
+    status.set("still opening " + label() + "; wait for it first", true);
     return;
   }
-  set_status("opening " + stream.label() + " (streamed) ...", false);
+  status.set("opening " + label() + " (streamed) ...", false);
 }
 
-void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
-  std::string err, note;
-  bool refused = false;
-  backend->set_streaming(true);
-  PointCloud& pool = scene->pool();
-  if (!backend->set_cloud(pool, &err, &note, &refused)) {
-    backend->set_streaming(stream.scene != nullptr);
-    set_status(err, true);
-    return;
+bool StreamState::install(std::shared_ptr<StreamingScene> opened, RenderBackend& backend,
+                          StatusLine& status, std::string* note, bool* refused) {
+  std::string err;
+  backend.set_streaming(true);
+  PointCloud& pool = opened->pool();
+  if (!backend.set_cloud(pool, &err, note, refused)) {
+    backend.set_streaming(scene != nullptr);
+    status.set(err, true);
+    return false;
   }
-  scene->pool_reallocated();  // the renderers have this pool
-  const bool first = cloud.first;
-  stream.scene = scene;
-  // The pool is the cloud on screen: the pick panel, the Cloud section and the colors see it.
-  cloud.points = std::shared_ptr<PointCloud>(scene, &pool);
-  cloud.bounds = scene->info().bounds;
-  cloud.files = {scene->info()};
-  cloud.scene.clear();
-  cloud.point_target = ~uint64_t{0};
-  rs.point_count = ~uint64_t{0};
-  const double aspect = win.aspect();
-  if (first)
-    view.camera = stream_camera(opt, cloud.bounds, aspect);
-  else
-    frame_files_camera(view.camera, cloud.bounds, aspect, view.files_up);
-  view.fly.speed = FlyCamera::speed_for(cloud.bounds);
-  view.home = view.camera;
-  cloud.first = false;
-  for (const std::string& f : stream.inputs()) win.settings.add_recent(f);
-  // The file's colors when it has them, else intensity, else elevation (over the survey's
-  // bounds), unless the panel or --color chose a mode.
-  colors.forget_cloud();
-  colors.shown = ColorSettings{};
-  if (!colors.chosen) {
-    colors.wanted = ColorSettings{};
-    const FileInfo& info = scene->info();
-    colors.wanted.mode = stream_default_color(info);
-    colors.wanted.up_axis = view.files_up == UpAxis::kZ ? 2 : 1;
-  }
-  colors.legend = Legend{};
+  opened->pool_reallocated();  // the renderers have this pool
+  scene = std::move(opened);
+  return true;
+}
+
+void StreamState::say_installed(const std::string& note, bool refused, StatusLine& status) const {
   char msg[256];
-  std::snprintf(msg, sizeof msg, "%s: %llu points in %llu tile(s), streamed%s",
-                stream.label().c_str(), (unsigned long long)scene->info().points,
-                (unsigned long long)scene->stats().tiles, note.c_str());
-  set_status(msg, refused);
+  std::snprintf(msg, sizeof msg, "%s: %llu points in %llu tile(s), streamed%s", label().c_str(),
+                (unsigned long long)scene->info().points, (unsigned long long)scene->stats().tiles,
+                note.c_str());
+  status.set(msg, refused);
 }
 
 namespace {
@@ -169,53 +144,40 @@ void color_range_of_pool(PointCloud& pool, const ColorSettings& settings, uint64
   std::copy(out.begin(), out.end(), pool.colors.begin() + first);
 }
 
+/// The pool's points in `ranges` colored with `colors` (a fixed range), and the ranges to the
+/// renderers.
+void recolor_ranges(PointCloud& pool, const ColorSettings& colors,
+                    const std::vector<PoolRange>& ranges, RenderBackend& backend,
+                    StatusLine& status) {
+  for (const PoolRange& r : ranges)
+    if (r.count) color_range_of_pool(pool, colors, r.first, r.count);
+  std::string err;
+  if (!backend.update_points(ranges, &err)) status.set(err, true);
+}
+
 }  // namespace
 
-bool Viewer::Impl::pool_shows_file_colors() const {
-  return stream.scene->pool().file_colors.empty();
-}
-
-void Viewer::Impl::recolor_ranges(const std::vector<PoolRange>& ranges) {
-  PointCloud& pool = stream.scene->pool();
-  ColorSettings fixed = colors.shown;
-  fixed.auto_range = false;
-  fixed.range_lo = colors.legend.lo;
-  fixed.range_hi = colors.legend.hi;
-  for (const PoolRange& r : ranges)
-    if (r.count) color_range_of_pool(pool, fixed, r.first, r.count);
-  std::string err;
-  if (!backend->update_points(ranges, &err)) set_status(err, true);
-}
-
-void Viewer::Impl::update_stream() {
-  std::shared_ptr<StreamingScene> opened;
-  std::string why;
-  if (stream.take(opened, &why)) {
-    if (opened)
-      install_stream(std::move(opened));
-    else
-      set_status(why, true);
+bool StreamState::update(const LodView& view, const ColorSettings& colors, RenderBackend& backend,
+                         StatusLine& status) {
+  if (options_changed) {
+    scene->set_options(options);
+    options_changed = false;
   }
-  StreamingScene* scene = stream.scene.get();
-  // A color job or a pick reads the pool: it stays as it is until they are done.
-  if (!scene || win.display->empty() || colors.job.busy() || picks.job.busy()) return;
-  if (stream.options_changed) {
-    scene->set_options(stream.options);
-    stream.options_changed = false;
-  }
-  const std::vector<PoolRange> ranges =
-      scene->update(lod_view(view.camera, win.display->width(), win.display->height()));
+  const std::vector<PoolRange> ranges = scene->update(view);
+  // The pool's own colors are the file's (no array of display colors): drawn as they arrive.
+  const bool file_colors = scene->pool().file_colors.empty();
   std::string err, note;
   bool refused = false;
   if (scene->pool_reallocated()) {
-    if (!backend->set_cloud(scene->pool(), &err, &note, &refused)) set_status(err, true);
-  } else if (!ranges.empty() && pool_shows_file_colors() && !backend->update_points(ranges, &err)) {
-    set_status(err, true);
+    if (!backend.set_cloud(scene->pool(), &err, &note, &refused)) status.set(err, true);
+  } else if (!ranges.empty() && file_colors && !backend.update_points(ranges, &err)) {
+    status.set(err, true);
   }
-  if (!ranges.empty() && !pool_shows_file_colors()) recolor_ranges(ranges);
-  if (!ranges.empty()) picks.job.forget_positions();  // its boxes came from the pool before
-  stream.stats = scene->stats();
-  for (const std::string& m : scene->take_messages()) set_status(m, true);
+  if (!ranges.empty() && !file_colors)
+    recolor_ranges(scene->pool(), colors, ranges, backend, status);
+  stats = scene->stats();
+  for (const std::string& m : scene->take_messages()) status.set(m, true);
+  return !ranges.empty();
 }
 
 }  // namespace pr

@@ -10,7 +10,10 @@
 #include <thread>
 #include <vector>
 
+#include "engine/colorize.h"
 #include "engine/io/stream.h"
+#include "viewer/render_backend.h"
+#include "viewer/status_line.h"
 
 namespace pr {
 
@@ -39,6 +42,21 @@ struct StreamState {
 
   /// Opens `inputs` on a thread of its own. False when an opening is still under way.
   bool start(const std::vector<std::string>& inputs, const StreamOptions& o);
+  /// start() with the Streaming section's options, and a status line either way.
+  void open(const std::vector<std::string>& inputs, StatusLine& status);
+  /// An opened survey to the renderers (its pool drawn as stored), and it becomes the survey on
+  /// screen. False (with the status line) when the renderers refused it: the cloud on screen
+  /// stays. `note` and `refused`: what the GPU's upload adds to the status line.
+  bool install(std::shared_ptr<StreamingScene> opened, RenderBackend& backend, StatusLine& status,
+               std::string* note, bool* refused);
+  /// The status line of a survey installed.
+  void say_installed(const std::string& note, bool refused, StatusLine& status) const;
+  /// Each frame, for a survey on screen: its selection for `view`, the nodes that arrived into
+  /// the pool and the pool's changed ranges to the renderers, colored with `colors` (a fixed
+  /// range) unless the pool shows the file's colors; the figures and the survey's messages.
+  /// Returns whether points of the pool changed (what a pick made of them is stale).
+  bool update(const LodView& view, const ColorSettings& colors, RenderBackend& backend,
+              StatusLine& status);
   /// A finished opening: true with the scene (or null and the message) once the thread is done.
   bool take(std::shared_ptr<StreamingScene>& out, std::string* error);
   bool opening() const { return opener_.joinable(); }

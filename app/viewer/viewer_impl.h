@@ -1,9 +1,9 @@
-// The viewer's state: one part per feature, each owned by its own file with the functions that
-// act on it (window.h, cloud_state.h, camera_control.h, color_panel.h, pick_panel.h,
-// frame_times.h, open_box.h, save_panel.h, status_line.h), and the functions that join them: the
-// frame (viewer.cpp), input (input.cpp), loading (cloud_state.cpp), the panel (panel.cpp, with the
-// Color and Pick sections in color_panel.cpp and pick_panel.cpp). Internal to app/viewer: SDL
-// types appear here, GL types do not.
+// The viewer's state: one part per feature, each owning its functions in its own file
+// (window.h, cloud_state.h, stream_state.h, camera_control.h, color_panel.h, pick_panel.h,
+// frame_times.h, open_box.h, save_panel.h, status_line.h), handed what it needs of the others as
+// arguments; and the code that joins them: the frame and what arrives in it (viewer.cpp), input
+// (input.cpp), the panel (panel.cpp). Internal to app/viewer: SDL types appear here, GL
+// types do not.
 #pragma once
 
 #include <SDL.h>
@@ -73,6 +73,17 @@ struct Viewer::Impl {
   void set_up_axis(UpAxis up);   // re-frames the cloud seen with that axis up
   PickFrame pick_frame() const;  // the frame on screen, as a click and the pick marks see it
 
+  // What arrives in a frame and what opens next, joining the features (viewer.cpp).
+  void install_cloud(CloudJob::Result& r);
+  bool take_cloud(CloudJob::Result& r);  // false when the backend refused it
+  void place_camera(bool same_view);
+  void install_stream(std::shared_ptr<StreamingScene> scene);
+  void update_colors();  // the color job's request, then ColorState::update()
+  void update_stream();  // a survey opened, then StreamState::update()
+  void start_open(const std::vector<std::string>& paths);
+  void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
+  bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
+
   // Input (input.cpp): to the app only what ImGui does not want.
   void handle_event(const SDL_Event& e);
   void window_event(const SDL_WindowEvent& e);
@@ -81,31 +92,9 @@ struct Viewer::Impl {
   void key_pressed(SDL_Keycode k);
   void mouse_event(const SDL_Event& e, bool imgui_wants_mouse);
 
-  // Loading (cloud_state.cpp).
-  void install_cloud(CloudJob::Result& r);
-  bool take_cloud(CloudJob::Result& r);  // false when the backend refused it
-  void place_camera(bool same_view);
-  void start_open(const std::vector<std::string>& paths);
-  void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
-  bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
-  void apply_point_target(uint64_t n);
-
-  // Streaming (stream_state.cpp).
-  void start_stream(const std::vector<std::string>& paths);
-  void install_stream(std::shared_ptr<StreamingScene> scene);
-  void update_stream();  // each frame: selection, arrivals, the renderers' ranges
-  bool pool_shows_file_colors() const;
-  void recolor_ranges(const std::vector<PoolRange>& ranges);  // a color mode's colors for them
-
-  // The panel (panel.cpp, color_panel.cpp).
+  // The panel (panel.cpp; the Color, Pick and Save sections are their features').
   void draw_panel();
   void refresh_listing();
-  void color_request_for_jobs();  // the cloud job's ColorRequest
-  void update_colors();           // hands over and starts color jobs
-  void take_colors(ColorJob::Result& r);
-  void apply_class_filter_now();
-  void take_cloud_colors(const CloudJob::Result& r);  // a new cloud's colors
-  void draw_color_section();
 };
 
 }  // namespace pr

@@ -74,7 +74,7 @@ uint64_t ViewerTesting::cloud_points() const {
   return impl_->cloud.points ? impl_->cloud.points->size() : 0;
 }
 void ViewerTesting::set_point_count(uint64_t n) {
-  impl_->apply_point_target(n);
+  impl_->cloud.set_point_target(n, impl_->rs, impl_->status);
 }
 uint64_t ViewerTesting::points_drawn() const {
   return impl_->times.last_stats.points_drawn;
