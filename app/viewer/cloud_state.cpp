@@ -1,11 +1,15 @@
 // The cloud on screen and loading the next one: files opened (the command line's, the Open box's,
-// dropped ones), read more of, or a scene regenerated, in the background, and the panel's point
-// count. The viewer hands a new cloud to the renderers, the colors and the camera
+// dropped ones), read more of, or a scene regenerated, in the background; the panel's point count
+// and Cloud section. The viewer hands a new cloud to the renderers, the colors and the camera
 // (viewer.cpp).
 #include "viewer/cloud_state.h"
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <cstdio>
+
+#include "progress_bar.h"
 
 namespace pr {
 
@@ -109,6 +113,29 @@ void CloudState::show_survey(const std::shared_ptr<StreamingScene>& survey, Rend
   scene.clear();
   point_target = ~uint64_t{0};
   rs.point_count = ~uint64_t{0};
+}
+
+void CloudState::draw_section(const RenderBackend& backend) const {
+  if (!ImGui::CollapsingHeader("Cloud")) return;
+  const PointCloud* cloud = points.get();
+  if (!cloud) {
+    ImGui::TextDisabled("no cloud yet");
+    return;
+  }
+  ImGui::Text("name: %s", cloud->name.c_str());
+  for (const auto& f : files)
+    ImGui::BulletText("%s: %s %s, %s points", f.file.c_str(), f.format.c_str(), f.version.c_str(),
+                      human_points(double(f.points)).c_str());
+  ImGui::Text("points: %zu%s", cloud->size(), cloud->has_intensity() ? " (+intensity)" : "");
+  const Bounds& b = bounds;
+  ImGui::Text("min %.3f %.3f %.3f", b.min.x, b.min.y, b.min.z);
+  ImGui::Text("max %.3f %.3f %.3f", b.max.x, b.max.y, b.max.z);
+  ImGui::Text("origin %.3f %.3f %.3f", cloud->origin.x, cloud->origin.y, cloud->origin.z);
+  ImGui::Text("host: cloud %s, CPU renderer %s", human_size(double(cloud->memory_bytes())).c_str(),
+              human_size(double(backend.cpu().memory_bytes())).c_str());
+  const size_t dev = backend.device_bytes();
+  ImGui::Text("device: %s",
+              dev ? human_size(double(dev)).c_str() : "none (GPU renderer not in use)");
 }
 
 }  // namespace pr

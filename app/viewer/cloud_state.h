@@ -1,6 +1,6 @@
 // The cloud on screen and the background job that makes the next one (files read, a scene
 // generated) while it stays visible; what the files on screen were read with, so that "Read more"
-// knows what to read next; and the panel's point count.
+// knows what to read next; the panel's point count, and its Cloud section.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +70,8 @@ struct CloudState {
   void reset_point_target(std::optional<uint64_t> asked, RenderSettings& rs);
   /// A streamed survey's pool becomes the cloud on screen (sharing ownership with `scene`).
   void show_survey(const std::shared_ptr<StreamingScene>& scene, RenderSettings& rs);
+  /// The panel's Cloud section.
+  void draw_section(const RenderBackend& backend) const;
 };
 
 }  // namespace pr

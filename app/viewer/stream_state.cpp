@@ -2,6 +2,8 @@
 // update of every frame.
 #include "viewer/stream_state.h"
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include "progress_bar.h"
 #include "startup.h"
 #include "streaming.h"
+#include "viewer/panel_widgets.h"
 
 namespace pr {
 
@@ -178,6 +181,70 @@ bool StreamState::update(const LodView& view, const ColorSettings& colors, Rende
   stats = scene->stats();
   for (const std::string& m : scene->take_messages()) status.set(m, true);
   return !ranges.empty();
+}
+
+namespace {
+
+/// The budget, the target error and the cache of a streamed survey.
+void stream_settings(StreamState& st) {
+  StreamOptions& o = st.options;
+  const uint64_t bmin = 100'000, bmax = 4'000'000'000;
+  ImGui::SliderScalar("point budget", ImGuiDataType_U64, &o.point_budget, &bmin, &bmax, "%llu",
+                      ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemDeactivatedAfterEdit()) st.options_changed = true;
+  tooltip(
+      "Points the view selects at most: the nodes nearest the camera first. What is drawn\n"
+      "is the pool, room for this many points and a little more (16 bytes each on the GPU):\n"
+      "nodes of earlier views stay in it until their room is needed.");
+  float sse = float(o.sse_px);
+  if (ImGui::SliderFloat("target error", &sse, 0.0f, 20.0f, "%.1f px")) {
+    o.sse_px = sse;
+    st.options_changed = true;
+  }
+  tooltip(
+      "A node is refined while its points lie further apart on screen than this;\n"
+      "0 refines every node in view (within the budget).");
+  uint64_t mib = o.cache_bytes >> 20;
+  const uint64_t cmin = 64, cmax = uint64_t{1} << 20;
+  ImGui::SliderScalar("cache", ImGuiDataType_U64, &mib, &cmin, &cmax, "%llu MiB",
+                      ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    o.cache_bytes = mib << 20;
+    st.options_changed = true;
+  }
+  tooltip("Host memory for decoded nodes: turning back to a place seen costs no reading.");
+}
+
+/// What streaming is doing: nodes, points, reading rate, cache fill, progress.
+void draw_stream_figures(const StreamState& st) {
+  const StreamStats& s = st.stats;
+  const StreamFigures f = stream_figures(s, st.options);
+  for (const std::string& line : f.counts) ImGui::TextWrapped("%s", line.c_str());
+  const double fill =
+      st.options.cache_bytes ? double(s.cache_bytes) / double(st.options.cache_bytes) : 0.0;
+  const std::string cache = "cache " + human_size(double(s.cache_bytes)) + " of " +
+                            human_size(double(st.options.cache_bytes));
+  ImGui::ProgressBar(float(std::min(fill, 1.0)), ImVec2(-1, 0), cache.c_str());
+  if (s.converged)
+    ImGui::TextDisabled("%s", f.progress.c_str());
+  else
+    ImGui::TextUnformatted(f.progress.c_str());
+  if (s.nodes_failed)
+    ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.3f, 1.0f), "%llu nodes skipped (unreadable)",
+                       (unsigned long long)s.nodes_failed);
+}
+
+}  // namespace
+
+void StreamState::draw_section() {
+  if (!scene && !opening()) return;  // only for streamed surveys
+  if (!ImGui::CollapsingHeader("Streaming", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!scene) {
+    ImGui::TextDisabled("opening %s ...", label().c_str());
+    return;
+  }
+  stream_settings(*this);
+  draw_stream_figures(*this);
 }
 
 }  // namespace pr

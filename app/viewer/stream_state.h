@@ -1,7 +1,7 @@
 // A streamed survey on screen (engine/io/stream.h): opened in the background (a URL or a folder
 // of tiles takes a while), updated once a frame (selection for the camera, arrived nodes into the
-// pool, the pool's changed ranges to the renderers), and what the Streaming section shows and
-// sets.
+// pool, the pool's changed ranges to the renderers), and the panel's Streaming section, what it
+// shows and sets.
 #pragma once
 
 #include <atomic>
@@ -57,6 +57,8 @@ struct StreamState {
   /// Returns whether points of the pool changed (what a pick made of them is stale).
   bool update(const LodView& view, const ColorSettings& colors, RenderBackend& backend,
               StatusLine& status);
+  /// The panel's Streaming section, while a survey is on screen or opening.
+  void draw_section();
   /// A finished opening: true with the scene (or null and the message) once the thread is done.
   bool take(std::shared_ptr<StreamingScene>& out, std::string* error);
   bool opening() const { return opener_.joinable(); }

@@ -43,11 +43,6 @@ std::string time_stamp() {
 // ---------------------------------------------------------------------------------------------
 // Impl
 
-void Viewer::Impl::set_up_axis(UpAxis up) {
-  view.set_up_axis(up, cloud.scene.empty(), cloud.drawable() ? &cloud.bounds : nullptr,
-                   win.aspect());
-}
-
 void Viewer::Impl::frame_cloud() {
   if (cloud.drawable()) view.frame(cloud.bounds, win.aspect());
 }
@@ -64,7 +59,7 @@ void Viewer::Impl::start_first_cloud() {
   open_box.budget = opt.max_points;
   open_box.dir = win.settings.open_dir.empty() ? std::filesystem::current_path().string()
                                                : win.settings.open_dir;
-  refresh_listing();
+  open_box.relist(status);
 }
 
 void Viewer::Impl::choose_first_mode() {

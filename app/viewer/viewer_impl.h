@@ -2,7 +2,7 @@
 // (window.h, cloud_state.h, stream_state.h, camera_control.h, color_panel.h, pick_panel.h,
 // frame_times.h, open_box.h, save_panel.h, status_line.h), handed what it needs of the others as
 // arguments; and the code that joins them: the frame and what arrives in it (viewer.cpp), input
-// (input.cpp), the panel (panel.cpp). Internal to app/viewer: SDL types appear here, GL
+// (input.cpp), the panel's layout (panel.cpp). Internal to app/viewer: SDL types appear here, GL
 // types do not.
 #pragma once
 
@@ -70,7 +70,6 @@ struct Viewer::Impl {
   bool write_screenshot(int w, int h);  // --screenshot
   bool save_screenshot_key();
   void frame_cloud();
-  void set_up_axis(UpAxis up);   // re-frames the cloud seen with that axis up
   PickFrame pick_frame() const;  // the frame on screen, as a click and the pick marks see it
 
   // What arrives in a frame and what opens next, joining the features (viewer.cpp).
@@ -92,9 +91,9 @@ struct Viewer::Impl {
   void key_pressed(SDL_Keycode k);
   void mouse_event(const SDL_Event& e, bool imgui_wants_mouse);
 
-  // The panel (panel.cpp; the Color, Pick and Save sections are their features').
+  // The panel's layout (panel.cpp): each feature draws its own section.
   void draw_panel();
-  void refresh_listing();
+  void points_section();  // the point count's actions reach the cloud and the loading
 };
 
 }  // namespace pr
