@@ -1,5 +1,6 @@
 // The viewer's camera: the view drawn, the view R returns to, the fly camera that keys and the
-// right mouse button move, and the up axis loaded files are seen with.
+// right mouse button move, the up axis loaded files are seen with, and the panel's Camera and
+// Focus sections.
 #pragma once
 
 #include <SDL.h>
@@ -29,6 +30,12 @@ struct CameraControl {
   /// anew, the result the new home. `files`: the cloud on screen comes from files, whose up axis
   /// the panel's choice becomes.
   void set_up_axis(UpAxis up, bool files, const Bounds* bounds, double aspect);
+  /// The panel's Camera section: the up axis (set_up_axis() with `files`, `bounds` and
+  /// `aspect`), position, yaw, pitch and speed, Reset and Frame the cloud (`bounds`; null
+  /// without a cloud on screen).
+  void draw_section(const Bounds* bounds, bool files, double aspect);
+  /// The panel's Focus section: the focal length, or the vertical field of view.
+  void draw_focus_section();
 };
 
 }  // namespace pr

@@ -182,8 +182,12 @@ bool CloudJob::start_files(std::vector<std::string> paths, LoadOptions options, 
           preview_ready_ = true;
         }
       }
-      if (r.error.empty())
-        load_files(paths, std::vector<LoadOptions>(paths.size(), options), request, r);
+      if (r.error.empty()) {
+        if (!subset.empty() && !wait_while_held())
+          r.error = "loading cancelled";
+        else
+          load_files(paths, std::vector<LoadOptions>(paths.size(), options), request, r);
+      }
     } catch (const std::bad_alloc&) {
       r = Result{};
       r.error = "out of memory while loading " + label_;
@@ -232,6 +236,28 @@ bool CloudJob::start_scene(std::string name, uint64_t points) {
     done_ = true;
   });
   return true;
+}
+
+void CloudJob::cancel() {
+  {
+    std::lock_guard<std::mutex> lock(hold_mutex_);
+    progress_.cancel = true;
+  }
+  hold_cv_.notify_all();
+}
+
+void CloudJob::hold(bool on) {
+  {
+    std::lock_guard<std::mutex> lock(hold_mutex_);
+    held_ = on;
+  }
+  hold_cv_.notify_all();
+}
+
+bool CloudJob::wait_while_held() {
+  std::unique_lock<std::mutex> lock(hold_mutex_);
+  hold_cv_.wait(lock, [this] { return !held_ || progress_.cancel.load(); });
+  return !progress_.cancel.load();
 }
 
 bool CloudJob::take(Result& out) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -75,15 +76,20 @@ class CloudJob {
   double progress() const;
   /// What is being made, for the progress bar.
   const std::string& label() const { return label_; }
-  void cancel() { progress_.cancel = true; }
+  void cancel();
   /// When the job has finished: joins and returns the result (once); otherwise false.
   bool take(Result& out);
   /// While a file job runs: its preview (Result::preview), once, when it is ready; otherwise
   /// false. A preview not taken before the job finishes is dropped.
   bool take_preview(Result& out);
+  /// Tests: while held, a file job that handed over a preview waits before reading the whole
+  /// files (so a test sees the preview on screen with the load still running, however fast the
+  /// machine reads); releasing lets it go on, cancel() ends it.
+  void hold(bool on);
 
  private:
   void join();
+  bool wait_while_held();  // false when cancelled meanwhile
   /// Reads `paths` with `options[i]` for file i, merged, sorted and colored (`request`), into
   /// `r` (r.ok, or r.error).
   void load_files(const std::vector<std::string>& paths, const std::vector<LoadOptions>& options,
@@ -100,6 +106,9 @@ class CloudJob {
   Result preview_;
   std::atomic<bool> preview_ready_{false};
   bool preview_taken_ = false;  // UI thread only
+  std::mutex hold_mutex_;
+  std::condition_variable hold_cv_;
+  bool held_ = false;
 };
 
 /// The options of a preview pass over `paths` read with `options` (one per file: a max_points

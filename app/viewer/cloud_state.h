@@ -1,16 +1,21 @@
 // The cloud on screen and the background job that makes the next one (files read, a scene
 // generated) while it stays visible; what the files on screen were read with, so that "Read more"
-// knows what to read next; and the panel's point count.
+// knows what to read next; the panel's point count, and its Cloud section.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/io/io.h"
+#include "engine/io/stream.h"
 #include "engine/point_cloud.h"
+#include "engine/renderer.h"
 #include "viewer/cloud_job.h"
+#include "viewer/render_backend.h"
+#include "viewer/status_line.h"
 
 namespace pr {
 
@@ -43,6 +48,30 @@ struct CloudState {
   bool file_colors() const;
   /// The readers' warnings about the files on screen, joined by "; " ("" when none).
   std::string warnings() const;
+
+  /// Starts reading `paths` (files read whole) with `options` in the background; `more`: more of
+  /// the files on screen (the view stays, no preview). False (with the status line) while a job
+  /// runs.
+  bool start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more,
+                   StatusLine& status);
+  /// What "Read more" (or with `everything`, "Read everything") reads of the files on screen;
+  /// false (with the status line) when there is none to read more of.
+  bool more_options(bool everything, LoadOptions* next, StatusLine& status) const;
+  /// The panel's point count: a subset of a loaded cloud drawn at once (`rs`), a scene made
+  /// anew in the background.
+  void set_point_target(uint64_t n, RenderSettings& rs, StatusLine& status);
+  /// A job's cloud becomes the cloud on screen (the renderers have it already).
+  void show(CloudJob::Result& r);
+  /// The status line of a cloud shown: its points, time and the readers' warnings; `note` and
+  /// `refused`: what the GPU's upload adds.
+  void say_ready(const CloudJob::Result& r, const std::string& note, bool refused,
+                 StatusLine& status) const;
+  /// A cloud arrived: every point drawn, or `asked` (--points) for the first cloud of files.
+  void reset_point_target(std::optional<uint64_t> asked, RenderSettings& rs);
+  /// A streamed survey's pool becomes the cloud on screen (sharing ownership with `scene`).
+  void show_survey(const std::shared_ptr<StreamingScene>& scene, RenderSettings& rs);
+  /// The panel's Cloud section.
+  void draw_section(const RenderBackend& backend) const;
 };
 
 }  // namespace pr

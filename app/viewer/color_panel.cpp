@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "startup.h"
-#include "viewer/viewer_impl.h"
+#include "streaming.h"
 
 namespace pr {
 
@@ -139,122 +139,143 @@ void return_legend(const ColorState& cs, float s) {
 
 }  // namespace
 
-void Viewer::Impl::color_request_for_jobs() {
-  if (cloud.job.busy()) return;
-  ColorRequest req;
-  req.settings = colors.wanted;
-  if (!colors.chosen && !opt.color.empty()) {
-    parse_color_mode(opt.color, &req.settings.mode, &req.settings.field);
-    req.settings.colormap = opt.colormap.value_or(Colormap::kViridis);
-    colors.wanted = req.settings;
-    colors.chosen = true;
-  }
-  req.use_default = !colors.chosen;
-  if (opt.colormap && !colors.chosen) req.settings.colormap = *opt.colormap;
-  req.files_up = view.files_up == UpAxis::kZ ? 2 : 1;
-  req.scene_up = up_axis_for(opt, false) == UpAxis::kZ ? 2 : 1;
-  cloud.job.set_color_request(req);
-}
-
-void Viewer::Impl::take_cloud_colors(const CloudJob::Result& r) {
-  colors.forget_cloud();  // the job read the cloud being replaced
-  colors.shown = colors.wanted = r.color;
-  colors.legend = r.legend;
-  colors.hidden_classes = {};
-  colors.hidden_points = HiddenPoints{};
-  colors.filter_dirty = false;
-  if (!r.color_note.empty())
-    set_status(r.color_note + "; showing " + mode_label(colors.shown), true);
-}
-
-void Viewer::Impl::update_colors() {
-  color_request_for_jobs();
-  // Elevation follows the up axis the panel sets for files (or --up for the scenes).
-  const UpAxis up = cloud.scene.empty() ? view.files_up : up_axis_for(opt, false);
-  const int up_axis = up == UpAxis::kZ ? 2 : 1;
-  if (colors.wanted.mode == ColorMode::kElevation && colors.wanted.up_axis != up_axis) {
-    colors.wanted.up_axis = up_axis;
-    colors.wanted.auto_range = true;
-  }
-  // A cloud being saved or picked in is read by other threads: its colors and the class
-  // filter's positions change once the save or the pick has ended.
-  if (save.job.reads(cloud.points.get()) || picks.job.reads(cloud.points.get())) return;
-  // The GPU computed the new colors itself: shown now, while the host's copy is still computed.
-  if (colors.job.take_recipe_ready()) colors.gpu_ahead = backend->show_staged_recipe();
-  ColorJob::Result r;
-  if (colors.job.take(r)) take_colors(r);
-  if (colors.job.busy() || !cloud.drawable()) return;
-  if (colors.filter_dirty) apply_class_filter_now();
-  if (!(colors.wanted == colors.shown))
-    colors.job.start(
-        cloud.points.get(), colors.wanted, cloud.bounds,
-        [this](const PointCloud& c, const uint32_t* px) {
-          return backend->stage_colors(c, px, nullptr);
-        },
-        std::move(colors.spare),
-        [this](const PointCloud& c, const ColorRecipe& recipe) {
-          return backend->stage_recipe(c, recipe, nullptr);
-        });
-}
+namespace {
 
 /// A finished color job's colors to the cloud and the renderers (the GPU's already there when it
 /// showed them from their recipe), or its error.
-void Viewer::Impl::take_colors(ColorJob::Result& r) {
-  const bool gpu_ahead = colors.gpu_ahead;  // the GPU shows r's colors already
-  colors.gpu_ahead = false;
+void take_colors(ColorState& cs, ColorJob::Result& r, PointCloud* cloud, RenderBackend& backend,
+                 StatusLine& status) {
+  const bool gpu_ahead = cs.gpu_ahead;  // the GPU shows r's colors already
+  cs.gpu_ahead = false;
   std::string err;
-  if (!cloud.points) return;
+  if (!cloud) return;
   if (!r.ok) {
-    set_status("colors: " + r.error, true);
-    colors.wanted = colors.shown;
+    status.set("colors: " + r.error, true);
+    cs.wanted = cs.shown;
     // The GPU's colors back to the host's.
-    if (gpu_ahead && !backend->update_colors(&err)) set_status(err, true);
+    if (gpu_ahead && !backend.update_colors(&err)) status.set(err, true);
     return;
   }
-  colors.spare = set_display_colors(*cloud.points, r.settings.mode, std::move(r.colors));
-  colors.shown = r.settings;
-  colors.legend = colors.shown.mode == ColorMode::kRgb ? Legend{} : r.legend;
-  if (!backend->update_colors(&err, gpu_ahead)) set_status(err, true);
+  cs.spare = set_display_colors(*cloud, r.settings.mode, std::move(r.colors));
+  cs.shown = r.settings;
+  cs.legend = cs.shown.mode == ColorMode::kRgb ? Legend{} : r.legend;
+  if (!backend.update_colors(&err, gpu_ahead)) status.set(err, true);
   char msg[160];
-  if (gpu_ahead && colors.shown.mode == ColorMode::kRgb)  // the file's colors: nothing on the host
-    std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms on the GPU",
-                  mode_label(colors.shown).c_str(), r.recipe_ms);
+  if (gpu_ahead && cs.shown.mode == ColorMode::kRgb)  // the file's colors: nothing on the host
+    std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms on the GPU", mode_label(cs.shown).c_str(),
+                  r.recipe_ms);
   else if (gpu_ahead)
     std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms on the GPU (%.0f ms on the host)",
-                  mode_label(colors.shown).c_str(), r.recipe_ms, r.ms);
+                  mode_label(cs.shown).c_str(), r.recipe_ms, r.ms);
   else
-    std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms", mode_label(colors.shown).c_str(), r.ms);
-  set_status(msg, false);
+    std::snprintf(msg, sizeof msg, "colors: %s in %.0f ms", mode_label(cs.shown).c_str(), r.ms);
+  status.set(msg, false);
 }
 
-void Viewer::Impl::apply_class_filter_now() {
-  colors.filter_dirty = false;
-  if (stream.scene) {
-    set_status("the class filter is not available for streamed surveys", true);
-    return;
+/// The class filter's hidden classes applied to `cloud` (NaN positions), and the cloud handed to
+/// the renderers again. True when points moved.
+bool apply_class_filter_now(ColorState& cs, PointCloud& cloud, bool streamed,
+                            RenderBackend& backend, StatusLine& status) {
+  cs.filter_dirty = false;
+  if (streamed) {
+    status.set("the class filter is not available for streamed surveys", true);
+    return false;
   }
-  if (!apply_class_filter(*cloud.points, colors.hidden_classes, colors.hidden_points)) return;
-  picks.job.forget_positions();  // made from the positions before
+  if (!apply_class_filter(cloud, cs.hidden_classes, cs.hidden_points)) return false;
   std::string err, note;
   bool refused = false;
-  if (!backend->set_cloud(*cloud.points, &err, &note, &refused))
-    set_status(err, true);
+  if (!backend.set_cloud(cloud, &err, &note, &refused))
+    status.set(err, true);
   else if (refused)
-    set_status("class filter" + note, true);
+    status.set("class filter" + note, true);
+  return true;
 }
 
-void Viewer::Impl::draw_color_section() {
+}  // namespace
+
+ColorRequest ColorState::request_for_jobs(const Options& opt, UpAxis files_up) {
+  ColorRequest req;
+  req.settings = wanted;
+  if (!chosen && !opt.color.empty()) {
+    parse_color_mode(opt.color, &req.settings.mode, &req.settings.field);
+    req.settings.colormap = opt.colormap.value_or(Colormap::kViridis);
+    wanted = req.settings;
+    chosen = true;
+  }
+  req.use_default = !chosen;
+  if (opt.colormap && !chosen) req.settings.colormap = *opt.colormap;
+  req.files_up = files_up == UpAxis::kZ ? 2 : 1;
+  req.scene_up = up_axis_for(opt, false) == UpAxis::kZ ? 2 : 1;
+  return req;
+}
+
+void ColorState::take_cloud_colors(const CloudJob::Result& r, StatusLine& status) {
+  forget_cloud();  // the job read the cloud being replaced
+  shown = wanted = r.color;
+  legend = r.legend;
+  hidden_classes = {};
+  hidden_points = HiddenPoints{};
+  filter_dirty = false;
+  if (!r.color_note.empty()) status.set(r.color_note + "; showing " + mode_label(shown), true);
+}
+
+void ColorState::start_survey(const FileInfo& info, UpAxis files_up) {
+  forget_cloud();
+  shown = ColorSettings{};
+  if (!chosen) {
+    wanted = ColorSettings{};
+    wanted.mode = stream_default_color(info);
+    wanted.up_axis = files_up == UpAxis::kZ ? 2 : 1;
+  }
+  legend = Legend{};
+}
+
+ColorSettings ColorState::shown_fixed() const {
+  ColorSettings fixed = shown;
+  fixed.auto_range = false;
+  fixed.range_lo = legend.lo;
+  fixed.range_hi = legend.hi;
+  return fixed;
+}
+
+bool ColorState::update(const ColorTarget& t, RenderBackend& backend, StatusLine& status) {
+  // Elevation follows the up axis the panel sets for files (or --up for the scenes).
+  if (wanted.mode == ColorMode::kElevation && wanted.up_axis != t.up_axis) {
+    wanted.up_axis = t.up_axis;
+    wanted.auto_range = true;
+  }
+  if (t.read_elsewhere) return false;
+  // The GPU computed the new colors itself: shown now, while the host's copy is still computed.
+  if (job.take_recipe_ready()) gpu_ahead = backend.show_staged_recipe();
+  ColorJob::Result r;
+  if (job.take(r)) take_colors(*this, r, t.cloud, backend, status);
+  if (job.busy() || !t.drawable) return false;
+  const bool moved =
+      filter_dirty && apply_class_filter_now(*this, *t.cloud, t.streamed, backend, status);
+  if (!(wanted == shown)) {
+    RenderBackend* be = &backend;
+    job.start(
+        t.cloud, wanted, t.bounds,
+        [be](const PointCloud& c, const uint32_t* px) { return be->stage_colors(c, px, nullptr); },
+        std::move(spare),
+        [be](const PointCloud& c, const ColorRecipe& recipe) {
+          return be->stage_recipe(c, recipe, nullptr);
+        });
+  }
+  return moved;
+}
+
+void ColorState::draw_section(const PointCloud* cloud, float s) {
   if (!ImGui::CollapsingHeader("Color", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  if (!cloud.points) {
+  if (!cloud) {
     ImGui::TextDisabled("no cloud");
     return;
   }
-  const float s = win.ui_scale;
-  mode_combo(colors, *cloud.points);
-  if (colors.job.busy()) ImGui::TextDisabled("computing %s ...", mode_label(colors.wanted).c_str());
-  if (colors.legend.continuous) continuous_legend(colors, s);
-  if (colors.shown.mode == ColorMode::kClassification) class_table(colors, s);
-  if (colors.shown.mode == ColorMode::kReturn) return_legend(colors, s);
+  mode_combo(*this, *cloud);
+  if (job.busy()) ImGui::TextDisabled("computing %s ...", mode_label(wanted).c_str());
+  if (legend.continuous) continuous_legend(*this, s);
+  if (shown.mode == ColorMode::kClassification) class_table(*this, s);
+  if (shown.mode == ColorMode::kReturn) return_legend(*this, s);
 }
 
 }  // namespace pr

@@ -1,13 +1,31 @@
 // The viewer's colors (color_panel.cpp): the mode the cloud shows, the mode the panel asks for
-// next, the job computing it in the background, and the class filter.
+// next, the job computing it in the background, the class filter, and the panel's Color section.
 #pragma once
 
 #include <array>
+#include <string>
 
 #include "engine/colorize.h"
+#include "engine/io/io.h"
+#include "options.h"
+#include "viewer/cloud_job.h"
 #include "viewer/color_job.h"
+#include "viewer/render_backend.h"
+#include "viewer/status_line.h"
 
 namespace pr {
+
+/// The cloud the colors are for, as the frame sees it.
+struct ColorTarget {
+  PointCloud* cloud = nullptr;  ///< the cloud on screen; null when there is none
+  bool drawable = false;        ///< it has points
+  Bounds bounds;                ///< its world bounds (elevation's automatic range)
+  int up_axis = 2;              ///< elevation's axis: 2 (z) or 1 (y)
+  bool streamed = false;        ///< a streamed survey's pool: no class filter
+  /// A save or a pick reads the cloud on other threads: its colors and the class filter's
+  /// positions change once they have ended.
+  bool read_elsewhere = false;
+};
 
 struct ColorState {
   ColorSettings shown;   // what the cloud on screen shows
@@ -43,6 +61,24 @@ struct ColorState {
     hidden_classes[size_t(code)] = !visible;
     filter_dirty = true;
   }
+
+  /// The colors the next cloud job gives its cloud: the mode asked for, or before the panel
+  /// chose one --color (with --colormap), which then becomes the choice; each cloud's default
+  /// mode while nothing is chosen. `files_up`: elevation's axis for files (--up for scenes).
+  ColorRequest request_for_jobs(const Options& opt, UpAxis files_up);
+  /// Each frame: a finished job's colors to the cloud and the renderers, the class filter
+  /// applied, and a job started for the mode asked for when it is not on screen. Returns whether
+  /// the class filter moved points (what a pick made of the positions is stale).
+  bool update(const ColorTarget& target, RenderBackend& backend, StatusLine& status);
+  /// A new cloud's colors, as its job computed them.
+  void take_cloud_colors(const CloudJob::Result& r, StatusLine& status);
+  /// A streamed survey's colors: the file's when it has them, else intensity, else elevation
+  /// (over the survey's bounds), unless the panel or --color chose a mode.
+  void start_survey(const FileInfo& info, UpAxis files_up);
+  /// The mode shown with its range fixed, for points that arrive later (a streamed pool's).
+  ColorSettings shown_fixed() const;
+  /// The panel's Color section for `cloud` (null when there is none).
+  void draw_section(const PointCloud* cloud, float ui_scale);
 };
 
 }  // namespace pr

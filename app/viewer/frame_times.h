@@ -1,12 +1,14 @@
 // The viewer's timings: the last frame's stages (render, upload, UI, the whole frame), their
 // histories for the Timings section, the FPS readout's average, and for scripted runs (--frames)
-// each counted frame's times, whose medians the run prints when it ends.
+// each counted frame's times, whose medians the run prints when it ends; the panel's Timings
+// section.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "engine/frame_stats.h"
+#include "viewer/render_backend.h"
 
 namespace pr {
 
@@ -28,6 +30,8 @@ struct FrameTimes {
   void sample();
   /// The scripted run's last line: the medians of the sampled frames (nothing when none were).
   void print_summary(const std::string& mode, bool vsync, const std::string& path) const;
+  /// The panel's Timings section; `backend`: the GPU's stage timing switch.
+  void draw_section(RenderBackend& backend) const;
 };
 
 }  // namespace pr

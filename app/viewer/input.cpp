@@ -93,7 +93,8 @@ void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
   switch (e.type) {
     case SDL_MOUSEBUTTONDOWN:
       if (imgui_wants_mouse) break;
-      if (e.button.button == SDL_BUTTON_LEFT) pick_at(e.button.x, e.button.y);
+      if (e.button.button == SDL_BUTTON_LEFT)
+        picks.click(e.button.x, e.button.y, pick_frame(), *backend);
       if (e.button.button == SDL_BUTTON_RIGHT) view.start_look();
       break;
     case SDL_MOUSEBUTTONUP:

@@ -1,48 +1,34 @@
-// The ImGui panel: the status line and the background job, then one function per section:
-// renderer, camera, focus, points, color (color_panel.cpp), timings, cloud, open, save
-// (save_panel.cpp), help; the pick section (pick_panel.cpp) is appended to the same window.
+// The ImGui panel's layout (Viewer::Impl::draw_panel()): the status line and the background job,
+// then the sections in order: streaming (stream_state.cpp), renderer, camera and focus
+// (camera_control.cpp), points, color (color_panel.cpp), timings (frame_times.cpp), cloud
+// (cloud_state.cpp), open (open_panel.cpp), save (save_panel.cpp), help; the pick section
+// (pick_panel.cpp) is appended to the same window. The sections of no one feature are here.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 
 #include "progress_bar.h"
+#include "viewer/panel_widgets.h"
 #include "viewer/viewer_impl.h"
 
 namespace pr {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
-void plot(const char* label, const History& h, const char* unit) {
-  const auto v = h.values();
-  char over[64];
-  std::snprintf(over, sizeof over, "avg %.2f %s, max %.2f", double(h.average()), unit,
-                double(h.max()));
-  ImGui::PlotLines(label, v.data(), int(v.size()), 0, over, 0.0f, std::max(h.max() * 1.1f, 1.0f),
-                   ImVec2(0, 50));
-}
-
-void tooltip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
-}
-
 /// The status line (errors in red) and the background job's progress bar with its Cancel.
-void status_and_job(Viewer::Impl& m) {
-  if (!m.status.text.empty()) {
+void status_and_job(const StatusLine& status, CloudJob& job, float ui_scale) {
+  if (!status.text.empty()) {
     // Wrapped, errors too: a reader's warning names the file and what it read past.
-    if (m.status.error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    ImGui::TextWrapped("%s", m.status.text.c_str());
-    if (m.status.error) ImGui::PopStyleColor();
+    if (status.error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::TextWrapped("%s", status.text.c_str());
+    if (status.error) ImGui::PopStyleColor();
   }
-  CloudJob& job = m.cloud.job;
   if (!job.busy()) return;
   char ov[128];
   std::snprintf(ov, sizeof ov, "%s %.0f%%", job.label().c_str(), job.progress() * 100.0);
-  ImGui::ProgressBar(float(job.progress()), ImVec2(-80 * m.win.ui_scale, 0), ov);
+  ImGui::ProgressBar(float(job.progress()), ImVec2(-80 * ui_scale, 0), ov);
   ImGui::SameLine();
   if (ImGui::Button("Cancel")) job.cancel();
 }
@@ -80,9 +66,10 @@ void storage_and_culling(RenderBackend& be) {
       "enough.");
 }
 
-void renderer_section(Viewer::Impl& m) {
+/// The renderer's section; `note`: the last frame's batch counts, refreshed every 30 frames
+/// (`frames` counts the panel's frames).
+void renderer_section(RenderBackend& be, ViewerWindow& win, std::string& note, uint64_t& frames) {
   if (!ImGui::CollapsingHeader("Renderer", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  RenderBackend& be = *m.backend;
   const bool gpu = be.gpu_active();
   const std::string& gpu_why = be.gpu_unavailable();
   if (ImGui::RadioButton("CPU", !gpu) && gpu) be.switch_mode(false);
@@ -96,60 +83,27 @@ void renderer_section(Viewer::Impl& m) {
   if (gpu) gpu_options(be);
   storage_and_culling(be);
   // The last frame's batches, refreshed now and then (on the GPU a copy of a flag a batch).
-  if (m.panel_frames++ % 30 == 0) m.occlusion_note = be.batch_note();
-  if (!m.occlusion_note.empty()) ImGui::TextUnformatted(m.occlusion_note.c_str());
+  if (frames++ % 30 == 0) note = be.batch_note();
+  if (!note.empty()) ImGui::TextUnformatted(note.c_str());
   if (!gpu) ImGui::Text("CPU threads: %u", be.cpu().threads());
   ImGui::TextWrapped("display: %s", be.display_path().c_str());
-  if (ImGui::Checkbox("vsync", &m.win.vsync)) SDL_GL_SetSwapInterval(m.win.vsync ? 1 : 0);
+  if (ImGui::Checkbox("vsync", &win.vsync)) SDL_GL_SetSwapInterval(win.vsync ? 1 : 0);
   ImGui::SameLine();
-  ImGui::Text("image %dx%d", m.win.display->width(), m.win.display->height());
+  ImGui::Text("image %dx%d", win.display->width(), win.display->height());
 }
 
-void camera_section(Viewer::Impl& m) {
-  if (!ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  Camera& camera = m.view.camera;
-  int up = camera.up_axis == UpAxis::kZ ? 1 : 0;
-  ImGui::Text("up axis");
-  ImGui::SameLine();
-  if (ImGui::RadioButton("Y (scenes)", up == 0)) m.set_up_axis(UpAxis::kY);
-  ImGui::SameLine();
-  if (ImGui::RadioButton("Z (LAS, scans)", up == 1)) m.set_up_axis(UpAxis::kZ);
-  ImGui::InputScalarN("position", ImGuiDataType_Double, &camera.position.x, 3, nullptr, nullptr,
-                      "%.2f");
-  double yaw_deg = camera.yaw * 180.0 / kPi, pitch_deg = camera.pitch * 180.0 / kPi;
-  if (ImGui::DragScalar("yaw", ImGuiDataType_Double, &yaw_deg, 0.5f, nullptr, nullptr, "%.1f deg"))
-    camera.turn(yaw_deg * kPi / 180.0 - camera.yaw, 0.0);
-  if (ImGui::DragScalar("pitch", ImGuiDataType_Double, &pitch_deg, 0.5f, nullptr, nullptr,
-                        "%.1f deg"))
-    camera.turn(0.0, pitch_deg * kPi / 180.0 - camera.pitch);
-  const double smin = 1e-3, smax = 1e6;
-  ImGui::SliderScalar("speed", ImGuiDataType_Double, &m.view.fly.speed, &smin, &smax, "%.3g /s",
-                      ImGuiSliderFlags_Logarithmic);
-  if (ImGui::Button("Reset (R)")) camera = m.view.home;
-  ImGui::SameLine();
-  if (ImGui::Button("Frame the cloud (F)")) m.frame_cloud();
-}
+/// What the Points section asks for.
+enum class PointsAction { kNone, kTarget, kReadMore, kReadEverything };
 
-void focus_section(Camera& camera) {
-  if (!ImGui::CollapsingHeader("Focus", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const double fmin = 0.2, fmax = 50.0;
-  ImGui::SliderScalar("focus", ImGuiDataType_Double, &camera.focus, &fmin, &fmax, "%.3f",
-                      ImGuiSliderFlags_Logarithmic);
-  double vfov = camera.vfov() * 180.0 / kPi;
-  const double vmin = 2.0, vmax = 157.0;
-  if (ImGui::SliderScalar("vertical fov", ImGuiDataType_Double, &vfov, &vmin, &vmax, "%.1f deg"))
-    camera.focus = Camera::focus_for_vfov(vfov * kPi / 180.0);
-}
-
-/// The point-count slider and what it drew; for files read in part (a COPC file to some depth,
-/// a point budget) more on request, the view kept, the cloud on screen staying until the new one
-/// is ready.
-void point_count(Viewer::Impl& m) {
-  CloudState& c = m.cloud;
-  if (m.stream.scene) {  // the Streaming section's budget and target error decide
-    ImGui::Text("drawn %s (streamed)", human_points(double(m.stream.stats.points_drawn)).c_str());
-    return;
+/// The point-count slider and what it drew (`drawn`: the last frame's points); for files read in
+/// part (a COPC file to some depth, a point budget) more on request, the view kept, the cloud on
+/// screen staying until the new one is ready.
+PointsAction point_count(CloudState& c, const StreamState& stream, uint64_t drawn) {
+  if (stream.scene) {  // the Streaming section's budget and target error decide
+    ImGui::Text("drawn %s (streamed)", human_points(double(stream.stats.points_drawn)).c_str());
+    return PointsAction::kNone;
   }
+  PointsAction action = PointsAction::kNone;
   const bool is_scene = c.is_scene();
   const uint64_t total = c.points ? c.points->size() : 0;
   const uint64_t pmin = std::min<uint64_t>(1000, std::max<uint64_t>(total, 1));
@@ -160,235 +114,48 @@ void point_count(Viewer::Impl& m) {
   // A scene regenerates when the slider is let go (not per drag step), in the background; a
   // loaded cloud draws an even, deterministic subset (RenderSettings::point_count) at once.
   if (is_scene ? ImGui::IsItemDeactivatedAfterEdit() : ImGui::IsItemEdited())
-    m.apply_point_target(c.point_target);
+    action = PointsAction::kTarget;
   ImGui::EndDisabled();
-  ImGui::Text("drawn %s of %s (%s)", human_points(double(m.times.last_stats.points_drawn)).c_str(),
+  ImGui::Text("drawn %s of %s (%s)", human_points(double(drawn)).c_str(),
               human_points(double(total)).c_str(), is_scene ? "scene regenerates" : "subset");
   std::string part;
   LoadOptions next;
   if (!c.points || is_scene || !read_more_options(c.files, c.files_options, false, &next, &part))
-    return;
+    return action;
   ImGui::TextWrapped("%s", part.c_str());
   ImGui::BeginDisabled(c.job.busy());
-  if (ImGui::Button("Read more")) m.load_more(false);
+  if (ImGui::Button("Read more")) action = PointsAction::kReadMore;
   tooltip("COPC: one octree level deeper; other files: twice the points.");
   ImGui::SameLine();
-  if (ImGui::Button("Read everything")) m.load_more(true);
+  if (ImGui::Button("Read everything")) action = PointsAction::kReadEverything;
   ImGui::EndDisabled();
+  return action;
 }
 
 /// Point size, batch culling, background, eye-dome lighting and high-quality splats.
-void point_look(Viewer::Impl& m) {
-  ImGui::SliderInt("point size", &m.win.settings.point_size, 1, 8, "%d px");
-  bool on = m.backend->options().culling;
-  if (ImGui::Checkbox("skip batches outside the view", &on)) m.backend->set_culling(on);
+void point_look(ViewerSettings& settings, RenderBackend& backend, RenderSettings& rs) {
+  ImGui::SliderInt("point size", &settings.point_size, 1, 8, "%d px");
+  bool on = backend.options().culling;
+  if (ImGui::Checkbox("skip batches outside the view", &on)) backend.set_culling(on);
   tooltip(
       "Batch culling: each run of 4096 stored points has a bounding box, and a frame skips\n"
       "the runs whose box cannot reach the image. Same image; much faster inside a cloud.\n"
       "The GPU culls clouds of 2^20 points and more.");
-  ImGui::ColorEdit3("background", m.win.settings.background);
-  ImGui::Checkbox("eye-dome lighting", &m.rs.edl);
+  ImGui::ColorEdit3("background", settings.background);
+  ImGui::Checkbox("eye-dome lighting", &rs.edl);
   tooltip(
       "Shades each point by how far it lies behind its neighbours on screen (log depth),\n"
       "as Potree and CloudCompare do: edges and relief show without colors. Both renderers\n"
       "draw the same image.");
-  ImGui::BeginDisabled(!m.rs.edl);
-  ImGui::SliderFloat("EDL strength", &m.rs.edl_strength, 0.0f, 5.0f, "%.2f");
-  ImGui::SliderFloat("EDL radius", &m.rs.edl_radius, 1.0f, 4.0f, "%.1f px");
+  ImGui::BeginDisabled(!rs.edl);
+  ImGui::SliderFloat("EDL strength", &rs.edl_strength, 0.0f, 5.0f, "%.2f");
+  ImGui::SliderFloat("EDL radius", &rs.edl_radius, 1.0f, 4.0f, "%.1f px");
   ImGui::EndDisabled();
-  ImGui::Checkbox("high-quality splats", &m.rs.hq);
+  ImGui::Checkbox("high-quality splats", &rs.hq);
   tooltip(
       "Each pixel shows the average color of its points within 1% of the nearest one's\n"
       "depth, not the nearest point's alone: dense clouds stop shimmering while the camera\n"
       "moves. A second pass over the points drawn; the same image on both renderers.");
-}
-
-/// The budget, the target error and the cache of a streamed survey.
-void stream_settings(StreamState& st) {
-  StreamOptions& o = st.options;
-  const uint64_t bmin = 100'000, bmax = 4'000'000'000;
-  ImGui::SliderScalar("point budget", ImGuiDataType_U64, &o.point_budget, &bmin, &bmax, "%llu",
-                      ImGuiSliderFlags_Logarithmic);
-  if (ImGui::IsItemDeactivatedAfterEdit()) st.options_changed = true;
-  tooltip(
-      "Points drawn at most: the nodes nearest the camera first. The pool on the GPU\n"
-      "holds this many points (16 bytes each).");
-  float sse = float(o.sse_px);
-  if (ImGui::SliderFloat("target error", &sse, 0.0f, 20.0f, "%.1f px")) {
-    o.sse_px = sse;
-    st.options_changed = true;
-  }
-  tooltip(
-      "A node is refined while its points lie further apart on screen than this;\n"
-      "0 refines every node in view (within the budget).");
-  uint64_t mib = o.cache_bytes >> 20;
-  const uint64_t cmin = 64, cmax = uint64_t{1} << 20;
-  ImGui::SliderScalar("cache", ImGuiDataType_U64, &mib, &cmin, &cmax, "%llu MiB",
-                      ImGuiSliderFlags_Logarithmic);
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
-    o.cache_bytes = mib << 20;
-    st.options_changed = true;
-  }
-  tooltip("Host memory for decoded nodes: turning back to a place seen costs no reading.");
-}
-
-/// What streaming is doing: nodes, points, reading rate, cache fill, progress.
-void stream_figures(const StreamState& st) {
-  const StreamStats& s = st.stats;
-  ImGui::Text("tiles: %llu, %llu open", (unsigned long long)s.tiles,
-              (unsigned long long)s.tiles_open);
-  ImGui::Text("nodes: %llu drawn of %llu selected", (unsigned long long)s.nodes_drawn,
-              (unsigned long long)s.nodes_selected);
-  ImGui::Text("       %llu cached, %llu in flight", (unsigned long long)s.nodes_cached,
-              (unsigned long long)s.nodes_in_flight);
-  ImGui::Text("points: %s drawn of %s selected", human_points(double(s.points_drawn)).c_str(),
-              human_points(double(s.points_selected)).c_str());
-  ImGui::Text("read: %s, %.1f MB/s", human_size(double(s.bytes_read)).c_str(), s.mb_per_s);
-  const double fill =
-      st.options.cache_bytes ? double(s.cache_bytes) / double(st.options.cache_bytes) : 0.0;
-  const std::string cache = "cache " + human_size(double(s.cache_bytes)) + " of " +
-                            human_size(double(st.options.cache_bytes));
-  ImGui::ProgressBar(float(std::min(fill, 1.0)), ImVec2(-1, 0), cache.c_str());
-  if (s.converged)
-    ImGui::TextDisabled("view complete (budget and target error met)");
-  else
-    ImGui::Text("loading: %llu of %llu nodes drawn", (unsigned long long)s.nodes_drawn,
-                (unsigned long long)s.nodes_selected);
-  if (s.nodes_failed)
-    ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.3f, 1.0f), "%llu nodes skipped (unreadable)",
-                       (unsigned long long)s.nodes_failed);
-}
-
-void streaming_section(Viewer::Impl& m) {
-  StreamState& st = m.stream;
-  if (!st.scene && !st.opening()) return;  // only for streamed surveys
-  if (!ImGui::CollapsingHeader("Streaming", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  if (!st.scene) {
-    ImGui::TextDisabled("opening %s ...", st.label().c_str());
-    return;
-  }
-  stream_settings(st);
-  stream_figures(st);
-}
-
-void points_section(Viewer::Impl& m) {
-  if (!ImGui::CollapsingHeader("Points", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  point_count(m);
-  point_look(m);
-}
-
-void timings_section(Viewer::Impl& m) {
-  if (!ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const FrameTimes& t = m.times;
-  const FrameStats& st = t.last_stats;
-  ImGui::Text("frame %.2f ms (%.1f FPS)", t.frame_avg_ms,
-              t.frame_avg_ms > 0 ? 1000.0 / t.frame_avg_ms : 0.0);
-  ImGui::Text("render %.2f  upload %.2f  UI %.2f ms", t.render_ms, t.upload_ms, t.ui_ms);
-  if (st.stages)
-    ImGui::Text("  clear %.2f raster %.2f resolve %.2f copy %.2f", st.clear_ms, st.raster_ms,
-                st.resolve_ms, st.copy_ms);
-  else
-    ImGui::Text("  gpu frame %.3f  copy %.2f", st.raster_ms, st.copy_ms);
-  if (m.backend->gpu_active()) {
-    bool split = m.backend->stage_timing();
-    if (ImGui::Checkbox("time the GPU stages apart", &split)) m.backend->set_stage_timing(split);
-    tooltip(
-        "Clear, raster and resolve timed apart with CUDA events between them.\n"
-        "The events cost about 4 microseconds a frame, which matters for small clouds.");
-  }
-  ImGui::Text("renderer: %s points/s", human_points(st.points_per_second()).c_str());
-  plot("frame", t.hist_frame, "ms");
-  plot("render", t.hist_render, "ms");
-  if (ImGui::TreeNode("upload and UI")) {
-    plot("upload", t.hist_upload, "ms");
-    plot("UI", t.hist_ui, "ms");
-    ImGui::TreePop();
-  }
-}
-
-void cloud_section(Viewer::Impl& m) {
-  if (!ImGui::CollapsingHeader("Cloud")) return;
-  const PointCloud* cloud = m.cloud.points.get();
-  if (!cloud) {
-    ImGui::TextDisabled("no cloud yet");
-    return;
-  }
-  ImGui::Text("name: %s", cloud->name.c_str());
-  for (const auto& f : m.cloud.files)
-    ImGui::BulletText("%s: %s %s, %s points", f.file.c_str(), f.format.c_str(), f.version.c_str(),
-                      human_points(double(f.points)).c_str());
-  ImGui::Text("points: %zu%s", cloud->size(), cloud->has_intensity() ? " (+intensity)" : "");
-  const Bounds& b = m.cloud.bounds;
-  ImGui::Text("min %.3f %.3f %.3f", b.min.x, b.min.y, b.min.z);
-  ImGui::Text("max %.3f %.3f %.3f", b.max.x, b.max.y, b.max.z);
-  ImGui::Text("origin %.3f %.3f %.3f", cloud->origin.x, cloud->origin.y, cloud->origin.z);
-  ImGui::Text("host: cloud %s, CPU renderer %s", human_size(double(cloud->memory_bytes())).c_str(),
-              human_size(double(m.backend->cpu().memory_bytes())).c_str());
-  const size_t dev = m.backend->device_bytes();
-  ImGui::Text("device: %s",
-              dev ? human_size(double(dev)).c_str() : "none (GPU renderer not in use)");
-}
-
-/// The folder listed: ".." goes up, a folder opens, a file's path goes into the path box.
-void folder_listing(Viewer::Impl& m) {
-  OpenBox& box = m.open_box;
-  ImGui::TextWrapped("%s", box.dir.c_str());
-  if (ImGui::Selectable("..")) {
-    box.go_up();
-    m.refresh_listing();
-  }
-  ImGui::BeginChild("listing", ImVec2(0, 140 * m.win.ui_scale), true);
-  std::string go_dir;
-  for (const auto& [name, dir] : box.listing) {
-    const std::string label = dir ? name + "/" : name;
-    if (ImGui::Selectable(label.c_str())) {
-      const std::string full = (std::filesystem::path(box.dir) / name).string();
-      if (dir)
-        go_dir = full;
-      else
-        std::snprintf(box.path, sizeof box.path, "%s", full.c_str());
-    }
-  }
-  ImGui::EndChild();
-  if (!go_dir.empty()) {
-    box.dir = go_dir;
-    m.win.settings.open_dir = go_dir;
-    m.refresh_listing();
-  }
-}
-
-void open_section(Viewer::Impl& m) {
-  if (!ImGui::CollapsingHeader("Open")) return;
-  OpenBox& box = m.open_box;
-  ImGui::InputText("path", box.path, sizeof box.path);
-  ImGui::SameLine();
-  if (ImGui::Button("Open") && box.path[0]) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(box.path, ec)) {
-      box.dir = box.path;
-      m.refresh_listing();
-    } else {
-      m.start_open({box.path});
-    }
-  }
-  ImGui::TextDisabled("or drop files on the window");
-  ImGui::InputScalar("point budget", ImGuiDataType_U64, &box.budget);
-  tooltip(
-      "Points a file opened here keeps (0: all): a COPC file its top octree levels that fit,\n"
-      "any other an even subset of its records. Read more / Read everything fetch the rest.");
-  const auto& recent = m.win.settings.recent;
-  if (!recent.empty() && ImGui::TreeNode("Recent files")) {
-    for (const auto& r : recent)
-      if (ImGui::Selectable(r.c_str())) {
-        m.start_open({r});
-        break;
-      }
-    ImGui::TreePop();
-  }
-  if (ImGui::TreeNodeEx("Folder", ImGuiTreeNodeFlags_DefaultOpen)) {
-    folder_listing(m);
-    ImGui::TreePop();
-  }
 }
 
 void help_section() {
@@ -409,9 +176,22 @@ void help_section() {
 
 }  // namespace
 
-void Viewer::Impl::refresh_listing() {
-  std::string err;
-  if (!open_box.refresh(&err)) set_status(err, true);
+void Viewer::Impl::points_section() {
+  if (!ImGui::CollapsingHeader("Points", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  switch (point_count(cloud, stream, times.last_stats.points_drawn)) {
+    case PointsAction::kTarget:
+      cloud.set_point_target(cloud.point_target, rs, status);
+      break;
+    case PointsAction::kReadMore:
+      load_more(false);
+      break;
+    case PointsAction::kReadEverything:
+      load_more(true);
+      break;
+    case PointsAction::kNone:
+      break;
+  }
+  point_look(win.settings, *backend, rs);
 }
 
 void Viewer::Impl::draw_panel() {
@@ -421,18 +201,22 @@ void Viewer::Impl::draw_panel() {
       ImVec2(370 * s, std::max(200.0f, std::min(640 * s, ImGui::GetIO().DisplaySize.y - 20 * s))),
       ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.92f);
+  marks.begin_frame();
   if (ImGui::Begin("pointraster")) {
-    status_and_job(*this);
-    streaming_section(*this);  // a streamed survey's budget and progress come first
-    renderer_section(*this);
-    camera_section(*this);
-    focus_section(view.camera);
-    points_section(*this);
-    draw_color_section();
-    timings_section(*this);
-    cloud_section(*this);
-    open_section(*this);
-    draw_save_section();
+    marks.mark_panel();
+    status_and_job(status, cloud.job, s);
+    stream.draw_section();  // a streamed survey's budget and progress come first
+    renderer_section(*backend, win, occlusion_note, panel_frames);
+    const Bounds* bounds = cloud.drawable() ? &cloud.bounds : nullptr;
+    view.draw_section(bounds, cloud.scene.empty(), win.aspect());
+    view.draw_focus_section();
+    points_section();
+    colors.draw_section(cloud.points.get(), s);
+    times.draw_section(*backend);
+    cloud.draw_section(*backend);
+    const std::vector<std::string> open = open_box.draw_section(win.settings, s, marks, status);
+    if (!open.empty()) start_open(open);
+    save.draw_section(cloud, streaming(), open_box.dir, s, status);
     help_section();
   }
   ImGui::End();

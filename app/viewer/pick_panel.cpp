@@ -13,7 +13,6 @@
 
 #include "engine/cpu_renderer.h"
 #include "engine/culling.h"
-#include "viewer/viewer_impl.h"
 
 namespace pr {
 
@@ -26,28 +25,27 @@ const char* const kPickNames[2] = {"A", "B"};
 
 }  // namespace
 
-void Viewer::Impl::pick_at(int window_x, int window_y) {
-  if (!cloud.drawable() || !have_image || rs.width <= 0 || rs.height <= 0) return;
-  int ww = 0, wh = 0;
-  SDL_GetWindowSize(win.window, &ww, &wh);
+void PickState::click(int window_x, int window_y, const PickFrame& f, RenderBackend& backend) {
+  if (!f.drawn || f.settings.width <= 0 || f.settings.height <= 0) return;
   // Window units to image pixels (the image is the drawable: HiDPI-aware).
-  PickState::Click c;
-  c.x = int(double(window_x) * double(rs.width) / double(std::max(ww, 1)));
-  c.y = int(double(window_y) * double(rs.height) / double(std::max(wh, 1)));
-  c.cloud = cloud.points.get();
-  c.camera = view.camera;
-  c.settings = rs;
-  picks.waiting = c;
-  start_waiting_pick();
+  Click c;
+  c.x = int(double(window_x) * double(f.settings.width) / double(std::max(f.window_w, 1)));
+  c.y = int(double(window_y) * double(f.settings.height) / double(std::max(f.window_h, 1)));
+  c.cloud = f.cloud.get();
+  c.camera = f.camera;
+  c.settings = f.settings;
+  waiting = c;
+  start_waiting(f.cloud, backend);
 }
 
-void Viewer::Impl::start_waiting_pick() {
-  if (!picks.waiting || picks.job.busy()) return;
-  const PickState::Click c = *picks.waiting;
-  picks.waiting.reset();
-  if (c.cloud != cloud.points.get() || !cloud.drawable()) return;  // the cloud changed
+void PickState::start_waiting(const std::shared_ptr<const PointCloud>& now,
+                              RenderBackend& backend) {
+  if (!waiting || job.busy()) return;
+  const Click c = *waiting;
+  waiting.reset();
+  if (c.cloud != now.get() || !now || now->empty()) return;  // the cloud changed
   PickJob::Request q;
-  q.cloud = cloud.points;
+  q.cloud = now;
   q.camera = c.camera;
   q.settings = c.settings;
   q.x = c.x;
@@ -55,45 +53,44 @@ void Viewer::Impl::start_waiting_pick() {
   q.radius = kPickRadius;
   // Where the renderer on screen holds the positions it draws: the GPU picks there; the CPU's are
   // its compact form, or floats with its batch boxes when it has them.
-  const CpuRenderer& cpu = backend->cpu();
-  if (backend->gpu_active()) {
-    q.device = [this](const PointCloud& pc, const Camera& cam, const RenderSettings& s,
-                      PickWindow* w,
-                      std::string* why) { return backend->pick_window(pc, cam, s, w, why); };
-  } else if (backend->compact_active()) {
+  const CpuRenderer& cpu = backend.cpu();
+  if (backend.gpu_active()) {
+    RenderBackend* be = &backend;
+    q.device = [be](const PointCloud& pc, const Camera& cam, const RenderSettings& s, PickWindow* w,
+                    std::string* why) { return be->pick_window(pc, cam, s, w, why); };
+  } else if (backend.compact_active()) {
     q.cpu_compact = cpu.shared_compact();
-  } else if (cpu.boxes().size() == (cloud.points->size() + kPointBatch - 1) / kPointBatch) {
+  } else if (cpu.boxes().size() == (now->size() + kPointBatch - 1) / kPointBatch) {
     q.boxes = cpu.boxes();
   }
-  picks.job.start(std::move(q));
+  job.start(std::move(q));
 }
 
-void Viewer::Impl::update_picks() {
+void PickState::update(const std::shared_ptr<const PointCloud>& now, RenderBackend& backend,
+                       StatusLine& status) {
   PickJob::Result r;
-  if (picks.job.take(r)) {
-    picks.last_ms = r.ms;
-    if (r.cloud != cloud.points.get()) {
+  if (job.take(r)) {
+    last_ms = r.ms;
+    if (r.cloud != now.get()) {
       // Picked in a cloud no longer on screen: dropped.
     } else if (!r.ok) {
-      if (!r.error.empty()) set_status("pick: " + r.error, true);
+      if (!r.error.empty()) status.set("pick: " + r.error, true);
     } else if (!r.pick.hit) {
-      set_status("pick: no point within " + std::to_string(kPickRadius) + " pixels", false);
+      status.set("pick: no point within " + std::to_string(kPickRadius) + " pixels", false);
     } else {
-      picks.follow(r.cloud);
-      picks.add(r.pick);
+      follow(r.cloud);
+      add(r.pick);
     }
   }
-  start_waiting_pick();
+  start_waiting(now, backend);
 }
 
 namespace {
 
 /// Marks on the image: each pick projected with the camera of this frame (double precision), a
 /// ring and its name, and the line between two.
-void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderSettings& rs,
-                     SDL_Window* window, float ui) {
-  int ww = 0, wh = 0;
-  SDL_GetWindowSize(window, &ww, &wh);
+void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderSettings& rs, int ww,
+                     int wh, float ui) {
   ImDrawList* fg = ImGui::GetForegroundDrawList();
   const double w = double(std::max(rs.width, 1)), h = double(std::max(rs.height, 1));
   const double to_window = double(ww) / w;
@@ -118,8 +115,13 @@ void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderS
 }
 
 /// The panel's section: each pick's position and attributes, the measure between two.
-void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, UpAxis up) {
-  ImGui::TextDisabled("left click: pick a point, a second: measure; X clears");
+void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, UpAxis up,
+                  PanelMarks& marks) {
+  // Wrapped: the panel's default width holds about 50 characters of text.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("left click: pick a point, a second: measure; X clears");
+  ImGui::PopStyleColor();
+  marks.mark("pick.hint");
   if (picks.pending()) ImGui::TextDisabled("finding the point clicked...");
   for (int i = 0; i < picks.count; ++i) {
     const PickResult& p = picks.points[i];
@@ -143,13 +145,13 @@ void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, U
 
 }  // namespace
 
-void Viewer::Impl::draw_pick_panel() {
-  if (picks.cloud != cloud.points.get()) picks.clear();  // the picks belong to another cloud
-  draw_pick_marks(picks, view.camera, rs, win.window, win.ui_scale);
+void PickState::draw(const PickFrame& f, bool file_colors, float ui_scale, PanelMarks& marks) {
+  if (cloud != f.cloud.get()) clear();  // the picks belong to another cloud
+  draw_pick_marks(*this, f.camera, f.settings, f.window_w, f.window_h, ui_scale);
   // The panel's section, appended to its window.
   if (ImGui::Begin("pointraster") &&
       ImGui::CollapsingHeader("Pick and measure", ImGuiTreeNodeFlags_DefaultOpen))
-    pick_section(picks, cloud.points.get(), cloud.file_colors(), view.camera.up_axis);
+    pick_section(*this, f.cloud.get(), file_colors, f.camera.up_axis, marks);
   ImGui::End();
 }
 

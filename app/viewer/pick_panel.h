@@ -1,16 +1,30 @@
-// Picking and measuring's state (pick_panel.cpp): up to two picked points, the cloud they belong
-// to, the pick running off the drawing thread (pick_job.h) and the click waiting for it.
+// Picking and measuring (pick_panel.cpp): up to two picked points, the cloud they belong to, the
+// pick running off the drawing thread (pick_job.h), the click waiting for it, and the panel's
+// Pick section with the marks on the image.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "engine/camera.h"
 #include "engine/pick.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
+#include "viewer/panel_marks.h"
 #include "viewer/pick_job.h"
+#include "viewer/render_backend.h"
+#include "viewer/status_line.h"
 
 namespace pr {
+
+/// The frame on screen, as a click and the marks see it.
+struct PickFrame {
+  std::shared_ptr<const PointCloud> cloud;  ///< the cloud on screen (may be null)
+  bool drawn = false;                       ///< it has points and an image of it is on screen
+  Camera camera;                            ///< what the frame was drawn with
+  RenderSettings settings;
+  int window_w = 0, window_h = 0;  ///< the window in window units (clicks come in them)
+};
 
 struct PickState {
   PickResult points[2];
@@ -42,6 +56,17 @@ struct PickState {
   }
   /// Whether a pick runs or waits.
   bool pending() const { return job.busy() || waiting.has_value(); }
+
+  /// A left click on the image at (window_x, window_y): a pick job on `frame`, or the click
+  /// waiting while one runs.
+  void click(int window_x, int window_y, const PickFrame& frame, RenderBackend& backend);
+  /// The click waiting, once no pick runs, unless the cloud on screen (`now`) changed.
+  void start_waiting(const std::shared_ptr<const PointCloud>& now, RenderBackend& backend);
+  /// Each frame: a finished pick's point (kept when it is of `now`), and the click waiting.
+  void update(const std::shared_ptr<const PointCloud>& now, RenderBackend& backend,
+              StatusLine& status);
+  /// The marks on the image and the panel's Pick section (appended to the panel's window).
+  void draw(const PickFrame& frame, bool file_colors, float ui_scale, PanelMarks& marks);
 };
 
 }  // namespace pr

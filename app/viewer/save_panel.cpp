@@ -5,14 +5,16 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <new>
+#include <thread>
 
 #include "engine/frame_stats.h"
+#include "options.h"
 #include "progress_bar.h"
-#include "viewer/viewer_impl.h"
 
 namespace pr {
 
@@ -108,67 +110,79 @@ std::string save_message(const SaveJob::Result& r) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The viewer's side
+// The Save section
 
-std::string Viewer::Impl::save_unavailable() const {
-  if (stream.scene || stream.opening())
+std::string SaveState::unavailable(const CloudState& cloud, bool streaming) const {
+  if (streaming)
     return "a streamed survey is not held whole in memory: convert its files with "
            "pointraster --convert OUT FILE...";
   if (!cloud.drawable()) return "no cloud on screen";
   if (cloud.job.busy()) return "a cloud is loading: save it once it is on screen";
-  if (save.job.busy()) return "a save is running";
+  if (job.busy()) return "a save is running";
   return "";
 }
 
-bool Viewer::Impl::start_save(const std::string& path) {
-  if (const std::string why = save_unavailable(); !why.empty()) {
-    set_status("save: " + why, true);
+bool SaveState::start(const std::string& out, const CloudState& cloud, bool streaming,
+                      StatusLine& status) {
+  if (const std::string why = unavailable(cloud, streaming); !why.empty()) {
+    status.set("save: " + why, true);
     return false;
   }
-  if (convert_format(path).empty()) {
-    set_status("save: '" + path +
+  if (convert_format(out).empty()) {
+    status.set("save: '" + out +
                    "' ends in none of the suffixes that pick a format: .copc.laz (COPC), .laz, "
                    ".las",
                true);
     return false;
   }
-  save.job.start(cloud.points, path);
-  set_status("saving " + path + " ...", false);
+  job.start(cloud.points, out);
+  status.set("saving " + out + " ...", false);
   return true;
 }
 
-void Viewer::Impl::update_save() {
+void SaveState::update(StatusLine& status) {
   SaveJob::Result r;
-  if (save.job.take(r)) set_status(save_message(r), !r.ok && !r.cancelled);
+  if (job.take(r)) status.set(save_message(r), !r.ok && !r.cancelled);
 }
 
-void Viewer::Impl::draw_save_section() {
+void SaveState::cancel_and_wait(StatusLine& status) {
+  if (!job.busy()) return;
+  job.cancel();
+  SaveJob::Result r;
+  while (!job.take(r)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  status.set(r.cancelled ? "save cancelled: the viewer closed; " + r.path + " not written"
+                         : save_message(r),
+             !r.ok);
+}
+
+void SaveState::draw_section(const CloudState& cloud, bool streaming, const std::string& dir,
+                             float ui_scale, StatusLine& status) {
   if (!ImGui::CollapsingHeader("Save")) return;
   const PointCloud* shown = cloud.points.get();
-  if (shown && shown != save.suggested_for && !save.job.busy()) {
-    save.suggested_for = shown;
-    const std::string p = suggested_save_path(cloud.files.empty() ? "" : cloud.files[0].file,
-                                              cloud.scene, open_box.dir);
-    std::snprintf(save.path, sizeof save.path, "%s", p.c_str());
+  if (shown && shown != suggested_for && !job.busy()) {
+    suggested_for = shown;
+    const std::string p =
+        suggested_save_path(cloud.files.empty() ? "" : cloud.files[0].file, cloud.scene, dir);
+    std::snprintf(path, sizeof path, "%s", p.c_str());
   }
-  ImGui::InputText("save path", save.path, sizeof save.path);
-  const std::string why = save_unavailable();
-  const std::string format = convert_format(save.path);
+  ImGui::InputText("save path", path, sizeof path);
+  const std::string why = unavailable(cloud, streaming);
+  const std::string format = convert_format(path);
   std::error_code ec;
-  const bool exists = save.path[0] && fs::exists(save.path, ec);
+  const bool exists = path[0] && fs::exists(path, ec);
   // The format the suffix picks, in the button's words; "###save" keeps its ImGui id.
   const std::string button = "Save as " + (format.empty() ? std::string("COPC") : format) +
                              (exists ? "... (replace)" : "...") + "###save";
   ImGui::BeginDisabled(!why.empty());
-  if (ImGui::Button(button.c_str())) start_save(save.path);
+  if (ImGui::Button(button.c_str())) start(path, cloud, streaming, status);
   ImGui::EndDisabled();
   if (!why.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s", why.c_str());
-  if (save.job.busy()) {
-    const std::string label = save.job.label();
-    ImGui::ProgressBar(float(save.job.fraction()), ImVec2(-80 * win.ui_scale, 0), label.c_str());
+  if (job.busy()) {
+    const std::string label = job.label();
+    ImGui::ProgressBar(float(job.fraction()), ImVec2(-80 * ui_scale, 0), label.c_str());
     ImGui::SameLine();
-    if (ImGui::Button("Cancel##save")) save.job.cancel();
+    if (ImGui::Button("Cancel##save")) job.cancel();
   } else if (!why.empty()) {
     ImGui::TextWrapped("%s", why.c_str());
   } else {

@@ -10,6 +10,8 @@
 
 #include "engine/io/convert.h"
 #include "engine/point_cloud.h"
+#include "viewer/cloud_state.h"
+#include "viewer/status_line.h"
 
 namespace pr {
 
@@ -56,11 +58,25 @@ class SaveJob {
 };
 
 /// What the Save section holds: the path typed, the job, and the cloud the path was suggested
-/// for (a new cloud gets a new suggestion).
+/// for (a new cloud gets a new suggestion). `streaming`: a streamed survey is on screen or
+/// opening (it is not held whole in memory).
 struct SaveState {
   char path[1024] = {0};
   const PointCloud* suggested_for = nullptr;
   SaveJob job;
+
+  /// Why the Save section is disabled now; empty when it is not.
+  std::string unavailable(const CloudState& cloud, bool streaming) const;
+  /// Starts writing the cloud on screen to `path`; false (with a status line) when refused.
+  bool start(const std::string& path, const CloudState& cloud, bool streaming, StatusLine& status);
+  /// Each frame: a finished save's status line.
+  void update(StatusLine& status);
+  /// The viewer closes: a running save is cancelled (its output removed) and waited for; one
+  /// that ends anyway says so.
+  void cancel_and_wait(StatusLine& status);
+  /// The panel's Save section; `dir`: the folder a scene's path is suggested in.
+  void draw_section(const CloudState& cloud, bool streaming, const std::string& dir, float ui_scale,
+                    StatusLine& status);
 };
 
 /// The path the Save section suggests for a cloud: the first file's name with .copc.laz in its

@@ -7,11 +7,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/io/byte_source.h"
+
 namespace pr {
 
 void ViewerSettings::add_recent(const std::string& path) {
+  // A file's path is made absolute (it opens again from any folder); a URL stays as it is.
   std::error_code ec;
-  std::string abs = std::filesystem::absolute(path, ec).lexically_normal().string();
+  std::string abs =
+      is_url(path) ? path : std::filesystem::absolute(path, ec).lexically_normal().string();
   if (ec) abs = path;
   recent.erase(std::remove(recent.begin(), recent.end(), abs), recent.end());
   recent.insert(recent.begin(), abs);

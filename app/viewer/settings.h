@@ -15,7 +15,7 @@ struct ViewerSettings {
   bool vsync = true;
   int point_size = 1;
   float background[3] = {0.063f, 0.071f, 0.094f};
-  std::vector<std::string> recent;  ///< most recent first
+  std::vector<std::string> recent;  ///< most recent first: absolute paths, and URLs as given
   std::string open_dir;             ///< folder shown in the Open box
 
   static constexpr size_t kMaxRecent = 10;

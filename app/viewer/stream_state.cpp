@@ -2,12 +2,18 @@
 // update of every frame.
 #include "viewer/stream_state.h"
 
-#include <algorithm>
-#include <cstdio>
+#include <imgui.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/io/byte_source.h"
+#include "progress_bar.h"
 #include "startup.h"
 #include "streaming.h"
-#include "viewer/viewer_impl.h"
+#include "viewer/panel_widgets.h"
 
 namespace pr {
 
@@ -24,10 +30,25 @@ bool StreamState::start(const std::vector<std::string>& inputs, const StreamOpti
     if (made->open(inputs, &why))
       opened_ = std::move(made);
     else
-      error_ = why;
+      error_ = open_failure(inputs, why);
     done_ = true;
   });
   return true;
+}
+
+std::string open_failure(const std::vector<std::string>& inputs, const std::string& error) {
+  if (inputs.size() != 1) return error;
+  const std::string& input = inputs[0];
+  std::string suffix = std::filesystem::path(input).extension().string();
+  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  std::error_code ec;
+  if (suffix == ".vpc" || (!is_url(input) && std::filesystem::is_directory(input, ec)))
+    return error;  // a survey of tiles
+  std::string reason = error;
+  for (const std::string& lead : {std::string("no tile opens: "), input + ": "})
+    if (reason.rfind(lead, 0) == 0) reason.erase(0, lead.size());
+  return "cannot open " + input + ": " + (reason.empty() ? "it does not open" : reason);
 }
 
 bool StreamState::take(std::shared_ptr<StreamingScene>& out, std::string* error) {
@@ -38,63 +59,66 @@ bool StreamState::take(std::shared_ptr<StreamingScene>& out, std::string* error)
   return true;
 }
 
+StreamFigures stream_figures(const StreamStats& s, const StreamOptions& options) {
+  auto line = [](const char* format, auto... values) {
+    char b[160];
+    std::snprintf(b, sizeof b, format, values...);
+    return std::string(b);
+  };
+  using ull = unsigned long long;
+  StreamFigures f;
+  f.counts.push_back(line("tiles: %llu, %llu open", ull(s.tiles), ull(s.tiles_open)));
+  // What is drawn is the pool: the view's nodes that arrived, and nodes of earlier views, kept
+  // until their room is needed. So it may hold more than the view selects (never more than the
+  // pool's room, a little above the budget); each figure stands on its own, none "of" another.
+  f.counts.push_back(line("drawn: %s points, %llu nodes",
+                          human_points(double(s.points_drawn)).c_str(), ull(s.nodes_drawn)));
+  f.counts.push_back(line("the view selects %s points, %llu nodes",
+                          human_points(double(s.points_selected)).c_str(), ull(s.nodes_selected)));
+  f.counts.push_back("budget " + human_points(double(options.point_budget)) + " points");
+  if (s.points_drawn > s.points_selected)
+    f.counts.push_back("(nodes of earlier views stay drawn until their room is needed)");
+  f.counts.push_back(line("cached: %llu nodes", ull(s.nodes_cached)));
+  f.counts.push_back(
+      line("read: %s, %.1f MB/s", human_size(double(s.bytes_read)).c_str(), s.mb_per_s));
+  f.progress = s.converged ? "view complete (budget and target error met)"
+                           : line("loading: %llu reads under way", ull(s.nodes_in_flight));
+  return f;
+}
+
 StreamState::~StreamState() {
   if (opener_.joinable()) opener_.join();
 }
 
-void Viewer::Impl::start_stream(const std::vector<std::string>& paths) {
-  if (!stream.start(paths, stream.options)) {
-    set_status("still opening " + stream.label() + "; wait for it first", true);
+void StreamState::open(const std::vector<std::string>& inputs, StatusLine& status) {
+  if (!start(inputs, options)) {
+    status.set("still opening " + label() + "; wait for it first", true);
     return;
   }
-  set_status("opening " + stream.label() + " (streamed) ...", false);
+  status.set("opening " + label() + " (streamed) ...", false);
 }
 
-void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
-  std::string err, note;
-  bool refused = false;
-  backend->set_streaming(true);
-  PointCloud& pool = scene->pool();
-  if (!backend->set_cloud(pool, &err, &note, &refused)) {
-    backend->set_streaming(stream.scene != nullptr);
-    set_status(err, true);
-    return;
+bool StreamState::install(std::shared_ptr<StreamingScene> opened, RenderBackend& backend,
+                          StatusLine& status, std::string* note, bool* refused) {
+  std::string err;
+  backend.set_streaming(true);
+  PointCloud& pool = opened->pool();
+  if (!backend.set_cloud(pool, &err, note, refused)) {
+    backend.set_streaming(scene != nullptr);
+    status.set(err, true);
+    return false;
   }
-  scene->pool_reallocated();  // the renderers have this pool
-  const bool first = cloud.first;
-  stream.scene = scene;
-  // The pool is the cloud on screen: the pick panel, the Cloud section and the colors see it.
-  cloud.points = std::shared_ptr<PointCloud>(scene, &pool);
-  cloud.bounds = scene->info().bounds;
-  cloud.files = {scene->info()};
-  cloud.scene.clear();
-  cloud.point_target = ~uint64_t{0};
-  rs.point_count = ~uint64_t{0};
-  const double aspect = win.aspect();
-  if (first)
-    view.camera = stream_camera(opt, cloud.bounds, aspect);
-  else
-    frame_files_camera(view.camera, cloud.bounds, aspect, view.files_up);
-  view.fly.speed = FlyCamera::speed_for(cloud.bounds);
-  view.home = view.camera;
-  cloud.first = false;
-  for (const std::string& f : stream.inputs()) win.settings.add_recent(f);
-  // The file's colors when it has them, else intensity, else elevation (over the survey's
-  // bounds), unless the panel or --color chose a mode.
-  colors.forget_cloud();
-  colors.shown = ColorSettings{};
-  if (!colors.chosen) {
-    colors.wanted = ColorSettings{};
-    const FileInfo& info = scene->info();
-    colors.wanted.mode = stream_default_color(info);
-    colors.wanted.up_axis = view.files_up == UpAxis::kZ ? 2 : 1;
-  }
-  colors.legend = Legend{};
+  opened->pool_reallocated();  // the renderers have this pool
+  scene = std::move(opened);
+  return true;
+}
+
+void StreamState::say_installed(const std::string& note, bool refused, StatusLine& status) const {
   char msg[256];
-  std::snprintf(msg, sizeof msg, "%s: %llu points in %llu tile(s), streamed%s",
-                stream.label().c_str(), (unsigned long long)scene->info().points,
-                (unsigned long long)scene->stats().tiles, note.c_str());
-  set_status(msg, refused);
+  std::snprintf(msg, sizeof msg, "%s: %llu points in %llu tile(s), streamed%s", label().c_str(),
+                (unsigned long long)scene->info().points, (unsigned long long)scene->stats().tiles,
+                note.c_str());
+  status.set(msg, refused);
 }
 
 namespace {
@@ -123,53 +147,104 @@ void color_range_of_pool(PointCloud& pool, const ColorSettings& settings, uint64
   std::copy(out.begin(), out.end(), pool.colors.begin() + first);
 }
 
+/// The pool's points in `ranges` colored with `colors` (a fixed range), and the ranges to the
+/// renderers.
+void recolor_ranges(PointCloud& pool, const ColorSettings& colors,
+                    const std::vector<PoolRange>& ranges, RenderBackend& backend,
+                    StatusLine& status) {
+  for (const PoolRange& r : ranges)
+    if (r.count) color_range_of_pool(pool, colors, r.first, r.count);
+  std::string err;
+  if (!backend.update_points(ranges, &err)) status.set(err, true);
+}
+
 }  // namespace
 
-bool Viewer::Impl::pool_shows_file_colors() const {
-  return stream.scene->pool().file_colors.empty();
-}
-
-void Viewer::Impl::recolor_ranges(const std::vector<PoolRange>& ranges) {
-  PointCloud& pool = stream.scene->pool();
-  ColorSettings fixed = colors.shown;
-  fixed.auto_range = false;
-  fixed.range_lo = colors.legend.lo;
-  fixed.range_hi = colors.legend.hi;
-  for (const PoolRange& r : ranges)
-    if (r.count) color_range_of_pool(pool, fixed, r.first, r.count);
-  std::string err;
-  if (!backend->update_points(ranges, &err)) set_status(err, true);
-}
-
-void Viewer::Impl::update_stream() {
-  std::shared_ptr<StreamingScene> opened;
-  std::string why;
-  if (stream.take(opened, &why)) {
-    if (opened)
-      install_stream(std::move(opened));
-    else
-      set_status(why, true);
+bool StreamState::update(const LodView& view, const ColorSettings& colors, RenderBackend& backend,
+                         StatusLine& status) {
+  if (options_changed) {
+    scene->set_options(options);
+    options_changed = false;
   }
-  StreamingScene* scene = stream.scene.get();
-  // A color job or a pick reads the pool: it stays as it is until they are done.
-  if (!scene || win.display->empty() || colors.job.busy() || picks.job.busy()) return;
-  if (stream.options_changed) {
-    scene->set_options(stream.options);
-    stream.options_changed = false;
-  }
-  const std::vector<PoolRange> ranges =
-      scene->update(lod_view(view.camera, win.display->width(), win.display->height()));
+  const std::vector<PoolRange> ranges = scene->update(view);
+  // The pool's own colors are the file's (no array of display colors): drawn as they arrive.
+  const bool file_colors = scene->pool().file_colors.empty();
   std::string err, note;
   bool refused = false;
   if (scene->pool_reallocated()) {
-    if (!backend->set_cloud(scene->pool(), &err, &note, &refused)) set_status(err, true);
-  } else if (!ranges.empty() && pool_shows_file_colors() && !backend->update_points(ranges, &err)) {
-    set_status(err, true);
+    if (!backend.set_cloud(scene->pool(), &err, &note, &refused)) status.set(err, true);
+  } else if (!ranges.empty() && file_colors && !backend.update_points(ranges, &err)) {
+    status.set(err, true);
   }
-  if (!ranges.empty() && !pool_shows_file_colors()) recolor_ranges(ranges);
-  if (!ranges.empty()) picks.job.forget_positions();  // its boxes came from the pool before
-  stream.stats = scene->stats();
-  for (const std::string& m : scene->take_messages()) set_status(m, true);
+  if (!ranges.empty() && !file_colors)
+    recolor_ranges(scene->pool(), colors, ranges, backend, status);
+  stats = scene->stats();
+  for (const std::string& m : scene->take_messages()) status.set(m, true);
+  return !ranges.empty();
+}
+
+namespace {
+
+/// The budget, the target error and the cache of a streamed survey.
+void stream_settings(StreamState& st) {
+  StreamOptions& o = st.options;
+  const uint64_t bmin = 100'000, bmax = 4'000'000'000;
+  ImGui::SliderScalar("point budget", ImGuiDataType_U64, &o.point_budget, &bmin, &bmax, "%llu",
+                      ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemDeactivatedAfterEdit()) st.options_changed = true;
+  tooltip(
+      "Points the view selects at most: the nodes nearest the camera first. What is drawn\n"
+      "is the pool, room for this many points and a little more (16 bytes each on the GPU):\n"
+      "nodes of earlier views stay in it until their room is needed.");
+  float sse = float(o.sse_px);
+  if (ImGui::SliderFloat("target error", &sse, 0.0f, 20.0f, "%.1f px")) {
+    o.sse_px = sse;
+    st.options_changed = true;
+  }
+  tooltip(
+      "A node is refined while its points lie further apart on screen than this;\n"
+      "0 refines every node in view (within the budget).");
+  uint64_t mib = o.cache_bytes >> 20;
+  const uint64_t cmin = 64, cmax = uint64_t{1} << 20;
+  ImGui::SliderScalar("cache", ImGuiDataType_U64, &mib, &cmin, &cmax, "%llu MiB",
+                      ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    o.cache_bytes = mib << 20;
+    st.options_changed = true;
+  }
+  tooltip("Host memory for decoded nodes: turning back to a place seen costs no reading.");
+}
+
+/// What streaming is doing: nodes, points, reading rate, cache fill, progress.
+void draw_stream_figures(const StreamState& st) {
+  const StreamStats& s = st.stats;
+  const StreamFigures f = stream_figures(s, st.options);
+  for (const std::string& line : f.counts) ImGui::TextWrapped("%s", line.c_str());
+  const double fill =
+      st.options.cache_bytes ? double(s.cache_bytes) / double(st.options.cache_bytes) : 0.0;
+  const std::string cache = "cache " + human_size(double(s.cache_bytes)) + " of " +
+                            human_size(double(st.options.cache_bytes));
+  ImGui::ProgressBar(float(std::min(fill, 1.0)), ImVec2(-1, 0), cache.c_str());
+  if (s.converged)
+    ImGui::TextDisabled("%s", f.progress.c_str());
+  else
+    ImGui::TextUnformatted(f.progress.c_str());
+  if (s.nodes_failed)
+    ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.3f, 1.0f), "%llu nodes skipped (unreadable)",
+                       (unsigned long long)s.nodes_failed);
+}
+
+}  // namespace
+
+void StreamState::draw_section() {
+  if (!scene && !opening()) return;  // only for streamed surveys
+  if (!ImGui::CollapsingHeader("Streaming", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!scene) {
+    ImGui::TextDisabled("opening %s ...", label().c_str());
+    return;
+  }
+  stream_settings(*this);
+  draw_stream_figures(*this);
 }
 
 }  // namespace pr

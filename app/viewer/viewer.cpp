@@ -1,6 +1,7 @@
 // The viewer's frame loop, in the shape of Dear ImGui's example_sdl2_opengl3: events (to ImGui,
 // and to the app what ImGui does not want), the finished background jobs, the rendered image, the
-// panel, then the swap.
+// panel, then the swap; and the code that joins the features: a new cloud or survey handed to the
+// renderers, the colors, the camera and Recent files, and what opens next.
 #include "viewer/viewer.h"
 
 #include <glad/gl.h>
@@ -9,12 +10,10 @@
 #include <imgui_impl_sdl.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <thread>
 
 #include "engine/scenes.h"
 #include "startup.h"
@@ -44,18 +43,13 @@ std::string time_stamp() {
 // ---------------------------------------------------------------------------------------------
 // Impl
 
-void Viewer::Impl::set_up_axis(UpAxis up) {
-  view.set_up_axis(up, cloud.scene.empty(), cloud.drawable() ? &cloud.bounds : nullptr,
-                   win.aspect());
-}
-
 void Viewer::Impl::frame_cloud() {
   if (cloud.drawable()) view.frame(cloud.bounds, win.aspect());
 }
 
 void Viewer::Impl::start_first_cloud() {
   // The command line's files, else the scene; made in the background.
-  color_request_for_jobs();
+  cloud.job.set_color_request(colors.request_for_jobs(opt, view.files_up));
   if (!opt.files.empty()) {
     start_files(opt.files, load_options(opt), false);
   } else {
@@ -65,7 +59,7 @@ void Viewer::Impl::start_first_cloud() {
   open_box.budget = opt.max_points;
   open_box.dir = win.settings.open_dir.empty() ? std::filesystem::current_path().string()
                                                : win.settings.open_dir;
-  refresh_listing();
+  open_box.relist(status);
 }
 
 void Viewer::Impl::choose_first_mode() {
@@ -92,8 +86,8 @@ void Viewer::Impl::advance(double frame_ms) {
   if (cloud.job.take(r) || cloud.job.take_preview(r)) install_cloud(r);
   update_colors();
   update_stream();
-  update_save();
-  update_picks();
+  save.update(status);
+  picks.update(cloud.points, *backend, status);
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {
@@ -134,7 +128,7 @@ void Viewer::Impl::draw_window(int w, int h) {
   ImGui_ImplSDL2_NewFrame();
   ImGui::NewFrame();
   draw_panel();
-  draw_pick_panel();
+  picks.draw(pick_frame(), cloud.file_colors(), win.ui_scale, marks);
   ImGui::Render();
 
   const float* bg = win.settings.background;
@@ -186,6 +180,157 @@ bool Viewer::Impl::save_screenshot_key() {
   return true;
 }
 
+PickFrame Viewer::Impl::pick_frame() const {
+  PickFrame f;
+  f.cloud = cloud.points;
+  f.drawn = cloud.drawable() && have_image;
+  f.camera = view.camera;
+  f.settings = rs;
+  SDL_GetWindowSize(win.window, &f.window_w, &f.window_h);
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What arrives in a frame, and what opens next
+
+void Viewer::Impl::install_cloud(CloudJob::Result& r) {
+  // More of the same files keeps the view, as a regenerated scene does; so does the whole cloud
+  // after its preview (CloudJob::take_preview), which leaves the cloud "first" until it arrives.
+  const bool more = (cloud.loading_more || r.after_preview) && !r.files.empty();
+  if (!r.preview) cloud.loading_more = false;
+  if (!r.ok) {
+    if (cloud.first) cloud.initial_load_failed = true;
+    if (r.after_preview) cloud.first = false;  // its preview stays on screen
+    set_status(r.error, r.error != "loading cancelled");
+    return;
+  }
+  const bool same_view = (!r.scene.empty() && r.scene == cloud.scene && cloud.points) || more;
+  if (!take_cloud(r)) return;
+  cloud.reset_point_target(opt.points, rs);
+  if (!r.after_preview) place_camera(same_view);
+  if ((cloud.first || cloud.scene.empty()) && !more)
+    for (const auto& f : cloud.files) win.settings.add_recent(f.file);
+  if (!r.preview) cloud.first = false;
+}
+
+bool Viewer::Impl::take_cloud(CloudJob::Result& r) {
+  std::string err, note;  // note: what the GPU's upload adds to the status line
+  bool refused = false;
+  const bool was_streaming = stream.scene != nullptr;
+  if (was_streaming) backend->set_streaming(false);  // the new cloud is drawn in the options
+  if (!backend->set_cloud(*r.cloud, &err, &note, &refused)) {
+    if (was_streaming) backend->set_streaming(true);
+    set_status(err, true);
+    return false;
+  }
+  stream.scene.reset();  // the streamed survey's workers stop; its pool goes with cloud.points
+  colors.take_cloud_colors(r, status);
+  cloud.show(r);
+  cloud.say_ready(r, note, refused, status);
+  return true;
+}
+
+void Viewer::Impl::place_camera(bool same_view) {
+  const double aspect = win.aspect();
+  if (cloud.first) {
+    view.camera = starting_camera(opt, *cloud.points, cloud.scene, aspect);
+  } else if (!same_view) {  // a regenerated scene keeps the view: only the density changed
+    const UpAxis up = cloud.scene.empty() ? view.files_up : up_axis_for(opt, false);
+    view.camera = cloud_camera(*cloud.points, cloud.scene, up, aspect, view.camera.focus);
+  }
+  if (!same_view) {
+    view.fly.speed = FlyCamera::speed_for(cloud.bounds);
+    view.home = view.camera;
+  }
+}
+
+void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
+  std::string note;
+  bool refused = false;
+  if (!stream.install(std::move(scene), *backend, status, &note, &refused)) return;
+  const bool first = cloud.first;
+  cloud.show_survey(stream.scene, rs);
+  const double aspect = win.aspect();
+  if (first)
+    view.camera = stream_camera(opt, cloud.bounds, aspect);
+  else
+    frame_files_camera(view.camera, cloud.bounds, aspect, view.files_up);
+  view.fly.speed = FlyCamera::speed_for(cloud.bounds);
+  view.home = view.camera;
+  cloud.first = false;
+  for (const std::string& f : stream.inputs()) win.settings.add_recent(f);
+  colors.start_survey(stream.scene->info(), view.files_up);
+  stream.say_installed(note, refused, status);
+}
+
+void Viewer::Impl::update_colors() {
+  if (!cloud.job.busy()) cloud.job.set_color_request(colors.request_for_jobs(opt, view.files_up));
+  // Elevation follows the up axis the panel sets for files (or --up for the scenes).
+  const UpAxis up = cloud.scene.empty() ? view.files_up : up_axis_for(opt, false);
+  ColorTarget t;
+  t.cloud = cloud.points.get();
+  t.drawable = cloud.drawable();
+  t.bounds = cloud.bounds;
+  t.up_axis = up == UpAxis::kZ ? 2 : 1;
+  t.streamed = stream.scene != nullptr;
+  t.read_elsewhere = save.job.reads(t.cloud) || picks.job.reads(t.cloud);
+  if (colors.update(t, *backend, status)) picks.job.forget_positions();  // made from them before
+}
+
+void Viewer::Impl::update_stream() {
+  std::shared_ptr<StreamingScene> opened;
+  std::string why;
+  if (stream.take(opened, &why)) {
+    if (opened)
+      install_stream(std::move(opened));
+    else
+      set_status(why, true);
+  }
+  // A color job or a pick reads the pool: it stays as it is until they are done.
+  if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy()) return;
+  const LodView lod = lod_view(view.camera, win.display->width(), win.display->height());
+  // A pick's boxes came from the pool before its points changed.
+  if (stream.update(lod, colors.shown_fixed(), *backend, status)) picks.job.forget_positions();
+}
+
+void Viewer::Impl::start_files(const std::vector<std::string>& paths, const LoadOptions& options,
+                               bool more) {
+  if (paths.empty()) return;
+  std::string why;
+  if (streams(paths, opt.stream, &why)) {
+    stream.open(paths, status);
+    return;
+  }
+  if (!why.empty()) {
+    set_status(why, true);
+    return;
+  }
+  cloud.start_files(paths, options, more, status);
+}
+
+void Viewer::Impl::start_open(const std::vector<std::string>& paths) {
+  // The Open box's point budget (the command line's --max-points to begin with) and --max-depth
+  // hold for every file opened (--scan names the scans of the command line's own files).
+  LoadOptions o;
+  o.max_points = open_box.budget;
+  o.max_depth = opt.max_depth;
+  start_files(paths, o, false);
+}
+
+bool Viewer::Impl::load_more(bool everything) {
+  if (stream.scene) {
+    set_status(
+        "a streamed survey reads what the view needs: raise the point budget or lower "
+        "the target error (Streaming)",
+        false);
+    return false;
+  }
+  LoadOptions next;
+  if (!cloud.more_options(everything, &next, status)) return false;
+  start_files(cloud.file_paths(), next, true);
+  return cloud.job.busy();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Viewer
 
@@ -200,18 +345,10 @@ Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
 Viewer::~Viewer() {
   Impl& m = *impl_;
   m.cloud.job.cancel();
-  if (m.save.job.busy()) {
-    // Closing the window cancels a save (its output is removed); one that ends anyway says so.
-    m.save.job.cancel();
-    SaveJob::Result r;
-    while (!m.save.job.take(r)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    m.set_status(r.cancelled ? "save cancelled: the viewer closed; " + r.path + " not written"
-                             : save_message(r),
-                 !r.ok);
-  }
-  m.colors.job.join();     // its staging calls into the backend
-  m.picks.job.cancel();    // a GPU pick calls into the backend too
-  m.stream.scene.reset();  // its workers stop before the renderers go
+  m.save.cancel_and_wait(m.status);  // its output is removed; one that ends anyway says so
+  m.colors.job.join();               // its staging calls into the backend
+  m.picks.job.cancel();              // a GPU pick calls into the backend too
+  m.stream.scene.reset();            // its workers stop before the renderers go
   m.win.save_settings(m.backend->gpu_active() ? "gpu" : "cpu");
   m.backend.reset();  // CUDA lets go of the display's buffer
   m.win.close();

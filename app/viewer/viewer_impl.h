@@ -1,9 +1,9 @@
-// The viewer's state: one part per feature, each owned by its own file with the functions that
-// act on it (window.h, cloud_state.h, camera_control.h, color_panel.h, pick_panel.h,
-// frame_times.h, open_box.h, save_panel.h, status_line.h), and the functions that join them: the
-// frame (viewer.cpp), input (input.cpp), loading (cloud_state.cpp), the panel (panel.cpp, with the
-// Color and Pick sections in color_panel.cpp and pick_panel.cpp). Internal to app/viewer: SDL
-// types appear here, GL types do not.
+// The viewer's state: one part per feature, each owning its functions in its own file
+// (window.h, cloud_state.h, stream_state.h, camera_control.h, color_panel.h, pick_panel.h,
+// frame_times.h, open_box.h, save_panel.h, status_line.h), handed what it needs of the others as
+// arguments; and the code that joins them: the frame and what arrives in it (viewer.cpp), input
+// (input.cpp), the panel's layout (panel.cpp). Internal to app/viewer: SDL types appear here, GL
+// types do not.
 #pragma once
 
 #include <SDL.h>
@@ -20,6 +20,7 @@
 #include "viewer/color_panel.h"
 #include "viewer/frame_times.h"
 #include "viewer/open_box.h"
+#include "viewer/panel_marks.h"
 #include "viewer/pick_panel.h"
 #include "viewer/render_backend.h"
 #include "viewer/save_panel.h"
@@ -41,7 +42,8 @@ struct Viewer::Impl {
   PickState picks;
   FrameTimes times;
   OpenBox open_box;
-  SaveState save;  // the Save section and the save running
+  SaveState save;    // the Save section and the save running
+  PanelMarks marks;  // where the panel drew what tests click (viewer_testing.h)
 
   std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
   RenderSettings rs;
@@ -53,6 +55,8 @@ struct Viewer::Impl {
   int frame = 0;
 
   void set_status(const std::string& s, bool error) { status.set(s, error); }
+  /// A streamed survey is on screen or opening.
+  bool streaming() const { return stream.scene != nullptr || stream.opening(); }
 
   // The frame (viewer.cpp).
   void start_first_cloud();
@@ -66,7 +70,18 @@ struct Viewer::Impl {
   bool write_screenshot(int w, int h);  // --screenshot
   bool save_screenshot_key();
   void frame_cloud();
-  void set_up_axis(UpAxis up);  // re-frames the cloud seen with that axis up
+  PickFrame pick_frame() const;  // the frame on screen, as a click and the pick marks see it
+
+  // What arrives in a frame and what opens next, joining the features (viewer.cpp).
+  void install_cloud(CloudJob::Result& r);
+  bool take_cloud(CloudJob::Result& r);  // false when the backend refused it
+  void place_camera(bool same_view);
+  void install_stream(std::shared_ptr<StreamingScene> scene);
+  void update_colors();  // the color job's request, then ColorState::update()
+  void update_stream();  // a survey opened, then StreamState::update()
+  void start_open(const std::vector<std::string>& paths);
+  void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
+  bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
 
   // Input (input.cpp): to the app only what ImGui does not want.
   void handle_event(const SDL_Event& e);
@@ -76,41 +91,9 @@ struct Viewer::Impl {
   void key_pressed(SDL_Keycode k);
   void mouse_event(const SDL_Event& e, bool imgui_wants_mouse);
 
-  // Loading (cloud_state.cpp).
-  void install_cloud(CloudJob::Result& r);
-  bool take_cloud(CloudJob::Result& r);  // false when the backend refused it
-  void place_camera(bool same_view);
-  void start_open(const std::vector<std::string>& paths);
-  void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
-  bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
-  void apply_point_target(uint64_t n);
-
-  // Streaming (stream_state.cpp).
-  void start_stream(const std::vector<std::string>& paths);
-  void install_stream(std::shared_ptr<StreamingScene> scene);
-  void update_stream();  // each frame: selection, arrivals, the renderers' ranges
-  bool pool_shows_file_colors() const;
-  void recolor_ranges(const std::vector<PoolRange>& ranges);  // a color mode's colors for them
-
-  // Saving the cloud on screen (save_panel.cpp).
-  std::string save_unavailable() const;  // why the Save section is disabled; empty when it is not
-  bool start_save(const std::string& path);  // false (with a status line) when refused
-  void update_save();                        // each frame: a finished save's status line
-  void draw_save_section();
-
-  // The panel (panel.cpp, color_panel.cpp, pick_panel.cpp, save_panel.cpp).
+  // The panel's layout (panel.cpp): each feature draws its own section.
   void draw_panel();
-  void refresh_listing();
-  void pick_at(int window_x, int window_y);  // a left click on the image: a pick job
-  void start_waiting_pick();                 // the click waiting, once no pick runs
-  void update_picks();                       // each frame: a finished pick's point
-  void draw_pick_panel();                    // its panel section and its marks on the image
-  void color_request_for_jobs();             // the cloud job's ColorRequest
-  void update_colors();                      // hands over and starts color jobs
-  void take_colors(ColorJob::Result& r);
-  void apply_class_filter_now();
-  void take_cloud_colors(const CloudJob::Result& r);  // a new cloud's colors
-  void draw_color_section();
+  void points_section();  // the point count's actions reach the cloud and the loading
 };
 
 }  // namespace pr

@@ -67,11 +67,14 @@ bool ViewerTesting::cloud_busy() const {
 void ViewerTesting::cancel_cloud_job() {
   impl_->cloud.job.cancel();
 }
+void ViewerTesting::hold_cloud_job(bool on) {
+  impl_->cloud.job.hold(on);
+}
 uint64_t ViewerTesting::cloud_points() const {
   return impl_->cloud.points ? impl_->cloud.points->size() : 0;
 }
 void ViewerTesting::set_point_count(uint64_t n) {
-  impl_->apply_point_target(n);
+  impl_->cloud.set_point_target(n, impl_->rs, impl_->status);
 }
 uint64_t ViewerTesting::points_drawn() const {
   return impl_->times.last_stats.points_drawn;
@@ -138,8 +141,20 @@ bool ViewerTesting::open_files(const std::vector<std::string>& paths) {
 bool ViewerTesting::read_more(bool everything) {
   return impl_->load_more(everything);
 }
+const std::vector<std::string>& ViewerTesting::recent_files() const {
+  return impl_->win.settings.recent;
+}
 void ViewerTesting::request_quit() {
   impl_->quit = true;
+}
+bool ViewerTesting::panel_item(const std::string& name, PanelItem* item) {
+  PanelMarks& marks = impl_->marks;
+  marks.on = true;
+  const auto it = marks.items.find(name);
+  if (it == marks.items.end()) return false;
+  const PanelMarks::Rect& r = it->second;
+  *item = PanelItem{r.x0, r.y0, r.x1, r.y1, r.visible};
+  return true;
 }
 
 bool ViewerTesting::streaming() const {
@@ -158,13 +173,18 @@ void ViewerTesting::set_stream_options(const StreamOptions& options) {
 const StreamOptions& ViewerTesting::stream_options() const {
   return impl_->stream.options;
 }
+std::vector<std::string> ViewerTesting::stream_lines() const {
+  StreamFigures f = stream_figures(impl_->stream.stats, impl_->stream.options);
+  f.counts.push_back(f.progress);
+  return f.counts;
+}
 
 bool ViewerTesting::save_cloud(const std::string& path) {
   std::snprintf(impl_->save.path, sizeof impl_->save.path, "%s", path.c_str());
-  return impl_->start_save(impl_->save.path);
+  return impl_->save.start(impl_->save.path, impl_->cloud, impl_->streaming(), impl_->status);
 }
 std::string ViewerTesting::save_unavailable() const {
-  return impl_->save_unavailable();
+  return impl_->save.unavailable(impl_->cloud, impl_->streaming());
 }
 bool ViewerTesting::save_busy() const {
   return impl_->save.job.busy();

@@ -72,6 +72,10 @@ class ViewerTesting : public Viewer {
   /// What the progress bar's Cancel button does: stops the running load or regeneration; the
   /// cloud on screen stays.
   void cancel_cloud_job();
+  /// While held (may be set before open()), a file load that shows a subset first waits after
+  /// the subset is on screen, before it reads the whole files; releasing lets it go on, and
+  /// cancel_cloud_job() ends it.
+  void hold_cloud_job(bool on);
   uint64_t cloud_points() const;
   /// What the point-count slider does: a subset of a loaded cloud, or the scene regenerated in
   /// the background (the old one stays on screen meanwhile).
@@ -112,7 +116,20 @@ class ViewerTesting : public Viewer {
   /// background, keeping the view. False (with a status line) when every point is read or a job
   /// runs.
   bool read_more(bool everything);
+  /// The Open box's Recent files, most recent first (the settings file keeps them).
+  const std::vector<std::string>& recent_files() const;
   void request_quit();
+  /// Where the panel drew item `name` in the last frame, in window units, and whether it showed
+  /// whole (not scrolled out of the panel): "panel" (the panel's area below its title bar),
+  /// "open.header", "open.path", "open.button", "open.recent" (the Recent files node),
+  /// "open.recent.N" (its entries), "open.entry:NAME" (the folder list's, a folder's NAME
+  /// ending in /), "open.survey" (the folder as one survey), "pick.hint". The first call starts
+  /// recording them (from the next frame on); false when the item was not drawn.
+  struct PanelItem {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool visible = false;
+  };
+  bool panel_item(const std::string& name, PanelItem* item);
   /// Whether the cloud on screen is a streamed survey (engine/io/stream.h), or one is opening.
   bool streaming() const;
   bool stream_opening() const;
@@ -122,6 +139,9 @@ class ViewerTesting : public Viewer {
   /// frame.
   void set_stream_options(const StreamOptions& options);
   const StreamOptions& stream_options() const;
+  /// The Streaming section's lines for the last frame's figures: its counts, then how far the
+  /// view has loaded (stream_figures()).
+  std::vector<std::string> stream_lines() const;
   /// What the Save section's button does with `path` typed: writes the cloud on screen in the
   /// background (COPC, LAZ or LAS by the suffix). False, with the reason in the status line, when
   /// refused: see save_unavailable(), or a suffix that picks no format.

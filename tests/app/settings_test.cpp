@@ -47,6 +47,18 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   EXPECT_EQ(t.point_size, 3);
   ASSERT_EQ(t.recent.size(), 2u);
   EXPECT_EQ(t.recent[0], "/a/b.ply");
+  // A URL stays a URL (no folder in front of it), a relative path becomes absolute; the file
+  // keeps both as they are.
+  pr::ViewerSettings r;
+  r.add_recent("http://127.0.0.1:8123/city.copc.laz");
+  r.add_recent("HTTPS://example.org/a/../b.copc.laz?x=1");
+  r.add_recent("rel/c.las");
+  ASSERT_EQ(r.recent.size(), 3u);
+  EXPECT_EQ(r.recent[2], "http://127.0.0.1:8123/city.copc.laz");
+  EXPECT_EQ(r.recent[1], "HTTPS://example.org/a/../b.copc.laz?x=1");
+  EXPECT_EQ(r.recent[0], (fs::current_path() / "rel/c.las").string());
+  ASSERT_TRUE(pr::save_settings((d / "urls.ini").string(), r, &err)) << err;
+  EXPECT_EQ(pr::load_settings((d / "urls.ini").string()).recent, r.recent);
   {
     std::FILE* f = std::fopen((d / "bad.ini").c_str(), "w");
     std::fputs("width=-5\nmode=tpu\npoint_size=99\ngarbage\n", f);

@@ -294,6 +294,31 @@ TEST(Window, PickRunsOffTheDrawingThread) {
 
 // The pick panel's attributes: a file without colors (drawn white) lists "rgb none", a file with
 // colors its point's colors.
+// The pick section's hint fits the panel at its default size (no text cut off at its right edge).
+TEST(Window, ThePickHintFitsThePanel) {
+  REQUIRE_DISPLAY();
+  fresh_config("pick_hint");
+  pr::ViewerTesting v(scripted(0, 1000, 900, 20'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  pr::ViewerTesting::PanelItem panel, hint;
+  bool seen = false;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    const bool drawn = vw.panel_item("panel", &panel) && vw.panel_item("pick.hint", &hint);
+    if (drawn && !vw.cloud_busy() && frame > 3) {
+      seen = true;
+      vw.request_quit();
+    }
+    if (frame > 2000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_TRUE(seen);
+  EXPECT_NEAR(panel.x1 - panel.x0, 370.0f, 40.0f);  // the default width, less the scroll bar
+  EXPECT_GE(hint.x0, panel.x0);
+  EXPECT_LE(hint.x1, panel.x1) << "the hint runs " << hint.x1 - panel.x1 << " px past the panel";
+}
+
 TEST(Window, PickPanelSaysNoneForAFileWithoutColors) {
   REQUIRE_DISPLAY();
   REQUIRE_TESTDATA("las");

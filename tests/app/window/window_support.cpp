@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "startup.h"
 
@@ -95,6 +97,80 @@ SDL_Event mouse_button_event(uint8_t button, bool down, int x, int y) {
   e.button.x = x;
   e.button.y = y;
   return e;
+}
+
+bool panel_input_available(std::string* why) {
+  const char* driver = SDL_GetCurrentVideoDriver();
+  if (driver && std::string(driver) == "offscreen") {
+    *why = "SDL's offscreen driver gives the window no input focus: ImGui sees no pointer";
+    return false;
+  }
+  return true;
+}
+
+void type_text(const std::string& text) {
+  // SDL_TEXTINPUT carries at most 31 bytes and a terminating zero.
+  for (size_t at = 0; at < text.size(); at += 31) {
+    SDL_Event e{};
+    e.type = SDL_TEXTINPUT;
+    const std::string part = text.substr(at, 31);
+    std::memcpy(e.text.text, part.c_str(), part.size() + 1);
+    SDL_PushEvent(&e);
+  }
+}
+
+bool PanelClick::step(ViewerTesting& v) {
+  if (stage_ == kDone || failed_) return false;
+  if (++frames_ > 200) {
+    failed_ = true;
+    return false;
+  }
+  if (wait_ > 0) {
+    --wait_;
+    return false;
+  }
+  ViewerTesting::PanelItem panel, item;
+  const bool have_panel = v.panel_item("panel", &panel);
+  const bool have_item = v.panel_item(name_, &item);
+  switch (stage_) {
+    case kStart:  // the pointer over the panel, left of its items (a child list would scroll)
+      if (!have_panel) return false;
+      SDL_WarpMouseInWindow(v.window(), int(panel.x0) + 3, int((panel.y0 + panel.y1) / 2));
+      stage_ = kFind;
+      wait_ = 2;
+      return false;
+    case kFind:
+      if (!have_item) return false;
+      if (!item.visible) {
+        SDL_Event e{};
+        e.type = SDL_MOUSEWHEEL;
+        e.wheel.y = item.y0 < panel.y0 ? 1 : -1;  // up towards an item above, down otherwise
+        SDL_PushEvent(&e);
+        return false;
+      }
+      // Near the item's left end: an input field's label lies right of its box.
+      x_ = int(item.x0 + std::min(12.0f, (item.x1 - item.x0) / 2));
+      y_ = int((item.y0 + item.y1) / 2);
+      SDL_WarpMouseInWindow(v.window(), x_, y_);
+      stage_ = kPress;
+      wait_ = 2;  // ImGui sees the pointer there before the button goes down
+      return false;
+    case kPress: {
+      SDL_Event e = mouse_button_event(SDL_BUTTON_LEFT, true, x_, y_);
+      SDL_PushEvent(&e);
+      stage_ = kRelease;
+      return false;
+    }
+    case kRelease: {
+      SDL_Event e = mouse_button_event(SDL_BUTTON_LEFT, false, x_, y_);
+      SDL_PushEvent(&e);
+      stage_ = kDone;
+      return true;
+    }
+    case kDone:
+      break;
+  }
+  return false;
 }
 
 size_t count_not(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1,

@@ -41,6 +41,36 @@ SDL_Event key_event(SDL_Keycode k, SDL_Scancode sc, bool down);
 /// A mouse button pressed or released at (x, y), window units.
 SDL_Event mouse_button_event(uint8_t button, bool down, int x, int y);
 
+/// Whether Dear ImGui sees the pointer in this window (call after the viewer opened): SDL's
+/// offscreen driver (the GPU machine's) gives the window no input focus, and ImGui 1.86's SDL
+/// backend reads the mouse only for a focused or hovered window; the reason when it does not.
+bool panel_input_available(std::string* why);
+
+/// Text typed into the ImGui item that has the keyboard (SDL_TEXTINPUT events).
+void type_text(const std::string& text);
+
+/// A click on the panel's item `name` (ViewerTesting::panel_item()) as a user makes it, one step
+/// a frame: the pointer goes over the panel and the wheel scrolls it until the item shows whole,
+/// then the pointer moves onto the item, the left button goes down, and up. step() returns true
+/// on the frame the button went up; failed() once it gave up (the item not drawn, or not shown
+/// whole, within 200 frames).
+class PanelClick {
+ public:
+  explicit PanelClick(std::string name) : name_(std::move(name)) {}
+  bool step(ViewerTesting& v);
+  bool done() const { return stage_ == kDone; }
+  bool failed() const { return failed_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  enum Stage { kStart, kFind, kPress, kRelease, kDone };
+  std::string name_;
+  Stage stage_ = kStart;
+  int frames_ = 0, wait_ = 0;
+  int x_ = 0, y_ = 0;
+  bool failed_ = false;
+};
+
 /// Pixels in [x0,x1)x[y0,y1) that differ from `bg`.
 size_t count_not(const std::vector<uint32_t>& px, int w, int x0, int y0, int x1, int y1,
                  uint32_t bg);
@@ -80,6 +110,14 @@ struct SwitchCase {
 void run_switch_case(const SwitchCase& c);
 
 }  // namespace pr::test
+
+/// In a test, after the viewer opened: skips it where ImGui sees no pointer
+/// (panel_input_available()).
+#define REQUIRE_PANEL_INPUT()                                          \
+  do {                                                                 \
+    std::string why_;                                                  \
+    if (!pr::test::panel_input_available(&why_)) GTEST_SKIP() << why_; \
+  } while (0)
 
 /// In a test: skips it when no GL 3.3 window can be made here, except under CI (CI=true), where
 /// the display must be there (.ci/run runs the window tests under Xvfb) and its absence fails.
