@@ -1,4 +1,4 @@
-// `pointraster --convert` through the real program: real files from the shared test data in, the
+// `pointraster --convert` through the real program: real files from the test data in, the
 // output read back with --info; a bad suffix, missing and unreadable inputs, and Ctrl-C leave no
 // output behind.
 #include <fcntl.h>

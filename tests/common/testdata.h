@@ -1,5 +1,5 @@
-// The shared test data (../shared/testdata beside the checkout, PR_TESTDATA_DIR): tests that read
-// it skip without it, except under CI (CI=true), where its absence fails them.
+// The test data (tests/data, PR_TESTDATA_DIR): real files from other projects' test suites, part
+// of the source tree. A test whose folder is missing fails: the checkout is broken.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,16 +11,16 @@
 
 namespace pr::test {
 
-/// The shared test data's folder.
+/// The test data's folder.
 inline const std::string kData = PR_TESTDATA_DIR;
 
-/// Whether the tests run under CI (CI=true), where every input must be present.
+/// Whether the tests run under CI (CI=true), where every tool a test needs must be present.
 inline bool under_ci() {
   const char* ci = std::getenv("CI");
   return ci && std::strcmp(ci, "true") == 0;
 }
 
-/// The shared test data's `folder` ("" for the whole of it).
+/// The test data's `folder` ("" for the whole of it).
 inline std::string data_path(const char* folder) {
   std::string path = kData;
   if (*folder) {
@@ -32,10 +32,9 @@ inline std::string data_path(const char* folder) {
 
 }  // namespace pr::test
 
-/// In a test: skips it (fails it under CI) when the shared test data's `folder` ("las", "laz",
-/// ...; "" for the whole of it) is absent.
-#define REQUIRE_TESTDATA(folder)                                                                   \
-  if (const std::string pr_td_ = pr::test::data_path(folder); !std::filesystem::exists(pr_td_)) {  \
-    if (pr::test::under_ci()) FAIL() << "test data " << pr_td_ << " is absent under CI (CI=true)"; \
-    GTEST_SKIP() << "test data " << pr_td_ << " is absent (../shared beside the checkout)";        \
+/// In a test: fails it when the test data's `folder` ("las", "laz", ...; "" for the whole of it)
+/// is absent.
+#define REQUIRE_TESTDATA(folder)                                                                  \
+  if (const std::string pr_td_ = pr::test::data_path(folder); !std::filesystem::exists(pr_td_)) { \
+    FAIL() << "test data " << pr_td_ << " is absent: tests/data belongs to the checkout";         \
   }

@@ -1,5 +1,5 @@
 // Color modes (engine/colorize.h): each mode against a reference computed here, the default rule,
-// the legend, the class filter in CPU images, the attributes of the shared LAS files, and
+// the legend, the class filter in CPU images, the attributes of the test data's LAS files, and
 // append_cloud() keeping the attributes aligned.
 #include "engine/colorize.h"
 

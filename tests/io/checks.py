@@ -1,5 +1,5 @@
 """What the comparisons against independent readers (compare_readers.py, compare_e57.py,
-compare_laz.py) share: running the project's helpers for their JSON, the shared test data's
+compare_laz.py) share: running the project's helpers for their JSON, the test data's
 presence, a sample of our points against a reference's, and running the checks with one line
 each and a summary."""
 import json
@@ -27,16 +27,12 @@ def run_json(cmd):
     return json.loads(line[-1])
 
 
-def testdata_present(path, without):
-    """True when the shared test data's folder `path` is there. Without it, under CI (CI=true)
-    the run fails (exit 1); elsewhere this says what is checked `without` it and returns False."""
-    if os.path.isdir(path):
-        return True
-    if os.environ.get("CI") == "true":
-        print(f"FAIL  test data {path} absent under CI (CI=true)")
+def require_testdata(path):
+    """Exits with status 1 and a line naming `path` when the test data's folder `path` is absent:
+    tests/data belongs to the checkout, so its absence is a broken checkout, not a reason to skip."""
+    if not os.path.isdir(path):
+        print(f"FAIL  test data {path} is absent: tests/data belongs to the checkout")
         sys.exit(1)
-    print(f"test data {path} absent: {without}")
-    return False
 
 
 def compare_sample(sample, xyz, rgb, intensity, tol):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compares pointraster's E57 reader with pye57 (which wraps libE57Format): point counts, bounds
-after the poses, a sample of points, intensities and colors, for the shared E57 files and for
+after the poses, a sample of points, intensities and colors, for the test data's E57 files and for
 files written here with pye57's libE57Format bindings: several scans with non-trivial poses,
 cartesian and spherical coordinates, float (32/64-bit) and scaled-integer fields in shuffled
 order, with and without color and intensity, invalid points, fields the reader skips (row and
@@ -18,7 +18,7 @@ import uuid
 
 import numpy as np
 
-from checks import compare_sample, run_checks, run_json, testdata_present
+from checks import compare_sample, require_testdata, run_checks, run_json
 
 SAMPLE = 300
 
@@ -229,16 +229,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pointraster", required=True)
     ap.add_argument("--sampler", required=True)
-    ap.add_argument("--testdata", required=True, help="the folder of the shared .e57 files")
+    ap.add_argument("--testdata", required=True, help="the folder of the test data's .e57 files")
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--points", type=int, default=1_000_000)
     args = ap.parse_args()
     checks = []  # (file, the scans --scan names or None)
-    if testdata_present(args.testdata, "comparing generated files only"):
-        for f in sorted(os.listdir(args.testdata)):
-            if f.endswith(".e57"):
-                checks.append((os.path.join(args.testdata, f), None))
-        checks.append((os.path.join(args.testdata, "A_B.e57"), [1]))
+    require_testdata(args.testdata)
+    for f in sorted(os.listdir(args.testdata)):
+        if f.endswith(".e57"):
+            checks.append((os.path.join(args.testdata, f), None))
+    checks.append((os.path.join(args.testdata, "A_B.e57"), [1]))
     os.makedirs(args.workdir, exist_ok=True)
     generated = []
     for name, scans in generated_sets(args.points):

@@ -2,7 +2,7 @@
 """Checks pointraster's LAZ decoder against laspy with the lazrs backend (LASzip's own library,
 laspy's laszip backend, for the LASzip 1.x variants that lazrs refuses): every point record byte
 for byte (all attributes: integer X/Y/Z, intensity, returns, flags, classification, scan angle,
-user data, point source id, GPS time, RGB, NIR, wave packets, extra bytes), for every shared
+user data, point source id, GPS time, RGB, NIR, wave packets, extra bytes), for every
 LAZ/COPC file and for files generated here with lazrs in each point format 0-10 (with and without
 extra bytes), chunk sizes from 1 to 65,537 with a last partial chunk, and variable chunks; LASzip
 1.x's unchunked compressor (lazrs' one-chunk files rewritten without the chunk table, formats
@@ -11,8 +11,8 @@ extra bytes; LASzip must read them back as the records written); then that each 
 its LAS twin load identically (positions, colors, intensity, classification, returns, point
 source, GPS time, named fields: loading skips the layers of the fields a cloud does not keep)
 through `io_sample read`; that the scalar extra bytes of LAZ files load as named fields with
-laspy's values; and that each shared COPC file read down to each depth gives the point count
-and bounds of laspy's CopcReader.level_query(range(0, depth+1)).
+laspy's values; and that each COPC file of the test data read down to each depth gives the
+point count and bounds of laspy's CopcReader.level_query(range(0, depth+1)).
 
 usage: compare_laz.py --sampler BIN --testdata DIR --workdir DIR [--points N]
 Exits 1 if any check fails; prints one line per check and 'N passed, N failed'.
@@ -29,7 +29,7 @@ import lazrs
 import numpy as np
 
 import laz_legacy
-from checks import SKIP, run_checks, run_json, testdata_present, unskipped
+from checks import SKIP, require_testdata, run_checks, run_json, unskipped
 
 # Files of LASzip 1.x's unchunked compressor and version-1 items, which lazrs refuses: read with
 # laspy's laszip backend (LASzip's own library).
@@ -262,7 +262,7 @@ def check_legacy(sampler, base, fmt, extra, n, chunk, unchunked_v2, rng):
 
 def glob_copc(testdata):
     d = os.path.join(testdata, "laz")
-    return [os.path.join(d, f) for f in os.listdir(d) if ".copc." in f] if os.path.isdir(d) else []
+    return [os.path.join(d, f) for f in os.listdir(d) if ".copc." in f]
 
 
 def copc_levels(path):
@@ -298,14 +298,14 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     checks = []  # (label, function)
     laz_dir = os.path.join(args.testdata, "laz")
-    if testdata_present(laz_dir, "checking generated files only"):
-        for f in sorted(os.listdir(laz_dir)):
-            if f.endswith(".laz"):
-                p = os.path.join(laz_dir, f)
-                checks.append((p, lambda p=p: compare_records(args.sampler, p, args.workdir)))
-        for f in ("extra.laz", "las_with_several_extra_byte_bloc.laz"):
+    require_testdata(laz_dir)
+    for f in sorted(os.listdir(laz_dir)):
+        if f.endswith(".laz"):
             p = os.path.join(laz_dir, f)
-            checks.append((f"{p} named fields", lambda p=p: compare_fields(args.sampler, p)))
+            checks.append((p, lambda p=p: compare_records(args.sampler, p, args.workdir)))
+    for f in ("extra.laz", "las_with_several_extra_byte_bloc.laz"):
+        p = os.path.join(laz_dir, f)
+        checks.append((f"{p} named fields", lambda p=p: compare_fields(args.sampler, p)))
     rng = np.random.default_rng(7)
     n = args.points
     cases = [(fmt, 0, 50_000, n) for fmt in range(11)]

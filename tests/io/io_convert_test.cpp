@@ -1,4 +1,4 @@
-// Conversion to COPC, LAZ and LAS (convert_point_clouds, save_point_cloud): the shared test files
+// Conversion to COPC, LAZ and LAS (convert_point_clouds, save_point_cloud): the test data's files
 // of every format, alone and merged, converted to the three outputs. The LAS output read back
 // (load_point_cloud) gives the input's points in the input's order, positions within half the
 // output's scale (identical integers when the scale and offset are kept), and the input's

@@ -1,4 +1,4 @@
-// Reading the real files of ../shared/testdata (written by other tools) and round trips through
+// Reading the real files of tests/data (written by other tools) and round trips through
 // our own writers for every format variant.
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 // channels, returns sharing GPS times, interleaved time sequences, fields that never change and
 // leave their layers empty, fields that first change late in the chunk) and for random bytes in
 // every field, in several chunks, chunks of one and two points among them. A chunk whose first
-// layer is empty is refused. The records of shared LAZ/COPC files of formats 6-8 re-encode to the
-// same records, and the first chunk of files LASzip and laz-rs wrote re-encodes to its very bytes.
-// A complete LAZ 1.4 file of our chunks (header, LASzip VLR, chunk table) reads back through
+// layer is empty is refused. The records of the test data's LAZ/COPC files of formats 6-8 re-encode
+// to the same records, and the first chunk of files LASzip and laz-rs wrote re-encodes to its very
+// bytes. A complete LAZ 1.4 file of our chunks (header, LASzip VLR, chunk table) reads back through
 // laspy with the lazrs backend and with the laszip backend record for record (PR_TEST_PYTHON).
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
-// The LAZ reader: shared LAZ files load like their LAS twins (same points, colors, intensity,
-// classification), every shared LAZ/COPC file loads, and damaged LAZ input (truncated, bytes
-// flipped in the VLR, the chunk table and the chunks) fails with one line or decodes, never
-// crashes, and a header that agrees with its chunk table on an enormous point count is refused
-// before the cloud is allocated. LASzip 1.x's unchunked stream (the shared version-1 file, and a
-// point-wise chunk rewritten as one) decodes like its chunked twin, keeps the point budget's
-// stride, reports progress, cancels, and fails with one line when cut. Extra bytes load as the
-// same named fields as through the LAS reader. Record-by-record comparison with laspy + lazrs or
-// LASzip: tests/io/compare_laz.py.
+// The LAZ reader: the test data's LAZ files load like their LAS twins (same points, colors,
+// intensity, classification), every LAZ/COPC file of the test data loads, and damaged LAZ input
+// (truncated, bytes flipped in the VLR, the chunk table and the chunks) fails with one line or
+// decodes, never crashes, and a header that agrees with its chunk table on an enormous point count
+// is refused before the cloud is allocated. LASzip 1.x's unchunked stream (the test data's
+// version-1 file, and a point-wise chunk rewritten as one) decodes like its chunked twin, keeps the
+// point budget's stride, reports progress, cancels, and fails with one line when cut. Extra bytes
+// load as the same named fields as through the LAS reader. Record-by-record comparison with laspy +
+// lazrs or LASzip: tests/io/compare_laz.py.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

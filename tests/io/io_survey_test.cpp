@@ -1,7 +1,7 @@
 // list_survey and parse_vpc (engine/io/survey.h): .vpc files written here (relative, absolute and
 // URL hrefs; 3D and 2D proj:bbox; point counts; assets found by key, role or media type), one in
 // the form PDAL wrench's build_vpc writes, malformed ones (each with its one-line message naming
-// the file and the item), folders of COPC files (links to the shared COPC files) and several
+// the file and the item), folders of COPC files (links to the COPC files of tests/data) and several
 // inputs in order.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -322,7 +322,7 @@ TEST_F(SurveyTest, VpcFromAUrl) {
   write("surveys/s1/survey.vpc",
         collection({item("a", data_asset("./a.copc.laz"),
                          R"({"pc:count": 10, "proj:bbox": [0, 0, 0, 1, 2, 3]})"),
-                    item("b", data_asset("../shared/b.copc.laz"), R"({"pc:count": 20})"),
+                    item("b", data_asset("../other/b.copc.laz"), R"({"pc:count": 20})"),
                     item("c", data_asset("https://other.test/c.copc.laz"), "{}")}));
   write("surveys/broken.vpc", R"({"type": "FeatureCollection", "features": [{]})");
   START_NGINX(server, dir_.string(), "");
@@ -335,7 +335,7 @@ TEST_F(SurveyTest, VpcFromAUrl) {
   EXPECT_EQ(tiles[0].href, server.url("surveys/s1/a.copc.laz"));
   EXPECT_EQ(tiles[0].points, 10u);
   EXPECT_EQ(tiles[0].bounds.max, glm::dvec3(1, 2, 3));
-  EXPECT_EQ(tiles[1].href, server.url("surveys/shared/b.copc.laz"));
+  EXPECT_EQ(tiles[1].href, server.url("surveys/other/b.copc.laz"));
   EXPECT_EQ(tiles[1].points, 20u);
   EXPECT_EQ(tiles[2].href, "https://other.test/c.copc.laz");
 

@@ -304,7 +304,7 @@ TEST(ColorUpdate, KeptValuesMakeRoomForTheNextMode) {
   gpu->set_memory_limit(0);
 }
 
-/// The shared airborne scan by class and by intensity, sorted and not.
+/// The test data's airborne scan by class and by intensity, sorted and not.
 TEST(ColorUpdate, AutzenByClassAndIntensity) {
   PR_REQUIRE_GPU(gpu);
   PointCloud cloud;

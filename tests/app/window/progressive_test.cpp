@@ -64,17 +64,16 @@ TEST_F(Progressive, PreviewOptionsSpreadTheSubsetOverPlainLasFiles) {
   EXPECT_TRUE(pr::preview_options({small()}, {}).empty());
   EXPECT_TRUE(pr::preview_options({large(), (dir_ / "absent.las").string()}, {}).empty());
   // A COPC file streams, or reads its top levels for a budget: no preview. A plain LAZ file
-  // gets one of whole chunks (the shared ones are too small to need it).
-  if (fs::exists(data_path("laz"))) {
-    const std::string copc = data_path("laz") + "/lone-star.copc.laz";
-    const std::string laz = data_path("laz") + "/autzen_trim.laz";
-    EXPECT_TRUE(pr::preview_options({large(), copc}, {}).empty());
-    p = pr::preview_options({large(), laz}, {});
-    ASSERT_EQ(p.size(), 2u);
-    EXPECT_FALSE(p[0].whole_chunks);
-    EXPECT_TRUE(p[1].whole_chunks);
-    EXPECT_GE(p[1].max_points, 1u);
-  }
+  // gets one of whole chunks (the test data's are too small to need it).
+  REQUIRE_TESTDATA("laz");
+  const std::string copc = data_path("laz") + "/lone-star.copc.laz";
+  const std::string laz = data_path("laz") + "/autzen_trim.laz";
+  EXPECT_TRUE(pr::preview_options({large(), copc}, {}).empty());
+  p = pr::preview_options({large(), laz}, {});
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_FALSE(p[0].whole_chunks);
+  EXPECT_TRUE(p[1].whole_chunks);
+  EXPECT_GE(p[1].max_points, 1u);
 }
 
 TEST_F(Progressive, ASubsetIsDrawnBeforeTheWholeFileInTheSameView) {
