@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The benchmark's ratios from one run: the peers (the NumPy, CuPy and Numba scripts of the
-perspective projection the project grew from, ../shared/peers/seed_*.py; peers.txt from
+perspective projection the project grew from, bench/peers/seed_*.py; peers.txt from
 run_peers.sh: lines "name points loops total_seconds") against pointraster_bench's JSON rows.
 
   compare.py PEERS_TXT BENCH_JSON [BENCH_JSON...]
