@@ -4,7 +4,7 @@
 # under 4 minutes on an H200.
 #   (here)  cmake -S . -B build-compact -DCMAKE_CUDA_ARCHITECTURES=90 &&
 #           cmake --build build-compact -j2 --target kernel_tests gpu_render_bench
-#           /work/shared/device/bundle.sh .device-compact build-compact/bin/{kernel_tests,gpu_render_bench}
+#           bench/bundle.sh .device-compact build-compact/bin/{kernel_tests,gpu_render_bench}
 #           cp bench/gpu/run_compact_device.sh .device-compact/
 #           echo /.device-compact/ >> .git/info/exclude
 #   (run)   bash .device-compact/run_compact_device.sh          carry [".device-compact"]

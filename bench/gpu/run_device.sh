@@ -1,6 +1,6 @@
 #!/bin/bash
 # Everything the CUDA renderer needs checked and measured on the GPU machine, in one call:
-#   (here)  /work/shared/device/bundle.sh .device build-cuda/bin/{kernel_tests,kernel_gl_tests,\
+#   (here)  bench/bundle.sh .device build-cuda/bin/{kernel_tests,kernel_gl_tests,\
 #           gpu_render_bench,gpu_interop_bench}; cp bench/gpu/run_device.sh .device/
 #   (run)   source .device/env.sh; bash .device/run_device.sh        with carry [".device"]
 # Logs go to $OUT (they come back); the summary lines are printed last.

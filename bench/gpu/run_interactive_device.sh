@@ -4,7 +4,7 @@
 # median of 30 frames), a pick (`pick_ms`) and the color-mode switches (color_switch_bench), for
 # one build (K/bin) or more (K/bin, then each K/bin-*) in turn, twice, so that a change is
 # measured against the build before it in the same run (docs/PERFORMANCE.md):
-#   (here)  ../shared/device/bundle.sh K build/bin/pointraster build/bin/color_switch_bench
+#   (here)  bench/bundle.sh K build/bin/pointraster build/bin/color_switch_bench
 #           [mkdir K/bin-b; cp another build's pointraster (and color_switch_bench) into K/bin-b]
 #           cp bench/gpu/run_interactive_device.sh K/
 #   (run)   source K/env.sh; bash K/run_interactive_device.sh        carry ["K"]

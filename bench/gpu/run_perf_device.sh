@@ -3,7 +3,7 @@
 # "Techniques tried"):
 #   (here)  cmake -S . -B build-perf -DCMAKE_CUDA_ARCHITECTURES=90 &&
 #           cmake --build build-perf -j2 --target kernel_tests gpu_render_bench
-#           /work/shared/device/bundle.sh .device-perf build-perf/bin/{kernel_tests,gpu_render_bench}
+#           bench/bundle.sh .device-perf build-perf/bin/{kernel_tests,gpu_render_bench}
 #           cp bench/gpu/run_perf_device.sh .device-perf/
 #   (run)   source .device-perf/env.sh; bash .device-perf/run_perf_device.sh   carry [".device-perf"]
 # Logs go to $OUT; each step has a time limit so the call ends inside the device's 10 minutes.
