@@ -1,7 +1,8 @@
 #!/bin/bash
-# Packs pointraster_bench and the peer scripts (bench/peers/seed_*.py: the NumPy, CuPy and
-# Numba perspective projection the project grew from) for the GPU machine (run from anywhere):
-#   bench/pack_device.sh            -> .device-bench/{bin,lib,env.sh,peers/}
+# Packs pointraster_bench for the GPU machine (run from anywhere); the peer scripts
+# (bench/peers/seed_*.py: the NumPy, CuPy and Numba perspective projection the project grew from)
+# travel there with the working tree:
+#   bench/pack_device.sh            -> .device-bench/{bin,lib,env.sh}
 # then, with the device tool: carry [".device-bench"], command
 #   set -o pipefail; source .device-bench/env.sh; BILLION=1 bash bench/run_peers.sh 2>&1 | tee $OUT/log
 # HEAD=1 builds the last commit (git archive into /tmp/bench-head) instead of the working tree,
@@ -35,8 +36,6 @@ fi
 cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" > /dev/null
 cmake --build "$build" -j2 --target pointraster_bench
 bench/bundle.sh .device-bench "$build/bin/pointraster_bench"
-mkdir -p .device-bench/peers
-cp bench/peers/*.py .device-bench/peers/
 { git rev-parse HEAD; [ "${HEAD:-0}" = 1 ] && echo "(clean HEAD)" || git status --short -- engine kernels bench; } \
   > .device-bench/commit
 du -sh .device-bench

@@ -6,8 +6,8 @@
 #   bench/run_peers.sh                 here: builds with bench/run_bench.sh's build dir if needed
 #   (GPU machine) source .device-bench/env.sh; bash bench/run_peers.sh
 #
-# Environment: OUT (logs and JSON, default build-bench/peers-out), PEERS (the peer scripts:
-# .device-bench/peers, else bench/peers), PYTHON (default python3), BENCH_EXE,
+# Environment: OUT (logs and JSON, default build-bench/peers-out), PEERS (the peer scripts,
+# default bench/peers), PYTHON (default python3), BENCH_EXE,
 # POINTS (default 1e5,1e6,1e7,1e8), BILLION=1 adds 1e9, QUICK=1 runs fewer peer loops,
 # NOSORT_POINTS (e.g. 1e8,1e9: GPU rows without the renderer's upload-time sort),
 # MODES_POINTS (e.g. 1e8,1e9: GPU rows for each storage mode, GPU_MODES, MODES_ORDERS),
@@ -16,11 +16,8 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/build-bench/peers-out}
 mkdir -p "$out" "${PEER_LOGS:-$out}"
-peers=${PEERS:-}
-for d in "$root/.device-bench/peers" "$root/bench/peers"; do
-  [ -z "$peers" ] && [ -f "$d/seed_numpy.py" ] && peers=$d
-done
-[ -n "$peers" ] || { echo "run_peers.sh: the peer scripts (seed_*.py) are not found (set PEERS)"; exit 1; }
+peers=${PEERS:-$root/bench/peers}
+[ -f "$peers/seed_numpy.py" ] || { echo "run_peers.sh: the peer scripts (seed_*.py) are not in $peers"; exit 1; }
 py=${PYTHON:-python3}
 exe=${BENCH_EXE:-$(command -v pointraster_bench || echo "$root/build-bench/bin/pointraster_bench")}
 if [ ! -x "$exe" ]; then  # not packed for the GPU machine: build it here

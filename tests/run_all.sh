@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite, from nothing: installs what is missing, builds (with CUDA when nvcc is
-# there), runs every test (GPU tests skip without a device), then the engine's tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer, then the file-reader fuzzers for a bounded time.
-# Idempotent and quick when nothing changed. The last line counts the tests that passed and those
-# that skipped because there is no GPU; a skip for any other reason is named there, and fails the
-# run under CI (CI=true).
+# there), runs every test (GPU tests skip without a device), then the engine's and the readers'
+# tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then the file-reader fuzzers for
+# a bounded time. Idempotent and quick when nothing changed.
+#
+# Its last line says what the ctest runs did: "N passed, M skipped: no GPU". The test data is in
+# the repository (tests/data) and every tool the tests use is installed here, so only the tests
+# that need a GPU may skip; any other skip is named in that line with its reason, and fails the
+# run under CI (CI=true). tests/ctest_summary.py reads the reasons from ctest's JUnit files.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -14,11 +17,13 @@ jobs=$(nproc 2>/dev/null || echo 2)
 third_party/install-deps.sh
 
 # The window tests need a display: ctest runs them under xvfb-run (Xvfb and Mesa's software
-# OpenGL, installed above). Under CI (CI=true) they fail rather than skip without one, so a
-# missing xvfb-run stops the run here with the reason.
-if [ "${CI:-}" = true ] && ! command -v xvfb-run >/dev/null; then
-  echo "run_all.sh: xvfb-run is missing: the window tests need a display under CI" >&2
-  exit 1
+# OpenGL); the HTTP tests start nginx. Both are installed above. Under CI (CI=true) those tests
+# fail rather than skip without them, so a missing one stops the run here with the reason.
+if [ "${CI:-}" = true ]; then
+  command -v xvfb-run >/dev/null ||
+    { echo "run_all.sh: xvfb-run is missing: the window tests need a display under CI" >&2; exit 1; }
+  [ -x /usr/sbin/nginx ] ||
+    { echo "run_all.sh: /usr/sbin/nginx is missing: the HTTP tests need it under CI" >&2; exit 1; }
 fi
 
 # Python tools for the tests (independent readers), in a venv of the build tree.
@@ -30,6 +35,22 @@ if [ ! -x $venv/bin/python ] || ! cmp -s tests/requirements.txt "$stamp"; then
   cp tests/requirements.txt "$stamp"
 fi
 
+# One ctest run in build folder $1 (the other arguments go to ctest), its JUnit file kept for the
+# summary; a failure prints the summary so far and stops the run. The output of passed tests is
+# kept whole: the skips inside viewer_window (one ctest test) are read from it.
+junit=()
+run_ctest() {
+  local dir=$1
+  shift
+  junit+=("$root/$dir/ctest-junit.xml")
+  rm -f "$root/$dir/ctest-junit.xml"
+  if ! (cd "$dir" && ctest --output-on-failure --output-junit "$root/$dir/ctest-junit.xml" \
+          --test-output-size-passed 4000000 --test-output-size-failed 4000000 "$@"); then
+    python3 tests/ctest_summary.py "${junit[@]}" || true
+    exit 1
+  fi
+}
+
 echo "== build (${SECONDS} s in)"
 # CUDA_ARCHS (e.g. 90-real) compiles the CUDA files for those architectures only.
 cfg=(-DPR_TEST_PYTHON="$root/$venv/bin/python")
@@ -37,26 +58,20 @@ cfg=(-DPR_TEST_PYTHON="$root/$venv/bin/python")
 cmake -S . -B build "${cfg[@]}" >/dev/null
 cmake --build build -j"$jobs"
 echo "== tests (${SECONDS} s in)"
-# JUnit files keep each test's output (the window tests' too, one ctest entry for many gtests) for
-# the last line's counts (tests/ctest_summary.py).
-junit=(--test-output-size-passed 4000000 --test-output-size-failed 4000000)
-(cd build && ctest --output-on-failure -j"$jobs" --timeout 600 --output-junit "$root/build/ctest.xml" \
-   "${junit[@]}")
+run_ctest build -j"$jobs" --timeout 600
 
 echo "== engine and io tests under AddressSanitizer + UndefinedBehaviorSanitizer (${SECONDS} s in)"
 # -O1 and line tables only (-g1): what the sanitizers need for speed and for their stack traces,
 # and they compile faster than -O2 -g.
+# The Python venv too: the io tests that check our LAZ and COPC output with laspy run here as well.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DPOINTRASTER_SANITIZE=ON \
-  -DPOINTRASTER_APP=OFF -DPOINTRASTER_CUDA=OFF -DPOINTRASTER_BENCH=OFF >/dev/null
+  -DPOINTRASTER_APP=OFF -DPOINTRASTER_CUDA=OFF -DPOINTRASTER_BENCH=OFF "${cfg[@]}" >/dev/null
 cmake --build build-asan -j"$jobs" --target engine_tests io_tests
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -L "^(engine|io)$" \
-   --output-junit "$root/build-asan/ctest.xml" "${junit[@]}")
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run_ctest build-asan -j"$jobs" -L "^(engine|io)$"
 
-if [ -x tests/fuzz/run_fuzz.sh ]; then
-  echo "== fuzzing the file readers (bounded time; ${SECONDS} s in)"
-  tests/fuzz/run_fuzz.sh
-fi
-echo "== all tests passed (${SECONDS} s in)"
-python3 tests/ctest_summary.py build/ctest.xml build-asan/ctest.xml
+echo "== fuzzing the file readers (bounded time; ${SECONDS} s in)"
+tests/fuzz/run_fuzz.sh
+echo "== summary of the ctest runs (${SECONDS} s in)"
+python3 tests/ctest_summary.py "${junit[@]}"

@@ -8,12 +8,16 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3 python3-venv python3-pip
       libsdl2-dev libglm-dev libimgui-dev libstb-dev libgl-dev libgl1-mesa-dri
       libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth clang libpugixml-dev
-      libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev nginx-light)
-# libFuzzer's runtime for the fuzz targets: the libclang-rt-N-dev matching the clang installed.
+      libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# nginx for the HTTP tests (they run /usr/sbin/nginx): nginx-light where the release still has it,
+# else nginx.
+if [ ! -x /usr/sbin/nginx ]; then
+  if apt-cache show nginx-light >/dev/null 2>&1; then missing+=(nginx-light); else missing+=(nginx); fi
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -21,6 +25,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# libFuzzer's runtime for the fuzz targets: the libclang-rt-N-dev matching the clang installed.
 if command -v clang >/dev/null; then
   v=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
   rt="libclang-rt-${v}-dev"

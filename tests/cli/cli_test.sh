@@ -143,7 +143,7 @@ grep -q "^colors: rgb " "$tmp/out"; check "a colored scene defaults to rgb" $?
   --screenshot "$tmp/elev.png" >"$tmp/out" 2>&1; rc=$?
 check "--color elevation --colormap turbo exits 0" $rc
 grep -q "^colors: elevation, colormap turbo " "$tmp/out"; check "elevation with turbo applied" $?
-las="$(cd "$(dirname "$0")/../.." && pwd)/tests/data/las/autzen_trim.las"
+las="$(cd "$(dirname "$0")/.." && pwd)/data/las/autzen_trim.las"
 if [ -f "$las" ]; then
   for mode in classification intensity return source elevation; do
     "$bin" --headless --width 160 --height 120 --frames 1 --color $mode "$las" >"$tmp/out" 2>&1
@@ -162,7 +162,7 @@ assert a["points"] == 110000 and a["format"] == "LAS" and a["origin"] == [636594
 assert "error" in b and b["file"].endswith("missing.las"), b' "$tmp/out"
   check "--info --json lines parse: $(head -c 200 "$tmp/out")" $?
 else
-  check "test data $las is absent: the checkout is incomplete (tests/data)" 1
+  check "test data $las is absent: tests/data belongs to the checkout" 1
 fi
 
 # Eye-dome lighting and picking.

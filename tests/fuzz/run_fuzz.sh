@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target per reader (and one for the COPC hierarchy and VLR parser) with clang
 # (-fsanitize=fuzzer,address,undefined) and runs each for a bounded time, seeded with
-# the test data (tests/data) and the kept regressions.
+# tests/data and the kept regressions.
 #   tests/fuzz/run_fuzz.sh [seconds per target (15)] [build dir (build-fuzz)] [targets (all), e.g. copc,laz]
 # Exits non-zero if any target crashes; the crashing input is copied to
 # tests/fuzz/regressions/<target>/ (replayed by io_tests IoFuzzRegressions); compiles and runs go as many at a time as there are cores.
@@ -13,10 +13,12 @@ out="${2:-$root/build-fuzz}"
 only="${3:-}"
 data="$root/tests/data"
 cxx="${CXX_FUZZ:-clang++}"
-if [[ ! -d "$data" ]]; then
-  echo "run_fuzz.sh: test data $data is absent: the checkout is incomplete" >&2
-  exit 1
-fi
+for d in ply las pcd pts text e57 laz; do
+  if [[ ! -d "$data/$d" ]]; then
+    echo "run_fuzz.sh: test data $data/$d is absent: tests/data belongs to the checkout" >&2
+    exit 1
+  fi
+done
 mkdir -p "$out"
 srcs=("$root"/engine/io/src/*.cpp "$root/engine/src/point_cloud.cpp" "$root/engine/src/parallel.cpp")
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -65,7 +67,7 @@ fuzz_one() {
   fi
   mkdir -p "$corpus" "$out/crash_$name"
   for d in $seeds; do
-    [[ -d "$data/$d" ]] && cp -f "$data/$d"/* "$corpus/" 2>/dev/null || true
+    cp -f "$data/$d"/* "$corpus/"
   done
   [[ -d "$here/regressions/$name" ]] && cp -f "$here/regressions/$name"/* "$corpus/" 2>/dev/null || true
   if "$bin" "$corpus" -max_total_time="$t_secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \

@@ -28,10 +28,10 @@ def run_json(cmd):
 
 
 def require_testdata(path):
-    """Exits with a failure (1) when the test data's folder `path` (tests/data) is absent: that is
-    a broken checkout, not a reason to check less."""
+    """Exits with status 1 and a line naming `path` when the test data's folder `path` is absent:
+    tests/data belongs to the checkout, so its absence is a broken checkout, not a reason to skip."""
     if not os.path.isdir(path):
-        print(f"FAIL  test data {path} is absent: the checkout is incomplete (tests/data)")
+        print(f"FAIL  test data {path} is absent: tests/data belongs to the checkout")
         sys.exit(1)
 
 

@@ -18,7 +18,7 @@ import uuid
 
 import numpy as np
 
-from checks import compare_sample, run_checks, run_json, require_testdata
+from checks import compare_sample, require_testdata, run_checks, run_json
 
 SAMPLE = 300
 

@@ -11,8 +11,8 @@ extra bytes; LASzip must read them back as the records written); then that each 
 its LAS twin load identically (positions, colors, intensity, classification, returns, point
 source, GPS time, named fields: loading skips the layers of the fields a cloud does not keep)
 through `io_sample read`; that the scalar extra bytes of LAZ files load as named fields with
-laspy's values; and that each COPC file of the test data read down to each depth gives the point count
-and bounds of laspy's CopcReader.level_query(range(0, depth+1)).
+laspy's values; and that each COPC file of the test data read down to each depth gives the
+point count and bounds of laspy's CopcReader.level_query(range(0, depth+1)).
 
 usage: compare_laz.py --sampler BIN --testdata DIR --workdir DIR [--points N]
 Exits 1 if any check fails; prints one line per check and 'N passed, N failed'.
@@ -29,7 +29,7 @@ import lazrs
 import numpy as np
 
 import laz_legacy
-from checks import SKIP, run_checks, run_json, require_testdata, unskipped
+from checks import SKIP, require_testdata, run_checks, run_json, unskipped
 
 # Files of LASzip 1.x's unchunked compressor and version-1 items, which lazrs refuses: read with
 # laspy's laszip backend (LASzip's own library).
@@ -262,7 +262,7 @@ def check_legacy(sampler, base, fmt, extra, n, chunk, unchunked_v2, rng):
 
 def glob_copc(testdata):
     d = os.path.join(testdata, "laz")
-    return [os.path.join(d, f) for f in os.listdir(d) if ".copc." in f] if os.path.isdir(d) else []
+    return [os.path.join(d, f) for f in os.listdir(d) if ".copc." in f]
 
 
 def copc_levels(path):

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from checks import compare_sample, run_checks, run_json, require_testdata
+from checks import compare_sample, require_testdata, run_checks, run_json
 
 SAMPLE = 200
 
@@ -386,7 +386,6 @@ def main():
     ap.add_argument("--large-points", type=int, default=1_000_000)
     args = ap.parse_args()
     files = []
-    require_testdata(args.testdata)
     for sub in ("las", "ply", "pcd", "pts", "text"):
         d = os.path.join(args.testdata, sub)
         require_testdata(d)

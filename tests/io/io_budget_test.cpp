@@ -4,8 +4,8 @@
 // the full file's, and nothing is allocated for the points not kept. Budgets of 1, a few, a
 // third, all but one, all and more than all, on files generated here (PLY ascii/LE/BE with named
 // properties and with list properties, PCD ascii/binary/binary_compressed, XYZ with a header,
-// CRLF and blank lines, PTS in blocks, E57 with two scans) and on the shared files. Also: ascii
-// PLY and PCD keep their named fields with the same values as the binary encodings.
+// CRLF and blank lines, PTS in blocks, E57 with two scans) and on the test data's files. Also:
+// ascii PLY and PCD keep their named fields with the same values as the binary encodings.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -365,7 +365,7 @@ TEST(IoBudget, E57AcrossTheScansRead) {
   EXPECT_EQ(r.info.scans[0].records, 70001u);
 }
 
-// ---- the shared files ----
+// ---- the test data's files ----
 
 TEST(IoBudget, SharedFiles) {
   REQUIRE_TESTDATA("ply");

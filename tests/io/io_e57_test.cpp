@@ -1,4 +1,4 @@
-// The E57 reader: the shared files from PDAL, files built here byte by byte (poses, spherical
+// The E57 reader: the test data's files from PDAL, files built here byte by byte (poses, spherical
 // coordinates, bit-packed integers straddling packets, scaled integers, invalid points, scan
 // choice), and malformed input (checksums, truncation, XML, sections outside the file, codecs,
 // packets lying about their lengths), which must fail with one line and no crash.
@@ -83,7 +83,7 @@ TestScan cartesian_scan(size_t n, int packets, bool color_first) {
   return s;
 }
 
-// ---- the shared files ----
+// ---- the test data's files ----
 
 TEST(IoE57, SharedFiles) {
   REQUIRE_TESTDATA("e57");

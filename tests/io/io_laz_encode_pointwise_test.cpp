@@ -3,10 +3,10 @@
 // ChunkReader are the same bytes, for scanner-like sequences (slowly moving coordinates, returns
 // sharing a GPS time, interleaved flight lines, big time jumps, constant fields), fully random
 // bytes and identical records, in chunks of many points, of one and of two; the chunks end where
-// the decoder stops reading. The records of the shared LASzip-written files re-encode to exactly
-// the chunks LASzip wrote, and decode back in formats 0-2 too. Small LAZ 1.2 files of these chunks
-// (header, LASzip VLR, chunk table) read with laspy through lazrs and through LASzip give the
-// same records (PR_TEST_PYTHON).
+// the decoder stops reading. The records of the test data's LASzip-written files re-encode to
+// exactly the chunks LASzip wrote, and decode back in formats 0-2 too. Small LAZ 1.2 files of these
+// chunks (header, LASzip VLR, chunk table) read with laspy through lazrs and through LASzip give
+// the same records (PR_TEST_PYTHON).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -259,8 +259,8 @@ TEST(IoLazEncodePointwise, GpsTimeCodesRoundTrip) {
 
 // ---------------------------------------------------------------- real files
 
-/// Records of a shared LAZ file (format 3) as format `format` (its fields without GPS time or
-/// RGB where that format has none; the extra bytes kept).
+/// Records of a LAZ file of the test data (format 3) as format `format` (its fields without GPS
+/// time or RGB where that format has none; the extra bytes kept).
 std::vector<uint8_t> as_format(const std::vector<uint8_t>& recs, size_t rec, int format) {
   const size_t extra = rec - 34;
   const Offsets o = offsets_of(format);

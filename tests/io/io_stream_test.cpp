@@ -1,4 +1,4 @@
-// StreamingScene on the shared COPC files: the pool after convergence against the whole-file
+// StreamingScene on the test data's COPC files: the pool after convergence against the whole-file
 // reader (every point exactly once, the same floats), budgets, views that turn away and back, the
 // host cache's bound, several tiles, a node that cannot be decoded, destruction mid-flight, and
 // a URL served by nginx on loopback.
@@ -394,14 +394,13 @@ TEST(Stream, BadInputsGiveOneLineMessages) {
   // A tile that does not open is skipped and named; the others stream.
   const std::string plain = test::data_path("las") + "/1.2-with-color.las";
   const std::string good = copc_path("simple.copc.laz");
+  REQUIRE_TESTDATA("las");
   StreamingScene two(options(10'000, 0.0));
-  if (fs::exists(plain)) {
-    ASSERT_TRUE(two.open({plain, good}, &error)) << error;
-    const std::vector<std::string> m = two.take_messages();
-    ASSERT_EQ(m.size(), 1u);
-    EXPECT_NE(m[0].find("1.2-with-color.las"), std::string::npos) << m[0];
-    EXPECT_EQ(two.info().points, 1065u);
-  }
+  ASSERT_TRUE(two.open({plain, good}, &error)) << error;
+  const std::vector<std::string> m = two.take_messages();
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NE(m[0].find("1.2-with-color.las"), std::string::npos) << m[0];
+  EXPECT_EQ(two.info().points, 1065u);
 }
 
 TEST(Stream, StreamedInputs) {

@@ -1,7 +1,7 @@
 // list_survey and parse_vpc (engine/io/survey.h): .vpc files written here (relative, absolute and
 // URL hrefs; 3D and 2D proj:bbox; point counts; assets found by key, role or media type), one in
 // the form PDAL wrench's build_vpc writes, malformed ones (each with its one-line message naming
-// the file and the item), folders of COPC files (links to the test data's COPC files) and several
+// the file and the item), folders of COPC files (links to the COPC files of tests/data) and several
 // inputs in order.
 #include <gtest/gtest.h>
 #include <unistd.h>
