@@ -10,8 +10,8 @@
 #include <string>
 
 #include "engine/frame_stats.h"
-#include "engine/io/byte_source.h"
 #include "engine/io/copc.h"
+#include "engine/io/open_byte_source.h"
 #include "startup.h"
 
 namespace pr {

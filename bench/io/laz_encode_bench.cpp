@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "engine/io/io.h"
-#include "laz_chunk.h"
-#include "laz_writer.h"
+#include "engine/io/laz/chunk.h"
+#include "engine/io/laz/writer.h"
 
 namespace {
 
