@@ -1,7 +1,6 @@
 #include "engine/io/laz/chunk_table.h"
 
 #include "laz_codec.h"
-#include "laz_encoder.h"
 
 namespace pr::io::laz {
 
@@ -31,21 +30,6 @@ void ChunkTableReader::next(bool variable, uint32_t& points, uint32_t& bytes) {
 
 bool ChunkTableReader::overrun() const {
   return impl_->dec.overrun();
-}
-
-std::vector<uint8_t> encode_chunk_table(const std::vector<uint64_t>& points,
-                                        const std::vector<uint64_t>& bytes, bool variable) {
-  std::vector<uint8_t> coded;
-  Encoder enc;
-  enc.init(coded);
-  IntEncoder ic;
-  ic.init(32, 2);
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (variable) ic.encode(enc, i ? int32_t(points[i - 1]) : 0, int32_t(points[i]), 0);
-    ic.encode(enc, i ? int32_t(bytes[i - 1]) : 0, int32_t(bytes[i]), 1);
-  }
-  enc.done();
-  return coded;
 }
 
 }  // namespace pr::io::laz

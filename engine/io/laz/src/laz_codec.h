@@ -123,6 +123,12 @@ class SymbolModel {
   uint32_t table_size_ = 0, table_shift_ = 0;
 };
 
+/// A symbol model whose alphabet size is part of its type: the item states (laz_state.h) declare
+/// each model with its size once, and the coder sides (Decoding here, Encoding in laz_encoder.h)
+/// create and reset it from there.
+template <uint32_t kSymbols>
+struct Model : SymbolModel {};
+
 /// The arithmetic decoder over one byte range.
 class Decoder {
  public:
@@ -316,21 +322,23 @@ class Decoder {
   bool overrun_ = false;
 };
 
-/// Decodes integers as prediction + corrector (LASzip's IntegerCompressor): the corrector's bit
-/// length k is a symbol of one of `contexts` models; k = 0 is a single modelled bit, small k a
-/// modelled symbol, larger k a modelled high part (bits_high = 8 bits) and raw low bits. The
-/// result wraps into the value range (2^bits).
-class IntDecoder {
+/// The state of LASzip's IntegerCompressor, which IntDecoder and IntEncoder share: integers are
+/// coded as prediction + corrector; the corrector's bit length k is a symbol of one of
+/// `contexts` models; k = 0 is a single modelled bit, small k a modelled symbol, larger k a
+/// modelled high part (kBitsHigh = 8 bits) and raw low bits. Values wrap into their range (2^bits).
+class IntModels {
  public:
   void init(uint32_t bits, uint32_t contexts) {
     if (bits && bits < 32) {
       corr_bits_ = bits;
       corr_range_ = 1u << bits;
       corr_min_ = -int32_t(corr_range_ / 2);
+      corr_max_ = corr_min_ + int32_t(corr_range_ - 1);
     } else {
       corr_bits_ = 32;
       corr_range_ = 0;
       corr_min_ = INT32_MIN;
+      corr_max_ = INT32_MAX;
     }
     k_models_.assign(contexts, SymbolModel());
     correctors_.assign(corr_bits_, SymbolModel());
@@ -338,18 +346,47 @@ class IntDecoder {
     k_ = 0;
   }
 
+  /// The corrector's bit length of the last value coded (what the items take contexts from).
   uint32_t k() const { return k_; }
 
+ protected:
+  static constexpr uint32_t kBitsHigh = 8;
+
+  /// The model of k in `context`, created on first use (`decoding`: with the decoder's table).
+  SymbolModel& k_model(uint32_t context, bool decoding) {
+    SymbolModel& m = k_models_[context];
+    if (!m.ready()) [[unlikely]]
+      create(m, corr_bits_ + 1, decoding);
+    return m;
+  }
+  /// The model of the correctors of bit length k (1..31): their top kBitsHigh bits at most.
+  SymbolModel& corrector(uint32_t k, bool decoding) {
+    SymbolModel& m = correctors_[k - 1];
+    if (!m.ready()) [[unlikely]]
+      create(m, 1u << (k <= kBitsHigh ? k : kBitsHigh), decoding);
+    return m;
+  }
+  /// A model's first use, out of the coders' per-value path (which it would only lengthen).
+  [[gnu::noinline]] static void create(SymbolModel& m, uint32_t symbols, bool decoding) {
+    m.init(symbols, decoding);
+  }
+
+  std::vector<SymbolModel> k_models_, correctors_;
+  BitModel corrector0_;
+  uint32_t corr_bits_ = 32, corr_range_ = 0, k_ = 0;
+  int32_t corr_min_ = INT32_MIN, corr_max_ = INT32_MAX;
+};
+
+/// Decodes integers as prediction + corrector (IntModels): the mirror of IntEncoder.
+class IntDecoder : public IntModels {
+ public:
   int32_t decode(Decoder& dec, int32_t pred, uint32_t context = 0) {
-    SymbolModel& km = k_models_[context];
-    if (!km.ready()) km.init(corr_bits_ + 1);
-    k_ = dec.symbol(km);
+    k_ = dec.symbol(k_model(context, true));
     int32_t c;
     if (k_ == 0) {
       c = int32_t(dec.bit(corrector0_));
     } else if (k_ < 32) {
-      SymbolModel& cm = correctors_[k_ - 1];
-      if (!cm.ready()) cm.init(1u << (k_ <= kBitsHigh ? k_ : kBitsHigh));
+      SymbolModel& cm = corrector(k_, true);
       uint32_t u;
       if (k_ <= kBitsHigh) {
         u = dec.symbol_flat(cm);
@@ -375,13 +412,6 @@ class IntDecoder {
     }
     return real;
   }
-
- private:
-  static constexpr uint32_t kBitsHigh = 8;
-  std::vector<SymbolModel> k_models_, correctors_;
-  BitModel corrector0_;
-  uint32_t corr_bits_ = 32, corr_range_ = 0, k_ = 0;
-  int32_t corr_min_ = INT32_MIN;
 };
 
 /// Running median of the last five values (LASzip's StreamingMedian5), the predictor of the
@@ -442,5 +472,34 @@ struct Median5 {
     }
   }
 };
+
+/// A side of the coder as the item states (laz_state.h) see it: its integer coder (IntDecoder or
+/// IntEncoder), and its symbol models, created on first use (the decoder's with its look-up
+/// table; an encoder finds a symbol's interval by index, and its updates cost less without one).
+/// A reset puts a model back in its initial state: a model used before keeps its storage and is
+/// refilled (init()), one never used stays empty until its first use (an unused model codes
+/// nothing, so creating it then is the same as creating it at once).
+template <class IntCoder, bool kDecoding>
+struct CoderSide {
+  using Int = IntCoder;
+  template <uint32_t kSymbols>
+  static SymbolModel& use(Model<kSymbols>& m) {
+    return use(m, kSymbols);
+  }
+  static SymbolModel& use(SymbolModel& m, uint32_t symbols) {
+    if (!m.ready()) m.init(symbols, kDecoding);
+    return m;
+  }
+  template <uint32_t kSymbols>
+  static void reset(Model<kSymbols>& m) {
+    reset(m, kSymbols);
+  }
+  static void reset(SymbolModel& m, uint32_t symbols) {
+    if (m.ready()) m.init(symbols, kDecoding);
+  }
+};
+
+/// The decoding side.
+using Decoding = CoderSide<IntDecoder, true>;
 
 }  // namespace pr::io::laz

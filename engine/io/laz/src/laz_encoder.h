@@ -139,8 +139,9 @@ class Encoder {
     *p_++ = b;
   }
 
-  /// Doubles the buffer, keeping the bytes written.
-  void grow() {
+  /// Doubles the buffer, keeping the bytes written. Rare, and kept out of the coding steps that
+  /// would otherwise inline its allocation.
+  [[gnu::noinline, gnu::cold]] void grow() {
     const size_t at = size_t(p_ - out_->data());
     out_->resize(out_->size() * 2);
     p_ = out_->data() + at;
@@ -168,31 +169,10 @@ class Encoder {
   uint32_t base_ = 0, length_ = 0;
 };
 
-/// Encodes integers as prediction + corrector: the mirror of IntDecoder (same models, same
-/// contexts), so IntDecoder::decode(pred, context) returns the `real` given here.
-class IntEncoder {
+/// Encodes integers as prediction + corrector (IntModels): the mirror of IntDecoder (same models,
+/// same contexts), so IntDecoder::decode(pred, context) returns the `real` given here.
+class IntEncoder : public IntModels {
  public:
-  void init(uint32_t bits, uint32_t contexts) {
-    if (bits && bits < 32) {
-      corr_bits_ = bits;
-      corr_range_ = 1u << bits;
-      corr_min_ = -int32_t(corr_range_ / 2);
-      corr_max_ = corr_min_ + int32_t(corr_range_ - 1);
-    } else {
-      corr_bits_ = 32;
-      corr_range_ = 0;
-      corr_min_ = INT32_MIN;
-      corr_max_ = INT32_MAX;
-    }
-    k_models_.assign(contexts, SymbolModel());
-    correctors_.assign(corr_bits_, SymbolModel());
-    corrector0_ = BitModel();
-    k_ = 0;
-  }
-
-  /// The corrector's bit length of the last value encoded (IntDecoder::k() after decoding it).
-  uint32_t k() const { return k_; }
-
   void encode(Encoder& enc, int32_t pred, int32_t real, uint32_t context = 0) {
     // The corrector wraps into [corr_min, corr_max] (the value range is 2^bits).
     int32_t c = int32_t(uint32_t(real) - uint32_t(pred));
@@ -202,12 +182,10 @@ class IntEncoder {
       else if (c > corr_max_)
         c -= int32_t(corr_range_);
     }
-    SymbolModel& km = k_models_[context];
-    if (!km.ready()) km.init(corr_bits_ + 1, false);
     // k: the bits of |c| (c - 1 for positive c: the correctors 1..2^k map to k bits).
     const uint32_t c1 = c <= 0 ? uint32_t(0) - uint32_t(c) : uint32_t(c) - 1u;
     k_ = c1 ? 32u - uint32_t(__builtin_clz(c1)) : 0u;
-    enc.symbol(km, k_);
+    enc.symbol(k_model(context, false), k_);
     if (k_ == 0) {
       enc.bit(corrector0_, uint32_t(c));
       return;
@@ -216,8 +194,7 @@ class IntEncoder {
     // Positive correctors 1..2^k-1 ... map to the upper half of [0, 2^k), negative ones to the
     // lower half (IntDecoder's inverse).
     const uint32_t u = c < 0 ? uint32_t(c) + ((1u << k_) - 1u) : uint32_t(c) - 1u;
-    SymbolModel& cm = correctors_[k_ - 1];
-    if (!cm.ready()) cm.init(1u << (k_ <= kBitsHigh ? k_ : kBitsHigh), false);
+    SymbolModel& cm = corrector(k_, false);
     if (k_ <= kBitsHigh) {
       enc.symbol(cm, u);
     } else {
@@ -226,13 +203,9 @@ class IntEncoder {
       enc.bits(k1, u & ((1u << k1) - 1u));
     }
   }
-
- private:
-  static constexpr uint32_t kBitsHigh = 8;
-  std::vector<SymbolModel> k_models_, correctors_;
-  BitModel corrector0_;
-  uint32_t corr_bits_ = 32, corr_range_ = 0, k_ = 0;
-  int32_t corr_min_ = INT32_MIN, corr_max_ = INT32_MAX;
 };
+
+/// The encoding side of the item states (laz_state.h).
+using Encoding = CoderSide<IntEncoder, false>;
 
 }  // namespace pr::io::laz

@@ -1,8 +1,8 @@
-// The shared parts of the LAZ item decoders (laz_items10.h, laz_items14.h): byte access and small
-// arithmetic helpers, the GPS time predictor (GPSTIME11 and POINT14), the RGB and wave packet
-// decoders (each shared by a point-wise and a layered item), and the two item interfaces the chunk
-// reader calls once per item and point: point-wise items read the chunk's one arithmetic stream,
-// layered items their own layers. These three headers are parts of one translation unit,
+// The shared parts of the LAZ item decoders (laz_items10.h, laz_items14.h): the GPS time, RGB and
+// wave packet decoders (each shared by a point-wise and a layered item; their state, shared with
+// the encoders, is laz_state.h's), and the two item interfaces the chunk reader calls once per
+// item and point: point-wise items read the chunk's one arithmetic stream, layered items their
+// own layers. These three headers are parts of one translation unit,
 // laz_chunk.cpp (hence the unnamed namespace): the compiler sees every decoder with its only
 // caller and inlines the per-point code exactly as in a single file.
 #pragma once
@@ -11,202 +11,89 @@
 #include <cstring>
 #include <memory>
 
-#include "engine/io/base/bytes.h"
 #include "engine/io/laz/chunk.h"
 #include "laz_codec.h"
+#include "laz_state.h"
 
 namespace pr::io::laz {
 
 namespace {
 
-template <class T>
-void put(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof v);
+/// A model of the decoding side, created on first use.
+template <uint32_t kSymbols>
+inline SymbolModel& lazy(Model<kSymbols>& m) {
+  return Decoding::use(m);
 }
 
-/// Adds a byte difference modulo 256.
-inline uint8_t fold(uint32_t v) {
-  return uint8_t(v & 0xFF);
-}
-inline int32_t clamp_u8(int32_t v) {
-  return v < 0 ? 0 : (v > 255 ? 255 : v);
-}
-
-/// A symbol model created on first use.
-inline SymbolModel& lazy(SymbolModel& m, uint32_t symbols) {
-  if (!m.ready()) m.init(symbols);
-  return m;
-}
-
-inline uint32_t level(uint32_t n, uint32_t r, uint32_t cap) {
-  const uint32_t d = n > r ? n - r : r - n;
-  return d < cap ? d : cap;
-}
-
-// GPS time coding: a difference is predicted as `multi` times the last difference.
-constexpr int32_t kGpsMulti = 500;
-constexpr int32_t kGpsMultiMinus = -10;
-constexpr int32_t kGpsUnchanged = kGpsMulti - kGpsMultiMinus + 1;  // point-wise v2 only
-constexpr int32_t kGpsCodeFull2 = kGpsMulti - kGpsMultiMinus + 2;  // point-wise v2
-constexpr int32_t kGpsTotal2 = kGpsMulti - kGpsMultiMinus + 6;
-constexpr int32_t kGpsCodeFull3 = kGpsMulti - kGpsMultiMinus + 1;  // layered v3/v4
-constexpr int32_t kGpsTotal3 = kGpsMulti - kGpsMultiMinus + 5;
-
-/// The GPS time predictor shared by GPSTIME11 v2 and POINT14: four sequences of times (for
-/// interleaved flight lines), each with its last difference.
-struct GpsState {
-  SymbolModel multi, zero_diff;
-  IntDecoder ic;
-  uint32_t last = 0, next = 0;
-  uint64_t times[4] = {0, 0, 0, 0};
-  int32_t diffs[4] = {0, 0, 0, 0};
-  int32_t extreme[4] = {0, 0, 0, 0};
-  bool layered = false;
-
-  void init(uint64_t first, bool layered_codes) {
-    layered = layered_codes;
-    multi = SymbolModel();
-    zero_diff = SymbolModel();
-    ic.init(32, 9);
-    last = next = 0;
-    for (int i = 0; i < 4; ++i) times[i] = 0, diffs[i] = 0, extreme[i] = 0;
-    times[0] = first;
-  }
-
-  void full(Decoder& d) {
-    next = (next + 1) & 3;
-    const int32_t hi = ic.decode(d, int32_t(uint32_t(times[last] >> 32)), 8);
-    times[next] = (uint64_t(uint32_t(hi)) << 32) | d.u32();
-    last = next;
-    diffs[last] = 0;
-    extreme[last] = 0;
-  }
-
-  void add(int32_t diff) { times[last] += uint64_t(int64_t(diff)); }
-
-  /// One difference coded relative to the last one, `m` times it (contexts 2..6).
-  void multiple(Decoder& d, int32_t m) {
-    int32_t diff;
-    if (m == 0) {
-      diff = ic.decode(d, 0, 7);
-      if (++extreme[last] > 3) diffs[last] = diff, extreme[last] = 0;
-    } else if (m < kGpsMulti) {
-      diff = ic.decode(d, int32_t(uint32_t(m) * uint32_t(diffs[last])), m < 10 ? 2 : 3);
-    } else if (m == kGpsMulti) {
-      diff = ic.decode(d, int32_t(uint32_t(m) * uint32_t(diffs[last])), 4);
-      if (++extreme[last] > 3) diffs[last] = diff, extreme[last] = 0;
+/// Decodes the next time of `g` (into g.times[g.last]). A switch to another sequence is followed
+/// by that sequence's own code; valid streams switch once, the bound stops corrupt ones.
+inline void read_gps(GpsState<Decoding>& g, Decoder& d) {
+  for (int guard = 0; guard < 8; ++guard) {
+    if (g.diffs[g.last] == 0) {
+      const uint32_t m = d.symbol(g.zero_diff_model());
+      if (!g.layered && m == 0) return;  // v2: unchanged
+      if (m == g.zero_base()) return g.set_diff(g.ic.decode(d, 0, 0));
+      if (m > g.zero_base() + 1) {
+        g.switch_by(m - g.zero_base() - 1);
+        continue;
+      }
     } else {
-      m = kGpsMulti - m;
-      if (m > kGpsMultiMinus) {
-        diff = ic.decode(d, int32_t(uint32_t(m) * uint32_t(diffs[last])), 5);
-      } else {
-        diff = ic.decode(d, int32_t(uint32_t(kGpsMultiMinus) * uint32_t(diffs[last])), 6);
-        if (++extreme[last] > 3) diffs[last] = diff, extreme[last] = 0;
+      const int32_t m = int32_t(d.symbol(g.multi_model()));
+      if (!g.layered && m == kGpsUnchanged) return;
+      const int32_t code_full = int32_t(g.code_full());
+      if (m < code_full) {
+        const GpsCode code = gps_code(m);
+        return g.add(code, g.ic.decode(d, g.predict(code), code.context));
+      }
+      if (m > code_full) {
+        g.switch_by(uint32_t(m - code_full));
+        continue;
       }
     }
-    add(diff);
+    // A full time: its high half predicted from the last time's, the low half raw.
+    const int32_t hi = g.ic.decode(d, int32_t(uint32_t(g.times[g.last] >> 32)), 8);
+    return g.start_sequence((uint64_t(uint32_t(hi)) << 32) | d.u32());
   }
+}
 
-  /// Decodes the next time (into times[last]). A switch to another sequence is followed by
-  /// that sequence's own code; valid streams switch once, the bound stops corrupt ones.
-  void read(Decoder& d) {
-    for (int guard = 0; guard < 8; ++guard) {
-      if (diffs[last] == 0) {
-        const int32_t m = int32_t(d.symbol(lazy(zero_diff, layered ? 5 : 6)));
-        if (!layered) {
-          if (m == 0) return;  // v2: unchanged
-          if (m == 1) {
-            diffs[last] = ic.decode(d, 0, 0);
-            add(diffs[last]);
-            extreme[last] = 0;
-            return;
-          }
-          if (m == 2) return full(d);
-          last = (last + uint32_t(m) - 2) & 3;
-        } else {
-          if (m == 0) {
-            diffs[last] = ic.decode(d, 0, 0);
-            add(diffs[last]);
-            extreme[last] = 0;
-            return;
-          }
-          if (m == 1) return full(d);
-          last = (last + uint32_t(m) - 1) & 3;
-        }
-      } else {
-        const int32_t m =
-            int32_t(d.symbol(lazy(multi, uint32_t(layered ? kGpsTotal3 : kGpsTotal2))));
-        const int32_t code_full = layered ? kGpsCodeFull3 : kGpsCodeFull2;
-        if (m == 1) {
-          add(ic.decode(d, diffs[last], 1));
-          extreme[last] = 0;
-          return;
-        }
-        if (!layered && m == kGpsUnchanged) return;
-        if (m < (layered ? code_full : kGpsUnchanged)) return multiple(d, m);
-        if (m == code_full) return full(d);
-        last = (last + uint32_t(m - code_full)) & 3;
-      }
-    }
-  }
-};
-
-/// Red, green, blue with byte-wise differences (RGB12 v2 and the layered RGB14).
-struct RgbModels {
-  SymbolModel used, diff[6];
-  void reset() {
-    used = SymbolModel();
-    for (auto& m : diff) m = SymbolModel();
-  }
-};
-
-inline void decode_rgb(Decoder& d, RgbModels& mo, const uint16_t* last, uint16_t* c) {
-  const uint32_t sym = d.symbol(lazy(mo.used, 128));
-  auto lo = [](uint16_t v) { return int32_t(v & 0xFF); };
-  auto hi = [](uint16_t v) { return int32_t(v >> 8); };
-  c[0] = (sym & 1) ? uint16_t(fold(d.symbol(lazy(mo.diff[0], 256)) + uint32_t(lo(last[0]))))
+/// The mirror of encode_rgb (laz_enc_items.h): the symbol, red's bytes as differences to the last
+/// red, green's and blue's as corrections of their predictions from red's change.
+inline void decode_rgb(Decoder& d, RgbModels<Decoding>& mo, const uint16_t* last, uint16_t* c) {
+  const uint32_t sym = d.symbol(lazy(mo.used));
+  c[0] = (sym & 1) ? uint16_t(fold(d.symbol(lazy(mo.diff[0])) + uint32_t(last[0] & 0xFF)))
                    : uint16_t(last[0] & 0xFF);
-  c[0] |= (sym & 2) ? uint16_t(fold(d.symbol(lazy(mo.diff[1], 256)) + uint32_t(hi(last[0]))) << 8)
+  c[0] |= (sym & 2) ? uint16_t(fold(d.symbol(lazy(mo.diff[1])) + uint32_t(last[0] >> 8)) << 8)
                     : uint16_t(last[0] & 0xFF00);
-  if (sym & 64) {
-    int32_t diff = lo(c[0]) - lo(last[0]);
-    if (sym & 4)
-      c[1] = fold(d.symbol(lazy(mo.diff[2], 256)) + uint32_t(clamp_u8(diff + lo(last[1]))));
-    else
-      c[1] = uint16_t(last[1] & 0xFF);
-    if (sym & 16) {
-      diff = (diff + lo(c[1]) - lo(last[1])) / 2;
-      c[2] = fold(d.symbol(lazy(mo.diff[4], 256)) + uint32_t(clamp_u8(diff + lo(last[2]))));
-    } else {
-      c[2] = uint16_t(last[2] & 0xFF);
-    }
-    diff = hi(c[0]) - hi(last[0]);
-    if (sym & 8)
-      c[1] |= uint16_t(
-          fold(d.symbol(lazy(mo.diff[3], 256)) + uint32_t(clamp_u8(diff + hi(last[1])))) << 8);
-    else
-      c[1] |= uint16_t(last[1] & 0xFF00);
-    if (sym & 32) {
-      diff = (diff + hi(c[1]) - hi(last[1])) / 2;
-      c[2] |= uint16_t(
-          fold(d.symbol(lazy(mo.diff[5], 256)) + uint32_t(clamp_u8(diff + hi(last[2])))) << 8);
-    } else {
-      c[2] |= uint16_t(last[2] & 0xFF00);
-    }
-  } else {
+  if (!(sym & 64)) {
     c[1] = c[2] = c[0];
+    return;
   }
+  c[1] = (sym & 4)
+             ? uint16_t(fold(d.symbol(lazy(mo.diff[2])) + uint32_t(green_prediction(c, last, 0))))
+             : uint16_t(last[1] & 0xFF);
+  c[2] = (sym & 16)
+             ? uint16_t(fold(d.symbol(lazy(mo.diff[4])) + uint32_t(blue_prediction(c, last, 0))))
+             : uint16_t(last[2] & 0xFF);
+  c[1] |=
+      (sym & 8)
+          ? uint16_t(fold(d.symbol(lazy(mo.diff[3])) + uint32_t(green_prediction(c, last, 8))) << 8)
+          : uint16_t(last[1] & 0xFF00);
+  c[2] |=
+      (sym & 32)
+          ? uint16_t(fold(d.symbol(lazy(mo.diff[5])) + uint32_t(blue_prediction(c, last, 8))) << 8)
+          : uint16_t(last[2] & 0xFF00);
 }
 
 /// The wave packet models (WAVEPACKET13 and, per channel, WAVEPACKET14).
 struct WaveModels {
-  SymbolModel index, offset_diff[4];
+  Model<256> index;
+  Model<4> offset_diff[4];
   IntDecoder ic_offset, ic_size, ic_return, ic_xyz;
   uint32_t sym_last = 0;
   int32_t last_diff = 0;
   void reset() {
-    index = SymbolModel();
-    for (auto& m : offset_diff) m = SymbolModel();
+    Decoding::reset(index);
+    for (auto& m : offset_diff) Decoding::reset(m);
     ic_offset.init(32, 1);
     ic_size.init(32, 1);
     ic_return.init(32, 1);
@@ -220,10 +107,10 @@ struct WaveModels {
 /// packet size, return point and x/y/z step, each predicted from the last packet `l` (29 bytes).
 inline void decode_wave(Decoder& d, WaveModels& k, uint8_t* l) {
   uint8_t item[29];
-  item[0] = uint8_t(d.symbol(lazy(k.index, 256)));
+  item[0] = uint8_t(d.symbol(lazy(k.index)));
   const uint64_t last_offset = get_le<uint64_t>(l + 1);
   const uint32_t last_size = get_le<uint32_t>(l + 9);
-  k.sym_last = d.symbol(lazy(k.offset_diff[k.sym_last], 4));
+  k.sym_last = d.symbol(lazy(k.offset_diff[k.sym_last]));
   uint64_t offset;
   if (k.sym_last == 0) {
     offset = last_offset;
@@ -235,11 +122,11 @@ inline void decode_wave(Decoder& d, WaveModels& k, uint8_t* l) {
   } else {
     offset = d.u64();
   }
-  put(item + 1, offset);
-  put(item + 9, uint32_t(k.ic_size.decode(d, int32_t(last_size))));
-  put(item + 13, k.ic_return.decode(d, get_le<int32_t>(l + 13)));
+  put_le(item + 1, offset);
+  put_le(item + 9, uint32_t(k.ic_size.decode(d, int32_t(last_size))));
+  put_le(item + 13, k.ic_return.decode(d, get_le<int32_t>(l + 13)));
   for (uint32_t i = 0; i < 3; ++i)
-    put(item + 17 + 4 * i, k.ic_xyz.decode(d, get_le<int32_t>(l + 17 + 4 * i), i));
+    put_le(item + 17 + 4 * i, k.ic_xyz.decode(d, get_le<int32_t>(l + 17 + 4 * i), i));
   std::memcpy(l, item, 29);
 }
 

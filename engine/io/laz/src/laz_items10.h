@@ -17,114 +17,58 @@ namespace pr::io::laz {
 
 namespace {
 
-// Return-kind contexts of the point-wise POINT10 (return number r, number of returns n, 3 bits
-// each): m maps (n, r) to 16 classes, l is the distance |n - r| (level of penetration).
-constexpr uint8_t kReturnMap[8][8] = {
-    {15, 14, 13, 12, 11, 10, 9, 8},  {14, 0, 1, 3, 6, 10, 10, 9},
-    {13, 1, 2, 4, 7, 11, 11, 10},    {12, 3, 4, 5, 8, 12, 12, 11},
-    {11, 6, 7, 8, 9, 13, 13, 12},    {10, 10, 11, 12, 13, 14, 14, 13},
-    {9, 10, 11, 12, 13, 14, 15, 14}, {8, 9, 10, 11, 12, 13, 14, 15}};
-
-/// POINT10 v2: x, y, z, intensity, return bits, classification, scan angle rank, user data,
-/// point source id (20 bytes).
-struct Point10v2 final : PwItem {
-  int32_t x = 0, y = 0, z = 0;
-  uint16_t intensity = 0, psid = 0;
-  uint8_t bits = 0, cls = 0, user = 0;
-  uint8_t angle = 0;
-  uint16_t last_intensity[16] = {};
-  int32_t last_height[8] = {};
-  Median5 mx[16], my[16];
-  SymbolModel changed, angle_m[2];
-  std::vector<SymbolModel> bit_m, cls_m, user_m;
-  IntDecoder ic_intensity, ic_psid, ic_dx, ic_dy, ic_z;
-
-  void init(const uint8_t* raw) override {
-    x = get_le<int32_t>(raw);
-    y = get_le<int32_t>(raw + 4);
-    z = get_le<int32_t>(raw + 8);
-    intensity = 0;
-    bits = raw[14];
-    cls = raw[15];
-    angle = raw[16];
-    user = raw[17];
-    psid = get_le<uint16_t>(raw + 18);
-    for (auto& v : last_intensity) v = 0;
-    for (auto& v : last_height) v = 0;
-    for (auto& m : mx) m = Median5();
-    for (auto& m : my) m = Median5();
-    changed = SymbolModel();
-    angle_m[0] = angle_m[1] = SymbolModel();
-    bit_m.assign(256, SymbolModel());
-    cls_m.assign(256, SymbolModel());
-    user_m.assign(256, SymbolModel());
-    ic_intensity.init(16, 4);
-    ic_psid.init(16, 1);
-    ic_dx.init(32, 2);
-    ic_dy.init(32, 22);
-    ic_z.init(32, 20);
-  }
+/// POINT10 v2 (laz_state.h's Point10State).
+struct Point10v2 final : PwItem, Point10State<Decoding> {
+  void init(const uint8_t* raw) override { start(raw); }
 
   void read(Decoder& d, uint8_t* out) override {
-    const uint32_t changed_values = d.symbol(lazy(changed, 64));
+    const uint32_t changed_values = d.symbol(lazy(changed));
     if (changed_values) {
-      if (changed_values & 32) bits = uint8_t(d.symbol(lazy(bit_m[bits], 256)));
+      if (changed_values & 32) last.bits = uint8_t(d.symbol(lazy(bit_m[last.bits])));
     }
-    const uint32_t r = bits & 7u, n = (bits >> 3) & 7u;
+    const uint32_t r = last.bits & 7u, n = (last.bits >> 3) & 7u;
     const uint32_t m = kReturnMap[n][r], l = level(n, r, 7);
     if (changed_values) {
       if (changed_values & 16) {
-        intensity = uint16_t(ic_intensity.decode(d, last_intensity[m], m < 3 ? m : 3));
-        last_intensity[m] = intensity;
+        last.intensity = uint16_t(ic_intensity.decode(d, last_intensity[m], m < 3 ? m : 3));
+        last_intensity[m] = last.intensity;
       } else {
-        intensity = last_intensity[m];
+        last.intensity = last_intensity[m];
       }
-      if (changed_values & 8) cls = uint8_t(d.symbol(lazy(cls_m[cls], 256)));
-      if (changed_values & 4) angle = fold(angle + d.symbol(lazy(angle_m[(bits >> 6) & 1u], 256)));
-      if (changed_values & 2) user = uint8_t(d.symbol(lazy(user_m[user], 256)));
-      if (changed_values & 1) psid = uint16_t(ic_psid.decode(d, psid));
+      if (changed_values & 8) last.cls = uint8_t(d.symbol(lazy(cls_m[last.cls])));
+      if (changed_values & 4)
+        last.angle = fold(last.angle + d.symbol(lazy(angle_m[(last.bits >> 6) & 1u])));
+      if (changed_values & 2) last.user = uint8_t(d.symbol(lazy(user_m[last.user])));
+      if (changed_values & 1) last.psid = uint16_t(ic_psid.decode(d, last.psid));
     } else {
-      intensity = last_intensity[m];
+      last.intensity = last_intensity[m];
     }
     int32_t diff = ic_dx.decode(d, mx[m].get(), n == 1);
-    x = int32_t(uint32_t(x) + uint32_t(diff));
+    last.x = int32_t(uint32_t(last.x) + uint32_t(diff));
     mx[m].add(diff);
     uint32_t k = ic_dx.k();
-    diff = ic_dy.decode(d, my[m].get(), (n == 1) + (k < 20 ? (k & ~1u) : 20));
-    y = int32_t(uint32_t(y) + uint32_t(diff));
+    diff = ic_dy.decode(d, my[m].get(), y_context(n, k));
+    last.y = int32_t(uint32_t(last.y) + uint32_t(diff));
     my[m].add(diff);
     k = (ic_dx.k() + ic_dy.k()) / 2;
-    z = ic_z.decode(d, last_height[l], (n == 1) + (k < 18 ? (k & ~1u) : 18));
-    last_height[l] = z;
-    put(out, x);
-    put(out + 4, y);
-    put(out + 8, z);
-    put(out + 12, intensity);
-    out[14] = bits;
-    out[15] = cls;
-    out[16] = angle;
-    out[17] = user;
-    put(out + 18, psid);
+    last.z = ic_z.decode(d, last_height[l], z_context(n, k));
+    last_height[l] = last.z;
+    last.pack(out);
   }
 };
 
 /// GPSTIME11 v2: the GPS time (double, coded as its 64 bits).
 struct Gps11v2 final : PwItem {
-  GpsState g;
-  void init(const uint8_t* raw) override { g.init(get_le<uint64_t>(raw), false); }
+  GpsState<Decoding> g;
+  void init(const uint8_t* raw) override { g.start(get_le<uint64_t>(raw), false); }
   void read(Decoder& d, uint8_t* out) override {
-    g.read(d);
-    put(out, g.times[g.last]);
+    read_gps(g, d);
+    put_le(out, g.times[g.last]);
   }
 };
 
-struct Rgb12v2 final : PwItem {
-  uint16_t last[3] = {};
-  RgbModels mo;
-  void init(const uint8_t* raw) override {
-    std::memcpy(last, raw, 6);
-    mo.reset();
-  }
+struct Rgb12v2 final : PwItem, Rgb12State<Decoding> {
+  void init(const uint8_t* raw) override { start(raw); }
   void read(Decoder& d, uint8_t* out) override {
     uint16_t c[3];
     decode_rgb(d, mo, last, c);
@@ -134,17 +78,12 @@ struct Rgb12v2 final : PwItem {
 };
 
 /// BYTE v2 (extra bytes): each byte as a difference to the previous point's byte.
-struct Byte2 final : PwItem {
-  explicit Byte2(size_t n) : last(n), mo(n) {}
-  std::vector<uint8_t> last;
-  std::vector<SymbolModel> mo;
-  void init(const uint8_t* raw) override {
-    std::memcpy(last.data(), raw, last.size());
-    for (auto& m : mo) m = SymbolModel();
-  }
+struct Byte2 final : PwItem, BytesState<Decoding> {
+  explicit Byte2(size_t n) : BytesState(n) {}
+  void init(const uint8_t* raw) override { start(raw); }
   void read(Decoder& d, uint8_t* out) override {
     for (size_t i = 0; i < last.size(); ++i) {
-      last[i] = fold(last[i] + d.symbol(lazy(mo[i], 256)));
+      last[i] = fold(last[i] + d.symbol(lazy(mo[i])));
       out[i] = last[i];
     }
   }
@@ -178,18 +117,18 @@ struct Point10v1 final : PwItem {
   uint8_t last[20] = {};
   int32_t dx[3] = {}, dy[3] = {};
   uint32_t at = 0;  // where the next difference goes in dx, dy
-  SymbolModel changed;
-  std::vector<SymbolModel> bit_m, cls_m, user_m;
+  Model<64> changed;
+  std::vector<Model<256>> bit_m, cls_m, user_m;
   IntDecoder ic_dx, ic_dy, ic_z, ic_intensity, ic_angle, ic_psid;
 
   void init(const uint8_t* raw) override {
     std::memcpy(last, raw, 20);
     for (int i = 0; i < 3; ++i) dx[i] = dy[i] = 0;
     at = 0;
-    changed = SymbolModel();
-    bit_m.assign(256, SymbolModel());
-    cls_m.assign(256, SymbolModel());
-    user_m.assign(256, SymbolModel());
+    Decoding::reset(changed);
+    bit_m.assign(256, Model<256>());
+    cls_m.assign(256, Model<256>());
+    user_m.assign(256, Model<256>());
     ic_dx.init(32, 1);
     ic_dy.init(32, 20);
     ic_z.init(32, 20);
@@ -200,21 +139,21 @@ struct Point10v1 final : PwItem {
 
   void read(Decoder& d, uint8_t* out) override {
     const int32_t x_diff = ic_dx.decode(d, median3(dx[0], dx[1], dx[2]));
-    put(last, int32_t(uint32_t(get_le<int32_t>(last)) + uint32_t(x_diff)));
+    put_le(last, int32_t(uint32_t(get_le<int32_t>(last)) + uint32_t(x_diff)));
     uint32_t k = ic_dx.k();
     const int32_t y_diff = ic_dy.decode(d, median3(dy[0], dy[1], dy[2]), k < 19 ? k : 19);
-    put(last + 4, int32_t(uint32_t(get_le<int32_t>(last + 4)) + uint32_t(y_diff)));
+    put_le(last + 4, int32_t(uint32_t(get_le<int32_t>(last + 4)) + uint32_t(y_diff)));
     k = (k + ic_dy.k()) / 2;
-    put(last + 8, ic_z.decode(d, get_le<int32_t>(last + 8), k < 19 ? k : 19));
-    const uint32_t changed_values = d.symbol(lazy(changed, 64));
+    put_le(last + 8, ic_z.decode(d, get_le<int32_t>(last + 8), k < 19 ? k : 19));
+    const uint32_t changed_values = d.symbol(lazy(changed));
     if (changed_values & 32)
-      put(last + 12, uint16_t(ic_intensity.decode(d, get_le<uint16_t>(last + 12))));
-    if (changed_values & 16) last[14] = uint8_t(d.symbol(lazy(bit_m[last[14]], 256)));
-    if (changed_values & 8) last[15] = uint8_t(d.symbol(lazy(cls_m[last[15]], 256)));
+      put_le(last + 12, uint16_t(ic_intensity.decode(d, get_le<uint16_t>(last + 12))));
+    if (changed_values & 16) last[14] = uint8_t(d.symbol(lazy(bit_m[last[14]])));
+    if (changed_values & 8) last[15] = uint8_t(d.symbol(lazy(cls_m[last[15]])));
     if (changed_values & 4) last[16] = uint8_t(ic_angle.decode(d, last[16], k < 3));
-    if (changed_values & 2) last[17] = uint8_t(d.symbol(lazy(user_m[last[17]], 256)));
+    if (changed_values & 2) last[17] = uint8_t(d.symbol(lazy(user_m[last[17]])));
     if (changed_values & 1)
-      put(last + 18, uint16_t(ic_psid.decode(d, get_le<uint16_t>(last + 18))));
+      put_le(last + 18, uint16_t(ic_psid.decode(d, get_le<uint16_t>(last + 18))));
     dx[at] = x_diff;
     dy[at] = y_diff;
     at = at == 2 ? 0 : at + 1;
@@ -232,21 +171,22 @@ struct Gps11v1 final : PwItem {
   uint64_t time = 0;
   int32_t last_diff = 0;
   int32_t extreme = 0;
-  SymbolModel multi, zero_diff;
+  Model<kMultiMax> multi;
+  Model<3> zero_diff;
   IntDecoder ic;
 
   void init(const uint8_t* raw) override {
     time = get_le<uint64_t>(raw);
     last_diff = 0;
     extreme = 0;
-    multi = SymbolModel();
-    zero_diff = SymbolModel();
+    Decoding::reset(multi);
+    Decoding::reset(zero_diff);
     ic.init(32, 6);
   }
 
   void read(Decoder& d, uint8_t* out) override {
     if (last_diff == 0) {
-      const uint32_t m = d.symbol(lazy(zero_diff, 3));
+      const uint32_t m = d.symbol(lazy(zero_diff));
       if (m == 1) {
         last_diff = ic.decode(d, 0, 0);
         time += uint64_t(int64_t(last_diff));
@@ -254,7 +194,7 @@ struct Gps11v1 final : PwItem {
         time = d.u64();
       }
     } else {
-      const uint32_t m = d.symbol(lazy(multi, kMultiMax));
+      const uint32_t m = d.symbol(lazy(multi));
       // `m * last_diff` wraps in 32 bits, as the encoder computed it.
       const int32_t scaled = int32_t(m * uint32_t(last_diff));
       if (m < kMultiMax - 2) {
@@ -279,7 +219,7 @@ struct Gps11v1 final : PwItem {
         time = d.u64();
       }
     }
-    put(out, time);
+    put_le(out, time);
   }
 };
 
@@ -288,17 +228,17 @@ struct Gps11v1 final : PwItem {
 /// last color, a context per byte.
 struct Rgb12v1 final : PwItem {
   uint16_t last[3] = {};
-  SymbolModel used;
+  Model<64> used;
   IntDecoder ic;
 
   void init(const uint8_t* raw) override {
     std::memcpy(last, raw, 6);
-    used = SymbolModel();
+    Decoding::reset(used);
     ic.init(8, 6);
   }
 
   void read(Decoder& d, uint8_t* out) override {
-    const uint32_t sym = d.symbol(lazy(used, 64));
+    const uint32_t sym = d.symbol(lazy(used));
     uint16_t c[3];
     for (uint32_t i = 0; i < 3; ++i) {
       const uint32_t lo = 2 * i, hi = 2 * i + 1;

@@ -57,10 +57,10 @@ class PointwiseEncoder final : public ChunkEncoder {
   void add(const uint8_t* record) override {
     if (count_++ == 0) {
       std::memcpy(first_.data(), record, rec_);
-      p10_.init(record);
-      if constexpr (kGps) gps_.init(record + o_.gps);
-      if constexpr (kRgb) rgb_.init(record + o_.rgb);
-      if constexpr (kExtra) bytes_.init(record + o_.bytes);
+      p10_.start(record);
+      if constexpr (kGps) gps_.start(record + o_.gps);
+      if constexpr (kRgb) rgb_.start(record + o_.rgb);
+      if constexpr (kExtra) bytes_.start(record + o_.bytes);
       enc_.init(stream_);
       return;
     }

@@ -1,9 +1,12 @@
-// The LAZ layouts this writer produces and ChunkWriter, which hands a chunk's records to the
-// layered or the point-wise encoder (laz_writer_impl.h).
+// The LAZ layouts this writer produces, ChunkWriter, which hands a chunk's records to the
+// layered or the point-wise encoder (laz_writer_impl.h), and the chunk table's entries written
+// (ChunkTableReader, chunk_table.cpp, reads them).
 #include "engine/io/laz/writer.h"
 
 #include <cstring>
 
+#include "engine/io/laz/chunk_table.h"
+#include "laz_encoder.h"
 #include "laz_writer_impl.h"
 
 namespace pr::io::laz {
@@ -91,6 +94,21 @@ void write_chunk(const Layout& layout, const uint8_t* records, uint64_t count,
   ChunkWriter w(layout);
   for (uint64_t i = 0; i < count; ++i) w.add(records + i * layout.record_length);
   w.finish(out);
+}
+
+std::vector<uint8_t> encode_chunk_table(const std::vector<uint64_t>& points,
+                                        const std::vector<uint64_t>& bytes, bool variable) {
+  std::vector<uint8_t> coded;
+  Encoder enc;
+  enc.init(coded);
+  IntEncoder ic;
+  ic.init(32, 2);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (variable) ic.encode(enc, i ? int32_t(points[i - 1]) : 0, int32_t(points[i]), 0);
+    ic.encode(enc, i ? int32_t(bytes[i - 1]) : 0, int32_t(bytes[i]), 1);
+  }
+  enc.done();
+  return coded;
 }
 
 }  // namespace pr::io::laz
