@@ -19,6 +19,7 @@
 #include "convert_read.h"
 #include "engine/io/base/mapped_file.h"
 #include "engine/io/copc/laz_file.h"
+#include "engine/io/formats.h"
 #include "engine/io/load.h"
 #include "engine/parallel.h"
 
@@ -65,11 +66,10 @@ bool fail_to(std::string* error, const std::string& message) {
   return false;
 }
 
+/// A file a folder's conversion reads: one the table of formats has a reader for.
 bool is_cloud_file(const fs::path& p) {
-  std::string e = lower(p.extension().string());
-  for (const char* k : {".las", ".laz", ".ply", ".pcd", ".pts", ".xyz", ".txt", ".csv", ".e57"})
-    if (e == k) return true;
-  return false;
+  const FormatEntry* f = find_format_by_path(p.string());
+  return f && f->read;
 }
 
 /// The payload of an extended VLR (LAS 1.4) with `user` and `record`, or empty.

@@ -12,9 +12,9 @@
 
 namespace pr::io {
 
-/// `inputs` with each folder replaced by the point-cloud files it holds (by extension: las, laz,
-/// ply, pcd, pts, xyz, txt, csv, e57), sorted. False with a one-line message naming a folder that
-/// cannot be listed or holds none.
+/// `inputs` with each folder replaced by the point-cloud files it holds (by extension: those the
+/// table of formats, engine/io/formats.h, has a reader for), sorted. False with a one-line message
+/// naming a folder that cannot be listed or holds none.
 bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files,
                    std::string* error);
 

@@ -19,6 +19,7 @@
 
 #include "convert_read.h"
 #include "engine/io/base/io_common.h"
+#include "engine/io/formats.h"
 #include "engine/io/laz/chunk_table.h"
 #include "engine/io/laz/writer.h"
 #include "engine/parallel.h"
@@ -210,13 +211,6 @@ namespace {
 /// Points per chunk of a plain LAZ output (LASzip's default).
 constexpr uint32_t kLazChunk = 50000;
 
-enum class OutKind { kLas, kLaz, kCopc };
-
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 bool fail_with(std::string* error, const std::string& message) {
   if (error) *error = message;
   return false;
@@ -226,20 +220,15 @@ bool cancelled(const ConvertProgress* p) {
   return p && p->cancel.load(std::memory_order_relaxed);
 }
 
-/// The output's kind from its suffix, and its folder, which must exist.
-bool check_output(const std::string& output, OutKind& kind, fs::path& dir, std::string* error) {
-  std::string low = output;
-  for (char& c : low) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (ends_with(low, ".copc.laz"))
-    kind = OutKind::kCopc;
-  else if (ends_with(low, ".laz"))
-    kind = OutKind::kLaz;
-  else if (ends_with(low, ".las"))
-    kind = OutKind::kLas;
-  else
-    return fail_with(error, output +
-                                ": unknown output format (the name must end in .copc.laz, "
-                                ".laz or .las)");
+/// The output's kind from its suffix (the table of formats' write column), and its folder, which
+/// must exist.
+bool check_output(const std::string& output, ConvertOutput& kind, fs::path& dir,
+                  std::string* error) {
+  const FormatEntry* format = find_format_by_path(output);
+  if (!format || format->write == ConvertOutput::kNone)
+    return fail_with(error, output + ": unknown output format (the name must end in " +
+                                convert_suffixes() + ")");
+  kind = format->write;
   dir = fs::path(output).parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
@@ -257,14 +246,14 @@ uint64_t free_bytes(const fs::path& dir, uint64_t& device) {
 
 /// Refuses a conversion whose output (LAS: its size; LAZ, COPC: a quarter of the records, what
 /// LAZ rarely exceeds) and, for COPC, its buckets on disk (the records once) do not fit.
-bool check_disk(const std::string& output, OutKind kind, const fs::path& dir,
+bool check_disk(const std::string& output, ConvertOutput kind, const fs::path& dir,
                 const std::string& temp_dir, const RecordSpec& spec, std::string* error) {
   const uint64_t records = spec.points * spec.record_length;
-  const uint64_t out_bytes = 4096 + (kind == OutKind::kLas ? records : records / 4);
+  const uint64_t out_bytes = 4096 + (kind == ConvertOutput::kLas ? records : records / 4);
   uint64_t out_dev = 0, temp_dev = 1;
   const uint64_t out_free = free_bytes(dir, out_dev);
   uint64_t need_out = out_bytes;
-  if (kind == OutKind::kCopc) {
+  if (kind == ConvertOutput::kCopc) {
     const fs::path tdir = temp_dir.empty() ? dir : fs::path(temp_dir);
     const uint64_t temp_free = free_bytes(tdir, temp_dev);
     if (temp_dev == out_dev)
@@ -426,9 +415,9 @@ bool write_laz(RecordSource& src, OutFile& out, unsigned threads, ConvertProgres
 }
 
 /// Writes `src` into `output`; what is common to conversion and saving a cloud.
-bool write_output(RecordSource& src, const std::string& output, OutKind kind, const fs::path& dir,
-                  const ConvertOptions& options, ConvertProgress* progress, ConvertResult* result,
-                  std::string* error) {
+bool write_output(RecordSource& src, const std::string& output, ConvertOutput kind,
+                  const fs::path& dir, const ConvertOptions& options, ConvertProgress* progress,
+                  ConvertResult* result, std::string* error) {
   const RecordSpec& spec = src.spec();
   if (!check_disk(output, kind, dir, options.temp_dir, spec, error)) return false;
   ConvertResult r;
@@ -447,7 +436,7 @@ bool write_output(RecordSource& src, const std::string& output, OutKind kind, co
     progress->total = spec.points;
   }
   bool ok = false;
-  if (kind == OutKind::kCopc) {
+  if (kind == ConvertOutput::kCopc) {
     BuildOptions build;
     build.temp_dir = options.temp_dir.empty() ? dir.string() : options.temp_dir;
     build.memory_bytes = options.memory_bytes;
@@ -459,8 +448,8 @@ bool write_output(RecordSource& src, const std::string& output, OutKind kind, co
     build.progress = progress;
     ok = write_copc(src, out, build, r, error);
   } else {
-    ok = kind == OutKind::kLas ? write_las(src, out, progress, r, error)
-                               : write_laz(src, out, threads, progress, r, error);
+    ok = kind == ConvertOutput::kLas ? write_las(src, out, progress, r, error)
+                                     : write_laz(src, out, threads, progress, r, error);
   }
   if (ok && cancelled(progress)) ok = fail_with(error, output + ": cancelled");
   if (!ok || !out.commit(error)) return false;
@@ -497,7 +486,7 @@ const char* convert_stage_name(int stage) {
 bool convert_point_clouds(const std::vector<std::string>& inputs, const std::string& output,
                           const ConvertOptions& options, ConvertProgress* progress,
                           ConvertResult* result, std::string* error) {
-  io::OutKind kind;
+  ConvertOutput kind;
   std::filesystem::path dir;
   if (!io::check_output(output, kind, dir, error)) return false;
   if (progress) progress->stage = ConvertProgress::kScan;
@@ -522,7 +511,7 @@ bool convert_point_clouds(const std::vector<std::string>& inputs, const std::str
 bool save_point_cloud(const PointCloud& cloud, const std::string& output,
                       const ConvertOptions& options, ConvertProgress* progress,
                       ConvertResult* result, std::string* error) {
-  io::OutKind kind;
+  ConvertOutput kind;
   std::filesystem::path dir;
   if (!io::check_output(output, kind, dir, error)) return false;
   if (cloud.empty()) {

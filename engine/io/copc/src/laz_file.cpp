@@ -534,7 +534,6 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
     return false;
   r.after_chunks(*out.cloud);
   if (!copc.present) positions_from_integers(*out.cloud, f.h, r.sampled_origin());
-  out.info->format = "LAZ";
   out.info->version = laz_version(f.h, f.layout, f.chunks.size(), copc.present);
   out.info->copc = std::move(copc);
   finish(in, out, sink.bounds, attrs);

@@ -439,7 +439,6 @@ bool read_e57(const Input& in, Output& out, std::string* error) {
           error))
     return false;
   FileInfo& fi = *out.info;
-  fi.format = "E57";
   fi.version = std::to_string(ef.major) + "." + std::to_string(ef.minor);
   fi.scans.clear();
   for (const e57::Scan& s : scans) {

@@ -209,7 +209,6 @@ bool read_las(const Input& in, Output& out, std::string* error) {
   // LAS coordinates are always finite, so no point is dropped and cloud index i is record
   // stride.record(i).
   if (out.cloud->size() == stride.keep) las_extra_fields_kept(in, h, base, stride, *out.cloud);
-  out.info->format = "LAS";
   out.info->version = std::to_string(h.major) + "." + std::to_string(h.minor) + " format " +
                       std::to_string(h.format);
   // A file without points (or cut before its first record) reports the bounds its header states.

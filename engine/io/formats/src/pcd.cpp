@@ -471,7 +471,6 @@ bool read_ascii(const Input& in, Output& out, const PcdHeader& h, std::string* e
 bool read_pcd(const Input& in, Output& out, std::string* error) {
   PcdHeader h;
   if (!parse_pcd_header(in, h, error)) return false;
-  out.info->format = "PCD";
   out.info->version = h.version + " " + h.data_kind;
   if (h.data_kind == "ascii") return read_ascii(in, out, h, error);
   BinaryFields b;

@@ -611,7 +611,6 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
   VertexPlan plan;
   if (!plan_vertex(in, v, plan, error)) return false;
   static const char* kEnc[] = {"ascii", "binary_little_endian", "binary_big_endian"};
-  out.info->format = "PLY";
   out.info->version = std::string(kEnc[h.enc]) + " 1.0";
   if (h.enc == kAscii) return read_ascii(in, out, h, plan, error);
   const bool swap = (h.enc == kBig);  // the machines we build for are little-endian

@@ -294,7 +294,6 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
     chunks.insert(chunks.end(), c.begin(), c.end());
   }
   if (!decode_chunks(in, out, t, pts, chunks, error)) return false;
-  out.info->format = pts ? "PTS" : "XYZ";
   std::string cols = "x y z";
   if (t.k.i >= 0) cols += " i";
   if (t.k.r >= 0) cols += " r g b";

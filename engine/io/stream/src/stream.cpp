@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/io/formats.h"
 #include "engine/io/survey.h"
 #include "lod.h"
 #include "stream_pool.h"
@@ -610,17 +611,11 @@ bool is_copc_file(const std::string& path) {
   return std::memcmp(vlr + 2, "copc\0", 5) == 0 && record == 1;
 }
 
-bool ends_with_nocase(const std::string& s, const std::string& suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (size_t i = 0; i < suffix.size(); ++i)
-    if (std::tolower(uint8_t(s[s.size() - suffix.size() + i])) != suffix[i]) return false;
-  return true;
-}
-
 }  // namespace
 
 bool is_streamed_input(const std::string& input) {
-  if (is_url(input) || ends_with_nocase(input, ".vpc")) return true;
+  const FormatEntry* format = find_format_by_path(input);
+  if (is_url(input) || (format && format->survey())) return true;
   std::error_code ec;
   if (std::filesystem::is_directory(input, ec)) return true;
   return is_copc_file(input);

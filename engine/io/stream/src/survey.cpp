@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/io/base/io_common.h"
+#include "engine/io/formats.h"
 #include "engine/io/open_byte_source.h"
 
 namespace pr {
@@ -28,19 +29,21 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool ends_with_lower(const std::string& s, const std::string& suffix) {
-  const std::string l = io::lower(s);
-  return l.size() >= suffix.size() &&
-         l.compare(l.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 /// A URL without its query and fragment (a presigned URL's signature is no part of its path).
 std::string url_path(const std::string& url) {
   return url.substr(0, url.find_first_of("?#"));
 }
 
+/// A survey by the table of formats (.vpc), a URL's by its path.
 bool is_vpc_name(const std::string& input) {
-  return ends_with_lower(is_url(input) ? url_path(input) : input, ".vpc");
+  const FormatEntry* f = find_format_by_path(is_url(input) ? url_path(input) : input);
+  return f && f->survey();
+}
+
+/// A folder's tile: a file of a format that streams and is read whole too (COPC).
+bool is_tile_name(const std::string& name) {
+  const FormatEntry* f = find_format_by_path(name);
+  return f && f->streams && f->read;
 }
 
 /// Resolves `href` against a URL prefix `base` ("http://host/dir" or ".../dir/"): "./" and "../"
@@ -266,7 +269,7 @@ bool list_folder(const std::string& input, std::vector<SurveyTile>& tiles, std::
   std::error_code ec;
   for (fs::directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (ends_with_lower(name, ".copc.laz") && it->is_regular_file(ec)) {
+    if (is_tile_name(name) && it->is_regular_file(ec)) {
       files.push_back(it->path().string());
     }
   }

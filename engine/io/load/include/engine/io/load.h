@@ -1,25 +1,16 @@
 // Point-cloud files read whole: PLY, LAS, LAZ (COPC included), PCD, PTS, XYZ/TXT/CSV and E57, the
-// format chosen by content.
+// format chosen by content and read by the reader the table of formats (formats.h) names.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
 #include "engine/io/file_info.h"
+#include "engine/io/formats.h"
 #include "engine/point_cloud.h"
 #include "engine/progress.h"
 
 namespace pr {
-
-/// File formats recognised by content.
-enum class FileFormat { kUnknown, kPly, kLas, kLaz, kPcd, kPts, kXyz, kE57 };
-
-/// Name of a format as --info prints it ("PLY", "LAS", ...; "unknown").
-const char* format_name(FileFormat f);
-
-/// The format of a file from its first bytes (magic numbers, headers) and, for headerless text,
-/// its extension (`name`). Binary garbage with no known signature is kUnknown.
-FileFormat detect_format(const void* data, size_t size, const std::string& name);
 
 /// Parses a file already in memory (`name` is used in messages and for detection). Same contract
 /// as load_point_cloud; used by it after memory-mapping the file, by the fuzz targets and tests.

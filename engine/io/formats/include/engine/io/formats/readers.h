@@ -1,6 +1,7 @@
 // The whole-file readers of PLY, LAS, PCD, PTS, XYZ/TXT/CSV and E57 (LAZ and COPC:
-// engine/io/copc/laz_file.h). Each parses the whole input into out.cloud, fills out.info (format,
-// version, attributes) and returns false with a one-line message on any problem.
+// engine/io/copc/laz_file.h). Each parses the whole input into out.cloud, fills out.info (version,
+// attributes; the loader names the format) and returns false with a one-line message on any
+// problem.
 #pragma once
 
 #include <string>
