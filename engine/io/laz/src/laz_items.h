@@ -2,9 +2,9 @@
 // wave packet decoders (each shared by a point-wise and a layered item; their state, shared with
 // the encoders, is laz_state.h's), and the two item interfaces the chunk reader calls once per
 // item and point: point-wise items read the chunk's one arithmetic stream, layered items their
-// own layers. These three headers are parts of one translation unit,
-// laz_chunk.cpp (hence the unnamed namespace): the compiler sees every decoder with its only
-// caller and inlines the per-point code exactly as in a single file.
+// own layers. These three headers are parts of one translation unit, laz_chunk.cpp (hence the
+// unnamed namespace): the compiler sees every decoder with its only caller and inlines the
+// per-point code exactly as in a single file.
 #pragma once
 
 #include <cstdint>
