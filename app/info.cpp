@@ -10,8 +10,10 @@
 #include <string>
 
 #include "engine/frame_stats.h"
-#include "engine/io/byte_source.h"
 #include "engine/io/copc.h"
+#include "engine/io/formats.h"
+#include "engine/io/open_byte_source.h"
+#include "engine/io/survey.h"
 #include "startup.h"
 
 namespace pr {
@@ -154,9 +156,30 @@ FileReport describe_url(const std::string& url) {
   return r;
 }
 
+/// A survey (the table's formats that list files to stream and are never read whole: .vpc): the
+/// tiles it lists, their declared points and bounds; no tile is opened.
+FileReport describe_survey(const std::string& path, const FormatEntry& format) {
+  FileReport r;
+  r.info.file = path;
+  Stopwatch sw;
+  std::vector<SurveyTile> tiles;
+  if (!list_survey({path}, tiles, &r.error)) return r;
+  r.ok = true;
+  r.info.format = format.name;
+  r.info.version = std::to_string(tiles.size()) + (tiles.size() == 1 ? " tile" : " tiles");
+  for (const SurveyTile& t : tiles) {
+    r.info.points += t.points;
+    r.info.bounds.extend(t.bounds);
+  }
+  r.info.seconds = sw.ms() * 1e-3;
+  return r;
+}
+
 }  // namespace
 
 FileReport describe_file(const std::string& path, const LoadOptions& options) {
+  const FormatEntry* format = find_format_by_path(path);
+  if (format && format->survey()) return describe_survey(path, *format);
   if (is_url(path)) return describe_url(path);
   FileReport r;
   PointCloud cloud;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <string_view>
 
+#include "engine/io/formats.h"
 #include "engine/scenes.h"
 
 namespace pr {
@@ -323,7 +324,7 @@ void add_convert_options(CLI::App& app, Options& o) {
         [&o](const std::string& v) {
           if (convert_format(v).empty())
             bad("option --convert: '" + v +
-                "' ends in none of the suffixes that pick a format: .copc.laz (COPC), .laz, .las");
+                "' ends in none of the suffixes that pick a format: " + convert_suffixes());
           o.convert = v;
         });
   value(app, "--temp", "DIR",
@@ -472,17 +473,8 @@ void check_combinations(const Options& o) {
 }  // namespace
 
 std::string convert_format(const std::string& path) {
-  std::string lower = path;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  auto ends_with = [&lower](std::string_view suffix) {
-    return lower.size() > suffix.size() &&
-           lower.compare(lower.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends_with(".copc.laz")) return "COPC";
-  if (ends_with(".laz")) return "LAZ";
-  if (ends_with(".las")) return "LAS";
-  return "";
+  const FormatEntry* f = find_format_by_path(path);
+  return f && f->write != ConvertOutput::kNone ? f->name : "";
 }
 
 std::string usage_text() {

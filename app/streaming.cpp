@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/io/formats.h"
 #include "engine/parallel.h"
 #include "startup.h"
 
@@ -26,8 +27,9 @@ bool streams(const std::vector<std::string>& files, bool stream_copc, std::strin
   for (const std::string& f : files) {
     std::error_code ec;
     // A COPC file streams unless --stream off; URLs, folders and .vpc surveys always do.
-    const bool copc_file = !is_url(f) && std::filesystem::is_regular_file(f, ec) &&
-                           std::filesystem::path(f).extension() != ".vpc";
+    const FormatEntry* format = find_format_by_path(f);
+    const bool copc_file =
+        !is_url(f) && std::filesystem::is_regular_file(f, ec) && !(format && format->survey());
     if (is_streamed_input(f) && (stream_copc || !copc_file)) ++streamed;
   }
   if (streamed == 0 || streamed == files.size()) return streamed > 0;

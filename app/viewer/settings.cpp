@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/io/byte_source.h"
+#include "engine/io/open_byte_source.h"
 
 namespace pr {
 

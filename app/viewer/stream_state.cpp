@@ -5,11 +5,8 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <filesystem>
 
-#include "engine/io/byte_source.h"
 #include "progress_bar.h"
 #include "startup.h"
 #include "streaming.h"
@@ -30,25 +27,10 @@ bool StreamState::start(const std::vector<std::string>& inputs, const StreamOpti
     if (made->open(inputs, &why))
       opened_ = std::move(made);
     else
-      error_ = open_failure(inputs, why);
+      error_ = why;
     done_ = true;
   });
   return true;
-}
-
-std::string open_failure(const std::vector<std::string>& inputs, const std::string& error) {
-  if (inputs.size() != 1) return error;
-  const std::string& input = inputs[0];
-  std::string suffix = std::filesystem::path(input).extension().string();
-  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  std::error_code ec;
-  if (suffix == ".vpc" || (!is_url(input) && std::filesystem::is_directory(input, ec)))
-    return error;  // a survey of tiles
-  std::string reason = error;
-  for (const std::string& lead : {std::string("no tile opens: "), input + ": "})
-    if (reason.rfind(lead, 0) == 0) reason.erase(0, lead.size());
-  return "cannot open " + input + ": " + (reason.empty() ? "it does not open" : reason);
 }
 
 bool StreamState::take(std::shared_ptr<StreamingScene>& out, std::string* error) {

@@ -26,12 +26,6 @@ struct StreamFigures {
 /// The Streaming section's words for `stats`, with `options` set.
 StreamFigures stream_figures(const StreamStats& stats, const StreamOptions& options);
 
-/// What the status line says when `inputs` did not open (`error`: StreamingScene::open()'s
-/// message): for several inputs, a folder or a .vpc, the survey's message as it is ("no tile
-/// opens: " and the first tile's reason); for one file or URL, which and why ("cannot open URL:
-/// not found (HTTP 404)"), without the survey's words.
-std::string open_failure(const std::vector<std::string>& inputs, const std::string& error);
-
 struct StreamState {
   /// The survey on screen; null when the cloud on screen is not streamed. Shared with
   /// CloudState::points, which points at its pool.

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "engine/io/io.h"
-#include "laz_chunk.h"
-#include "laz_writer.h"
+#include "engine/io/laz/chunk.h"
+#include "engine/io/laz/writer.h"
 
 namespace {
 
@@ -123,8 +123,8 @@ int main(int argc, char** argv) {
   }
   int format;
   uint16_t extra;
-  if (!record_format(path, rec, format, extra) || format < 6 || format > 8) {
-    std::fprintf(stderr, "%s: the encoder bench takes point formats 6-8\n", path.c_str());
+  if (!record_format(path, rec, format, extra) || (format > 3 && format < 6) || format > 8) {
+    std::fprintf(stderr, "%s: the encoder bench takes point formats 0-3 and 6-8\n", path.c_str());
     return 1;
   }
   if (max_points && records.size() > max_points * rec) records.resize(max_points * rec);

@@ -28,6 +28,7 @@
 #include "engine/camera.h"
 #include "engine/frame_stats.h"
 #include "engine/io/copc.h"
+#include "engine/io/open_byte_source.h"
 #include "engine/io/stream.h"
 #include "fault_proxy.h"
 #include "nginx_server.h"

@@ -164,3 +164,34 @@ TEST(Info, TextOfACopcFileListsEveryLevel) {
             std::string::npos)
       << t;
 }
+
+TEST(Info, AVirtualPointCloudSumsWhatItDeclaresOfItsTiles) {
+  // The table of formats names .vpc a survey, never read whole: --info lists what it declares
+  // and opens no tile (neither file exists).
+  const fs::path dir = fs::temp_directory_path() / ("pr_info_vpc_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "survey.vpc").string();
+  std::ofstream(path) << R"({"type": "FeatureCollection", "features": [
+    {"type": "Feature", "stac_version": "1.0.0", "id": "a",
+     "assets": {"data": {"href": "./a.copc.laz", "roles": ["data"]}},
+     "properties": {"pc:count": 1000, "proj:bbox": [10, 20, 1, 30, 40, 5]}},
+    {"type": "Feature", "stac_version": "1.0.0", "id": "b",
+     "assets": {"data": {"href": "./b.copc.laz", "roles": ["data"]}},
+     "properties": {"pc:count": 234, "proj:bbox": [30, 20, 0, 50, 45, 2]}}]})";
+  const pr::FileReport r = pr::describe_file(path, {});
+  ASSERT_TRUE(r.ok) << r.error;
+  const json j = json::parse(pr::info_json(r));
+  EXPECT_EQ(j["format"], "VPC");
+  EXPECT_EQ(j["version"], "2 tiles");
+  EXPECT_EQ(j["points"], 1234);
+  EXPECT_EQ(j["bounds_min"], json::array({10, 20, 0}));
+  EXPECT_EQ(j["bounds_max"], json::array({50, 45, 5}));
+  EXPECT_NE(pr::info_text(r.info).find("\n  format      VPC 2 tiles\n  points      1234\n"),
+            std::string::npos);
+  // A survey that does not parse fails with its one line.
+  std::ofstream(path) << "{ not json";
+  const pr::FileReport bad = pr::describe_file(path, {});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("survey.vpc"), std::string::npos) << bad.error;
+  fs::remove_all(dir);
+}

@@ -180,7 +180,20 @@ TEST(StreamHeadless, BadInputsExitOne) {
   // A folder without COPC files.
   fs::create_directories(dir / "empty");
   EXPECT_EQ(run({"--headless", "--frames", "1", (dir / "empty").string()}, &out), 1);
-  // A URL nobody answers (a closed port on this machine).
-  EXPECT_EQ(run({"--headless", "--frames", "1", "http://127.0.0.1:9/x.copc.laz"}, &out), 1);
+  // A URL nobody answers (a closed port on this machine): one input says which and why.
+  const std::string url = "http://127.0.0.1:9/x.copc.laz";
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run({"--headless", "--frames", "1", url}, &out), 1);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("pointraster: cannot open " + url + ": "), std::string::npos) << err;
+  EXPECT_EQ(err.find("tile"), std::string::npos) << err;
+  // A folder is a survey of tiles: none of them opens, and the first one's reason.
+  fs::create_directories(dir / "tiles");
+  std::ofstream(dir / "tiles" / "a.copc.laz") << "not a COPC file";
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run({"--headless", "--frames", "1", (dir / "tiles").string()}, &out), 1);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("pointraster: no tile opens: "), std::string::npos) << err;
+  EXPECT_NE(err.find("a.copc.laz"), std::string::npos) << err;
   fs::remove_all(dir);
 }

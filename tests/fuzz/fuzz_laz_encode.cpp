@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "laz_chunk.h"
-#include "laz_writer.h"
+#include "engine/io/laz/chunk.h"
+#include "engine/io/laz/writer.h"
 
 namespace {
 

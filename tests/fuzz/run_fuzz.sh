@@ -20,9 +20,13 @@ for d in ply las pcd pts text e57 laz; do
   fi
 done
 mkdir -p "$out"
-srcs=("$root"/engine/io/src/*.cpp "$root/engine/src/point_cloud.cpp" "$root/engine/src/parallel.cpp")
+# Every room of io (engine/io/<room>/src) with its public and private headers; the private
+# headers' names differ from room to room, so one include path holds them all.
+srcs=("$root"/engine/io/*/src/*.cpp "$root/engine/src/point_cloud.cpp" "$root/engine/src/parallel.cpp")
+incs=(-I"$root/engine/include" -I"$root/engine/io/include")
+for room in "$root"/engine/io/*/; do incs+=(-I"${room}include" -I"${room}src"); done
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -I"$root/engine/include" -I"$root/engine/io/include" -I"$root/engine/io/src" -pthread)
+       "${incs[@]}" -pthread)
 # target name : FileFormat enumerator : file name given to the reader : seed folders
 #   [: at most this many seconds whatever the argument says (fuzz_laz: 12, so that with its link
 #   it adds about 15 s to the test command)]
@@ -35,7 +39,7 @@ targets=("ply:kPly:fuzz.ply:ply" "las:kLas:fuzz.las:las laz" "pcd:kPcd:fuzz.pcd:
          "copc:-:fuzz.copc.laz:laz" "laz_encode:-:-:las")
 # The engine's sources are compiled once into objects shared by all targets; a changed header
 # rebuilds them all (objects of different struct layouts would fail as false crashes).
-newest_h=$(ls -t "$root"/engine/include/engine/*.h "$root"/engine/io/include/engine/io/*.h "$root"/engine/io/src/*.h | head -1)
+newest_h=$(find "$root/engine/include" "$root/engine/io" -name "*.h" -printf "%T@ %p\n" | sort -n | tail -1 | cut -d" " -f2-)
 # Compiles and fuzzing run as many at a time as there are cores (libFuzzer uses one core a run).
 jobs=$(nproc 2>/dev/null || echo 2)
 throttle() { while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do wait -n || true; done; }

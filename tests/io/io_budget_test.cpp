@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "e57_build.h"
+#include "engine/io/base/stride.h"
 #include "engine/io/io.h"
-#include "stride.h"
 #include "testdata.h"
 
 namespace fs = std::filesystem;

@@ -19,10 +19,11 @@
 #include <iterator>
 #include <random>
 
+#include "engine/io/base/bytes.h"
 #include "engine/io/convert.h"
 #include "engine/io/copc.h"
 #include "engine/io/io.h"
-#include "io_common.h"
+#include "engine/io/open_byte_source.h"
 #include "io_test_files.h"
 #include "testdata.h"
 

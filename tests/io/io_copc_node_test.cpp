@@ -21,6 +21,8 @@
 #include <thread>
 
 #include "engine/io/copc.h"
+#include "engine/io/io.h"
+#include "engine/io/open_byte_source.h"
 #include "io_test_files.h"
 #include "testdata.h"
 

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/io/byte_source.h"
+#include "engine/io/open_byte_source.h"
 #include "fault_proxy.h"
 #include "nginx_server.h"
 #include "testdata.h"

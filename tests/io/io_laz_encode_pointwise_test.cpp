@@ -23,12 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/base/bytes.h"
 #include "engine/io/io.h"
-#include "io_common.h"
+#include "engine/io/laz/chunk.h"
+#include "engine/io/laz/chunk_table.h"
+#include "engine/io/laz/writer.h"
 #include "io_test_files.h"
-#include "laz_chunk.h"
-#include "laz_encoder.h"
-#include "laz_writer.h"
 #include "testdata.h"
 
 #ifndef PR_TEST_PYTHON
@@ -317,14 +317,7 @@ TEST(IoLazEncodePointwise, LaszipFilesReencodeToTheirOwnChunks) {
 /// The chunk table (fixed chunk size: only each chunk's byte count, coded as the difference to
 /// the previous one).
 std::vector<uint8_t> chunk_table(const Chunks& c) {
-  std::vector<uint8_t> stream;
-  io::laz::Encoder enc;
-  enc.init(stream);
-  io::laz::IntEncoder ic;
-  ic.init(32, 2);
-  for (size_t i = 0; i < c.sizes.size(); ++i)
-    ic.encode(enc, i ? int32_t(c.sizes[i - 1]) : 0, int32_t(c.sizes[i]), 1);
-  enc.done();
+  const std::vector<uint8_t> stream = io::laz::encode_chunk_table({}, c.sizes, false);
   std::vector<uint8_t> table(8);
   put_le(table.data(), uint32_t(0));  // version
   put_le(table.data() + 4, uint32_t(c.sizes.size()));

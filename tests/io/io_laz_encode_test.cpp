@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/base/bytes.h"
 #include "engine/io/io.h"
-#include "io_common.h"
-#include "laz_chunk.h"
-#include "laz_encoder.h"
-#include "laz_writer.h"
+#include "engine/io/laz/chunk.h"
+#include "engine/io/laz/chunk_table.h"
+#include "engine/io/laz/writer.h"
 #include "testdata.h"
 
 #ifndef PR_TEST_PYTHON
@@ -388,20 +388,14 @@ TEST(IoLazEncode, SameChunkBytesAsLaszipAndLazrs) {
 /// chunk's point count and byte size as integers predicted from the previous chunk's, in one
 /// arithmetic stream.
 std::vector<uint8_t> chunk_table(const std::vector<std::vector<uint8_t>>& chunks, size_t rec) {
-  std::vector<uint8_t> out(8, 0), stream;
+  std::vector<uint8_t> out(8, 0);
   put_le(out.data() + 4, uint32_t(chunks.size()));
-  laz::Encoder enc;
-  enc.init(stream);
-  laz::IntEncoder ic;
-  ic.init(32, 2);
-  uint32_t last_count = 0, last_bytes = 0;
+  std::vector<uint64_t> counts, bytes;
   for (const auto& c : chunks) {
-    const uint32_t count = get_le<uint32_t>(c.data() + rec), bytes = uint32_t(c.size());
-    ic.encode(enc, int32_t(last_count), int32_t(count), 0);
-    ic.encode(enc, int32_t(last_bytes), int32_t(bytes), 1);
-    last_count = count, last_bytes = bytes;
+    counts.push_back(get_le<uint32_t>(c.data() + rec));
+    bytes.push_back(c.size());
   }
-  enc.done();
+  const std::vector<uint8_t> stream = laz::encode_chunk_table(counts, bytes, true);
   out.insert(out.end(), stream.begin(), stream.end());
   return out;
 }

@@ -6,7 +6,7 @@ reads them) and against the records it was given, so a fault here fails the test
 hiding one in the decoder.
 
 The entropy coder is the one of LAZ: a 32-bit range coder whose adaptive models are rebuilt
-periodically from their counts (the decoder's counterpart is engine/io/src/laz_codec.h), and the
+periodically from their counts (the decoder's counterpart is engine/io/laz/src/laz_codec.h), and the
 integer corrector that codes a value as a prediction plus a difference whose bit length is a
 modelled symbol. Pure Python: about 20,000 points a second.
 """

@@ -1,0 +1,64 @@
+// What streaming by level of detail (engine/io/stream.h) passes between its parts and to its
+// caller: the view a selection is made for, the options, the ranges of the pool that changed, the
+// statistics.
+#pragma once
+
+#include <cstdint>
+
+#include <glm/glm.hpp>
+
+#include "engine/io/open_byte_source.h"
+
+namespace pr {
+
+/// The view a selection is made for: a pinhole camera in world coordinates (the same camera
+/// engine/camera.h describes: tan(vfov / 2) = 1 / focus).
+struct LodView {
+  glm::dvec3 eye{0.0};
+  glm::dvec3 right{1, 0, 0}, up{0, 1, 0}, forward{0, 0, 1};  ///< world directions, unit length
+  double focus = 5.0;
+  int width = 1280, height = 720;  ///< pixels
+  double near_z = 0.01;
+};
+
+struct StreamOptions {
+  uint64_t point_budget = 10'000'000;  ///< points selected at most (the pool's capacity)
+  /// Target screen-space error in pixels: a node is refined while its point spacing on screen
+  /// exceeds it. 0: refine every node in view (with a budget of at least the file's points, the
+  /// whole cloud).
+  double sse_px = 1.0;
+  uint64_t cache_bytes = 1ull << 30;  ///< host memory for decoded nodes
+  unsigned threads = 0;               ///< I/O and decode workers (0: the cores, at least 4)
+  /// The pool's slots: this many points (the renderers' culling batch, kPointBatch). A node
+  /// takes a whole slot for each slot_align of its points (a batch of no other node) and
+  /// granules of slot_align / 8 points for the rest (rests of several nodes may share a batch).
+  uint32_t slot_align = 4096;
+  /// Points copied into the pool per update() at most (bounds the frame's upload).
+  uint64_t pool_points_per_update = 8'000'000;
+  HttpOptions http;
+};
+
+/// A part of the pool that changed in the last update(): new points in [first, first + count)
+/// (nodes copied in; the rest of a node's last granule holds NaN positions, which never draw) or,
+/// for an evicted node, NaN positions there. Ranges cover whole granules (slot_align / 8 points),
+/// sorted and disjoint; ranges less than 65536 points apart are merged (the points between them,
+/// unchanged, are handed over again: fewer, larger uploads).
+struct PoolRange {
+  uint64_t first = 0, count = 0;
+};
+
+struct StreamStats {
+  uint64_t tiles = 0, tiles_open = 0;  ///< tiles of the survey; those whose header is read
+  uint64_t nodes_selected = 0, points_selected = 0;
+  uint64_t nodes_drawn = 0, points_drawn = 0;  ///< in the pool
+  uint64_t nodes_cached = 0, cache_bytes = 0;
+  uint64_t nodes_in_flight = 0;  ///< node and page requests queued or running
+  uint64_t nodes_failed = 0;     ///< skipped: unreadable or corrupt (named once in messages)
+  uint64_t bytes_read = 0;       ///< from every source so far
+  double mb_per_s = 0.0;         ///< read rate over the last second
+  /// Every selected node is in the pool and nothing is in flight: the view is as good as the
+  /// budget and the target error allow.
+  bool converged = false;
+};
+
+}  // namespace pr
