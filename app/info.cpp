@@ -127,31 +127,15 @@ void copc_text(std::string& s, const CopcInfo& c) {
 
 namespace {
 
-/// A URL: its header and root hierarchy page only (engine/io/copc.h), never its points.
-FileReport describe_url(const std::string& url) {
+/// A COPC file from its header and hierarchy alone (engine/io/copc.h), never its points: every
+/// hierarchy page of a local file, the root page of a URL (each page is a request). Null `file`:
+/// the source is no COPC file (a plain LAZ file), which the caller reads whole.
+FileReport describe_copc_file(const std::string& path, const CopcFile& file,
+                              const LoadOptions& options) {
   FileReport r;
-  r.info.file = url;
   Stopwatch sw;
-  std::unique_ptr<ByteSource> source = open_byte_source(url, &r.error);
-  std::unique_ptr<CopcFile> copc = source ? CopcFile::open(std::move(source), &r.error) : nullptr;
-  std::vector<CopcEntry> entries;
-  if (!copc || !copc->read_page(copc->root_page(), entries, &r.info.warnings, &r.error)) return r;
-  r.ok = true;
-  const std::vector<std::string> warnings = std::move(r.info.warnings);
-  r.info = copc->info();
-  r.info.file = url;
-  r.info.warnings = warnings;
-  CopcInfo& c = r.info.copc;
-  c.levels.clear();
-  for (const CopcEntry& e : entries) {
-    if (e.is_page()) {
-      c.unread_pages++;
-      continue;
-    }
-    if (c.levels.size() <= size_t(e.key.level)) c.levels.resize(size_t(e.key.level) + 1);
-    c.levels[size_t(e.key.level)].nodes++;
-    c.levels[size_t(e.key.level)].points += uint64_t(e.point_count);
-  }
+  r.ok = file.describe(options, !is_url(path), r.info, &r.error);
+  r.info.file = path;
   r.info.seconds = sw.ms() * 1e-3;
   return r;
 }
@@ -180,7 +164,15 @@ FileReport describe_survey(const std::string& path, const FormatEntry& format) {
 FileReport describe_file(const std::string& path, const LoadOptions& options) {
   const FormatEntry* format = find_format_by_path(path);
   if (format && format->survey()) return describe_survey(path, *format);
-  if (is_url(path)) return describe_url(path);
+  // A COPC file or URL is described from its header and hierarchy; a URL can be nothing else.
+  if (is_url(path) || (format && format->format == FileFormat::kLaz)) {
+    FileReport r;
+    r.info.file = path;
+    std::unique_ptr<ByteSource> source = open_byte_source(path, &r.error);
+    std::unique_ptr<CopcFile> copc = source ? CopcFile::open(std::move(source), &r.error) : nullptr;
+    if (copc) return describe_copc_file(path, *copc, options);
+    if (is_url(path)) return r;
+  }
   FileReport r;
   PointCloud cloud;
   Stopwatch sw;

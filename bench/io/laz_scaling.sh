@@ -1,5 +1,6 @@
 #!/bin/bash
-# How LAZ loading scales with cores on one machine: ours (`pointraster --info`'s load time) and
+# How LAZ loading scales with cores on one machine: ours (`pointraster --info`'s load time, which
+# decodes a plain LAZ file whole; a COPC file it describes from its header alone) and
 # laspy + lazrs' parallel decoder, each pinned with taskset to the first 1, 2, 4, ... cores,
 # best of 3 runs, on each FILE. PYTHON needs numpy, laspy and lazrs.
 #   laz_scaling.sh POINTRASTER PYTHON FILE...

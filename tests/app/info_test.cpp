@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/copc.h"
+#include "engine/io/load.h"
+#include "engine/io/open_byte_source.h"
 #include "testdata.h"
 
 namespace fs = std::filesystem;
@@ -136,6 +139,59 @@ TEST(Info, TextOfALasFile) {
   EXPECT_NE(t.find("\n  origin      636594.000000 849215.000000 460.000000\n"), std::string::npos);
   EXPECT_NE(t.find("\n  attributes  color intensity classification\n"), std::string::npos);
   EXPECT_NE(t.find("\n  load time   "), std::string::npos);
+}
+
+// A local COPC file is described from its header and hierarchy, as a URL is: not one point is
+// decoded. Its nodes' bytes overwritten with garbage, --info still says what the intact file
+// says (a load of the damaged file, which decodes them, does not).
+TEST(Info, ALocalCopcFileIsDescribedWithoutDecodingItsPoints) {
+  REQUIRE_TESTDATA("laz");
+  const std::string original = pr::test::data_path("laz") + "/lone-star.copc.laz";
+  const fs::path dir = fs::temp_directory_path() / ("pr_info_copc_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string damaged = (dir / "damaged.copc.laz").string();
+  fs::copy_file(original, damaged, fs::copy_options::overwrite_existing);
+  {
+    std::string err;
+    std::unique_ptr<pr::CopcFile> file =
+        pr::CopcFile::open(pr::open_byte_source(original, &err), &err);
+    ASSERT_TRUE(file) << err;
+    std::vector<pr::CopcEntry> entries;
+    ASSERT_TRUE(file->read_page(file->root_page(), entries, nullptr, &err)) << err;
+    std::fstream f(damaged, std::ios::binary | std::ios::in | std::ios::out);
+    size_t nodes = 0;
+    for (const pr::CopcEntry& e : entries) {
+      if (e.is_page() || e.point_count == 0) continue;
+      f.seekp(std::streamoff(e.offset));
+      f.write(std::string(size_t(e.byte_size), '\xA5').data(), e.byte_size);
+      ++nodes;
+    }
+    ASSERT_GT(nodes, 1u);
+  }
+  const json a = describe_json(original), b = describe_json(damaged);
+  for (const char* key : {"format", "version", "points", "bounds_min", "bounds_max", "origin",
+                          "has_color", "has_intensity", "has_classification", "copc"})
+    EXPECT_EQ(a[key], b[key]) << key;
+  EXPECT_FALSE(b.contains("warnings")) << b;
+  EXPECT_EQ(a["points"], 518862);
+  EXPECT_EQ(a["version"], "1.4 format 6, LASzip 3.4r3 layered, 15 chunks (variable), COPC");
+  // Decoding the damaged nodes fails or warns: --info did not decode them.
+  pr::PointCloud cloud;
+  pr::FileInfo info;
+  std::string err;
+  const bool loaded = pr::load_point_cloud(damaged, cloud, &info, &err);
+  EXPECT_TRUE(!loaded || !info.warnings.empty()) << "the garbage decoded cleanly";
+  // A budget marks the levels a load would read, and counts their points.
+  pr::LoadOptions budget;
+  budget.max_points = 200'000;
+  const json c = describe_json(damaged, budget);
+  ASSERT_EQ(c["copc"]["levels"].size(), 3u) << c;
+  EXPECT_TRUE(c["copc"]["levels"][0]["read"].get<bool>());
+  EXPECT_TRUE(c["copc"]["levels"][1]["read"].get<bool>());
+  EXPECT_FALSE(c["copc"]["levels"][2]["read"].get<bool>());
+  EXPECT_EQ(c["points"], c["copc"]["levels"][0]["points"].get<uint64_t>() +
+                             c["copc"]["levels"][1]["points"].get<uint64_t>());
+  fs::remove_all(dir);
 }
 
 TEST(Info, TextOfACopcFileListsEveryLevel) {

@@ -42,6 +42,7 @@ struct CopcFile::Impl {
   uint64_t points_begin = 0;  ///< the first chunk's offset (after the chunk table's offset)
   io::LasRecords recs;
   io::laz::Layout layout;
+  io::LasHeader header;
   io::Attributes attrs;
   FileInfo info;
   CopcPage root;
@@ -129,6 +130,7 @@ struct CopcFile::Impl {
     if (h.count == 0) return fail(error, "the file holds no points");
     points_begin = uint64_t(h.offset) + 8;
     if (!check_laz(in, h, error) || !check_copc(in, h, error)) return false;
+    header = h;
     recs = io::LasRecords(in, h);
     attrs = io::las_attributes(h.format);
     const size_t slash = name.find_last_of('/');
@@ -286,6 +288,75 @@ bool CopcFile::read_node(const CopcEntry& node, const glm::dvec3& origin, PointC
     if (m.attrs.gps_time) out.gps_time.resize(w.n);
     for (ScalarField& f : out.fields) f.values.resize(w.n);
   }
+  return true;
+}
+
+namespace {
+
+/// The hierarchy's nodes counted by level into `c`: the root page, then (`all_pages`) every child
+/// page it leads to. Pages never overlap, so the bytes of the pages visited stay within the
+/// file's size: the bound that stops a cycle of pages.
+bool count_levels(const CopcFile& file, bool all_pages, CopcInfo& c,
+                  std::vector<std::string>& warnings, std::string* error) {
+  std::vector<CopcPage> pages{file.root_page()};
+  uint64_t visited = 0;
+  std::vector<CopcEntry> entries;
+  while (!pages.empty()) {
+    const CopcPage page = pages.back();
+    pages.pop_back();
+    visited += page.size;
+    if (visited > file.source().size()) {
+      if (error) *error = file.source().name() + ": the COPC hierarchy's pages repeat";
+      return false;
+    }
+    if (!file.read_page(page, entries, &warnings, error)) return false;
+    for (const CopcEntry& e : entries) {
+      if (e.is_page()) {
+        if (all_pages)
+          pages.push_back(CopcPage{e.offset, uint64_t(e.byte_size)});
+        else
+          c.unread_pages++;
+        continue;
+      }
+      if (e.point_count == 0) continue;  // a node that only leads to its children: no chunk
+      const size_t level = size_t(e.key.level);
+      if (c.levels.size() <= level) c.levels.resize(level + 1);
+      c.levels[level].nodes++;
+      c.levels[level].points += uint64_t(e.point_count);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool CopcFile::describe(const LoadOptions& options, bool all_pages, FileInfo& info,
+                        std::string* error) const {
+  const std::string& name = impl_->name;
+  std::vector<std::string> warnings;
+  CopcInfo levels;
+  if (!count_levels(*this, all_pages, levels, warnings, error)) return false;
+  info = impl_->info;
+  info.file = name;
+  info.warnings = std::move(warnings);
+  info.copc.levels = std::move(levels.levels);
+  info.copc.unread_pages = levels.unread_pages;
+  if (!all_pages) return true;
+  // Every node with points is a chunk of the file: the number the chunk table would give.
+  uint64_t total = 0, chunks = 0;
+  for (const CopcLevel& l : info.copc.levels) total += l.points, chunks += l.nodes;
+  info.version = io::laz_version(impl_->header, impl_->layout, size_t(chunks), true);
+  if (total != info.points)
+    info.warnings.push_back(name + ": the COPC hierarchy holds " + std::to_string(total) +
+                            " points, the header " + std::to_string(info.points));
+  if (info.copc.levels.empty()) return true;
+  const size_t depth = copc_depth(info.copc, options);
+  uint64_t read = 0;
+  for (size_t l = 0; l <= depth; ++l) {
+    info.copc.levels[l].read = true;
+    read += info.copc.levels[l].points;
+  }
+  if (depth + 1 < info.copc.levels.size()) info.points = read;
   return true;
 }
 

@@ -286,24 +286,6 @@ bool read_copc(const Input& in, const LazFile& f, CopcInfo& copc, std::vector<Ch
   return true;
 }
 
-/// The deepest COPC level to read: every level, or LoadOptions::max_depth, or the deepest whose
-/// points together with those above fit LoadOptions::max_points (level 0 at least).
-size_t copc_depth(const CopcInfo& copc, const LoadOptions& o) {
-  size_t depth = copc.levels.size() - 1;
-  if (o.max_depth >= 0) depth = std::min(depth, size_t(o.max_depth));
-  if (o.max_points) {
-    uint64_t sum = 0;
-    for (size_t l = 0; l <= depth; ++l) {
-      sum += copc.levels[l].points;
-      if (sum > o.max_points) {
-        depth = l ? l - 1 : 0;
-        break;
-      }
-    }
-  }
-  return depth;
-}
-
 /// LoadOptions::whole_chunks: chunks k * n / m (k < m) of the file's n, the fewest m whose
 /// points (at the file's average a chunk) reach max_points; all of them when that is every one.
 std::vector<Chunk> spread_chunks(const std::vector<Chunk>& all, uint64_t points,
@@ -582,6 +564,23 @@ bool decompress_laz(const std::string& path, std::vector<uint8_t>& records, size
   static const LoadOptions kEverything;
   io::Input in{bytes.data(), bytes.size(), path, nullptr, &kEverything};
   return io::laz_records(in, records, record_length, error);
+}
+
+size_t copc_depth(const CopcInfo& copc, const LoadOptions& o) {
+  if (copc.levels.empty()) return 0;
+  size_t depth = copc.levels.size() - 1;
+  if (o.max_depth >= 0) depth = std::min(depth, size_t(o.max_depth));
+  if (o.max_points) {
+    uint64_t sum = 0;
+    for (size_t l = 0; l <= depth; ++l) {
+      sum += copc.levels[l].points;
+      if (sum > o.max_points) {
+        depth = l ? l - 1 : 0;
+        break;
+      }
+    }
+  }
+  return depth;
 }
 
 }  // namespace pr

@@ -87,6 +87,16 @@ class CopcFile {
   bool read_node(const CopcEntry& node, const glm::dvec3& origin, PointCloud& out,
                  std::string* error, const std::atomic<bool>* cancel = nullptr) const;
 
+  /// What --info says of the file without decoding a point: the header's facts
+  /// (info()) and the hierarchy's levels, from every page (`all_pages`) or from the root
+  /// page alone (the rest counted in CopcInfo::unread_pages: a URL, where a page is a request).
+  /// With every page read, the levels a whole-file load with `options` reads are marked read and
+  /// `points` counts their points (all of them without options: the header's count); a hierarchy
+  /// whose points differ from the header's count is a warning. False with a one-line message when
+  /// a page cannot be read.
+  bool describe(const LoadOptions& options, bool all_pages, FileInfo& info,
+                std::string* error) const;
+
   ByteSource& source() const;
 
  private:
@@ -94,6 +104,11 @@ class CopcFile {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The deepest level a whole-file load (load_point_cloud) with `options` reads of a COPC file
+/// whose levels `copc` lists: every level, or LoadOptions::max_depth, or the deepest whose points
+/// together with those above fit LoadOptions::max_points (level 0 at least); 0 without levels.
+size_t copc_depth(const CopcInfo& copc, const LoadOptions& options);
 
 /// Parses a page already in memory (read_page's checks, for a file of `file_size` bytes whose
 /// point data starts at `points_begin`). The fuzz target's entry.
