@@ -138,6 +138,15 @@ TEST_F(IoEmptyCut, FilesWithoutPointsAreValidFilesOfZeroPoints) {
       {"empty.copc.laz", "LAZ", true, true,
        [&](IoEmptyCut& t) { return t.converted("e.copc.laz", none); }},
       {"noscan.e57", "E57", false, false, [](IoEmptyCut&) { return test::build_e57({}); }},
+      {"norecord.e57", "E57", false, false,
+       [](IoEmptyCut&) {
+         test::TestScan s;
+         s.prototype_xml =
+             "<cartesianX type=\"Float\"/><cartesianY type=\"Float\"/>"
+             "<cartesianZ type=\"Float\"/>";
+         s.streams.resize(3);
+         return test::build_e57({s});
+       }},
   };
   for (const EmptyCase& k : cases) {
     SCOPED_TRACE(k.name);
