@@ -479,10 +479,10 @@ TEST(IoConvert, DeepTreeHasChildPages) {
   }
 }
 
-// Inputs without points convert into a valid file of 0 points (laspy through both LAZ backends
-// and copclib read it back: check_copc.py), with the fields the inputs declare; beside inputs
-// with points they are passed by with a note. A cut input converts the points before its cut,
-// its warning a note.
+// Inputs without points convert into a valid file of 0 points (laspy through both LAZ backends,
+// laspy's CopcReader and copclib read it back: check_copc.py), with the fields the inputs
+// declare; beside inputs with points they are passed by with a note. A cut input (loaded whole,
+// or LAZ read out of core) converts the points before its cut, its warning a note.
 TEST(IoConvert, EmptyInputsGiveEmptyFilesAndCutInputsTheirPoints) {
   TempDir dir("empty");
   const std::string ply = dir / "empty.ply", las = dir / "empty.las";
@@ -531,6 +531,23 @@ TEST(IoConvert, EmptyInputsGiveEmptyFilesAndCutInputsTheirPoints) {
                           ": cut short: 2 of 3 points decoded (the vertex data ends early)"),
             r.messages.end());
   EXPECT_EQ(load(dir / "c.copc.laz").size(), 2u);
+  // A LAZ file of three chunks (50,000, 50,000, 20,000) cut inside the second: read out of core,
+  // the whole chunks before the cut convert, the warning a note.
+  PointCloud big;
+  big.resize(120000);
+  for (size_t i = 0; i < big.size(); ++i) big.positions[i] = {float(i % 1000), float(i / 1000), 0};
+  ASSERT_TRUE(save_point_cloud(big, dir / "big.laz", ConvertOptions{}, nullptr, &r, &err)) << err;
+  std::ifstream lz(dir / "big.laz", std::ios::binary);
+  bytes.assign(std::istreambuf_iterator<char>(lz), {});
+  std::ofstream(dir / "cut.laz", std::ios::binary) << bytes.substr(0, bytes.size() * 2 / 3);
+  ASSERT_TRUE(convert({dir / "cut.laz"}, dir / "c.las", &r, &err)) << err;
+  EXPECT_EQ(r.points, 50000u);
+  EXPECT_NE(
+      std::find(r.messages.begin(), r.messages.end(),
+                dir / "cut.laz" + ": cut short: 50,000 of 120,000 points decoded (chunk 2 of 3 is "
+                                  "truncated)"),
+      r.messages.end());
+  EXPECT_EQ(load(dir / "c.las").size(), 50000u);
 }
 
 TEST(IoConvert, BadInputCancelAndMissingFolderLeaveNoFile) {
