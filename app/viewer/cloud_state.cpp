@@ -93,6 +93,17 @@ void CloudState::say_ready(const CloudJob::Result& r, const std::string& note, b
              refused || !warned.empty());
 }
 
+void CloudState::say_nothing_to_show(const CloudJob::Result& r, StatusLine& status) const {
+  std::string warned;
+  for (const FileInfo& f : r.files)
+    for (const std::string& w : f.warnings) warned += (warned.empty() ? "" : "; ") + w;
+  status.set(r.cloud->name + (r.files.size() == 1 ? " holds" : " hold") +
+                 " no points: nothing to show" +
+                 (drawable() ? " (the cloud on screen stays)" : "") +
+                 (warned.empty() ? "" : "; warning: " + warned),
+             !warned.empty());
+}
+
 void CloudState::reset_point_target(std::optional<uint64_t> asked, RenderSettings& rs) {
   if (!scene.empty()) {
     scene_points = points->size();

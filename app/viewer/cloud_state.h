@@ -66,6 +66,9 @@ struct CloudState {
   /// `refused`: what the GPU's upload adds.
   void say_ready(const CloudJob::Result& r, const std::string& note, bool refused,
                  StatusLine& status) const;
+  /// The status line of files read that hold no point (none declared, or cut before the first):
+  /// nothing to show, the cloud on screen (if any) stays; the readers' warnings.
+  void say_nothing_to_show(const CloudJob::Result& r, StatusLine& status) const;
   /// A cloud arrived: every point drawn, or `asked` (--points) for the first cloud of files.
   void reset_point_target(std::optional<uint64_t> asked, RenderSettings& rs);
   /// A streamed survey's pool becomes the cloud on screen (sharing ownership with `scene`).

@@ -96,6 +96,11 @@ bool StreamState::install(std::shared_ptr<StreamingScene> opened, RenderBackend&
 }
 
 void StreamState::say_installed(const std::string& note, bool refused, StatusLine& status) const {
+  // A survey without points (COPC files of 0 points) streams nothing: as files read whole say.
+  if (scene->info().points == 0) {
+    status.set(label() + " holds no points: nothing to show" + note, refused);
+    return;
+  }
   char msg[256];
   std::snprintf(msg, sizeof msg, "%s: %llu points in %llu tile(s), streamed%s", label().c_str(),
                 (unsigned long long)scene->info().points, (unsigned long long)scene->stats().tiles,

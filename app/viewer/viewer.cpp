@@ -204,6 +204,11 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     set_status(r.error, r.error != "loading cancelled");
     return;
   }
+  // Files without points are read, not failed: nothing to draw, and the cloud on screen stays.
+  if (r.cloud->empty()) {
+    cloud.say_nothing_to_show(r, status);
+    return;
+  }
   const bool same_view = (!r.scene.empty() && r.scene == cloud.scene && cloud.points) || more;
   if (!take_cloud(r)) return;
   cloud.reset_point_target(opt.points, rs);

@@ -118,7 +118,8 @@ TEST(Info, ACutShortLasFileWarnsAndAnEmptyOneHasZeroPoints) {
   const json j = json::parse(pr::info_json(cut));
   EXPECT_EQ(j["points"], 5);
   ASSERT_EQ(j["warnings"].size(), 1u) << j;
-  EXPECT_NE(j["warnings"][0].get<std::string>().find("truncated"), std::string::npos);
+  EXPECT_EQ(j["warnings"][0].get<std::string>(),
+            cut.info.file + ": cut short: 5 of 110,000 points decoded (the point data ends early)");
   EXPECT_NE(pr::info_text(cut.info).find("  warning     "), std::string::npos);
   const pr::FileReport empty = pr::describe_file(cut_las("empty.las", 0, 0), {});
   ASSERT_TRUE(empty.ok) << empty.error;
@@ -126,6 +127,63 @@ TEST(Info, ACutShortLasFileWarnsAndAnEmptyOneHasZeroPoints) {
   EXPECT_FALSE(json::parse(pr::info_json(empty)).contains("warnings"));
   EXPECT_NE(pr::info_text(empty.info).find("\n  points      0\n"), std::string::npos);
   fs::remove_all(fs::path(cut.info.file).parent_path());
+}
+
+// Every format: a file without points is described with 0 points and its format, no warning; a
+// file cut short with the points before the cut and its one warning, in the text and the JSON.
+TEST(Info, FilesWithoutPointsAndFilesCutShortInEveryFormat) {
+  const fs::path dir = fs::temp_directory_path() / ("pr_info_empty_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto file = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream((dir / name).string(), std::ios::binary) << bytes;
+    return (dir / name).string();
+  };
+  pr::PointCloud none;
+  std::string err;
+  ASSERT_TRUE(pr::save_las((dir / "empty.las").string(), none, 6, &err)) << err;
+  ASSERT_TRUE(
+      pr::save_ply((dir / "empty_be.ply").string(), none, pr::PlyEncoding::kBinaryBigEndian, &err))
+      << err;
+  ASSERT_TRUE(pr::save_pcd((dir / "empty.pcd").string(), none, true, &err)) << err;
+  const std::pair<std::string, const char*> empty[] = {
+      {(dir / "empty.las").string(), "LAS"},  {(dir / "empty_be.ply").string(), "PLY"},
+      {(dir / "empty.pcd").string(), "PCD"},  {file("empty.xyz", ""), "XYZ"},
+      {file("header.csv", "x,y,z\n"), "XYZ"}, {file("zero.pts", "0\n"), "PTS"},
+  };
+  for (const auto& [path, format] : empty) {
+    SCOPED_TRACE(path);
+    const pr::FileReport r = pr::describe_file(path, {});
+    ASSERT_TRUE(r.ok) << r.error;
+    const json j = json::parse(pr::info_json(r));
+    EXPECT_EQ(j["format"], format);
+    EXPECT_EQ(j["points"], 0);
+    EXPECT_FALSE(j.contains("warnings")) << j;
+    const std::string t = pr::info_text(r.info);
+    EXPECT_EQ(t.rfind(path + "\n  format      " + format + " ", 0), 0u) << t;
+    EXPECT_NE(t.find("\n  points      0\n"), std::string::npos) << t;
+    EXPECT_EQ(t.find("warning"), std::string::npos) << t;
+  }
+  const std::pair<std::string, std::string> cut[] = {
+      {file("cut.xyz", "1 2 3\n4 5 6\n7 8"),
+       ": cut short: 2 points decoded (the last line ends mid-line)"},
+      {file("cut.pts", "4\n1 2 3\n4 5 6\n7 8 9\n"),
+       ": cut short: 3 of 4 points decoded (the last PTS block ends early)"},
+      {file("cut.ply",
+            "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+            "property float z\nend_header\n1 2 3\n4 5"),
+       ": cut short: 1 of 3 points decoded (the vertex lines end early)"},
+  };
+  for (const auto& [path, warning] : cut) {
+    SCOPED_TRACE(path);
+    const pr::FileReport r = pr::describe_file(path, {});
+    ASSERT_TRUE(r.ok) << r.error;
+    const json j = json::parse(pr::info_json(r));
+    EXPECT_EQ(j["points"], r.info.points);
+    EXPECT_EQ(j["warnings"], json::array({path + warning})) << j;
+    EXPECT_NE(pr::info_text(r.info).find("\n  warning     " + path + warning + "\n"),
+              std::string::npos);
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Info, TextOfALasFile) {

@@ -195,6 +195,37 @@ check "--pick names the nearer of two points on the pixel" $?
   --pick 10,10 "$tmp/two.xyz" >"$tmp/out" 2>&1
 grep -qx "pick none" "$tmp/out"; check "--pick on an empty pixel: pick none" $?
 
+# A file without points: --info describes it with 0 points (exit 0), --convert writes a valid
+# file of 0 points. A file cut short: the points before the cut and one warning naming it.
+printf 'ply\nformat binary_little_endian 1.0\nelement vertex 0\nproperty float x\nproperty float y\nproperty float z\nend_header\n' >"$tmp/empty.ply"
+printf 'x,y,z\n' >"$tmp/header.csv"
+"$bin" --info "$tmp/empty.ply" "$tmp/header.csv" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "--info of files without points -> exit 0 (got $rc): $(cat "$tmp/err")" $rc
+check "--info says points 0 for each" $(( $(grep -c '^  points      0$' "$tmp/out") != 2 ))
+"$bin" --info --json "$tmp/empty.ply" >"$tmp/out" 2>&1; rc=$?
+python3 -c 'import json, sys
+j = json.loads(open(sys.argv[1]).read())
+assert j["points"] == 0 and j["format"] == "PLY" and "warnings" not in j, j' "$tmp/out"
+check "--info --json of an empty PLY: points 0 (exit $rc): $(head -c 200 "$tmp/out")" $(( $? || rc ))
+for out in empty.copc.laz empty.laz empty.las; do
+  "$bin" --convert "$tmp/$out" "$tmp/empty.ply" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  check "--convert $out of an empty PLY -> exit 0 (got $rc): $(cat "$tmp/err")" $rc
+  grep -q '^  points      0$' "$tmp/out"; check "--convert $out reports 0 points" $?
+  "$bin" --info "$tmp/$out" >"$tmp/out" 2>&1; rc=$?
+  check "--info of the converted $out -> exit 0, points 0 (got $rc)" \
+    $(( rc || $(grep -c '^  points      0$' "$tmp/out") != 1 ))
+done
+printf '1 2 3\n4 5 6\n7 8' >"$tmp/cut.xyz"
+"$bin" --info "$tmp/cut.xyz" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "--info of a cut file -> exit 0 (got $rc)" $rc
+grep -qx "  warning     $tmp/cut.xyz: cut short: 2 points decoded (the last line ends mid-line)" \
+  "$tmp/out"
+check "--info of a cut file gives its warning" $?
+"$bin" --convert "$tmp/cut.las" "$tmp/cut.xyz" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "--convert of a cut file -> exit 0 (got $rc)" $rc
+grep -q "^  note        $tmp/cut.xyz: cut short: 2 points decoded" "$tmp/out"
+check "--convert of a cut file notes its warning" $?
+
 # A file that does not exist: exit 1, one line naming it.
 "$bin" --headless --frames 1 "$tmp/missing.ply" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "missing file -> exit 1 (got $rc)" $((rc != 1))

@@ -4,11 +4,11 @@
     check_copc.py REFERENCE.las [--copc OUT.copc.laz] [--laz OUT.laz]
 
 REFERENCE is the conversion's LAS output (plain records, read with laspy). A COPC file is read
-with copclib (copclib.FileReader: every node's records, ValidateSpatialBounds()) and with laspy
-through both LAZ backends (lazrs and laszip); a LAZ file with laspy through both backends. Each
-reading must give the same multiset of records, byte for byte, as the reference, and the same
-header (point format, count, scale, offset). Prints one line per check and exits 1 on the first
-difference.
+with copclib (copclib.FileReader: every node's records, ValidateSpatialBounds()), with laspy's
+CopcReader (every point queried: their count) and with laspy through both LAZ backends (lazrs
+and laszip); a LAZ file with laspy through both backends. Each reading must give the same
+multiset of records, byte for byte, as the reference, and the same header (point format, count,
+scale, offset). Prints one line per check and exits 1 on the first difference.
 """
 
 import argparse
@@ -70,6 +70,17 @@ def check_copclib(path, ref_header, ref_records):
           f"{header.point_count} points")
 
 
+def check_copc_reader(path, ref_header):
+    """laspy's CopcReader (its own hierarchy walk) opens the file and queries every point."""
+    with laspy.CopcReader.open(path) as reader:
+        count = len(reader.query())
+        declared = reader.header.point_count
+    if count != ref_header.point_count or declared != ref_header.point_count:
+        fail(f"laspy CopcReader: {count} points queried, {declared} declared, the reference "
+             f"{ref_header.point_count}")
+    print(f"ok laspy CopcReader {count} points")
+
+
 def check_laspy(name, path, ref_header, ref_records):
     for backend in (laspy.LazBackend.Lazrs, laspy.LazBackend.Laszip):
         h, records = laspy_records(path, backend)
@@ -89,6 +100,7 @@ def main():
     print(f"ok reference {ref_header.point_count} points, format {ref_header.point_format.id}")
     if args.copc:
         check_copclib(args.copc, ref_header, ref_records)
+        check_copc_reader(args.copc, ref_header)
         check_laspy("copc", args.copc, ref_header, ref_records)
     if args.laz:
         check_laspy("laz", args.laz, ref_header, ref_records)

@@ -479,6 +479,77 @@ TEST(IoConvert, DeepTreeHasChildPages) {
   }
 }
 
+// Inputs without points convert into a valid file of 0 points (laspy through both LAZ backends,
+// laspy's CopcReader and copclib read it back: check_copc.py), with the fields the inputs
+// declare; beside inputs with points they are passed by with a note. A cut input (loaded whole,
+// or LAZ read out of core) converts the points before its cut, its warning a note.
+TEST(IoConvert, EmptyInputsGiveEmptyFilesAndCutInputsTheirPoints) {
+  TempDir dir("empty");
+  const std::string ply = dir / "empty.ply", las = dir / "empty.las";
+  std::string err;
+  {
+    std::ofstream(ply) << "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\n"
+                          "property float y\nproperty float z\nproperty uchar red\n"
+                          "property uchar green\nproperty uchar blue\nend_header\n";
+  }
+  ASSERT_TRUE(save_las(las, PointCloud{}, 3, &err)) << err;
+  for (const std::vector<std::string>& inputs :
+       {std::vector<std::string>{ply}, std::vector<std::string>{ply, las}}) {
+    SCOPED_TRACE(inputs.size());
+    for (const char* out : {"o.las", "o.laz", "o.copc.laz"}) {
+      ConvertResult r;
+      ASSERT_TRUE(convert(inputs, dir / out, &r, &err)) << err;
+      EXPECT_EQ(r.points, 0u);
+      EXPECT_EQ(r.point_format, 7);  // the inputs' colors
+      PointCloud c;
+      FileInfo info;
+      ASSERT_TRUE(load_point_cloud(dir / out, c, &info, &err)) << err;
+      EXPECT_TRUE(c.empty());
+      EXPECT_TRUE(info.has_color);
+      EXPECT_TRUE(info.warnings.empty());
+    }
+    check_with_python(dir / "o.las", dir / "o.copc.laz", dir / "o.laz");
+  }
+  // Beside an input with points: passed by, with a note.
+  PointCloud three;
+  three.resize(3);
+  for (size_t i = 0; i < 3; ++i) three.positions[i] = {float(i), 1.0f, 2.0f};
+  ASSERT_TRUE(save_ply(dir / "three.ply", three, PlyEncoding::kBinaryLittleEndian, &err)) << err;
+  ConvertResult r;
+  ASSERT_TRUE(convert({dir / "three.ply", ply}, dir / "m.laz", &r, &err)) << err;
+  EXPECT_EQ(r.points, 3u);
+  EXPECT_NE(std::find(r.messages.begin(), r.messages.end(), ply + ": holds no points; skipped"),
+            r.messages.end());
+  // A PLY cut inside its third vertex: two points and the reader's warning.
+  std::ifstream in(dir / "three.ply", std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in), {}};
+  std::ofstream(dir / "cut.ply", std::ios::binary) << bytes.substr(0, bytes.size() - 5);
+  ASSERT_TRUE(convert({dir / "cut.ply"}, dir / "c.copc.laz", &r, &err)) << err;
+  EXPECT_EQ(r.points, 2u);
+  EXPECT_NE(std::find(r.messages.begin(), r.messages.end(),
+                      dir / "cut.ply" +
+                          ": cut short: 2 of 3 points decoded (the vertex data ends early)"),
+            r.messages.end());
+  EXPECT_EQ(load(dir / "c.copc.laz").size(), 2u);
+  // A LAZ file of three chunks (50,000, 50,000, 20,000) cut inside the second: read out of core,
+  // the whole chunks before the cut convert, the warning a note.
+  PointCloud big;
+  big.resize(120000);
+  for (size_t i = 0; i < big.size(); ++i) big.positions[i] = {float(i % 1000), float(i / 1000), 0};
+  ASSERT_TRUE(save_point_cloud(big, dir / "big.laz", ConvertOptions{}, nullptr, &r, &err)) << err;
+  std::ifstream lz(dir / "big.laz", std::ios::binary);
+  bytes.assign(std::istreambuf_iterator<char>(lz), {});
+  std::ofstream(dir / "cut.laz", std::ios::binary) << bytes.substr(0, bytes.size() * 2 / 3);
+  ASSERT_TRUE(convert({dir / "cut.laz"}, dir / "c.las", &r, &err)) << err;
+  EXPECT_EQ(r.points, 50000u);
+  EXPECT_NE(
+      std::find(r.messages.begin(), r.messages.end(),
+                dir / "cut.laz" + ": cut short: 50,000 of 120,000 points decoded (chunk 2 of 3 is "
+                                  "truncated)"),
+      r.messages.end());
+  EXPECT_EQ(load(dir / "c.las").size(), 50000u);
+}
+
 TEST(IoConvert, BadInputCancelAndMissingFolderLeaveNoFile) {
   REQUIRE_TESTDATA("las");
   TempDir dir("bad");

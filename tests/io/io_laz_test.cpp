@@ -19,6 +19,7 @@
 #include <iterator>
 #include <thread>
 
+#include "engine/io/base/io_common.h"
 #include "engine/io/io.h"
 #include "testdata.h"
 
@@ -132,11 +133,26 @@ TEST(IoLaz, WithoutChunkTableWalksTheChunks) {
     EXPECT_EQ(std::memcmp(a.positions.data(), b.positions.data(), a.size() * sizeof(Float3)), 0);
     EXPECT_EQ(a.colors, b.colors);
     EXPECT_EQ(a.intensity, b.intensity);
-    // Cut inside the last chunk: one line naming the chunk.
+    // Cut inside the last chunk: the points before the cut (a point-wise chunk keeps those
+    // decoded before its end, a layered one none) and one warning naming the chunk.
     d.resize(d.size() - 2000);
-    EXPECT_FALSE(parse_point_cloud(d.data(), d.size(), name, FileFormat::kLaz, b, &ib, &err));
-    EXPECT_NE(err.find("chunk"), std::string::npos) << err;
-    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    ASSERT_TRUE(parse_point_cloud(d.data(), d.size(), name, FileFormat::kLaz, b, &ib, &err)) << err;
+    ASSERT_LT(b.size(), a.size());
+    ASSERT_GT(b.size(), 0u);
+    for (size_t i = 0; i < b.size(); i += 97) {
+      const glm::dvec3 pa =
+          a.origin + glm::dvec3(a.positions[i].x, a.positions[i].y, a.positions[i].z);
+      const glm::dvec3 pb =
+          b.origin + glm::dvec3(b.positions[i].x, b.positions[i].y, b.positions[i].z);
+      ASSERT_LT(glm::length(pa - pb), 1e-3) << i;
+      ASSERT_EQ(a.colors[i], b.colors[i]) << i;
+    }
+    const size_t chunks = std::string(name) == "autzen_trim.laz" ? 3 : 14;
+    ASSERT_EQ(ib.warnings.size(), 1u);
+    EXPECT_EQ(ib.warnings[0], io::cut_short_warning(name, b.size(), a.size(),
+                                                    "chunk " + std::to_string(chunks) + " of " +
+                                                        std::to_string(chunks) + " is truncated"));
+    if (chunks == 14) EXPECT_EQ(b.size(), a.size() - a.size() % 50000);  // the last chunk lost
   }
 }
 
@@ -263,23 +279,32 @@ TEST(IoLaz, UnchunkedStreamDecodesLikeItsChunk) {
       << err;
   EXPECT_EQ(c.size(), 50000u);
   EXPECT_NE(info.version.find("point-wise, unchunked"), std::string::npos) << info.version;
-  // Cut inside the stream: one line naming the stream. The first chunk of autzen_trim.laz takes
-  // about 270 KB: cutting the later chunks behind it leaves the stream whole.
+  // Cut inside the stream: the points decoded before the cut and one warning. The first chunk
+  // of autzen_trim.laz takes about 270 KB: cutting the later chunks behind it leaves the stream
+  // whole.
   uint32_t offset;
   std::memcpy(&offset, d.data() + 96, 4);
-  for (const size_t keep : {size_t(300000), size_t(150000), size_t(2000)}) {
+  size_t before = 0;
+  for (const size_t keep : {size_t(2000), size_t(150000), size_t(300000)}) {
     SCOPED_TRACE(keep);
     const std::vector<uint8_t> cut(d.begin(), d.begin() + std::ptrdiff_t(offset + keep));
-    PointCloud bad;
-    const bool ok =
-        parse_point_cloud(cut.data(), cut.size(), "cut.laz", FileFormat::kLaz, bad, nullptr, &err);
-    if (keep < 300000) {
-      EXPECT_FALSE(ok);
-      EXPECT_TRUE(bad.empty());
-      EXPECT_EQ(err, "cut.laz: the LAZ stream: truncated or corrupt compressed data");
-    } else {
-      EXPECT_TRUE(ok) << err;
+    PointCloud part;
+    FileInfo pi;
+    ASSERT_TRUE(
+        parse_point_cloud(cut.data(), cut.size(), "cut.laz", FileFormat::kLaz, part, &pi, &err))
+        << err;
+    if (keep == 300000) {
+      EXPECT_EQ(part.size(), 50000u);
+      EXPECT_TRUE(pi.warnings.empty());
+      continue;
     }
+    EXPECT_GT(part.size(), before);  // more bytes, more points
+    EXPECT_LT(part.size(), 50000u);
+    before = part.size();
+    for (size_t i = 0; i < part.size(); ++i) ASSERT_EQ(part.colors[i], c.colors[i]) << i;
+    ASSERT_EQ(pi.warnings.size(), 1u);
+    EXPECT_EQ(pi.warnings[0],
+              io::cut_short_warning("cut.laz", part.size(), 50000, "the LAZ stream is truncated"));
   }
 }
 

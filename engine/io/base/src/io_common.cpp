@@ -11,6 +11,27 @@ bool fail(const Input& in, std::string* error, const std::string& message) {
   return false;
 }
 
+std::string group_digits(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string cut_short_warning(const std::string& name, uint64_t decoded, uint64_t declared,
+                              const std::string& why) {
+  return name + ": cut short: " + group_digits(decoded) +
+         (declared ? " of " + group_digits(declared) : std::string()) + " points decoded (" + why +
+         ")";
+}
+
+void warn_cut_short(const Input& in, Output& out, uint64_t decoded, uint64_t declared,
+                    const std::string& why) {
+  out.info->warnings.push_back(cut_short_warning(in.name, decoded, declared, why));
+}
+
 bool fits_in_memory(const Input& in, uint64_t points, uint64_t bytes_per_point,
                     std::string* error) {
   const uint64_t memory = physical_memory();

@@ -38,7 +38,7 @@ bool MappedFile::open(const std::string& path, std::string* error) {
   if (fstat(f.fd, &st) != 0) return sys_fail("cannot stat");
   if (S_ISDIR(st.st_mode)) return fail("is a directory, not a point-cloud file");
   if (!S_ISREG(st.st_mode)) return fail("not a regular file");
-  if (st.st_size == 0) return fail("the file is empty");
+  if (st.st_size == 0) return true;  // nothing to map: data() stays null, size() 0
   void* addr = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, f.fd, 0);
   if (addr == MAP_FAILED) return sys_fail("cannot map");
   data_ = static_cast<const uint8_t*>(addr);

@@ -179,16 +179,18 @@ bool open_las_file(InputFile& f, bool compressed, unsigned threads,
   const Input in = f.input();
   if (compressed) {
     if (!open_laz(in, f.lz, error)) return false;
+    find_stream_cut(in, f.lz);
     f.h = f.lz.h;
-    f.points = f.h.count;
+    f.points = f.lz.points;
     f.blocks = f.lz.chunks.size();
+    if (!f.lz.cut.empty())
+      messages.push_back(cut_short_warning(f.path, f.points, f.h.count, f.lz.cut));
   } else {
     if (!parse_las_header(in, f.h, error)) return false;
     f.points = std::min<uint64_t>(f.h.count, (in.size - f.h.offset) / f.h.record_length);
     if (f.points < f.h.count)
-      messages.push_back(f.path + ": the header declares " + std::to_string(f.h.count) +
-                         " points but the file holds " + std::to_string(f.points) +
-                         " (truncated); reading those");
+      messages.push_back(
+          cut_short_warning(f.path, f.points, f.h.count, "the point data ends early"));
     f.blocks = (f.points + 0xFFFF) >> 16;
   }
   const uint8_t fmt = f.h.format;
@@ -220,6 +222,7 @@ bool open_cloud_file(InputFile& f, bool keep, std::vector<std::string>& messages
   auto cloud = std::make_shared<PointCloud>();
   FileInfo info;
   if (!load_point_cloud(f.path, *cloud, &info, error)) return false;
+  messages.insert(messages.end(), info.warnings.begin(), info.warnings.end());  // a file cut short
   f.points = cloud->size();
   f.blocks = (f.points + 0xFFFF) >> 16;
   // The records are quantized from origin + float position: their bounds and the file's.
@@ -550,7 +553,7 @@ std::unique_ptr<RecordSource> open_record_source(const std::vector<std::string>&
   std::string* err = error ? error : &local;
   std::vector<std::string> paths;
   if (!expand_inputs(inputs, paths, err)) return nullptr;
-  std::vector<std::unique_ptr<InputFile>> files;
+  std::vector<std::unique_ptr<InputFile>> files, empty;
   std::vector<std::string> messages;
   bool kept = false;
   for (const std::string& p : paths) {
@@ -558,17 +561,14 @@ std::unique_ptr<RecordSource> open_record_source(const std::vector<std::string>&
     f->path = p;
     if (!open_input(*f, !kept, threads, messages, err)) return nullptr;
     kept = kept || f->cloud;
-    if (f->points == 0) {
-      messages.push_back(p + ": holds no points; skipped");
-      continue;
-    }
-    files.push_back(std::move(f));
+    (f->points == 0 ? empty : files).push_back(std::move(f));
   }
-  if (files.empty()) {
-    *err = paths.size() == 1 ? paths[0] + ": the file holds no points"
-                             : std::string("none of the inputs holds points");
-    return nullptr;
-  }
+  // Inputs without points are passed by, unless no input has any: then they choose the fields of
+  // an output without points (a valid file that every reader opens).
+  if (files.empty())
+    files = std::move(empty);
+  else
+    for (const auto& f : empty) messages.push_back(f->path + ": holds no points; skipped");
   RecordSpec spec;
   Extras mode = Extras::kNone;
   spec.messages = std::move(messages);

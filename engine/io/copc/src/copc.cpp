@@ -94,7 +94,9 @@ struct CopcFile::Impl {
   }
 
   /// The info VLR: a cube of finite positive size, a finite spacing, the root page in the file.
+  /// A file without points may have an empty cube and an empty root page (as copclib writes it).
   bool check_copc(const io::Input& in, const io::LasHeader& h, std::string* error) {
+    const bool empty = h.count == 0;
     size_t len = 0;
     const uint8_t* v = io::find_vlr(in, h, "copc", 1, len);
     if (!v) return fail(error, "not a COPC file: no COPC info VLR (user \"copc\", record 1)");
@@ -104,15 +106,21 @@ struct CopcFile::Impl {
     io::parse_copc_info(v, c, root.offset, root.size);
     const bool finite = std::isfinite(c.center.x) && std::isfinite(c.center.y) &&
                         std::isfinite(c.center.z) && std::isfinite(c.spacing);
-    if (!finite || !(c.halfsize > 0.0 && c.halfsize < INFINITY) || c.spacing < 0.0)
+    if (!finite || !((c.halfsize > 0.0 || (empty && c.halfsize == 0.0)) && c.halfsize < INFINITY) ||
+        c.spacing < 0.0)
       return fail(error, "the COPC info VLR's cube (half size " + std::to_string(c.halfsize) +
                              ") or spacing (" + std::to_string(c.spacing) + ") does not hold");
-    if (root.size == 0 || root.size % io::kCopcEntryBytes)
+    if ((root.size == 0 && !empty) || root.size % io::kCopcEntryBytes)
       return fail(error,
                   "the root " + page_name(root) + " is not a whole number of 32-byte entries");
     if (root.offset < points_begin || root.offset > size || root.size > size - root.offset)
       return fail(error, "the root " + page_name(root) + " lies outside the file (" +
-                             std::to_string(size) + " bytes)");
+                             std::to_string(size) + " bytes)" +
+                             // Past the end: the hierarchy comes last, so the file may be cut.
+                             (root.offset >= points_begin
+                                  ? "; a file cut short streams nothing, --stream off reads the "
+                                    "points before the cut"
+                                  : ""));
     return true;
   }
 
@@ -127,7 +135,6 @@ struct CopcFile::Impl {
     if (h.format < 6 || h.format > 8)
       return fail(error, "not a COPC file: point format " + std::to_string(h.format) +
                              " (COPC's are 6, 7 and 8)");
-    if (h.count == 0) return fail(error, "the file holds no points");
     points_begin = uint64_t(h.offset) + 8;
     if (!check_laz(in, h, error) || !check_copc(in, h, error)) return false;
     header = h;

@@ -99,36 +99,100 @@ namespace {
 
 using Chunk = LazChunk;
 
-/// The chunks of a file without a chunk table, fixed chunks one after the other from `begin`:
-/// each one decoded once, on this thread, to find its size.
+/// "chunk 3 of 4" (1-based, as a person counts; `of` 0: not known, variable chunks).
+std::string chunk_name(size_t k, uint64_t of) {
+  return "chunk " + std::to_string(k + 1) + (of ? " of " + std::to_string(of) : std::string());
+}
+
+/// The points of chunk `k` of a file without a chunk table at `pos`: a fixed chunk's share of the
+/// header's count, or the count a variable layered chunk (COPC) stores after its first point (0
+/// when the file ends before it).
+uint64_t walked_chunk_points(const Input& in, const LazFile& f, size_t pos, uint64_t done) {
+  if (f.layout.chunk_size != 0xFFFFFFFFu)
+    return std::min<uint64_t>(f.layout.chunk_size, f.h.count - done);
+  const size_t rec = f.layout.record_length;
+  return in.size - pos < rec + 4 ? 0 : get_le<uint32_t>(in.data + pos + rec);
+}
+
+/// The chunks of a file without a chunk table, one after the other from `begin`: fixed chunks,
+/// or variable layered chunks (COPC) by the point count each stores. A point-wise chunk is
+/// decoded once, on this thread, to find its size; a layered chunk's header gives its layers'
+/// sizes. A file that ends inside a chunk or before the header's count is cut short (f.cut): a
+/// point-wise chunk keeps the points decoded before its decoder read past the end of the file, a
+/// layered one none (a point needs every layer).
 bool walk_chunks(const Input& in, LazFile& f, size_t begin, std::string* error) {
+  const bool variable = f.layout.chunk_size == 0xFFFFFFFFu, layered = f.layout.compressor == 3;
+  const uint64_t of = variable ? 0 : (f.h.count + f.layout.chunk_size - 1) / f.layout.chunk_size;
   std::vector<uint8_t> record(f.layout.record_length);
   size_t pos = begin;
   for (uint64_t done = 0; done < f.h.count;) {
-    const uint64_t n = std::min<uint64_t>(f.layout.chunk_size, f.h.count - done);
-    laz::ChunkReader reader(f.layout);  // fresh models, as the chunk's encoder started with
-    std::string why;
-    if (pos >= in.size || !reader.start(in.data + pos, in.size - pos, n, &why))
-      return fail(in, error,
-                  "no LAZ chunk table, and walking the chunks fails at chunk " +
-                      std::to_string(f.chunks.size()) + (why.empty() ? "" : ": " + why));
-    // The overrun test every 4096 points stops a chunk that claims more points than its bytes.
-    for (uint64_t i = 0; i < n && (i % 4096 || !reader.overrun()); ++i) reader.next(record.data());
-    if (reader.overrun())
-      return fail(in, error,
-                  "no LAZ chunk table, and chunk " + std::to_string(f.chunks.size()) +
-                      " is truncated or corrupt");
+    const size_t k = f.chunks.size();
+    if (pos >= in.size) {
+      f.cut = "the file ends after chunk " + std::to_string(k) +
+              (of ? " of " + std::to_string(of) : "");
+      return true;
+    }
     Chunk c;
     c.begin = pos;
-    c.size = reader.consumed();
-    c.points = n;
     c.first = done;
+    c.points = walked_chunk_points(in, f, pos, done);
+    if (variable && (c.points == 0 || c.points > f.h.count - done)) {
+      if (c.points == 0 && in.size - pos < f.layout.record_length + 4) {
+        f.cut = chunk_name(k, of) + " is truncated";
+        return true;
+      }
+      return fail(in, error,
+                  "no LAZ chunk table, and " + chunk_name(k, of) + " stores " +
+                      std::to_string(c.points) + " points of the " +
+                      std::to_string(f.h.count - done) + " left");
+    }
+    laz::ChunkReader reader(f.layout);  // fresh models, as the chunk's encoder started with
+    std::string why;
+    if (!reader.start(in.data + pos, in.size - pos, c.points, &why)) {
+      if (!reader.cut())
+        return fail(in, error,
+                    "no LAZ chunk table, and walking the chunks fails at chunk " +
+                        std::to_string(k) + ": " + why);
+      f.cut = chunk_name(k, of) + " is truncated";
+      return true;
+    }
+    uint64_t i = 0;
+    // A point decoded before the decoder read past the chunk's bytes is whole: every byte it
+    // took was in the file.
+    for (; !layered && i < c.points; ++i) {
+      reader.next(record.data());
+      if (reader.overrun()) break;
+    }
+    if (!layered && i < c.points) {
+      c.size = in.size - pos;
+      c.points = i;
+      if (i) f.chunks.push_back(c);
+      f.cut = chunk_name(k, of) + " is truncated";
+      return true;
+    }
+    c.size = reader.consumed();
     f.chunks.push_back(c);
     pos += c.size;
-    done += n;
+    done += c.points;
     if (in.progress && in.progress->cancel.load(std::memory_order_relaxed))
       return fail(in, error, "cancelled");
   }
+  return true;
+}
+
+/// Without a chunk table: the chunks walked when they can be (fixed chunks, variable layered
+/// ones), else one line saying why not. `table_cut`: the table lies past the end of the file, or
+/// the file ends inside it, so a file whose chunks are all there is cut short too.
+bool chunks_without_table(const Input& in, LazFile& f, int64_t table, bool table_cut,
+                          std::string* error) {
+  const bool variable = f.layout.chunk_size == 0xFFFFFFFFu;
+  if (variable ? f.layout.compressor != 3 : f.layout.chunk_size == 0)
+    return fail(in, error,
+                "the LAZ chunk table is missing or damaged (offset " + std::to_string(table) +
+                    ", file size " + std::to_string(in.size) + ") and its chunks are variable");
+  f.chunks.clear();
+  if (!walk_chunks(in, f, size_t(f.h.offset) + 8, error)) return false;
+  if (f.cut.empty() && table_cut) f.cut = "the chunk table is truncated";
   return true;
 }
 
@@ -140,23 +204,21 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
   if (chunks_start > in.size)
     return fail(in, error, "the point data ends before its chunk table offset");
   int64_t table = get_le<int64_t>(d + h.offset);
+  // A table the header places past the end of the file: the file is cut short.
+  const bool past_end = table > 0 && uint64_t(table) > in.size - 8;
   if (table == -1 && in.size >= 8) table = get_le<int64_t>(d + in.size - 8);  // written at the end
   const bool variable = f.layout.chunk_size == 0xFFFFFFFFu;
   const bool valid = table >= int64_t(chunks_start) && uint64_t(table) + 8 <= in.size &&
                      get_le<uint32_t>(d + table) == 0;
-  if (!valid) {
-    // Without a table, fixed chunks follow each other: decoding a chunk finds where the next
-    // one starts. Variable chunks keep their point counts only in the table.
-    if (!variable && f.layout.chunk_size) return walk_chunks(in, f, chunks_start, error);
-    return fail(in, error,
-                "the LAZ chunk table is missing or damaged (offset " + std::to_string(table) +
-                    ", file size " + std::to_string(in.size) + ") and its chunks are variable");
-  }
+  // Without a table, chunks follow each other: a fixed chunk's decoding or a layered chunk's
+  // header finds where the next one starts.
+  if (!valid) return chunks_without_table(in, f, table, past_end, error);
   const uint32_t n = get_le<uint32_t>(d + table + 4);
   const uint64_t data_bytes = uint64_t(table) - chunks_start;
   // Each chunk holds at least one point and its first point raw: a bound before allocating.
   // Every chunk takes at least one byte and all but an empty last one (as lazrs writes) at
   // least one point: a bound before allocating.
+  if (n == 0 && h.count == 0) return true;
   if (n == 0 || n > h.count + 1 || n > data_bytes)
     return fail(in, error,
                 "the LAZ chunk table declares " + std::to_string(n) + " chunks for " +
@@ -177,7 +239,9 @@ bool read_chunk_table(const Input& in, LazFile& f, std::string* error) {
     c.first = total;
     pos += bytes;
     total += c.points;
-    if (entries.overrun() || pos > uint64_t(table) || (c.points == 0 && i + 1 < n))
+    // A file that ends inside its table has all its chunks: they are walked.
+    if (entries.overrun()) return chunks_without_table(in, f, table, true, error);
+    if (pos > uint64_t(table) || (c.points == 0 && i + 1 < n))
       return fail(in, error, "the LAZ chunk table is damaged (chunk " + std::to_string(i) + ")");
   }
   if (total != h.count)
@@ -196,7 +260,10 @@ bool one_stream(const Input& in, LazFile& f, std::string* error) {
     return fail(
         in, error,
         "an unchunked LAZ stream of " + std::to_string(f.h.count) + " points (more than 2^32 - 1)");
-  if (f.h.offset >= in.size) return fail(in, error, "the file ends before its point data");
+  if (f.h.offset >= in.size) {
+    f.cut = "the file ends before its point data";
+    return true;
+  }
   Chunk c;
   c.begin = f.h.offset;
   c.size = in.size - f.h.offset;
@@ -209,13 +276,35 @@ bool one_stream(const Input& in, LazFile& f, std::string* error) {
 
 bool open_laz(const Input& in, LazFile& f, std::string* error) {
   if (!parse_las_header(in, f.h, error)) return false;
-  if (f.h.count == 0) return fail(in, error, "the file holds no points");
   if (!find_layout(in, f.h, f.layout, error)) return false;
   if (f.layout.record_length != f.h.record_length)
     return fail(in, error,
                 "the LASzip items make " + std::to_string(f.layout.record_length) +
                     "-byte records, the header says " + std::to_string(f.h.record_length));
-  return f.layout.compressor == 1 ? one_stream(in, f, error) : read_chunk_table(in, f, error);
+  // A file without points has no chunk to find (laspy writes an empty chunk table).
+  if (f.h.count == 0) return true;
+  if (!(f.layout.compressor == 1 ? one_stream(in, f, error) : read_chunk_table(in, f, error)))
+    return false;
+  for (const Chunk& c : f.chunks) f.points += c.points;
+  return true;
+}
+
+void find_stream_cut(const Input& in, LazFile& f) {
+  if (f.layout.compressor != 1 || f.chunks.empty()) return;
+  LazChunk& c = f.chunks[0];
+  laz::ChunkReader reader(f.layout);
+  std::string why;
+  std::vector<uint8_t> record(f.layout.record_length);
+  uint64_t i = 0;
+  if (reader.start(in.data + c.begin, c.size, c.points, &why))
+    for (; i < c.points; ++i) {
+      reader.next(record.data());
+      if (reader.overrun()) break;
+    }
+  if (i == c.points) return;
+  f.points -= c.points - i;
+  c.points = i;
+  f.cut = "the LAZ stream is truncated";
 }
 
 namespace {
@@ -225,12 +314,29 @@ std::string chunk_error(const laz::Layout& lo, size_t i, const std::string& why)
          ": " + why;
 }
 
+/// True when the extended VLRs the header of a LAS 1.4 file lists run past the end of the file:
+/// the file is cut short before or inside them (a COPC file's hierarchy is one of them).
+bool evlrs_cut(const Input& in, const LasHeader& h) {
+  if (h.minor < 4 || h.header_size < 375) return false;
+  uint64_t p = get_le<uint64_t>(in.data + 235);
+  const uint32_t n = get_le<uint32_t>(in.data + 243);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (p < h.offset) return false;  // not where EVLRs can lie: damage, not a cut
+    if (p > in.size || in.size - p < 60) return true;
+    const uint64_t len = get_le<uint64_t>(in.data + p + 20);
+    if (len > in.size - p - 60) return true;
+    p += 60 + len;
+  }
+  return false;
+}
+
 /// COPC: the octree from the `copc` info VLR and the hierarchy pages it points to (the hierarchy
 /// EVLR holds them). `nodes` gets one chunk per node holding points, in file order, `first`
 /// counted over all nodes. False with a message when the file says COPC but its hierarchy does
-/// not hold together; true with copc.present == false for plain LAZ.
+/// not hold together; true with copc.present == false for plain LAZ, and for a COPC file cut
+/// short before the end of its hierarchy (`hierarchy_cut`): its chunks are read as plain LAZ.
 bool read_copc(const Input& in, const LazFile& f, CopcInfo& copc, std::vector<Chunk>& nodes,
-               std::string* error) {
+               bool& hierarchy_cut, std::string* error) {
   size_t len = 0;
   const uint8_t* v = find_vlr(in, f.h, "copc", 1, len);
   if (!v) return true;
@@ -247,6 +353,12 @@ bool read_copc(const Input& in, const LazFile& f, CopcInfo& copc, std::vector<Ch
     const auto [at, size] = pages.back();
     pages.pop_back();
     visited += size;
+    if ((at > in.size || size > in.size - at) && evlrs_cut(in, f.h)) {
+      copc = CopcInfo{};
+      nodes.clear();
+      hierarchy_cut = true;
+      return true;
+    }
     if (size % kCopcEntryBytes || at > in.size || size > in.size - at || visited > in.size)
       return fail(in, error,
                   "a COPC hierarchy page (offset " + std::to_string(at) + ", " +
@@ -307,9 +419,10 @@ std::vector<Chunk> chunks_to_read(const Input& in, const LazFile& f, CopcInfo& c
                                   const std::vector<Chunk>& nodes, bool& every_chunk) {
   every_chunk = true;
   if (!copc.present && in.options->whole_chunks)
-    return spread_chunks(f.chunks, f.h.count, in.options->max_points);
+    return spread_chunks(f.chunks, f.points, in.options->max_points);
   if (!copc.present) return f.chunks;
   std::vector<Chunk> chunks;
+  if (copc.levels.empty()) return chunks;  // a COPC file without points
   const size_t depth = copc_depth(copc, *in.options);
   for (size_t l = 0; l <= depth; ++l) copc.levels[l].read = true;
   every_chunk = depth + 1 == copc.levels.size();
@@ -355,6 +468,9 @@ struct LazRead {
   /// An unchunked stream (or a file of one chunk) is one block of the sink, decoded on one
   /// thread: it reports progress and checks cancel itself, every 4096 points.
   bool one_block = false;
+  /// The points of an unchunked stream decoded before its decoder read past the end of the file
+  /// (a file cut short); its points when it did not.
+  uint64_t stream_points = 0;
   std::vector<uint8_t> low;
   std::vector<size_t> kept;
   std::atomic<uint32_t> max_channel{0};
@@ -364,9 +480,9 @@ struct LazRead {
       : in(input), f(file), h(file.h), copc(copc_info.present), recs(input, file.h) {
     chunks = chunks_to_read(in, f, copc_info, nodes, every_chunk);
     // Whole chunks keep all their records; COPC nodes too.
-    stride = Stride::of(h.count, copc || in.options->whole_chunks ? LoadOptions{} : *in.options);
-    step = std::max<uint64_t>(1, h.count / 4096);
-    if (!copc) samples.resize(size_t((h.count + step - 1) / step));
+    stride = Stride::of(f.points, copc || in.options->whole_chunks ? LoadOptions{} : *in.options);
+    step = std::max<uint64_t>(1, f.points / 4096);
+    if (!copc) samples.resize(size_t((f.points + step - 1) / step));
     sampled.assign(samples.size(), 0);
     caps.resize(chunks.size());
     for (size_t i = 0; i < caps.size(); ++i)
@@ -407,11 +523,19 @@ struct LazRead {
     const Stride st = stride;
     const uint64_t every_step = step, n_samples = samples.size();
     const bool report = one_block && in.progress;
+    // The unchunked stream runs to the end of the file: a decoder that reads past it finds the
+    // file cut short, and the points before that one are whole.
+    const bool stream = f.layout.compressor == 1;
+    stream_points = c.points;
     uint64_t next_kept = st.record(st.before(c.first));
     uint64_t next_sample = (c.first + every_step - 1) / every_step * every_step;
     uint32_t mx = 0;
     const bool ok = convert_chunk(reader, c.points, recs, !copc, w, extra_arrays.data(), mx, err,
                                   [&](uint64_t i, const uint8_t* record) {
+                                    if (stream && reader.overrun()) {
+                                      stream_points = i;
+                                      return RecordUse::kEnd;
+                                    }
                                     if (report && (i & 0xFFF) == 0 && i) {
                                       if (in.progress->cancel.load(std::memory_order_relaxed)) {
                                         err = "cancelled";
@@ -495,6 +619,22 @@ void positions_from_integers(PointCloud& cl, const LasHeader& h, const glm::dvec
   cl.origin = origin;
 }
 
+/// The warning of a LAZ file cut short, when it is: f.cut, an unchunked stream that ends early,
+/// a COPC hierarchy cut off.
+void warn_laz_cut(const Input& in, Output& out, const LazFile& f, const LazRead& r,
+                  bool hierarchy_cut) {
+  std::string why = f.cut;
+  uint64_t points = f.points;
+  if (f.layout.compressor == 1 && !f.chunks.empty() && r.stream_points < f.chunks[0].points) {
+    points -= f.chunks[0].points - r.stream_points;
+    why = "the LAZ stream is truncated";
+  }
+  if (hierarchy_cut)
+    why += (why.empty() ? "" : "; ") +
+           std::string("the COPC hierarchy is lost, so its nodes are read as plain LAZ");
+  if (!why.empty()) warn_cut_short(in, out, points, f.h.count, why);
+}
+
 }  // namespace
 
 bool read_laz(const Input& in, Output& out, std::string* error) {
@@ -502,7 +642,8 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
   if (!open_laz(in, f, error)) return false;
   CopcInfo copc;
   std::vector<Chunk> nodes;
-  if (!read_copc(in, f, copc, nodes, error)) return false;
+  bool hierarchy_cut = false;
+  if (!read_copc(in, f, copc, nodes, hierarchy_cut, error)) return false;
   LazRead r(in, f, copc, nodes);
   const Attributes attrs = las_attributes(f.h.format);
   const glm::dvec3 origin =
@@ -518,7 +659,9 @@ bool read_laz(const Input& in, Output& out, std::string* error) {
   if (!copc.present) positions_from_integers(*out.cloud, f.h, r.sampled_origin());
   out.info->version = laz_version(f.h, f.layout, f.chunks.size(), copc.present);
   out.info->copc = std::move(copc);
-  finish(in, out, sink.bounds, attrs);
+  // A file without points (or cut before its first) reports the bounds its header states.
+  finish(in, out, out.cloud->empty() ? las_header_bounds(in.data) : sink.bounds, attrs);
+  warn_laz_cut(in, out, f, r, hierarchy_cut);
   return true;
 }
 
@@ -528,8 +671,8 @@ bool laz_records(const Input& in, std::vector<uint8_t>& records, size_t* record_
   if (!open_laz(in, f, error)) return false;
   const size_t rec = f.h.record_length;
   if (record_length) *record_length = rec;
-  if (!fits_in_memory(in, f.h.count, rec, error)) return false;
-  records.assign(size_t(f.h.count) * rec, 0);
+  if (!fits_in_memory(in, f.points, rec, error)) return false;
+  records.assign(size_t(f.points) * rec, 0);
   size_t at = 0;
   for (size_t b = 0; b < f.chunks.size(); ++b) {
     const Chunk& c = f.chunks[b];

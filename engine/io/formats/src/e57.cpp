@@ -334,8 +334,10 @@ bool choose_scans(const std::vector<uint32_t>& wanted, size_t count, std::vector
   }
   for (const uint32_t k : wanted) {
     if (k >= count) {
-      why = "no scan " + std::to_string(k) + " (the file holds " + std::to_string(count) +
-            " scans, 0 to " + std::to_string(count - 1) + ")";
+      why = "no scan " + std::to_string(k) +
+            (count ? " (the file holds " + std::to_string(count) + " scans, 0 to " +
+                         std::to_string(count - 1) + ")"
+                   : std::string(" (the file holds no scans)"));
       return false;
     }
     if (std::find(chosen.begin(), chosen.end(), k) == chosen.end()) chosen.push_back(k);

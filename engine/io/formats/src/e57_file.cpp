@@ -452,10 +452,7 @@ bool open_file(const uint8_t* d, uint64_t size, File& f, std::string& why) {
       scans.push_back(std::move(scan));
     }
   }
-  if (scans.empty()) {
-    why = "the file holds no scans (data3D is empty)";
-    return false;
-  }
+  // No scan (data3D empty or absent: a file of images only) is a file without points.
   return true;
 }
 

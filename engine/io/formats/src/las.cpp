@@ -81,13 +81,12 @@ bool parse_las_header(const Input& in, LasHeader& h, std::string* error) {
 namespace {
 
 /// Whole records in the file: the header's count, or fewer when the file ends early. PDAL and
-/// laspy read the records present of such a file with a warning, and so does this reader.
+/// laspy read the records present of such a file with a warning, and so does this reader (the
+/// record the file ends inside is not read).
 uint64_t las_records_present(const Input& in, Output& out, const LasHeader& h) {
   const uint64_t avail = (in.size - h.offset) / h.record_length;
   if (h.count <= avail) return h.count;
-  out.info->warnings.push_back(in.name + ": the header declares " + std::to_string(h.count) +
-                               " points but the file holds " + std::to_string(avail) +
-                               " (truncated); reading those");
+  warn_cut_short(in, out, avail, h.count, "the point data ends early");
   return avail;
 }
 

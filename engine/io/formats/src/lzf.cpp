@@ -8,11 +8,15 @@
 
 namespace pr::io {
 
-bool lzf_decompress(const uint8_t* in, size_t in_size, uint8_t* out, size_t out_size) {
+namespace {
+
+/// Decompresses runs until the input ends or a run does not hold; `op` ends where the last whole
+/// run ended. True when the input ended at a run's boundary.
+bool lzf_runs(const uint8_t* in, size_t in_size, uint8_t* out, size_t out_size, uint8_t*& op) {
   const uint8_t* ip = in;
   const uint8_t* const ie = in + in_size;
-  uint8_t* op = out;
   uint8_t* const oe = out + out_size;
+  op = out;
   while (ip < ie) {
     size_t c = *ip++;
     if (c < 32) {
@@ -36,7 +40,20 @@ bool lzf_decompress(const uint8_t* in, size_t in_size, uint8_t* out, size_t out_
       op += len;
     }
   }
-  return op == oe;
+  return true;
+}
+
+}  // namespace
+
+bool lzf_decompress(const uint8_t* in, size_t in_size, uint8_t* out, size_t out_size) {
+  uint8_t* op = nullptr;
+  return lzf_runs(in, in_size, out, out_size, op) && op == out + out_size;
+}
+
+size_t lzf_decompress_prefix(const uint8_t* in, size_t in_size, uint8_t* out, size_t out_size) {
+  uint8_t* op = nullptr;
+  lzf_runs(in, in_size, out, out_size, op);
+  return size_t(op - out);
 }
 
 }  // namespace pr::io

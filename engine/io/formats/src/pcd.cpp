@@ -243,7 +243,6 @@ bool parse_pcd_header(const Input& in, PcdHeader& h, std::string* error) {
   if (!layout_fields(in, h, hl, error)) return false;
   const int* f = h.f;
   if (f[kX] < 0 || f[kY] < 0 || f[kZ] < 0) return fail(in, error, "PCD file has no x, y, z fields");
-  if (h.points == 0) return fail(in, error, "the file holds no points (POINTS 0)");
   h.separate = f[kR] >= 0 && f[kG] >= 0 && f[kB] >= 0;
   h.attrs = Attributes{f[kPacked] >= 0 || h.separate, f[kI] >= 0, f[kC] >= 0};
   // `_` is padding.
@@ -259,39 +258,60 @@ bool parse_pcd_header(const Input& in, PcdHeader& h, std::string* error) {
 }
 
 /// A binary body: field k of point i at base[k] + i * step[k], in the file (binary) or in
-/// `unpacked` (binary_compressed).
+/// `unpacked` (binary_compressed); `points` of them whole (fewer than the header's when the file
+/// is cut short, and then `cut` says what was lost).
 struct BinaryFields {
   std::vector<uint8_t> unpacked;
   std::vector<const uint8_t*> base;
   std::vector<size_t> step;
+  uint64_t points = 0;
+  std::string cut;
 };
 
 /// binary: records of all fields, one after another.
-bool binary_fields(const Input& in, const PcdHeader& h, BinaryFields& b, std::string* error) {
+void binary_fields(const Input& in, const PcdHeader& h, BinaryFields& b) {
   const size_t avail = in.size - h.data_off;
-  if (h.points > avail / h.record_size)
-    return fail(in, error,
-                "the header declares " + std::to_string(h.points) + " points but the file holds " +
-                    std::to_string(avail / h.record_size) + " (truncated?)");
+  b.points = h.points;
+  if (h.points > avail / h.record_size) {
+    b.points = avail / h.record_size;
+    b.cut = "the binary data ends early";
+  }
   b.base.resize(h.fields.size());
   b.step.resize(h.fields.size());
   for (size_t i = 0; i < h.fields.size(); ++i)
     b.base[i] = in.data + h.data_off + h.fields[i].offset, b.step[i] = h.record_size;
-  return true;
+}
+
+/// The points whose every field the reader uses lies within the first `got` bytes of a
+/// compressed block whose fields start at `offset` (all x, then all y, ...).
+uint64_t points_within(const PcdHeader& h, const std::vector<size_t>& offset,
+                       const std::vector<size_t>& step, size_t got) {
+  uint64_t n = h.points;
+  auto within = [&](int k) {
+    if (k < 0) return;
+    const size_t begin = offset[size_t(k)];
+    n = std::min<uint64_t>(n, got > begin ? (got - begin) / step[size_t(k)] : 0);
+  };
+  for (int u = 0; u < kFields; ++u) within(h.f[u]);
+  for (size_t k : h.extra) within(int(k));
+  return n;
 }
 
 /// binary_compressed: one LZF block (compressed and uncompressed sizes first) that holds each
-/// field for all points, one field after another.
+/// field for all points, one field after another. A file that ends inside the block gives the
+/// points whose fields its whole runs hold: the first fields of the block come whole, the later
+/// ones cut, so a cut block gives few points or none.
 bool compressed_fields(const Input& in, const PcdHeader& h, BinaryFields& b, std::string* error) {
   const size_t avail = in.size - h.data_off;
-  if (avail < 8) return fail(in, error, "truncated PCD: no compressed block sizes");
+  b.base.assign(h.fields.size(), nullptr);
+  b.step.resize(h.fields.size());
+  if (avail < 8) {
+    if (h.points) b.cut = "the file ends before its compressed block";
+    return true;
+  }
   uint32_t csize, usize;
   std::memcpy(&csize, in.data + h.data_off, 4);
   std::memcpy(&usize, in.data + h.data_off + 4, 4);
-  if (csize > avail - 8)
-    return fail(in, error,
-                "truncated PCD: the compressed block is " + std::to_string(csize) +
-                    " bytes, the file holds " + std::to_string(avail - 8));
   if (h.points > usize / h.record_size || uint64_t(usize) != h.points * h.record_size)
     return fail(in, error,
                 "PCD compressed block holds " + std::to_string(usize) +
@@ -301,31 +321,42 @@ bool compressed_fields(const Input& in, const PcdHeader& h, BinaryFields& b, std
   // already produced, so it is decompressed whole even when a point budget keeps few points.
   if (uint64_t(usize) > uint64_t(csize) * 88 + 64)
     return fail(in, error, "PCD compressed block sizes are inconsistent");
-  b.unpacked.resize(usize);
-  if (!lzf_decompress(in.data + h.data_off + 8, csize, b.unpacked.data(), usize))
-    return fail(in, error, "corrupt LZF data in the PCD compressed block");
-  b.base.resize(h.fields.size());
-  b.step.resize(h.fields.size());
+  const bool cut = csize > avail - 8;
+  const size_t have = cut ? avail - 8 : csize;
+  std::vector<size_t> offset(h.fields.size());
   size_t o = 0;
   for (size_t i = 0; i < h.fields.size(); ++i) {
-    b.base[i] = b.unpacked.data() + o;
+    offset[i] = o;
     b.step[i] = h.fields[i].size * h.fields[i].count;
     o += b.step[i] * size_t(h.points);
   }
+  // A cut block holds what its bytes can expand to, at most: no more is allocated.
+  b.unpacked.resize(cut ? size_t(std::min<uint64_t>(usize, uint64_t(have) * 88 + 64)) : usize);
+  b.points = h.points;
+  if (cut) {
+    const size_t got =
+        lzf_decompress_prefix(in.data + h.data_off + 8, have, b.unpacked.data(), b.unpacked.size());
+    b.points = points_within(h, offset, b.step, got);
+    b.cut = "the compressed block ends early";
+  } else if (!lzf_decompress(in.data + h.data_off + 8, csize, b.unpacked.data(), usize)) {
+    return fail(in, error, "corrupt LZF data in the PCD compressed block");
+  }
+  for (size_t i = 0; i < h.fields.size(); ++i)
+    if (offset[i] < b.unpacked.size()) b.base[i] = b.unpacked.data() + offset[i];
   return true;
 }
 
 /// 16-bit (or wider) separate color channels are scaled down only when some value exceeds 255
 /// (as in LAS): the factor to apply, 1 when they are 8-bit values.
 double color_scale(const PcdHeader& h, const BinaryFields& b) {
+  const size_t n = size_t(b.points);
   const int* f = h.f;
   if (!h.separate || f[kPacked] >= 0 || h.fields[f[kR]].size < 2) return 1.0;
   auto val = [&](int k, size_t i) {
     return read_value(b.base[k] + i * b.step[k], h.fields[k].type, h.fields[k].size);
   };
   double mx = 0;
-  for (size_t i = 0; i < size_t(h.points); ++i)
-    mx = std::max({mx, val(f[kR], i), val(f[kG], i), val(f[kB], i)});
+  for (size_t i = 0; i < n; ++i) mx = std::max({mx, val(f[kR], i), val(f[kG], i), val(f[kB], i)});
   if (mx <= 255.0) return 1.0;
   return h.fields[f[kR]].size == 2 ? 1.0 / 256.0 : 1.0 / 16777216.0;
 }
@@ -339,7 +370,7 @@ bool decode_binary(const Input& in, Output& out, const PcdHeader& h, const Binar
   int f[kFields];
   std::copy(h.f, h.f + kFields, f);
   const bool separate = h.separate;
-  const size_t n = size_t(h.points), nextra = h.extra.size();
+  const size_t n = size_t(b.points), nextra = h.extra.size();
   auto val = [&](int k, size_t i) {
     return read_value(base[k] + i * step[k], fields[k].type, fields[k].size);
   };
@@ -370,7 +401,7 @@ bool decode_binary(const Input& in, Output& out, const PcdHeader& h, const Binar
   PointSink sink(in, out, h.attrs, choose_origin(sample));
   sink.fields = h.extra_names;
   // Cloud index k holds point stride.record(k): every point, or an even stride through them.
-  const Stride stride = Stride::of(h.points, *in.options);
+  const Stride stride = Stride::of(b.points, *in.options);
   const size_t keep = size_t(stride.keep);
   const bool plain = stride.all() && nextra == 0;
   if (!sink.run(
@@ -437,8 +468,11 @@ inline bool parse_ascii_line(const char* s, const char* e, const PcdHeader& h, R
   return true;
 }
 
-/// ascii: one point per line, tokens separated by spaces, tabs or commas.
-bool read_ascii(const Input& in, Output& out, const PcdHeader& h, std::string* error) {
+/// ascii: one point per line, tokens separated by spaces, tabs or commas. A file that ends
+/// before its lines do gives the lines present (`points`, `cut`), but for a last line without its
+/// newline (it may have lost digits): the same holds for a last line that does not parse.
+bool read_ascii(const Input& in, Output& out, const PcdHeader& h, uint64_t& points,
+                std::string& cut, std::string* error) {
   const char* text = reinterpret_cast<const char*>(in.data);
   const char* end = text + in.size;
   const char* q = text + h.data_off;
@@ -449,16 +483,23 @@ bool read_ascii(const Input& in, Output& out, const PcdHeader& h, std::string* e
     if (!is_blank(q, le)) --left;
     q = nl ? nl + 1 : end;
   }
-  if (left != 0)
-    return fail(in, error,
-                "the header declares " + std::to_string(h.points) + " points but the file holds " +
-                    std::to_string(h.points - left) + " lines (truncated?)");
   if (h.tokens > 4096) return fail(in, error, "PCD has too many values per point");
+  points = h.points - left;
+  if (left) cut = "the point lines end early";
+  auto parse = [&](const char* s, const char* e, RawPoint& pt, float* values) {
+    return parse_ascii_line(s, e, h, pt, values);
+  };
+  if (const char* last = q == end ? unterminated_last_line(text + h.data_off, q) : nullptr) {
+    RawPoint pt;
+    std::vector<float> values(h.extra.size());
+    if (left || !parse(last, q, pt, values.data())) {
+      q = last;
+      points--;
+      if (!left) cut = "the last point line ends mid-line";
+    }
+  }
   return read_text_rows(
-      in, out, h.attrs, h.extra_names, text, h.data_off, size_t(q - text),
-      [&](const char* s, const char* e, RawPoint& pt, float* values) {
-        return parse_ascii_line(s, e, h, pt, values);
-      },
+      in, out, h.attrs, h.extra_names, text, h.data_off, size_t(q - text), parse,
       [&](size_t line, const char*, const char*) {
         return "PCD line " + std::to_string(line) + ": expected " + std::to_string(h.tokens) +
                " numbers";
@@ -472,12 +513,22 @@ bool read_pcd(const Input& in, Output& out, std::string* error) {
   PcdHeader h;
   if (!parse_pcd_header(in, h, error)) return false;
   out.info->version = h.version + " " + h.data_kind;
-  if (h.data_kind == "ascii") return read_ascii(in, out, h, error);
-  BinaryFields b;
-  if (h.data_kind == "binary" ? !binary_fields(in, h, b, error)
-                              : !compressed_fields(in, h, b, error))
-    return false;
-  return decode_binary(in, out, h, b, error);
+  uint64_t points = 0;
+  std::string cut;
+  if (h.data_kind == "ascii") {
+    if (!read_ascii(in, out, h, points, cut, error)) return false;
+  } else {
+    BinaryFields b;
+    if (h.data_kind == "binary")
+      binary_fields(in, h, b);
+    else if (!compressed_fields(in, h, b, error))
+      return false;
+    if (!decode_binary(in, out, h, b, error)) return false;
+    points = b.points;
+    cut = b.cut;
+  }
+  if (!cut.empty()) warn_cut_short(in, out, points, h.points, cut);
+  return true;
 }
 
 }  // namespace pr::io

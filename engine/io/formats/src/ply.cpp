@@ -320,7 +320,6 @@ bool plan_vertex(const Input& in, const Element& v, VertexPlan& plan, std::strin
   plan.l = lay;
   if (!has_color) plan.l.field[kR] = -1;
   plan.attrs = Attributes{has_color, plan.l.field[kI] >= 0, plan.l.field[kC] >= 0};
-  if (v.count == 0) return fail(in, error, "the file holds no points (vertex count 0)");
   for (size_t k = 0; k < v.props.size(); ++k) {
     bool used = v.props[k].list;
     for (int f : plan.l.field) used |= f == int(k);
@@ -351,37 +350,45 @@ inline void decode_vertex(const uint8_t* r, const Element& v, const VertexPlan& 
   for (size_t j = 0; j < plan.extra.size(); ++j) values[j] = float(val[plan.extra[j]]);
 }
 
-/// Moves `b` past the binary elements before the vertex element and checks that the vertex
-/// element fits in the rest of the file.
-bool skip_to_vertices(const Input& in, const PlyHeader& h, bool swap, const uint8_t*& b,
-                      std::string* error) {
+/// How much of the vertex element a file holds: `vertices` of them (fewer than declared when it
+/// is cut short, and then `cut` says what was lost).
+struct Present {
+  uint64_t vertices = 0;
+  std::string cut;
+};
+
+/// Moves `b` past the binary elements before the vertex element and counts the whole vertices
+/// of fixed size that the rest of the file holds (vertices with lists: all, read_binary_lists
+/// finds where they end).
+Present skip_to_vertices(const Input& in, const PlyHeader& h, bool swap, const uint8_t*& b) {
   const uint8_t* bend = in.data + in.size;
+  Present p;
   for (size_t i = 0; i < h.vertex; ++i) {
     const Element& e = h.elems[i];
+    bool whole = true;
     if (e.fixed) {
-      if (e.stride && e.count > uint64_t(bend - b) / e.stride)
-        return fail(in, error,
-                    "truncated PLY: element '" + e.name + "' runs past the end of the file");
-      b += e.count * e.stride;
+      whole = !(e.stride && e.count > uint64_t(bend - b) / e.stride);
+      if (whole) b += e.count * e.stride;
     } else {
-      for (uint64_t k = 0; k < e.count; ++k) {
+      for (uint64_t k = 0; k < e.count && whole; ++k) {
         const size_t s = instance_size(e, b, bend, swap);
-        if (s == 0)
-          return fail(in, error,
-                      "truncated PLY: element '" + e.name + "' runs past the end of the file");
+        whole = s != 0;
         b += s;
       }
     }
+    if (!whole) {
+      p.cut = "the file ends in element '" + e.name + "', before the vertices";
+      return p;
+    }
   }
   const Element& v = h.elems[h.vertex];
+  p.vertices = v.count;
   const size_t avail = size_t(bend - b);
-  if (v.fixed && v.count > avail / v.stride)
-    return fail(in, error,
-                "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
-                    std::to_string(avail / v.stride) + " (truncated?)");
-  if (!v.fixed && v.count > avail)
-    return fail(in, error, "the header declares more vertices than the file can hold (truncated?)");
-  return true;
+  if (v.fixed && v.count > avail / v.stride) {
+    p.vertices = avail / v.stride;
+    p.cut = "the vertex data ends early";
+  }
+  return p;
 }
 
 /// Where the kept properties of a fixed-size vertex record lie, and the fast cases: float x y z
@@ -411,16 +418,17 @@ struct FixedRecord {
 
 /// Vertices of scalar properties only, fixed-size records from `vb`: parallel blocks that read
 /// only the properties kept, at their offsets.
-bool read_binary_fixed(const Input& in, Output& out, const Element& v, const VertexPlan& plan,
-                       const uint8_t* const vb, bool swap, std::string* error) {
+bool read_binary_fixed(const Input& in, Output& out, const Element& v, uint64_t vertices,
+                       const VertexPlan& plan, const uint8_t* const vb, bool swap,
+                       std::string* error) {
   const Layout l = plan.l;
   const Attributes attrs = plan.attrs;
   const size_t nextra = plan.extra.size();
-  const Stride stride = Stride::of(v.count, *in.options);
+  const Stride stride = Stride::of(vertices, *in.options);
   float scratch[256];
   Bounds sample;
-  const size_t step = std::max<size_t>(1, size_t(v.count / 4096));
-  for (size_t i = 0; i < v.count; i += step) {
+  const size_t step = std::max<size_t>(1, size_t(vertices / 4096));
+  for (size_t i = 0; i < vertices; i += step) {
     RawPoint pt;
     decode_vertex(vb + i * v.stride, v, plan, swap, pt, scratch);
     if (std::isfinite(pt.x) && std::isfinite(pt.y) && std::isfinite(pt.z))
@@ -487,9 +495,10 @@ bool read_binary_fixed(const Input& in, Output& out, const Element& v, const Ver
   return true;
 }
 
-/// Vertices with list properties from `b`: walked in one block, every record's size checked.
+/// Vertices with list properties from `b`: walked in one block, every record's size checked; a
+/// vertex that runs past the end of the file ends the walk (`p`: the vertices before it).
 bool read_binary_lists(const Input& in, Output& out, const Element& v, const VertexPlan& plan,
-                       const uint8_t* const b, bool swap, std::string* error) {
+                       const uint8_t* const b, bool swap, Present& p, std::string* error) {
   const uint8_t* bend = in.data + in.size;
   const Stride stride = Stride::of(v.count, *in.options);
   float scratch[256];
@@ -508,15 +517,15 @@ bool read_binary_lists(const Input& in, Output& out, const Element& v, const Ver
   sink.fields = plan.extra_names;
   if (!sink.run(
           {size_t(stride.keep)},
-          [&](size_t, BlockWriter& w, std::string& err) {
+          [&](size_t, BlockWriter& w, std::string&) {
             const uint8_t* q = b;
             uint64_t next = stride.record(0);
             for (uint64_t i = 0; i < v.count; ++i) {
               const size_t s = instance_size(v, q, bend, swap);
               if (!s) {
-                err =
-                    "truncated PLY: vertex " + std::to_string(i) + " runs past the end of the file";
-                return false;
+                p.vertices = i;
+                p.cut = "the vertex data ends early";
+                return true;
               }
               if (i == next) {
                 next = stride.record(stride.before(i + 1));
@@ -563,9 +572,12 @@ inline bool parse_vertex_line(const char* s, const char* e, const Element& v,
   return true;
 }
 
-/// The ascii body: one element instance per non-blank line, the vertices in parallel chunks.
+/// The ascii body: one element instance per non-blank line, the vertices in parallel chunks. A
+/// file that ends before its vertex lines do gives the lines present (`p`), but for a last line
+/// without its newline (it may have lost digits): the same holds for a last line that does not
+/// parse.
 bool read_ascii(const Input& in, Output& out, const PlyHeader& h, const VertexPlan& plan,
-                std::string* error) {
+                Present& p, std::string* error) {
   const char* text = reinterpret_cast<const char*>(in.data);
   const char* end = text + in.size;
   const char* q = h.data;
@@ -578,18 +590,26 @@ bool read_ascii(const Input& in, Output& out, const PlyHeader& h, const VertexPl
     }
     return n;
   };
-  for (size_t i = 0; i < h.vertex; ++i)
-    if (skip_lines(h.elems[i].count) != 0)
-      return fail(in, error,
-                  "truncated PLY: element '" + h.elems[i].name + "' has fewer lines than declared");
   const Element& v = h.elems[h.vertex];
-  const char* vb = q;
-  const uint64_t missing = skip_lines(v.count);
-  if (missing != 0)
-    return fail(in, error,
-                "the header declares " + std::to_string(v.count) + " vertices but the file holds " +
-                    std::to_string(v.count - missing) + " (truncated?)");
-  const char* ve = q;
+  const char* vb = end;
+  for (size_t i = 0; i < h.vertex && p.cut.empty(); ++i)
+    if (skip_lines(h.elems[i].count) != 0)
+      p.cut = "the file ends in element '" + h.elems[i].name + "', before the vertices";
+  if (p.cut.empty()) {
+    vb = q;
+    p.vertices = v.count - skip_lines(v.count);
+    if (p.vertices < v.count) p.cut = "the vertex lines end early";
+  }
+  const char* ve = p.cut.empty() ? q : end;
+  if (const char* last = ve == end ? unterminated_last_line(vb, ve) : nullptr) {
+    RawPoint pt;
+    std::vector<float> values(plan.extra.size());
+    if (!p.cut.empty() || !parse_vertex_line(last, ve, v, plan, pt, values.data())) {
+      ve = last;
+      p.vertices--;
+      if (p.cut.empty()) p.cut = "the last vertex line ends mid-line";
+    }
+  }
   return read_text_rows(
       in, out, plan.attrs, plan.extra_names, text, size_t(vb - text), size_t(ve - text),
       [&](const char* s, const char* e, RawPoint& pt, float* values) {
@@ -612,12 +632,20 @@ bool read_ply(const Input& in, Output& out, std::string* error) {
   if (!plan_vertex(in, v, plan, error)) return false;
   static const char* kEnc[] = {"ascii", "binary_little_endian", "binary_big_endian"};
   out.info->version = std::string(kEnc[h.enc]) + " 1.0";
-  if (h.enc == kAscii) return read_ascii(in, out, h, plan, error);
-  const bool swap = (h.enc == kBig);  // the machines we build for are little-endian
-  const uint8_t* b = reinterpret_cast<const uint8_t*>(h.data);
-  if (!skip_to_vertices(in, h, swap, b, error)) return false;
-  return v.fixed ? read_binary_fixed(in, out, v, plan, b, swap, error)
-                 : read_binary_lists(in, out, v, plan, b, swap, error);
+  Present p;
+  bool ok = false;
+  if (h.enc == kAscii) {
+    ok = read_ascii(in, out, h, plan, p, error);
+  } else {
+    const bool swap = (h.enc == kBig);  // the machines we build for are little-endian
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(h.data);
+    p = skip_to_vertices(in, h, swap, b);
+    // A file cut before its vertices reads none: no vertex is walked, whatever its properties.
+    ok = v.fixed || !p.cut.empty() ? read_binary_fixed(in, out, v, p.vertices, plan, b, swap, error)
+                                   : read_binary_lists(in, out, v, plan, b, swap, p, error);
+  }
+  if (ok && !p.cut.empty()) warn_cut_short(in, out, p.vertices, v.count, p.cut);
+  return ok;
 }
 
 }  // namespace pr::io

@@ -111,7 +111,8 @@ bool find_first_data(const Input& in, bool pts, TextLayout& t, std::string* erro
     }
     s = next;
   }
-  if (!t.first_data) return fail(in, error, "no line of x y z numbers found");
+  // No line of numbers (blank lines, comments, a header, a PTS count of 0): a file without points.
+  if (!t.first_data) return true;
   Columns& k = t.k;
   if (!t.have_header) k = columns_from_count(ncols);
   k.needed = 1 + std::max({k.x, k.y, k.z, k.i, k.r, k.g, k.b, k.c});
@@ -180,9 +181,10 @@ Bounds sample_lines(const Input& in, const TextLayout& t, bool pts) {
 }
 
 /// PTS: each block is a count line and that many point lines; lines after the last block are
-/// not points. The byte ranges of the blocks' point lines.
-bool pts_regions(const Input& in, const char* count_line,
-                 std::vector<std::pair<size_t, size_t>>& regions, std::string* error) {
+/// not points. The byte ranges of the blocks' point lines; `declared`: the points their counts
+/// declare. A block that the file ends inside is cut short (`cut`): its lines up to the end.
+void pts_regions(const Input& in, const char* count_line,
+                 std::vector<std::pair<size_t, size_t>>& regions, uint64_t& declared, bool& cut) {
   const char* text = reinterpret_cast<const char*>(in.data);
   const char* end = text + in.size;
   const char* t = count_line;
@@ -198,7 +200,7 @@ bool pts_regions(const Input& in, const char* count_line,
     if (n != 1 || !(v[0] >= 0) || v[0] != std::floor(v[0])) break;
     // a count beyond the file's size cannot be met (and must not overflow the conversion)
     uint64_t want = v[0] > double(in.size) ? uint64_t(in.size) + 1 : uint64_t(v[0]);
-    const uint64_t declared = want;
+    declared += v[0] < 1e18 ? uint64_t(v[0]) : uint64_t(1e18);
     const char* rb = next;
     t = next;
     while (want > 0 && t < end) {
@@ -211,20 +213,29 @@ bool pts_regions(const Input& in, const char* count_line,
         }
       t = nx;
     }
-    if (want > 0)
-      return fail(in, error,
-                  "a PTS block declares " + std::to_string(declared) +
-                      " points but the file ends after " + std::to_string(declared - want) +
-                      " (truncated?)");
     regions.emplace_back(size_t(rb - text), size_t(t - text));
+    if (want > 0) {
+      cut = true;
+      return;
+    }
   }
-  return true;
+}
+
+/// A file cut inside its last line: the start of that line when the text ends without a newline
+/// and the line is not a whole point (or `cut` says the file is cut short already, so that even
+/// a line that parses may have lost digits); else null.
+const char* cut_last_line(const char* begin, const char* end, const Columns& k, bool pts,
+                          bool cut) {
+  const char* s = unterminated_last_line(begin, end);
+  RawPoint pt;
+  return s && (cut || parse_point_line(s, end, k, pts, pt) < 0) ? s : nullptr;
 }
 
 /// Parses the chunks' lines in parallel into the cloud. A few stray lines (a repeated header, a
 /// comment) are skipped; many mean this is not a table of points, and fail the read.
 bool decode_chunks(const Input& in, Output& out, const TextLayout& t, bool pts,
-                   const std::vector<std::pair<size_t, size_t>>& chunks, std::string* error) {
+                   const std::vector<std::pair<size_t, size_t>>& chunks, uint64_t& records_read,
+                   std::string* error) {
   const char* text = reinterpret_cast<const char*>(in.data);
   const char* end = text + in.size;
   const Columns k = t.k;
@@ -235,6 +246,7 @@ bool decode_chunks(const Input& in, Output& out, const TextLayout& t, bool pts,
   // The records are the non-blank lines of the regions (TextRecords: a point budget keeps an
   // even stride through them, and only the lines kept are parsed).
   const TextRecords records(text, chunks, *in.options);
+  records_read = records.first.back();
   const std::vector<size_t> caps = records.capacities();
   std::vector<size_t> bad(chunks.size(), 0), first_bad(chunks.size(), SIZE_MAX);
   PointSink sink(in, out, attrs, choose_origin(sample_lines(in, t, pts)));
@@ -280,24 +292,41 @@ bool read_text(const Input& in, Output& out, bool pts, std::string* error) {
   const char* text = reinterpret_cast<const char*>(in.data);
   TextLayout t;
   if (!find_first_data(in, pts, t, error)) return false;
+  std::string cols = "x y z";
+  if (t.k.i >= 0) cols += " i";
+  if (t.k.r >= 0) cols += " r g b";
+  out.info->version = cols + (t.have_header ? " (header)" : "");
+  std::vector<std::pair<size_t, size_t>> regions;
+  uint64_t declared = 0;  // PTS: the points its blocks declare
+  bool cut = false;
+  if (!t.first_data) {  // no point: a file without points, or a PTS block cut before its first
+    if (pts && t.count_line) pts_regions(in, t.count_line, regions, declared, cut);
+    finish(in, out, Bounds{}, Attributes{t.k.r >= 0, t.k.i >= 0, t.k.c >= 0});
+    if (cut) warn_cut_short(in, out, 0, declared, "the last PTS block ends early");
+    return true;
+  }
   detect_fraction_colors(t.first_data, text + in.size, t.k);
   // PTS: the blocks' point lines; XYZ: everything after the header.
-  std::vector<std::pair<size_t, size_t>> regions;
-  if (pts && t.count_line) {
-    if (!pts_regions(in, t.count_line, regions, error)) return false;
-  } else {
+  if (pts && t.count_line)
+    pts_regions(in, t.count_line, regions, declared, cut);
+  else
     regions.emplace_back(size_t(t.first_data - text), in.size);
-  }
+  // A last line the file ends inside is not read.
+  if (!regions.empty() && regions.back().second == in.size)
+    if (const char* s = cut_last_line(text + regions.back().first, text + in.size, t.k, pts, cut)) {
+      regions.back().second = size_t(s - text);
+      cut = true;
+    }
   std::vector<std::pair<size_t, size_t>> chunks;
   for (const auto& r : regions) {
     const auto c = split_lines(text, r.first, r.second, size_t(default_threads()) * 16);
     chunks.insert(chunks.end(), c.begin(), c.end());
   }
-  if (!decode_chunks(in, out, t, pts, chunks, error)) return false;
-  std::string cols = "x y z";
-  if (t.k.i >= 0) cols += " i";
-  if (t.k.r >= 0) cols += " r g b";
-  out.info->version = cols + (t.have_header ? " (header)" : "");
+  uint64_t records = 0;
+  if (!decode_chunks(in, out, t, pts, chunks, records, error)) return false;
+  if (cut)
+    warn_cut_short(in, out, in.options->max_points ? records : out.cloud->size(), declared,
+                   declared ? "the last PTS block ends early" : "the last line ends mid-line");
   return true;
 }
 

@@ -62,6 +62,15 @@ inline bool is_blank(const char* p, const char* e) {
   return true;
 }
 
+/// The start of the last line of [begin, end) when that line is not blank and no newline ends
+/// it, as a file cut inside its last line ends; null otherwise.
+inline const char* unterminated_last_line(const char* begin, const char* end) {
+  if (begin >= end || end[-1] == '\n') return nullptr;
+  const char* s = end;
+  while (s > begin && s[-1] != '\n') --s;
+  return is_blank(s, end) ? nullptr : s;
+}
+
 /// Splits [b, e) into about `parts` pieces at line starts.
 std::vector<std::pair<size_t, size_t>> split_lines(const char* base, size_t b, size_t e,
                                                    size_t parts);

@@ -155,6 +155,7 @@ struct ChunkReader::Impl {
   const uint8_t* first = nullptr;
   bool first_pending = false;
   bool bad = false;
+  bool cut = false;  // the last start() ran out of bytes
   uint32_t context = 0;
   size_t layered_size = 0;  // a layered chunk's bytes: header and layers
   uint32_t skip = 0;        // SkipField bits
@@ -228,6 +229,7 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
   Impl& m = *impl_;
   const size_t rec = m.lo.record_length;
   m.bad = false;
+  m.cut = true;  // until the chunk's header and layers are found whole
   if (size < rec) {
     *why = "the chunk is " + std::to_string(size) + " bytes, shorter than one point";
     return false;
@@ -237,6 +239,7 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
   if (!m.layered) {
     for (size_t i = 0; i < m.pw.size(); ++i) m.pw[i]->init(data + m.offsets[i]);
     m.dec.init(data + rec, size - rec);
+    m.cut = false;
     return true;
   }
   // Layered: the first point, the point count, every layer's size, then the layers.
@@ -250,6 +253,7 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
   if (stored != count) {
     *why = "the chunk holds " + std::to_string(stored) + " points, not the " +
            std::to_string(count) + " its index (chunk table, COPC hierarchy) says";
+    m.cut = false;
     return false;
   }
   size_t nl = 0;
@@ -266,6 +270,7 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
       const uint32_t n = get_le<uint32_t>(sizes + 4 * li);
       if (li == 0 && n == 0 && count > 1) {
         *why = "the chunk's first layer (returns and X, Y of every point after the first) is empty";
+        m.cut = false;
         return false;
       }
       if (n > size - p) {
@@ -279,6 +284,7 @@ bool ChunkReader::start(const uint8_t* data, size_t size, uint64_t count, std::s
     }
   }
   m.layered_size = p;
+  m.cut = false;
   m.context = 0;
   for (size_t i = 0; i < m.ly.size(); ++i) m.ly[i]->init(data + m.offsets[i], m.context);
   return true;
@@ -297,6 +303,10 @@ void ChunkReader::next(uint8_t* record) {
     m.context = 0;
     for (size_t i = 0; i < m.ly.size(); ++i) m.ly[i]->read(record + m.offsets[i], m.context);
   }
+}
+
+bool ChunkReader::cut() const {
+  return impl_->cut;
 }
 
 bool ChunkReader::overrun() {

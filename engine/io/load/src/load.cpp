@@ -24,21 +24,21 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
   io::Input in{static_cast<const uint8_t*>(data), size, name, progress,
                options ? options : &kEverything};
   io::Output o{&out, &fi};
-  if (size == 0) return io::fail(in, error, "the file is empty");
+  // An empty file named as text (or read as text) is a text file without points: a headerless
+  // format has nothing to miss. Every other format needs at least its header.
+  const FormatEntry* named =
+      format == FileFormat::kUnknown ? find_format_by_path(name) : find_format(format);
+  if (size == 0 && (!named || !named->read || named->signature))
+    return io::fail(in, error, "the file is empty");
   if (format == FileFormat::kUnknown) format = detect_format(data, size, name);
   const FormatEntry* f = find_format(format);
   if (!f || !f->read) return io::fail(in, error, unknown_format_message(name));
+  // A file without points (its header declares none, or text without a line of numbers) is a
+  // valid file: it loads as an empty cloud with its FileInfo, as PDAL and laspy read one.
   const bool ok = f->read(in, o, error);
   if (!ok) {
     out = PointCloud{};
     return false;
-  }
-  // A LAS file may hold no points (its header says so, or it ends before the first record): it
-  // loads as an empty cloud with its header's bounds, as PDAL and laspy read it. Every other
-  // format without a point is refused.
-  if (out.empty() && format != FileFormat::kLas) {
-    out = PointCloud{};
-    return io::fail(in, error, "the file holds no points");
   }
   fi.format = f->name;
   fi.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -21,8 +21,11 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
 
 /// Reads `path` into `out` (replacing its contents; on failure `out` is left empty and `error`
 /// holds a one-line message naming the file and the problem). `info` and `progress` may be null.
-/// Success gives at least one point, but for a LAS file without points (its header counts none,
-/// or it ends before the first record), which gives an empty cloud and the header's bounds.
+/// A file without points (its header declares none; a text file without a line of numbers, or
+/// empty) loads as an empty cloud with its FileInfo (format, version, the attributes it
+/// declares; a LAS or LAZ file's header bounds). A file cut short (it ends before the points it
+/// declares, or inside a record or LAZ chunk) gives the points decoded before the cut and one
+/// warning in info->warnings that names the file and what was lost (cut_short_warning()).
 bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, std::string* error,
                       LoadProgress* progress = nullptr, const LoadOptions* options = nullptr);
 

@@ -48,6 +48,21 @@ struct RawPoint {
 /// Sets *error to "name: message" and returns false, so readers can `return fail(...)`.
 bool fail(const Input& in, std::string* error, const std::string& message);
 
+/// `n` with a comma between groups of three digits ("133,332"), as the warnings print counts.
+std::string group_digits(uint64_t n);
+
+/// The one warning line of a file cut short (it ends before the points it declares, or inside a
+/// record): "name: cut short: 133,332 of 200,000 points decoded (chunk 3 of 4 is truncated)".
+/// `decoded`: the points the file holds before the cut (a point budget reads a stride of them);
+/// `declared`: the points its header declares, or 0 for text that declares none ("name: cut
+/// short: 1,234 points decoded (...)"); `why`: what was lost.
+std::string cut_short_warning(const std::string& name, uint64_t decoded, uint64_t declared,
+                              const std::string& why);
+
+/// Adds cut_short_warning() of `in` to out.info's warnings: every reader reports a cut file so.
+void warn_cut_short(const Input& in, Output& out, uint64_t decoded, uint64_t declared,
+                    const std::string& why);
+
 /// False (with one line naming the sizes) when `points` points of `bytes_per_point` bytes would
 /// take more than this machine's physical memory. A crafted header and chunk table (or COPC
 /// hierarchy) can agree on any point count; refusing it here keeps bad input from ever making a

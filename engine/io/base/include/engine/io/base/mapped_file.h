@@ -16,7 +16,8 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   /// Maps `path` (closing what was mapped). False with one line naming the file: it cannot be
-  /// opened, is a folder or not a regular file, is empty, or cannot be mapped.
+  /// opened, is a folder or not a regular file, or cannot be mapped. An empty file maps to no
+  /// bytes (data() null, size() 0): whether that is a file of its format is the reader's to say.
   bool open(const std::string& path, std::string* error);
   /// Unmaps the file (data() becomes null).
   void close();

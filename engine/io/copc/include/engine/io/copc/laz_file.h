@@ -72,17 +72,30 @@ struct LazChunk {
 };
 
 /// What decoding a LAZ file's points needs: its header, its layout, its chunks in file order
-/// (from the chunk table; walked when a file of fixed chunks has none; one chunk for the
-/// unchunked compressor).
+/// (from the chunk table; walked when a file of fixed chunks, or of variable layered chunks, has
+/// none; one chunk for the unchunked compressor).
 struct LazFile {
   LasHeader h;
   laz::Layout layout;
   std::vector<LazChunk> chunks;
+  /// The points of the chunks: the header's count, or fewer when the file is cut short.
+  uint64_t points = 0;
+  /// What a file cut short lost ("chunk 3 of 4 is truncated", "the chunk table is truncated"):
+  /// its chunks are those before the cut, the one it ends inside holding the points decoded
+  /// before the end; empty for a whole file. (An unchunked stream's cut shows only as its
+  /// decoder reads past the end: read_laz keeps the points before it.)
+  std::string cut;
 };
 
-/// Reads the header, the LASzip VLR and the chunk table of `in`; false with a message naming the
-/// file when any of them does not hold or the file holds no points.
+/// Reads the header, the LASzip VLR and the chunk table of `in` (a file without points has no
+/// chunk); false with a message naming the file when any of them does not hold.
 bool open_laz(const Input& in, LazFile& f, std::string* error);
+
+/// An unchunked stream (LASzip 1.x's compressor) runs to the end of the file, so a cut shows
+/// only as its decoder reads past the end: decodes it once and, when it does, trims its chunk to
+/// the points decoded before and sets f.cut. For a reader that needs the count before it decodes
+/// the records (the conversion); read_laz finds the cut as it decodes. Other files: nothing.
+void find_stream_cut(const Input& in, LazFile& f);
 
 /// LAZ (LASzip-compressed LAS): point-wise and layered chunked compressors, decoded in parallel.
 bool read_laz(const Input& in, Output& out, std::string* error);
@@ -91,8 +104,9 @@ bool read_laz(const Input& in, Output& out, std::string* error);
 bool laz_records(const Input& in, std::vector<uint8_t>& records, size_t* record_length,
                  std::string* error);
 
-/// What the caller of convert_chunk() says of each record: convert it, pass it by, or stop.
-enum class RecordUse { kKeep, kSkip, kStop };
+/// What the caller of convert_chunk() says of each record: convert it, pass it by, stop (a
+/// failure), or end the chunk before it, keeping what was converted (a stream cut short).
+enum class RecordUse { kKeep, kSkip, kStop, kEnd };
 
 /// Decodes the `count` records of a chunk that `reader` started and converts the ones
 /// `use(i, record)` keeps into block `w`: the position relative to w.origin (or, with
@@ -101,8 +115,8 @@ enum class RecordUse { kKeep, kSkip, kStop };
 /// `extras[e][w.begin + k]`. Colors follow the LAS reader's rule (16-bit channels, unless none
 /// exceeds 255) within the chunk: the high bytes, or the low bytes when no channel of the chunk's
 /// kept points exceeds 255; `max_channel` gets the largest channel. kStop ends the chunk with
-/// false (`use` sets `err`); decoders that read past the chunk's bytes fail it with "truncated or
-/// corrupt compressed data".
+/// false (`use` sets `err`), kEnd with true; otherwise decoders that read past the chunk's bytes
+/// fail it with "truncated or corrupt compressed data".
 template <class Use>
 bool convert_chunk(laz::ChunkReader& reader, uint64_t count, const LasRecords& recs, bool integers,
                    BlockWriter& w, float* const* extras, uint32_t& max_channel, std::string& err,
@@ -115,10 +129,15 @@ bool convert_chunk(laz::ChunkReader& reader, uint64_t count, const LasRecords& r
   if (rgb) colors.resize(w.cap * 3);
   uint8_t buf[256 * 256];  // a record is at most 65535 bytes
   uint32_t mx = 0;
+  bool ended = false;
   for (uint64_t i = 0; i < count; ++i) {
     reader.next(buf);
     const RecordUse u = use(i, static_cast<const uint8_t*>(buf));
     if (u == RecordUse::kStop) return false;
+    if (u == RecordUse::kEnd) {
+      ended = true;
+      break;
+    }
     if (u == RecordUse::kSkip) continue;
     RawPoint p;
     const glm::dvec3 xyz = las_position(buf, hd);
@@ -136,7 +155,7 @@ bool convert_chunk(laz::ChunkReader& reader, uint64_t count, const LasRecords& r
       mx = std::max<uint32_t>(mx, std::max(col[0], std::max(col[1], col[2])));
     }
   }
-  if (reader.overrun()) {
+  if (!ended && reader.overrun()) {
     err = "truncated or corrupt compressed data";
     return false;
   }

@@ -73,6 +73,9 @@ class ChunkReader {
   /// Starts a chunk of `count` points stored in [data, data + size). False (with a reason) when
   /// the chunk's own header (layer sizes) does not fit.
   bool start(const uint8_t* data, size_t size, uint64_t count, std::string* why);
+  /// True when the last start() failed because the bytes end before the chunk's first point, its
+  /// header or a layer does: a chunk cut short, as a file that ends inside it gives.
+  bool cut() const;
 
   /// Decodes the next point of the chunk into `record` (layout.record_length bytes).
   void next(uint8_t* record);
