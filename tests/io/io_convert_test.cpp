@@ -535,7 +535,13 @@ TEST(IoConvert, EmptyInputsGiveEmptyFilesAndCutInputsTheirPoints) {
   // the whole chunks before the cut convert, the warning a note.
   PointCloud big;
   big.resize(120000);
-  for (size_t i = 0; i < big.size(); ++i) big.positions[i] = {float(i % 1000), float(i / 1000), 0};
+  // Noisy heights, so that each chunk's bytes grow with its points and two thirds of the file
+  // end inside the second chunk.
+  uint32_t noise = 1;
+  for (size_t i = 0; i < big.size(); ++i) {
+    noise = noise * 1664525u + 1013904223u;
+    big.positions[i] = {float(i % 1000), float(i / 1000), float(noise >> 16) * 1e-3f};
+  }
   ASSERT_TRUE(save_point_cloud(big, dir / "big.laz", ConvertOptions{}, nullptr, &r, &err)) << err;
   std::ifstream lz(dir / "big.laz", std::ios::binary);
   bytes.assign(std::istreambuf_iterator<char>(lz), {});
