@@ -1,5 +1,5 @@
-// pointraster: entry point. --info, --convert and --headless run without a window; otherwise the
-// viewer.
+// pointraster: entry point. --info, --measure, --convert and --headless run without a window;
+// otherwise the viewer.
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -7,6 +7,7 @@
 #include "convert.h"
 #include "headless.h"
 #include "info.h"
+#include "measure_run.h"
 #include "options.h"
 #include "viewer/viewer.h"
 
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   if (rc != 0) return rc < 0 ? 0 : rc;
   try {
     if (o.info) return pr::run_info(o);
+    if (!o.measures.empty()) return pr::run_measure(o);
     if (!o.convert.empty()) return pr::run_convert(o);
     if (o.headless) return pr::run_headless(o);
     return pr::run_viewer(o);

@@ -17,6 +17,7 @@
 
 #include "engine/io/formats.h"
 #include "engine/scenes.h"
+#include "measure_export.h"
 
 namespace pr {
 
@@ -339,6 +340,77 @@ void add_convert_options(CLI::App& app, Options& o) {
         [&o](const std::string& v) { o.memory = parse_bytes("--memory", v); });
 }
 
+/// X,Y,Z;X,Y,Z;...: points of a measurement, each of three finite numbers.
+std::vector<glm::dvec3> parse_points(const std::string& kind, const std::string& v) {
+  std::vector<glm::dvec3> points;
+  size_t start = 0;
+  while (start <= v.size()) {
+    const size_t semi = std::min(v.find(';', start), v.size());
+    const std::string p = v.substr(start, semi - start);
+    double c[3];
+    size_t at = 0;
+    for (int k = 0; k < 3; ++k) {
+      const size_t comma = k < 2 ? p.find(',', at) : p.size();
+      if (comma == std::string::npos || (k == 2 && p.find(',', at) != std::string::npos))
+        bad("option --measure " + kind + ": expected X,Y,Z;X,Y,Z;..., got '" + v + "'");
+      c[k] = parse_double("--measure", p.substr(at, comma - at));
+      at = comma + 1;
+    }
+    points.emplace_back(c[0], c[1], c[2]);
+    start = semi + 1;
+  }
+  return points;
+}
+
+void add_measure_options(CLI::App& app, Options& o) {
+  // normalized_arguments() joins `--measure KIND POINTS` into one value, "KIND POINTS", so that
+  // points starting with a minus sign are not read as options.
+  value(app, "--measure", "KIND X,Y,Z;...",
+        "measure on the points loaded, print 'measure KIND name=value ...'\n"
+        "and exit: point, distance, height, angle, area, circle, box\n"
+        "(X,Y,Z;SX,SY,SZ[;YAW,PITCH,ROLL]) or volume (docs/MEASURE.md)",
+        [&o](const std::string& v) {
+          const size_t space = v.find(' ');
+          MeasureArg m;
+          const std::string kind = v.substr(0, space);
+          if (!parse_measure_kind(kind, &m.kind))
+            bad("option --measure: '" + kind +
+                "' is not point, distance, height, angle, area, circle, box or volume");
+          if (space == std::string::npos) bad("option --measure " + kind + " needs its points");
+          m.points = parse_points(kind, v.substr(space + 1));
+          int lo = 0, hi = 0;
+          measure_point_count(m.kind, &lo, &hi);
+          const int n = int(m.points.size());
+          if (n < lo || (hi && n > hi))
+            bad("option --measure " + kind + ": needs " +
+                (lo == hi ? std::to_string(lo)
+                 : hi     ? std::to_string(lo) + " to " + std::to_string(hi)
+                          : "at least " + std::to_string(lo)) +
+                " points, got " + std::to_string(n));
+          o.measures.push_back(std::move(m));
+        });
+  value(app, "--measure-base", "H", "volume: the base plane's height (default: the polygon's mean)",
+        [&o](const std::string& v) { o.measure_base = parse_double("--measure-base", v); });
+  value(app, "--measure-cell", "S",
+        "volume: the grid's cell size (default: the polygon's side / 200)",
+        [&o](const std::string& v) {
+          o.measure_cell = parse_double("--measure-cell", v);
+          if (!(o.measure_cell > 0.0)) bad("option --measure-cell: must be above 0");
+        });
+  value(app, "--measure-height", "min|mean|max",
+        "volume: a cell's height from its points (default mean)", [&o](const std::string& v) {
+          if (!parse_cell_height(v, &o.measure_height))
+            bad("option --measure-height: '" + v + "' is not min, mean or max");
+        });
+  value(app, "--measure-out", "FILE",
+        "--measure: also write the measurements to FILE (.geojson or .csv)",
+        [&o](const std::string& v) {
+          if (measure_export_format(v) == MeasureFormat::kNone)
+            bad("option --measure-out: '" + v + "' ends in neither .geojson nor .csv");
+          o.measure_out = v;
+        });
+}
+
 void add_file_options(CLI::App& app, Options& o) {
   value(app, "--scan", "K",
         "E57: load scan K (0-based; repeat for several; default: all,\n"
@@ -375,7 +447,8 @@ class HelpFormatter : public CLI::Formatter {
            "timings\n"
            "  pointraster --info [--json] FILE...         describe point-cloud files\n"
            "  pointraster --convert OUT FILE...           convert to COPC, LAZ or LAS (OUT's "
-           "suffix)\n";
+           "suffix)\n"
+           "  pointraster --measure KIND X,Y,Z;... [FILE...]  measure, print the values\n";
   }
 };
 
@@ -395,6 +468,7 @@ void build_parser(CLI::App& app, Options& o) {
   add_renderer_options(app, o);
   add_color_options(app, o);
   add_viewer_options(app, o);
+  add_measure_options(app, o);
   add_file_options(app, o);
 }
 
@@ -411,7 +485,10 @@ bool is_number(const char* s) {
 std::vector<std::string> normalized_arguments(const std::vector<std::string>& args) {
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] != "--edl") {
+    if (args[i] == "--measure" && i + 2 < args.size()) {
+      out.push_back("--measure=" + args[i + 1] + " " + args[i + 2]);
+      i += 2;
+    } else if (args[i] != "--edl") {
       out.push_back(args[i]);
     } else if (i + 1 < args.size() && is_number(args[i + 1].c_str())) {
       out.push_back("--edl=" + args[++i]);
@@ -468,6 +545,17 @@ void check_combinations(const Options& o) {
   if (o.convert.empty() && (!o.temp_dir.empty() || o.memory))
     bad(std::string(o.temp_dir.empty() ? "--memory" : "--temp") + " goes with --convert");
   if (!o.scene.empty() && !o.files.empty()) bad("give either --scene or FILEs, not both");
+  if (!o.measures.empty() && (o.info || o.headless || !o.convert.empty()))
+    bad(std::string("give either --measure or ") +
+        (o.info       ? "--info"
+         : o.headless ? "--headless"
+                      : "--convert") +
+        ", not both");
+  if (o.measures.empty() && (o.measure_base || o.measure_cell > 0.0 || !o.measure_out.empty()))
+    bad(std::string(o.measure_base         ? "--measure-base"
+                    : o.measure_cell > 0.0 ? "--measure-cell"
+                                           : "--measure-out") +
+        " goes with --measure");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/colorize.h"  // Colormap
+#include "engine/measure.h"   // MeasureKind, CellHeight
 #include "engine/renderer.h"  // Toggle
 
 namespace pr {
@@ -15,6 +16,13 @@ namespace pr {
 struct CameraArg {
   double x, y, z;
   double yaw_deg, pitch_deg;
+};
+
+/// --measure KIND X,Y,Z;X,Y,Z;...: one measurement (engine/measure.h); a box's points are its
+/// centre, its size and (optional) its yaw, pitch and roll in degrees.
+struct MeasureArg {
+  MeasureKind kind = MeasureKind::kDistance;
+  std::vector<glm::dvec3> points;
 };
 
 struct Options {
@@ -67,6 +75,12 @@ struct Options {
   std::string convert;
   std::string temp_dir;  ///< --temp DIR: --convert's temporary buckets (default: OUT's folder)
   uint64_t memory = 0;   ///< --memory SIZE: what --convert may hold (0: half the machine's)
+  /// --measure KIND POINTS (repeatable): print each measurement and exit (app/measure_run.h).
+  std::vector<MeasureArg> measures;
+  std::optional<double> measure_base;  ///< --measure-base H; unset: the polygon's mean height
+  double measure_cell = 0.0;           ///< --measure-cell S; 0: the polygon box's side / 200
+  CellHeight measure_height = CellHeight::kMean;  ///< --measure-height min|mean|max
+  std::string measure_out;  ///< --measure-out FILE.geojson|FILE.csv: the measurements written
 };
 
 /// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2

@@ -178,6 +178,45 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
   }
 }
 
+TEST(Options, MeasureValues) {
+  pr::Options o;
+  ASSERT_EQ(parse({"--measure", "volume", "-1,-2,-3;4,5,6;7,8.5,9", "--measure-base", "-2",
+                   "--measure-cell", "0.5", "--measure-height", "max", "--measure", "angle",
+                   "1,0,0;0,0,0;0,1e2,0", "--measure-out", "m.CSV", "a.las"},
+                  o),
+            0);
+  ASSERT_EQ(o.measures.size(), 2u);
+  EXPECT_EQ(o.measures[0].kind, pr::MeasureKind::kVolume);
+  ASSERT_EQ(o.measures[0].points.size(), 3u);
+  EXPECT_EQ(o.measures[0].points[0], glm::dvec3(-1, -2, -3));
+  EXPECT_EQ(o.measures[0].points[2], glm::dvec3(7, 8.5, 9));
+  EXPECT_EQ(o.measures[1].kind, pr::MeasureKind::kAngle);
+  EXPECT_EQ(o.measures[1].points[2], glm::dvec3(0, 100, 0));
+  EXPECT_EQ(o.measure_base, -2.0);
+  EXPECT_EQ(o.measure_cell, 0.5);
+  EXPECT_EQ(o.measure_height, pr::CellHeight::kMax);
+  EXPECT_EQ(o.measure_out, "m.CSV");
+  EXPECT_EQ(o.files, std::vector<std::string>{"a.las"});
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--measure", "radius", "0,0,0"}, "option --measure: 'radius' is not point, distance"},
+      {{"--measure", "area", "0,0,0;1,0,0"},
+       "option --measure area: needs at least 3 points, got 2"},
+      {{"--measure", "angle", "0,0,0;1,0"}, "option --measure angle: expected X,Y,Z;X,Y,Z;..."},
+      {{"--measure", "height", "0,0,0;1,0,inf"}, "option --measure: 'inf' is not finite"},
+      {{"--measure", "box", "0,0,0"}, "option --measure box: needs 2 to 3 points, got 1"},
+      {{"--measure-base", "1"}, "--measure-base goes with --measure"},
+      {{"--measure", "height", "0,0,0;0,0,1", "--measure-out", "m.txt"},
+       "option --measure-out: 'm.txt' ends in neither .geojson nor .csv"},
+      {{"--measure", "height", "0,0,0;0,0,1", "--headless"},
+       "give either --measure or --headless, not both"},
+      {{"--measure-height", "median"}, "option --measure-height: 'median' is not min, mean or max"},
+  };
+  for (const auto& [args, message] : cases) {
+    const std::string e = usage_error(args);
+    EXPECT_EQ(e.rfind(message, 0), 0u) << "got: " << e << "\nwanted: " << message;
+  }
+}
+
 TEST(Options, StreamingValues) {
   pr::Options o;
   ASSERT_EQ(
