@@ -66,7 +66,11 @@ void Viewer::Impl::key_event(const SDL_KeyboardEvent& e, bool imgui_wants_keys) 
 void Viewer::Impl::key_pressed(SDL_Keycode k) {
   switch (k) {
     case SDLK_ESCAPE:
-      quit = true;
+      if (!measures.cancel()) quit = true;  // Esc first drops a measurement under way
+      break;
+    case SDLK_RETURN:
+    case SDLK_KP_ENTER:
+      measures.finish(pick_frame(), status);
       break;
     case SDLK_f:
       frame_cloud();
@@ -93,8 +97,10 @@ void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
   switch (e.type) {
     case SDL_MOUSEBUTTONDOWN:
       if (imgui_wants_mouse) break;
-      if (e.button.button == SDL_BUTTON_LEFT)
+      if (e.button.button == SDL_BUTTON_LEFT) {
+        measures.clicked(e.button.clicks >= 2);
         picks.click(e.button.x, e.button.y, pick_frame(), *backend);
+      }
       if (e.button.button == SDL_BUTTON_RIGHT) view.start_look();
       break;
     case SDL_MOUSEBUTTONUP:

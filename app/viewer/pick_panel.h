@@ -41,12 +41,14 @@ struct PickState {
   };
   std::optional<Click> waiting;
   double last_ms = 0.0;  ///< the last pick's time on its thread
+  uint64_t picked = 0;   ///< points picked so far (the measure tools take each new one)
 
   void clear() { count = 0; }
   /// A third pick starts again.
   void add(const PickResult& r) {
     if (count == 2) count = 0;
     points[count++] = r;
+    ++picked;
   }
   /// The picks belong to `now`'s cloud from here on; those of another cloud are dropped.
   void follow(const PointCloud* now) {

@@ -88,6 +88,7 @@ void Viewer::Impl::advance(double frame_ms) {
   update_stream();
   save.update(status);
   picks.update(cloud.points, *backend, status);
+  measures.update(picks, pick_frame(), status);
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {
@@ -129,6 +130,7 @@ void Viewer::Impl::draw_window(int w, int h) {
   ImGui::NewFrame();
   draw_panel();
   picks.draw(pick_frame(), cloud.file_colors(), win.ui_scale, marks);
+  measures.draw(pick_frame(), win.ui_scale, marks, status);
   ImGui::Render();
 
   const float* bg = win.settings.background;

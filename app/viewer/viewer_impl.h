@@ -19,6 +19,7 @@
 #include "viewer/cloud_state.h"
 #include "viewer/color_panel.h"
 #include "viewer/frame_times.h"
+#include "viewer/measure_panel.h"
 #include "viewer/open_box.h"
 #include "viewer/panel_marks.h"
 #include "viewer/pick_panel.h"
@@ -40,6 +41,7 @@ struct Viewer::Impl {
   CameraControl view;
   ColorState colors;
   PickState picks;
+  MeasureState measures;  // the measure tools and the measurements made
   FrameTimes times;
   OpenBox open_box;
   SaveState save;    // the Save section and the save running

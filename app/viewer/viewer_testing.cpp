@@ -127,6 +127,28 @@ PickResult ViewerTesting::pick(int i) const {
   return i >= 0 && i < p.count ? p.points[i] : PickResult{};
 }
 
+bool ViewerTesting::set_measure_tool(const std::string& kind) {
+  MeasureKind k = MeasureKind::kDistance;
+  if (kind.empty()) {
+    impl_->measures.choose(false, k);
+    return true;
+  }
+  if (!parse_measure_kind(kind, &k)) return false;
+  impl_->measures.choose(true, k);
+  return true;
+}
+std::vector<Measurement> ViewerTesting::measurements() const {
+  std::vector<Measurement> out;
+  for (const MeasureState::Item& it : impl_->measures.items) out.push_back(it.m);
+  return out;
+}
+size_t ViewerTesting::measure_pending() const {
+  return impl_->measures.pending.size();
+}
+bool ViewerTesting::export_measurements(const std::string& path) {
+  return impl_->measures.export_all(path, impl_->status);
+}
+
 std::vector<std::pair<std::string, std::string>> ViewerTesting::point_attributes(
     uint64_t index) const {
   const CloudState& c = impl_->cloud;

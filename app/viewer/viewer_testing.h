@@ -10,6 +10,7 @@
 
 #include "engine/camera.h"
 #include "engine/io/stream.h"
+#include "engine/measure.h"
 #include "engine/pick.h"
 #include "engine/renderer.h"
 #include "viewer/viewer.h"
@@ -105,6 +106,14 @@ class ViewerTesting : public Viewer {
   /// While held, a pick that starts waits before reading a point (the window keeps drawing);
   /// releasing lets it run.
   void hold_picks(bool on);
+  /// The Measurements section: chooses the tool ("distance", "height", "angle", "area",
+  /// "circle", "volume"; "" for none); false for another name.
+  bool set_measure_tool(const std::string& kind);
+  /// The measurements made (in the panel's list), and the vertices of the one under way.
+  std::vector<Measurement> measurements() const;
+  size_t measure_pending() const;
+  /// The section's "Export all" with `path` typed (.geojson or .csv).
+  bool export_measurements(const std::string& path);
   /// Point `index`'s attributes as the pick panel lists them (engine/pick.h).
   std::vector<std::pair<std::string, std::string>> point_attributes(uint64_t index) const;
   /// Starts loading files in the background, as the Open box and drag and drop do (with the Open

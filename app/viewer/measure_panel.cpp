@@ -1,0 +1,288 @@
+// Measurements in the viewer: the tools' vertices come from the pick (a click picks the point
+// drawn nearest the pointer on its own thread; the tool takes it when it lands), the values from
+// engine/measure.h in double-precision world coordinates. The marks are drawn over the image
+// with ImGui's background draw list, each point projected with the frame's camera: segments
+// crossing the near plane are cut there, points behind the camera are skipped, and a label stays
+// inside the window so that it can be read while flying.
+#include "viewer/measure_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "measure_export.h"
+
+namespace pr {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+const MeasureKind kTools[] = {MeasureKind::kDistance, MeasureKind::kHeight, MeasureKind::kAngle,
+                              MeasureKind::kArea,     MeasureKind::kCircle, MeasureKind::kVolume};
+
+/// Whether the tool's measurement is a polyline or polygon of any number of points (finished by
+/// hand) rather than a fixed number.
+bool open_ended(MeasureKind k) {
+  int lo = 0, hi = 0;
+  measure_point_count(k, &lo, &hi);
+  return hi == 0;
+}
+
+/// World points to window units with the frame's camera.
+struct Projector {
+  const Camera& cam;
+  double w, h, sx, sy;  // the image in pixels, and pixels to window units
+  Projector(const PickFrame& f)
+      : cam(f.camera),
+        w(double(std::max(f.settings.width, 1))),
+        h(double(std::max(f.settings.height, 1))),
+        sx(double(f.window_w) / w),
+        sy(double(f.window_h) / h) {}
+  /// Camera space: right, up, forward (depth).
+  glm::dvec3 to_camera(const glm::dvec3& p) const {
+    const glm::dvec3 d = p - cam.position;
+    return {glm::dot(d, cam.right()), glm::dot(d, cam.up()), glm::dot(d, cam.forward())};
+  }
+  ImVec2 to_window(const glm::dvec3& c) const {
+    const double s = cam.focus / c.z * h * 0.5;
+    return ImVec2(float((c.x * s + w * 0.5) * sx), float((h * 0.5 - c.y * s) * sy));
+  }
+  std::optional<ImVec2> point(const glm::dvec3& p) const {
+    const glm::dvec3 c = to_camera(p);
+    if (!(c.z > cam.near_z)) return std::nullopt;
+    return to_window(c);
+  }
+  /// The segment a-b, its part behind the near plane cut off; false when none is in front.
+  bool segment(const glm::dvec3& a, const glm::dvec3& b, ImVec2* pa, ImVec2* pb) const {
+    glm::dvec3 ca = to_camera(a), cb = to_camera(b);
+    const double near = cam.near_z * 1.001;
+    if (ca.z < near && cb.z < near) return false;
+    if (ca.z < near) ca = ca + (cb - ca) * ((near - ca.z) / (cb.z - ca.z));
+    if (cb.z < near) cb = cb + (ca - cb) * ((near - cb.z) / (ca.z - cb.z));
+    *pa = to_window(ca);
+    *pb = to_window(cb);
+    return true;
+  }
+};
+
+/// A label with a dark backing, kept inside the window.
+void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 tint, const PickFrame& f,
+           float ui) {
+  const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+  const float pad = 3.0f * ui;
+  float x = at.x + 8.0f * ui, y = at.y - size.y - 6.0f * ui;
+  x = std::clamp(x, pad, std::max(pad, float(f.window_w) - size.x - pad));
+  y = std::clamp(y, pad, std::max(pad, float(f.window_h) - size.y - pad));
+  dl->AddRectFilled(ImVec2(x - pad, y - pad), ImVec2(x + size.x + pad, y + size.y + pad),
+                    IM_COL32(0, 0, 0, 170), 3.0f * ui);
+  dl->AddText(ImVec2(x, y), tint, text.c_str());
+}
+
+/// The lines of a measurement's points (closed for a polygon), and a dot at each.
+void draw_lines(ImDrawList* dl, const Projector& pr_, const std::vector<glm::dvec3>& pts,
+                bool closed, ImU32 tint, float ui) {
+  const size_t n = pts.size();
+  const size_t segs = closed && n > 2 ? n : (n ? n - 1 : 0);
+  for (size_t k = 0; k < segs; ++k) {
+    ImVec2 a, b;
+    if (pr_.segment(pts[k], pts[(k + 1) % n], &a, &b)) {
+      dl->AddLine(a, b, IM_COL32(0, 0, 0, 160), 3.5f * ui);
+      dl->AddLine(a, b, tint, 1.5f * ui);
+    }
+  }
+  for (const glm::dvec3& p : pts)
+    if (const auto q = pr_.point(p)) dl->AddCircleFilled(*q, 3.0f * ui, tint);
+}
+
+/// A circle's rim: 72 points in its plane.
+std::vector<glm::dvec3> circle_rim(const Measurement& m) {
+  glm::dvec3 c(0.0), n(0.0, 0.0, 1.0);
+  for (const MeasureValue& v : m.values) {
+    if (v.name == "center") c = {v.v[0], v.v[1], v.v[2]};
+    if (v.name == "normal") n = {v.v[0], v.v[1], v.v[2]};
+  }
+  const double r = m.value("radius");
+  const glm::dvec3 u = glm::normalize(m.points[0] - c), w = glm::cross(n, u);
+  std::vector<glm::dvec3> rim;
+  for (int k = 0; k < 72; ++k) {
+    const double t = 2.0 * kPi * k / 72.0;
+    rim.push_back(c + r * (std::cos(t) * u + std::sin(t) * w));
+  }
+  return rim;
+}
+
+/// Where a measurement's label goes: its vertex for an angle, else the mean of its points; when
+/// that lies behind the camera, the first point in front; none when no point is.
+std::optional<ImVec2> label_anchor(const Measurement& m, const Projector& pr_) {
+  if (m.kind == MeasureKind::kAngle && m.points.size() == 3) return pr_.point(m.points[1]);
+  glm::dvec3 mean(0.0);
+  for (const glm::dvec3& p : m.points) mean += p / double(m.points.size());
+  if (const auto q = pr_.point(mean)) return q;
+  for (const glm::dvec3& p : m.points)
+    if (const auto q = pr_.point(p)) return q;
+  return std::nullopt;
+}
+
+void draw_measurement(ImDrawList* dl, const Projector& pr_, const Measurement& m,
+                      const PickFrame& f, float ui) {
+  const ImU32 tint = IM_COL32(255, 200, 60, 255);
+  if (m.kind == MeasureKind::kCircle) {
+    draw_lines(dl, pr_, circle_rim(m), true, tint, ui);
+    draw_lines(dl, pr_, m.points, false, IM_COL32(255, 255, 255, 0), ui);
+  } else if (m.kind == MeasureKind::kAngle && m.points.size() == 3) {
+    draw_lines(dl, pr_, {m.points[0], m.points[1], m.points[2]}, false, tint, ui);
+  } else {
+    const bool closed = m.kind == MeasureKind::kArea || m.kind == MeasureKind::kVolume;
+    draw_lines(dl, pr_, m.points, closed, tint, ui);
+  }
+  if (const auto at = label_anchor(m, pr_))
+    label(dl, *at, measurement_summary(m), IM_COL32(255, 255, 255, 255), f, ui);
+}
+
+}  // namespace
+
+void MeasureState::choose(bool on, MeasureKind kind) {
+  active = on;
+  tool = kind;
+  pending.clear();
+  finish_after_pick = false;
+}
+
+void MeasureState::update(const PickState& picks, const PickFrame& f, StatusLine& status) {
+  if (picks.picked == seen_picks) return;
+  seen_picks = picks.picked;
+  if (!active || picks.count == 0) return;
+  const glm::dvec3 p = picks.points[picks.count - 1].world;
+  // A double click's second press picks the same point again: taken once.
+  if (pending.empty() || pending.back() != p) pending.push_back(p);
+  int lo = 0, hi = 0;
+  measure_point_count(tool, &lo, &hi);
+  if ((hi && int(pending.size()) >= hi) || (finish_after_pick && int(pending.size()) >= lo))
+    finish(f, status);
+  finish_after_pick = false;
+}
+
+void MeasureState::clicked(bool double_click) {
+  if (active && double_click && open_ended(tool)) finish_after_pick = true;
+}
+
+bool MeasureState::finish(const PickFrame& f, StatusLine& status) {
+  if (!active || pending.empty()) return false;
+  MeasureParams p;
+  p.up = f.camera.up_axis;
+  p.auto_base = auto_base;
+  p.base = base;
+  p.cell = cell;
+  p.height = height;
+  Measurement m;
+  std::string why;
+  const std::vector<glm::dvec3> pts = std::move(pending);
+  pending.clear();
+  if (!evaluate_measurement(tool, pts, f.cloud.get(), p, &m, &why)) {
+    status.set("measure " + why, true);
+    return false;
+  }
+  status.set(measurement_summary(m), false);
+  items.push_back({std::move(m), true});
+  return true;
+}
+
+bool MeasureState::cancel() {
+  if (pending.empty()) return false;
+  pending.clear();
+  return true;
+}
+
+bool MeasureState::export_all(const std::string& path, StatusLine& status) const {
+  std::vector<Measurement> all;
+  for (const Item& it : items) all.push_back(it.m);
+  std::string why;
+  if (!write_measurements(path, all, &why)) {
+    status.set("export: " + why, true);
+    return false;
+  }
+  status.set("exported " + std::to_string(all.size()) + " measurements to " + path, false);
+  return true;
+}
+
+namespace {
+
+/// The tool's choice and, for a volume, its parameters.
+void tool_choice(MeasureState& s) {
+  if (ImGui::RadioButton("off", !s.active)) s.choose(false, s.tool);
+  for (const MeasureKind k : kTools) {
+    ImGui::SameLine();
+    if (k == MeasureKind::kArea) ImGui::NewLine();
+    if (ImGui::RadioButton(measure_kind_name(k), s.active && s.tool == k)) s.choose(true, k);
+  }
+  if (!s.active || s.tool != MeasureKind::kVolume) return;
+  ImGui::Checkbox("base: the polygon's mean height", &s.auto_base);
+  if (!s.auto_base) ImGui::InputDouble("base height", &s.base, 0.0, 0.0, "%.3f");
+  ImGui::InputDouble("cell size (0: auto)", &s.cell, 0.0, 0.0, "%.3f");
+  s.cell = std::max(s.cell, 0.0);
+  int h = int(s.height);
+  const char* kHeights[] = {"min", "mean", "max"};
+  if (ImGui::Combo("cell height", &h, kHeights, 3)) s.height = CellHeight(h);
+}
+
+/// The list: show box, value, copy, delete; then export and clear.
+void measurement_list(MeasureState& s, PanelMarks& marks, StatusLine& status) {
+  int remove = -1;
+  for (size_t i = 0; i < s.items.size(); ++i) {
+    MeasureState::Item& it = s.items[i];
+    ImGui::PushID(int(i));
+    ImGui::Checkbox("##show", &it.visible);
+    ImGui::SameLine();
+    ImGui::TextUnformatted(measurement_summary(it.m).c_str());
+    marks.mark(("measure.item." + std::to_string(i)).c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("copy")) ImGui::SetClipboardText(measurement_line(it.m).c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("x")) remove = int(i);
+    ImGui::PopID();
+  }
+  if (remove >= 0) s.items.erase(s.items.begin() + remove);
+  if (s.items.empty()) return;
+  ImGui::InputText("##export", s.export_path, sizeof s.export_path);
+  ImGui::SameLine();
+  if (ImGui::Button("Export all")) s.export_all(s.export_path, status);
+  ImGui::SameLine();
+  if (ImGui::Button("Clear all")) s.items.clear();
+}
+
+void measure_section(MeasureState& s, const PickFrame& f, PanelMarks& marks, StatusLine& status) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("choose a tool, click points; Enter or a double click ends a line or area");
+  ImGui::PopStyleColor();
+  tool_choice(s);
+  if (s.active && !s.pending.empty()) {
+    ImGui::Text("%zu points", s.pending.size());
+    ImGui::SameLine();
+    if (open_ended(s.tool) && ImGui::Button("Finish")) s.finish(f, status);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) s.cancel();
+  }
+  measurement_list(s, marks, status);
+}
+
+}  // namespace
+
+void MeasureState::draw(const PickFrame& f, float ui, PanelMarks& marks, StatusLine& status) {
+  if (f.settings.width > 0 && f.window_w > 0) {
+    ImDrawList* dl = ImGui::GetBackgroundDrawList();
+    const Projector pr_(f);
+    for (const Item& it : items)
+      if (it.visible) draw_measurement(dl, pr_, it.m, f, ui);
+    const bool closed = tool == MeasureKind::kArea || tool == MeasureKind::kVolume;
+    if (active) draw_lines(dl, pr_, pending, closed, IM_COL32(120, 230, 255, 255), ui);
+  }
+  if (ImGui::Begin("pointraster") &&
+      ImGui::CollapsingHeader("Measurements", ImGuiTreeNodeFlags_DefaultOpen))
+    measure_section(*this, f, marks, status);
+  ImGui::End();
+}
+
+}  // namespace pr

@@ -1,0 +1,159 @@
+// The Measurements section in a real window: a tool takes the points that injected clicks pick,
+// Enter finishes a polyline or polygon, Esc drops the one under way (and does not quit), each
+// measurement is listed in the panel and exported.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include "window_support.h"
+
+namespace fs = std::filesystem;
+using namespace pr::test;  // NOLINT: the window tests' helpers
+
+namespace {
+
+/// One step of a script: a left click at (x, y), a key, or a call.
+struct Action {
+  int x = -1, y = -1;
+  SDL_Keycode key = 0;
+  SDL_Scancode scancode = SDL_SCANCODE_UNKNOWN;
+  std::function<void(pr::ViewerTesting&)> call;
+};
+
+Action click(int x, int y) {
+  Action a;
+  a.x = x;
+  a.y = y;
+  return a;
+}
+Action key(SDL_Keycode k, SDL_Scancode sc) {
+  Action a;
+  a.key = k;
+  a.scancode = sc;
+  return a;
+}
+Action call(std::function<void(pr::ViewerTesting&)> fn) {
+  Action a;
+  a.call = std::move(fn);
+  return a;
+}
+
+/// Runs the actions a few frames apart once the cloud is on screen (a click waits for its pick
+/// to land), then quits. Returns how many ran.
+size_t run_actions(pr::ViewerTesting& v, const std::vector<Action>& actions) {
+  size_t step = 0;
+  int start = -1;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 5000) vw.request_quit();
+    if (start < 0) {
+      if (!vw.cloud_busy() && vw.cloud_points() > 0 && frame > 3) start = frame;
+      return;
+    }
+    if (step == actions.size()) {
+      vw.request_quit();
+      return;
+    }
+    const Action& a = actions[step];
+    const int since = frame - start;
+    SDL_Event e{};
+    bool next = false;
+    if (a.call) {
+      a.call(vw);
+      next = true;
+    } else if (a.key) {
+      if (since == 1 || since == 2) {
+        e = key_event(a.key, a.scancode, since == 1);
+        SDL_PushEvent(&e);
+      }
+      next = since >= 4;
+    } else {
+      if (since == 1) SDL_WarpMouseInWindow(vw.window(), a.x, a.y);
+      if (since == 3 || since == 4) {
+        e = mouse_button_event(SDL_BUTTON_LEFT, since == 3, a.x, a.y);
+        SDL_PushEvent(&e);
+      }
+      next = since >= 6 && !vw.pick_pending();
+    }
+    if (next) {
+      ++step;
+      start = frame;
+    }
+  };
+  v.run(&hooks);
+  return step;
+}
+
+}  // namespace
+
+TEST(Window, MeasureToolsTakeClickedPointsAndListThem) {
+  REQUIRE_DISPLAY();
+  const fs::path cfg = fresh_config("measure");
+  pr::ViewerTesting v(scripted(0, 800, 500, 200'000));
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<pr::PickResult> picked;
+  size_t pending_after_esc = 99, listed_before_esc = 0;
+  bool item_drawn = false;
+  pr::ViewerTesting::PanelItem item;
+  const fs::path out = cfg / "measurements.geojson";
+  auto keep_pick = [&](pr::ViewerTesting& vw) { picked.push_back(vw.pick(vw.pick_count() - 1)); };
+  const std::vector<Action> actions = {
+      call([](pr::ViewerTesting& vw) { vw.set_measure_tool("distance"); }),
+      click(600, 250),
+      call(keep_pick),
+      click(700, 330),
+      call(keep_pick),
+      click(640, 300),
+      call(keep_pick),
+      key(SDLK_RETURN, SDL_SCANCODE_RETURN),
+      call([](pr::ViewerTesting& vw) { vw.set_measure_tool("area"); }),
+      click(610, 260),
+      call(keep_pick),
+      click(690, 320),
+      call(keep_pick),
+      click(620, 320),
+      call(keep_pick),
+      key(SDLK_RETURN, SDL_SCANCODE_RETURN),
+      // Esc drops the polygon under way; the window keeps running.
+      click(650, 280),
+      call([&](pr::ViewerTesting& vw) { listed_before_esc = vw.measurements().size(); }),
+      key(SDLK_ESCAPE, SDL_SCANCODE_ESCAPE),
+      call([&](pr::ViewerTesting& vw) {
+        pending_after_esc = vw.measure_pending();
+        item_drawn = vw.panel_item("measure.item.1", &item);  // starts recording
+      }),
+      call([](pr::ViewerTesting&) {}),  // a frame drawn while the panel records its items
+      call([&](pr::ViewerTesting& vw) {
+        item_drawn = vw.panel_item("measure.item.1", &item);
+        vw.export_measurements(out.string());
+      }),
+  };
+  EXPECT_EQ(run_actions(v, actions), actions.size()) << v.status();
+  const std::vector<pr::Measurement> ms = v.measurements();
+  ASSERT_EQ(ms.size(), 2u) << v.status();
+  ASSERT_EQ(picked.size(), 6u);
+  for (const pr::PickResult& p : picked) ASSERT_TRUE(p.hit);
+  // The distance: the polyline through the three points picked.
+  EXPECT_EQ(ms[0].kind, pr::MeasureKind::kDistance);
+  ASSERT_EQ(ms[0].points.size(), 3u);
+  const double d = glm::distance(picked[0].world, picked[1].world) +
+                   glm::distance(picked[1].world, picked[2].world);
+  EXPECT_NEAR(ms[0].value("3d"), d, 1e-9 * d);
+  // The area: the triangle of the next three.
+  EXPECT_EQ(ms[1].kind, pr::MeasureKind::kArea);
+  const glm::dvec3 a = picked[3].world, b = picked[4].world, c = picked[5].world;
+  const double area = 0.5 * glm::length(glm::cross(b - a, c - a));
+  EXPECT_NEAR(ms[1].value("3d"), area, 1e-9 * area);
+  EXPECT_EQ(listed_before_esc, 2u);
+  EXPECT_EQ(pending_after_esc, 0u);
+  EXPECT_TRUE(item_drawn);  // listed in the panel
+  // Exported: two features with the values.
+  std::ifstream in(out);
+  ASSERT_TRUE(in.good()) << v.status();
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc["features"].size(), 2u);
+  EXPECT_EQ(doc["features"][1]["properties"]["kind"], "area");
+  EXPECT_DOUBLE_EQ(doc["features"][1]["properties"]["3d"].get<double>(), ms[1].value("3d"));
+}
