@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 #include <optional>
 
 #include "measure_export.h"
@@ -68,14 +69,24 @@ struct Projector {
   }
 };
 
-/// A label with a dark backing, kept inside the window.
+/// A label with a dark backing, kept inside the window and moved down past the labels `placed`
+/// before it in this frame (their rectangles), so that none hides another.
 void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 tint, const PickFrame& f,
-           float ui) {
+           float ui, std::vector<ImVec4>& placed) {
   const ImVec2 size = ImGui::CalcTextSize(text.c_str());
   const float pad = 3.0f * ui;
   float x = at.x + 8.0f * ui, y = at.y - size.y - 6.0f * ui;
   x = std::clamp(x, pad, std::max(pad, float(f.window_w) - size.x - pad));
   y = std::clamp(y, pad, std::max(pad, float(f.window_h) - size.y - pad));
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const ImVec4& r : placed)
+      if (x - pad < r.z && x + size.x + pad > r.x && y - pad < r.w && y + size.y + pad > r.y) {
+        y = r.w + pad;
+        moved = true;
+      }
+  }
+  placed.push_back(ImVec4(x - pad, y - pad, x + size.x + pad, y + size.y + pad));
   dl->AddRectFilled(ImVec2(x - pad, y - pad), ImVec2(x + size.x + pad, y + size.y + pad),
                     IM_COL32(0, 0, 0, 170), 3.0f * ui);
   dl->AddText(ImVec2(x, y), tint, text.c_str());
@@ -127,7 +138,7 @@ std::optional<ImVec2> label_anchor(const Measurement& m, const Projector& pr_) {
 }
 
 void draw_measurement(ImDrawList* dl, const Projector& pr_, const Measurement& m,
-                      const PickFrame& f, float ui) {
+                      const PickFrame& f, float ui, std::vector<ImVec4>& placed) {
   const ImU32 tint = IM_COL32(255, 200, 60, 255);
   if (m.kind == MeasureKind::kCircle) {
     draw_lines(dl, pr_, circle_rim(m), true, tint, ui);
@@ -139,10 +150,41 @@ void draw_measurement(ImDrawList* dl, const Projector& pr_, const Measurement& m
     draw_lines(dl, pr_, m.points, closed, tint, ui);
   }
   if (const auto at = label_anchor(m, pr_))
-    label(dl, *at, measurement_summary(m), IM_COL32(255, 255, 255, 255), f, ui);
+    label(dl, *at, measurement_summary(m), IM_COL32(255, 255, 255, 255), f, ui, placed);
 }
 
 }  // namespace
+
+bool MeasureJob::start(MeasureKind kind, std::vector<glm::dvec3> points,
+                       std::shared_ptr<const PointCloud> cloud, const MeasureParams& params) {
+  if (busy()) return false;
+  done_ = false;
+  cloud_ = cloud.get();
+  thread_ = std::thread([this, kind, pts = std::move(points), c = std::move(cloud), params] {
+    Measurement m;
+    std::string why;
+    try {
+      ok_ = evaluate_measurement(kind, pts, c.get(), params, &m, &why);
+    } catch (const std::bad_alloc&) {
+      ok_ = false;
+      why = std::string(measure_kind_name(kind)) + ": out of memory";
+    }
+    result_ = std::move(m);
+    error_ = std::move(why);
+    done_ = true;
+  });
+  return true;
+}
+
+bool MeasureJob::take(bool* ok, Measurement* m, std::string* error) {
+  if (!thread_.joinable() || !done_.load()) return false;
+  thread_.join();
+  cloud_ = nullptr;
+  *ok = ok_;
+  *m = std::move(result_);
+  *error = std::move(error_);
+  return true;
+}
 
 void MeasureState::choose(bool on, MeasureKind kind) {
   active = on;
@@ -152,6 +194,17 @@ void MeasureState::choose(bool on, MeasureKind kind) {
 }
 
 void MeasureState::update(const PickState& picks, const PickFrame& f, StatusLine& status) {
+  bool ok = false;
+  Measurement done;
+  std::string why;
+  if (job.take(&ok, &done, &why)) {
+    if (!ok) {
+      status.set("measure " + why, true);
+    } else {
+      status.set(measurement_summary(done), false);
+      items.push_back({std::move(done), true});
+    }
+  }
   if (picks.picked == seen_picks) return;
   seen_picks = picks.picked;
   if (!active || picks.count == 0) return;
@@ -177,6 +230,21 @@ bool MeasureState::finish(const PickFrame& f, StatusLine& status) {
   p.base = base;
   p.cell = cell;
   p.height = height;
+  if (tool == MeasureKind::kVolume) {
+    // It reads every point: on the job's thread, one at a time.
+    if (job.busy()) {
+      status.set("measure: a volume is still being computed", true);
+      return false;
+    }
+    if (!f.cloud) {
+      status.set("measure volume: no cloud on screen", true);
+      return false;
+    }
+    job.start(tool, std::move(pending), f.cloud, p);
+    pending.clear();
+    status.set("computing the volume...", false);
+    return true;
+  }
   Measurement m;
   std::string why;
   const std::vector<glm::dvec3> pts = std::move(pending);
@@ -258,6 +326,7 @@ void measure_section(MeasureState& s, const PickFrame& f, PanelMarks& marks, Sta
   ImGui::TextWrapped("choose a tool, click points; Enter or a double click ends a line or area");
   ImGui::PopStyleColor();
   tool_choice(s);
+  if (s.job.busy()) ImGui::TextDisabled("computing the volume...");
   if (s.active && !s.pending.empty()) {
     ImGui::Text("%zu points", s.pending.size());
     ImGui::SameLine();
@@ -274,8 +343,9 @@ void MeasureState::draw(const PickFrame& f, float ui, PanelMarks& marks, StatusL
   if (f.settings.width > 0 && f.window_w > 0) {
     ImDrawList* dl = ImGui::GetBackgroundDrawList();
     const Projector pr_(f);
+    std::vector<ImVec4> placed;
     for (const Item& it : items)
-      if (it.visible) draw_measurement(dl, pr_, it.m, f, ui);
+      if (it.visible) draw_measurement(dl, pr_, it.m, f, ui, placed);
     const bool closed = tool == MeasureKind::kArea || tool == MeasureKind::kVolume;
     if (active) draw_lines(dl, pr_, pending, closed, IM_COL32(120, 230, 255, 255), ui);
   }

@@ -280,7 +280,8 @@ void Viewer::Impl::update_colors() {
   t.bounds = cloud.bounds;
   t.up_axis = up == UpAxis::kZ ? 2 : 1;
   t.streamed = stream.scene != nullptr;
-  t.read_elsewhere = save.job.reads(t.cloud) || picks.job.reads(t.cloud);
+  t.read_elsewhere =
+      save.job.reads(t.cloud) || picks.job.reads(t.cloud) || measures.job.reads(t.cloud);
   if (colors.update(t, *backend, status)) picks.job.forget_positions();  // made from them before
 }
 
@@ -293,8 +294,10 @@ void Viewer::Impl::update_stream() {
     else
       set_status(why, true);
   }
-  // A color job or a pick reads the pool: it stays as it is until they are done.
-  if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy()) return;
+  // A color job, a pick or a volume reads the pool: it stays as it is until they are done.
+  if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy() ||
+      measures.job.busy())
+    return;
   const LodView lod = lod_view(view.camera, win.display->width(), win.display->height());
   // A pick's boxes came from the pool before its points changed.
   if (stream.update(lod, colors.shown_fixed(), *backend, status)) picks.job.forget_positions();

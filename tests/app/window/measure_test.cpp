@@ -1,6 +1,6 @@
 // The Measurements section in a real window: a tool takes the points that injected clicks pick,
 // Enter finishes a polyline or polygon, Esc drops the one under way (and does not quit), each
-// measurement is listed in the panel and exported.
+// measurement is listed in the panel and exported; a volume arrives from its thread.
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -13,12 +13,13 @@ using namespace pr::test;  // NOLINT: the window tests' helpers
 
 namespace {
 
-/// One step of a script: a left click at (x, y), a key, or a call.
+/// One step of a script: a left click at (x, y), a key, a call, or a wait until a condition.
 struct Action {
   int x = -1, y = -1;
   SDL_Keycode key = 0;
   SDL_Scancode scancode = SDL_SCANCODE_UNKNOWN;
   std::function<void(pr::ViewerTesting&)> call;
+  std::function<bool(pr::ViewerTesting&)> until;
 };
 
 Action click(int x, int y) {
@@ -36,6 +37,11 @@ Action key(SDL_Keycode k, SDL_Scancode sc) {
 Action call(std::function<void(pr::ViewerTesting&)> fn) {
   Action a;
   a.call = std::move(fn);
+  return a;
+}
+Action until(std::function<bool(pr::ViewerTesting&)> fn) {
+  Action a;
+  a.until = std::move(fn);
   return a;
 }
 
@@ -62,6 +68,8 @@ size_t run_actions(pr::ViewerTesting& v, const std::vector<Action>& actions) {
     if (a.call) {
       a.call(vw);
       next = true;
+    } else if (a.until) {
+      next = a.until(vw);
     } else if (a.key) {
       if (since == 1 || since == 2) {
         e = key_event(a.key, a.scancode, since == 1);
@@ -129,10 +137,17 @@ TEST(Window, MeasureToolsTakeClickedPointsAndListThem) {
         item_drawn = vw.panel_item("measure.item.1", &item);
         vw.export_measurements(out.string());
       }),
+      // A volume over the same triangle, computed on its own thread.
+      call([](pr::ViewerTesting& vw) { vw.set_measure_tool("volume"); }),
+      click(610, 260),
+      click(690, 320),
+      click(620, 320),
+      key(SDLK_RETURN, SDL_SCANCODE_RETURN),
+      until([](pr::ViewerTesting& vw) { return vw.measurements().size() == 3; }),
   };
   EXPECT_EQ(run_actions(v, actions), actions.size()) << v.status();
   const std::vector<pr::Measurement> ms = v.measurements();
-  ASSERT_EQ(ms.size(), 2u) << v.status();
+  ASSERT_EQ(ms.size(), 3u) << v.status();
   ASSERT_EQ(picked.size(), 6u);
   for (const pr::PickResult& p : picked) ASSERT_TRUE(p.hit);
   // The distance: the polyline through the three points picked.
@@ -156,4 +171,14 @@ TEST(Window, MeasureToolsTakeClickedPointsAndListThem) {
   ASSERT_EQ(doc["features"].size(), 2u);
   EXPECT_EQ(doc["features"][1]["properties"]["kind"], "area");
   EXPECT_DOUBLE_EQ(doc["features"][1]["properties"]["3d"].get<double>(), ms[1].value("3d"));
+  // The volume: the same triangle's cells, its base the vertices' mean height.
+  EXPECT_EQ(ms[2].kind, pr::MeasureKind::kVolume);
+  EXPECT_GT(ms[2].value("cells"), 0.0);
+  EXPECT_GT(ms[2].value("points"), 0.0);
+  const pr::UpAxis up = v.camera().up_axis;
+  const double base =
+      (pr::up_component(a, up) + pr::up_component(b, up) + pr::up_component(c, up)) / 3.0;
+  EXPECT_NEAR(ms[2].value("base"), base, 1e-9 * std::fabs(base) + 1e-9);
+  EXPECT_NEAR(ms[2].value("polygon_area"), ms[1].value("horizontal"),
+              1e-6 * ms[1].value("horizontal"));
 }
