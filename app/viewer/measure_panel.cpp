@@ -219,7 +219,8 @@ void MeasureState::update(const PickState& picks, const PickFrame& f, StatusLine
 }
 
 void MeasureState::clicked(bool double_click) {
-  if (active && double_click && open_ended(tool)) finish_after_pick = true;
+  // A single click (or a double click whose pick found nothing) finishes nothing.
+  finish_after_pick = active && double_click && open_ended(tool);
 }
 
 bool MeasureState::finish(const PickFrame& f, StatusLine& status) {
