@@ -89,7 +89,7 @@ std::string csv_row(size_t id, const Measurement& m, const std::string& quantity
   if (xyz)
     r += format_number(xyz->x) + "," + format_number(xyz->y) + "," + format_number(xyz->z);
   else
-    r += ",";
+    r += ",,";  // x, y and z empty
   return r + "\n";
 }
 

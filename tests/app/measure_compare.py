@@ -195,6 +195,7 @@ def check_export(binary, workdir, ply, square):
           feats[0]["properties"]["cut"] == lines[0][1]["cut"][0]
           and feats[1]["properties"]["3d"] == lines[1][1]["3d"][0])
     rc, out, err = run(binary, args + ["--measure-out", cs])
+    check("csv: seven fields a row", all(len(r) == 7 for r in csv.reader(open(cs))))
     rows = list(csv.DictReader(open(cs)))
     cut = [r for r in rows if r["id"] == "1" and r["quantity"] == "cut"]
     check("csv: the cut", rc == 0 and len(cut) == 1 and float(cut[0]["value"]) == lines[0][1]["cut"][0])
