@@ -58,6 +58,7 @@ RenderSettings headless_settings(const Options& o) {
     rs.edl_strength = *o.edl;
   }
   rs.hq = o.hq;
+  rs.clip = o.clip;  // --clip-box, --section (docs/CLIP.md)
   if (o.points && !o.files.empty()) rs.point_count = *o.points;
   return rs;
 }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/clip.h"      // Clip
 #include "engine/colorize.h"  // Colormap
 #include "engine/renderer.h"  // Toggle
 
@@ -67,6 +68,11 @@ struct Options {
   std::string convert;
   std::string temp_dir;  ///< --temp DIR: --convert's temporary buckets (default: OUT's folder)
   uint64_t memory = 0;   ///< --memory SIZE: what --convert may hold (0: half the machine's)
+  /// --clip-box (repeatable), --clip-mode, --section (app/clip_options.h, docs/CLIP.md): the
+  /// clip of headless frames, of --convert's output and of the viewer's start.
+  Clip clip;
+  ClipMode clip_mode = ClipMode::kInside;
+  std::vector<bool> clip_box_has_mode;  ///< per box: its value named its own mode
 };
 
 /// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2

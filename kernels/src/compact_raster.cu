@@ -62,15 +62,20 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
         if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
         dbits = uint32_t(key >> 32);
       }
+      // The frame's clip (DrawnPoints::clip), a branch the same for every thread.
+      const uint32_t ck = in.clip.active() ? clip_point(in.clip, x, y, z) : kClipShown;
+      if (ck == kClipHidden) continue;
       if constexpr (kSplat) {
-        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) |
-                                        load_rgb(in.colors, base + threadIdx.x + off);
+        const unsigned long long full =
+            (static_cast<unsigned long long>(dbits) << 32) |
+            clip_color(in.clip, ck, load_rgb(in.colors, base + threadIdx.x + off));
         splat<uint32_t>(p, ix, iy, full, keys);
       } else {
         // The depth word first, the color only for points that may still win.
         const uint32_t pix = uint32_t(iy) * width + uint32_t(ix);
-        depth_test(keys, pix, dbits,
-                   [&]() -> uint32_t { return load_rgb(in.colors, base + threadIdx.x + off); });
+        depth_test(keys, pix, dbits, [&]() -> uint32_t {
+          return clip_color(in.clip, ck, load_rgb(in.colors, base + threadIdx.x + off));
+        });
       }
     }
   }

@@ -53,27 +53,38 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
     }
   }
   const size_t width = size_t(p.width);
+  // The frame's clip (DrawnPoints::clip): the same for every thread, so its branch is uniform.
+  const bool clipped = in.clip.active();
 #pragma unroll
   for (int k = 0; k < kPerThread; ++k) {
     if constexpr (kInside) {
       const Projected q = project(p, x[k], y[k], z[k]);
       if (!q.visible) continue;
+      const uint32_t ck = clipped ? clip_point(in.clip, x[k], y[k], z[k]) : kClipShown;
+      if (ck == kClipHidden) continue;
       float px, py;
       pixel_coords(p, q, px, py);
       const uint32_t pix = uint32_t(int(py)) * uint32_t(p.width) + uint32_t(int(px));
       const uint64_t s = src[k];
       depth_test(keys, pix, float_bits(q.depth),
-                 [&]() -> uint32_t { return load_rgb(in.colors, s); });
+                 [&]() -> uint32_t { return clip_color(in.clip, ck, load_rgb(in.colors, s)); });
       continue;
     }
     int ix = 0, iy = 0;
     uint64_t key = 0;
-    const bool hit = project_to_pixel(p, x[k], y[k], z[k], 0u, ix, iy, key);
+    bool hit = project_to_pixel(p, x[k], y[k], z[k], 0u, ix, iy, key);
+    uint32_t ck = kClipShown;
+    if (clipped && hit) {
+      ck = clip_point(in.clip, x[k], y[k], z[k]);
+      hit = ck != kClipHidden;
+    }
     const size_t pix = hit ? size_t(iy) * width + size_t(ix) : ~size_t(0);
     const uint32_t dbits = uint32_t(key >> 32);
     const uint64_t s = src[k];
     // The color is read only for points that may still win (after the early test).
-    if (hit) depth_test(keys, pix, dbits, [&]() -> uint32_t { return load_rgb(in.colors, s); });
+    if (hit)
+      depth_test(keys, pix, dbits,
+                 [&]() -> uint32_t { return clip_color(in.clip, ck, load_rgb(in.colors, s)); });
   }
 }
 
@@ -169,7 +180,10 @@ __device__ __forceinline__ void splat_point(const ProjParams& p, const RasterInp
   const Float3 v = in.pos[s];
   int ix, iy;
   uint64_t key;
-  if (!project_to_pixel(p, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key)) return;
+  if (in.clip.active()
+          ? !clip_project_to_pixel(p, in.clip, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key)
+          : !project_to_pixel(p, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key))
+    return;
   splat<size_t>(p, ix, iy, static_cast<unsigned long long>(key), keys);
 }
 
