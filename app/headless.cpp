@@ -209,7 +209,7 @@ int open_stream(const Options& o, StreamRun& run, const RenderSettings& rs) {
   run.print_messages();
   const FileInfo& info = run.scene.info();
   run.camera = stream_camera(o, info.bounds, double(rs.width) / double(rs.height));
-  run.view = lod_view(run.camera, rs.width, rs.height);
+  run.view = lod_view(run.camera, rs.width, rs.height, &rs.clip);
   RenderOptions ro = run.renderer.options();
   ro.sort = Toggle::kOff;  // the pool is drawn as stored: update_points() rewrites it in place
   ro.compact = false;

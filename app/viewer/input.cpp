@@ -64,6 +64,7 @@ void Viewer::Impl::key_event(const SDL_KeyboardEvent& e, bool imgui_wants_keys) 
 }
 
 void Viewer::Impl::key_pressed(SDL_Keycode k) {
+  if (clips.key(k)) return;  // PageUp / PageDown step the section
   switch (k) {
     case SDLK_ESCAPE:
       quit = true;

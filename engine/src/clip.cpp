@@ -2,6 +2,7 @@
 #include "engine/clip.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace pr {
 
@@ -68,7 +69,7 @@ bool fail(std::string* error, const std::string& message) {
 
 bool validate_clip(const Clip& clip, std::string* error) {
   if (clip.boxes.size() > size_t(kMaxClipBoxes))
-    return fail(error, "clip: " + std::to_string(clip.boxes.size()) + " boxes, at most " +
+    return fail(error, std::to_string(clip.boxes.size()) + " clip boxes, at most " +
                            std::to_string(kMaxClipBoxes));
   for (size_t i = 0; i < clip.boxes.size(); ++i) {
     const ClipBox& b = clip.boxes[i];
@@ -135,6 +136,24 @@ std::function<bool(const glm::dvec3&)> clip_keep(const Clip& clip) {
   if (!make_clip_params(clip, anchor, &params, nullptr))
     return [](const glm::dvec3&) { return false; };
   return [params, anchor](const glm::dvec3& p) { return clip_shows(params, anchor, p); };
+}
+
+uint64_t clip_key(const Clip& clip) {
+  uint64_t h = 1469598103934665603ull;
+  auto add = [&h](double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int i = 0; i < 8; ++i) h = (h ^ ((bits >> (8 * i)) & 255u)) * 1099511628211ull;
+  };
+  for (const ClipBox& b : clip.boxes) {
+    for (int a = 0; a < 3; ++a) add(b.centre[a]), add(b.size[a]);
+    add(b.yaw), add(b.pitch), add(b.roll), add(double(b.mode));
+  }
+  const ClipSection& s = clip.section;
+  add(s.enabled ? 1.0 : 0.0);
+  for (int a = 0; a < 3; ++a) add(s.point[a]), add(s.normal[a]);
+  add(s.thickness);
+  return h;
 }
 
 bool clip_hides_box(const ClipParams& params, const glm::dvec3& origin, const glm::dvec3& lo,

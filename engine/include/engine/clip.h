@@ -79,6 +79,9 @@ bool clip_shows(const ClipParams& params, const glm::dvec3& origin, const glm::d
 /// invalid clip keeps nothing.
 std::function<bool(const glm::dvec3&)> clip_keep(const Clip& clip);
 
+/// A key of the clip's numbers (FNV-1a over them): equal clips have equal keys.
+uint64_t clip_key(const Clip& clip);
+
 /// Whether no point of the world box [lo, hi] can be shown (clip_box_class(), kClipHidden): the
 /// streaming selection's test of a node.
 bool clip_hides_box(const ClipParams& params, const glm::dvec3& origin, const glm::dvec3& lo,

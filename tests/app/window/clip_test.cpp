@@ -1,0 +1,100 @@
+// The Clip section in the window: a box added as the panel's "add box" does hides the points
+// outside it, its edges are drawn over the image, "highlight" tints instead of hiding, and
+// PageUp steps a section.
+#include "window_support.h"
+
+using namespace pr::test;  // NOLINT: the window tests' helpers
+
+TEST(Window, ClipBoxFromThePanelChangesTheImage) {
+  REQUIRE_DISPLAY();
+  fresh_config("clip");
+  pr::Options o = scripted(0, 480, 320, 200'000);
+  o.mode = "cpu";
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<std::vector<uint32_t>> images;
+  int w = 0, h = 0;
+  double section_x = 0.0, thickness = 0.0;
+  const int ran = run_steps(v, 5, [&](int step, pr::ViewerTesting& t) {
+    std::vector<uint32_t> px;
+    ASSERT_TRUE(t.read_image(px, w, h));
+    images.push_back(px);
+    if (step == 0) t.add_clip_box();  // the panel's "add box"
+    if (step == 1) t.clip().boxes[0].mode = pr::ClipMode::kHighlight;
+    if (step == 2) {  // a slab across x through the box's centre, a fifth of its width
+      const pr::ClipBox b = t.clip().boxes[0];
+      t.clip().boxes.clear();
+      t.clip().section = pr::section_along_axis(0, b.centre.x, b.size.x * 0.2);
+      section_x = b.centre.x;
+      thickness = b.size.x * 0.2;
+    }
+    if (step == 3) {
+      SDL_Event e = key_event(SDLK_PAGEUP, SDL_SCANCODE_PAGEUP, true);
+      SDL_PushEvent(&e);
+      e = key_event(SDLK_PAGEUP, SDL_SCANCODE_PAGEUP, false);
+      SDL_PushEvent(&e);
+    }
+  });
+  ASSERT_EQ(ran, 5);
+  ASSERT_EQ(images.size(), 5u);
+  // The box hides the points outside it: fewer pixels drawn than without it.
+  const size_t before = count_not(images[0], w, 0, 0, w, h, kBackground);
+  const size_t boxed = count_not(images[1], w, 0, 0, w, h, kBackground);
+  EXPECT_GT(before, 1000u);
+  EXPECT_LT(boxed, before);
+  EXPECT_GT(pixels_differing(images[0], images[1]), 100u);
+  // Highlighted: every point drawn again, those in the box tinted.
+  EXPECT_GT(pixels_differing(images[0], images[2]), 100u);
+  EXPECT_GT(count_not(images[2], w, 0, 0, w, h, kBackground), boxed);
+  // PageUp moved the section by its thickness: another slab, another image.
+  EXPECT_GT(pixels_differing(images[3], images[4]), 0u);
+  EXPECT_DOUBLE_EQ(v.clip().section.point.x, section_x + thickness);
+}
+
+// The panel itself: a click opens the Clip section, a click on "add box" adds a box of half the
+// cloud around its centre, and the image changes; the box's rows are drawn.
+TEST(Window, ClipSectionAddBoxButton) {
+  REQUIRE_DISPLAY();
+  fresh_config("clip_click");
+  pr::Options o = scripted(0, 640, 480, 100'000);
+  o.mode = "cpu";
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  PanelClick header("clip.header"), add("clip.add");
+  int stage = 0, wait = 0, w = 0, h = 0;
+  std::vector<uint32_t> before, after;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& t) {
+    if (frame > 3000) stage = 9;
+    if (stage < 9 && (t.cloud_busy() || frame < 5)) return;
+    switch (stage) {
+      case 0:
+        if (t.read_image(before, w, h)) stage = 1;
+        break;
+      case 1:
+        if (header.step(t)) stage = 2;
+        if (header.failed()) stage = 9;
+        break;
+      case 2:
+        if (add.step(t)) stage = 3;
+        if (add.failed()) stage = 9;
+        break;
+      case 3:
+        if (++wait > 3 && t.read_image(after, w, h)) stage = 4;
+        break;
+      default:
+        t.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(stage, 4) << "header click failed: " << header.failed()
+                      << ", add click failed: " << add.failed();
+  ASSERT_EQ(v.clip().boxes.size(), 1u);
+  EXPECT_EQ(v.clip().boxes[0].mode, pr::ClipMode::kInside);
+  pr::ViewerTesting::PanelItem rows;
+  EXPECT_TRUE(v.panel_item("clip.box.1", &rows));
+  ASSERT_EQ(after.size(), before.size());
+  EXPECT_GT(pixels_differing(before, after), 100u);
+}
