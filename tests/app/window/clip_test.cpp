@@ -62,6 +62,7 @@ TEST(Window, ClipSectionAddBoxButton) {
   pr::ViewerTesting v(o);
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
+  REQUIRE_PANEL_INPUT();
   PanelClick header("clip.header"), add("clip.add");
   int stage = 0, wait = 0, w = 0, h = 0;
   std::vector<uint32_t> before, after;
