@@ -40,7 +40,34 @@ struct ClipState {
   void draw_edges(const Camera& camera, const RenderSettings& rs, int ww, int wh,
                   float ui_scale) const;
 
+  /// The boxes' drag handles, drawn with their edges: a dot at each box's centre and at the
+  /// centre of each face. A left press at (x, y) (window units, the frame of `camera`, `rs` in a
+  /// ww x wh window) within 8 units of one takes it and returns true (the click picks nothing
+  /// then); drag() moves the box in the view's plane at its centre's depth (the centre's
+  /// handle) or the face along its axis, the opposite face staying (a face's handle);
+  /// release() lets go.
+  /// Where handle `handle` (as Drag::handle) of box `box` is drawn, in window units; false when
+  /// there is no such handle or it lies behind the near plane.
+  bool handle_at(int box, int handle, const Camera& camera, const RenderSettings& rs, int ww,
+                 int wh, float* x, float* y) const;
+  bool press(int x, int y, const Camera& camera, const RenderSettings& rs, int ww, int wh);
+  void drag(int x, int y);
+  void release() { drag_.box = -1; }
+  bool dragging() const { return drag_.box >= 0; }
+
  private:
+  /// A drag under way: the box and handle (0 the centre, 1 + 2a + (0 for -, 1 for +) a face of
+  /// axis a), the frame it started in, where it started and the box then.
+  struct Drag {
+    int box = -1, handle = 0;
+    Camera camera;
+    RenderSettings rs;
+    int ww = 0, wh = 0;
+    double x = 0.0, y = 0.0;
+    ClipBox start;
+  };
+  Drag drag_;
+
   /// Keeps the clip valid after an edit: sizes and thickness at least 1e-6, a zero normal +z.
   void sanitize();
   void box_rows(PanelMarks& marks);

@@ -46,6 +46,10 @@ Clip& ViewerTesting::clip() {
 void ViewerTesting::add_clip_box() {
   impl_->clips.add_box(impl_->cloud.bounds);
 }
+bool ViewerTesting::clip_handle(int box, int handle, float* x, float* y) const {
+  const PickFrame f = impl_->pick_frame();
+  return impl_->clips.handle_at(box, handle, f.camera, f.settings, f.window_w, f.window_h, x, y);
+}
 void ViewerTesting::add_clip_box_around_view() {
   impl_->clips.add_box_around_view(impl_->view.camera, impl_->cloud.bounds);
 }

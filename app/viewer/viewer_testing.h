@@ -125,6 +125,9 @@ class ViewerTesting : public Viewer {
   Clip& clip();
   void add_clip_box();
   void add_clip_box_around_view();
+  /// Where the drag handle `handle` of clip box `box` is on screen (window units): 0 its centre,
+  /// 1 + 2a + (0 or 1) the centre of its - or + face of axis a; false when not drawn.
+  bool clip_handle(int box, int handle, float* x, float* y) const;
   /// Where the panel drew item `name` in the last frame, in window units, and whether it showed
   /// whole (not scrolled out of the panel): "panel" (the panel's area below its title bar),
   /// "open.header", "open.path", "open.button", "open.recent" (the Recent files node),

@@ -1,6 +1,8 @@
 // The Clip section in the window: a box added as the panel's "add box" does hides the points
 // outside it, its edges are drawn over the image, "highlight" tints instead of hiding, and
 // PageUp steps a section.
+#include <cmath>
+
 #include "window_support.h"
 
 using namespace pr::test;  // NOLINT: the window tests' helpers
@@ -98,4 +100,72 @@ TEST(Window, ClipSectionAddBoxButton) {
   EXPECT_TRUE(v.panel_item("clip.box.1", &rows));
   ASSERT_EQ(after.size(), before.size());
   EXPECT_GT(pixels_differing(before, after), 100u);
+}
+
+namespace {
+
+/// A left-button drag from (x0, y0) to (x1, y1) in window units: press, a motion, release.
+void push_drag(float x0, float y0, float x1, float y1) {
+  SDL_Event e = mouse_button_event(SDL_BUTTON_LEFT, true, int(x0), int(y0));
+  SDL_PushEvent(&e);
+  SDL_Event m{};
+  m.type = SDL_MOUSEMOTION;
+  m.motion.x = int(x1);
+  m.motion.y = int(y1);
+  m.motion.xrel = int(x1) - int(x0);
+  m.motion.yrel = int(y1) - int(y0);
+  m.motion.state = SDL_BUTTON_LMASK;
+  SDL_PushEvent(&m);
+  e = mouse_button_event(SDL_BUTTON_LEFT, false, int(x1), int(y1));
+  SDL_PushEvent(&e);
+}
+
+}  // namespace
+
+// The drag handles: the centre's moves the box across the view, a face's moves that face along
+// its axis (the opposite face stays); a press on a handle picks nothing.
+TEST(Window, ClipBoxHandlesMoveAndResizeTheBox) {
+  REQUIRE_DISPLAY();
+  fresh_config("clip_drag");
+  // Wide enough that the cloud's centre lies right of the panel.
+  pr::Options o = scripted(0, 1200, 600, 100'000);
+  o.mode = "cpu";
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  pr::ClipBox start, moved, resized;
+  bool handles = true;
+  const int ran = run_steps(v, 3, [&](int step, pr::ViewerTesting& t) {
+    float x = 0, y = 0;
+    if (step == 0) {
+      t.add_clip_box();
+      return;
+    }
+    if (step == 1) {
+      start = t.clip().boxes[0];
+      handles = handles && t.clip_handle(0, 0, &x, &y);
+      push_drag(x, y, x + 40.0f, y);  // the centre, 40 units right
+      return;
+    }
+    moved = t.clip().boxes[0];
+    handles = handles && t.clip_handle(0, 2, &x, &y);  // the +x face
+    float cx = 0, cy = 0;
+    handles = handles && t.clip_handle(0, 0, &cx, &cy);
+    // Away from the centre along the face's direction on screen.
+    const float dx = x - cx, dy = y - cy, len = std::sqrt(dx * dx + dy * dy);
+    push_drag(x, y, x + 30.0f * dx / len, y + 30.0f * dy / len);
+  });
+  resized = v.clip().boxes[0];
+  ASSERT_EQ(ran, 3);
+  ASSERT_TRUE(handles);
+  EXPECT_EQ(v.pick_count(), 0);  // the presses took handles, not points
+  // Moved across the view (its right axis), the size kept.
+  const glm::dvec3 d = moved.centre - start.centre;
+  EXPECT_GT(glm::dot(d, v.camera().right()), 0.0);
+  EXPECT_EQ(moved.size, start.size);
+  // The +x face moved out: wider along x, the -x face where it was.
+  EXPECT_GT(resized.size.x, moved.size.x);
+  EXPECT_NEAR(resized.centre.x - 0.5 * resized.size.x, moved.centre.x - 0.5 * moved.size.x,
+              1e-6 * moved.size.x);
+  EXPECT_EQ(resized.size.y, moved.size.y);
 }
