@@ -169,3 +169,26 @@ TEST(Window, ClipBoxHandlesMoveAndResizeTheBox) {
               1e-6 * moved.size.x);
   EXPECT_EQ(resized.size.y, moved.size.y);
 }
+
+// --clip-box reaches the viewer's first frames: a box away from the cloud leaves only the
+// background.
+TEST(Window, CommandLineClipStartsTheViewer) {
+  REQUIRE_DISPLAY();
+  fresh_config("clip_option");
+  pr::Options o = scripted(0, 480, 320, 50'000);
+  o.mode = "cpu";
+  pr::ClipBox far;
+  far.centre = glm::dvec3(1e6, 1e6, 1e6);
+  o.clip.boxes.push_back(far);
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<uint32_t> px;
+  int w = 0, h = 0;
+  const int ran =
+      run_steps(v, 1, [&](int, pr::ViewerTesting& t) { ASSERT_TRUE(t.read_image(px, w, h)); });
+  ASSERT_EQ(ran, 1);
+  ASSERT_EQ(v.clip().boxes.size(), 1u);
+  EXPECT_EQ(count_not(px, w, 0, 0, w, h, kBackground), 0u);
+  EXPECT_GT(v.cloud_points(), 0u);
+}
