@@ -246,6 +246,17 @@ check "--convert with --clip-box keeps the 4 points inside" $(( $(grep -c '^  po
 "$bin" --info "$tmp/row2.las" >"$tmp/out" 2>&1
 check "--convert with an outside box keeps the 1 point outside" $(( $(grep -c '^  points      1$' "$tmp/out") != 1 ))
 
+# A streamed COPC file: a box at a corner of its 15 nodes' cube selects, so loads, fewer nodes.
+copc="$(cd "$(dirname "$0")/.." && pwd)/data/laz/lone-star.copc.laz"
+nodes_of() {  # the summary line's lod_nodes of a headless run with the given options
+  "$bin" --headless --frames 1 --width 320 --height 200 --sse 0 "$@" "$copc" 2>/dev/null |
+    sed -n 's/.* lod_nodes=\([0-9]*\).*/\1/p'
+}
+all_nodes=$(nodes_of)
+clipped_nodes=$(nodes_of --clip-box 515372,4918345,2330,6,6,30)
+check "a clip box streams fewer nodes ($clipped_nodes of $all_nodes)" \
+  $(( ${clipped_nodes:-99} >= ${all_nodes:-0} || ${clipped_nodes:-0} < 1 ))
+
 # A file that does not exist: exit 1, one line naming it.
 "$bin" --headless --frames 1 "$tmp/missing.ply" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "missing file -> exit 1 (got $rc)" $((rc != 1))
