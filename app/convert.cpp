@@ -82,6 +82,7 @@ struct Worker {
     co.temp_dir = o.temp_dir;
     co.memory_bytes = o.memory;
     co.threads = o.threads;
+    if (o.clip.active()) co.keep = clip_keep(o.clip);
     thread = std::thread([this, &o, co, progress, result] {
       try {
         ok = convert_point_clouds(o.files, o.convert, co, progress, result, &error);

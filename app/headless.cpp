@@ -58,6 +58,7 @@ RenderSettings headless_settings(const Options& o) {
     rs.edl_strength = *o.edl;
   }
   rs.hq = o.hq;
+  rs.clip = o.clip;  // --clip-box, --section (docs/CLIP.md)
   if (o.points && !o.files.empty()) rs.point_count = *o.points;
   return rs;
 }
@@ -208,7 +209,7 @@ int open_stream(const Options& o, StreamRun& run, const RenderSettings& rs) {
   run.print_messages();
   const FileInfo& info = run.scene.info();
   run.camera = stream_camera(o, info.bounds, double(rs.width) / double(rs.height));
-  run.view = lod_view(run.camera, rs.width, rs.height);
+  run.view = lod_view(run.camera, rs.width, rs.height, &rs.clip);
   RenderOptions ro = run.renderer.options();
   ro.sort = Toggle::kOff;  // the pool is drawn as stored: update_points() rewrites it in place
   ro.compact = false;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <string_view>
 
+#include "clip_options.h"
 #include "engine/io/formats.h"
 #include "engine/scenes.h"
 #include "measure_export.h"
@@ -470,6 +471,7 @@ void build_parser(CLI::App& app, Options& o) {
   add_viewer_options(app, o);
   add_measure_options(app, o);
   add_file_options(app, o);
+  add_clip_options(app, o);
 }
 
 /// Whether `s` reads whole as a number (strtod: also 1e3, inf, 0x10).
@@ -582,6 +584,7 @@ int parse_arguments(const std::vector<std::string>& args, Options& o, std::strin
     app.parse(normalized);
     check_extras(app);
     check_combinations(o);
+    finish_clip_options(o);
   } catch (const CLI::ParseError& e) {
     if (error) *error = reworded(e);
     return 2;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/clip.h"      // Clip
 #include "engine/colorize.h"  // Colormap
 #include "engine/measure.h"   // MeasureKind, CellHeight
 #include "engine/renderer.h"  // Toggle
@@ -81,6 +82,11 @@ struct Options {
   double measure_cell = 0.0;           ///< --measure-cell S; 0: the polygon box's side / 200
   CellHeight measure_height = CellHeight::kMean;  ///< --measure-height min|mean|max
   std::string measure_out;  ///< --measure-out FILE.geojson|FILE.csv: the measurements written
+  /// --clip-box (repeatable), --clip-mode, --section (app/clip_options.h, docs/CLIP.md): the
+  /// clip of headless frames, of --convert's output and of the viewer's start.
+  Clip clip;
+  ClipMode clip_mode = ClipMode::kInside;
+  std::vector<bool> clip_box_has_mode;  ///< per box: its value named its own mode
 };
 
 /// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2

@@ -64,7 +64,7 @@ StreamOptions stream_options(const Options& o, bool gpu) {
   return so;
 }
 
-LodView lod_view(const Camera& camera, int width, int height) {
+LodView lod_view(const Camera& camera, int width, int height, const Clip* clip) {
   LodView v;
   v.eye = camera.position;
   v.right = camera.right();
@@ -74,6 +74,19 @@ LodView lod_view(const Camera& camera, int width, int height) {
   v.width = width;
   v.height = height;
   v.near_z = camera.near_z;
+  if (clip && clip->active()) {
+    // The nodes the clip hides whole are not selected: a local frame at the clip keeps its test
+    // at float precision for coordinates of any size.
+    const glm::dvec3 anchor =
+        !clip->boxes.empty() ? clip->boxes.front().centre : clip->section.point;
+    ClipParams params;
+    if (make_clip_params(*clip, anchor, &params, nullptr)) {
+      v.hidden = [params, anchor](const Bounds& b) {
+        return clip_hides_box(params, anchor, b.min, b.max);
+      };
+      v.hidden_key = clip_key(*clip);
+    }
+  }
   return v;
 }
 

@@ -32,7 +32,8 @@ uint64_t physical_memory_bytes();
 StreamOptions stream_options(const Options& o, bool gpu);
 
 /// The camera as streaming's view of it, for an image of width x height.
-LodView lod_view(const Camera& camera, int width, int height);
+/// `clip` (or null): the nodes it hides whole are not selected (LodView::hidden).
+LodView lod_view(const Camera& camera, int width, int height, const Clip* clip = nullptr);
 
 /// The color mode a survey starts with: the file's colors when it has them, else intensity, else
 /// elevation (default_color_mode() needs the points, which have not arrived yet).

@@ -577,6 +577,15 @@ void Bench::gpu_mode_view(const CloudCase& c, const View& v, const GpuMode& m, C
   RenderSettings rs = frame_settings(v.width, v.height);
   small.edl = rs.edl = m.edl;
   small.hq = rs.hq = m.hq;
+  if (m.clip) {
+    // A box at the cloud's centre of 0.1^(1/3) of its extent on each axis (a tenth of a uniform
+    // cloud's points), or a little more than the whole cloud.
+    const glm::dvec3 e = c.bounds.max - c.bounds.min;
+    ClipBox box;
+    box.centre = c.bounds.center();
+    box.size = m.clip == 2 ? e * 1.01 + 1e-6 : e * std::cbrt(0.1);
+    small.clip.boxes = rs.clip.boxes = {box};
+  }
   Image ref_image;
   FrameStats st;
   if (!ref.render(cam, small, ref_image, st, &why_)) {

@@ -30,7 +30,10 @@ struct Options {
   // positions), nocull (no batch culling), occl / noocc (occlusion culling on / off), rN (N
   // rounds a raster block, CudaTuning::rounds), edl (eye-dome lighting in the resolve, checked
   // against the CPU's EDL image), hq (high-quality splats: the second pass and the averaging
-  // resolve, checked against the CPU's HQ image); joined with '+' (compact+nosort, ...).
+  // resolve, checked against the CPU's HQ image), clip (a box around the cloud's centre that keeps
+  // about a tenth of its points: the clip's batch tests and per-point test, engine/clip.h),
+  // clipall (a box around the whole cloud: the per-point test alone, nothing culled); joined with
+  // '+' (compact+nosort, ...).
   std::vector<std::string> gpu_modes = {"default"};
   bool gpu_modes_given = false;
   bool stage_timing = false;  // CudaTuning::stage_timing: clear, raster, resolve timed apart
@@ -42,6 +45,7 @@ struct GpuMode {
   RenderOptions options;  // every mode but nosort sorts its cloud
   int rounds = -1;        // CudaTuning::rounds: the renderer's choice unless a token rN forces it
   bool edl = false, hq = false;
+  int clip = 0;  // 1: a box keeping about a tenth of the cloud, 2: a box around all of it
 };
 
 /// One view of a cloud: a frame size and a camera; the sizes vary slowest, as the rows print.

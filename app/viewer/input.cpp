@@ -64,6 +64,7 @@ void Viewer::Impl::key_event(const SDL_KeyboardEvent& e, bool imgui_wants_keys) 
 }
 
 void Viewer::Impl::key_pressed(SDL_Keycode k) {
+  if (clips.key(k)) return;  // PageUp / PageDown step the section
   switch (k) {
     case SDLK_ESCAPE:
       if (!measures.cancel()) quit = true;  // Esc first drops a measurement under way
@@ -98,16 +99,23 @@ void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
     case SDL_MOUSEBUTTONDOWN:
       if (imgui_wants_mouse) break;
       if (e.button.button == SDL_BUTTON_LEFT) {
-        measures.clicked(e.button.clicks >= 2);
-        picks.click(e.button.x, e.button.y, pick_frame(), *backend);
+        // A press on a clip box's handle drags it (clip_panel.h); elsewhere it picks.
+        const PickFrame f = pick_frame();
+        if (!f.drawn ||
+            !clips.press(e.button.x, e.button.y, f.camera, f.settings, f.window_w, f.window_h)) {
+          measures.clicked(e.button.clicks >= 2);
+          picks.click(e.button.x, e.button.y, f, *backend);
+        }
       }
       if (e.button.button == SDL_BUTTON_RIGHT) view.start_look();
       break;
     case SDL_MOUSEBUTTONUP:
       if (e.button.button == SDL_BUTTON_RIGHT && view.looking) view.end_look();
+      if (e.button.button == SDL_BUTTON_LEFT) clips.release();
       break;
     case SDL_MOUSEMOTION:
       if (view.looking) view.fly.look(view.camera, double(e.motion.xrel), double(e.motion.yrel));
+      if (clips.dragging()) clips.drag(e.motion.x, e.motion.y);
       break;
     case SDL_MOUSEWHEEL:
       if (!imgui_wants_mouse) view.fly.wheel(double(e.wheel.y));

@@ -170,6 +170,7 @@ void help_section() {
       "R            reset the camera\n"
       "G            toggle CPU/GPU renderer\n"
       "F12 or P     save the image as pointraster-<time>.png\n"
+      "PgUp/PgDn    step the section forward/back (Clip)\n"
       "Esc          quit\n"
       "Drop files on the window to open them.");
 }
@@ -212,6 +213,7 @@ void Viewer::Impl::draw_panel() {
     view.draw_focus_section();
     points_section();
     colors.draw_section(cloud.points.get(), s);
+    clips.draw_section(bounds, view.camera, picks.points, picks.count, marks);
     times.draw_section(*backend);
     cloud.draw_section(*backend);
     const std::vector<std::string> open = open_box.draw_section(win.settings, s, marks, status);

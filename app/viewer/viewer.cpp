@@ -113,6 +113,7 @@ void Viewer::Impl::render_frame() {
   rs.height = win.display->height();
   rs.point_size = win.settings.point_size;
   rs.background = to_rgba(win.settings.background);
+  rs.clip = clips.clip;
   std::string err;
   FrameStats st;
   if (!backend->draw(view.camera, rs, image, st, times.render_ms, times.upload_ms, &err)) {
@@ -131,6 +132,10 @@ void Viewer::Impl::draw_window(int w, int h) {
   draw_panel();
   picks.draw(pick_frame(), cloud.file_colors(), win.ui_scale, marks);
   measures.draw(pick_frame(), win.ui_scale, marks, status);
+  if (have_image) {
+    const ImVec2 size = ImGui::GetIO().DisplaySize;
+    clips.draw_edges(view.camera, rs, int(size.x), int(size.y), win.ui_scale);
+  }
   ImGui::Render();
 
   const float* bg = win.settings.background;
@@ -298,7 +303,8 @@ void Viewer::Impl::update_stream() {
   if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy() ||
       measures.job.busy())
     return;
-  const LodView lod = lod_view(view.camera, win.display->width(), win.display->height());
+  const LodView lod =
+      lod_view(view.camera, win.display->width(), win.display->height(), &clips.clip);
   // A pick's boxes came from the pool before its points changed.
   if (stream.update(lod, colors.shown_fixed(), *backend, status)) picks.job.forget_positions();
 }
@@ -372,6 +378,7 @@ bool Viewer::open(std::string* error) {
     m.rs.edl_strength = *m.opt.edl;
   }
   if (m.opt.hq) m.rs.hq = true;
+  m.clips.clip = m.opt.clip;  // --clip-box, --section
   if (!m.win.create(m.opt, error)) return false;
   m.win.init_imgui(m.opt);
   m.backend->attach(m.win.display.get());

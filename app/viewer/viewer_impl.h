@@ -16,6 +16,7 @@
 #include "engine/renderer.h"
 #include "options.h"
 #include "viewer/camera_control.h"
+#include "viewer/clip_panel.h"
 #include "viewer/cloud_state.h"
 #include "viewer/color_panel.h"
 #include "viewer/frame_times.h"
@@ -42,6 +43,7 @@ struct Viewer::Impl {
   ColorState colors;
   PickState picks;
   MeasureState measures;  // the measure tools and the measurements made
+  ClipState clips;  // clip boxes and the section (clip_panel.h)
   FrameTimes times;
   OpenBox open_box;
   SaveState save;    // the Save section and the save running

@@ -40,6 +40,20 @@ void ViewerTesting::set_occlusion(Toggle mode) {
 const RenderOptions& ViewerTesting::render_options() const {
   return impl_->backend->options();
 }
+Clip& ViewerTesting::clip() {
+  return impl_->clips.clip;
+}
+void ViewerTesting::add_clip_box() {
+  impl_->clips.add_box(impl_->cloud.bounds);
+}
+bool ViewerTesting::clip_handle(int box, int handle, float* x, float* y) const {
+  const PickFrame f = impl_->pick_frame();
+  return impl_->clips.handle_at(box, handle, f.camera, f.settings, f.window_w, f.window_h, x, y);
+}
+void ViewerTesting::add_clip_box_around_view() {
+  impl_->clips.add_box_around_view(impl_->view.camera, impl_->cloud.bounds);
+}
+
 uint64_t ViewerTesting::cpu_culled_batches() const {
   return impl_->backend->cpu().culled_batches();
 }

@@ -128,12 +128,22 @@ class ViewerTesting : public Viewer {
   /// The Open box's Recent files, most recent first (the settings file keeps them).
   const std::vector<std::string>& recent_files() const;
   void request_quit();
+  /// The clip the frames draw with (clip_panel.h), as the panel's Clip section edits it; what
+  /// its "add box" button does (a box of half the cloud's extent at its centre) and its "around
+  /// the view" button (a box around what the view sees).
+  Clip& clip();
+  void add_clip_box();
+  void add_clip_box_around_view();
+  /// Where the drag handle `handle` of clip box `box` is on screen (window units): 0 its centre,
+  /// 1 + 2a + (0 or 1) the centre of its - or + face of axis a; false when not drawn.
+  bool clip_handle(int box, int handle, float* x, float* y) const;
   /// Where the panel drew item `name` in the last frame, in window units, and whether it showed
   /// whole (not scrolled out of the panel): "panel" (the panel's area below its title bar),
   /// "open.header", "open.path", "open.button", "open.recent" (the Recent files node),
   /// "open.recent.N" (its entries), "open.entry:NAME" (the folder list's, a folder's NAME
-  /// ending in /), "open.survey" (the folder as one survey), "pick.hint". The first call starts
-  /// recording them (from the next frame on); false when the item was not drawn.
+  /// ending in /), "open.survey" (the folder as one survey), "pick.hint", "clip.header" (the
+  /// Clip section's header), "clip.add" (its "add box"), "clip.box.1" (the first box's rows). The
+  /// first call starts recording them (from the next frame on); false when the item was not drawn.
   struct PanelItem {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     bool visible = false;

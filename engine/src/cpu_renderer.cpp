@@ -421,7 +421,8 @@ struct PlainPoints {
   const ProjParams& p;
   const Float3* pos;
   const uint32_t* colors;
-  bool big;  // point_size > 1: squares
+  bool big;                          // point_size > 1: squares
+  const ClipParams* clip = nullptr;  // the frame's clip (engine/clip_math.h), or null: none
 
   /// 1-pixel points [b, e): a run is projected into small arrays first, in a loop with no
   /// branches or atomics that the compiler vectorizes (project_batch), then the run's points
@@ -445,20 +446,39 @@ struct PlainPoints {
       }
     }
   }
-  /// Stored point i, any point size.
+  /// run() with the clip's test of each point that draws: hidden points are dropped, tinted ones
+  /// take the tint into their key.
   template <class Emit>
-  void one(size_t i, const Emit& emit) const {
+  void run_clipped(size_t b, size_t e, const Emit& emit) const {
+    constexpr size_t kRun = 512;
+    alignas(64) uint32_t pix[kRun];
+    alignas(64) float dep[kRun];
+    for (size_t b0 = b; b0 < e; b0 += kRun) {
+      const size_t n = std::min(kRun, e - b0);
+      project_batch(p, reinterpret_cast<const float*>(pos + b0), n, pix, dep);
+      for (size_t j = 0; j < n; ++j) {
+        if (pix[j] == ~0u) continue;
+        const Float3 v = pos[b0 + j];
+        const uint32_t k = clip_point(*clip, v.x, v.y, v.z);
+        if (k != kClipHidden) emit(pix[j], pack_key(dep[j], clip_color(*clip, k, colors[b0 + j])));
+      }
+    }
+  }
+  /// Stored point i, any point size; `test`: with the clip's test.
+  template <class Emit>
+  void one(size_t i, const Emit& emit, bool test = false) const {
     const Float3 v = pos[i];
     int ix, iy;
     uint64_t key;
-    if (project_to_pixel(p, v.x, v.y, v.z, colors[i], ix, iy, key))
+    if (test ? clip_project_to_pixel(p, *clip, v.x, v.y, v.z, colors[i], ix, iy, key)
+             : project_to_pixel(p, v.x, v.y, v.z, colors[i], ix, iy, key))
       plot(big, uint32_t(p.width), ix, iy, key, emit);
   }
-  /// Stored points [b, e), any point size.
+  /// Stored points [b, e), any point size; `test`: with the clip's test.
   template <class Emit>
-  void points(size_t b, size_t e, const Emit& emit) const {
-    if (!big) return run(b, e, emit);
-    for (size_t i = b; i < e; ++i) one(i, emit);
+  void points(size_t b, size_t e, const Emit& emit, bool test = false) const {
+    if (!big) return test ? run_clipped(b, e, emit) : run(b, e, emit);
+    for (size_t i = b; i < e; ++i) one(i, emit, test);
   }
 };
 
@@ -524,8 +544,11 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
   const bool cull = options_.culling;
   const bool big = p.point_size > 1;
   const uint32_t width = uint32_t(p.width);
+  const ClipParams* clip = clip_.active() ? &clip_ : nullptr;
   auto unit = [&](size_t bi, const auto& emit) {
     const CompactBatch box = cc.batches[bi];
+    // A batch the clip shows whole skips the per-point test.
+    const bool test = clip && clip_box_class(*clip, box) != kClipShown;
     const size_t s0 = bi * kCompactBatch, s1 = std::min(size_t(total_points), s0 + kCompactBatch);
     for (size_t si = s0; si < s1; ++si) {
       const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
@@ -534,13 +557,17 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
       if (!compact_decode(box, cc.words[si], x, y, z)) continue;
       int ix, iy;
       uint64_t key;
-      if (project_to_pixel(p, x, y, z, colors[id], ix, iy, key))
+      if (test ? clip_project_to_pixel(p, *clip, x, y, z, colors[id], ix, iy, key)
+               : project_to_pixel(p, x, y, z, colors[id], ix, iy, key))
         plot(big, width, ix, iy, key, emit);
     }
   };
   draw_batches(
       p, cc.batches.size(), total_points, t, binned,
-      [&](size_t bi) { return !cull || compact_box_may_draw(p, cc.batches[bi]); },
+      [&](size_t bi) {
+        return (!cull || compact_box_may_draw(p, cc.batches[bi])) &&
+               (!clip || clip_box_class(*clip, cc.batches[bi]) != kClipHidden);
+      },
       [&](size_t bi) { return compact_box_footprint(p, cc.batches[bi]); }, unit);
   if (hq) hq_batches(t, unit);
 }
@@ -549,23 +576,31 @@ void CpuRenderer::raster_plain(const ProjParams& p, const FrameTarget& t, uint64
                                bool binned, bool hq) {
   const uint64_t total_points = cloud_->size();
   const Float3* pos = cloud_->positions.data();
-  const PlainPoints draw{p, pos, cloud_->colors.data(), p.point_size > 1};
+  const ClipParams* clip = clip_.active() ? &clip_ : nullptr;
+  const PlainPoints draw{p, pos, cloud_->colors.data(), p.point_size > 1, clip};
   const uint64_t step = subset_step(total_points, count);
   const bool all = step == (uint64_t{1} << 32);
   const bool cull = options_.culling;
+  // A clip tests the batches too (those it hides are skipped), culling or not.
+  const bool batched = all && (cull || clip);
   const size_t batches = (total_points + kPointBatch - 1) / kPointBatch;
-  if (all && cull && boxes_.size() != batches)  // once per cloud: a pass over the positions
+  if (batched && boxes_.size() != batches)  // once per cloud: a pass over the positions
     compute_point_boxes(pos, total_points, &boxes_);
-  if (all && cull) {
+  if (batched) {
     // Batch by batch, the box test first (engine/culling.h), then occlusion culling's.
     const PointBox* boxes = boxes_.data();
     auto unit = [&](size_t bi, const auto& emit) {
+      // A batch the clip shows whole skips the per-point test.
+      const bool test = clip && clip_box_class(*clip, boxes[bi]) != kClipShown;
       draw.points(bi * kPointBatch, std::min(size_t(total_points), (bi + 1) * size_t(kPointBatch)),
-                  emit);
+                  emit, test);
     };
     draw_batches(
         p, boxes_.size(), total_points, t, binned,
-        [&](size_t bi) { return box_may_draw(p, boxes[bi]); },
+        [&](size_t bi) {
+          return (!cull || box_may_draw(p, boxes[bi])) &&
+                 (!clip || clip_box_class(*clip, boxes[bi]) != kClipHidden);
+        },
         [&](size_t bi) { return box_footprint(p, boxes[bi]); }, unit);
     if (hq) hq_batches(t, unit);
     return;
@@ -574,8 +609,8 @@ void CpuRenderer::raster_plain(const ProjParams& p, const FrameTarget& t, uint64
   const size_t units = size_t((count + kPointBatch - 1) / kPointBatch);
   auto unit = [&](size_t u, const auto& emit) {
     const size_t b = u * kPointBatch, e = std::min(size_t(count), b + kPointBatch);
-    if (all) return draw.points(b, e, emit);
-    for (size_t i = b; i < e; ++i) draw.one(size_t(subset_index(i, step)), emit);
+    if (all) return draw.points(b, e, emit, clip != nullptr);
+    for (size_t i = b; i < e; ++i) draw.one(size_t(subset_index(i, step)), emit, clip != nullptr);
   };
   run_units(units, nullptr, t, binned ? Pass::kBinned : Pass::kDepth, unit);
   if (hq) run_units(units, nullptr, t, Pass::kHq, unit);
@@ -599,6 +634,8 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   Stopwatch total;
   const FrameStart start = begin_frame(s, out, stats, error);
   if (start != FrameStart::kDraw) return start == FrameStart::kEmpty;
+  if (!make_clip_params(s.clip, cloud_ ? cloud_->origin : glm::dvec3(0.0), &clip_, error))
+    return false;
   Stopwatch sw;
   size_buffers(s.width, s.height);
   stats.clear_ms = sw.ms();

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/clip.h"
 #include "engine/colorize.h"
 #include "engine/cpu_renderer.h"
 #include "engine/parallel.h"
@@ -37,8 +38,9 @@ void merge_into(PickWindow& w, const PickWindow& o) {
 /// points (compact, or all points), or a subset's drawn points; a unit whose box cannot put a
 /// pixel (splats included) in the window holds no candidate.
 void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactCloud* compact,
-                        const ProjParams& p, uint64_t count, unsigned threads,
-                        const PodVector<PointBox>* boxes, const std::atomic<bool>* cancel) {
+                        const ProjParams& p, const ClipParams& clip, uint64_t count,
+                        unsigned threads, const PodVector<PointBox>* boxes,
+                        const std::atomic<bool>* cancel) {
   const uint64_t total = cloud.size();
   const uint64_t step = subset_step(total, count);
   const bool subset = step != (uint64_t{1} << 32);
@@ -47,7 +49,10 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
   auto offer_point = [&](PickWindow& w, float px, float py, float pz, uint64_t id) {
     int ix, iy;
     uint64_t key;
-    if (!project_to_pixel(p, px, py, pz, colors[id], ix, iy, key)) return;
+    // A point the clip hides draws nothing, so it is not picked (engine/clip_math.h).
+    if (clip.active() ? !clip_project_to_pixel(p, clip, px, py, pz, colors[id], ix, iy, key)
+                      : !project_to_pixel(p, px, py, pz, colors[id], ix, iy, key))
+      return;
     int sx0, sy0, sx1, sy1;
     splat_rect(p, ix, iy, sx0, sy0, sx1, sy1);
     if (sx1 <= w.x0 || sx0 >= w.x1 || sy1 <= w.y0 || sy0 >= w.y1) return;
@@ -63,8 +68,12 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
   };
   const bool float_boxes = !compact && !subset && boxes && boxes->size() == units;
   auto may_hold = [&](size_t u) {
-    if (compact) return reaches(compact_box_footprint(p, compact->batches[u]).rect);
-    if (float_boxes) return reaches(box_footprint(p, (*boxes)[u]).rect);
+    if (compact)
+      return reaches(compact_box_footprint(p, compact->batches[u]).rect) &&
+             (!clip.active() || clip_box_class(clip, compact->batches[u]) != kClipHidden);
+    if (float_boxes)
+      return reaches(box_footprint(p, (*boxes)[u]).rect) &&
+             (!clip.active() || clip_box_class(clip, (*boxes)[u]) != kClipHidden);
     return true;
   };
   parallel_for(
@@ -159,7 +168,10 @@ PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, cons
   PickWindow all;
   if (count == 0 || !pick_window_at(x, y, radius, s.width, s.height, &all)) return PickResult{};
   const ProjParams p = camera.params(s.width, s.height, cloud.origin, s.point_size);
-  collect_candidates(all, cloud, compact, p, count, threads, boxes, cancel);
+  ClipParams clip;
+  // A clip the renderers refuse draws no frame, so nothing can be picked.
+  if (!make_clip_params(s.clip, cloud.origin, &clip, nullptr)) return PickResult{};
+  collect_candidates(all, cloud, compact, p, clip, count, threads, boxes, cancel);
   if (cancel && cancel->load()) return PickResult{};
   return pick_from_window(cloud, all, x, y, radius);
 }

@@ -56,7 +56,7 @@ __device__ __forceinline__ void append_to_list(bool yes, uint32_t value, uint32_
 template <class Box>
 __global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t n,
                           uint8_t* __restrict__ flags, HizView hiz, uint32_t* hidden,
-                          uint32_t* list, uint32_t* list_count) {
+                          uint32_t* list, uint32_t* list_count, ClipParams clip) {
   allow_dependents();  // the raster may be scheduled beside these blocks (DrawnPoints::pdl)
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   // occlusion_flags() counts into it after this grid has completed.
@@ -67,6 +67,9 @@ __global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t 
     f = !batch_may_draw(p, b)       ? kBatchCulled
         : batch_surely_inside(p, b) ? kBatchInside
                                     : kBatchDrawn;
+    // A batch the clip hides whole (engine/clip_math.h) draws nothing either.
+    if (f != kBatchCulled && clip.active() && clip_box_class(clip, b) == kClipHidden)
+      f = kBatchCulled;
     if (hiz.words && f != kBatchCulled && footprint_occluded(batch_footprint(p, b), hiz))
       f |= kBatchDeferred;
     flags[i] = f;
@@ -114,10 +117,10 @@ unsigned flag_blocks(uint64_t n) {
 template <class Box>
 void launch_box_flags_of(const ProjParams& p, const Box* boxes, uint64_t n, uint8_t* flags,
                          const HizView& hiz, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, const ClipParams& clip) {
   if (n == 0) return;
-  box_flags<Box>
-      <<<flag_blocks(n), kThreads, 0, stream>>>(p, boxes, n, flags, hiz, hidden, list, list_count);
+  box_flags<Box><<<flag_blocks(n), kThreads, 0, stream>>>(p, boxes, n, flags, hiz, hidden, list,
+                                                          list_count, clip);
 }
 
 template <class Box>
@@ -133,13 +136,13 @@ void launch_occlusion_flags_of(const ProjParams& p, const Box* boxes, uint64_t n
 
 void launch_box_flags(const ProjParams& p, const PointBox* boxes, uint64_t n, uint8_t* flags,
                       const HizView& hiz, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
-                      cudaStream_t stream) {
-  launch_box_flags_of(p, boxes, n, flags, hiz, hidden, list, list_count, stream);
+                      cudaStream_t stream, const ClipParams& clip) {
+  launch_box_flags_of(p, boxes, n, flags, hiz, hidden, list, list_count, stream, clip);
 }
 void launch_box_flags(const ProjParams& p, const CompactBatch* boxes, uint64_t n, uint8_t* flags,
                       const HizView& hiz, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
-                      cudaStream_t stream) {
-  launch_box_flags_of(p, boxes, n, flags, hiz, hidden, list, list_count, stream);
+                      cudaStream_t stream, const ClipParams& clip) {
+  launch_box_flags_of(p, boxes, n, flags, hiz, hidden, list, list_count, stream, clip);
 }
 
 void launch_occlusion_flags(const ProjParams& p, const PointBox* boxes, uint64_t n,

@@ -18,7 +18,7 @@ static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 /// is wholly inside the view (compact_box_surely_inside()), so each valid point's pixel comes from
 /// project_inside(), the same pixel and depth as project_to_pixel() without its tests. Pixel
 /// indices fit 32 bits (the renderer refuses larger images).
-template <bool kSubset, bool kOrig, bool kSplat, bool kInside>
+template <bool kSubset, bool kOrig, bool kSplat, bool kInside, bool kClip>
 __device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
                                               uint64_t step, unsigned long long* keys,
                                               const CompactBatch& b, uint64_t base, uint32_t cnt,
@@ -62,15 +62,26 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
         if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
         dbits = uint32_t(key >> 32);
       }
+      // kClip: the frame's clip (DrawnPoints::clip); frames without one run kernels without it.
+      uint32_t ck = kClipShown;
+      if constexpr (kClip) {
+        ck = clip_point(in.clip, x, y, z);
+        if (ck == kClipHidden) continue;
+      }
+      auto color = [&]() -> uint32_t {
+        const uint32_t c = load_rgb(in.colors, base + threadIdx.x + off);
+        if constexpr (kClip)
+          return clip_color(in.clip, ck, c);
+        else
+          return c;
+      };
       if constexpr (kSplat) {
-        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) |
-                                        load_rgb(in.colors, base + threadIdx.x + off);
+        const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) | color();
         splat<uint32_t>(p, ix, iy, full, keys);
       } else {
         // The depth word first, the color only for points that may still win.
         const uint32_t pix = uint32_t(iy) * width + uint32_t(ix);
-        depth_test(keys, pix, dbits,
-                   [&]() -> uint32_t { return load_rgb(in.colors, base + threadIdx.x + off); });
+        depth_test(keys, pix, dbits, color);
       }
     }
   }
@@ -79,7 +90,7 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
 // kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
 // kCull: the batches' flags of this frame (box_flags() in raster.h) are read first; without them
 // in.all_inside says whether every batch is wholly inside the view.
-template <bool kSubset, bool kOrig, bool kSplat, bool kCull>
+template <bool kSubset, bool kOrig, bool kSplat, bool kCull, bool kClip>
 __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
   allow_dependents();  // the resolve may be scheduled beside the last blocks (launch_resolve())
@@ -99,11 +110,13 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     // Splats clip their squares to the image anyway: one path for them.
     if constexpr (!kSplat) {
       if (inside) {
-        compact_batch<kSubset, kOrig, false, true>(p, in, step, keys, b, base, cnt, lo, lo + span);
+        compact_batch<kSubset, kOrig, false, true, kClip>(p, in, step, keys, b, base, cnt, lo,
+                                                          lo + span);
         return;
       }
     }
-    compact_batch<kSubset, kOrig, kSplat, false>(p, in, step, keys, b, base, cnt, lo, lo + span);
+    compact_batch<kSubset, kOrig, kSplat, false, kClip>(p, in, step, keys, b, base, cnt, lo,
+                                                        lo + span);
   };
   if constexpr (kCull) {
     if (in.list) {  // the listed batches (parts of them), a contiguous share a block
@@ -127,15 +140,15 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   }
 }
 
-template <bool kSubset, bool kOrig, bool kSplat>
+template <bool kSubset, bool kOrig, bool kSplat, bool kClip>
 void launch_cull(const ProjParams& p, const CompactInput& in, uint64_t step,
                  unsigned long long* keys, unsigned blocks, cudaStream_t stream) {
   if (in.flags)  // after the box tests: a programmatic dependent of them where allowed
-    launch_kernel(compact_points<kSubset, kOrig, kSplat, true>, blocks, kThreads, stream, in.pdl, p,
-                  in, step, keys);
+    launch_kernel(compact_points<kSubset, kOrig, kSplat, true, kClip>, blocks, kThreads, stream,
+                  in.pdl, p, in, step, keys);
   else
-    launch_kernel(compact_points<kSubset, kOrig, kSplat, false>, blocks, kThreads, stream, false, p,
-                  in, step, keys);
+    launch_kernel(compact_points<kSubset, kOrig, kSplat, false, kClip>, blocks, kThreads, stream,
+                  false, p, in, step, keys);
 }
 
 template <bool kSubset, bool kOrig>
@@ -147,10 +160,16 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
   unsigned blocks = in.parts > 1 ? unsigned(batches * uint64_t(in.parts))
                                  : unsigned((batches + rounds - 1) / rounds);
   if (in.flags && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
-  if (p.point_size > 1)
-    launch_cull<kSubset, kOrig, true>(p, in, step, keys, blocks, stream);
+  // A frame with a clip runs the kernels that test it (kClip): those without it stay as they are.
+  const bool clip = in.clip.active();
+  if (p.point_size > 1 && clip)
+    launch_cull<kSubset, kOrig, true, true>(p, in, step, keys, blocks, stream);
+  else if (p.point_size > 1)
+    launch_cull<kSubset, kOrig, true, false>(p, in, step, keys, blocks, stream);
+  else if (clip)
+    launch_cull<kSubset, kOrig, false, true>(p, in, step, keys, blocks, stream);
   else
-    launch_cull<kSubset, kOrig, false>(p, in, step, keys, blocks, stream);
+    launch_cull<kSubset, kOrig, false, false>(p, in, step, keys, blocks, stream);
 }
 
 }  // namespace

@@ -125,7 +125,9 @@ class CudaRendererImpl final : public CudaRenderer {
     if (count == 0 || window->size() == 0) return true;  // nothing drawn: the window stays empty
     if (cloud_->sorted() && !cloud_->make_original_index(error)) return false;
     const ProjParams p = camera.params(s.width, s.height, cloud_->origin(), s.point_size);
-    return cloud_->pick_window(p, count, tuning_.pick_candidates, window, error);
+    ClipParams clip;
+    if (!make_clip_params(s.clip, cloud_->origin(), &clip, error)) return false;
+    return cloud_->pick_window(p, count, tuning_.pick_candidates, window, error, clip);
   }
 
   bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,

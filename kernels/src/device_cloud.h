@@ -97,8 +97,9 @@ class DeviceCloud {
   /// colors' swap wait for it). A sorted cloud needs its original index (make_original_index())
   /// first. False with a message when there is no cloud or a step fails.
   /// `candidates`: room for the points listed after the pass (CudaTuning::pick_candidates).
+  /// `clip`: the frame's clip (engine/clip_math.h); the points it hides are not picked.
   bool pick_window(const ProjParams& p, uint64_t count, uint32_t candidates, PickWindow* window,
-                   std::string* error);
+                   std::string* error, const ClipParams& clip = ClipParams{});
   /// Makes pick_window()'s stream and buffers ahead of the first pick (a window of up to 64 x 64
   /// pixels, room for `candidates`), so that the first click costs what the next ones do. A
   /// failure is left for pick_window() to meet and report.

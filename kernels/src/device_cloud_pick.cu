@@ -56,7 +56,7 @@ void DeviceCloud::prepare_pick(uint32_t candidates) {
 }
 
 bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t candidates,
-                              PickWindow* w, std::string* error) {
+                              PickWindow* w, std::string* error, const ClipParams& clip) {
   std::lock_guard<std::mutex> lock(stage_mutex_);
   const uint64_t n = points_;
   if (!loaded_ || n == 0 || (sorted_ && !orig_)) {
@@ -77,6 +77,7 @@ bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t cand
   }
   in.colors = colors_;
   in.orig = sorted_ ? orig_ : nullptr;
+  in.clip = clip;
   in.total = n;
   in.count = count;
   in.step = subset_step(n, count);

@@ -136,7 +136,8 @@ FramePlan Frame::plan(const DeviceCloud& cloud, const ProjParams& p, const Rende
   const bool box_known = cloud.box_exact();
   const bool cull_pays =
       (tuning.rounds > 0 || n >= kGpuMinCullPoints) &&
-      (!box_known || cloud.empty_batches() > 0 || !box_corners_in_view(p, cloud.box()));
+      (!box_known || cloud.empty_batches() > 0 || !box_corners_in_view(p, cloud.box()) ||
+       clip_.active());  // a clip culls the batches it hides whole
   f.cull = occlusion ||
            (options.culling && cloud.has_boxes() && f.count > 0 && walks_flags && cull_pays);
   // With culling on and the whole cloud surely inside the view: no box tests, and no per-point
@@ -188,6 +189,7 @@ bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSet
                          occlusion_.choose_for_frame(options.occlusion, cloud.points());
   if (occlusion && !reserve_hiz(s.width, s.height, error)) return false;
   const ProjParams p = camera.params(s.width, s.height, cloud.origin(), s.point_size);
+  if (!make_clip_params(s.clip, cloud.origin(), &clip_, error)) return false;
   const FramePlan f = plan(cloud, p, s, options, tuning, occlusion);
   stats.points_drawn = f.count;
   if (!tuning.frame_graph) {
@@ -270,6 +272,7 @@ bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePl
   drawn.count = f.count;
   drawn.pdl = pdl_;
   drawn.all_inside = f.all_inside;
+  drawn.clip = clip_;
   HizView hiz;
   hiz.words = hiz_;
   hiz.width = s.width;
@@ -305,10 +308,10 @@ bool Frame::enqueue_box_tests(const DeviceCloud& cloud, const ProjParams& p, con
   uint32_t* const hidden = f.occlusion ? hidden_ : nullptr;
   if (cloud.compact())
     launch_box_flags(p, cloud.compact_batches(), cloud.batches(), cloud.flags(), last_hiz, hidden,
-                     cloud.list(), list_count_, stream_);
+                     cloud.list(), list_count_, stream_, clip_);
   else
     launch_box_flags(p, cloud.boxes(), cloud.batches(), cloud.flags(), last_hiz, hidden,
-                     cloud.list(), list_count_, stream_);
+                     cloud.list(), list_count_, stream_, clip_);
   PR_CUDA_TRY(cudaGetLastError());  // the box tests' launch
   drawn.flags = cloud.flags();
   last_flags_ = cloud.flags();

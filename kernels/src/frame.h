@@ -13,6 +13,7 @@
 
 #include "device_cloud.h"
 #include "engine/camera.h"
+#include "engine/clip_math.h"
 #include "engine/culling.h"
 #include "engine/frame_policy.h"
 #include "engine/frame_stats.h"
@@ -113,6 +114,7 @@ class Frame {
   cudaError_t record(cudaEvent_t e, bool capturing);
 
   cudaStream_t stream_;
+  ClipParams clip_;  // this frame's clip (RenderSettings::clip) in the cloud's local frame
   int sms_ = 1;
   bool pdl_ = false;
   cudaEvent_t ev_[5] = {};

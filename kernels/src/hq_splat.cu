@@ -78,21 +78,25 @@ __device__ __forceinline__ void hq_warp_add(uint32_t pix, uint64_t w,
 /// and word for hq_warp_add() in `pix` and `w` (left at ~0u and 0 when it blends nowhere).
 template <bool kSplat>
 __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, float y, float z,
-                                         const uint32_t* colors, uint64_t s,
+                                         const ClipParams& clip, const uint32_t* colors, uint64_t s,
                                          const unsigned long long* __restrict__ keys,
                                          unsigned long long* __restrict__ acc, uint32_t& pix,
                                          uint64_t& w) {
   int ix, iy;
   uint64_t key;
   if (!ok || !project_to_pixel(p, x, y, z, 0u, ix, iy, key)) return;
+  // The clip as the raster drew it: hidden points blend nowhere, tinted ones with the tint.
+  const uint32_t ck = clip.active() ? clip_point(clip, x, y, z) : kClipShown;
+  if (ck == kClipHidden) return;
   const uint32_t dbits = uint32_t(key >> 32);
   if constexpr (kSplat) {
-    hq_splat_point(p, ix, iy, dbits, keys, acc, [&]() -> uint32_t { return load_rgb(colors, s); });
+    hq_splat_point(p, ix, iy, dbits, keys, acc,
+                   [&]() -> uint32_t { return clip_color(clip, ck, load_rgb(colors, s)); });
   } else {
     const uint32_t at = uint32_t(iy) * uint32_t(p.width) + uint32_t(ix);
     if (!hq_blends(dbits, keys[at])) return;
     pix = at;
-    w = hq_lane_word(load_rgb(colors, s));
+    w = hq_lane_word(clip_color(clip, ck, load_rgb(colors, s)));
   }
 }
 
@@ -127,7 +131,7 @@ __global__ void __launch_bounds__(kThreads)
       }
       uint32_t pix = ~0u;
       uint64_t w = 0;
-      hq_point<kSplat>(p, ok, x, y, z, in.colors, i, keys, acc, pix, w);
+      hq_point<kSplat>(p, ok, x, y, z, in.clip, in.colors, i, keys, acc, pix, w);
       if constexpr (!kSplat) hq_warp_add(pix, w, acc);
     }
   }
@@ -151,7 +155,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     uint32_t pix = ~0u;
     uint64_t w = 0;
-    hq_point<kSplat>(p, ok, x, y, z, in.colors, s, keys, acc, pix, w);
+    hq_point<kSplat>(p, ok, x, y, z, in.clip, in.colors, s, keys, acc, pix, w);
     if constexpr (!kSplat) hq_warp_add(pix, w, acc);
   }
 }

@@ -60,11 +60,17 @@ __device__ __forceinline__ void for_batch_hits(const PickInput& in, uint64_t bat
     int ix, iy;
     uint64_t key;
     if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
+    // The frame's clip: a point it hides is not drawn, so not picked; a tinted one's key carries
+    // the tint, as the raster's.
+    const uint32_t ck = in.clip.active() ? clip_point(in.clip, x, y, z) : kClipShown;
+    if (ck == kClipHidden) continue;
     int x0, y0, x1, y1;
     splat_rect(p, ix, iy, x0, y0, x1, y1);
     x0 = max(x0, in.x0), y0 = max(y0, in.y0), x1 = min(x1, in.x1), y1 = min(y1, in.y1);
     if (x0 >= x1 || y0 >= y1) continue;
-    key |= load_rgb(in.colors, s);  // the color only for the window's points: pack_key()'s key
+    key |= clip_color(
+        in.clip, ck,
+        load_rgb(in.colors, s));  // the color only for the window's points: pack_key()'s key
     for (int yy = y0; yy < y1; ++yy)
       for (int xx = x0; xx < x1; ++xx) fn(xx, yy, id, static_cast<unsigned long long>(key));
   }

@@ -16,6 +16,15 @@ namespace {
 // the kPerThread loads are issued before the first is used (more bytes in flight per thread).
 constexpr int kPerThread = 4;
 
+/// A point's color as a frame with a clip draws it (kClip: tinted when its class `k` says so).
+template <bool kClip>
+__device__ __forceinline__ uint32_t clipped_color(const ClipParams& c, uint32_t k, uint32_t color) {
+  if constexpr (kClip)
+    return clip_color(c, k, color);
+  else
+    return color;
+}
+
 /// Which stored points a launch walks: all of them; a subset of a cloud stored in its own order
 /// (the i-th drawn point is stored at subset_index(i, step)); or a subset of a permuted (sorted)
 /// cloud (every stored point, kept when its original index is in the subset).
@@ -26,7 +35,7 @@ enum Walk : int { kAll = 0, kStrided = 1, kPermutedSubset = 2 };
 /// finite coordinates (every point its box holds) passes project_to_pixel()'s image tests and needs
 /// none, and its clamp does nothing; a point with a NaN or infinite coordinate has a NaN or
 /// infinite depth, which project()'s `visible` still rejects.
-template <int kWalk, bool kInside = false>
+template <int kWalk, bool kInside = false, bool kClip = false>
 __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterInput& in,
                                              uint64_t step, unsigned long long* keys, uint64_t n,
                                              uint64_t base) {
@@ -58,22 +67,38 @@ __device__ __forceinline__ void raster_chunk(const ProjParams& p, const RasterIn
     if constexpr (kInside) {
       const Projected q = project(p, x[k], y[k], z[k]);
       if (!q.visible) continue;
+      uint32_t ck = kClipShown;
+      if constexpr (kClip) {  // the frame's clip (DrawnPoints::clip)
+        ck = clip_point(in.clip, x[k], y[k], z[k]);
+        if (ck == kClipHidden) continue;
+      }
       float px, py;
       pixel_coords(p, q, px, py);
       const uint32_t pix = uint32_t(int(py)) * uint32_t(p.width) + uint32_t(int(px));
       const uint64_t s = src[k];
-      depth_test(keys, pix, float_bits(q.depth),
-                 [&]() -> uint32_t { return load_rgb(in.colors, s); });
+      depth_test(keys, pix, float_bits(q.depth), [&]() -> uint32_t {
+        return clipped_color<kClip>(in.clip, ck, load_rgb(in.colors, s));
+      });
       continue;
     }
     int ix = 0, iy = 0;
     uint64_t key = 0;
-    const bool hit = project_to_pixel(p, x[k], y[k], z[k], 0u, ix, iy, key);
+    bool hit = project_to_pixel(p, x[k], y[k], z[k], 0u, ix, iy, key);
+    uint32_t ck = kClipShown;
+    if constexpr (kClip) {
+      if (hit) {
+        ck = clip_point(in.clip, x[k], y[k], z[k]);
+        hit = ck != kClipHidden;
+      }
+    }
     const size_t pix = hit ? size_t(iy) * width + size_t(ix) : ~size_t(0);
     const uint32_t dbits = uint32_t(key >> 32);
     const uint64_t s = src[k];
     // The color is read only for points that may still win (after the early test).
-    if (hit) depth_test(keys, pix, dbits, [&]() -> uint32_t { return load_rgb(in.colors, s); });
+    if (hit)
+      depth_test(keys, pix, dbits, [&]() -> uint32_t {
+        return clipped_color<kClip>(in.clip, ck, load_rgb(in.colors, s));
+      });
   }
 }
 
@@ -90,7 +115,7 @@ static_assert(kPointBatch % kChunk == 0);
 // kCull: at most 32 registers (8 blocks an SM); without the bound the flag test took the kernel
 // to 40 registers (6 blocks an SM).
 // kAllInside (no flags): every batch is wholly inside the view.
-template <int kWalk, bool kCull = false, bool kAllInside = false>
+template <int kWalk, bool kCull = false, bool kAllInside = false, bool kClip = false>
 __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
     raster_points(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
   static_assert(!kCull || kWalk != kStrided);
@@ -104,11 +129,11 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
   auto chunk = [&](uint64_t at, bool inside) {
     if constexpr (kWalk != kStrided && (kCull || kAllInside)) {
       if (inside) {
-        raster_chunk<kWalk, true>(p, in, step, keys, n, at + threadIdx.x);
+        raster_chunk<kWalk, true, kClip>(p, in, step, keys, n, at + threadIdx.x);
         return;
       }
     }
-    raster_chunk<kWalk>(p, in, step, keys, n, at + threadIdx.x);
+    raster_chunk<kWalk, false, kClip>(p, in, step, keys, n, at + threadIdx.x);
   };
   if constexpr (kCull) {
     if (in.list) {  // the listed batches, a contiguous share of them a block
@@ -157,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
 
 /// Point size > 1: every pixel of the clipped square gets the point's key (as on the CPU). One
 /// point a thread; kCull as in raster_points (kPointBatch / kThreads rounds a batch).
-template <int kWalk>
+template <int kWalk, bool kClip>
 __device__ __forceinline__ void splat_point(const ProjParams& p, const RasterInput& in,
                                             uint64_t step, unsigned long long* keys, uint64_t n,
                                             uint64_t i) {
@@ -169,11 +194,16 @@ __device__ __forceinline__ void splat_point(const ProjParams& p, const RasterInp
   const Float3 v = in.pos[s];
   int ix, iy;
   uint64_t key;
-  if (!project_to_pixel(p, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key)) return;
+  if constexpr (kClip) {
+    if (!clip_project_to_pixel(p, in.clip, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key))
+      return;
+  } else {
+    if (!project_to_pixel(p, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key)) return;
+  }
   splat<size_t>(p, ix, iy, static_cast<unsigned long long>(key), keys);
 }
 
-template <int kWalk, bool kCull = false>
+template <int kWalk, bool kCull = false, bool kClip = false>
 __global__ void __launch_bounds__(kThreads)
     raster_splats(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
   static_assert(!kCull || kWalk != kStrided);
@@ -184,7 +214,7 @@ __global__ void __launch_bounds__(kThreads)
     auto batch = [&](uint64_t b) {
       const uint64_t first = b * kPointBatch + threadIdx.x;
       for (uint32_t k = 0; k < kPointBatch; k += kThreads)
-        splat_point<kWalk>(p, in, step, keys, n, first + k);
+        splat_point<kWalk, kClip>(p, in, step, keys, n, first + k);
     };
     if (in.list) {  // the listed batches, in turn
       const uint32_t listed = __ldg(in.list_count);
@@ -193,7 +223,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (batch_draws(__ldg(in.flags + blockIdx.x))) batch(blockIdx.x);
   } else {
-    splat_point<kWalk>(p, in, step, keys, n, uint64_t(blockIdx.x) * kThreads + threadIdx.x);
+    splat_point<kWalk, kClip>(p, in, step, keys, n, uint64_t(blockIdx.x) * kThreads + threadIdx.x);
   }
 }
 
@@ -333,14 +363,24 @@ void launch_points(const ProjParams& p, const RasterInput& in, uint64_t step,
   if (blocks == 0) return;
   if (kCull && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
   const bool dep = kCull && in.pdl;  // after the box tests (box_flags())
+  // A frame with a clip runs the kernels that test it (kClip): those without it stay as they are.
+  const bool clip = in.clip.active();
   if constexpr (!kCull && kWalk != kStrided) {
     if (in.all_inside) {
-      launch_kernel(raster_points<kWalk, false, true>, blocks, kThreads, stream, dep, p, in, step,
-                    keys);
+      if (clip)
+        launch_kernel(raster_points<kWalk, false, true, true>, blocks, kThreads, stream, dep, p, in,
+                      step, keys);
+      else
+        launch_kernel(raster_points<kWalk, false, true>, blocks, kThreads, stream, dep, p, in, step,
+                      keys);
       return;
     }
   }
-  launch_kernel(raster_points<kWalk, kCull>, blocks, kThreads, stream, dep, p, in, step, keys);
+  if (clip)
+    launch_kernel(raster_points<kWalk, kCull, false, true>, blocks, kThreads, stream, dep, p, in,
+                  step, keys);
+  else
+    launch_kernel(raster_points<kWalk, kCull>, blocks, kThreads, stream, dep, p, in, step, keys);
 }
 
 template <int kWalk, bool kCull = false>
@@ -351,8 +391,12 @@ void launch_splats(const ProjParams& p, const RasterInput& in, uint64_t step,
   unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
   if (kCull && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
-  launch_kernel(raster_splats<kWalk, kCull>, blocks, kThreads, stream, kCull && in.pdl, p, in, step,
-                keys);
+  if (in.clip.active())
+    launch_kernel(raster_splats<kWalk, kCull, true>, blocks, kThreads, stream, kCull && in.pdl, p,
+                  in, step, keys);
+  else
+    launch_kernel(raster_splats<kWalk, kCull>, blocks, kThreads, stream, kCull && in.pdl, p, in,
+                  step, keys);
 }
 
 }  // namespace

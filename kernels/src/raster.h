@@ -10,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "engine/clip_math.h"
 #include "engine/compact.h"
 #include "engine/culling.h"
 #include "engine/edl.h"
@@ -60,6 +61,11 @@ struct DrawnPoints {
   /// Without flags: every batch is wholly inside the view (the whole cloud's box_surely_inside()),
   /// so the points skip their image tests (flags mark such batches kBatchInside).
   bool all_inside = false;
+  /// The frame's clip (engine/clip_math.h; inactive: every point draws): each point that draws
+  /// is tested with clip_point(), the same float test as the CPU's, and drawn tinted or not at
+  /// all; the box tests cull the batches it hides whole. One branch a point, the same for every
+  /// thread of a frame.
+  ClipParams clip;
 };
 static_assert(kPointBatch == kCompactBatch, "one flag byte and list entry a batch of either");
 
@@ -159,12 +165,13 @@ cudaError_t gather(const T* src, const uint32_t* order, uint64_t n, T* dst, cuda
 /// hides is deferred (| kBatchDeferred) and `*hidden` is zeroed for
 /// launch_occlusion_flags(). `list` (or null): the batches that draw are appended there, counted
 /// in `*list_count` (zeroed before the launch), for the raster kernels (DrawnPoints::list).
+/// `clip` (active): the batches it hides whole (clip_box_class()) are culled too.
 void launch_box_flags(const ProjParams& p, const PointBox* boxes, uint64_t n, uint8_t* flags,
                       const HizView& hiz, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
-                      cudaStream_t stream);
+                      cudaStream_t stream, const ClipParams& clip = ClipParams{});
 void launch_box_flags(const ProjParams& p, const CompactBatch* boxes, uint64_t n, uint8_t* flags,
                       const HizView& hiz, uint32_t* hidden, uint32_t* list, uint32_t* list_count,
-                      cudaStream_t stream);
+                      cudaStream_t stream, const ClipParams& clip = ClipParams{});
 
 /// Occlusion culling's second pass flags, after the first raster pass and launch_hiz(): a
 /// deferred batch that this frame's Hi-Z `hiz` no longer hides is drawn by the second pass, one it
@@ -215,6 +222,7 @@ struct PickInput {
   const PointBox* boxes = nullptr;   ///< the float positions' batch boxes, or null: no culling
   const uint32_t* colors = nullptr;  ///< packed RGB (load_rgb())
   const uint32_t* orig = nullptr;    ///< each stored point's original index; null: as stored
+  ClipParams clip;                   ///< the frame's clip: the points it hides are not picked
   uint64_t total = 0;                ///< points stored
   uint64_t count = 0, step = 0;      ///< a subset: in_subset(original index, count, step)
   bool subset = false;

@@ -351,3 +351,53 @@ TEST(Options, ConvertRefusesBadValuesAndCombinations) {
             std::string::npos);
   EXPECT_NE(usage_error(words("--convert o.las --scan 1 a.e57")).find("--scan"), std::string::npos);
 }
+
+TEST(Options, ClipBoxesModesAndSections) {
+  pr::Options o;
+  ASSERT_EQ(parse(words("--headless --clip-box 1,2,3,4,5,6 --clip-box 0,0,0,1,1,1,30,0,-10,outside "
+                        "--clip-mode highlight --section z=12.5,0.5"),
+                  o),
+            0);
+  ASSERT_EQ(o.clip.boxes.size(), 2u);
+  // The arguments' order is not kept between boxes: find each by its centre.
+  const pr::ClipBox& a = o.clip.boxes[0].centre.x == 1.0 ? o.clip.boxes[0] : o.clip.boxes[1];
+  const pr::ClipBox& b = o.clip.boxes[0].centre.x == 1.0 ? o.clip.boxes[1] : o.clip.boxes[0];
+  EXPECT_EQ(a.centre, glm::dvec3(1, 2, 3));
+  EXPECT_EQ(a.size, glm::dvec3(4, 5, 6));
+  EXPECT_EQ(a.mode, pr::ClipMode::kHighlight);  // --clip-mode
+  EXPECT_EQ(b.mode, pr::ClipMode::kOutside);    // its own
+  EXPECT_EQ(b.yaw, 30.0);
+  EXPECT_EQ(b.roll, -10.0);
+  EXPECT_TRUE(o.clip.section.enabled);
+  EXPECT_EQ(o.clip.section.normal, glm::dvec3(0, 0, 1));
+  EXPECT_EQ(o.clip.section.point.z, 12.5);
+  EXPECT_EQ(o.clip.section.thickness, 0.5);
+  ASSERT_EQ(parse(words("--section 1,2,3,0,1,0,2"), o), 0);
+  EXPECT_EQ(o.clip.section.normal, glm::dvec3(0, 1, 0));
+  EXPECT_FALSE(o.clip.active() && !o.clip.section.enabled);
+}
+
+TEST(Options, BadClipValuesAreUsageErrors) {
+  EXPECT_EQ(usage_error({"--clip-box", "0,0,0,1,0,1"}),
+            "option --clip-box: every size must be above zero, got '0,0,0,1,0,1'");
+  EXPECT_EQ(usage_error({"--clip-box", "0,0,0,1,1"}),
+            "option --clip-box: expected CX,CY,CZ,SX,SY,SZ[,YAW,PITCH,ROLL][,MODE], got "
+            "'0,0,0,1,1'");
+  EXPECT_EQ(usage_error({"--clip-box", "0,0,nan,1,1,1"}),
+            "option --clip-box: 'nan' is not a finite number");
+  EXPECT_EQ(usage_error({"--clip-box", "0,0,0,1,1,1,5"}).rfind("option --clip-box: expected", 0),
+            0u);
+  EXPECT_EQ(usage_error({"--clip-mode", "around"}),
+            "option --clip-mode: 'around' is not inside, outside or highlight");
+  EXPECT_EQ(usage_error({"--section", "w=1,2"}).rfind("option --section: expected", 0), 0u);
+  EXPECT_EQ(usage_error({"--section", "z=1,0"}),
+            "option --section: the thickness must be above zero, got 'z=1,0'");
+  EXPECT_EQ(usage_error({"--section", "0,0,0,0,0,0,1"}),
+            "option --section: the normal is zero, got '0,0,0,0,0,0,1'");
+  std::vector<std::string> many;
+  for (int i = 0; i <= pr::kMaxClipBoxes; ++i) {
+    many.push_back("--clip-box");
+    many.push_back("0,0,0,1,1,1");
+  }
+  EXPECT_EQ(usage_error(many), "option --clip-box: 9 clip boxes, at most 8");
+}

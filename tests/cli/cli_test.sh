@@ -226,6 +226,37 @@ check "--convert of a cut file -> exit 0 (got $rc)" $rc
 grep -q "^  note        $tmp/cut.xyz: cut short: 2 points decoded" "$tmp/out"
 check "--convert of a cut file notes its warning" $?
 
+# Clip boxes and sections (docs/CLIP.md): listed, bad values are usage errors, a clipped headless
+# frame draws fewer pixels, and --convert writes only the points a box keeps.
+for opt in --clip-box --clip-mode --section; do
+  grep -q -- "$opt" "$tmp/help"; check "--help lists $opt" $?
+done
+expect_usage_error --headless --clip-box 0,0,0,1,0,1
+expect_usage_error --headless --clip-box 0,0,0,1,1
+expect_usage_error --headless --clip-box 0,0,nan,1,1,1
+expect_usage_error --headless --clip-mode around
+expect_usage_error --headless --section z=1,0
+expect_usage_error --headless --section 1,2,3
+printf '0 0 0\n1 0 0\n2 0 0\n3 0 0\n0.5 0.4 0\n' >"$tmp/row.xyz"
+"$bin" --convert "$tmp/row.las" --clip-box 1,0,0,2.2,1,1 "$tmp/row.xyz" >"$tmp/out" 2>&1; rc=$?
+check "--convert with --clip-box -> exit 0 (got $rc)" $rc
+"$bin" --info "$tmp/row.las" >"$tmp/out" 2>&1
+check "--convert with --clip-box keeps the 4 points inside" $(( $(grep -c '^  points      4$' "$tmp/out") != 1 ))
+"$bin" --convert "$tmp/row2.las" --clip-box 1,0,0,2.2,1,1,outside "$tmp/row.xyz" >"$tmp/out" 2>&1
+"$bin" --info "$tmp/row2.las" >"$tmp/out" 2>&1
+check "--convert with an outside box keeps the 1 point outside" $(( $(grep -c '^  points      1$' "$tmp/out") != 1 ))
+
+# A streamed COPC file: a box at a corner of its 15 nodes' cube selects, so loads, fewer nodes.
+copc="$(cd "$(dirname "$0")/.." && pwd)/data/laz/lone-star.copc.laz"
+nodes_of() {  # the summary line's lod_nodes of a headless run with the given options
+  "$bin" --headless --frames 1 --width 320 --height 200 --sse 0 "$@" "$copc" 2>/dev/null |
+    sed -n 's/.* lod_nodes=\([0-9]*\).*/\1/p'
+}
+all_nodes=$(nodes_of)
+clipped_nodes=$(nodes_of --clip-box 515372,4918345,2330,6,6,30)
+check "a clip box streams fewer nodes ($clipped_nodes of $all_nodes)" \
+  $(( ${clipped_nodes:-99} >= ${all_nodes:-0} || ${clipped_nodes:-0} < 1 ))
+
 # A file that does not exist: exit 1, one line naming it.
 "$bin" --headless --frames 1 "$tmp/missing.ply" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "missing file -> exit 1 (got $rc)" $((rc != 1))

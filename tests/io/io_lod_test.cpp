@@ -251,3 +251,27 @@ TEST(Lod, ThousandsOfTilesAndAMillionNodesSelectQuickly) {
 
 }  // namespace
 }  // namespace pr
+
+namespace pr {
+namespace {
+
+// A clip (LodView::hidden) keeps the nodes it hides whole out of the selection, and all below
+// them: here every node wholly at x > 0.
+TEST(Lod, NodesAClipHidesAreNotSelected) {
+  std::vector<LodTile> tiles{full_tile(3, 100)};
+  LodLimits lim;
+  lim.point_budget = ~0ull;
+  lim.sse_px = 0.0;
+  LodView view = look_at({0, -1000, 0}, {0, 0, 0});
+  view.hidden = [](const Bounds& b) { return b.min.x >= 0.0; };
+  view.hidden_key = 1;
+  LodSelection s;
+  select_lod(tiles, view, lim, s);
+  // Of each level's 8^L nodes, the half at x < 0.
+  EXPECT_EQ(s.nodes.size(), 1u + 4 + 32 + 256);
+  for (const LodItem& it : s.nodes) EXPECT_LT(tiles[0].node_box(it.key).min.x, 0.0);
+  expect_parents_first(s);
+}
+
+}  // namespace
+}  // namespace pr

@@ -105,6 +105,7 @@ class CpuRenderer final : public Renderer {
   bool compact_active_ = false;
   std::shared_ptr<const CompactCloud> compact_ = std::make_shared<const CompactCloud>();
   PodVector<PointBox> boxes_;  // one per kPointBatch points of the plain cloud
+  ClipParams clip_;            // this frame's clip (RenderSettings::clip) in the local frame
   uint64_t culled_batches_ = 0;
   // Occlusion culling: the choice across frames, the Hi-Z of the last frame that ran it
   // (HizView's layout) and its size, and each batch's pass this frame (draw_batches()).

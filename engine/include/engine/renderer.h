@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "engine/camera.h"
+#include "engine/clip.h"
 #include "engine/frame_stats.h"
 #include "engine/image.h"
 #include "engine/point_cloud.h"
@@ -65,6 +66,10 @@ struct RenderSettings {
   /// within 1% of the nearest one's depth, not the nearest one's alone (a second pass over the
   /// points drawn); the same image on both renderers.
   bool hq = false;
+  /// Clip volumes and a section (engine/clip.h, docs/CLIP.md): points the clip hides draw
+  /// nothing (and are not picked), highlighted ones draw tinted; the same image on both
+  /// renderers. Inactive (the default): every point draws.
+  Clip clip;
 };
 
 struct PickWindow;   // engine/pick.h

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,6 +89,11 @@ class RecordSource {
 /// one-line `error` when no input can be opened or none holds points.
 std::unique_ptr<RecordSource> open_record_source(const std::vector<std::string>& inputs,
                                                  unsigned threads, std::string* error);
+
+/// The records of `source` that `keep` (ConvertOptions::keep) takes, in their order; `source`
+/// must outlive it. Never direct(): every record is tested.
+std::unique_ptr<RecordSource> filtered_record_source(RecordSource& source,
+                                                     std::function<bool(const glm::dvec3&)> keep);
 
 /// A source over a cloud in memory (world = origin + position; named fields as float extra
 /// bytes).

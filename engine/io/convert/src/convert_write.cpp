@@ -415,9 +415,13 @@ bool write_laz(RecordSource& src, OutFile& out, unsigned threads, ConvertProgres
 }
 
 /// Writes `src` into `output`; what is common to conversion and saving a cloud.
-bool write_output(RecordSource& src, const std::string& output, ConvertOutput kind,
+bool write_output(RecordSource& source, const std::string& output, ConvertOutput kind,
                   const fs::path& dir, const ConvertOptions& options, ConvertProgress* progress,
                   ConvertResult* result, std::string* error) {
+  // A clip (ConvertOptions::keep): the records it keeps, filtered as they are read.
+  const std::unique_ptr<RecordSource> filtered =
+      options.keep ? filtered_record_source(source, options.keep) : nullptr;
+  RecordSource& src = filtered ? *filtered : source;
   const RecordSpec& spec = src.spec();
   if (!check_disk(output, kind, dir, options.temp_dir, spec, error)) return false;
   ConvertResult r;

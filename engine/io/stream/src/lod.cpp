@@ -48,7 +48,10 @@ struct Frustum {
   double near_z = 0.01;
   double pixels_per_unit = 1.0;  ///< focus * height / 2: pixels of a unit at distance 1
 
+  const std::function<bool(const Bounds&)>* hidden = nullptr;  // the view's clip, or null
+
   explicit Frustum(const LodView& v, double margin_px) {
+    if (v.hidden) hidden = &v.hidden;
     eye = v.eye;
     near_z = v.near_z > 0 ? v.near_z : 1e-6;
     const double w = std::max(v.width, 1), h = std::max(v.height, 1);
@@ -70,6 +73,7 @@ struct Frustum {
   /// False when the box lies wholly outside one plane (its point nearest the inside is out).
   bool visible(const Bounds& b) const {
     if (b.empty) return false;
+    if (hidden && (*hidden)(b)) return false;  // the clip shows none of its points
     for (int i = 0; i < 5; ++i) {
       const glm::dvec3 p{n[i].x > 0 ? b.min.x : b.max.x, n[i].y > 0 ? b.min.y : b.max.y,
                          n[i].z > 0 ? b.min.z : b.max.z};

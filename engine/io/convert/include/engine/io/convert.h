@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ConvertOptions {
   uint64_t memory_bytes = 0;
   /// Threads for reading, building and encoding; 0: every core.
   unsigned threads = 0;
+  /// Which points are written (a clip, engine/clip.h): keep(world position of the record, as it
+  /// is written: on the output's grid) says; unset: every point. Called from several threads.
+  std::function<bool(const glm::dvec3&)> keep;
 };
 
 /// What a conversion is doing, for a progress bar: written by the converter, read by the UI;

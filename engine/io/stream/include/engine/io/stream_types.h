@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include <glm/glm.hpp>
 
 #include "engine/io/open_byte_source.h"
+#include "engine/point_cloud.h"
 
 namespace pr {
 
@@ -19,6 +21,11 @@ struct LodView {
   double focus = 5.0;
   int width = 1280, height = 720;  ///< pixels
   double near_z = 0.01;
+  /// A clip (engine/clip.h; app/streaming.cpp's lod_view()): whether no point of a node's box can
+  /// be shown. Such a node is not selected, nor anything below it, so it is not loaded. Unset:
+  /// every node may be. `hidden_key` changes whenever `hidden` does (the selection runs again).
+  std::function<bool(const Bounds&)> hidden;
+  uint64_t hidden_key = 0;
 };
 
 struct StreamOptions {
