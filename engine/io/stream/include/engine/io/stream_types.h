@@ -19,6 +19,9 @@ struct LodView {
   double focus = 5.0;
   int width = 1280, height = 720;  ///< pixels
   double near_z = 0.01;
+  /// Orthographic: image-plane units per world unit (2 / the view's height; focus then unused);
+  /// 0 for the pinhole camera.
+  double ortho = 0.0;
 };
 
 struct StreamOptions {
