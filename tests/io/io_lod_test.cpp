@@ -183,7 +183,7 @@ TEST(Lod, OrthographicViewsCullByParallelPlanesAndRefineAtAnyDistance) {
   std::vector<LodTile> tiles{full_tile(4, 1)};
   LodLimits lim;
   lim.point_budget = ~0ull;
-  lim.sse_px = 0.5;
+  lim.sse_px = 0.0;
   lim.margin_px = 0.0;
   LodView v = look_at({10, -20, 300}, {10, -20, 0});
   v.right = {1, 0, 0};
@@ -214,6 +214,10 @@ TEST(Lod, OrthographicViewsCullByParallelPlanesAndRefineAtAnyDistance) {
   EXPECT_GT(visible, 2000);
   EXPECT_GT(outside, 10000);
   EXPECT_LT(s.nodes.size(), size_t(1 + 8 + 64 + 512 + 4096) / 2);
+  // Refined by the screen-space error: root spacing 200/128 is 3.1 px at any distance.
+  lim.sse_px = 0.5;
+  select_lod(tiles, v, lim, s);
+  EXPECT_GT(s.nodes.size(), 1u);
   LodView far = v;
   far.eye.z = 3000;
   LodSelection s_far;
