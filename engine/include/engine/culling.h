@@ -113,9 +113,9 @@ PR_HD double edge_divisor(const ProjParams& p, const double cc[3], const double 
 /// division and the products. A linear form is negative over the whole box when its maximum, at
 /// the centre plus sum |coefficient| * half extent, is negative; so each image edge is one such
 /// test (in an orthographic view with 1 in place of c.z: edge_divisor()). Written so that NaN
-/// anywhere culls nothing. Only the centre pixel of a point decides
-/// whether it draws (a splat whose centre is outside the image draws nothing, as on the CPU), so
-/// point sizes need no margin.
+/// anywhere culls nothing. Only the centre pixel of a point decides whether it draws (a splat
+/// whose centre is outside the image draws nothing, as on the CPU), so point sizes need no
+/// margin.
 PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
   double cc[3], ch[3];
   camera_box(p, lo_in, hi_in, cc, ch);
@@ -230,8 +230,8 @@ struct BoxFootprint {
 /// [x-, x+] x [y-, y+] x [max(z-, near_z), z+]. With near_z > 0 that box is in front of the
 /// camera, where px = c.x F / c.z + cx and py = cy - c.y F / c.z are linear-fractional functions
 /// of c (linear in an orthographic view, F = k * pixels per unit, no division): they take their
-/// extremes over the box at its corners. The margin is 2 pixels for the
-/// float division's rounding, plus point_size pixels for a splat's square around its centre.
+/// extremes over the box at its corners. The margin is 2 pixels for the float division's
+/// rounding, plus point_size pixels for a splat's square around its centre.
 PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const double hi[3]) {
   BoxFootprint f;
   const PixelRect full{0, 0, p.width > 0 ? p.width : 0, p.height > 0 ? p.height : 0};
