@@ -180,6 +180,8 @@ void CameraControl::views_section(const Bounds* bounds, double aspect) {
 
 void CameraControl::draw_focus_section() {
   if (!ImGui::CollapsingHeader("Focus", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  // An orthographic image has no focal length; it decides the perspective view 5 returns to.
+  if (camera.ortho()) ImGui::TextDisabled("orthographic: the focus is the perspective view's");
   const double fmin = 0.2, fmax = 50.0;
   ImGui::SliderScalar("focus", ImGuiDataType_Double, &camera.focus, &fmin, &fmax, "%.3f",
                       ImGuiSliderFlags_Logarithmic);
