@@ -184,6 +184,26 @@ void add_view_options(CLI::App& app, Options& o) {
           if (!(f > 0.0) || f > 1e4) bad("option --focus: must be > 0 and <= 10000");
           o.focus = f;
         });
+  value(app, "--projection", "perspective|ortho",
+        "perspective (default) or orthographic: parallel rays, no\n"
+        "foreshortening; the view is as high as the cloud's framing needs",
+        [&o](const std::string& v) {
+          if (v == "perspective")
+            o.projection = Projection::kPerspective;
+          else if (v == "ortho" || v == "orthographic")
+            o.projection = Projection::kOrthographic;
+          else
+            bad("option --projection: '" + v + "' is not perspective or ortho");
+        });
+  value(app, "--view", "top|bottom|front|back|left|right|iso",
+        "a standard view along the up axis or a horizontal one, the\n"
+        "cloud framed (replaces --camera's position and angles)",
+        [&o](const std::string& v) {
+          StandardView sv;
+          if (!parse_standard_view(v, &sv))
+            bad("option --view: '" + v + "' is not top, bottom, front, back, left, right or iso");
+          o.view = sv;
+        });
   value(app, "--up", "y|z", "the world's up axis (default: z for files, y for scenes)",
         [&o](const std::string& v) {
           if (v != "y" && v != "z" && v != "Y" && v != "Z")

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/camera.h"    // Projection, StandardView
 #include "engine/clip.h"      // Clip
 #include "engine/colorize.h"  // Colormap
 #include "engine/measure.h"   // MeasureKind, CellHeight
@@ -37,6 +38,8 @@ struct Options {
   std::optional<uint64_t> points;
   std::optional<CameraArg> camera;
   std::optional<double> focus;
+  std::optional<Projection> projection;  ///< --projection perspective|ortho
+  std::optional<StandardView> view;      ///< --view top|bottom|front|back|left|right|iso
   std::optional<char>
       up;          ///< 'y' or 'z'; unset: z for files (LAS and scans are z-up), y for scenes
   int frames = 0;  ///< 0: headless renders 5 frames; the viewer runs until closed

@@ -11,7 +11,8 @@ namespace {
 constexpr double kDeg = 3.14159265358979323846 / 180.0;
 }
 
-void apply_camera_options(const Options& o, Camera& cam) {
+void apply_camera_options(const Options& o, Camera& cam, const Bounds& world_bounds,
+                          double aspect) {
   if (o.camera) {
     cam.position = {o.camera->x, o.camera->y, o.camera->z};
     cam.yaw = o.camera->yaw_deg * kDeg;
@@ -19,6 +20,8 @@ void apply_camera_options(const Options& o, Camera& cam) {
     cam.turn(0.0, o.camera->pitch_deg * kDeg);  // clamps pitch
   }
   if (o.focus) cam.focus = *o.focus;
+  if (o.projection) cam.set_projection(*o.projection, world_bounds);
+  if (o.view) cam.set_view(*o.view, world_bounds, aspect);
 }
 
 UpAxis up_axis_for(const Options& o, bool from_files) {
@@ -54,7 +57,7 @@ Camera cloud_camera(const PointCloud& cloud, const std::string& scene, UpAxis up
 Camera starting_camera(const Options& o, const PointCloud& cloud, const std::string& scene,
                        double aspect) {
   Camera cam = cloud_camera(cloud, scene, up_axis_for(o, scene.empty()), aspect);
-  apply_camera_options(o, cam);
+  apply_camera_options(o, cam, cloud.world_bounds(), aspect);
   return cam;
 }
 

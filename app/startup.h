@@ -41,12 +41,14 @@ Camera cloud_camera(const PointCloud& cloud, const std::string& scene, UpAxis up
                     double focus = kFilesFocus);
 
 /// The starting camera, for headless mode and the viewer's first cloud: cloud_camera()
-/// with up_axis_for(), then --camera and --focus.
+/// with up_axis_for(), then --camera, --focus, --projection and --view.
 Camera starting_camera(const Options& o, const PointCloud& cloud, const std::string& scene,
                        double aspect);
 
-/// Applies --camera and --focus to a camera.
-void apply_camera_options(const Options& o, Camera& cam);
+/// Applies --camera and --focus to a camera, then --projection (Camera::set_projection(), which
+/// keeps what is seen at the centre of `world_bounds`) and --view (the standard view framing
+/// `world_bounds` for an image of aspect W/H).
+void apply_camera_options(const Options& o, Camera& cam, const Bounds& world_bounds, double aspect);
 
 /// The up axis for a cloud: --up when given, else z for files (LAS and scanner formats are z-up)
 /// and y for the procedural scenes (built y-up, as the NumPy/CuPy perspective projection the

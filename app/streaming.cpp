@@ -74,6 +74,7 @@ LodView lod_view(const Camera& camera, int width, int height, const Clip* clip) 
   v.width = width;
   v.height = height;
   v.near_z = camera.near_z;
+  if (camera.ortho()) v.ortho = 2.0 / camera.ortho_height;
   if (clip && clip->active()) {
     // The nodes the clip hides whole are not selected: a local frame at the clip keeps its test
     // at float precision for coordinates of any size.
@@ -100,7 +101,7 @@ Camera stream_camera(const Options& o, const Bounds& world_bounds, double aspect
   Camera cam;
   cam.focus = kFilesFocus;
   frame_files_camera(cam, world_bounds, aspect, up_axis_for(o, true));
-  apply_camera_options(o, cam);
+  apply_camera_options(o, cam, world_bounds, aspect);
   return cam;
 }
 

@@ -40,7 +40,7 @@ LodView lod_view(const Camera& camera, int width, int height, const Clip* clip =
 ColorMode stream_default_color(const FileInfo& info);
 
 /// The starting camera of a streamed survey: its bounds framed from above as for files
-/// (frame_files_camera()), then --camera and --focus.
+/// (frame_files_camera()), then --camera, --focus, --projection and --view.
 Camera stream_camera(const Options& o, const Bounds& world_bounds, double aspect);
 
 }  // namespace pr

@@ -2,6 +2,9 @@
 
 #include <imgui.h>
 
+#include <cmath>
+#include <string>
+
 #include "startup.h"
 
 namespace pr {
@@ -97,10 +100,88 @@ void CameraControl::draw_section(const Bounds* bounds, bool files, double aspect
   if (ImGui::Button("Reset (R)")) camera = home;
   ImGui::SameLine();
   if (ImGui::Button("Frame the cloud (F)") && bounds) frame(*bounds, aspect);
+  views_section(bounds, aspect);
+}
+
+void CameraControl::set_projection(Projection p, const Bounds* bounds) {
+  camera.set_projection(p, bounds ? *bounds : Bounds{});
+}
+
+void CameraControl::set_view(StandardView v, const Bounds* bounds, double aspect) {
+  camera.set_view(v, bounds ? *bounds : Bounds{}, aspect);
+}
+
+bool CameraControl::view_key(SDL_Keycode key, uint16_t mod, const Bounds* bounds, double aspect) {
+  const bool ctrl = (mod & KMOD_CTRL) != 0;
+  switch (key) {
+    case SDLK_5:
+    case SDLK_KP_5:
+      set_projection(camera.ortho() ? Projection::kPerspective : Projection::kOrthographic, bounds);
+      return true;
+    case SDLK_1:
+    case SDLK_KP_1:
+      set_view(ctrl ? StandardView::kBack : StandardView::kFront, bounds, aspect);
+      return true;
+    case SDLK_3:
+    case SDLK_KP_3:
+      set_view(ctrl ? StandardView::kLeft : StandardView::kRight, bounds, aspect);
+      return true;
+    case SDLK_7:
+    case SDLK_KP_7:
+      set_view(ctrl ? StandardView::kBottom : StandardView::kTop, bounds, aspect);
+      return true;
+    case SDLK_0:
+    case SDLK_KP_0:
+      set_view(StandardView::kIso, bounds, aspect);
+      return true;
+    default:
+      return false;
+  }
+}
+
+void CameraControl::wheel(double notches) {
+  if (camera.ortho())
+    camera.zoom(std::pow(1.2, notches));
+  else
+    fly.wheel(notches);
+}
+
+void CameraControl::views_section(const Bounds* bounds, double aspect) {
+  ImGui::Text("projection");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("perspective", !camera.ortho()))
+    set_projection(Projection::kPerspective, bounds);
+  ImGui::SameLine();
+  if (ImGui::RadioButton("ortho (5)", camera.ortho()))
+    set_projection(Projection::kOrthographic, bounds);
+  if (marks) marks->mark("view.ortho");
+  if (camera.ortho()) {
+    const double hmin = 1e-6, hmax = 1e9;
+    ImGui::SliderScalar("view height", ImGuiDataType_Double, &camera.ortho_height, &hmin, &hmax,
+                        "%.4g", ImGuiSliderFlags_Logarithmic);
+  }
+  // Blender's keypad: 7 top, 1 front, 3 right, Ctrl for the opposite; 0 iso.
+  struct Button {
+    const char* label;
+    StandardView view;
+  };
+  static constexpr Button kButtons[] = {
+      {"Top (7)", StandardView::kTop},     {"Front (1)", StandardView::kFront},
+      {"Right (3)", StandardView::kRight}, {"Iso (0)", StandardView::kIso},
+      {"Bottom", StandardView::kBottom},   {"Back", StandardView::kBack},
+      {"Left", StandardView::kLeft},
+  };
+  for (int i = 0; i < 7; ++i) {
+    if (i % 4 != 0) ImGui::SameLine();
+    if (ImGui::Button(kButtons[i].label)) set_view(kButtons[i].view, bounds, aspect);
+    if (marks) marks->mark((std::string("view.") + standard_view_name(kButtons[i].view)).c_str());
+  }
 }
 
 void CameraControl::draw_focus_section() {
   if (!ImGui::CollapsingHeader("Focus", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  // An orthographic image has no focal length; it decides the perspective view 5 returns to.
+  if (camera.ortho()) ImGui::TextDisabled("orthographic: the focus is the perspective view's");
   const double fmin = 0.2, fmax = 50.0;
   ImGui::SliderScalar("focus", ImGuiDataType_Double, &camera.focus, &fmin, &fmax, "%.3f",
                       ImGuiSliderFlags_Logarithmic);

@@ -38,7 +38,16 @@ void FlyCamera::update(Camera& cam, double seconds) const {
   const double len = glm::length(d);
   if (len == 0.0) return;
   const double v = speed * (keys_[kFast] ? fast_factor : 1.0);
-  cam.move_local(d / len * (v * seconds));
+  const glm::dvec3 step = d / len * (v * seconds);
+  if (cam.ortho()) {
+    // Moving along the axis changes nothing in an orthographic image: forward and back zoom
+    // instead, as a perspective camera approaching the depth D = focus * ortho_height / 2 (where
+    // both scales agree) would, by exp(step / D) a frame (never through zero).
+    cam.zoom(std::exp(step.z / (cam.focus * cam.ortho_height * 0.5)));
+    cam.move_local({step.x, step.y, 0.0});
+    return;
+  }
+  cam.move_local(step);
 }
 
 double FlyCamera::speed_for(const Bounds& b) {

@@ -23,7 +23,7 @@ class FlyCamera {
   void look(Camera& cam, double dx_pixels, double dy_pixels) const;
   /// Wheel: each notch scales the speed by 1.2.
   void wheel(double notches);
-  /// Moves the camera for `seconds` of held keys.
+  /// Moves the camera for `seconds` of held keys; in an orthographic view forward and back zoom.
   void update(Camera& cam, double seconds) const;
 
   double speed = 10.0;              ///< world units per second

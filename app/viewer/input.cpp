@@ -60,7 +60,9 @@ void Viewer::Impl::key_event(const SDL_KeyboardEvent& e, bool imgui_wants_keys) 
   // Releases always reach the camera, so a key pressed before ImGui took focus never sticks.
   if (down && imgui_wants_keys) return;
   view.fly_key(e.keysym.sym, down);
-  if (down && !e.repeat) key_pressed(e.keysym.sym);
+  if (!down || e.repeat) return;
+  const Bounds* bounds = cloud.drawable() ? &cloud.bounds : nullptr;
+  if (!view.view_key(e.keysym.sym, e.keysym.mod, bounds, win.aspect())) key_pressed(e.keysym.sym);
 }
 
 void Viewer::Impl::key_pressed(SDL_Keycode k) {
@@ -118,7 +120,7 @@ void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
       if (clips.dragging()) clips.drag(e.motion.x, e.motion.y);
       break;
     case SDL_MOUSEWHEEL:
-      if (!imgui_wants_mouse) view.fly.wheel(double(e.wheel.y));
+      if (!imgui_wants_mouse) view.wheel(double(e.wheel.y));
       break;
     default:
       break;

@@ -162,10 +162,15 @@ void help_section() {
   if (!ImGui::CollapsingHeader("Help")) return;
   ImGui::TextUnformatted(
       "W/A/S/D      move forward/left/back/right\n"
+      "             (ortho: W/S zoom)\n"
       "Q/C, E/Space down, up\n"
       "Shift        move faster\n"
       "right mouse  hold and drag to look around\n"
-      "wheel        move speed\n"
+      "wheel        move speed (ortho: zoom)\n"
+      "5            perspective/orthographic\n"
+      "7, 1, 3      top, front, right view\n"
+      "Ctrl+7/1/3   bottom, back, left view\n"
+      "0            iso view\n"
       "F            frame the cloud\n"
       "R            reset the camera\n"
       "G            toggle CPU/GPU renderer\n"

@@ -100,7 +100,7 @@ void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderS
     const glm::dvec3 d = picks.points[i].world - camera.position;
     const double cz = glm::dot(d, camera.forward());
     if (!(cz > camera.near_z)) continue;
-    const double s = camera.focus / cz * h * 0.5;
+    const double s = camera.image_scale(cz) * h * 0.5;
     const double px = glm::dot(d, camera.right()) * s + w * 0.5;
     const double py = h * 0.5 - glm::dot(d, camera.up()) * s;
     at[i] = ImVec2(float(px * to_window), float(py * double(wh) / h));

@@ -53,6 +53,7 @@ ViewerSettings load_settings(const std::string& path) {
     if (k == "mode" && (v == "cpu" || v == "gpu" || v == "auto")) s.mode = v;
     if (k == "vsync" && (v == "0" || v == "1")) s.vsync = v == "1";
     if (k == "point_size" && parse_int(v, 1, 16, i)) s.point_size = i;
+    if (k == "projection" && (v == "perspective" || v == "ortho")) s.projection = v;
     if (k == "background") {
       float r, g, b;
       if (std::sscanf(v.c_str(), "%f,%f,%f", &r, &g, &b) == 3) {
@@ -75,8 +76,8 @@ bool save_settings(const std::string& path, const ViewerSettings& s, std::string
   o << "# pointraster viewer settings\n"
     << "width=" << s.width << "\nheight=" << s.height << "\nmode=" << s.mode
     << "\nvsync=" << (s.vsync ? 1 : 0) << "\npoint_size=" << s.point_size
-    << "\nbackground=" << s.background[0] << "," << s.background[1] << "," << s.background[2]
-    << "\n";
+    << "\nprojection=" << s.projection << "\nbackground=" << s.background[0] << ","
+    << s.background[1] << "," << s.background[2] << "\n";
   if (!s.open_dir.empty()) o << "open_dir=" << s.open_dir << "\n";
   for (const auto& r : s.recent) o << "recent=" << r << "\n";
   std::ofstream out(path, std::ios::trunc);

@@ -1,6 +1,6 @@
 // What the viewer remembers between runs: window size, last renderer mode, vsync, point size,
-// background and recent files, as key=value lines in $XDG_CONFIG_HOME/pointraster/settings.ini
-// (ImGui keeps the panel layout in imgui.ini beside it).
+// the camera's projection, background and recent files, as key=value lines in
+// $XDG_CONFIG_HOME/pointraster/settings.ini (ImGui keeps the panel layout in imgui.ini beside it).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@ struct ViewerSettings {
   std::string mode = "auto";  ///< "cpu", "gpu", or "auto": gpu when a CUDA device is there
   bool vsync = true;
   int point_size = 1;
+  std::string projection = "perspective";  ///< the camera's: "perspective" or "ortho"
   float background[3] = {0.063f, 0.071f, 0.094f};
   std::vector<std::string> recent;  ///< most recent first: absolute paths, and URLs as given
   std::string open_dir;             ///< folder shown in the Open box

@@ -248,7 +248,9 @@ void Viewer::Impl::place_camera(bool same_view) {
     view.camera = starting_camera(opt, *cloud.points, cloud.scene, aspect);
   } else if (!same_view) {  // a regenerated scene keeps the view: only the density changed
     const UpAxis up = cloud.scene.empty() ? view.files_up : up_axis_for(opt, false);
+    const Projection projection = view.camera.projection;  // the new cloud seen the same way
     view.camera = cloud_camera(*cloud.points, cloud.scene, up, aspect, view.camera.focus);
+    view.camera.set_projection(projection, cloud.bounds);
   }
   if (!same_view) {
     view.fly.speed = FlyCamera::speed_for(cloud.bounds);
@@ -365,6 +367,7 @@ Viewer::~Viewer() {
   m.colors.job.join();               // its staging calls into the backend
   m.picks.job.cancel();              // a GPU pick calls into the backend too
   m.stream.scene.reset();            // its workers stop before the renderers go
+  m.win.settings.projection = m.view.camera.ortho() ? "ortho" : "perspective";
   m.win.save_settings(m.backend->gpu_active() ? "gpu" : "cpu");
   m.backend.reset();  // CUDA lets go of the display's buffer
   m.win.close();
@@ -372,6 +375,7 @@ Viewer::~Viewer() {
 
 bool Viewer::open(std::string* error) {
   Impl& m = *impl_;
+  m.view.marks = &m.marks;
   m.win.load_settings(m.opt);
   if (m.opt.edl) {
     m.rs.edl = true;
@@ -379,6 +383,9 @@ bool Viewer::open(std::string* error) {
   }
   if (m.opt.hq) m.rs.hq = true;
   m.clips.clip = m.opt.clip;  // --clip-box, --section
+  // The projection last used, unless the command line chose one.
+  if (!m.opt.projection && m.win.settings.projection == "ortho")
+    m.opt.projection = Projection::kOrthographic;
   if (!m.win.create(m.opt, error)) return false;
   m.win.init_imgui(m.opt);
   m.backend->attach(m.win.display.get());

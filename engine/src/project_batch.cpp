@@ -9,18 +9,24 @@ namespace pr {
 #define PR_TARGET_CLONES
 #endif
 
-PR_TARGET_CLONES
-void project_batch(const ProjParams& p_in, const float* __restrict xyz, size_t n,
-                   uint32_t* __restrict pix, float* __restrict depth) {
-  const ProjParams pp = p_in;  // a local copy: provably not aliased by the outputs
+namespace {
+
+// The loop for one projection kind: kOrtho is a template parameter, so that the perspective loop
+// is the very loop it would be without orthographic views (no select per point) and the
+// orthographic one skips the division.
+template <bool kOrtho>
+__attribute__((always_inline)) inline void project_loop(const ProjParams& pp,
+                                                        const float* __restrict xyz, size_t n,
+                                                        uint32_t* __restrict pix,
+                                                        float* __restrict depth) {
   const float fw = float(pp.width), fh = float(pp.height);
   for (size_t j = 0; j < n; ++j) {
     float cx, cy, cz;
     // Positions read as a flat float array: GCC vectorizes stride-3 loads of floats, not of
     // struct members.
     to_camera(pp, xyz[3 * j], xyz[3 * j + 1], xyz[3 * j + 2], cx, cy, cz);
-    // Exactly project() + to_pixel(), written for the vectorizer.
-    const float f = pp.focus / cz;
+    // Exactly project() + to_pixel(), written for the vectorizer (image_factor() unrolled).
+    const float f = kOrtho ? pp.ortho : pp.focus / cz;
     const float px = (cx * f) * pp.scale + pp.cx;
     const float py = pp.cy - (cy * f) * pp.scale;
     const int inside = int(cz > pp.near_z) & int(cz < 3.0e38f) & int(px >= 0.0f) & int(px < fw) &
@@ -33,6 +39,18 @@ void project_batch(const ProjParams& p_in, const float* __restrict xyz, size_t n
     pix[j] = (idx & m) | ~m;
     depth[j] = cz;
   }
+}
+
+}  // namespace
+
+PR_TARGET_CLONES
+void project_batch(const ProjParams& p_in, const float* __restrict xyz, size_t n,
+                   uint32_t* __restrict pix, float* __restrict depth) {
+  const ProjParams pp = p_in;  // a local copy: provably not aliased by the outputs
+  if (pp.ortho > 0.0f)
+    project_loop<true>(pp, xyz, n, pix, depth);
+  else
+    project_loop<false>(pp, xyz, n, pix, depth);
 }
 
 }  // namespace pr

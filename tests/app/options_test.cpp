@@ -94,6 +94,23 @@ TEST(Options, EveryValueReachesItsField) {
   EXPECT_EQ(o.files, (std::vector<std::string>{"a.las", "b.ply"}));
 }
 
+TEST(Options, ProjectionAndStandardViews) {
+  pr::Options o;
+  EXPECT_FALSE(o.projection);
+  EXPECT_FALSE(o.view);
+  ASSERT_EQ(parse(words("--projection ortho --view top"), o), 0);
+  EXPECT_EQ(o.projection, pr::Projection::kOrthographic);
+  EXPECT_EQ(o.view, pr::StandardView::kTop);
+  ASSERT_EQ(parse(words("--projection=perspective --view iso"), o), 0);
+  EXPECT_EQ(o.projection, pr::Projection::kPerspective);
+  EXPECT_EQ(o.view, pr::StandardView::kIso);
+  for (const char* v : {"top", "bottom", "front", "back", "left", "right", "iso"}) {
+    pr::Options each;
+    ASSERT_EQ(parse({"--view", v}, each), 0) << v;
+    EXPECT_STREQ(pr::standard_view_name(*each.view), v);
+  }
+}
+
 TEST(Options, CountsAndSizes) {
   pr::Options o;
   ASSERT_EQ(parse({"--points", "1G", "--gpu-memory-limit", "1G"}, o), 0);
@@ -145,6 +162,9 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
       {{"--frames"}, "option --frames needs a value"},
       {{"--frames", "0"}, "option --frames: must be at least 1"},
       {{"--up", "x"}, "option --up: 'x' is not y or z"},
+      {{"--projection", "fisheye"}, "option --projection: 'fisheye' is not perspective or ortho"},
+      {{"--view", "Top"},
+       "option --view: 'Top' is not top, bottom, front, back, left, right or iso"},
       {{"--ui-scale", "9"}, "option --ui-scale: must be 0.5 to 4"},
       {{"--compact=1"}, "option --compact takes no value"},
       {{"--hq=true"}, "option --hq takes no value"},

@@ -14,8 +14,8 @@ check() {  # check NAME CONDITION-EXIT-CODE
 
 "$bin" --help >"$tmp/help" 2>&1; rc=$?
 check "--help exits 0" $((rc != 0))
-for opt in --headless --mode --width --height --scene --points --camera --focus --frames --screenshot \
-  --compact --culling --occlusion --sort --binning --gpu-memory-limit; do
+for opt in --headless --mode --width --height --scene --points --camera --focus --projection --view \
+  --frames --screenshot --compact --culling --occlusion --sort --binning --gpu-memory-limit; do
   grep -q -- "$opt" "$tmp/help"; check "--help lists $opt" $?
 done
 
@@ -36,6 +36,8 @@ expect_usage_error --headless --focus 0
 expect_usage_error --headless --frames
 expect_usage_error --json
 expect_usage_error --headless --up x
+expect_usage_error --headless --projection fisheye
+expect_usage_error --headless --view sideways
 expect_usage_error --ui-scale 9
 expect_usage_error --ui-scale abc
 expect_usage_error --headless --compact=1
@@ -194,6 +196,22 @@ check "--pick names the nearer of two points on the pixel" $?
 "$bin" --headless --frames 1 --width 320 --height 200 --up y --camera 1.5,2.5,0,0,0 --focus 2 \
   --pick 10,10 "$tmp/two.xyz" >"$tmp/out" 2>&1
 grep -qx "pick none" "$tmp/out"; check "--pick on an empty pixel: pick none" $?
+
+# An orthographic top view: the two points of two.xyz on one vertical line (z up) land on the
+# centre pixel, and the pick there names the upper one; an orthographic front view sees them
+# one above the other, at the edges of the image's middle 90% (pixel rows 10 and 190; points of
+# size 3, so that rounding at those edges does not matter).
+ortho=(--headless --frames 1 --width 320 --height 200 --point-size 3 --projection ortho)
+"$bin" "${ortho[@]}" --view top --pick 160,100 "$tmp/two.xyz" >"$tmp/out" 2>&1; rc=$?
+check "--projection ortho --view top runs (got $rc)" $rc
+grep -qx "pick x=1.500000 y=2.500000 z=9.000000 intensity=none class=none index=1" "$tmp/out"
+check "ortho top view: the pick names the upper point" $?
+"$bin" "${ortho[@]}" --view front --pick 160,10 "$tmp/two.xyz" >"$tmp/out" 2>&1
+grep -qx "pick x=1.500000 y=2.500000 z=9.000000 intensity=none class=none index=1" "$tmp/out"
+check "ortho front view: the upper point at the top" $?
+"$bin" "${ortho[@]}" --view front --pick 160,190 "$tmp/two.xyz" >"$tmp/out" 2>&1
+grep -qx "pick x=1.500000 y=2.500000 z=3.500000 intensity=none class=none index=0" "$tmp/out"
+check "ortho front view: the lower point at the bottom" $?
 
 # A file without points: --info describes it with 0 points (exit 0), --convert writes a valid
 # file of 0 points. A file cut short: the points before the cut and one warning naming it.

@@ -181,5 +181,33 @@ TEST(Edl, ShadesTheFarSideOfAnEdge) {
   EXPECT_LT(img.at(edge, 50) & 0xffu, 150u);
 }
 
+TEST(Edl, OrthographicFramesMatchTheReference) {
+  // EDL shades by the depth image alone, which an orthographic frame fills with camera-space z
+  // as a perspective one does.
+  const PointCloud cloud = make_scene("terrain", 20000, 3);
+  CpuRenderer r(2);
+  ASSERT_TRUE(r.set_cloud(cloud, nullptr));
+  std::mt19937 rng(13);
+  int shaded_frames = 0;
+  for (int it = 0; it < 10; ++it) {
+    Camera cam = test::random_camera(rng, cloud.local_bounds(), true);
+    if (it < 7) cam.set_view(StandardView(it), cloud.local_bounds(), 61.0 / 47.0);
+    RenderSettings rs;
+    rs.width = 61;
+    rs.height = 47;
+    rs.point_size = 1 + it % 3;
+    rs.background = test::kBg;
+    rs.want_depth = true;
+    const Image plain = test::render(r, cam, rs);
+    rs.edl = true;
+    const Image lit = test::render(r, cam, rs);
+    EXPECT_EQ(lit.depth, plain.depth) << it;
+    const Image want = reference_edl(plain, rs.edl_strength, rs.edl_radius, rs.background);
+    EXPECT_EQ(count_off(lit, want), 0u) << it;
+    shaded_frames += lit.rgba != plain.rgba;
+  }
+  EXPECT_GT(shaded_frames, 3);
+}
+
 }  // namespace
 }  // namespace pr

@@ -63,12 +63,12 @@ struct CullingTally {
 /// Draws `frames` random cameras around `b` on a culling renderer and an unculled one (sizes,
 /// point sizes 1-4 whose splats reach over the image edges, depth; every `subset_every`-th frame
 /// a subset of a third of the `points`, 0: none) and expects the same image and depth. Point
-/// sizes cycle 1-4, so splats reach over the image edges.
+/// sizes cycle 1-4, so splats reach over the image edges. `ortho`: orthographic cameras.
 inline void compare_culling(CpuRenderer& culled, CpuRenderer& unculled, const Bounds& b,
                             uint64_t points, std::mt19937& rng, int frames, int subset_every,
-                            const std::string& name, CullingTally& t) {
+                            const std::string& name, CullingTally& t, bool ortho = false) {
   for (int i = 0; i < frames; ++i) {
-    const Camera cam = random_camera(rng, b);
+    const Camera cam = random_camera(rng, b, ortho);
     RenderSettings rs;
     rs.width = i % 3 == 0 ? 97 : 320;
     rs.height = i % 3 == 0 ? 61 : 200;
@@ -124,12 +124,13 @@ inline bool sample_compact_batch(const CompactBatch& b, int k, std::mt19937& rng
 /// near x, half of them near x = 1000 where float rounding is coarser) and random cameras;
 /// whenever `visible` says no, none of the box's points `sample(box, k, rng)` (k < 8: the
 /// corners, 8: the centre, then 200 random ones; false: no such point) lands in the image. The
-/// test must both cull and keep many boxes.
+/// test must both cull and keep many boxes. `ortho`: orthographic cameras.
 template <class Box>
 void check_box_test(
     uint32_t seed, const std::function<Box(int, float, std::mt19937&)>& make,
     const std::function<bool(const ProjParams&, const Box&)>& visible,
-    const std::function<bool(const Box&, int, std::mt19937&, float&, float&, float&)>& sample) {
+    const std::function<bool(const Box&, int, std::mt19937&, float&, float&, float&)>& sample,
+    bool ortho = false) {
   std::mt19937 rng(seed);
   int rejected = 0, accepted = 0;
   Bounds world;
@@ -138,7 +139,7 @@ void check_box_test(
   for (int i = 0; i < 20'000; ++i) {
     const float mag = i % 2 ? 1.0f : 1000.0f;  // large coordinates stress the rounding pads
     const Box b = make(i, mag - 1.0f, rng);
-    Camera cam = random_camera(rng, world);
+    Camera cam = random_camera(rng, world, ortho);
     cam.position.x += double(mag - 1.0f);
     const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
     if (visible(p, b)) {
@@ -175,12 +176,13 @@ inline void inside_test_place(int i, const Camera& cam, glm::dvec3* centre, floa
 /// may place them relative to the camera: just beyond its near plane, for instance); whenever
 /// `inside` says yes, every sample `sample(box, k, rng)` (k < 8: corners, 8: the centre, then 200
 /// random points) passes project_to_pixel() at the pixel and depth project_inside() gives. The
-/// test must both accept and refuse many boxes.
+/// test must both accept and refuse many boxes. `ortho`: orthographic cameras.
 template <class Box>
 void check_inside_test(
     uint32_t seed, const std::function<Box(int, const Camera&, std::mt19937&)>& make,
     const std::function<bool(const ProjParams&, const Box&)>& inside,
-    const std::function<bool(const Box&, int, std::mt19937&, float&, float&, float&)>& sample) {
+    const std::function<bool(const Box&, int, std::mt19937&, float&, float&, float&)>& sample,
+    bool ortho = false) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> far(1.5, 3.0);
   int accepted = 0, refused = 0;
@@ -189,7 +191,7 @@ void check_inside_test(
   world.extend(glm::dvec3(10.0));
   for (int i = 0; i < 20'000; ++i) {
     const double x0 = i % 2 ? 0.0 : 999.0;  // large coordinates stress the rounding pads
-    Camera cam = random_camera(rng, world);
+    Camera cam = random_camera(rng, world, ortho);
     cam.position *= far(rng);
     cam.look_at(glm::dvec3(0.0));
     cam.position.x += x0;

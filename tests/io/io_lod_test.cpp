@@ -175,6 +175,64 @@ TEST(Lod, CullingKeepsEveryNodeWithAVisiblePoint) {
   EXPECT_LT(s.nodes.size(), size_t(1 + 8 + 64 + 512 + 4096));  // and something was culled
 }
 
+TEST(Lod, OrthographicViewsCullByParallelPlanesAndRefineAtAnyDistance) {
+  // An orthographic view 50 units high (k = 0.04; 200 x 100 pixels: 100 units across) looking
+  // down the cube from above: every node with a point inside the parallel planes is kept, the
+  // others culled; the same view from 10 times as far selects as many nodes (sizes do not
+  // shrink with the distance), where a perspective camera selects fewer.
+  std::vector<LodTile> tiles{full_tile(4, 1)};
+  LodLimits lim;
+  lim.point_budget = ~0ull;
+  lim.sse_px = 0.0;
+  lim.margin_px = 0.0;
+  LodView v = look_at({10, -20, 300}, {10, -20, 0});
+  v.right = {1, 0, 0};
+  v.up = {0, 1, 0};
+  v.forward = {0, 0, -1};
+  v.ortho = 0.04;
+  LodSelection s;
+  select_lod(tiles, v, lim, s);
+  const KeySet sel(s);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-100.0, 100.0);
+  int visible = 0, outside = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const glm::dvec3 p{u(rng), u(rng), u(rng)};
+    const glm::dvec3 d = p - v.eye;
+    const double px = glm::dot(d, v.right) * v.ortho * v.height / 2;
+    const double py = glm::dot(d, v.up) * v.ortho * v.height / 2;
+    if (std::abs(px) > v.width / 2.0 || std::abs(py) > v.height / 2.0) {
+      ++outside;
+      continue;
+    }
+    ++visible;
+    const int n = 16;
+    const CopcKey leaf{4, int32_t((p.x + 100) / 200 * n), int32_t((p.y + 100) / 200 * n),
+                       int32_t((p.z + 100) / 200 * n)};
+    EXPECT_TRUE(sel.has(leaf)) << p.x << " " << p.y << " " << p.z;
+  }
+  EXPECT_GT(visible, 2000);
+  EXPECT_GT(outside, 10000);
+  EXPECT_LT(s.nodes.size(), size_t(1 + 8 + 64 + 512 + 4096) / 2);
+  // Refined by the screen-space error: root spacing 200/128 is 3.1 px at any distance.
+  lim.sse_px = 0.5;
+  select_lod(tiles, v, lim, s);
+  EXPECT_GT(s.nodes.size(), 1u);
+  LodView far = v;
+  far.eye.z = 3000;
+  LodSelection s_far;
+  select_lod(tiles, far, lim, s_far);
+  EXPECT_EQ(s_far.nodes.size(), s.nodes.size());
+  // The pinhole camera of the same scale at 300 units selects less from 10 times as far.
+  LodView persp = v, persp_far = far;
+  persp.ortho = persp_far.ortho = 0.0;
+  persp.focus = persp_far.focus = 0.04 * 300.0;
+  LodSelection s_persp, s_persp_far;
+  select_lod(tiles, persp, lim, s_persp);
+  select_lod(tiles, persp_far, lim, s_persp_far);
+  EXPECT_LT(s_persp_far.nodes.size(), s_persp.nodes.size());
+}
+
 TEST(Lod, UnreadPagesAndClosedTilesAreReportedInView) {
   std::vector<LodTile> tiles(3);
   tiles[0] = full_tile(1, 5);

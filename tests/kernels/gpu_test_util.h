@@ -72,10 +72,11 @@ inline void expect_same_frame(Renderer& cpu, Renderer& gpu, const Camera& cam,
 
 /// Frame `it` of a run over one cloud: the first a full-HD view from `first`, the others a random
 /// camera around `bounds` at a random size (100-599 x 80-479); point sizes 1 - 3 in turn, depth
-/// on even frames, background (10, 20, 30). Effects are the caller's to add.
+/// on even frames, background (10, 20, 30). Effects are the caller's to add. `ortho`: the random
+/// cameras orthographic.
 inline void random_frame(int it, std::mt19937& rng, const Camera& first, const Bounds& bounds,
-                         Camera* cam, RenderSettings* rs) {
-  *cam = it == 0 ? first : random_camera(rng, bounds);
+                         Camera* cam, RenderSettings* rs, bool ortho = false) {
+  *cam = it == 0 ? first : random_camera(rng, bounds, ortho);
   *rs = RenderSettings{};
   rs->width = it == 0 ? 1920 : 100 + int(rng() % 500);
   rs->height = it == 0 ? 1080 : 80 + int(rng() % 400);

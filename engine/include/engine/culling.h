@@ -92,6 +92,18 @@ PR_HD void camera_box(const ProjParams& p, const double lo_in[3], const double h
   }
 }
 
+/// The image edges' tests below are linear forms in (c.x or c.y, d), d being the projection's
+/// divisor: d = c.z in perspective (px = c.x F / c.z + cx), d = 1 in an orthographic view
+/// (px = c.x F + cx, F = k * pixels per unit): its centre and half extent over the camera box,
+/// and F.
+PR_HD double edge_divisor(const ProjParams& p, const double cc[3], const double ch[3], double& dc,
+                          double& dh) {
+  const bool ortho = p.ortho > 0.0f;
+  dc = ortho ? 1.0 : cc[2];
+  dh = ortho ? 0.0 : ch[2];
+  return double(ortho ? p.ortho : p.focus) * double(p.scale);
+}
+
 /// Whether a point in the box [lo, hi] may draw (conservative: false only when none can).
 ///
 /// A point draws only when its float c.z > near_z, so the box is culled when even the largest
@@ -100,22 +112,24 @@ PR_HD void camera_box(const ProjParams& p, const double lo_in[3], const double h
 /// linear form c.x F + (cx + M) c.z >= 0, with a margin M of one pixel for the rounding of the
 /// division and the products. A linear form is negative over the whole box when its maximum, at
 /// the centre plus sum |coefficient| * half extent, is negative; so each image edge is one such
-/// test. Written so that NaN anywhere culls nothing. Only the centre pixel of a point decides
-/// whether it draws (a splat whose centre is outside the image draws nothing, as on the CPU), so
-/// point sizes need no margin.
+/// test (in an orthographic view with 1 in place of c.z: edge_divisor()). Written so that NaN
+/// anywhere culls nothing. Only the centre pixel of a point decides whether it draws (a splat
+/// whose centre is outside the image draws nothing, as on the CPU), so point sizes need no
+/// margin.
 PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
   double cc[3], ch[3];
   camera_box(p, lo_in, hi_in, cc, ch);
   const double near_z = double(p.near_z);
   if (cc[2] + ch[2] <= near_z) return false;  // wholly behind the near plane
   if (!(near_z > 0.0)) return true;           // the edge tests below need c.z > 0
-  const double F = double(p.focus) * double(p.scale);
+  double dc, dh;
+  const double F = edge_divisor(p, cc, ch, dc, dh);
   const double M = 1.0;
   const double W = double(p.width), H = double(p.height);
   const double px0 = double(p.cx), py0 = double(p.cy);
-  // max over the box of alpha * c.x (or c.y) + beta * c.z
+  // max over the box of alpha * c.x (or c.y) + beta * d
   auto max_form = [&](int axis, double alpha, double beta) {
-    return alpha * cc[axis] + beta * cc[2] + cull_abs(alpha) * ch[axis] + cull_abs(beta) * ch[2];
+    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh;
   };
   if (max_form(0, F, px0 + M) < 0.0) return false;       // px < -M: left of the image
   if (max_form(0, -F, W + M - px0) < 0.0) return false;  // px > W + M: right of it
@@ -139,14 +153,15 @@ PR_HD bool box_surely_inside(const ProjParams& p, const double lo_in[3], const d
   const double near_z = double(p.near_z);
   if (!(near_z > 0.0)) return false;
   if (!(cc[2] - ch[2] > near_z && cc[2] + ch[2] < 1e30)) return false;
-  const double F = double(p.focus) * double(p.scale);
+  double dc, dh;
+  const double F = edge_divisor(p, cc, ch, dc, dh);
   const double W = double(p.width), H = double(p.height);
   const double M = 1.0 + 4e-6 * (W + H);
   const double px0 = double(p.cx), py0 = double(p.cy);
   auto max_form = [&](int axis, double alpha, double beta) {
-    return alpha * cc[axis] + beta * cc[2] + cull_abs(alpha) * ch[axis] + cull_abs(beta) * ch[2];
+    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh;
   };
-  // c.z > 0 on the whole box, so px > M is F c.x + (cx - M) c.z > 0, i.e. its negation's maximum
+  // d > 0 on the whole box, so px > M is F c.x + (cx - M) d > 0, i.e. its negation's maximum
   // is below zero; likewise px < W - M, py > M, py < H - M.
   return max_form(0, -F, M - px0) < 0.0 && max_form(0, F, px0 - W + M) < 0.0 &&
          max_form(1, F, M - py0) < 0.0 && max_form(1, -F, py0 - H + M) < 0.0;
@@ -175,7 +190,8 @@ PR_HD bool box_may_draw(const ProjParams& p, const PointBox& b) {
 /// shortcut: culling or not gives the same image).
 inline bool box_corners_in_view(const ProjParams& p, const PointBox& b) {
   if (!(b.lo[0] <= b.hi[0])) return false;
-  const double F = double(p.focus) * double(p.scale), M = 2.0;
+  const bool ortho = p.ortho > 0.0f;
+  const double F = double(ortho ? p.ortho : p.focus) * double(p.scale), M = 2.0;
   for (int c = 0; c < 8; ++c) {
     double d[3];
     for (int a = 0; a < 3; ++a)
@@ -185,7 +201,8 @@ inline bool box_corners_in_view(const ProjParams& p, const PointBox& b) {
       q[i] =
           double(p.r[3 * i]) * d[0] + double(p.r[3 * i + 1]) * d[1] + double(p.r[3 * i + 2]) * d[2];
     if (!(q[2] > double(p.near_z) * 1.01 + 1e-3 && q[2] < 1e30)) return false;
-    const double px = q[0] * F / q[2] + double(p.cx), py = double(p.cy) - q[1] * F / q[2];
+    const double dv = ortho ? 1.0 : q[2];  // the divisor: c.z, or 1 in an orthographic view
+    const double px = q[0] * F / dv + double(p.cx), py = double(p.cy) - q[1] * F / dv;
     if (!(px >= M && px <= double(p.width) - M && py >= M && py <= double(p.height) - M))
       return false;
   }
@@ -212,8 +229,9 @@ struct BoxFootprint {
 /// A drawn point's float camera coordinates lie in camera_box() with c.z > near_z, so in the box
 /// [x-, x+] x [y-, y+] x [max(z-, near_z), z+]. With near_z > 0 that box is in front of the
 /// camera, where px = c.x F / c.z + cx and py = cy - c.y F / c.z are linear-fractional functions
-/// of c: they take their extremes over the box at its corners. The margin is 2 pixels for the
-/// float division's rounding, plus point_size pixels for a splat's square around its centre.
+/// of c (linear in an orthographic view, F = k * pixels per unit, no division): they take their
+/// extremes over the box at its corners. The margin is 2 pixels for the float division's
+/// rounding, plus point_size pixels for a splat's square around its centre.
 PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const double hi[3]) {
   BoxFootprint f;
   const PixelRect full{0, 0, p.width > 0 ? p.width : 0, p.height > 0 ? p.height : 0};
@@ -226,14 +244,16 @@ PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const 
   f.rect = full;
   if (!(near_z > 0.0)) return f;
   const double zlo = cc[2] - ch[2] > near_z ? cc[2] - ch[2] : near_z;
-  const double F = double(p.focus) * double(p.scale);
+  const bool ortho = p.ortho > 0.0f;
+  const double F = double(ortho ? p.ortho : p.focus) * double(p.scale);
   double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
   bool finite = true;
   for (int c = 0; c < 8; ++c) {
     const double x = c & 1 ? cc[0] + ch[0] : cc[0] - ch[0];
     const double y = c & 2 ? cc[1] + ch[1] : cc[1] - ch[1];
     const double z = c & 4 ? zhi : zlo;
-    const double px = x * F / z + double(p.cx), py = double(p.cy) - y * F / z;
+    const double d = ortho ? 1.0 : z;  // the divisor: c.z, or 1 in an orthographic view
+    const double px = x * F / d + double(p.cx), py = double(p.cy) - y * F / d;
     // Finite when v - v is zero (NaN and infinities give NaN).
     finite = finite && px - px == 0.0 && py - py == 0.0;
     xmin = px < xmin ? px : xmin;

@@ -14,6 +14,11 @@
 // tan(vfov/2) = 1/focus. Unlike that projection, which takes abs(z) and so mirrors points behind
 // the camera in front of it, points with c.z <= near are culled.
 //
+// An orthographic camera (ProjParams::ortho = k > 0, image-plane units per world unit) drops the
+// division: u = c.x * k, w = c.y * k, depth = c.z, the near plane as before. Its image spans 2/k
+// world units vertically. The one factor f below (focus / c.z, or k) serves both, so the
+// perspective path's float operations are those it has always had.
+//
 // The depth test packs (depth, color) into one 64-bit key: a positive float's bit pattern orders
 // like the float, so the key's high word orders by depth and the low word (the point's RGBA8
 // color) breaks ties: the nearest point wins, and of equal depths the smaller color word. The tie
@@ -45,7 +50,16 @@ struct ProjParams {
   float cx, cy;       ///< image centre in pixels (W/2, H/2)
   int width, height;  ///< image size in pixels
   int point_size;     ///< square splat side in pixels (1 = one pixel per point)
+  /// Orthographic: image-plane units per world unit (2 / the view's height in world units);
+  /// 0 for the perspective projection.
+  float ortho;
 };
+
+/// The factor a camera-space x or y is multiplied by to give image-plane u or w: focus / c.z in
+/// perspective, the constant ProjParams::ortho in an orthographic view.
+PR_HD float image_factor(const ProjParams& p, float cz) {
+  return p.ortho > 0.0f ? p.ortho : p.focus / cz;
+}
 
 /// The key that marks an empty pixel (larger than any point's key).
 constexpr uint64_t kEmptyKey = ~uint64_t{0};
@@ -100,13 +114,14 @@ PR_HD void to_camera(const ProjParams& p, float x, float y, float z, float& cx, 
 
 /// Result of projecting one point.
 struct Projected {
-  float u, w;    ///< image-plane coordinates (x*focus/z, y*focus/z)
+  float u, w;    ///< image-plane coordinates (x*focus/z, y*focus/z; ortho: x*k, y*k)
   float depth;   ///< camera-space z
   bool visible;  ///< in front of the near plane and finite
 };
 
-/// The perspective projection, with near-plane culling instead of the NumPy projection's abs(z).
-/// NaN and infinite inputs come out not visible (every comparison with NaN is false).
+/// The perspective (or orthographic: image_factor()) projection, with near-plane culling instead
+/// of the NumPy projection's abs(z). NaN and infinite inputs come out not visible (every
+/// comparison with NaN is false).
 PR_HD Projected project(const ProjParams& p, float x, float y, float z) {
   Projected o;
   float cx, cy, cz;
@@ -114,7 +129,7 @@ PR_HD Projected project(const ProjParams& p, float x, float y, float z) {
   o.depth = cz;
   // `cz > near_z` is false for NaN; the upper bound rejects +inf.
   o.visible = (cz > p.near_z) & (cz < 3.0e38f);
-  const float f = p.focus / cz;
+  const float f = image_factor(p, cz);
   o.u = cx * f;
   o.w = cy * f;
   return o;

@@ -47,6 +47,7 @@ struct Frustum {
   glm::dvec3 eye;
   double near_z = 0.01;
   double pixels_per_unit = 1.0;  ///< focus * height / 2: pixels of a unit at distance 1
+  bool ortho = false;            ///< then pixels_per_unit is that of a unit at any distance
 
   const std::function<bool(const Bounds&)>* hidden = nullptr;  // the view's clip, or null
 
@@ -55,6 +56,10 @@ struct Frustum {
     eye = v.eye;
     near_z = v.near_z > 0 ? v.near_z : 1e-6;
     const double w = std::max(v.width, 1), h = std::max(v.height, 1);
+    if (v.ortho > 0) {
+      make_ortho(v, w, h, margin_px);
+      return;
+    }
     const double focus = v.focus > 0 ? v.focus : 1.0;
     pixels_per_unit = focus * h * 0.5;
     // Visible: |x| <= z * tx and |y| <= z * ty in camera coordinates (x right, y up, z forward),
@@ -70,6 +75,23 @@ struct Frustum {
     d[4] = near_z + glm::dot(v.forward, eye);
   }
 
+  /// The orthographic view's planes: |x| <= tx and |y| <= ty in camera coordinates (half the
+  /// image's extent in world units, widened by the margin), z >= near_z.
+  void make_ortho(const LodView& v, double w, double h, double margin_px) {
+    ortho = true;
+    pixels_per_unit = v.ortho * h * 0.5;
+    const double tx = (w / h) / v.ortho * (1.0 + 2.0 * margin_px / w);
+    const double ty = 1.0 / v.ortho * (1.0 + 2.0 * margin_px / h);
+    n[0] = v.right;
+    n[1] = -v.right;
+    n[2] = v.up;
+    n[3] = -v.up;
+    n[4] = -v.forward;
+    const double t[4] = {tx, tx, ty, ty};
+    for (int i = 0; i < 4; ++i) d[i] = -glm::dot(n[i], eye) - t[i];
+    d[4] = near_z + glm::dot(v.forward, eye);
+  }
+
   /// False when the box lies wholly outside one plane (its point nearest the inside is out).
   bool visible(const Bounds& b) const {
     if (b.empty) return false;
@@ -82,17 +104,20 @@ struct Frustum {
     return true;
   }
 
-  /// Projected size of the box's bounding sphere, in pixels; infinite with the eye inside.
+  /// Projected size of the box's bounding sphere, in pixels; infinite with the eye inside (in
+  /// perspective).
   double priority(const Bounds& b) const {
+    const double r = 0.5 * glm::length(b.max - b.min);
+    if (ortho) return r * pixels_per_unit;  // the same size at any distance
     if (glm::all(glm::greaterThanEqual(eye, b.min)) && glm::all(glm::lessThanEqual(eye, b.max)))
       return std::numeric_limits<double>::infinity();
-    const double r = 0.5 * glm::length(b.max - b.min);
     const double dist = std::max(glm::length(eye - b.center()) - r, near_z);
     return r * pixels_per_unit / dist;
   }
 
   /// Pixels that `spacing` covers at the box's point nearest the eye.
   double projected_spacing(const Bounds& b, double spacing) const {
+    if (ortho) return spacing * pixels_per_unit;
     const glm::dvec3 out = glm::max(glm::max(b.min - eye, eye - b.max), glm::dvec3(0.0));
     const double dist = std::max(glm::length(out), near_z);
     return spacing * pixels_per_unit / dist;

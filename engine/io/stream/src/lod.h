@@ -86,7 +86,9 @@ struct LodSelection {
 /// selected node's children become candidates when its spacing on screen (spacing * focus *
 /// (height / 2) / distance to the box's nearest point) exceeds sse_px, and only the children
 /// whose box is in view: culling tests the box against the four side planes and the near plane,
-/// widened by margin_px, so a node with a visible point is never culled.
+/// widened by margin_px, so a node with a visible point is never culled. An orthographic view
+/// (LodView::ortho = k) has parallel side planes and sizes independent of the distance: r k
+/// (height / 2) and spacing k (height / 2).
 void select_lod(const std::vector<LodTile>& tiles, const LodView& view, const LodLimits& limits,
                 LodSelection& out);
 

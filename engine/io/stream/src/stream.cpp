@@ -552,7 +552,8 @@ namespace {
 bool same_view(const LodView& a, const LodView& b) {
   return a.eye == b.eye && a.right == b.right && a.up == b.up && a.forward == b.forward &&
          a.focus == b.focus && a.width == b.width && a.height == b.height && a.near_z == b.near_z &&
-         bool(a.hidden) == bool(b.hidden) && a.hidden_key == b.hidden_key;
+         bool(a.hidden) == bool(b.hidden) && a.hidden_key == b.hidden_key &&
+         a.ortho == b.ortho;
 }
 
 }  // namespace

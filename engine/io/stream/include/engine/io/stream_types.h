@@ -26,6 +26,9 @@ struct LodView {
   /// every node may be. `hidden_key` changes whenever `hidden` does (the selection runs again).
   std::function<bool(const Bounds&)> hidden;
   uint64_t hidden_key = 0;
+  /// Orthographic: image-plane units per world unit (2 / the view's height; focus then unused);
+  /// 0 for the pinhole camera.
+  double ortho = 0.0;
 };
 
 struct StreamOptions {
