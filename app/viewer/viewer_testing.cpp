@@ -58,6 +58,18 @@ int ViewerTesting::image_width() const {
 int ViewerTesting::image_height() const {
   return impl_->win.display ? impl_->win.display->height() : 0;
 }
+ImageRect ViewerTesting::image_area() const {
+  return impl_->area;
+}
+bool ViewerTesting::panel_shown() const {
+  return impl_->panel.shown;
+}
+int ViewerTesting::panel_width() const {
+  return impl_->panel.width;
+}
+Bounds ViewerTesting::cloud_bounds() const {
+  return impl_->cloud.points ? impl_->cloud.bounds : Bounds{};
+}
 float ViewerTesting::ui_scale() const {
   return impl_->win.ui_scale;
 }
