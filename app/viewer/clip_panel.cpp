@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "viewer/panel_widgets.h"
+#include "viewer/screen_map.h"
 
 namespace pr {
 
@@ -29,19 +31,14 @@ bool input3(const char* label, glm::dvec3& v, const char* format = "%.3f") {
   return true;
 }
 
-/// A world point in window units for the frame of `camera` and `rs` in a ww x wh window; false
-/// behind the near plane or absurdly far out.
-bool to_window(const Camera& camera, const RenderSettings& rs, int ww, int wh, const glm::dvec3& p,
-               ImVec2* out) {
-  const double w = double(std::max(rs.width, 1)), h = double(std::max(rs.height, 1));
-  const glm::dvec3 d = p - camera.position;
-  const double cz = glm::dot(d, camera.forward());
-  if (!(cz > camera.near_z)) return false;
-  const double s = camera.focus / cz * h * 0.5;
-  const double px = glm::dot(d, camera.right()) * s + w * 0.5;
-  const double py = h * 0.5 - glm::dot(d, camera.up()) * s;
-  *out = ImVec2(float(px * double(ww) / w), float(py * double(wh) / h));
-  return std::abs(px) < 1e7 && std::abs(py) < 1e7;
+/// A world point in window units for the frame of `camera` and `rs` in the window's `area`;
+/// false behind the near plane or absurdly far out.
+bool to_window(const Camera& camera, const RenderSettings& rs, const ImageRect& area,
+               const glm::dvec3& p, ImVec2* out) {
+  const std::optional<ImVec2> at = ScreenMap(camera, rs, area).point(p);
+  if (!at) return false;
+  *out = *at;
+  return std::abs(at->x) < 1e7f && std::abs(at->y) < 1e7f;
 }
 
 /// The 7 handles of a box: its centre, then the centres of its faces (-x, +x, -y, +y, -z, +z).
@@ -58,25 +55,25 @@ std::array<glm::dvec3, 7> handles_of(const ClipBox& b) {
 }  // namespace
 
 bool ClipState::handle_at(int box, int handle, const Camera& camera, const RenderSettings& rs,
-                          int ww, int wh, float* x, float* y) const {
+                          const ImageRect& area, float* x, float* y) const {
   if (box < 0 || size_t(box) >= clip.boxes.size() || handle < 0 || handle > 6) return false;
   ImVec2 at;
-  if (!to_window(camera, rs, ww, wh, handles_of(clip.boxes[size_t(box)])[size_t(handle)], &at))
+  if (!to_window(camera, rs, area, handles_of(clip.boxes[size_t(box)])[size_t(handle)], &at))
     return false;
   *x = at.x;
   *y = at.y;
   return true;
 }
 
-bool ClipState::press(int x, int y, const Camera& camera, const RenderSettings& rs, int ww,
-                      int wh) {
+bool ClipState::press(int x, int y, const Camera& camera, const RenderSettings& rs,
+                      const ImageRect& area) {
   drag_.box = -1;
   double best = 8.0 * 8.0;
   for (size_t i = 0; i < clip.boxes.size(); ++i) {
     const auto h = handles_of(clip.boxes[i]);
     for (int k = 0; k < 7; ++k) {
       ImVec2 at;
-      if (!to_window(camera, rs, ww, wh, h[size_t(k)], &at)) continue;
+      if (!to_window(camera, rs, area, h[size_t(k)], &at)) continue;
       const double dx = double(at.x) - x, dy = double(at.y) - y, d2 = dx * dx + dy * dy;
       if (d2 > best) continue;
       best = d2;
@@ -87,8 +84,7 @@ bool ClipState::press(int x, int y, const Camera& camera, const RenderSettings& 
   if (drag_.box < 0) return false;
   drag_.camera = camera;
   drag_.rs = rs;
-  drag_.ww = ww;
-  drag_.wh = wh;
+  drag_.area = area;
   drag_.x = x;
   drag_.y = y;
   drag_.start = clip.boxes[size_t(drag_.box)];
@@ -102,12 +98,11 @@ void ClipState::drag(int x, int y) {
   ClipBox& b = clip.boxes[size_t(d.box)];
   const double dx = x - d.x, dy = y - d.y;
   if (d.handle == 0) {
-    // The centre moves in the view's plane at its depth: a window unit is depth / (focus * H/2)
-    // world units times H / wh.
+    // The centre moves in the view's plane at its depth, a window unit the world units it spans
+    // there.
     const double depth = glm::dot(s.centre - d.camera.position, d.camera.forward());
     if (!(depth > 0.0)) return;
-    const double h = double(std::max(d.rs.height, 1));
-    const double unit = depth / (d.camera.focus * h * 0.5) * h / double(std::max(d.wh, 1));
+    const double unit = ScreenMap(d.camera, d.rs, d.area).world_per_unit(depth);
     b.centre = s.centre + (d.camera.right() * dx - d.camera.up() * dy) * unit;
     return;
   }
@@ -118,8 +113,8 @@ void ClipState::drag(int x, int y) {
   const glm::dvec3 face = handles_of(s)[size_t(d.handle)];
   const double eps = std::max(s.size[a], 1e-6) * 0.1;
   ImVec2 p0, p1;
-  if (!to_window(d.camera, d.rs, d.ww, d.wh, face, &p0) ||
-      !to_window(d.camera, d.rs, d.ww, d.wh, face + axis * eps, &p1))
+  if (!to_window(d.camera, d.rs, d.area, face, &p0) ||
+      !to_window(d.camera, d.rs, d.area, face + axis * eps, &p1))
     return;
   const double vx = (double(p1.x) - p0.x) / eps, vy = (double(p1.y) - p0.y) / eps;
   const double v2 = vx * vx + vy * vy;
@@ -152,7 +147,7 @@ void ClipState::add_box_around_view(const Camera& camera, const Bounds& bounds) 
   if (!(d > camera.near_z)) d = extent_of(bounds) * 0.5;
   ClipBox b;
   b.centre = camera.position + f * d;
-  const double side = 2.0 * d / camera.focus;  // tan(vfov / 2) = 1 / focus
+  const double side = 2.0 / camera.image_scale(d);  // the height the view spans at depth d
   b.size = glm::dvec3(side);
   clip.boxes.push_back(b);
 }
@@ -258,16 +253,17 @@ void ClipState::draw_section(const Bounds* bounds, const Camera& camera, const P
   sanitize();
 }
 
-void ClipState::draw_edges(const Camera& camera, const RenderSettings& rs, int ww, int wh,
+void ClipState::draw_edges(const Camera& camera, const RenderSettings& rs, const ImageRect& area,
                            float ui_scale) const {
   if (clip.boxes.empty()) return;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  dl->PushClipRect(ImVec2(area.ux, area.uy), ImVec2(area.ux + area.uw, area.uy + area.uh));
   for (const ClipBox& b : clip.boxes) {
     // A corner behind the near plane leaves its edges out.
     const auto k = clip_box_corners(b);
     ImVec2 at[8];
     bool in[8];
-    for (int i = 0; i < 8; ++i) in[i] = to_window(camera, rs, ww, wh, k[size_t(i)], &at[i]);
+    for (int i = 0; i < 8; ++i) in[i] = to_window(camera, rs, area, k[size_t(i)], &at[i]);
     const ImU32 color = b.mode == ClipMode::kInside    ? IM_COL32(80, 230, 120, 220)
                         : b.mode == ClipMode::kOutside ? IM_COL32(240, 90, 80, 220)
                                                        : IM_COL32(255, 200, 0, 220);
@@ -278,9 +274,10 @@ void ClipState::draw_edges(const Camera& camera, const RenderSettings& rs, int w
           dl->AddLine(at[i], at[i | bit], color, 1.5f * ui_scale);
     for (const glm::dvec3& hp : handles_of(b)) {  // the drag handles
       ImVec2 p;
-      if (to_window(camera, rs, ww, wh, hp, &p)) dl->AddCircleFilled(p, 3.5f * ui_scale, color);
+      if (to_window(camera, rs, area, hp, &p)) dl->AddCircleFilled(p, 3.5f * ui_scale, color);
     }
   }
+  dl->PopClipRect();
 }
 
 }  // namespace pr

@@ -9,6 +9,7 @@
 #include "engine/clip.h"
 #include "engine/pick.h"
 #include "engine/renderer.h"
+#include "viewer/layout.h"
 #include "viewer/panel_marks.h"
 
 namespace pr {
@@ -35,22 +36,22 @@ struct ClipState {
   /// the section (point, normal, thickness, steps). `bounds` null: no cloud yet.
   void draw_section(const Bounds* bounds, const Camera& camera, const PickResult* picks,
                     int pick_count, PanelMarks& marks);
-  /// Each box's edges over the image drawn with `camera` and `rs` in a window of ww x wh units
-  /// (ImGui's background draw list: under the panel).
-  void draw_edges(const Camera& camera, const RenderSettings& rs, int ww, int wh,
+  /// Each box's edges over the image drawn with `camera` and `rs` in the window's `area`
+  /// (ImGui's background draw list, clipped to the image).
+  void draw_edges(const Camera& camera, const RenderSettings& rs, const ImageRect& area,
                   float ui_scale) const;
 
   /// The boxes' drag handles, drawn with their edges: a dot at each box's centre and at the
-  /// centre of each face. A left press at (x, y) (window units, the frame of `camera`, `rs` in a
-  /// ww x wh window) within 8 units of one takes it and returns true (the click picks nothing
+  /// centre of each face. A left press at (x, y) (window units, the frame of `camera`, `rs` in the
+  /// window's `area`) within 8 units of one takes it and returns true (the click picks nothing
   /// then); drag() moves the box in the view's plane at its centre's depth (the centre's
   /// handle) or the face along its axis, the opposite face staying (a face's handle);
   /// release() lets go.
   /// Where handle `handle` (as Drag::handle) of box `box` is drawn, in window units; false when
   /// there is no such handle or it lies behind the near plane.
-  bool handle_at(int box, int handle, const Camera& camera, const RenderSettings& rs, int ww,
-                 int wh, float* x, float* y) const;
-  bool press(int x, int y, const Camera& camera, const RenderSettings& rs, int ww, int wh);
+  bool handle_at(int box, int handle, const Camera& camera, const RenderSettings& rs,
+                 const ImageRect& area, float* x, float* y) const;
+  bool press(int x, int y, const Camera& camera, const RenderSettings& rs, const ImageRect& area);
   void drag(int x, int y);
   void release() { drag_.box = -1; }
   bool dragging() const { return drag_.box >= 0; }
@@ -62,7 +63,7 @@ struct ClipState {
     int box = -1, handle = 0;
     Camera camera;
     RenderSettings rs;
-    int ww = 0, wh = 0;
+    ImageRect area;
     double x = 0.0, y = 0.0;
     ClipBox start;
   };

@@ -1,6 +1,7 @@
 // The viewer's input: every SDL event goes to ImGui first (viewer.cpp's poll_events()); the app
 // takes keys only when ImGui does not want the keyboard and mouse buttons and the wheel only when
-// it does not want the mouse, as Dear ImGui's examples do. Key releases and the end of a
+// it does not want the mouse, as Dear ImGui's examples do; a button pressed counts only on the
+// image (Viewer::Impl::area, the window less the docked panel). Key releases and the end of a
 // right-drag always reach the camera, so nothing stays held.
 #include <imgui.h>
 
@@ -91,6 +92,9 @@ void Viewer::Impl::key_pressed(SDL_Keycode k) {
     case SDLK_x:
       picks.clear();
       break;
+    case SDLK_TAB:
+      panel.toggle(SDL_GetTicks());
+      break;
     default:
       break;
   }
@@ -99,12 +103,12 @@ void Viewer::Impl::key_pressed(SDL_Keycode k) {
 void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
   switch (e.type) {
     case SDL_MOUSEBUTTONDOWN:
-      if (imgui_wants_mouse) break;
+      // Presses count on the image only (not over the panel, nor in a window too small for it).
+      if (imgui_wants_mouse || !area.contains(float(e.button.x), float(e.button.y))) break;
       if (e.button.button == SDL_BUTTON_LEFT) {
         // A press on a clip box's handle drags it (clip_panel.h); elsewhere it picks.
         const PickFrame f = pick_frame();
-        if (!f.drawn ||
-            !clips.press(e.button.x, e.button.y, f.camera, f.settings, f.window_w, f.window_h)) {
+        if (!f.drawn || !clips.press(e.button.x, e.button.y, f.camera, f.settings, f.area)) {
           measures.clicked(e.button.clicks >= 2);
           picks.click(e.button.x, e.button.y, f, *backend);
         }

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "measure_export.h"
+#include "viewer/screen_map.h"
 
 namespace pr {
 
@@ -32,43 +33,6 @@ bool open_ended(MeasureKind k) {
   return hi == 0;
 }
 
-/// World points to window units with the frame's camera.
-struct Projector {
-  const Camera& cam;
-  double w, h, sx, sy;  // the image in pixels, and pixels to window units
-  Projector(const PickFrame& f)
-      : cam(f.camera),
-        w(double(std::max(f.settings.width, 1))),
-        h(double(std::max(f.settings.height, 1))),
-        sx(double(f.window_w) / w),
-        sy(double(f.window_h) / h) {}
-  /// Camera space: right, up, forward (depth).
-  glm::dvec3 to_camera(const glm::dvec3& p) const {
-    const glm::dvec3 d = p - cam.position;
-    return {glm::dot(d, cam.right()), glm::dot(d, cam.up()), glm::dot(d, cam.forward())};
-  }
-  ImVec2 to_window(const glm::dvec3& c) const {
-    const double s = cam.focus / c.z * h * 0.5;
-    return ImVec2(float((c.x * s + w * 0.5) * sx), float((h * 0.5 - c.y * s) * sy));
-  }
-  std::optional<ImVec2> point(const glm::dvec3& p) const {
-    const glm::dvec3 c = to_camera(p);
-    if (!(c.z > cam.near_z)) return std::nullopt;
-    return to_window(c);
-  }
-  /// The segment a-b, its part behind the near plane cut off; false when none is in front.
-  bool segment(const glm::dvec3& a, const glm::dvec3& b, ImVec2* pa, ImVec2* pb) const {
-    glm::dvec3 ca = to_camera(a), cb = to_camera(b);
-    const double near = cam.near_z * 1.001;
-    if (ca.z < near && cb.z < near) return false;
-    if (ca.z < near) ca = ca + (cb - ca) * ((near - ca.z) / (cb.z - ca.z));
-    if (cb.z < near) cb = cb + (ca - cb) * ((near - cb.z) / (ca.z - cb.z));
-    *pa = to_window(ca);
-    *pb = to_window(cb);
-    return true;
-  }
-};
-
 /// A label with a dark backing, kept inside the window and moved down past the labels `placed`
 /// before it in this frame (their rectangles), so that none hides another.
 void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 tint, const PickFrame& f,
@@ -76,8 +40,9 @@ void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 tint, const
   const ImVec2 size = ImGui::CalcTextSize(text.c_str());
   const float pad = 3.0f * ui;
   float x = at.x + 8.0f * ui, y = at.y - size.y - 6.0f * ui;
-  x = std::clamp(x, pad, std::max(pad, float(f.window_w) - size.x - pad));
-  y = std::clamp(y, pad, std::max(pad, float(f.window_h) - size.y - pad));
+  const ImageRect& r = f.area;
+  x = std::clamp(x, r.ux + pad, std::max(r.ux + pad, r.ux + r.uw - size.x - pad));
+  y = std::clamp(y, r.uy + pad, std::max(r.uy + pad, r.uy + r.uh - size.y - pad));
   for (bool moved = true; moved;) {
     moved = false;
     for (const ImVec4& r : placed)
@@ -93,19 +58,19 @@ void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 tint, const
 }
 
 /// The lines of a measurement's points (closed for a polygon), and a dot at each.
-void draw_lines(ImDrawList* dl, const Projector& pr_, const std::vector<glm::dvec3>& pts,
+void draw_lines(ImDrawList* dl, const ScreenMap& map, const std::vector<glm::dvec3>& pts,
                 bool closed, ImU32 tint, float ui) {
   const size_t n = pts.size();
   const size_t segs = closed && n > 2 ? n : (n ? n - 1 : 0);
   for (size_t k = 0; k < segs; ++k) {
     ImVec2 a, b;
-    if (pr_.segment(pts[k], pts[(k + 1) % n], &a, &b)) {
+    if (map.segment(pts[k], pts[(k + 1) % n], &a, &b)) {
       dl->AddLine(a, b, IM_COL32(0, 0, 0, 160), 3.5f * ui);
       dl->AddLine(a, b, tint, 1.5f * ui);
     }
   }
   for (const glm::dvec3& p : pts)
-    if (const auto q = pr_.point(p)) dl->AddCircleFilled(*q, 3.0f * ui, tint);
+    if (const auto q = map.point(p)) dl->AddCircleFilled(*q, 3.0f * ui, tint);
 }
 
 /// A circle's rim: 72 points in its plane.
@@ -127,29 +92,29 @@ std::vector<glm::dvec3> circle_rim(const Measurement& m) {
 
 /// Where a measurement's label goes: its vertex for an angle, else the mean of its points; when
 /// that lies behind the camera, the first point in front; none when no point is.
-std::optional<ImVec2> label_anchor(const Measurement& m, const Projector& pr_) {
-  if (m.kind == MeasureKind::kAngle && m.points.size() == 3) return pr_.point(m.points[1]);
+std::optional<ImVec2> label_anchor(const Measurement& m, const ScreenMap& map) {
+  if (m.kind == MeasureKind::kAngle && m.points.size() == 3) return map.point(m.points[1]);
   glm::dvec3 mean(0.0);
   for (const glm::dvec3& p : m.points) mean += p / double(m.points.size());
-  if (const auto q = pr_.point(mean)) return q;
+  if (const auto q = map.point(mean)) return q;
   for (const glm::dvec3& p : m.points)
-    if (const auto q = pr_.point(p)) return q;
+    if (const auto q = map.point(p)) return q;
   return std::nullopt;
 }
 
-void draw_measurement(ImDrawList* dl, const Projector& pr_, const Measurement& m,
+void draw_measurement(ImDrawList* dl, const ScreenMap& map, const Measurement& m,
                       const PickFrame& f, float ui, std::vector<ImVec4>& placed) {
   const ImU32 tint = IM_COL32(255, 200, 60, 255);
   if (m.kind == MeasureKind::kCircle) {
-    draw_lines(dl, pr_, circle_rim(m), true, tint, ui);
-    draw_lines(dl, pr_, m.points, false, IM_COL32(255, 255, 255, 0), ui);
+    draw_lines(dl, map, circle_rim(m), true, tint, ui);
+    draw_lines(dl, map, m.points, false, IM_COL32(255, 255, 255, 0), ui);
   } else if (m.kind == MeasureKind::kAngle && m.points.size() == 3) {
-    draw_lines(dl, pr_, {m.points[0], m.points[1], m.points[2]}, false, tint, ui);
+    draw_lines(dl, map, {m.points[0], m.points[1], m.points[2]}, false, tint, ui);
   } else {
     const bool closed = m.kind == MeasureKind::kArea || m.kind == MeasureKind::kVolume;
-    draw_lines(dl, pr_, m.points, closed, tint, ui);
+    draw_lines(dl, map, m.points, closed, tint, ui);
   }
-  if (const auto at = label_anchor(m, pr_))
+  if (const auto at = label_anchor(m, map))
     label(dl, *at, measurement_summary(m), IM_COL32(255, 255, 255, 255), f, ui, placed);
 }
 
@@ -340,20 +305,24 @@ void measure_section(MeasureState& s, const PickFrame& f, PanelMarks& marks, Sta
 
 }  // namespace
 
-void MeasureState::draw(const PickFrame& f, float ui, PanelMarks& marks, StatusLine& status) {
-  if (f.settings.width > 0 && f.window_w > 0) {
-    ImDrawList* dl = ImGui::GetBackgroundDrawList();
-    const Projector pr_(f);
-    std::vector<ImVec4> placed;
-    for (const Item& it : items)
-      if (it.visible) draw_measurement(dl, pr_, it.m, f, ui, placed);
-    const bool closed = tool == MeasureKind::kArea || tool == MeasureKind::kVolume;
-    if (active) draw_lines(dl, pr_, pending, closed, IM_COL32(120, 230, 255, 255), ui);
-  }
-  if (ImGui::Begin("pointraster") &&
-      ImGui::CollapsingHeader("Measurements", ImGuiTreeNodeFlags_DefaultOpen))
+void MeasureState::draw_marks(const PickFrame& f, float ui) {
+  if (f.settings.width <= 0 || f.area.empty()) return;
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  const ScreenMap map(f.camera, f.settings, f.area);
+  // Over the image only: a measurement beside the view leaves no line over the panel.
+  dl->PushClipRect(ImVec2(f.area.ux, f.area.uy),
+                   ImVec2(f.area.ux + f.area.uw, f.area.uy + f.area.uh));
+  std::vector<ImVec4> placed;
+  for (const Item& it : items)
+    if (it.visible) draw_measurement(dl, map, it.m, f, ui, placed);
+  const bool closed = tool == MeasureKind::kArea || tool == MeasureKind::kVolume;
+  if (active) draw_lines(dl, map, pending, closed, IM_COL32(120, 230, 255, 255), ui);
+  dl->PopClipRect();
+}
+
+void MeasureState::draw_section(const PickFrame& f, PanelMarks& marks, StatusLine& status) {
+  if (ImGui::CollapsingHeader("Measurements", ImGuiTreeNodeFlags_DefaultOpen))
     measure_section(*this, f, marks, status);
-  ImGui::End();
 }
 
 }  // namespace pr

@@ -81,9 +81,10 @@ struct MeasureState {
   bool cancel();
   /// Writes every measurement to `path` (.geojson or .csv); false with the reason in `status`.
   bool export_all(const std::string& path, StatusLine& status) const;
-  /// The measurements drawn over the image (ImGui's background draw list) and the panel's
-  /// Measurements section (appended to the panel's window).
-  void draw(const PickFrame& frame, float ui_scale, PanelMarks& marks, StatusLine& status);
+  /// The measurements drawn over the image (ImGui's background draw list, clipped to the image).
+  void draw_marks(const PickFrame& frame, float ui_scale);
+  /// The panel's Measurements section.
+  void draw_section(const PickFrame& frame, PanelMarks& marks, StatusLine& status);
 };
 
 }  // namespace pr

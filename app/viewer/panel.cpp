@@ -1,8 +1,10 @@
-// The ImGui panel's layout (Viewer::Impl::draw_panel()): the status line and the background job,
-// then the sections in order: streaming (stream_state.cpp), renderer, camera and focus
-// (camera_control.cpp), points, color (color_panel.cpp), timings (frame_times.cpp), cloud
-// (cloud_state.cpp), open (open_panel.cpp), save (save_panel.cpp), help; the pick section
-// (pick_panel.cpp) is appended to the same window. The sections of no one feature are here.
+// The ImGui panel (Viewer::Impl::draw_panel()): docked at the window's left edge, full height, its
+// width the user's (layout.h); at its top a button that hides it and the status line with the
+// background job, then the sections by group (panel_groups.h): streaming (stream_state.cpp);
+// View: camera and focus (camera_control.cpp), points; Tools: pick and measure (pick_panel.cpp);
+// Colour (color_panel.cpp); Data: open (open_panel.cpp), save (save_panel.cpp), cloud
+// (cloud_state.cpp); Performance: renderer, timings (frame_times.cpp); help. The sections of no
+// one feature are here.
 #include <imgui.h>
 
 #include <algorithm>
@@ -158,6 +160,13 @@ void point_look(ViewerSettings& settings, RenderBackend& backend, RenderSettings
       "moves. A second pass over the points drawn; the same image on both renderers.");
 }
 
+/// The top of the panel, above the groups: a button that hides it (Tab) and the status line with
+/// the background job.
+void panel_top(const StatusLine& status, CloudJob& job, float ui_scale, PanelLayout& panel) {
+  if (ImGui::SmallButton("Hide panel (Tab)")) panel.toggle(SDL_GetTicks());
+  status_and_job(status, job, ui_scale);
+}
+
 void help_section() {
   if (!ImGui::CollapsingHeader("Help")) return;
   ImGui::TextUnformatted(
@@ -172,6 +181,7 @@ void help_section() {
       "Ctrl+7/1/3   bottom, back, left view\n"
       "0            iso view\n"
       "F            frame the cloud\n"
+      "Tab          hide or show this panel\n"
       "R            reset the camera\n"
       "G            toggle CPU/GPU renderer\n"
       "F12 or P     save the image as pointraster-<time>.png\n"
@@ -202,31 +212,53 @@ void Viewer::Impl::points_section() {
 
 void Viewer::Impl::draw_panel() {
   const float s = win.ui_scale;
-  ImGui::SetNextWindowPos(ImVec2(10 * s, 10 * s), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(
-      ImVec2(370 * s, std::max(200.0f, std::min(640 * s, ImGui::GetIO().DisplaySize.y - 20 * s))),
-      ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowBgAlpha(0.92f);
+  const ImVec2 window = ImGui::GetIO().DisplaySize;
   marks.begin_frame();
-  if (ImGui::Begin("pointraster")) {
+  if (panel.drawn_width(window.x, s) <= 0.0f) return;  // hidden (Tab), or no room for it
+  panel.before_begin(window.x, window.y, s);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  if (ImGui::Begin("pointraster", nullptr, flags)) {
+    panel.after_begin(window.x, s);
     marks.mark_panel();
-    status_and_job(status, cloud.job, s);
-    stream.draw_section();  // a streamed survey's budget and progress come first
-    renderer_section(*backend, win, occlusion_note, panel_frames);
-    const Bounds* bounds = cloud.drawable() ? &cloud.bounds : nullptr;
-    view.draw_section(bounds, cloud.scene.empty(), win.aspect());
-    view.draw_focus_section();
-    points_section();
-    colors.draw_section(cloud.points.get(), s);
-    clips.draw_section(bounds, view.camera, picks.points, picks.count, marks);
-    times.draw_section(*backend);
-    cloud.draw_section(*backend);
-    const std::vector<std::string> open = open_box.draw_section(win.settings, s, marks, status);
-    if (!open.empty()) start_open(open);
-    save.draw_section(cloud, streaming(), open_box.dir, s, status);
-    help_section();
+    panel_top(status, cloud.job, s, panel);
+    draw_panel_sections(panel_sections(), s);
   }
   ImGui::End();
+}
+
+std::vector<PanelSection> Viewer::Impl::panel_sections() {
+  // Each section in its group (panel_groups.h); the groups' order is the panel's, the list's
+  // order that of the sections within a group.
+  const float s = win.ui_scale;
+  const Bounds* bounds = cloud.drawable() ? &cloud.bounds : nullptr;
+  std::vector<PanelSection> v;
+  v.push_back({PanelGroup::kStreaming, [this] { stream.draw_section(); }});
+  v.push_back({PanelGroup::kView,
+               [this, bounds] { view.draw_section(bounds, cloud.scene.empty(), win.aspect()); }});
+  v.push_back({PanelGroup::kView, [this] { view.draw_focus_section(); }});
+  v.push_back({PanelGroup::kView, [this] { points_section(); }});
+  v.push_back({PanelGroup::kTools,
+               [this] { picks.draw_section(pick_frame(), cloud.file_colors(), marks); }});
+  v.push_back({PanelGroup::kTools, [this] { measures.draw_section(pick_frame(), marks, status); }});
+  v.push_back({PanelGroup::kTools, [this, bounds] {
+                 clips.draw_section(bounds, view.camera, picks.points, picks.count, marks);
+               }});
+  v.push_back({PanelGroup::kColour, [this, s] { colors.draw_section(cloud.points.get(), s); }});
+  v.push_back({PanelGroup::kData, [this, s] {
+                 const std::vector<std::string> open =
+                     open_box.draw_section(win.settings, s, marks, status);
+                 if (!open.empty()) start_open(open);
+               }});
+  v.push_back({PanelGroup::kData,
+               [this, s] { save.draw_section(cloud, streaming(), open_box.dir, s, status); }});
+  v.push_back({PanelGroup::kData, [this] { cloud.draw_section(*backend); }});
+  v.push_back({PanelGroup::kPerformance,
+               [this] { renderer_section(*backend, win, occlusion_note, panel_frames); }});
+  v.push_back({PanelGroup::kPerformance, [this] { times.draw_section(*backend); }});
+  v.push_back({PanelGroup::kHelp, [] { help_section(); }});
+  return v;
 }
 
 }  // namespace pr

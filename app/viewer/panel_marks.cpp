@@ -9,7 +9,7 @@ void PanelMarks::mark_panel() {
   const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
   Rect r;
   r.x0 = pos.x;
-  r.y0 = pos.y + ImGui::GetFrameHeight();               // below the title bar
+  r.y0 = pos.y;                                         // the docked panel has no title bar
   r.x1 = pos.x + ImGui::GetWindowContentRegionMax().x;  // left of the scroll bar
   r.y1 = pos.y + size.y;
   r.visible = true;

@@ -11,10 +11,10 @@ namespace pr {
 struct PanelMarks {
   struct Rect {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    bool visible = false;  ///< whole inside the panel's area below its title bar
+    bool visible = false;  ///< whole inside the panel's area
   };
   bool on = false;
-  std::map<std::string, Rect> items;  ///< "panel": the panel's area below its title bar
+  std::map<std::string, Rect> items;  ///< "panel": the panel's area
 
   /// A new frame: items not drawn in it are forgotten.
   void begin_frame() {

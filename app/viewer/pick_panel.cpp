@@ -27,10 +27,13 @@ const char* const kPickNames[2] = {"A", "B"};
 
 void PickState::click(int window_x, int window_y, const PickFrame& f, RenderBackend& backend) {
   if (!f.drawn || f.settings.width <= 0 || f.settings.height <= 0) return;
-  // Window units to image pixels (the image is the drawable: HiDPI-aware).
+  if (!f.area.contains(float(window_x), float(window_y))) return;  // not on the image
+  // Window units to the image's pixels (the drawable's: HiDPI-aware), from the image's corner.
   Click c;
-  c.x = int(double(window_x) * double(f.settings.width) / double(std::max(f.window_w, 1)));
-  c.y = int(double(window_y) * double(f.settings.height) / double(std::max(f.window_h, 1)));
+  c.x = int((double(window_x) - f.area.ux) * double(f.settings.width) /
+            std::max(double(f.area.uw), 1.0));
+  c.y = int((double(window_y) - f.area.uy) * double(f.settings.height) /
+            std::max(double(f.area.uh), 1.0));
   c.cloud = f.cloud.get();
   c.camera = f.camera;
   c.settings = f.settings;
@@ -89,11 +92,13 @@ namespace {
 
 /// Marks on the image: each pick projected with the camera of this frame (double precision), a
 /// ring and its name, and the line between two.
-void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderSettings& rs, int ww,
-                     int wh, float ui) {
+void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderSettings& rs,
+                     const ImageRect& area, float ui) {
   ImDrawList* fg = ImGui::GetForegroundDrawList();
   const double w = double(std::max(rs.width, 1)), h = double(std::max(rs.height, 1));
-  const double to_window = double(ww) / w;
+  const double to_window = double(area.uw) / w;
+  // Over the image only: a pick beside the view leaves no mark over the panel.
+  fg->PushClipRect(ImVec2(area.ux, area.uy), ImVec2(area.ux + area.uw, area.uy + area.uh));
   ImVec2 at[2];
   bool seen[2] = {false, false};
   for (int i = 0; i < picks.count; ++i) {
@@ -103,7 +108,7 @@ void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderS
     const double s = camera.image_scale(cz) * h * 0.5;
     const double px = glm::dot(d, camera.right()) * s + w * 0.5;
     const double py = h * 0.5 - glm::dot(d, camera.up()) * s;
-    at[i] = ImVec2(float(px * to_window), float(py * double(wh) / h));
+    at[i] = ImVec2(float(area.ux + px * to_window), float(area.uy + py * double(area.uh) / h));
     seen[i] = true;
     const ImU32 tint = i == 0 ? IM_COL32(255, 220, 40, 255) : IM_COL32(40, 220, 255, 255);
     fg->AddCircle(at[i], 7.0f * ui, IM_COL32(0, 0, 0, 200), 0, 4.0f * ui);
@@ -112,6 +117,7 @@ void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderS
   }
   if (picks.count == 2 && seen[0] && seen[1])
     fg->AddLine(at[0], at[1], IM_COL32(255, 255, 255, 200), 1.5f * ui);
+  fg->PopClipRect();
 }
 
 /// The panel's section: each pick's position and attributes, the measure between two.
@@ -145,14 +151,15 @@ void pick_section(PickState& picks, const PointCloud* cloud, bool file_colors, U
 
 }  // namespace
 
-void PickState::draw(const PickFrame& f, bool file_colors, float ui_scale, PanelMarks& marks) {
+void PickState::draw_marks(const PickFrame& f, float ui_scale) {
   if (cloud != f.cloud.get()) clear();  // the picks belong to another cloud
-  draw_pick_marks(*this, f.camera, f.settings, f.window_w, f.window_h, ui_scale);
-  // The panel's section, appended to its window.
-  if (ImGui::Begin("pointraster") &&
-      ImGui::CollapsingHeader("Pick and measure", ImGuiTreeNodeFlags_DefaultOpen))
+  if (!f.area.empty()) draw_pick_marks(*this, f.camera, f.settings, f.area, ui_scale);
+}
+
+void PickState::draw_section(const PickFrame& f, bool file_colors, PanelMarks& marks) {
+  if (cloud != f.cloud.get()) clear();  // the picks belong to another cloud
+  if (ImGui::CollapsingHeader("Pick and measure", ImGuiTreeNodeFlags_DefaultOpen))
     pick_section(*this, f.cloud.get(), file_colors, f.camera.up_axis, marks);
-  ImGui::End();
 }
 
 }  // namespace pr

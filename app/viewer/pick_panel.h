@@ -10,6 +10,7 @@
 #include "engine/pick.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
+#include "viewer/layout.h"
 #include "viewer/panel_marks.h"
 #include "viewer/pick_job.h"
 #include "viewer/render_backend.h"
@@ -23,7 +24,7 @@ struct PickFrame {
   bool drawn = false;                       ///< it has points and an image of it is on screen
   Camera camera;                            ///< what the frame was drawn with
   RenderSettings settings;
-  int window_w = 0, window_h = 0;  ///< the window in window units (clicks come in them)
+  ImageRect area;  ///< where the image shows in the window (clicks come in window units)
 };
 
 struct PickState {
@@ -59,7 +60,7 @@ struct PickState {
   /// Whether a pick runs or waits.
   bool pending() const { return job.busy() || waiting.has_value(); }
 
-  /// A left click on the image at (window_x, window_y): a pick job on `frame`, or the click
+  /// A left click at (window_x, window_y): on the image, a pick job on `frame`, or the click
   /// waiting while one runs.
   void click(int window_x, int window_y, const PickFrame& frame, RenderBackend& backend);
   /// The click waiting, once no pick runs, unless the cloud on screen (`now`) changed.
@@ -67,8 +68,10 @@ struct PickState {
   /// Each frame: a finished pick's point (kept when it is of `now`), and the click waiting.
   void update(const std::shared_ptr<const PointCloud>& now, RenderBackend& backend,
               StatusLine& status);
-  /// The marks on the image and the panel's Pick section (appended to the panel's window).
-  void draw(const PickFrame& frame, bool file_colors, float ui_scale, PanelMarks& marks);
+  /// The marks on the image (clipped to it).
+  void draw_marks(const PickFrame& frame, float ui_scale);
+  /// The panel's Pick section (inside the panel's window).
+  void draw_section(const PickFrame& frame, bool file_colors, PanelMarks& marks);
 };
 
 }  // namespace pr

@@ -50,6 +50,7 @@ ViewerSettings load_settings(const std::string& path) {
     int i = 0;
     if (k == "width" && parse_int(v, 64, 16384, i)) s.width = i;
     if (k == "height" && parse_int(v, 64, 16384, i)) s.height = i;
+    if (k == "panel_width" && parse_int(v, 100, 8192, i)) s.panel_width = i;
     if (k == "mode" && (v == "cpu" || v == "gpu" || v == "auto")) s.mode = v;
     if (k == "vsync" && (v == "0" || v == "1")) s.vsync = v == "1";
     if (k == "point_size" && parse_int(v, 1, 16, i)) s.point_size = i;
@@ -74,8 +75,8 @@ bool save_settings(const std::string& path, const ViewerSettings& s, std::string
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   std::ostringstream o;
   o << "# pointraster viewer settings\n"
-    << "width=" << s.width << "\nheight=" << s.height << "\nmode=" << s.mode
-    << "\nvsync=" << (s.vsync ? 1 : 0) << "\npoint_size=" << s.point_size
+    << "width=" << s.width << "\nheight=" << s.height << "\npanel_width=" << s.panel_width
+    << "\nmode=" << s.mode << "\nvsync=" << (s.vsync ? 1 : 0) << "\npoint_size=" << s.point_size
     << "\nprojection=" << s.projection << "\nbackground=" << s.background[0] << ","
     << s.background[1] << "," << s.background[2] << "\n";
   if (!s.open_dir.empty()) o << "open_dir=" << s.open_dir << "\n";

@@ -1,5 +1,5 @@
-// What the viewer remembers between runs: window size, last renderer mode, vsync, point size,
-// the camera's projection, background and recent files, as key=value lines in
+// What the viewer remembers between runs: window size, the panel's width, last renderer mode,
+// vsync, point size, the camera's projection, background and recent files, as key=value lines in
 // $XDG_CONFIG_HOME/pointraster/settings.ini (ImGui keeps the panel layout in imgui.ini beside it).
 #pragma once
 
@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "viewer/layout.h"
+
 namespace pr {
 
 struct ViewerSettings {
   int width = 1280, height = 720;
+  int panel_width =
+      kDefaultPanelWidth;  ///< the docked panel's width in window units at --ui-scale 1 (layout.h)
   std::string mode = "auto";  ///< "cpu", "gpu", or "auto": gpu when a CUDA device is there
   bool vsync = true;
   int point_size = 1;

@@ -93,11 +93,15 @@ void Viewer::Impl::advance(double frame_ms) {
 
 bool Viewer::Impl::fit_display(int* w, int* h) {
   win.drawable_size(w, h);
+  int ww = 0, wh = 0;
+  SDL_GetWindowSize(win.window, &ww, &wh);
+  // The image is the window less the docked panel: the renderers draw only what shows.
+  area = image_rect(panel.drawn_width(float(ww), win.ui_scale), ww, wh, *w, *h);
   Display& d = *win.display;
-  if (*w > 0 && *h > 0 && (*w != d.width() || *h != d.height())) {
+  if (!area.empty() && (area.w != d.width() || area.h != d.height())) {
     // CUDA must let go of the PBO before GL reallocates it, then take the new one.
     backend->release_interop();
-    d.resize(*w, *h);
+    d.resize(area.w, area.h);
     backend->update_interop(true);
   }
   return *w > 0 && *h > 0;
@@ -105,7 +109,7 @@ bool Viewer::Impl::fit_display(int* w, int* h) {
 
 void Viewer::Impl::render_frame() {
   have_image = have_image && cloud.points;
-  if (!cloud.drawable() || win.display->empty()) {
+  if (!cloud.drawable() || win.display->empty() || area.empty()) {
     times.render_ms = times.upload_ms = 0;
     return;
   }
@@ -130,19 +134,18 @@ void Viewer::Impl::draw_window(int w, int h) {
   ImGui_ImplSDL2_NewFrame();
   ImGui::NewFrame();
   draw_panel();
-  picks.draw(pick_frame(), cloud.file_colors(), win.ui_scale, marks);
-  measures.draw(pick_frame(), win.ui_scale, marks, status);
-  if (have_image) {
-    const ImVec2 size = ImGui::GetIO().DisplaySize;
-    clips.draw_edges(view.camera, rs, int(size.x), int(size.y), win.ui_scale);
-  }
+  picks.draw_marks(pick_frame(), win.ui_scale);
+  measures.draw_marks(pick_frame(), win.ui_scale);
+  if (have_image) clips.draw_edges(view.camera, rs, area, win.ui_scale);
+  panel.draw_hint(SDL_GetTicks(), win.ui_scale);
   ImGui::Render();
 
   const float* bg = win.settings.background;
   glViewport(0, 0, w, h);
   glClearColor(bg[0], bg[1], bg[2], 1);
   glClear(GL_COLOR_BUFFER_BIT);
-  if (have_image) win.display->draw(0, 0, w, h);
+  // GL's viewport counts rows from the bottom.
+  if (have_image && !area.empty()) win.display->draw(area.x, h - area.y - area.h, area.w, area.h);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   times.ui_drawn(ui.ms());
 }
@@ -193,7 +196,7 @@ PickFrame Viewer::Impl::pick_frame() const {
   f.drawn = cloud.drawable() && have_image;
   f.camera = view.camera;
   f.settings = rs;
-  SDL_GetWindowSize(win.window, &f.window_w, &f.window_h);
+  f.area = area;
   return f;
 }
 
@@ -368,6 +371,7 @@ Viewer::~Viewer() {
   m.picks.job.cancel();              // a GPU pick calls into the backend too
   m.stream.scene.reset();            // its workers stop before the renderers go
   m.win.settings.projection = m.view.camera.ortho() ? "ortho" : "perspective";
+  m.win.settings.panel_width = m.panel.width;
   m.win.save_settings(m.backend->gpu_active() ? "gpu" : "cpu");
   m.backend.reset();  // CUDA lets go of the display's buffer
   m.win.close();
@@ -389,6 +393,9 @@ bool Viewer::open(std::string* error) {
   if (!m.win.create(m.opt, error)) return false;
   m.win.init_imgui(m.opt);
   m.backend->attach(m.win.display.get());
+  m.panel.width = m.win.settings.panel_width;
+  int w = 0, h = 0;
+  m.fit_display(&w, &h);  // the image's size, before a cloud's first view is placed for it
   m.choose_first_mode();
   m.stream.options = stream_options(m.opt, m.backend->gpu_active());
   m.start_first_cloud();

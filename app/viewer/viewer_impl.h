@@ -2,8 +2,8 @@
 // (window.h, cloud_state.h, stream_state.h, camera_control.h, color_panel.h, pick_panel.h,
 // frame_times.h, open_box.h, save_panel.h, status_line.h), handed what it needs of the others as
 // arguments; and the code that joins them: the frame and what arrives in it (viewer.cpp), input
-// (input.cpp), the panel's layout (panel.cpp). Internal to app/viewer: SDL types appear here, GL
-// types do not.
+// (input.cpp), the panel's layout (panel.cpp, layout.h, panel_groups.h). Internal to app/viewer:
+// SDL types appear here, GL types do not.
 #pragma once
 
 #include <SDL.h>
@@ -20,8 +20,10 @@
 #include "viewer/cloud_state.h"
 #include "viewer/color_panel.h"
 #include "viewer/frame_times.h"
+#include "viewer/layout.h"
 #include "viewer/measure_panel.h"
 #include "viewer/open_box.h"
+#include "viewer/panel_groups.h"
 #include "viewer/panel_marks.h"
 #include "viewer/pick_panel.h"
 #include "viewer/render_backend.h"
@@ -46,8 +48,10 @@ struct Viewer::Impl {
   ClipState clips;  // clip boxes and the section (clip_panel.h)
   FrameTimes times;
   OpenBox open_box;
-  SaveState save;    // the Save section and the save running
-  PanelMarks marks;  // where the panel drew what tests click (viewer_testing.h)
+  SaveState save;     // the Save section and the save running
+  PanelMarks marks;   // where the panel drew what tests click (viewer_testing.h)
+  PanelLayout panel;  // the docked panel: its width, shown or hidden (Tab)
+  ImageRect area;     // where the image is drawn this frame: the window less the panel
 
   std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
   RenderSettings rs;
@@ -67,9 +71,9 @@ struct Viewer::Impl {
   void choose_first_mode();
   void poll_events();
   void advance(double frame_ms);     // the fly camera, the finished jobs
-  bool fit_display(int* w, int* h);  // false while minimized
+  bool fit_display(int* w, int* h);  // the drawable's size; false while minimized
   void render_frame();
-  void draw_window(int w, int h);       // the image, the panel and the pick marks
+  void draw_window(int w, int h);       // the image in `area`, the panel and the pick marks
   bool count_frame(int* counted);       // scripted runs: whether this is the last frame
   bool write_screenshot(int w, int h);  // --screenshot
   bool save_screenshot_key();
@@ -95,8 +99,9 @@ struct Viewer::Impl {
   void key_pressed(SDL_Keycode k);
   void mouse_event(const SDL_Event& e, bool imgui_wants_mouse);
 
-  // The panel's layout (panel.cpp): each feature draws its own section.
+  // The panel's layout (panel.cpp): each feature draws its own section, in its group.
   void draw_panel();
+  std::vector<PanelSection> panel_sections();
   void points_section();  // the point count's actions reach the cloud and the loading
 };
 

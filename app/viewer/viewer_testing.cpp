@@ -48,7 +48,7 @@ void ViewerTesting::add_clip_box() {
 }
 bool ViewerTesting::clip_handle(int box, int handle, float* x, float* y) const {
   const PickFrame f = impl_->pick_frame();
-  return impl_->clips.handle_at(box, handle, f.camera, f.settings, f.window_w, f.window_h, x, y);
+  return impl_->clips.handle_at(box, handle, f.camera, f.settings, f.area, x, y);
 }
 void ViewerTesting::add_clip_box_around_view() {
   impl_->clips.add_box_around_view(impl_->view.camera, impl_->cloud.bounds);
@@ -71,6 +71,18 @@ int ViewerTesting::image_width() const {
 }
 int ViewerTesting::image_height() const {
   return impl_->win.display ? impl_->win.display->height() : 0;
+}
+ImageRect ViewerTesting::image_area() const {
+  return impl_->area;
+}
+bool ViewerTesting::panel_shown() const {
+  return impl_->panel.shown;
+}
+int ViewerTesting::panel_width() const {
+  return impl_->panel.width;
+}
+Bounds ViewerTesting::cloud_bounds() const {
+  return impl_->cloud.points ? impl_->cloud.bounds : Bounds{};
 }
 float ViewerTesting::ui_scale() const {
   return impl_->win.ui_scale;

@@ -13,6 +13,7 @@
 #include "engine/measure.h"
 #include "engine/pick.h"
 #include "engine/renderer.h"
+#include "viewer/layout.h"
 #include "viewer/viewer.h"
 
 struct SDL_Window;
@@ -66,6 +67,14 @@ class ViewerTesting : public Viewer {
   /// Size of the image being rendered (the drawable), 0x0 while minimized.
   int image_width() const;
   int image_height() const;
+  /// Where the image shows in the window this frame (the window less the docked panel), in
+  /// pixels and window units.
+  ImageRect image_area() const;
+  /// Whether the panel shows (Tab hides it), and its width as the settings keep it.
+  bool panel_shown() const;
+  int panel_width() const;
+  /// The world bounds of the cloud on screen (empty without one).
+  Bounds cloud_bounds() const;
   /// The panel's scale (the display's DPI / 96, or --ui-scale; 1 on ordinary screens).
   float ui_scale() const;
   /// True while a file load or scene regeneration runs.
@@ -138,7 +147,7 @@ class ViewerTesting : public Viewer {
   /// 1 + 2a + (0 or 1) the centre of its - or + face of axis a; false when not drawn.
   bool clip_handle(int box, int handle, float* x, float* y) const;
   /// Where the panel drew item `name` in the last frame, in window units, and whether it showed
-  /// whole (not scrolled out of the panel): "panel" (the panel's area below its title bar),
+  /// whole (not scrolled out of the panel): "panel" (the panel's area),
   /// "open.header", "open.path", "open.button", "open.recent" (the Recent files node),
   /// "open.recent.N" (its entries), "open.entry:NAME" (the folder list's, a folder's NAME
   /// ending in /), "open.survey" (the folder as one survey), "pick.hint", "clip.header" (the

@@ -114,7 +114,6 @@ void ViewerWindow::init_imgui(const Options& o) {
   ImGui_ImplSDL2_InitForOpenGL(window, gl);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   imgui_ready = true;
-  display->resize(dw, dh);
 }
 
 void ViewerWindow::save_settings(const std::string& mode) {

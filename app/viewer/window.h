@@ -1,6 +1,6 @@
 // The viewer's window: the SDL2 window with its OpenGL 3.3 core context, Dear ImGui on it, the
 // display that shows the rendered image, and what is kept between interactive runs (the settings
-// file: window size, renderer, vsync, recent files; imgui.ini: the panel's layout).
+// file: window size, the panel's width, renderer, vsync, recent files; imgui.ini: ImGui's own).
 #pragma once
 
 #include <SDL.h>
@@ -31,8 +31,8 @@ struct ViewerWindow {
   /// SDL's video, the window, the GL 3.3 core context and its functions, and the display. False
   /// with the reason when one of them cannot be made.
   bool create(const Options& o, std::string* error);
-  /// Dear ImGui at the display's scale (--ui-scale, else the DPI), and the display at the
-  /// drawable's size.
+  /// Dear ImGui at the display's scale (--ui-scale, else the DPI). (The display takes the
+  /// image's size, the drawable less the panel, in Viewer::Impl::fit_display().)
   void init_imgui(const Options& o);
   /// Interactive runs write the settings: the window's size, `mode` and vsync.
   void save_settings(const std::string& mode);
@@ -40,7 +40,7 @@ struct ViewerWindow {
   void close();
   /// The drawable's size in pixels; 0x0 while minimized.
   void drawable_size(int* w, int* h) const;
-  /// The display's aspect ratio (1 for an empty display).
+  /// The display's aspect ratio, the image's (1 for an empty display).
   double aspect() const;
 };
 

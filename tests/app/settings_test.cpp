@@ -35,6 +35,7 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   s.vsync = false;
   s.point_size = 3;
   s.projection = "ortho";
+  s.panel_width = 455;
   s.add_recent("/a/b.ply");
   s.add_recent("/c/d.las");
   s.add_recent("/a/b.ply");  // moves to the front, no duplicate
@@ -48,6 +49,7 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   EXPECT_EQ(t.point_size, 3);
   EXPECT_EQ(t.projection, "ortho");
   EXPECT_EQ(pr::ViewerSettings{}.projection, "perspective");
+  EXPECT_EQ(t.panel_width, 455);
   ASSERT_EQ(t.recent.size(), 2u);
   EXPECT_EQ(t.recent[0], "/a/b.ply");
   // A URL stays a URL (no folder in front of it), a relative path becomes absolute; the file
@@ -64,7 +66,7 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   EXPECT_EQ(pr::load_settings((d / "urls.ini").string()).recent, r.recent);
   {
     std::FILE* f = std::fopen((d / "bad.ini").c_str(), "w");
-    std::fputs("width=-5\nmode=tpu\npoint_size=99\nprojection=fisheye\ngarbage\n", f);
+    std::fputs("width=-5\nmode=tpu\npoint_size=99\nprojection=fisheye\npanel_width=7\ngarbage\n", f);
     std::fclose(f);
   }
   const auto u = pr::load_settings((d / "bad.ini").string());
@@ -72,5 +74,6 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   EXPECT_EQ(u.mode, "auto");  // the default: the GPU when there is one
   EXPECT_EQ(u.point_size, 1);
   EXPECT_EQ(u.projection, "perspective");
+  EXPECT_EQ(u.panel_width, pr::ViewerSettings{}.panel_width);
   EXPECT_EQ(pr::config_dir(), (d / "pointraster").string());
 }

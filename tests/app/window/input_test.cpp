@@ -125,8 +125,11 @@ TEST(Window, InjectedKeysAndMouseMoveTheCameraAndImGuiKeepsItsMouse) {
 
 namespace {
 
-/// `world` projected with `cam` onto a w x h image lands within 8 pixels of (x, y).
-void expect_near_click(const pr::Camera& cam, const glm::dvec3& world, int w, int h, int x, int y) {
+/// `world` projected with `cam` onto a w x h image shown at `area` lands within 8 pixels of the
+/// click at (x, y) in the window (the image's pixels count from its corner, beside the panel).
+void expect_near_click(const pr::Camera& cam, const glm::dvec3& world, int w, int h,
+                       const pr::ImageRect& area, int window_x, int y) {
+  const int x = window_x - area.x;  // the test's windows have as many pixels as units
   const glm::dvec3 d = world - cam.position;
   const double cz = glm::dot(d, cam.forward());
   ASSERT_GT(cz, 0.0);
@@ -202,7 +205,7 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
   const pr::Camera& cam = v.camera();
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(picked[i].hit);
-    expect_near_click(cam, picked[i].world, w, h, clicks[i][0], clicks[i][1]);
+    expect_near_click(cam, picked[i].world, w, h, v.image_area(), clicks[i][0], clicks[i][1]);
   }
   EXPECT_NE(picked[0].index, picked[1].index);
   const pr::Measure m = pr::measure(picked[0].world, picked[1].world, cam.up_axis);
@@ -212,9 +215,10 @@ TEST(Window, LeftClickPicksMeasuresAndXClears) {
   if (!(driver && std::string(driver) == "offscreen")) {
     EXPECT_EQ(counts[2], 2);
   }
-  // The EDL frames drew the cloud.
+  // The EDL frames drew the cloud (the image is the window right of the panel).
   ASSERT_EQ(lit.size(), size_t(w) * size_t(h));
-  EXPECT_GT(count_not(lit, w, 400, 0, w, h, kBackground), size_t(w - 400) * size_t(h) / 5);
+  EXPECT_EQ(w, 800 - v.image_area().x);
+  EXPECT_GT(count_not(lit, w, 0, 0, w, h, kBackground), size_t(w) * size_t(h) / 5);
 }
 
 // A pick runs on its own thread: while it is held, the window keeps drawing, the pick waits and
@@ -288,7 +292,8 @@ TEST(Window, PickRunsOffTheDrawingThread) {
   EXPECT_TRUE(colors_waited);
   EXPECT_EQ(counts[0], 1) << v.status();
   ASSERT_TRUE(picked.hit);
-  expect_near_click(v.camera(), picked.world, w, h, 600, 250);  // the camera did not move
+  // The camera did not move.
+  expect_near_click(v.camera(), picked.world, w, h, v.image_area(), 600, 250);
   EXPECT_EQ(counts[1], 0) << v.status();  // the pick in the cloud replaced was dropped
 }
 

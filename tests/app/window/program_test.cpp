@@ -119,11 +119,13 @@ TEST(Window, SettingsPersistAndTheScreenshotKeySavesThePicture) {
   pr::Image img;
   std::string err;
   ASSERT_TRUE(pr::read_png(pngs[0].string(), img, &err)) << err;
-  EXPECT_EQ(img.width, 700);  // the rendered image only, without the panel
+  // The rendered image only: the window less the docked panel (370 units at the default width).
+  EXPECT_EQ(img.width, 700 - 370);
   EXPECT_EQ(img.height, 420);
   EXPECT_GT(count_not(img.rgba, img.width, 0, 0, img.width, img.height, kBackground),
-            size_t(700 * 420 / 10));
-  EXPECT_LT(count_text(img.rgba, img.width, 10, 10, 380, 400), 400u) << "panel in the image?";
+            size_t(img.width * 420 / 10));
+  EXPECT_LT(count_text(img.rgba, img.width, 0, 0, img.width, img.height), 400u)
+      << "panel in the image?";
   // Settings and the panel layout were written, and the next run reads the window size back.
   ASSERT_TRUE(fs::exists(d / "pointraster" / "settings.ini"));
   EXPECT_TRUE(fs::exists(d / "pointraster" / "imgui.ini"));
@@ -131,4 +133,5 @@ TEST(Window, SettingsPersistAndTheScreenshotKeySavesThePicture) {
   EXPECT_EQ(s.width, 700);
   EXPECT_EQ(s.height, 420);
   EXPECT_EQ(s.mode, "cpu");
+  EXPECT_EQ(s.panel_width, pr::kDefaultPanelWidth);
 }
