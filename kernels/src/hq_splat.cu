@@ -76,7 +76,7 @@ __device__ __forceinline__ void hq_warp_add(uint32_t pix, uint64_t w,
 /// One stored point `s` at (x, y, z) (`ok`: loaded, drawn this frame), projected as the raster
 /// did. kSplat (point size > 1): into the accumulators at once. Point size 1: returns its pixel
 /// and word for hq_warp_add() in `pix` and `w` (left at ~0u and 0 when it blends nowhere).
-template <bool kSplat>
+template <bool kSplat, bool kClip>
 __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, float y, float z,
                                          const ClipParams& clip, const uint32_t* colors, uint64_t s,
                                          const unsigned long long* __restrict__ keys,
@@ -85,9 +85,13 @@ __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, 
   int ix, iy;
   uint64_t key;
   if (!ok || !project_to_pixel(p, x, y, z, 0u, ix, iy, key)) return;
-  // The clip as the raster drew it: hidden points blend nowhere, tinted ones with the tint.
-  const uint32_t ck = clip.active() ? clip_point(clip, x, y, z) : kClipShown;
-  if (ck == kClipHidden) return;
+  // The clip as the raster drew it: hidden points blend nowhere, tinted ones with the tint. A
+  // frame without a clip compiles none of it (kClip false), as the raster does.
+  uint32_t ck = kClipShown;
+  if constexpr (kClip) {
+    ck = clip_point(clip, x, y, z);
+    if (ck == kClipHidden) return;
+  }
   const uint32_t dbits = uint32_t(key >> 32);
   if constexpr (kSplat) {
     hq_splat_point(p, ix, iy, dbits, keys, acc,
@@ -105,7 +109,7 @@ __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, 
 /// loaded, kept when in the subset (`subset`: by its original index, or its stored index when the
 /// cloud is in its own order), projected as the raster did and accumulated. Every lane of a warp
 /// runs the same iterations (hq_warp_add() needs them all).
-template <bool kCompact, bool kSubset, bool kSplat>
+template <bool kCompact, bool kSubset, bool kSplat, bool kClip>
 __global__ void __launch_bounds__(kThreads)
     hq_batches(ProjParams p, HqInput in, uint64_t step, const unsigned long long* keys,
                unsigned long long* acc) {
@@ -131,7 +135,7 @@ __global__ void __launch_bounds__(kThreads)
       }
       uint32_t pix = ~0u;
       uint64_t w = 0;
-      hq_point<kSplat>(p, ok, x, y, z, in.clip, in.colors, i, keys, acc, pix, w);
+      hq_point<kSplat, kClip>(p, ok, x, y, z, in.clip, in.colors, i, keys, acc, pix, w);
       if constexpr (!kSplat) hq_warp_add(pix, w, acc);
     }
   }
@@ -139,7 +143,7 @@ __global__ void __launch_bounds__(kThreads)
 
 /// A subset of a float cloud in its own order: the i-th drawn point is stored at
 /// subset_index(i, step); a thread a point, grid-stride (the same iterations for a whole warp).
-template <bool kSplat>
+template <bool kSplat, bool kClip>
 __global__ void __launch_bounds__(kThreads)
     hq_strided(ProjParams p, HqInput in, uint64_t step, const unsigned long long* keys,
                unsigned long long* acc) {
@@ -155,18 +159,18 @@ __global__ void __launch_bounds__(kThreads)
     }
     uint32_t pix = ~0u;
     uint64_t w = 0;
-    hq_point<kSplat>(p, ok, x, y, z, in.clip, in.colors, s, keys, acc, pix, w);
+    hq_point<kSplat, kClip>(p, ok, x, y, z, in.clip, in.colors, s, keys, acc, pix, w);
     if constexpr (!kSplat) hq_warp_add(pix, w, acc);
   }
 }
 
-template <bool kSplat>
+template <bool kSplat, bool kClip>
 void launch_hq(const ProjParams& p, const HqInput& in, uint64_t step, bool subset,
                const unsigned long long* keys, unsigned long long* acc, unsigned max_blocks,
                cudaStream_t stream) {
   if (subset && !in.compact && !in.permuted) {
     const uint64_t blocks = (in.count + kThreads - 1) / kThreads;
-    hq_strided<kSplat>
+    hq_strided<kSplat, kClip>
         <<<unsigned(blocks < max_blocks ? blocks : max_blocks), kThreads, 0, stream>>>(p, in, step,
                                                                                        keys, acc);
     return;
@@ -175,14 +179,18 @@ void launch_hq(const ProjParams& p, const HqInput& in, uint64_t step, bool subse
   const unsigned blocks = unsigned(batches < max_blocks ? batches : max_blocks);
   if (in.compact) {
     if (subset)
-      hq_batches<true, true, kSplat><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
+      hq_batches<true, true, kSplat, kClip>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
     else
-      hq_batches<true, false, kSplat><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
+      hq_batches<true, false, kSplat, kClip>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
   } else {
     if (subset)
-      hq_batches<false, true, kSplat><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
+      hq_batches<false, true, kSplat, kClip>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
     else
-      hq_batches<false, false, kSplat><<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
+      hq_batches<false, false, kSplat, kClip>
+          <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
   }
 }
 
@@ -194,10 +202,18 @@ bool launch_hq_accumulate(const ProjParams& p, const HqInput& in, const unsigned
   const uint64_t step = subset_step(in.total, in.count);
   const bool subset = step != kFullStep;
   if (subset && in.permuted && !in.orig) return false;
-  if (p.point_size > 1)
-    launch_hq<true>(p, in, step, subset, keys, acc, max_blocks, stream);
-  else
-    launch_hq<false>(p, in, step, subset, keys, acc, max_blocks, stream);
+  const bool clip = in.clip.active();
+  if (p.point_size > 1) {
+    if (clip)
+      launch_hq<true, true>(p, in, step, subset, keys, acc, max_blocks, stream);
+    else
+      launch_hq<true, false>(p, in, step, subset, keys, acc, max_blocks, stream);
+  } else {
+    if (clip)
+      launch_hq<false, true>(p, in, step, subset, keys, acc, max_blocks, stream);
+    else
+      launch_hq<false, false>(p, in, step, subset, keys, acc, max_blocks, stream);
+  }
   return true;
 }
 
