@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "engine/cpu_renderer.h"
 #include "engine/culling.h"
+#include "viewer/screen_map.h"
 
 namespace pr {
 
@@ -95,20 +97,15 @@ namespace {
 void draw_pick_marks(const PickState& picks, const Camera& camera, const RenderSettings& rs,
                      const ImageRect& area, float ui) {
   ImDrawList* fg = ImGui::GetForegroundDrawList();
-  const double w = double(std::max(rs.width, 1)), h = double(std::max(rs.height, 1));
-  const double to_window = double(area.uw) / w;
+  const ScreenMap map(camera, rs, area);
   // Over the image only: a pick beside the view leaves no mark over the panel.
   fg->PushClipRect(ImVec2(area.ux, area.uy), ImVec2(area.ux + area.uw, area.uy + area.uh));
   ImVec2 at[2];
   bool seen[2] = {false, false};
   for (int i = 0; i < picks.count; ++i) {
-    const glm::dvec3 d = picks.points[i].world - camera.position;
-    const double cz = glm::dot(d, camera.forward());
-    if (!(cz > camera.near_z)) continue;
-    const double s = camera.image_scale(cz) * h * 0.5;
-    const double px = glm::dot(d, camera.right()) * s + w * 0.5;
-    const double py = h * 0.5 - glm::dot(d, camera.up()) * s;
-    at[i] = ImVec2(float(area.ux + px * to_window), float(area.uy + py * double(area.uh) / h));
+    const std::optional<ImVec2> p = map.point(picks.points[i].world);
+    if (!p) continue;
+    at[i] = *p;
     seen[i] = true;
     const ImU32 tint = i == 0 ? IM_COL32(255, 220, 40, 255) : IM_COL32(40, 220, 255, 255);
     fg->AddCircle(at[i], 7.0f * ui, IM_COL32(0, 0, 0, 200), 0, 4.0f * ui);
