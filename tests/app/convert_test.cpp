@@ -283,12 +283,12 @@ TEST(Convert, SigintCancelsAndLeavesNothing) {
   const fs::path d = scratch("sigint");
   const fs::path in = d / "in" / "big.las";
   fs::create_directories(in.parent_path());
-  write_las(in, 3'000'000);
+  write_las(in, 12'000'000);
   const fs::path temp = d / "temp";
   fs::create_directories(temp);
   const fs::path out = d / "out" / "big.copc.laz";
   fs::create_directories(out.parent_path());
-  // One thread: still running after a second on a machine of many cores.
+  // One thread and 12M points: still running after a second on a fast machine of many cores.
   Program p({"--convert", out.string(), "--temp", temp.string(), "--threads", "1", in.string()}, d);
   ASSERT_GT(p.pid, 0);
   // A progress line: the conversion has run for a second.
