@@ -67,9 +67,15 @@ __global__ void box_flags(ProjParams p, const Box* __restrict__ boxes, uint64_t 
     f = !batch_may_draw(p, b)       ? kBatchCulled
         : batch_surely_inside(p, b) ? kBatchInside
                                     : kBatchDrawn;
-    // A batch the clip hides whole (engine/clip_math.h) draws nothing either.
-    if (f != kBatchCulled && clip.active() && clip_box_class(clip, b) == kClipHidden)
-      f = kBatchCulled;
+    // A batch the clip hides whole (engine/clip_math.h) draws nothing either; one it shows
+    // whole, untinted, draws without the per-point clip test.
+    if (f != kBatchCulled && clip.active()) {
+      const uint32_t k = clip_box_class(clip, b);
+      if (k == kClipHidden)
+        f = kBatchCulled;
+      else if (k == kClipShown)
+        f |= kBatchClipShown;
+    }
     if (hiz.words && f != kBatchCulled && footprint_occluded(batch_footprint(p, b), hiz))
       f |= kBatchDeferred;
     flags[i] = f;

@@ -101,12 +101,24 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   const uint64_t first =
       parts > 1 ? blockIdx.x / parts : uint64_t(blockIdx.x) * uint64_t(in.rounds);
   const uint32_t span = kCompactBatch / parts;
-  // Part [lo, lo + span) of a batch that draws; `inside`: wholly inside the view.
-  auto draw = [&](uint64_t batch, bool inside, uint32_t lo) {
+  // Part [lo, lo + span) of a batch that draws; `inside`: wholly inside the view; `shown`: the
+  // clip shows the whole batch untinted (kBatchClipShown), so no point is tested.
+  auto draw = [&](uint64_t batch, bool inside, bool shown, uint32_t lo) {
     const CompactBatch b = in.batches[batch];  // the same box for every thread: broadcast loads
     const uint64_t base = batch * kCompactBatch;
     const uint64_t left = in.total - base;
     const uint32_t cnt = left < kCompactBatch ? uint32_t(left) : kCompactBatch;
+    if constexpr (kClip && kCull && !kSplat) {
+      if (shown) {
+        if (inside)
+          compact_batch<kSubset, kOrig, false, true, false>(p, in, step, keys, b, base, cnt, lo,
+                                                            lo + span);
+        else
+          compact_batch<kSubset, kOrig, false, false, false>(p, in, step, keys, b, base, cnt, lo,
+                                                             lo + span);
+        return;
+      }
+    }
     // Splats clip their squares to the image anyway: one path for them.
     if constexpr (!kSplat) {
       if (inside) {
@@ -120,9 +132,10 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   };
   if constexpr (kCull) {
     if (in.list) {  // the listed batches (parts of them), a contiguous share a block
-      for_listed_batches(
-          in.list, in.list_count, in.flags, parts,
-          [&](uint32_t batch, bool inside, uint32_t part) { draw(batch, inside, part * span); });
+      for_listed_batches(in.list, in.list_count, in.flags, parts,
+                         [&](uint32_t batch, uint8_t f, uint32_t part) {
+                           draw(batch, batch_inside(f), batch_clip_shown(f), part * span);
+                         });
       return;
     }
   }
@@ -130,13 +143,14 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   for (int r = 0; r < in.rounds; ++r) {
     const uint64_t batch = first + uint64_t(r);
     if (batch >= batches) break;
-    bool inside = in.all_inside;
+    bool inside = in.all_inside, shown = false;
     if constexpr (kCull) {
       const uint8_t f = __ldg(in.flags + batch);  // the same byte for every thread: a broadcast
       if (!batch_draws(f)) continue;
-      inside = f == kBatchInside;
+      inside = batch_inside(f);
+      shown = batch_clip_shown(f);
     }
-    draw(batch, inside, lo);
+    draw(batch, inside, shown, lo);
   }
 }
 

@@ -64,7 +64,7 @@ __device__ __forceinline__ void splat(const ProjParams& p, int ix, int iy, unsig
 /// A culled frame's raster block walks the batches the box tests listed (batch_flags.cu):
 /// `*list_count` batches in `list`, each cut into `parts` items, a contiguous share of the items
 /// a block, so that a grid of a few resident waves covers any number of listed batches. Calls
-/// fn(batch, inside, part) for each item, `inside` when the batch's flag is kBatchInside.
+/// fn(batch, flag, part) for each item, `flag` the batch's BatchFlag (engine/culling.h).
 template <class Fn>
 __device__ __forceinline__ void for_listed_batches(const uint32_t* list, const uint32_t* list_count,
                                                    const uint8_t* flags, uint32_t parts, Fn fn) {
@@ -74,7 +74,7 @@ __device__ __forceinline__ void for_listed_batches(const uint32_t* list, const u
   const uint64_t w1 = w0 + per_block < items ? w0 + per_block : items;
   for (uint64_t w = w0; w < w1; ++w) {
     const uint32_t batch = __ldg(list + w / uint64_t(parts));
-    fn(batch, __ldg(flags + batch) == kBatchInside, uint32_t(w % uint64_t(parts)));
+    fn(batch, __ldg(flags + batch), uint32_t(w % uint64_t(parts)));
   }
 }
 

@@ -190,6 +190,11 @@ bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSet
   if (occlusion && !reserve_hiz(s.width, s.height, error)) return false;
   const ProjParams p = camera.params(s.width, s.height, cloud.origin(), s.point_size);
   if (!make_clip_params(s.clip, cloud.origin(), &clip_, error)) return false;
+  // A clip that shows the whole cloud untinted changes nothing: the frame is drawn as one
+  // without a clip (no batch tests, no per-point tests).
+  if (clip_.active() && cloud.has_boxes() && cloud.box_exact() &&
+      clip_box_class(clip_, cloud.box()) == kClipShown)
+    clip_ = ClipParams{};
   const FramePlan f = plan(cloud, p, s, options, tuning, occlusion);
   stats.points_drawn = f.count;
   if (!tuning.frame_graph) {

@@ -125,8 +125,18 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
   const int rounds = in.rounds;
   const uint64_t first = uint64_t(blockIdx.x) * uint64_t(rounds) * kChunk;
   static_assert(!kAllInside || (!kCull && kWalk != kStrided));
-  // The kChunk points from `at` on; `inside`: their batch lies wholly inside the view.
-  auto chunk = [&](uint64_t at, bool inside) {
+  // The kChunk points from `at` on; `inside`: their batch lies wholly inside the view;
+  // `shown`: the clip shows the whole batch untinted (kBatchClipShown), so no point is tested.
+  auto chunk = [&](uint64_t at, bool inside, bool shown) {
+    if constexpr (kClip && kCull) {
+      if (shown) {
+        if (inside)
+          raster_chunk<kWalk, true, false>(p, in, step, keys, n, at + threadIdx.x);
+        else
+          raster_chunk<kWalk, false, false>(p, in, step, keys, n, at + threadIdx.x);
+        return;
+      }
+    }
     if constexpr (kWalk != kStrided && (kCull || kAllInside)) {
       if (inside) {
         raster_chunk<kWalk, true, kClip>(p, in, step, keys, n, at + threadIdx.x);
@@ -148,19 +158,20 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
       const uint64_t w1 = w0 + per_block < items ? w0 + per_block : items;
       for (uint64_t w = w0; w < w1; ++w) {
         const uint32_t batch = __ldg(in.list + w / uint64_t(parts));
-        const bool inside = __ldg(in.flags + batch) == kBatchInside;
+        const uint8_t f = __ldg(in.flags + batch);
+        const bool inside = batch_inside(f), shown = batch_clip_shown(f);
         const uint64_t at0 =
             uint64_t(batch) * kPointBatch + (w % uint64_t(parts)) * uint64_t(per_item) * kChunk;
         for (int r = 0; r < per_item; ++r) {
           const uint64_t at = at0 + uint64_t(r) * kChunk;
           if (at >= n) break;
-          chunk(at, inside);
+          chunk(at, inside, shown);
         }
       }
       return;
     }
   }
-  bool inside = kAllInside;
+  bool inside = kAllInside, shown = false;
   for (int round = 0; round < rounds; ++round) {
     const uint64_t at = first + uint64_t(round) * kChunk;
     if (at >= n) break;
@@ -173,10 +184,11 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
           round += int((kPointBatch - at % kPointBatch) / kChunk) - 1;
           continue;
         }
-        inside = f == kBatchInside;
+        inside = batch_inside(f);
+        shown = batch_clip_shown(f);
       }
     }
-    chunk(at, inside);
+    chunk(at, inside, shown);
   }
 }
 

@@ -140,5 +140,41 @@ TEST(ClipParity, BoxTestsCullTheBatchesASmallBoxHides) {
   EXPECT_GT(counts.culled, counts.batches / 2);
 }
 
+// Batches a box shows whole draw without the per-point test (kBatchClipShown), beside batches it
+// cuts (tested point by point) and batches it hides: float and compact, sorted; a box around the
+// whole cloud draws the image of no clip at all.
+TEST(ClipParity, BatchesABoxShowsWholeSkipThePointTest) {
+  PR_REQUIRE_GPU(gpu);
+  const PointCloud cloud = make_scene("terrain", 2000000, 4);
+  const Bounds b = cloud.local_bounds();
+  const glm::dvec3 e = b.max - b.min;
+  for (int form = 0; form < 2; ++form) {
+    RenderOptions o;
+    o.sort = Toggle::kOn;
+    o.compact = form == 1;
+    CpuRenderer cpu(0);
+    ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, o));
+    const Camera cam = scene_camera("terrain", cloud);
+    RenderSettings rs;
+    rs.width = 480;
+    rs.height = 270;
+    rs.clip.boxes.push_back(
+        clip_box_around(b.min - e * 0.01, b.min + e * glm::dvec3(0.6, 1.01, 0.55)));
+    const std::string what = std::string(o.compact ? "compact" : "float") + " half box";
+    test::expect_same_frame(cpu, *gpu, cam, rs, what);
+    rs.point_size = 2;
+    test::expect_same_frame(cpu, *gpu, cam, rs, what + ", size 2");
+    rs.point_size = 1;
+    // Around everything: the image without a clip.
+    RenderSettings all = rs, plain = rs;
+    all.clip.boxes = {clip_box_around(b.min - e * 0.01, b.max + e * 0.01)};
+    plain.clip = Clip{};
+    Image with_box, without;
+    test::expect_same_frame(cpu, *gpu, cam, all, what + ", box around all", &with_box);
+    test::expect_same_frame(cpu, *gpu, cam, plain, what + ", no clip", &without);
+    EXPECT_EQ(with_box.rgba, without.rgba) << what;
+  }
+}
+
 }  // namespace
 }  // namespace pr

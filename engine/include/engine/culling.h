@@ -39,11 +39,24 @@ enum BatchFlag : uint8_t {
   kBatchDeferred = 4,   ///< pass 1: hidden by the last frame's Hi-Z, left to pass 2's test
   kBatchFirst = 8,      ///< pass 2: drawn in pass 1 (its flag | 8), not again
   kBatchOccluded = 16,  ///< pass 2: deferred and hidden by this frame's pass-1 Hi-Z: not drawn
+  /// A frame with a clip: every point of the batch is shown untinted (clip_box_class(),
+  /// engine/clip_math.h), so its points skip the per-point clip test. A bit over the above.
+  kBatchClipShown = 32,
 };
 
 /// Whether a raster pass draws a batch of this flag: only kBatchDrawn and kBatchInside draw.
 PR_HD bool batch_draws(uint8_t f) {
-  return uint32_t(f) - 1u < 2u;
+  return uint32_t(f & ~uint32_t(kBatchClipShown)) - 1u < 2u;
+}
+
+/// Whether a batch of this flag is drawn wholly inside the view (kBatchInside).
+PR_HD bool batch_inside(uint8_t f) {
+  return (f & ~uint32_t(kBatchClipShown)) == kBatchInside;
+}
+
+/// Whether a batch of this flag skips the per-point clip test (kBatchClipShown).
+PR_HD bool batch_clip_shown(uint8_t f) {
+  return (f & kBatchClipShown) != 0;
 }
 
 /// The bounding box of a batch's finite points (lo > hi on every axis when it has none).
