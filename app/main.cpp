@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   if (rc != 0) return rc < 0 ? 0 : rc;
   try {
     if (o.info) return pr::run_info(o);
-    if (!o.measures.empty()) return pr::run_measure(o);
+    if (!o.measures.empty() && !o.measure_show) return pr::run_measure(o);
     if (!o.convert.empty()) return pr::run_convert(o);
     if (o.headless) return pr::run_headless(o);
     return pr::run_viewer(o);

@@ -430,6 +430,8 @@ void add_measure_options(CLI::App& app, Options& o) {
             bad("option --measure-out: '" + v + "' ends in neither .geojson nor .csv");
           o.measure_out = v;
         });
+  flag(app, "--measure-show", o.measure_show,
+       "--measure: open the viewer with the measurements listed and drawn, not print them");
 }
 
 void add_file_options(CLI::App& app, Options& o) {
@@ -573,11 +575,15 @@ void check_combinations(const Options& o) {
          : o.headless ? "--headless"
                       : "--convert") +
         ", not both");
-  if (o.measures.empty() && (o.measure_base || o.measure_cell > 0.0 || !o.measure_out.empty()))
+  if (o.measures.empty() &&
+      (o.measure_base || o.measure_cell > 0.0 || !o.measure_out.empty() || o.measure_show))
     bad(std::string(o.measure_base         ? "--measure-base"
                     : o.measure_cell > 0.0 ? "--measure-cell"
+                    : o.measure_show       ? "--measure-show"
                                            : "--measure-out") +
         " goes with --measure");
+  if (o.measure_show && !o.measure_out.empty())
+    bad("--measure-show opens the viewer: export from its Measurements section, not --measure-out");
 }
 
 }  // namespace

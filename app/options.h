@@ -85,6 +85,8 @@ struct Options {
   double measure_cell = 0.0;           ///< --measure-cell S; 0: the polygon box's side / 200
   CellHeight measure_height = CellHeight::kMean;  ///< --measure-height min|mean|max
   std::string measure_out;  ///< --measure-out FILE.geojson|FILE.csv: the measurements written
+  /// --measure-show: the viewer opens with the --measure measurements listed and drawn.
+  bool measure_show = false;
   /// --clip-box (repeatable), --clip-mode, --section (app/clip_options.h, docs/CLIP.md): the
   /// clip of headless frames, of --convert's output and of the viewer's start.
   Clip clip;

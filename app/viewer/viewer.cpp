@@ -16,6 +16,7 @@
 #include <filesystem>
 
 #include "engine/scenes.h"
+#include "measure_run.h"
 #include "startup.h"
 #include "streaming.h"
 #include "viewer/viewer_impl.h"
@@ -223,6 +224,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   if (!take_cloud(r)) return;
   cloud.reset_point_target(opt.points, rs);
   if (!r.after_preview) place_camera(same_view);
+  if (cloud.first && !r.preview && opt.measure_show) show_start_measures();
   if ((cloud.first || cloud.scene.empty()) && !more)
     for (const auto& f : cloud.files) win.settings.add_recent(f.file);
   if (!r.preview) cloud.first = false;
@@ -243,6 +245,21 @@ bool Viewer::Impl::take_cloud(CloudJob::Result& r) {
   cloud.show(r);
   cloud.say_ready(r, note, refused, status);
   return true;
+}
+
+/// --measure-show: the command line's measurements, measured on the first cloud and listed; a
+/// bad one is named in the status line and left out.
+void Viewer::Impl::show_start_measures() {
+  const MeasureParams params = measure_params(opt, !opt.files.empty());
+  for (const MeasureArg& a : opt.measures) {
+    MeasureState::Item item;
+    std::string why;
+    if (!evaluate_measurement(a.kind, a.points, cloud.points.get(), params, &item.m, &why)) {
+      set_status("--measure " + why, true);
+      continue;
+    }
+    measures.items.push_back(std::move(item));
+  }
 }
 
 void Viewer::Impl::place_camera(bool same_view) {

@@ -83,6 +83,7 @@ struct Viewer::Impl {
   // What arrives in a frame and what opens next, joining the features (viewer.cpp).
   void install_cloud(CloudJob::Result& r);
   bool take_cloud(CloudJob::Result& r);  // false when the backend refused it
+  void show_start_measures();           // --measure-show
   void place_camera(bool same_view);
   void install_stream(std::shared_ptr<StreamingScene> scene);
   void update_colors();  // the color job's request, then ColorState::update()

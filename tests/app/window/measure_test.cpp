@@ -182,3 +182,35 @@ TEST(Window, MeasureToolsTakeClickedPointsAndListThem) {
   EXPECT_NEAR(ms[2].value("polygon_area"), ms[1].value("horizontal"),
               1e-6 * ms[1].value("horizontal"));
 }
+
+// --measure-show: the viewer opens with the command line's measurements measured on the loaded
+// cloud and listed (a box counts its points); a bad one is left out with a line in the status.
+TEST(Window, CommandLineMeasurementsOpenInTheViewer) {
+  REQUIRE_DISPLAY();
+  fresh_config("measure_show");
+  pr::Options o = scripted(0, 480, 320, 50'000);
+  o.mode = "cpu";
+  o.measure_show = true;
+  pr::MeasureArg d;
+  d.kind = pr::MeasureKind::kDistance;
+  d.points = {{0, 0, 0}, {3, 4, 0}, {3, 4, 12}};
+  pr::MeasureArg box;
+  box.kind = pr::MeasureKind::kBox;
+  box.points = {{0, 0, 0}, {1e5, 1e5, 1e5}};  // centre, size: around the scene
+  pr::MeasureArg bad;
+  bad.kind = pr::MeasureKind::kArea;
+  bad.points = {{0, 0, 0}, {1, 0, 0}};  // two points: no polygon
+  o.measures = {d, bad, box};
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  const int ran = run_steps(v, 2, [](int, pr::ViewerTesting&) {});
+  ASSERT_EQ(ran, 2);
+  const std::vector<pr::Measurement> m = v.measurements();
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].kind, pr::MeasureKind::kDistance);
+  EXPECT_NEAR(m[0].value("3d"), 17.0, 1e-9);
+  EXPECT_EQ(m[1].kind, pr::MeasureKind::kBox);
+  EXPECT_EQ(m[1].value("inside"), double(v.cloud_points()));
+  EXPECT_NE(v.status().find("--measure"), std::string::npos) << v.status();
+}
