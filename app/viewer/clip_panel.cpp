@@ -41,22 +41,75 @@ bool to_window(const Camera& camera, const RenderSettings& rs, const ImageRect& 
   return std::abs(at->x) < 1e7f && std::abs(at->y) < 1e7f;
 }
 
-/// The 7 handles of a box: its centre, then the centres of its faces (-x, +x, -y, +y, -z, +z).
-std::array<glm::dvec3, 7> handles_of(const ClipBox& b) {
+constexpr int kHandles = 8;
+constexpr int kYawHandle = 7;
+
+/// The handles of a box: its centre, the centres of its faces (-x, +x, -y, +y, -z, +z), and the
+/// yaw handle beyond the +x face (a quarter of the box's larger horizontal side out).
+std::array<glm::dvec3, kHandles> handles_of(const ClipBox& b) {
   const glm::dmat3 r = clip_box_rotation(b);
-  std::array<glm::dvec3, 7> out;
+  std::array<glm::dvec3, kHandles> out;
   out[0] = b.centre;
   for (int a = 0; a < 3; ++a)
     for (int side = 0; side < 2; ++side)
       out[size_t(1 + 2 * a + side)] = b.centre + r[a] * ((side ? 0.5 : -0.5) * b.size[a]);
+  out[kYawHandle] = b.centre + r[0] * (0.5 * b.size.x + 0.25 * std::max(b.size.x, b.size.y));
   return out;
+}
+
+/// Degrees of the turn from (x0, y0) to (x1, y1) around (cx, cy), window units (y down),
+/// counterclockwise on the screen positive, in (-180, 180].
+double screen_turn(double cx, double cy, double x0, double y0, double x1, double y1) {
+  const double a0 = std::atan2(-(y0 - cy), x0 - cx), a1 = std::atan2(-(y1 - cy), x1 - cx);
+  double d = (a1 - a0) * 180.0 / 3.14159265358979323846;
+  while (d > 180.0) d -= 360.0;
+  while (d <= -180.0) d += 360.0;
+  return d;
 }
 
 }  // namespace
 
+bool box_from_rectangle(const Camera& camera, const RenderSettings& rs, const ImageRect& area,
+                        float x0, float y0, float x1, float y1, const Bounds& bounds,
+                        ClipBox* out) {
+  const ScreenMap map(camera, rs, area);
+  const bool z_up = camera.up_axis == UpAxis::kZ;
+  const glm::dvec3 n = z_up ? glm::dvec3(0, 0, 1) : glm::dvec3(0, 1, 0);
+  const glm::dvec3 mid = bounds.center();
+  const double level = glm::dot(mid, n);
+  // The box's horizontal axes: along the camera's right (z up), or x and z (y up).
+  const glm::dvec3 r = camera.right();
+  const double yaw = z_up ? std::atan2(r.y, r.x) : 0.0;
+  const glm::dvec3 e1 = z_up ? glm::dvec3(std::cos(yaw), std::sin(yaw), 0) : glm::dvec3(1, 0, 0);
+  const glm::dvec3 e2 = z_up ? glm::dvec3(-std::sin(yaw), std::cos(yaw), 0) : glm::dvec3(0, 0, 1);
+  double lo1 = 1e300, hi1 = -1e300, lo2 = 1e300, hi2 = -1e300;
+  const float xs[4] = {x0, x1, x1, x0}, ys[4] = {y0, y0, y1, y1};
+  for (int k = 0; k < 4; ++k) {
+    glm::dvec3 o, d;
+    map.ray(xs[k], ys[k], &o, &d);
+    const double dn = glm::dot(d, n);
+    if (!(std::abs(dn) > 1e-9)) return false;
+    const double t = (level - glm::dot(o, n)) / dn;
+    if (!camera.ortho() && !(t > 0.0)) return false;
+    const glm::dvec3 p = o + d * t;
+    const double a = glm::dot(p - mid, e1), b = glm::dot(p - mid, e2);
+    lo1 = std::min(lo1, a), hi1 = std::max(hi1, a);
+    lo2 = std::min(lo2, b), hi2 = std::max(hi2, b);
+  }
+  const double height = std::max(glm::dot(bounds.max - bounds.min, n), 1e-3) * 1.02;
+  if (!std::isfinite(lo1 + hi1 + lo2 + hi2) || !(hi1 > lo1) || !(hi2 > lo2)) return false;
+  ClipBox b;
+  b.centre = mid + e1 * (0.5 * (lo1 + hi1)) + e2 * (0.5 * (lo2 + hi2));
+  b.size =
+      z_up ? glm::dvec3(hi1 - lo1, hi2 - lo2, height) : glm::dvec3(hi1 - lo1, height, hi2 - lo2);
+  b.yaw = yaw * 180.0 / 3.14159265358979323846;
+  *out = b;
+  return true;
+}
+
 bool ClipState::handle_at(int box, int handle, const Camera& camera, const RenderSettings& rs,
                           const ImageRect& area, float* x, float* y) const {
-  if (box < 0 || size_t(box) >= clip.boxes.size() || handle < 0 || handle > 6) return false;
+  if (box < 0 || size_t(box) >= clip.boxes.size() || handle < 0 || handle >= kHandles) return false;
   ImVec2 at;
   if (!to_window(camera, rs, area, handles_of(clip.boxes[size_t(box)])[size_t(handle)], &at))
     return false;
@@ -66,12 +119,22 @@ bool ClipState::handle_at(int box, int handle, const Camera& camera, const Rende
 }
 
 bool ClipState::press(int x, int y, const Camera& camera, const RenderSettings& rs,
-                      const ImageRect& area) {
+                      const ImageRect& area, const Bounds* bounds) {
   drag_.box = -1;
+  if (drawing && bounds && clip.boxes.size() < size_t(kMaxClipBoxes)) {
+    sketch_.on = true;
+    sketch_.x0 = sketch_.x1 = float(x);
+    sketch_.y0 = sketch_.y1 = float(y);
+    sketch_.camera = camera;
+    sketch_.rs = rs;
+    sketch_.area = area;
+    sketch_.bounds = *bounds;
+    return true;
+  }
   double best = 8.0 * 8.0;
   for (size_t i = 0; i < clip.boxes.size(); ++i) {
     const auto h = handles_of(clip.boxes[i]);
-    for (int k = 0; k < 7; ++k) {
+    for (int k = 0; k < kHandles; ++k) {
       ImVec2 at;
       if (!to_window(camera, rs, area, h[size_t(k)], &at)) continue;
       const double dx = double(at.x) - x, dy = double(at.y) - y, d2 = dx * dx + dy * dy;
@@ -91,12 +154,40 @@ bool ClipState::press(int x, int y, const Camera& camera, const RenderSettings& 
   return true;
 }
 
+void ClipState::release() {
+  drag_.box = -1;
+  if (!sketch_.on) return;
+  sketch_.on = false;
+  const Sketch& k = sketch_;
+  ClipBox b;
+  if (std::abs(k.x1 - k.x0) < 4.0f || std::abs(k.y1 - k.y0) < 4.0f ||
+      !box_from_rectangle(k.camera, k.rs, k.area, k.x0, k.y0, k.x1, k.y1, k.bounds, &b))
+    return;  // too small, or a view along the ground: drawing goes on
+  clip.boxes.push_back(b);
+  drawing = false;
+}
+
 void ClipState::drag(int x, int y) {
+  if (sketch_.on) {
+    sketch_.x1 = float(x);
+    sketch_.y1 = float(y);
+    return;
+  }
   if (drag_.box < 0 || size_t(drag_.box) >= clip.boxes.size()) return release();
   const Drag& d = drag_;
   const ClipBox& s = d.start;
   ClipBox& b = clip.boxes[size_t(d.box)];
   const double dx = x - d.x, dy = y - d.y;
+  if (d.handle == kYawHandle) {
+    // The yaw follows the pointer's turn around the centre's image: a turn counterclockwise on
+    // the screen turns the box counterclockwise about z seen from where the camera looks.
+    ImVec2 c;
+    if (!to_window(d.camera, d.rs, d.area, s.centre, &c)) return;
+    const double turn = screen_turn(c.x, c.y, d.x, d.y, x, y);
+    const double facing = d.camera.forward().z <= 0.0 ? 1.0 : -1.0;  // from above or below
+    b.yaw = std::remainder(s.yaw + facing * turn, 360.0);
+    return;
+  }
   if (d.handle == 0) {
     // The centre moves in the view's plane at its depth, a window unit the world units it spans
     // there.
@@ -231,6 +322,8 @@ void ClipState::section_rows(const Bounds* bounds, const Camera& camera) {
 
 void ClipState::draw_section(const Bounds* bounds, const Camera& camera, const PickResult* picks,
                              int pick_count, PanelMarks& marks) {
+  // Open at first when the viewer starts with a clip (--clip-box, --section).
+  if (clip.active()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   const bool open = ImGui::CollapsingHeader("Clip");
   marks.mark("clip.header");
   if (!open) return;
@@ -248,6 +341,15 @@ void ClipState::draw_section(const Bounds* bounds, const Camera& camera, const P
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::TextDisabled("%zu/%d", clip.boxes.size(), kMaxClipBoxes);
+  ImGui::BeginDisabled(!bounds || (!room && !drawing));
+  ImGui::Checkbox("draw a box", &drawing);
+  marks.mark("clip.draw");
+  ImGui::EndDisabled();
+  tooltip("Drag a rectangle on the image: a box over it, the cloud's whole height.");
+  if (drawing) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("drag on the image");
+  }
   box_rows(marks);
   section_rows(bounds, camera);
   sanitize();
@@ -255,9 +357,13 @@ void ClipState::draw_section(const Bounds* bounds, const Camera& camera, const P
 
 void ClipState::draw_edges(const Camera& camera, const RenderSettings& rs, const ImageRect& area,
                            float ui_scale) const {
-  if (clip.boxes.empty()) return;
+  if (clip.boxes.empty() && !sketch_.on) return;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
   dl->PushClipRect(ImVec2(area.ux, area.uy), ImVec2(area.ux + area.uw, area.uy + area.uh));
+  if (sketch_.on)
+    dl->AddRect(ImVec2(std::min(sketch_.x0, sketch_.x1), std::min(sketch_.y0, sketch_.y1)),
+                ImVec2(std::max(sketch_.x0, sketch_.x1), std::max(sketch_.y0, sketch_.y1)),
+                IM_COL32(80, 230, 120, 220), 0.0f, 0, 1.5f * ui_scale);
   for (const ClipBox& b : clip.boxes) {
     // A corner behind the near plane leaves its edges out.
     const auto k = clip_box_corners(b);
@@ -272,9 +378,15 @@ void ClipState::draw_edges(const Camera& camera, const RenderSettings& rs, const
       for (int bit = 1; bit < 8; bit <<= 1)
         if (!(i & bit) && in[i] && in[i | bit])
           dl->AddLine(at[i], at[i | bit], color, 1.5f * ui_scale);
-    for (const glm::dvec3& hp : handles_of(b)) {  // the drag handles
-      ImVec2 p;
-      if (to_window(camera, rs, area, hp, &p)) dl->AddCircleFilled(p, 3.5f * ui_scale, color);
+    const auto h = handles_of(b);
+    ImVec2 p[kHandles];
+    bool shown[kHandles];
+    for (int j = 0; j < kHandles; ++j) shown[j] = to_window(camera, rs, area, h[size_t(j)], &p[j]);
+    for (int j = 0; j < kYawHandle; ++j)  // the drag handles
+      if (shown[j]) dl->AddCircleFilled(p[j], 3.5f * ui_scale, color);
+    if (shown[kYawHandle]) {  // the yaw handle: a ring on a stalk from the +x face
+      if (shown[2]) dl->AddLine(p[2], p[kYawHandle], color, 1.0f * ui_scale);
+      dl->AddCircle(p[kYawHandle], 5.0f * ui_scale, color, 0, 2.0f * ui_scale);
     }
   }
   dl->PopClipRect();

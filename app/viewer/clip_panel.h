@@ -14,6 +14,15 @@
 
 namespace pr {
 
+/// The box a rectangle dragged on the image makes: the rectangle's corners (x0, y0) and (x1, y1)
+/// (window units, the frame of `camera` and `rs` in the window's `area`) cast along their rays
+/// onto the horizontal plane through the middle of `bounds` (world; the camera's up axis), the
+/// box spanning them across the plane and the bounds' whole height (2% more). Z up: turned by
+/// the camera's yaw, so that its sides follow the rectangle's; y up: along the axes. False when
+/// a corner's ray misses the plane in front of the camera (a view along the plane).
+bool box_from_rectangle(const Camera& camera, const RenderSettings& rs, const ImageRect& area,
+                        float x0, float y0, float x1, float y1, const Bounds& bounds, ClipBox* out);
+
 struct ClipState {
   Clip clip;  ///< always valid (validate_clip()): the panel keeps sizes and thickness above zero
 
@@ -42,23 +51,31 @@ struct ClipState {
                   float ui_scale) const;
 
   /// The boxes' drag handles, drawn with their edges: a dot at each box's centre and at the
-  /// centre of each face. A left press at (x, y) (window units, the frame of `camera`, `rs` in the
-  /// window's `area`) within 8 units of one takes it and returns true (the click picks nothing
-  /// then); drag() moves the box in the view's plane at its centre's depth (the centre's
-  /// handle) or the face along its axis, the opposite face staying (a face's handle);
-  /// release() lets go.
+  /// centre of each face, and a ring beyond the +x face. A left press at (x, y) (window units,
+  /// the frame of `camera`, `rs` in the window's `area`) within 8 units of one takes it and
+  /// returns true (the click picks nothing then); drag() moves the box in the view's plane at its
+  /// centre's depth (the centre's handle), the face along its axis, the opposite face staying (a
+  /// face's handle), or turns the box about z as the pointer turns around its centre's image
+  /// (the ring); release() lets go.
   /// Where handle `handle` (as Drag::handle) of box `box` is drawn, in window units; false when
   /// there is no such handle or it lies behind the near plane.
   bool handle_at(int box, int handle, const Camera& camera, const RenderSettings& rs,
                  const ImageRect& area, float* x, float* y) const;
-  bool press(int x, int y, const Camera& camera, const RenderSettings& rs, const ImageRect& area);
+  /// `bounds` (world, the cloud's; may be null) is what a box drawn on the cloud spans in height.
+  bool press(int x, int y, const Camera& camera, const RenderSettings& rs, const ImageRect& area,
+             const Bounds* bounds = nullptr);
   void drag(int x, int y);
-  void release() { drag_.box = -1; }
-  bool dragging() const { return drag_.box >= 0; }
+  void release();
+  bool dragging() const { return drag_.box >= 0 || sketch_.on; }
+
+  /// Drawing a box on the cloud (the panel's "draw a box"): the next left drag on the image
+  /// draws a rectangle and its release makes a box of it (box_from_rectangle()); then the mode
+  /// ends. A rectangle under 4 window units either way makes none.
+  bool drawing = false;
 
  private:
   /// A drag under way: the box and handle (0 the centre, 1 + 2a + (0 for -, 1 for +) a face of
-  /// axis a), the frame it started in, where it started and the box then.
+  /// axis a, 7 the yaw ring), the frame it started in, where it started and the box then.
   struct Drag {
     int box = -1, handle = 0;
     Camera camera;
@@ -68,6 +85,16 @@ struct ClipState {
     ClipBox start;
   };
   Drag drag_;
+  /// A rectangle being drawn on the image (`drawing`), in window units.
+  struct Sketch {
+    bool on = false;
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    Camera camera;
+    RenderSettings rs;
+    ImageRect area;
+    Bounds bounds;
+  };
+  Sketch sketch_;
 
   /// Keeps the clip valid after an edit: sizes and thickness at least 1e-6, a zero normal +z.
   void sanitize();

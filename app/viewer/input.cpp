@@ -108,7 +108,8 @@ void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
       if (e.button.button == SDL_BUTTON_LEFT) {
         // A press on a clip box's handle drags it (clip_panel.h); elsewhere it picks.
         const PickFrame f = pick_frame();
-        if (!f.drawn || !clips.press(e.button.x, e.button.y, f.camera, f.settings, f.area)) {
+        const Bounds* world = cloud.points ? &cloud.bounds : nullptr;
+        if (!f.drawn || !clips.press(e.button.x, e.button.y, f.camera, f.settings, f.area, world)) {
           measures.clicked(e.button.clicks >= 2);
           picks.click(e.button.x, e.button.y, f, *backend);
         }

@@ -55,6 +55,22 @@ struct ScreenMap {
     *pb = to_window(cb);
     return true;
   }
+  /// The ray through window point (x, y): its origin (the camera's position, or in an
+  /// orthographic view the point on the camera's plane) and unit direction.
+  void ray(float x, float y, glm::dvec3* origin, glm::dvec3* dir) const {
+    const double px = (double(x) - area.ux) * w / std::max(double(area.uw), 1.0);
+    const double py = (double(y) - area.uy) * h / std::max(double(area.uh), 1.0);
+    const double u = (px - w * 0.5) / (h * 0.5), v = (h * 0.5 - py) / (h * 0.5);
+    if (cam.ortho()) {
+      const double k = cam.image_scale(1.0);
+      *origin = cam.position + cam.right() * (u / k) + cam.up() * (v / k);
+      *dir = cam.forward();
+    } else {
+      const double k = cam.focus;
+      *origin = cam.position;
+      *dir = glm::normalize(cam.right() * (u / k) + cam.up() * (v / k) + cam.forward());
+    }
+  }
   /// World units a window unit spans at `depth` (across the view's plane there).
   double world_per_unit(double depth) const {
     return 1.0 / (cam.image_scale(depth) * h * 0.5) * h / std::max(double(area.uh), 1.0);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "viewer/screen_map.h"
 #include "viewer/viewer_impl.h"
 
 namespace pr {
@@ -45,6 +46,20 @@ Clip& ViewerTesting::clip() {
 }
 void ViewerTesting::add_clip_box() {
   impl_->clips.add_box(impl_->cloud.bounds);
+}
+void ViewerTesting::set_clip_drawing(bool on) {
+  impl_->clips.drawing = on;
+}
+bool ViewerTesting::clip_drawing() const {
+  return impl_->clips.drawing;
+}
+bool ViewerTesting::window_point(const glm::dvec3& p, float* x, float* y) const {
+  const PickFrame f = impl_->pick_frame();
+  const std::optional<ImVec2> at = ScreenMap(f.camera, f.settings, f.area).point(p);
+  if (!at) return false;
+  *x = at->x;
+  *y = at->y;
+  return true;
 }
 bool ViewerTesting::clip_handle(int box, int handle, float* x, float* y) const {
   const PickFrame f = impl_->pick_frame();

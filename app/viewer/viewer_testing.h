@@ -146,6 +146,11 @@ class ViewerTesting : public Viewer {
   /// Where the drag handle `handle` of clip box `box` is on screen (window units): 0 its centre,
   /// 1 + 2a + (0 or 1) the centre of its - or + face of axis a; false when not drawn.
   bool clip_handle(int box, int handle, float* x, float* y) const;
+  /// What the Clip section's "draw a box" does: the next left drag on the image draws a box.
+  void set_clip_drawing(bool on);
+  bool clip_drawing() const;
+  /// Where world point `p` is drawn (window units); false behind the camera.
+  bool window_point(const glm::dvec3& p, float* x, float* y) const;
   /// Where the panel drew item `name` in the last frame, in window units, and whether it showed
   /// whole (not scrolled out of the panel): "panel" (the panel's area),
   /// "open.header", "open.path", "open.button", "open.recent" (the Recent files node),

@@ -177,6 +177,113 @@ TEST(Window, ClipBoxHandlesMoveAndResizeTheBox) {
   EXPECT_EQ(resized.size.y, moved.size.y);
 }
 
+// The ring beyond a box's +x face turns the box about z as the pointer turns around the box's
+// centre on the screen: counterclockwise seen from where the camera looks.
+TEST(Window, ClipBoxRingTurnsTheBox) {
+  REQUIRE_DISPLAY();
+  fresh_config("clip_turn");
+  pr::Options o = scripted(0, 1200, 600, 100'000);
+  o.mode = "cpu";
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  pr::ClipBox start;
+  bool handles = true;
+  float cx = 0, cy = 0, rx = 0, ry = 0;
+  const double kTurn = 40.0;  // degrees, counterclockwise on the screen
+  const int ran = run_steps(v, 3, [&](int step, pr::ViewerTesting& t) {
+    if (step == 0) {
+      t.add_clip_box();
+      SDL_WarpMouseInWindow(t.window(), 40, 60);
+    }
+    if (step == 1) {
+      start = t.clip().boxes[0];
+      handles = t.clip_handle(0, 0, &cx, &cy) && t.clip_handle(0, 7, &rx, &ry);
+      SDL_WarpMouseInWindow(t.window(), int(rx), int(ry));
+    }
+    if (step == 2) {
+      // The ring's position turned around the centre (window y points down).
+      const double a = kTurn * 3.14159265358979323846 / 180.0;
+      const double dx = rx - cx, dy = ry - cy;
+      const double tx = cx + dx * std::cos(a) + dy * std::sin(a);
+      const double ty = cy - dx * std::sin(a) + dy * std::cos(a);
+      push_drag(rx, ry, float(tx), float(ty));
+    }
+  });
+  ASSERT_EQ(ran, 3);
+  ASSERT_TRUE(handles);
+  EXPECT_EQ(v.pick_count(), 0);
+  const pr::ClipBox turned = v.clip().boxes[0];
+  const double facing = v.camera().forward().z <= 0.0 ? 1.0 : -1.0;
+  // Whole window units: the turn within a few degrees.
+  EXPECT_NEAR(turned.yaw - start.yaw, facing * kTurn, 3.0);
+  EXPECT_EQ(turned.size, start.size);
+  EXPECT_EQ(turned.centre, start.centre);
+}
+
+// "draw a box": a rectangle dragged on the image makes a box over it, the cloud's whole height,
+// its centre drawn inside the rectangle; the drag picks nothing and the mode ends.
+TEST(Window, ClipBoxDrawnOnTheCloud) {
+  REQUIRE_DISPLAY();
+  fresh_config("clip_draw");
+  pr::Options o = scripted(0, 1200, 600, 100'000);
+  o.mode = "cpu";
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  const float x0 = 700, y0 = 260, x1 = 900, y1 = 380;
+  const int ran = run_steps(v, 3, [&](int step, pr::ViewerTesting& t) {
+    if (step == 0) {
+      t.set_clip_drawing(true);
+      SDL_WarpMouseInWindow(t.window(), 40, 60);
+    }
+    if (step == 1) SDL_WarpMouseInWindow(t.window(), int(x0), int(y0));
+    if (step == 2) push_drag(x0, y0, x1, y1);
+  });
+  ASSERT_EQ(ran, 3);
+  ASSERT_EQ(v.clip().boxes.size(), 1u);
+  EXPECT_FALSE(v.clip_drawing());
+  EXPECT_EQ(v.pick_count(), 0);
+  const pr::ClipBox b = v.clip().boxes[0];
+  const pr::Bounds cb = v.cloud_bounds();
+  // The scene's y is up: the box spans its whole height, along the axes.
+  EXPECT_NEAR(b.size.y, (cb.max.y - cb.min.y) * 1.02, 1e-6 * (cb.max.y - cb.min.y));
+  EXPECT_EQ(b.yaw, 0.0);
+  float cx = 0, cy = 0;
+  ASSERT_TRUE(v.window_point(b.centre, &cx, &cy));
+  EXPECT_GT(cx, x0);
+  EXPECT_LT(cx, x1);
+  EXPECT_GT(cy, y0);
+  EXPECT_LT(cy, y1);
+  // The rectangle's corners lie within the box's image: its ground-level corners reach them.
+  float lx = 0, ly = 0, hx = 0, hy = 0;
+  ASSERT_TRUE(v.window_point(b.centre - glm::dvec3(b.size.x, 0, b.size.z) * 0.5, &lx, &ly));
+  ASSERT_TRUE(v.window_point(b.centre + glm::dvec3(b.size.x, 0, b.size.z) * 0.5, &hx, &hy));
+  EXPECT_GT(std::abs(hx - lx), 0.9f * (x1 - x0));
+}
+
+// A rectangle too small to mean one makes no box, and the mode stays on.
+TEST(Window, ClipBoxTooSmallARectangleMakesNone) {
+  REQUIRE_DISPLAY();
+  fresh_config("clip_draw_small");
+  pr::Options o = scripted(0, 1200, 600, 100'000);
+  o.mode = "cpu";
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  const int ran = run_steps(v, 3, [&](int step, pr::ViewerTesting& t) {
+    if (step == 0) {
+      t.set_clip_drawing(true);
+      SDL_WarpMouseInWindow(t.window(), 40, 60);
+    }
+    if (step == 1) SDL_WarpMouseInWindow(t.window(), 800, 300);
+    if (step == 2) push_drag(800, 300, 802, 340);
+  });
+  ASSERT_EQ(ran, 3);
+  EXPECT_TRUE(v.clip().boxes.empty());
+  EXPECT_TRUE(v.clip_drawing());
+}
+
 // --clip-box reaches the viewer's first frames: a box away from the cloud leaves only the
 // background.
 TEST(Window, CommandLineClipStartsTheViewer) {
