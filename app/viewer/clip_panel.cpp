@@ -258,6 +258,33 @@ void ClipState::section_across_view(const Camera& camera, const Bounds& bounds) 
   clip.section = section_facing(camera, bounds.center(), extent_of(bounds) / 50.0);
 }
 
+void ClipState::update(const PickState& picks, bool measuring, const Bounds& bounds,
+                       StatusLine& status) {
+  if (picks.picked == seen_picks_) return;
+  seen_picks_ = picks.picked;
+  if (!three_points || measuring || picks.count == 0) return;
+  const glm::dvec3 p = picks.points[picks.count - 1].world;
+  if (!section_picks.empty() && section_picks.back() == p) return;  // a double click's second
+  section_picks.push_back(p);
+  if (section_picks.size() < 3) {
+    status.set("section: point " + std::to_string(section_picks.size()) + " of 3", false);
+    return;
+  }
+  const double t = clip.section.enabled ? clip.section.thickness : extent_of(bounds) / 50.0;
+  ClipSection s;
+  std::string why;
+  const bool ok =
+      section_through_points(section_picks[0], section_picks[1], section_picks[2], t, &s, &why);
+  section_picks.clear();
+  if (!ok) {
+    status.set("section: " + why + "; pick three points again", true);
+    return;
+  }
+  clip.section = s;
+  three_points = false;
+  status.set("section through the three picked points", false);
+}
+
 bool ClipState::key(SDL_Keycode k) {
   if (!clip.section.enabled || (k != SDLK_PAGEUP && k != SDLK_PAGEDOWN)) return false;
   step_section(&clip.section, k == SDLK_PAGEUP ? 1.0 : -1.0);
@@ -309,6 +336,10 @@ void ClipState::section_rows(const Bounds* bounds, const Camera& camera) {
       }
     }
   }
+  ImGui::SameLine();
+  if (ImGui::Checkbox("through 3 picks", &three_points)) section_picks.clear();
+  tooltip("The next three points you click set the section's plane.");
+  if (three_points) ImGui::TextDisabled("click point %zu of 3", section_picks.size() + 1);
   if (!s.enabled) return;
   input3("point", s.point);
   input3("normal", s.normal);

@@ -11,6 +11,8 @@
 #include "engine/renderer.h"
 #include "viewer/layout.h"
 #include "viewer/panel_marks.h"
+#include "viewer/pick_panel.h"
+#include "viewer/status_line.h"
 
 namespace pr {
 
@@ -68,6 +70,15 @@ struct ClipState {
   void release();
   bool dragging() const { return drag_.box >= 0 || sketch_.on; }
 
+  /// The section through three picked points (the panel's "through 3 picks"): while on, each
+  /// point a click picks is taken (unless a measurement tool takes them); the third sets the
+  /// section (its thickness kept, or a 50th of the cloud's extent) and ends the mode. Points on
+  /// one line: a line in the status, and the three are taken again.
+  bool three_points = false;
+  std::vector<glm::dvec3> section_picks;
+  /// Each frame: takes the points picked since the last call (`bounds`: the cloud's, world).
+  void update(const PickState& picks, bool measuring, const Bounds& bounds, StatusLine& status);
+
   /// Drawing a box on the cloud (the panel's "draw a box"): the next left drag on the image
   /// draws a rectangle and its release makes a box of it (box_from_rectangle()); then the mode
   /// ends. A rectangle under 4 window units either way makes none.
@@ -95,6 +106,7 @@ struct ClipState {
     Bounds bounds;
   };
   Sketch sketch_;
+  uint64_t seen_picks_ = 0;  ///< PickState::picked when last looked at
 
   /// Keeps the clip valid after an edit: sizes and thickness at least 1e-6, a zero normal +z.
   void sanitize();

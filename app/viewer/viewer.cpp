@@ -90,6 +90,7 @@ void Viewer::Impl::advance(double frame_ms) {
   save.update(status);
   picks.update(cloud.points, *backend, status);
   measures.update(picks, pick_frame(), status);
+  clips.update(picks, measures.active, cloud.bounds, status);
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {

@@ -50,6 +50,10 @@ void ViewerTesting::add_clip_box() {
 void ViewerTesting::set_clip_drawing(bool on) {
   impl_->clips.drawing = on;
 }
+void ViewerTesting::set_section_through_picks(bool on) {
+  impl_->clips.three_points = on;
+  impl_->clips.section_picks.clear();
+}
 bool ViewerTesting::clip_drawing() const {
   return impl_->clips.drawing;
 }

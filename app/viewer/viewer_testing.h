@@ -148,6 +148,9 @@ class ViewerTesting : public Viewer {
   bool clip_handle(int box, int handle, float* x, float* y) const;
   /// What the Clip section's "draw a box" does: the next left drag on the image draws a box.
   void set_clip_drawing(bool on);
+  /// What the Clip section's "through 3 picks" does: the next three picked points set the
+  /// section.
+  void set_section_through_picks(bool on);
   bool clip_drawing() const;
   /// Where world point `p` is drawn (window units); false behind the camera.
   bool window_point(const glm::dvec3& p, float* x, float* y) const;

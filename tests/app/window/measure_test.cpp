@@ -214,3 +214,36 @@ TEST(Window, CommandLineMeasurementsOpenInTheViewer) {
   EXPECT_EQ(m[1].value("inside"), double(v.cloud_points()));
   EXPECT_NE(v.status().find("--measure"), std::string::npos) << v.status();
 }
+
+// The Clip section's "through 3 picks": three clicked points set the section's plane (its
+// normal across both edges from the first point), and the mode ends.
+TEST(Window, SectionThroughThreePickedPoints) {
+  REQUIRE_DISPLAY();
+  fresh_config("section_picks");
+  pr::Options o = scripted(0, 800, 500, 200'000);
+  o.mode = "cpu";
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  std::vector<pr::PickResult> picked;
+  auto keep_pick = [&](pr::ViewerTesting& vw) { picked.push_back(vw.pick(vw.pick_count() - 1)); };
+  const std::vector<Action> actions = {
+      call([](pr::ViewerTesting& vw) { vw.set_section_through_picks(true); }),
+      click(600, 250),
+      call(keep_pick),
+      click(700, 330),
+      call(keep_pick),
+      click(640, 300),
+      call(keep_pick),
+  };
+  ASSERT_EQ(run_actions(v, actions), actions.size());
+  ASSERT_EQ(picked.size(), 3u);
+  for (const pr::PickResult& p : picked) ASSERT_TRUE(p.hit);
+  const pr::ClipSection s = v.clip().section;
+  ASSERT_TRUE(s.enabled);
+  const glm::dvec3 n = glm::normalize(s.normal);
+  const glm::dvec3 a = picked[1].world - picked[0].world, b = picked[2].world - picked[0].world;
+  EXPECT_NEAR(glm::dot(n, glm::normalize(a)), 0.0, 1e-9);
+  EXPECT_NEAR(glm::dot(n, glm::normalize(b)), 0.0, 1e-9);
+  EXPECT_NEAR(glm::dot(n, s.point - picked[0].world), 0.0, 1e-6 * glm::length(a));
+}
