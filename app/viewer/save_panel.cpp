@@ -193,7 +193,7 @@ bool SaveState::start(const std::string& out, const CloudState& cloud, const Str
   if (stream.scene) {
     std::vector<std::string> files;
     std::string error;
-    if (!survey_files(stream.inputs(), &files, &error)) {
+    if (!survey_files(stream.scene_inputs(), &files, &error)) {
       status.set("save: " + error, true);
       return false;
     }
