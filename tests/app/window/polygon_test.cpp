@@ -1,8 +1,8 @@
 // The Clip section's polygon selection in a running window, with injected input: a polygon of two
 // vertices gets one line and no selection, Esc drops it; four clicks on the image and a click on
-// the first vertex close one; Save then writes exactly the points inside it (read back from the
-// LAS file, each record's world position tested with the polygon's own camera), and every point of
-// the file well inside it.
+// the first vertex close one (Enter and a double-click too); Save then writes exactly the points
+// inside it (read back from the LAS file, each record's world position tested with the polygon's
+// own camera), and every point of the file well inside it.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -164,4 +164,47 @@ TEST(Window, PolygonDrawnOnTheImageSelectsWhatSaveWrites) {
   EXPECT_GE(written.size(), surely_in);
   EXPECT_LE(written.size(), maybe_in);
   EXPECT_LT(written.size(), cloud.size());
+}
+
+// Enter closes a polygon of three vertices, as does a double-click (its second press adds no
+// vertex); clear takes the selection away.
+TEST(Window, PolygonClosesWithEnterOrADoubleClick) {
+  REQUIRE_DISPLAY();
+  fresh_config("polygon_close");
+  pr::Options o = scripted(0, 1000, 600, 50'000);
+  o.mode = "cpu";
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  size_t by_enter = 0, by_double = 0;
+  bool cleared = false;
+  const int ran = run_steps(v, 5, [&](int step, pr::ViewerTesting& t) {
+    const pr::ImageRect a = t.image_area();
+    const float cx = a.ux + 0.5f * a.uw, cy = a.uy + 0.5f * a.uh;
+    if (step == 0) SDL_WarpMouseInWindow(t.window(), int(cx), int(cy));
+    if (step == 1 || step == 3) {
+      t.start_polygon();
+      click(cx - 60, cy - 40);
+      click(cx + 60, cy - 40);
+      click(cx, cy + 50);
+      if (step == 1) {
+        press(SDLK_RETURN, SDL_SCANCODE_RETURN);
+      } else {
+        SDL_Event e = mouse_button_event(SDL_BUTTON_LEFT, true, int(cx), int(cy + 50));
+        e.button.clicks = 2;
+        SDL_PushEvent(&e);
+      }
+    }
+    if (step == 2 && t.polygon()) by_enter = t.polygon()->vertices.size();
+    if (step == 4 && t.polygon()) {
+      by_double = t.polygon()->vertices.size();
+      t.clear_polygon();
+      cleared = t.polygon() == nullptr;
+    }
+  });
+  ASSERT_EQ(ran, 5);
+  EXPECT_EQ(by_enter, 3u) << v.status();
+  EXPECT_EQ(by_double, 3u) << v.status();
+  EXPECT_TRUE(cleared);
+  EXPECT_EQ(v.pick_count(), 0);
 }
