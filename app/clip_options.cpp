@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/clip_polygon.h"
 #include "options.h"
 
 namespace pr {
@@ -154,6 +155,16 @@ void add_clip_options(CLI::App& app, Options& o) {
       [&o](const std::string& v) {
         std::string error;
         if (!parse_section(v, &o.clip.section, &error)) throw CLI::ValidationError(error);
+      });
+  add("--clip-polygon", "X,Y;X,Y;...",
+      "--convert (and the viewer's Save): only the points inside this\n"
+      "polygon in world x, y (a vertical prism), within the clip",
+      [&o](const std::string& v) {
+        ClipPolygon p;
+        std::string error;
+        if (!parse_clip_polygon(v, &p, &error))
+          throw CLI::ValidationError("option --clip-polygon: " + error);
+        o.clip_polygon = p;
       });
 }
 

@@ -1,5 +1,6 @@
 // The clip's command-line options (docs/CLIP.md): --clip-box, --clip-mode and --section, parsed
-// into Options::clip for headless renders, --convert and the viewer's first frame.
+// into Options::clip for headless renders, --convert and the viewer's first frame; --clip-polygon
+// into Options::clip_polygon for --convert and the viewer's Save.
 #pragma once
 
 #include <string>

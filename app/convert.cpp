@@ -82,7 +82,12 @@ struct Worker {
     co.temp_dir = o.temp_dir;
     co.memory_bytes = o.memory;
     co.threads = o.threads;
-    if (o.clip.active()) co.keep = clip_keep(o.clip);
+    // The clip and the polygon: the records they keep, and the COPC nodes they hide passed by.
+    if (o.clip.active() || o.clip_polygon) {
+      const ClipPolygon* polygon = o.clip_polygon ? &*o.clip_polygon : nullptr;
+      co.keep = export_keep(o.clip, polygon);
+      co.keep_box = export_keep_box(o.clip, polygon);
+    }
     thread = std::thread([this, &o, co, progress, result] {
       try {
         ok = convert_point_clouds(o.files, o.convert, co, progress, result, &error);

@@ -569,6 +569,9 @@ void check_combinations(const Options& o) {
   if (o.convert.empty() && (!o.temp_dir.empty() || o.memory))
     bad(std::string(o.temp_dir.empty() ? "--memory" : "--temp") + " goes with --convert");
   if (!o.scene.empty() && !o.files.empty()) bad("give either --scene or FILEs, not both");
+  if (o.clip_polygon && (o.headless || o.info))
+    bad(std::string("--clip-polygon selects what --convert and the viewer's Save write: ") +
+        (o.headless ? "--headless frames do not draw it" : "--info does not take it"));
   if (!o.measures.empty() && (o.info || o.headless || !o.convert.empty()))
     bad(std::string("give either --measure or ") +
         (o.info       ? "--info"

@@ -7,11 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "engine/camera.h"    // Projection, StandardView
-#include "engine/clip.h"      // Clip
-#include "engine/colorize.h"  // Colormap
-#include "engine/measure.h"   // MeasureKind, CellHeight
-#include "engine/renderer.h"  // Toggle
+#include "engine/camera.h"        // Projection, StandardView
+#include "engine/clip.h"          // Clip
+#include "engine/clip_polygon.h"  // ClipPolygon
+#include "engine/colorize.h"      // Colormap
+#include "engine/measure.h"       // MeasureKind, CellHeight
+#include "engine/renderer.h"      // Toggle
 
 namespace pr {
 
@@ -92,6 +93,9 @@ struct Options {
   Clip clip;
   ClipMode clip_mode = ClipMode::kInside;
   std::vector<bool> clip_box_has_mode;  ///< per box: its value named its own mode
+  /// --clip-polygon X,Y;X,Y;...: a vertical prism over a polygon in world XY that --convert (and
+  /// the viewer's Save, as its export selection) writes the points of, within the clip.
+  std::optional<ClipPolygon> clip_polygon;
 };
 
 /// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2

@@ -351,13 +351,13 @@ void ClipState::section_rows(const Bounds* bounds, const Camera& camera) {
   ImGui::TextDisabled("PageDown / PageUp");
 }
 
-void ClipState::draw_section(const Bounds* bounds, const Camera& camera, const PickResult* picks,
+bool ClipState::draw_section(const Bounds* bounds, const Camera& camera, const PickResult* picks,
                              int pick_count, PanelMarks& marks) {
   // Open at first when the viewer starts with a clip (--clip-box, --section).
   if (clip.active()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   const bool open = ImGui::CollapsingHeader("Clip");
   marks.mark("clip.header");
-  if (!open) return;
+  if (!open) return false;
   const bool room = clip.boxes.size() < size_t(kMaxClipBoxes);
   ImGui::BeginDisabled(!bounds || !room);
   if (ImGui::Button("add box") && bounds) add_box(*bounds);
@@ -384,6 +384,7 @@ void ClipState::draw_section(const Bounds* bounds, const Camera& camera, const P
   box_rows(marks);
   section_rows(bounds, camera);
   sanitize();
+  return true;
 }
 
 void ClipState::draw_edges(const Camera& camera, const RenderSettings& rs, const ImageRect& area,

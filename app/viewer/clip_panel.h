@@ -44,8 +44,9 @@ struct ClipState {
   bool key(SDL_Keycode k);
 
   /// The panel's Clip section: the boxes (centre, size, angles, mode, remove), the quick starts,
-  /// the section (point, normal, thickness, steps). `bounds` null: no cloud yet.
-  void draw_section(const Bounds* bounds, const Camera& camera, const PickResult* picks,
+  /// the section (point, normal, thickness, steps). `bounds` null: no cloud yet. Returns whether
+  /// the section is open (the polygon tool's rows follow).
+  bool draw_section(const Bounds* bounds, const Camera& camera, const PickResult* picks,
                     int pick_count, PanelMarks& marks);
   /// Each box's edges over the image drawn with `camera` and `rs` in the window's `area`
   /// (ImGui's background draw list, clipped to the image).

@@ -67,7 +67,8 @@ void Viewer::Impl::key_event(const SDL_KeyboardEvent& e, bool imgui_wants_keys) 
 }
 
 void Viewer::Impl::key_pressed(SDL_Keycode k) {
-  if (clips.key(k)) return;  // PageUp / PageDown step the section
+  if (polygon.key(k, pick_frame(), status)) return;  // Enter closes, Esc drops a polygon
+  if (clips.key(k)) return;                          // PageUp / PageDown step the section
   switch (k) {
     case SDLK_ESCAPE:
       if (!measures.cancel()) quit = true;  // Esc first drops a measurement under way
@@ -106,8 +107,11 @@ void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
       // Presses count on the image only (not over the panel, nor in a window too small for it).
       if (imgui_wants_mouse || !area.contains(float(e.button.x), float(e.button.y))) break;
       if (e.button.button == SDL_BUTTON_LEFT) {
-        // A press on a clip box's handle drags it (clip_panel.h); elsewhere it picks.
+        // The polygon tool takes presses while it draws; a press on a clip box's handle drags it
+        // (clip_panel.h); elsewhere it picks.
         const PickFrame f = pick_frame();
+        if (polygon.click(float(e.button.x), float(e.button.y), e.button.clicks >= 2, f, status))
+          break;
         const Bounds* world = cloud.points ? &cloud.bounds : nullptr;
         if (!f.drawn || !clips.press(e.button.x, e.button.y, f.camera, f.settings, f.area, world)) {
           measures.clicked(e.button.clicks >= 2);

@@ -243,7 +243,8 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
                [this] { picks.draw_section(pick_frame(), cloud.file_colors(), marks); }});
   v.push_back({PanelGroup::kTools, [this] { measures.draw_section(pick_frame(), marks, status); }});
   v.push_back({PanelGroup::kTools, [this, bounds] {
-                 clips.draw_section(bounds, view.camera, picks.points, picks.count, marks);
+                 if (clips.draw_section(bounds, view.camera, picks.points, picks.count, marks))
+                   polygon.draw_rows(pick_frame(), marks, status);
                }});
   v.push_back({PanelGroup::kColour, [this, s] { colors.draw_section(cloud.points.get(), s); }});
   v.push_back({PanelGroup::kData, [this, s] {
@@ -251,8 +252,10 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
                      open_box.draw_section(win.settings, s, marks, status);
                  if (!open.empty()) start_open(open);
                }});
-  v.push_back({PanelGroup::kData,
-               [this, s] { save.draw_section(cloud, streaming(), open_box.dir, s, status); }});
+  v.push_back({PanelGroup::kData, [this, s] {
+                 const ExportSelection sel{&clips.clip, polygon.selection()};
+                 save.draw_section(cloud, stream, sel, open_box.dir, s, status);
+               }});
   v.push_back({PanelGroup::kData, [this] { cloud.draw_section(*backend); }});
   v.push_back({PanelGroup::kPerformance,
                [this] { renderer_section(*backend, win, occlusion_note, panel_frames); }});

@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "engine/frame_stats.h"
+#include "engine/io/open_byte_source.h"
+#include "engine/io/survey.h"
 #include "options.h"
 #include "progress_bar.h"
 
@@ -28,17 +30,36 @@ SaveJob::~SaveJob() {
 bool SaveJob::start(std::shared_ptr<const PointCloud> cloud, std::string path,
                     const ConvertOptions& options) {
   if (busy() || !cloud) return false;
-  done_ = false;
-  progress_ = std::make_unique<ConvertProgress>();
   cloud_ = std::move(cloud);
   path_ = std::move(path);
+  launch([this, options](ConvertProgress* p, ConvertResult* r, std::string* e) {
+    return save_point_cloud(*cloud_, path_, options, p, r, e);
+  });
+  return true;
+}
+
+bool SaveJob::start_files(std::vector<std::string> inputs, std::string path,
+                          const ConvertOptions& options) {
+  if (busy() || inputs.empty()) return false;
+  cloud_.reset();
+  path_ = std::move(path);
+  launch([this, inputs = std::move(inputs), options](ConvertProgress* p, ConvertResult* r,
+                                                     std::string* e) {
+    return convert_point_clouds(inputs, path_, options, p, r, e);
+  });
+  return true;
+}
+
+void SaveJob::launch(std::function<bool(ConvertProgress*, ConvertResult*, std::string*)> work) {
+  done_ = false;
+  progress_ = std::make_unique<ConvertProgress>();
   result_ = Result{};
-  thread_ = std::thread([this, options] {
+  thread_ = std::thread([this, work = std::move(work)] {
     Stopwatch sw;
     Result r;
     r.path = path_;
     try {
-      r.ok = save_point_cloud(*cloud_, path_, options, progress_.get(), &r.written, &r.error);
+      r.ok = work(progress_.get(), &r.written, &r.error);
     } catch (const std::bad_alloc&) {
       r.error = path_ + ": out of memory while saving";
     } catch (const std::exception& e) {
@@ -49,7 +70,6 @@ bool SaveJob::start(std::shared_ptr<const PointCloud> cloud, std::string path,
     result_ = std::move(r);
     done_ = true;
   });
-  return true;
 }
 
 double SaveJob::fraction() const {
@@ -106,25 +126,58 @@ std::string save_message(const SaveJob::Result& r) {
   char s[160];
   std::snprintf(s, sizeof s, ": %llu points, %s in %.2f s", (unsigned long long)r.written.points,
                 human_size(double(r.written.bytes)).c_str(), r.seconds);
-  return "saved " + r.path + s;
+  std::string skipped;
+  if (r.written.points_skipped)
+    skipped = " (" + human_points(double(r.written.points_skipped)) +
+              " points in nodes outside the selection not read)";
+  return "saved " + r.path + s + skipped;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The Save section
 
-std::string SaveState::unavailable(const CloudState& cloud, bool streaming) const {
-  if (streaming)
-    return "a streamed survey is not held whole in memory: convert its files with "
-           "pointraster --convert OUT FILE...";
+void ExportSelection::apply(ConvertOptions* options) const {
+  if (!active()) return;
+  const Clip none;
+  options->keep = export_keep(clip ? *clip : none, polygon);
+  options->keep_box = export_keep_box(clip ? *clip : none, polygon);
+}
+
+std::string SaveState::unavailable(const CloudState& cloud, const StreamState& stream) const {
+  if (stream.opening()) return "a survey is opening: save it once it is on screen";
+  if (stream.scene) return job.busy() ? "a save is running" : "";
   if (!cloud.drawable()) return "no cloud on screen";
   if (cloud.job.busy()) return "a cloud is loading: save it once it is on screen";
   if (job.busy()) return "a save is running";
   return "";
 }
 
-bool SaveState::start(const std::string& out, const CloudState& cloud, bool streaming,
-                      StatusLine& status) {
-  if (const std::string why = unavailable(cloud, streaming); !why.empty()) {
+namespace {
+
+/// The local files of a streamed survey's tiles; false with one line when a tile is a URL (the
+/// converter reads files through memory maps) or the survey cannot be listed.
+bool survey_files(const std::vector<std::string>& inputs, std::vector<std::string>* files,
+                  std::string* error) {
+  std::vector<SurveyTile> tiles;
+  if (!list_survey(inputs, tiles, error)) return false;
+  for (const SurveyTile& t : tiles) {
+    if (is_url(t.href)) {
+      *error = t.href +
+               ": a survey on a server is not saved (the converter reads local files): download "
+               "its tiles and save or --convert them";
+      return false;
+    }
+    files->push_back(t.href);
+  }
+  if (files->empty()) *error = "the survey holds no tiles";
+  return !files->empty();
+}
+
+}  // namespace
+
+bool SaveState::start(const std::string& out, const CloudState& cloud, const StreamState& stream,
+                      const ExportSelection& selection, StatusLine& status) {
+  if (const std::string why = unavailable(cloud, stream); !why.empty()) {
     status.set("save: " + why, true);
     return false;
   }
@@ -135,7 +188,19 @@ bool SaveState::start(const std::string& out, const CloudState& cloud, bool stre
                true);
     return false;
   }
-  job.start(cloud.points, out);
+  ConvertOptions options;
+  if (only_selection) selection.apply(&options);
+  if (stream.scene) {
+    std::vector<std::string> files;
+    std::string error;
+    if (!survey_files(stream.scene_inputs(), &files, &error)) {
+      status.set("save: " + error, true);
+      return false;
+    }
+    job.start_files(std::move(files), out, options);
+  } else {
+    job.start(cloud.points, out, options);
+  }
   status.set("saving " + out + " ...", false);
   return true;
 }
@@ -155,7 +220,8 @@ void SaveState::cancel_and_wait(StatusLine& status) {
              !r.ok);
 }
 
-void SaveState::draw_section(const CloudState& cloud, bool streaming, const std::string& dir,
+void SaveState::draw_section(const CloudState& cloud, const StreamState& stream,
+                             const ExportSelection& selection, const std::string& dir,
                              float ui_scale, StatusLine& status) {
   if (!ImGui::CollapsingHeader("Save")) return;
   const PointCloud* shown = cloud.points.get();
@@ -166,7 +232,14 @@ void SaveState::draw_section(const CloudState& cloud, bool streaming, const std:
     std::snprintf(path, sizeof path, "%s", p.c_str());
   }
   ImGui::InputText("save path", path, sizeof path);
-  const std::string why = unavailable(cloud, streaming);
+  if (selection.active()) {
+    ImGui::Checkbox("Only the points the clip shows", &only_selection);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "The points inside the clip's boxes and section and the polygon drawn in the Clip "
+          "section; highlight boxes only tint, so their points are written with the rest.");
+  }
+  const std::string why = unavailable(cloud, stream);
   const std::string format = convert_format(path);
   std::error_code ec;
   const bool exists = path[0] && fs::exists(path, ec);
@@ -174,7 +247,7 @@ void SaveState::draw_section(const CloudState& cloud, bool streaming, const std:
   const std::string button = "Save as " + (format.empty() ? std::string("COPC") : format) +
                              (exists ? "... (replace)" : "...") + "###save";
   ImGui::BeginDisabled(!why.empty());
-  if (ImGui::Button(button.c_str())) start(path, cloud, streaming, status);
+  if (ImGui::Button(button.c_str())) start(path, cloud, stream, selection, status);
   ImGui::EndDisabled();
   if (!why.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s", why.c_str());
@@ -187,9 +260,13 @@ void SaveState::draw_section(const CloudState& cloud, bool streaming, const std:
     ImGui::TextWrapped("%s", why.c_str());
   } else {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped(
-        "COPC (.copc.laz), LAZ (.laz) or LAS (.las) by the suffix: the points in memory "
-        "(classes hidden in Color are left out).");
+    ImGui::TextWrapped("%s", stream.scene
+                                 ? "COPC (.copc.laz), LAZ (.laz) or LAS (.las) by the suffix: "
+                                   "the survey's files at full detail (the nodes outside the "
+                                   "selection are not read)."
+                                 : "COPC (.copc.laz), LAZ (.laz) or LAS (.las) by the suffix: "
+                                   "the points in memory (classes hidden in Color are left "
+                                   "out).");
     ImGui::PopStyleColor();
   }
 }

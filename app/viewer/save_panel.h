@@ -1,17 +1,22 @@
 // The panel's Save section: the cloud on screen written to COPC, LAZ or LAS (by the suffix typed;
-// engine/io/convert.h's save_point_cloud()) on a thread of its own, with a progress bar and
-// Cancel; the frame loop only polls it.
+// engine/io/convert.h's save_point_cloud()), or a streamed survey's files converted at full
+// detail (convert_point_clouds()), on a thread of its own, with a progress bar and Cancel; the
+// frame loop only polls it. With a clip or a polygon selection, only the points they keep are
+// written (docs/CLIP.md), and a survey's COPC nodes outside them are not read.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 
+#include "engine/clip_polygon.h"
 #include "engine/io/convert.h"
 #include "engine/point_cloud.h"
 #include "viewer/cloud_state.h"
 #include "viewer/status_line.h"
+#include "viewer/stream_state.h"
 
 namespace pr {
 
@@ -36,6 +41,10 @@ class SaveJob {
   /// cloud being saved (reads()), and a new cloud replaces it on screen without freeing it.
   bool start(std::shared_ptr<const PointCloud> cloud, std::string path,
              const ConvertOptions& options = {});
+  /// Starts converting the files `inputs` (a streamed survey's tiles) to `path`; refused (false)
+  /// while a save runs.
+  bool start_files(std::vector<std::string> inputs, std::string path,
+                   const ConvertOptions& options = {});
   bool busy() const { return thread_.joinable(); }
   /// Whether a running save reads `cloud`.
   bool reads(const PointCloud* cloud) const { return busy() && cloud_.get() == cloud; }
@@ -49,6 +58,9 @@ class SaveJob {
   bool take(Result& out);
 
  private:
+  /// Runs `work` (the save or the conversion) on the job's thread.
+  void launch(std::function<bool(ConvertProgress*, ConvertResult*, std::string*)> work);
+
   std::thread thread_;
   std::atomic<bool> done_{false};
   std::unique_ptr<ConvertProgress> progress_;
@@ -57,25 +69,39 @@ class SaveJob {
   Result result_;
 };
 
-/// What the Save section holds: the path typed, the job, and the cloud the path was suggested
-/// for (a new cloud gets a new suggestion). `streaming`: a streamed survey is on screen or
-/// opening (it is not held whole in memory).
+/// What an export keeps: the points the clip shows (highlight boxes only tint: they keep their
+/// points) inside the polygon selection (when there is one). Either may be null.
+struct ExportSelection {
+  const Clip* clip = nullptr;
+  const ClipPolygon* polygon = nullptr;
+  bool active() const { return (clip && clip->active()) || polygon; }
+  /// ConvertOptions::keep and keep_box of the selection (unset when it is not active).
+  void apply(ConvertOptions* options) const;
+};
+
+/// What the Save section holds: the path typed, the job, the cloud the path was suggested for (a
+/// new cloud gets a new suggestion), and whether only the selection is written.
 struct SaveState {
   char path[1024] = {0};
   const PointCloud* suggested_for = nullptr;
+  bool only_selection = true;  ///< "Only the points the clip shows" (with a clip or a polygon)
   SaveJob job;
 
   /// Why the Save section is disabled now; empty when it is not.
-  std::string unavailable(const CloudState& cloud, bool streaming) const;
-  /// Starts writing the cloud on screen to `path`; false (with a status line) when refused.
-  bool start(const std::string& path, const CloudState& cloud, bool streaming, StatusLine& status);
+  std::string unavailable(const CloudState& cloud, const StreamState& stream) const;
+  /// Starts writing the cloud on screen to `path` (a streamed survey: its files converted at full
+  /// detail), only what `selection` keeps when it is active and only_selection is on; false (with
+  /// a status line) when refused: a survey whose tiles are URLs among the reasons.
+  bool start(const std::string& path, const CloudState& cloud, const StreamState& stream,
+             const ExportSelection& selection, StatusLine& status);
   /// Each frame: a finished save's status line.
   void update(StatusLine& status);
   /// The viewer closes: a running save is cancelled (its output removed) and waited for; one
   /// that ends anyway says so.
   void cancel_and_wait(StatusLine& status);
   /// The panel's Save section; `dir`: the folder a scene's path is suggested in.
-  void draw_section(const CloudState& cloud, bool streaming, const std::string& dir, float ui_scale,
+  void draw_section(const CloudState& cloud, const StreamState& stream,
+                    const ExportSelection& selection, const std::string& dir, float ui_scale,
                     StatusLine& status);
 };
 

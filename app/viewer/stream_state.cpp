@@ -92,6 +92,7 @@ bool StreamState::install(std::shared_ptr<StreamingScene> opened, RenderBackend&
   }
   opened->pool_reallocated();  // the renderers have this pool
   scene = std::move(opened);
+  scene_inputs_ = inputs_;
   return true;
 }
 

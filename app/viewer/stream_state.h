@@ -59,6 +59,8 @@ struct StreamState {
   /// What is being opened ("3 inputs" or the one path).
   const std::string& label() const { return label_; }
   const std::vector<std::string>& inputs() const { return inputs_; }
+  /// What the survey on screen was opened from (Save converts its tiles).
+  const std::vector<std::string>& scene_inputs() const { return scene_inputs_; }
   ~StreamState();
 
  private:
@@ -68,6 +70,7 @@ struct StreamState {
   std::string error_;
   std::string label_;
   std::vector<std::string> inputs_;
+  std::vector<std::string> scene_inputs_;
 };
 
 }  // namespace pr

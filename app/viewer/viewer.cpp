@@ -139,6 +139,7 @@ void Viewer::Impl::draw_window(int w, int h) {
   picks.draw_marks(pick_frame(), win.ui_scale);
   measures.draw_marks(pick_frame(), win.ui_scale);
   if (have_image) clips.draw_edges(view.camera, rs, area, win.ui_scale);
+  polygon.draw_over(pick_frame(), win.ui_scale);
   panel.draw_hint(SDL_GetTicks(), win.ui_scale);
   ImGui::Render();
 
@@ -404,7 +405,8 @@ bool Viewer::open(std::string* error) {
     m.rs.edl_strength = *m.opt.edl;
   }
   if (m.opt.hq) m.rs.hq = true;
-  m.clips.clip = m.opt.clip;  // --clip-box, --section
+  m.clips.clip = m.opt.clip;              // --clip-box, --section
+  m.polygon.closed = m.opt.clip_polygon;  // --clip-polygon: what Save writes within
   // The projection last used, unless the command line chose one.
   if (!m.opt.projection && m.win.settings.projection == "ortho")
     m.opt.projection = Projection::kOrthographic;

@@ -248,10 +248,29 @@ std::vector<std::string> ViewerTesting::stream_lines() const {
 
 bool ViewerTesting::save_cloud(const std::string& path) {
   std::snprintf(impl_->save.path, sizeof impl_->save.path, "%s", path.c_str());
-  return impl_->save.start(impl_->save.path, impl_->cloud, impl_->streaming(), impl_->status);
+  const ExportSelection sel{&impl_->clips.clip, impl_->polygon.selection()};
+  return impl_->save.start(impl_->save.path, impl_->cloud, impl_->stream, sel, impl_->status);
 }
 std::string ViewerTesting::save_unavailable() const {
-  return impl_->save.unavailable(impl_->cloud, impl_->streaming());
+  return impl_->save.unavailable(impl_->cloud, impl_->stream);
+}
+void ViewerTesting::set_save_selection_only(bool on) {
+  impl_->save.only_selection = on;
+}
+void ViewerTesting::start_polygon() {
+  impl_->polygon.start();
+}
+bool ViewerTesting::polygon_drawing() const {
+  return impl_->polygon.drawing;
+}
+size_t ViewerTesting::polygon_pending() const {
+  return impl_->polygon.vertices.size();
+}
+const ClipPolygon* ViewerTesting::polygon() const {
+  return impl_->polygon.selection();
+}
+void ViewerTesting::clear_polygon() {
+  impl_->polygon.clear();
 }
 bool ViewerTesting::save_busy() const {
   return impl_->save.job.busy();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/camera.h"
+#include "engine/clip_polygon.h"
 #include "engine/io/stream.h"
 #include "engine/measure.h"
 #include "engine/pick.h"
@@ -179,12 +180,24 @@ class ViewerTesting : public Viewer {
   /// view has loaded (stream_figures()).
   std::vector<std::string> stream_lines() const;
   /// What the Save section's button does with `path` typed: writes the cloud on screen in the
-  /// background (COPC, LAZ or LAS by the suffix). False, with the reason in the status line, when
-  /// refused: see save_unavailable(), or a suffix that picks no format.
+  /// background (COPC, LAZ or LAS by the suffix; a streamed survey's files at full detail), only
+  /// the points the clip and the polygon keep while there are any. False, with the reason in the
+  /// status line, when refused: see save_unavailable(), a suffix that picks no format, a survey
+  /// on a server.
   bool save_cloud(const std::string& path);
-  /// Why the Save section is disabled now (a streamed survey, no cloud, a load or a save
-  /// running); empty when it is not.
+  /// Why the Save section is disabled now (a survey opening, no cloud, a load or a save running);
+  /// empty when it is not.
   std::string save_unavailable() const;
+  /// The Save section's "Only the points the clip shows" (on unless set off).
+  void set_save_selection_only(bool on);
+  /// The Clip section's "Polygon" button: left clicks on the image add vertices from then on
+  /// (Enter, a double-click or a click on the first vertex closes the polygon, Esc drops it).
+  void start_polygon();
+  bool polygon_drawing() const;
+  size_t polygon_pending() const;  ///< vertices of the polygon under way
+  /// The closed polygon (the export selection's), or null; its "clear".
+  const ClipPolygon* polygon() const;
+  void clear_polygon();
   /// True while a save runs; the Save section's Cancel.
   bool save_busy() const;
   void cancel_save();

@@ -421,3 +421,22 @@ TEST(Options, BadClipValuesAreUsageErrors) {
   }
   EXPECT_EQ(usage_error(many), "option --clip-box: 9 clip boxes, at most 8");
 }
+
+TEST(Options, ClipPolygonGoesWithConvertAndTheViewer) {
+  pr::Options o;
+  ASSERT_EQ(parse(words("--convert o.las a.las --clip-polygon 0,0;10,0;10,5;0,5"), o), 0);
+  ASSERT_TRUE(o.clip_polygon);
+  EXPECT_FALSE(o.clip_polygon->on_image);
+  EXPECT_EQ(o.clip_polygon->vertices.size(), 4u);
+  EXPECT_EQ(o.clip_polygon->vertices[2], glm::dvec2(10, 5));
+  pr::Options viewer;
+  ASSERT_EQ(parse(words("a.las --clip-polygon 0,0;1,0;0,1"), viewer), 0);
+  EXPECT_TRUE(viewer.clip_polygon);
+  EXPECT_EQ(usage_error({"--clip-polygon", "0,0;1,1"}),
+            "option --clip-polygon: polygon: 2 vertices, at least 3 needed");
+  EXPECT_EQ(usage_error({"--clip-polygon", "0,0;1,1;2,2"}),
+            "option --clip-polygon: polygon: its vertices lie on one line: it encloses nothing");
+  EXPECT_EQ(usage_error(words("--headless --clip-polygon 0,0;1,0;0,1")),
+            "--clip-polygon selects what --convert and the viewer's Save write: --headless frames "
+            "do not draw it");
+}

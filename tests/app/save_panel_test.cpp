@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "engine/clip_polygon.h"
 #include "engine/io/io.h"
 #include "engine/scenes.h"
 
@@ -85,5 +86,63 @@ TEST(SavePanel, ACancelledOrFailedSaveSaysWhyAndLeavesNothing) {
   EXPECT_FALSE(r.cancelled);
   EXPECT_EQ(pr::save_message(r).rfind("save: ", 0), 0u);
   EXPECT_NE(pr::save_message(r).find("x.las"), std::string::npos) << pr::save_message(r);
+  fs::remove_all(d);
+}
+
+// A streamed survey's files converted by the job: with a selection, only what it keeps, the
+// nodes outside it not read; Cancel leaves nothing.
+TEST(SavePanel, TheJobConvertsFilesWithinASelectionAndCancels) {
+  const std::string copc = std::string(PR_TESTDATA_DIR) + "/laz/lone-star.copc.laz";
+  ASSERT_TRUE(fs::exists(copc)) << copc << " is absent: tests/data belongs to the checkout";
+  const fs::path d = scratch("files");
+  pr::PointCloud whole;
+  std::string err;
+  ASSERT_TRUE(pr::load_point_cloud(copc, whole, nullptr, &err)) << err;
+  const pr::Bounds b = whole.world_bounds();
+  pr::Clip clip;
+  pr::ClipBox box = pr::clip_box_around(b.min, b.max);
+  box.size.x *= 0.2;
+  clip.boxes.push_back(box);
+  pr::ClipPolygon poly;
+  const glm::dvec3 c = b.center(), e = b.max - b.min;
+  poly.vertices = {{c.x - 0.1 * e.x, c.y - 0.1 * e.y},
+                   {c.x + 0.1 * e.x, c.y - 0.1 * e.y},
+                   {c.x, c.y + 0.1 * e.y}};
+  const pr::Clip no_clip;
+  for (const pr::ExportSelection sel :
+       {pr::ExportSelection{&clip, nullptr}, pr::ExportSelection{&no_clip, &poly}}) {
+    pr::ConvertOptions options;
+    sel.apply(&options);
+    ASSERT_TRUE(options.keep && options.keep_box);
+    pr::SaveJob job;
+    const std::string path = (d / "part.laz").string();
+    ASSERT_TRUE(job.start_files({copc}, path, options));
+    EXPECT_FALSE(job.reads(&whole));
+    const pr::SaveJob::Result r = wait_for(job);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_GT(r.written.points_skipped, 0u);
+    EXPECT_NE(pr::save_message(r).find("not read"), std::string::npos) << pr::save_message(r);
+    pr::PointCloud back;
+    ASSERT_TRUE(pr::load_point_cloud(path, back, nullptr, &err)) << err;
+    EXPECT_EQ(back.size(), r.written.points);
+    EXPECT_GT(back.size(), 100u);
+    EXPECT_LT(back.size(), whole.size());
+    // Every point written is one the selection keeps (its world position within a rounding step).
+    const auto keep = pr::export_keep(*sel.clip, sel.polygon);
+    size_t kept = 0;
+    for (size_t i = 0; i < whole.size(); ++i)
+      kept += keep(whole.origin +
+                   glm::dvec3(whole.positions[i].x, whole.positions[i].y, whole.positions[i].z));
+    EXPECT_NEAR(double(back.size()), double(kept), 0.01 * double(kept));
+    fs::remove(path);
+  }
+  // Cancelled: no file.
+  pr::SaveJob job;
+  const std::string path = (d / "all.copc.laz").string();
+  ASSERT_TRUE(job.start_files({copc}, path));
+  job.cancel();
+  const pr::SaveJob::Result r = wait_for(job);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_TRUE(fs::is_empty(d));
   fs::remove_all(d);
 }

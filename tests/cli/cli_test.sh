@@ -246,7 +246,7 @@ check "--convert of a cut file notes its warning" $?
 
 # Clip boxes and sections (docs/CLIP.md): listed, bad values are usage errors, a clipped headless
 # frame draws fewer pixels, and --convert writes only the points a box keeps.
-for opt in --clip-box --clip-mode --section; do
+for opt in --clip-box --clip-mode --section --clip-polygon; do
   grep -q -- "$opt" "$tmp/help"; check "--help lists $opt" $?
 done
 expect_usage_error --headless --clip-box 0,0,0,1,0,1
@@ -263,6 +263,12 @@ check "--convert with --clip-box keeps the 4 points inside" $(( $(grep -c '^  po
 "$bin" --convert "$tmp/row2.las" --clip-box 1,0,0,2.2,1,1,outside "$tmp/row.xyz" >"$tmp/out" 2>&1
 "$bin" --info "$tmp/row2.las" >"$tmp/out" 2>&1
 check "--convert with an outside box keeps the 1 point outside" $(( $(grep -c '^  points      1$' "$tmp/out") != 1 ))
+expect_usage_error --convert "$tmp/row3.las" --clip-polygon "0,0;1,1" "$tmp/row.xyz"
+expect_usage_error --headless --clip-polygon "0,0;1,0;0,1"
+"$bin" --convert "$tmp/row3.las" --clip-polygon "-0.5,-1;1.5,-1;1.5,1;-0.5,1" "$tmp/row.xyz" \
+  >"$tmp/out" 2>&1
+"$bin" --info "$tmp/row3.las" >"$tmp/out" 2>&1
+check "--convert with --clip-polygon keeps the 3 points inside" $(( $(grep -c '^  points      3$' "$tmp/out") != 1 ))
 
 # A streamed COPC file: a box at a corner of its 15 nodes' cube selects, so loads, fewer nodes.
 copc="$(cd "$(dirname "$0")/.." && pwd)/data/laz/lone-star.copc.laz"

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""`pointraster --convert` with a clip writes exactly the points the clip keeps.
+"""`pointraster --convert` with a clip (and a polygon) writes exactly the points they keep.
 
 A LAS file converted with --clip-box (inside, then outside) and with an axis --section, to LAS
 and LAZ; laspy reads input and output, and the output's records must be the input's records that
 the clip keeps, by the converter's own test (docs/CLIP.md): the world position minus the clip's
 anchor (the first box's centre, else the section's point) rounded to float, against half the box's
 size (or the slab's) rounded to float. The boxes are not turned, so the float test reduces to
-those comparisons exactly.
+those comparisons exactly. --clip-polygon (a vertical prism over world x, y) keeps the points
+whose x, y lie inside by the even-odd rule, computed here in double as the converter does. With
+--copc, a COPC survey is cut with a small box and a polygon: the converter passes the octree nodes
+outside them by unread, and still writes exactly the points inside.
 """
 import argparse
 import pathlib
@@ -47,6 +50,25 @@ def within(world, anchor, half):
     return keep
 
 
+def in_polygon(world, poly):
+    """The even-odd test of engine/clip_polygon.cpp, in double."""
+    px, py = world[:, 0], world[:, 1]
+    inside = np.zeros(len(world), dtype=bool)
+    n = len(poly)
+    for i in range(n):
+        ax, ay = poly[i]
+        bx, by = poly[i - 1]
+        crosses = (ay > py) != (by > py)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = ax + (py - ay) / (by - ay) * (bx - ax)
+        inside ^= crosses & (px < x)
+    return inside
+
+
+def polygon_arg(poly):
+    return ";".join("%r,%r" % (float(x), float(y)) for x, y in poly)
+
+
 def check(name, exe, src, out, extra, keep_of):
     header, xyz, world = records(src)
     convert(exe, src, out, extra)
@@ -68,6 +90,7 @@ def main():
     ap.add_argument("--pointraster", required=True)
     ap.add_argument("--input", required=True)
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--copc", help="a COPC file cut with a small box and a polygon")
     a = ap.parse_args()
     work = pathlib.Path(a.workdir)
     work.mkdir(parents=True, exist_ok=True)
@@ -87,6 +110,33 @@ def main():
     check("section", a.pointraster, a.input, work / "section.las",
           ["--section", "z=%r,%r" % (z, t)],
           lambda w: within(w, [0.0, 0.0, z], [None, None, t * 0.5]))
+    # A concave polygon (an L) over the middle of the cloud, alone and within the box.
+    c, e = centre, hi - lo
+    poly = [(c[0] - 0.3 * e[0], c[1] - 0.3 * e[1]), (c[0] + 0.3 * e[0], c[1] - 0.25 * e[1]),
+            (c[0] + 0.3 * e[0], c[1]), (c[0], c[1] + 0.05 * e[1]),
+            (c[0] - 0.05 * e[0], c[1] + 0.35 * e[1]), (c[0] - 0.3 * e[0], c[1] + 0.3 * e[1])]
+    check("polygon", a.pointraster, a.input, work / "polygon.las",
+          ["--clip-polygon", polygon_arg(poly)], lambda w: in_polygon(w, poly))
+    check("box and polygon", a.pointraster, a.input, work / "box_polygon.laz",
+          ["--clip-box", box, "--clip-polygon", polygon_arg(poly)],
+          lambda w: within(w, centre, half) & in_polygon(w, poly))
+    if a.copc:
+        check_copc(a.pointraster, a.copc, work)
+
+
+def check_copc(exe, src, work):
+    header, _, _ = records(src)
+    lo, hi = np.asarray(header.mins), np.asarray(header.maxs)
+    centre, e = (lo + hi) / 2, hi - lo
+    size = [e[0] * 0.1, e[1] * 0.1, e[2] * 2]
+    box = ",".join(repr(float(v)) for v in list(centre) + size)
+    half = [float(s) * 0.5 for s in size]
+    check("copc box", exe, src, work / "copc_box.las", ["--clip-box", box],
+          lambda w: within(w, centre, half))
+    poly = [(centre[0] - 0.1 * e[0], centre[1] - 0.1 * e[1]),
+            (centre[0] + 0.12 * e[0], centre[1]), (centre[0], centre[1] + 0.1 * e[1])]
+    check("copc polygon", exe, src, work / "copc_polygon.copc.laz",
+          ["--clip-polygon", polygon_arg(poly)], lambda w: in_polygon(w, poly))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,13 @@
 // The Save section in a running window: the cloud on screen written as COPC in the background and
-// read back, a suffix that picks no format, Cancel, and no saving while a survey streams.
+// read back, a suffix that picks no format, Cancel, and a streamed survey saved within a clip.
 #include <algorithm>
+#include <array>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
+#include "engine/clip_polygon.h"
+#include "engine/io/base/bytes.h"
 #include "engine/io/io.h"
 #include "window_support.h"
 
@@ -114,27 +119,96 @@ TEST(Window, CancelLeavesNoFileAndTheCloudStays) {
   EXPECT_EQ(v.cloud_points(), 500'000u);
 }
 
-TEST(Window, NoSavingWhileASurveyStreams) {
+namespace {
+
+/// The X, Y, Z integers and world positions (X * scale + offset) of a LAS or LAZ file's records.
+struct Records {
+  std::vector<std::array<int32_t, 3>> xyz;
+  std::vector<glm::dvec3> world;
+};
+
+Records read_records(const std::string& path) {
+  Records r;
+  std::vector<uint8_t> bytes;
+  size_t rec = 0;
+  std::string err;
+  std::ifstream f(path, std::ios::binary);
+  const std::vector<uint8_t> d((std::istreambuf_iterator<char>(f)),
+                               std::istreambuf_iterator<char>());
+  EXPECT_GE(d.size(), 375u) << path;
+  if (d.size() < 375) return r;
+  const uint8_t* h = d.data();
+  if (path.substr(path.size() - 4) == ".las") {  // LAS 1.4: the 64-bit count
+    rec = pr::io::get_le<uint16_t>(h + 105);
+    const uint32_t at = pr::io::get_le<uint32_t>(h + 96);
+    const uint64_t n = pr::io::get_le<uint64_t>(h + 247);
+    bytes.assign(d.begin() + at, d.begin() + ptrdiff_t(at + n * rec));
+  } else {
+    EXPECT_TRUE(pr::decompress_laz(path, bytes, &rec, &err)) << err;
+  }
+  glm::dvec3 scale, offset;
+  for (int a = 0; a < 3; ++a) {
+    scale[a] = pr::io::get_le<double>(h + 131 + 8 * a);
+    offset[a] = pr::io::get_le<double>(h + 155 + 8 * a);
+  }
+  for (size_t at = 0; rec && at + rec <= bytes.size(); at += rec) {
+    std::array<int32_t, 3> q;
+    glm::dvec3 w;
+    for (int a = 0; a < 3; ++a) {
+      q[size_t(a)] = pr::io::get_le<int32_t>(&bytes[at + 4 * size_t(a)]);
+      w[a] = double(q[size_t(a)]) * scale[a] + offset[a];
+    }
+    r.xyz.push_back(q);
+    r.world.push_back(w);
+  }
+  return r;
+}
+
+}  // namespace
+
+// A streamed survey saves at full detail from its file, only what the clip shows: the nodes
+// outside it are not read, and the file holds exactly the survey's records inside the box.
+TEST(Window, SavesAStreamedSurveyWithinTheClip) {
   REQUIRE_DISPLAY();
   REQUIRE_TESTDATA("laz");
-  const fs::path out = save_dir("savestream") / "lone-star-copy.copc.laz";
-  pr::ViewerTesting v(scripted_files({data_path("laz") + "/lone-star.copc.laz"}));
+  const std::string copc = data_path("laz") + "/lone-star.copc.laz";
+  const fs::path out = save_dir("savestream") / "lone-star-box.las";
+  pr::ViewerTesting v(scripted_files({copc}));
   std::string err;
   ASSERT_TRUE(v.open(&err)) << err;
-  std::string why;
-  bool refused = false;
+  std::string why = "not asked";
+  bool started = false;
+  pr::Clip clip;
   pr::ViewerHooks hooks;
   hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
-    if (vw.streaming() && vw.stream_stats().nodes_drawn > 0) {
+    if (!started && vw.streaming() && vw.stream_stats().nodes_drawn > 0) {
+      const pr::Bounds b = vw.cloud_bounds();
+      pr::ClipBox box = pr::clip_box_around(b.min, b.max);
+      box.size.x *= 0.1;
+      box.size.y *= 0.1;
+      vw.clip().boxes = {box};
+      clip = vw.clip();
       why = vw.save_unavailable();
-      refused = !vw.save_cloud(out.string());
+      started = vw.save_cloud(out.string());
+    } else if (started && !vw.save_busy()) {
       vw.request_quit();
     }
-    if (frame > 3000) vw.request_quit();
+    if (frame > 5000) vw.request_quit();
   };
   EXPECT_EQ(v.run(&hooks), 0);
-  EXPECT_TRUE(refused);
-  EXPECT_NE(why.find("stream"), std::string::npos) << why;
-  EXPECT_NE(v.status().find("--convert"), std::string::npos) << v.status();
-  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(why, "");
+  ASSERT_TRUE(started) << v.status();
+  EXPECT_EQ(v.status().rfind("saved " + out.string(), 0), 0u) << v.status();
+  EXPECT_NE(v.status().find("not read"), std::string::npos) << v.status();
+  const Records in = read_records(copc), saved = read_records(out.string());
+  const auto keep = pr::export_keep(clip, nullptr);
+  std::vector<std::array<int32_t, 3>> want;
+  for (size_t i = 0; i < in.world.size(); ++i)
+    if (keep(in.world[i])) want.push_back(in.xyz[i]);
+  std::vector<std::array<int32_t, 3>> got = saved.xyz;
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  EXPECT_GT(want.size(), 1000u);
+  EXPECT_LT(want.size(), in.xyz.size() / 10);
+  EXPECT_TRUE(got == want) << got.size() << " points written, " << want.size() << " inside";
 }

@@ -57,6 +57,7 @@ struct InputFile {
   std::mutex mu;
   std::shared_ptr<PointCloud> cloud;
   uint64_t blocks_taken = 0;
+  std::vector<uint8_t> skip;  // COPC: 1 for a chunk ConvertOptions::keep_box rules out
 
   Input input() const { return Input{map.data(), map.size(), path, nullptr, &kEverything}; }
 };
@@ -448,6 +449,7 @@ class FileRecordSource final : public RecordSource {
       const uint64_t b = g - first_block_[i];
       std::string err;
       out.clear();
+      if (f.laz && !f.skip.empty() && f.skip[size_t(b)]) continue;
       if (f.las || f.laz) {
         if (!raw_block(f, b, raw, &err)) return fail(err);
         const size_t in_rec = f.h.record_length, n = raw.size() / in_rec;
@@ -546,8 +548,31 @@ bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::stri
   return !files.empty();
 }
 
+namespace {
+
+/// Marks the chunks of the COPC inputs that `keep_box` rules out (their nodes' cubes padded by a
+/// step of the input's and of the output's scale, for the records' rounding) and takes their
+/// points out of spec.points.
+void rule_out_chunks(std::vector<std::unique_ptr<InputFile>>& files, const KeepBox& keep_box,
+                     RecordSpec& spec) {
+  for (const auto& f : files) {
+    if (!f->laz) continue;
+    const glm::dvec3 pad =
+        glm::abs(glm::dvec3(f->h.scale[0], f->h.scale[1], f->h.scale[2])) + glm::abs(spec.scale);
+    if (!copc_chunks_ruled_out(f->map.data(), f->map.size(), f->path, f->lz.chunks, pad, keep_box,
+                               f->skip))
+      continue;
+    for (size_t c = 0; c < f->skip.size(); ++c)
+      if (f->skip[c]) spec.skipped_points += f->lz.chunks[c].points;
+  }
+  spec.points -= std::min(spec.points, spec.skipped_points);
+}
+
+}  // namespace
+
 std::unique_ptr<RecordSource> open_record_source(const std::vector<std::string>& inputs,
-                                                 unsigned threads, std::string* error) {
+                                                 unsigned threads, std::string* error,
+                                                 const KeepBox& keep_box) {
   if (threads == 0) threads = default_threads();
   std::string local;
   std::string* err = error ? error : &local;
@@ -573,6 +598,7 @@ std::unique_ptr<RecordSource> open_record_source(const std::vector<std::string>&
   Extras mode = Extras::kNone;
   spec.messages = std::move(messages);
   SpecChooser(files, spec, mode).choose();
+  if (keep_box) rule_out_chunks(files, keep_box, spec);
   return std::make_unique<FileRecordSource>(std::move(files), std::move(spec), mode);
 }
 

@@ -5,10 +5,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "convert_records.h"
+#include "engine/io/copc/laz_file.h"
 
 namespace pr::io {
 
@@ -17,6 +19,17 @@ namespace pr::io {
 /// naming a folder that cannot be listed or holds none.
 bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files,
                    std::string* error);
+
+/// ConvertOptions::keep_box.
+using KeepBox = std::function<bool(const glm::dvec3&, const glm::dvec3&)>;
+
+/// Which chunks of a COPC file (its bytes `data`, `size`; its chunks `chunks`) `keep_box` rules
+/// out: skip[c] is 1 when the cube of chunk c's node, padded by `pad` on each side, is refused.
+/// False (skip untouched) when the file is not COPC or its hierarchy cannot be read: then every
+/// chunk is read.
+bool copc_chunks_ruled_out(const uint8_t* data, size_t size, const std::string& name,
+                           const std::vector<LazChunk>& chunks, const glm::dvec3& pad,
+                           const KeepBox& keep_box, std::vector<uint8_t>& skip);
 
 /// Bytes of the standard fields of LAS point formats 6, 7 and 8 (the output's formats).
 inline constexpr uint16_t kRecordFormatSize[3] = {30, 36, 38};

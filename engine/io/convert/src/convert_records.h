@@ -34,8 +34,11 @@ struct RecordSpec {
   /// World bounds of the points (from the LAS headers, or of the points read); the octree's cube
   /// is built around them.
   Bounds bounds;
-  /// Records the inputs declare (an upper bound: non-finite points are dropped).
+  /// Records the inputs declare (an upper bound: non-finite points are dropped), less those of
+  /// `skipped_points`.
   uint64_t points = 0;
+  /// Records of COPC nodes that ConvertOptions::keep_box ruled out: never read.
+  uint64_t skipped_points = 0;
   /// The LASF_Spec extra-bytes VLR payload (record 4) describing the extra bytes; empty if none.
   std::vector<uint8_t> extra_bytes_vlr;
   /// GPS times are adjusted standard GPS time (global encoding bit 0), as every LAS input says.
@@ -86,9 +89,12 @@ class RecordSource {
 };
 
 /// A source over files (folders expanded to the point-cloud files they hold). Null with a
-/// one-line `error` when no input can be opened or none holds points.
-std::unique_ptr<RecordSource> open_record_source(const std::vector<std::string>& inputs,
-                                                 unsigned threads, std::string* error);
+/// one-line `error` when no input can be opened or none holds points. `keep_box`
+/// (ConvertOptions::keep_box, may be empty): the chunks of COPC inputs whose nodes it rules out
+/// are passed by unread.
+std::unique_ptr<RecordSource> open_record_source(
+    const std::vector<std::string>& inputs, unsigned threads, std::string* error,
+    const std::function<bool(const glm::dvec3&, const glm::dvec3&)>& keep_box = {});
 
 /// The records of `source` that `keep` (ConvertOptions::keep) takes, in their order; `source`
 /// must outlive it. Never direct(): every record is tested.

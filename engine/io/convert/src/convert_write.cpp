@@ -431,6 +431,7 @@ bool write_output(RecordSource& source, const std::string& output, ConvertOutput
   r.offset = spec.offset;
   r.scale_from_input = spec.scale_from_input;
   r.messages = spec.messages;
+  r.points_skipped = spec.skipped_points;
   const unsigned threads = options.threads ? options.threads : default_threads();
   OutFile out(output);
   if (!out.open(error)) return false;
@@ -507,7 +508,9 @@ bool convert_point_clouds(const std::vector<std::string>& inputs, const std::str
     for (const std::string& f : found)
       if (!std::filesystem::equivalent(f, output, ec)) files.push_back(f);
   }
-  const auto src = io::open_record_source(files, options.threads, error);
+  const auto src =
+      io::open_record_source(files, options.threads, error,
+                             options.keep ? options.keep_box : decltype(options.keep_box){});
   if (!src) return false;
   return io::write_output(*src, output, kind, dir, options, progress, result, error);
 }

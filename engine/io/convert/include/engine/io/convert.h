@@ -26,6 +26,11 @@ struct ConvertOptions {
   /// Which points are written (a clip, engine/clip.h): keep(world position of the record, as it
   /// is written: on the output's grid) says; unset: every point. Called from several threads.
   std::function<bool(const glm::dvec3&)> keep;
+  /// With `keep`: whether some point of the world box [lo, hi] may be kept (engine/clip.h's
+  /// clip_hides_box() answers it for a clip); false rules out a COPC input's octree node, whose
+  /// chunk is then never read, so that a small box out of a large survey reads little. It must
+  /// never refuse a box holding a point `keep` takes. Unset: every node is read.
+  std::function<bool(const glm::dvec3& lo, const glm::dvec3& hi)> keep_box;
 };
 
 /// What a conversion is doing, for a progress bar: written by the converter, read by the UI;
@@ -51,14 +56,15 @@ struct ConvertResult {
   uint32_t nodes = 0;                 ///< COPC: octree nodes holding points
   int levels = 0;                     ///< COPC: octree depth + 1
   uint64_t bytes = 0;                 ///< size of the output file
+  uint64_t points_skipped = 0;        ///< points of COPC nodes keep_box ruled out, never read
   std::vector<std::string> messages;  ///< one line each: inputs skipped, values clamped, choices
 };
 
 /// Converts `inputs` (files of any format the readers open; folders: every point-cloud file in
-/// them) into `output`, whose suffix picks the format: ".copc.laz" (COPC), ".laz", ".las". False
-/// with a one-line `error` (naming the file) when an input cannot be read, the disk is full or
-/// too small, or the conversion was cancelled: no output file is left behind then. `progress`
-/// and `result` may be null.
+/// them; http(s) URLs are not read: stream them) into `output`, whose suffix picks the format:
+/// ".copc.laz" (COPC), ".laz", ".las". False with a one-line `error` (naming the file) when an
+/// input cannot be read, the disk is full or too small, or the conversion was cancelled: no output
+/// file is left behind then. `progress` and `result` may be null.
 bool convert_point_clouds(const std::vector<std::string>& inputs, const std::string& output,
                           const ConvertOptions& options, ConvertProgress* progress,
                           ConvertResult* result, std::string* error);
