@@ -1,6 +1,6 @@
 // A pick on the device (Renderer::pick_window(), engine/pick.h). The drawn points whose splat
 // reaches the click's window are projected with the frames' own math (project_to_pixel(),
-// splat_rect(), the same colors in the key). One pass over the stored points leaves each window
+// splat_rect_sized() of the frame's or the point's adaptive size, the same colors in the key). One pass over the stored points leaves each window
 // pixel's smallest key (the key the frame's depth test kept there) and lists the points that may
 // hold it; a pass over that short list leaves the smallest original index among the points with
 // the pixel's key (when the list overflows, a second pass over the points does). These are the
@@ -64,8 +64,11 @@ __device__ __forceinline__ void for_batch_hits(const PickInput& in, uint64_t bat
     // the tint, as the raster's.
     const uint32_t ck = in.clip.active() ? clip_point(in.clip, x, y, z) : kClipShown;
     if (ck == kClipHidden) continue;
+    // The point's square as the frame drew it: its adaptive size (in.size) or p.point_size.
+    const int size =
+        in.size.active() ? adaptive_point_size(p, in.size, x, y, z, key_depth(key)) : p.point_size;
     int x0, y0, x1, y1;
-    splat_rect(p, ix, iy, x0, y0, x1, y1);
+    splat_rect_sized(p, size, ix, iy, x0, y0, x1, y1);
     x0 = max(x0, in.x0), y0 = max(y0, in.y0), x1 = min(x1, in.x1), y1 = min(y1, in.y1);
     if (x0 >= x1 || y0 >= y1) continue;
     key |= clip_color(
