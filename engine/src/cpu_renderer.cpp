@@ -358,7 +358,7 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
     return false;
   }
   cloud_ = &cloud;
-  size_table_stale_ = true;
+  size_age_.new_cloud();
   compact_active_ = false;
   compact_ = std::make_shared<const CompactCloud>();
   boxes_ = PodVector<PointBox>();  // made by the first frame that culls (not in GPU mode)
@@ -391,7 +391,7 @@ bool CpuRenderer::update_points(const PointCloud& cloud, uint64_t first, uint64_
                std::to_string(n) + " points: " + why;
     return false;
   }
-  size_table_stale_ = true;  // the next adaptive frame counts the points again
+  size_age_.points_changed(count);  // the grid is made again once enough points changed
   // Boxes exist only once a culled frame made them; then the touched batches' boxes are made
   // again by the same function, from the batch's first point (the batches are aligned to
   // kPointBatch stored points, so a range's batches are boxed whole). The Hi-Z and the occlusion
@@ -625,9 +625,9 @@ void CpuRenderer::raster_plain(const ProjParams& p, const FrameTarget& t, uint64
 void CpuRenderer::prepare_sizes(const RenderSettings& s, uint64_t count) {
   size_ = SizeGrid{};
   if (!cloud_ || !adaptive_size_on(s)) return;
-  if (size_table_stale_) {  // once per cloud (and after its points change): a pass over them
+  if (size_age_.stale(cloud_->size())) {  // a pass over the points, once per cloud or so
     build_size_grid(*cloud_, &size_table_, threads_);
-    size_table_stale_ = false;
+    size_age_.remade();
   }
   size_ = frame_size_grid(size_table_, size_table_.spacing.data(), s, cloud_->size(), count);
 }

@@ -85,6 +85,11 @@ class CudaRendererImpl final : public CudaRenderer {
 
   bool reserve_points(uint64_t n, std::string* error) {
     frame_->forget_cloud();
+    {
+      std::lock_guard<std::mutex> lock(size_mutex_);
+      host_ = nullptr;  // no cloud until the next set_cloud()
+      size_age_.new_cloud();
+    }
     return cloud_->reserve(n, options_.compact, error);
   }
 
@@ -93,7 +98,7 @@ class CudaRendererImpl final : public CudaRenderer {
     {
       std::lock_guard<std::mutex> lock(size_mutex_);
       host_ = &cloud;
-      size_stale_ = true;
+      size_age_.new_cloud();
     }
     if (!cloud_->upload(cloud, options_.compact, options_.sort, error)) return false;
     cloud_->prepare_pick(tuning_.pick_candidates);
@@ -123,7 +128,7 @@ class CudaRendererImpl final : public CudaRenderer {
                      std::string* error) override {
     if (!cloud_->update_points(cloud, first, count, error)) return false;
     std::lock_guard<std::mutex> lock(size_mutex_);
-    size_stale_ = true;  // the next adaptive frame counts the points again
+    size_age_.points_changed(count);  // the grid is made again once enough points changed
     return true;
   }
 
@@ -248,15 +253,14 @@ class CudaRendererImpl final : public CudaRenderer {
   }
 
   /// The adaptive sizes of a frame drawn with `s` (engine/size_grid.h), or inactive ones: the
-  /// cloud's grid, made on the host from the cloud of set_cloud() by the first adaptive frame
-  /// after it or after update_points() (a pass over the points), its table copied to the device
-  /// (1 MiB at most). A pick on another thread may ask too: one at a time. False with the CUDA
+  /// cloud's grid, made on the host from the cloud of set_cloud() when SizeGridAge says (a pass
+  /// over the points), its table copied to the device (1 MiB at most). A pick on another thread may ask too: one at a time. False with the CUDA
   /// call that failed.
   bool frame_sizes(const RenderSettings& s, SizeGrid* out, std::string* error) const {
     *out = SizeGrid{};
     if (!adaptive_size_on(s) || !host_) return true;
     std::lock_guard<std::mutex> lock(size_mutex_);
-    if (size_stale_) {
+    if (size_age_.stale(host_->size())) {
       build_size_grid(*host_, &size_table_);
       const size_t cells = size_table_.spacing.size();
       if (cells > size_dev_cap_) {
@@ -269,7 +273,7 @@ class CudaRendererImpl final : public CudaRenderer {
       // which neither may overlap).
       PR_CUDA_TRY(cudaMemcpy(size_dev_, size_table_.spacing.data(), cells * sizeof(float),
                              cudaMemcpyHostToDevice));
-      size_stale_ = false;
+      size_age_.remade();
     }
     const uint64_t n = cloud_->points();
     *out = frame_size_grid(size_table_, size_dev_, s, n, effective_count(n, s.point_count));
@@ -298,12 +302,12 @@ class CudaRendererImpl final : public CudaRenderer {
   CudaTuning tuning_;
   uint32_t* staging_ = nullptr;  // pinned host memory of render()'s copy
   size_t staging_words_ = 0;
-  // Adaptive point size (frame_sizes()): the host cloud of set_cloud(), its grid and the grid's
-  // table on the device, made again when stale.
+  // Adaptive point size (frame_sizes()): the host cloud of set_cloud(), its grid, when to make
+  // it again and the grid's table on the device.
   const PointCloud* host_ = nullptr;
   mutable std::mutex size_mutex_;
   mutable SizeGridTable size_table_;
-  mutable bool size_stale_ = true;
+  mutable SizeGridAge size_age_;
   mutable float* size_dev_ = nullptr;
   mutable size_t size_dev_cap_ = 0;
 };

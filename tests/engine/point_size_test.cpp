@@ -83,6 +83,21 @@ TEST(SizeGrid, DegenerateCloudsGetOneCellOfSpacingZero) {
   EXPECT_EQ(t.spacing[0], 0.0f);
 }
 
+TEST(SizeGrid, MadeAgainOnceAnEighthOfThePointsChanged) {
+  SizeGridAge age;
+  EXPECT_TRUE(age.stale(800));  // never made
+  age.remade();
+  EXPECT_FALSE(age.stale(800));
+  age.points_changed(99);
+  EXPECT_FALSE(age.stale(800));
+  age.points_changed(1);  // 100 of 800
+  EXPECT_TRUE(age.stale(800));
+  age.remade();
+  EXPECT_FALSE(age.stale(800));
+  age.new_cloud();
+  EXPECT_TRUE(age.stale(800));
+}
+
 /// A one-cell grid of spacing `s` and the projection of a point at depth 10: focus 5, 100 pixels
 /// per image-plane unit, so a world unit is 50 pixels there.
 struct OneCell {
@@ -216,6 +231,33 @@ TEST(CpuAdaptive, CullingDrawsTheSameImage) {
               0u)
         << "compact, camera " << k << ": " << diff;
   }
+}
+
+TEST(CpuAdaptive, UpdatedPointsMakeTheGridAgain) {
+  PointCloud c = two_densities();
+  CpuRenderer r(2);
+  RenderOptions o;
+  o.sort = Toggle::kOff;  // update_points() needs the cloud as given
+  r.set_options(o);
+  ASSERT_TRUE(r.set_cloud(c, nullptr));
+  EXPECT_EQ(r.size_table(), nullptr);             // no adaptive frame yet
+  const Camera cam = above(160.0, 320.0, 150.0);  // over the dense half
+  const Image before = test::render(r, cam, adaptive_settings(true));
+  ASSERT_NE(r.size_table(), nullptr);
+  const std::vector<float> dense = r.size_table()->spacing;
+  // Every other row of the dense half leaves (a streaming pool's evicted slots): a few points
+  // first, which keep the grid, then three quarters of the cloud, which make it again.
+  const uint64_t n = 320 * 640;
+  for (uint64_t i = 0; i < n; ++i)
+    if ((i / 320) % 2) c.positions[i] = {NAN, NAN, NAN};
+  std::string err;
+  ASSERT_TRUE(r.update_points(c, 0, 1000, &err)) << err;
+  test::render(r, cam, adaptive_settings(true));
+  EXPECT_EQ(r.size_table()->spacing, dense);
+  ASSERT_TRUE(r.update_points(c, 1000, n - 1000, &err)) << err;
+  const Image after = test::render(r, cam, adaptive_settings(true));
+  EXPECT_GT(spacing_at(*r.size_table(), 100.0f, 100.0f, 0.0f), 1.2f);  // sqrt(2) apart
+  EXPECT_NE(before.rgba, after.rgba);
 }
 
 TEST(CpuAdaptive, PickNamesThePointWhoseSquareCoversThePixel) {

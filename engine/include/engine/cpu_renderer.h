@@ -76,10 +76,10 @@ class CpuRenderer final : public Renderer {
   /// The boxes of the plain cloud's batches (empty in compact mode and before the first culled
   /// frame).
   const PodVector<PointBox>& boxes() const { return boxes_; }
-  /// The density grid of adaptive point sizes of the cloud drawn, or null when no adaptive frame
-  /// made it since the cloud (or its points) changed.
+  /// The density grid the last adaptive frame of the cloud drawn used, or null when no adaptive
+  /// frame made one since set_cloud().
   const SizeGridTable* size_table() const {
-    return cloud_ && !size_table_stale_ ? &size_table_ : nullptr;
+    return cloud_ && size_age_.made ? &size_table_ : nullptr;
   }
 
   // Sort-middle binning of 1-pixel points (RenderOptions::binning; kAuto: bin_frame(),
@@ -112,10 +112,10 @@ class CpuRenderer final : public Renderer {
   std::shared_ptr<const CompactCloud> compact_ = std::make_shared<const CompactCloud>();
   PodVector<PointBox> boxes_;  // one per kPointBatch points of the plain cloud
   ClipParams clip_;            // this frame's clip (RenderSettings::clip) in the local frame
-  // Adaptive point size (engine/size_grid.h): the cloud's grid, made by the first adaptive frame
-  // after set_cloud() or update_points(), and this frame's sizes (inactive: one size).
+  // Adaptive point size (engine/size_grid.h): the cloud's grid, made when SizeGridAge says, and
+  // this frame's sizes (inactive: one size).
   SizeGridTable size_table_;
-  bool size_table_stale_ = true;
+  SizeGridAge size_age_;
   SizeGrid size_;
   uint64_t culled_batches_ = 0;
   // Occlusion culling: the choice across frames, the Hi-Z of the last frame that ran it

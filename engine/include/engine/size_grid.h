@@ -32,6 +32,20 @@ struct SizeGridTable {
 /// does not depend on the order of the points or the threads.
 void build_size_grid(const PointCloud& cloud, SizeGridTable* out, unsigned threads = 0);
 
+/// When a renderer makes its grid: at the first adaptive frame after set_cloud(), and again once
+/// the points update_points() changed since it was made add up to an eighth of the cloud. A
+/// streamed cloud (a pool rewritten node by node) so pays for a pass over its points now and then,
+/// not at every frame after an update; meanwhile its points keep the sizes of the grid before.
+/// Both renderers follow this rule, so the same calls give them the same grid.
+struct SizeGridAge {
+  bool made = false;
+  uint64_t changed = 0;  ///< points update_points() rewrote since the grid was made
+  void new_cloud() { made = false, changed = 0; }
+  void points_changed(uint64_t count) { changed += count; }
+  bool stale(uint64_t points) const { return !made || (changed > 0 && changed >= points / 8); }
+  void remade() { made = true, changed = 0; }
+};
+
 /// Whether `s` asks for adaptive sizes: adaptive_size on and max_point_size above point_size.
 inline bool adaptive_size_on(const RenderSettings& s) {
   return s.adaptive_size && s.max_point_size > s.point_size;
