@@ -582,8 +582,8 @@ void CpuRenderer::raster_plain(const ProjParams& p, const FrameTarget& t, uint64
   const uint64_t total_points = cloud_->size();
   const Float3* pos = cloud_->positions.data();
   const ClipParams* clip = clip_.active() ? &clip_ : nullptr;
-  const PlainPoints draw{p, pos, cloud_->colors.data(), p.point_size > 1, clip,
-                         size_.active() ? &size_ : nullptr};
+  const PlainPoints draw{
+      p, pos, cloud_->colors.data(), p.point_size > 1, clip, size_.active() ? &size_ : nullptr};
   const uint64_t step = subset_step(total_points, count);
   const bool all = step == (uint64_t{1} << 32);
   const bool cull = options_.culling;
@@ -626,10 +626,12 @@ void CpuRenderer::prepare_sizes(const RenderSettings& s, uint64_t count) {
   size_ = SizeGrid{};
   if (!cloud_ || !adaptive_size_on(s)) return;
   if (size_age_.stale(cloud_->size())) {  // a pass over the points, once per cloud or so
-    build_size_grid(*cloud_, &size_table_, threads_);
+    auto made = std::make_shared<SizeGridTable>();
+    build_size_grid(*cloud_, made.get(), threads_);
+    size_table_ = std::move(made);
     size_age_.remade();
   }
-  size_ = frame_size_grid(size_table_, size_table_.spacing.data(), s, cloud_->size(), count);
+  size_ = frame_size_grid(*size_table_, size_table_->spacing.data(), s, cloud_->size(), count);
 }
 
 void CpuRenderer::resolve(const RenderSettings& s, Image& out, bool hq) {

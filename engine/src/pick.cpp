@@ -39,8 +39,7 @@ void merge_into(PickWindow& w, const PickWindow& o) {
 /// pixel (splats included) in the window holds no candidate.
 void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactCloud* compact,
                         const ProjParams& p, const ClipParams& clip, const SizeGrid* size,
-                        uint64_t count,
-                        unsigned threads, const PodVector<PointBox>* boxes,
+                        uint64_t count, unsigned threads, const PodVector<PointBox>* boxes,
                         const std::atomic<bool>* cancel) {
   const uint64_t total = cloud.size();
   const uint64_t step = subset_step(total, count);

@@ -254,8 +254,8 @@ class CudaRendererImpl final : public CudaRenderer {
 
   /// The adaptive sizes of a frame drawn with `s` (engine/size_grid.h), or inactive ones: the
   /// cloud's grid, made on the host from the cloud of set_cloud() when SizeGridAge says (a pass
-  /// over the points), its table copied to the device (1 MiB at most). A pick on another thread may ask too: one at a time. False with the CUDA
-  /// call that failed.
+  /// over the points), its table copied to the device (1 MiB at most). A pick on another thread may
+  /// ask too: one at a time. False with the CUDA call that failed.
   bool frame_sizes(const RenderSettings& s, SizeGrid* out, std::string* error) const {
     *out = SizeGrid{};
     if (!adaptive_size_on(s) || !host_) return true;

@@ -38,10 +38,10 @@ struct FramePlan {
 /// What decides the operations a frame's graph holds and the kernels they launch: two frames of
 /// the same shape differ only in parameters, so the instantiated graph is updated in place.
 struct GraphShape {
-  bool clear = false;    ///< a memset of the keys first (the last resolve did not clear them)
-  bool draws = false;    ///< raster passes at all (points to draw)
-  bool compact = false;  ///< the compact raster kernel
-  bool splats = false;   ///< point size > 1
+  bool clear = false;     ///< a memset of the keys first (the last resolve did not clear them)
+  bool draws = false;     ///< raster passes at all (points to draw)
+  bool compact = false;   ///< the compact raster kernel
+  bool splats = false;    ///< point size > 1
   bool adaptive = false;  ///< adaptive point sizes: the splat kernels compiled with them
   uint8_t walk = 0;   ///< 0 every stored point, 1 a subset in stored order, 2 of a permuted cloud
   bool cull = false;  ///< box tests and the list

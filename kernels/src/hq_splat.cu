@@ -12,8 +12,8 @@ namespace pr::cuda {
 namespace {
 
 /// Point size > 1: one point of depth bits `dbits` at pixel (ix, iy) into the accumulators of
-/// the pixels of its square (of side `size`) whose nearest point it is within range of. The keys are final
-/// (read-only here); the color is read only for a point that blends somewhere.
+/// the pixels of its square (of side `size`) whose nearest point it is within range of. The keys
+/// are final (read-only here); the color is read only for a point that blends somewhere.
 template <class ColorFn>
 __device__ __forceinline__ void hq_splat_point(const ProjParams& p, int size, int ix, int iy,
                                                uint32_t dbits,

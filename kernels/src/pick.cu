@@ -1,14 +1,15 @@
 // A pick on the device (Renderer::pick_window(), engine/pick.h). The drawn points whose splat
 // reaches the click's window are projected with the frames' own math (project_to_pixel(),
-// splat_rect_sized() of the frame's or the point's adaptive size, the same colors in the key). One pass over the stored points leaves each window
-// pixel's smallest key (the key the frame's depth test kept there) and lists the points that may
-// hold it; a pass over that short list leaves the smallest original index among the points with
-// the pixel's key (when the list overflows, a second pass over the points does). These are the
-// (key, index) pairs pick_point() finds on the host, so both name the same point. First a thread
-// a batch of kPointBatch stored points lists the batches whose box can put a pixel in the window
-// (the host pick's test); the passes then walk those alone, a block a batch, instead of a block
-// for every batch of the cloud (a quarter of a million blocks at 1e9 points, twice, most of them
-// ending at the box test). The window's few pixels take all the atomics.
+// splat_rect_sized() of the frame's or the point's adaptive size, the same colors in the key). One
+// pass over the stored points leaves each window pixel's smallest key (the key the frame's depth
+// test kept there) and lists the points that may hold it; a pass over that short list leaves the
+// smallest original index among the points with the pixel's key (when the list overflows, a second
+// pass over the points does). These are the (key, index) pairs pick_point() finds on the host, so
+// both name the same point. First a thread a batch of kPointBatch stored points lists the batches
+// whose box can put a pixel in the window (the host pick's test); the passes then walk those alone,
+// a block a batch, instead of a block for every batch of the cloud (a quarter of a million blocks
+// at 1e9 points, twice, most of them ending at the box test). The window's few pixels take all the
+// atomics.
 #include "device_common.cuh"
 #include "raster.h"
 

@@ -79,7 +79,11 @@ class CpuRenderer final : public Renderer {
   /// The density grid the last adaptive frame of the cloud drawn used, or null when no adaptive
   /// frame made one since set_cloud().
   const SizeGridTable* size_table() const {
-    return cloud_ && size_age_.made ? &size_table_ : nullptr;
+    return cloud_ && size_age_.made ? size_table_.get() : nullptr;
+  }
+  /// The same, shared: a pick on another thread holds it while a frame makes the next one.
+  std::shared_ptr<const SizeGridTable> shared_size_table() const {
+    return cloud_ && size_age_.made ? size_table_ : nullptr;
   }
 
   // Sort-middle binning of 1-pixel points (RenderOptions::binning; kAuto: bin_frame(),
@@ -114,7 +118,7 @@ class CpuRenderer final : public Renderer {
   ClipParams clip_;            // this frame's clip (RenderSettings::clip) in the local frame
   // Adaptive point size (engine/size_grid.h): the cloud's grid, made when SizeGridAge says, and
   // this frame's sizes (inactive: one size).
-  SizeGridTable size_table_;
+  std::shared_ptr<const SizeGridTable> size_table_;  // a new one each time: picks may hold the last
   SizeGridAge size_age_;
   SizeGrid size_;
   uint64_t culled_batches_ = 0;

@@ -1,11 +1,12 @@
 // Picking: which point a frame drew at a pixel. The visibility buffer holds keys (depth bits and
 // color), not point indices, so a pick re-projects the drawn points with the renderers' own
-// project_to_pixel() and squares (splat_rect_sized() of the point's size, adaptive or not) into a small window of pixels around the click and keeps,
-// for each pixel, the smallest (key, index): the key is the one the frame's depth test kept there
-// (the same minimum over the same keys), the index the point that wrote it (of points with equal
-// keys, the lowest index). The CPU renderer's pick runs on the host cloud (pick_point()); the
-// GPU's runs where its cloud is (Renderer::pick_window(), kernels/src/pick.cu) and leaves the same
-// (key, index) pairs in the same window, so both name the same point.
+// project_to_pixel() and squares (splat_rect_sized() of the point's size, adaptive or not) into a
+// small window of pixels around the click and keeps, for each pixel, the smallest (key, index): the
+// key is the one the frame's depth test kept there (the same minimum over the same keys), the index
+// the point that wrote it (of points with equal keys, the lowest index). The CPU renderer's pick
+// runs on the host cloud (pick_point()); the GPU's runs where its cloud is
+// (Renderer::pick_window(), kernels/src/pick.cu) and leaves the same (key, index) pairs in the same
+// window, so both name the same point.
 #pragma once
 
 #include <atomic>

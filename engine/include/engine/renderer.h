@@ -53,7 +53,7 @@ struct RenderOptions {
 struct RenderSettings {
   int width = 1280;
   int height = 720;
-  int point_size = 1;                   ///< square splat side in pixels, >= 1
+  int point_size = 1;  ///< square splat side in pixels, >= 1
   /// Adaptive point size (engine/point_size.h): each point's square as wide as the spacing of the
   /// cloud around it projected at its depth, between point_size and max_point_size (off, or
   /// max_point_size <= point_size: every point point_size); the same image on both renderers.
