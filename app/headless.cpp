@@ -52,6 +52,8 @@ RenderSettings headless_settings(const Options& o) {
   rs.width = o.width.value_or(1280);
   rs.height = o.height.value_or(720);
   rs.point_size = o.point_size;
+  rs.adaptive_size = o.adaptive_size;
+  if (o.max_point_size) rs.max_point_size = *o.max_point_size;
   rs.background = rgba(16, 18, 24);
   if (o.edl) {
     rs.edl = true;

@@ -224,6 +224,15 @@ void add_view_options(CLI::App& app, Options& o) {
         [&o](const std::string& v) {
           o.point_size = parse_int("--point-size", v, 1, 16, "must be 1 to 16");
         });
+  flag(app, "--adaptive-size", o.adaptive_size,
+       "adaptive point size: points larger where the cloud is sparse on\n"
+       "screen (the spacing around each point projected), from --point-size\n"
+       "up to --max-point-size");
+  value(app, "--max-point-size", "S",
+        "the largest adaptive point size in pixels, 1 to 32 (default 8)",
+        [&o](const std::string& v) {
+          o.max_point_size = parse_int("--max-point-size", v, 1, 32, "must be 1 to 32");
+        });
   value(app, "--threads", "T", "CPU renderer threads, or --convert's (default: all cores)",
         [&o](const std::string& v) {
           o.threads = unsigned(parse_int("--threads", v, 1, 1024, "must be 1 to 1024"));

@@ -46,6 +46,8 @@ struct Options {
   int frames = 0;  ///< 0: headless renders 5 frames; the viewer runs until closed
   std::string screenshot;
   int point_size = 1;
+  bool adaptive_size = false;         ///< --adaptive-size (RenderSettings::adaptive_size)
+  std::optional<int> max_point_size;  ///< --max-point-size S; unset: RenderSettings' default
   bool compact = false;  ///< --compact: positions quantized to 4 bytes (engine/compact.h)
   bool culling = true;   ///< --culling on|off: batch culling (RenderOptions::culling)
   Toggle occlusion = Toggle::kAuto;  ///< --occlusion auto|on|off

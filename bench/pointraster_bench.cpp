@@ -577,6 +577,8 @@ void Bench::gpu_mode_view(const CloudCase& c, const View& v, const GpuMode& m, C
   RenderSettings rs = frame_settings(v.width, v.height);
   small.edl = rs.edl = m.edl;
   small.hq = rs.hq = m.hq;
+  small.adaptive_size = rs.adaptive_size = m.adaptive;
+  small.max_point_size = rs.max_point_size = 8;
   if (m.clip) {
     // A box at the cloud's centre of 0.1^(1/3) of its extent on each axis (a tenth of a uniform
     // cloud's points), or a little more than the whole cloud.

@@ -34,9 +34,9 @@ bool known_gpu_mode(const std::string& m) {
   while (b <= m.size()) {
     const size_t e = std::min(m.find('+', b), m.size());
     const std::string t = m.substr(b, e - b);
-    known =
-        known && (t == "nosort" || t == "compact" || t == "nocull" || t == "occl" || t == "noocc" ||
-                  t == "edl" || t == "hq" || t == "clip" || t == "clipall" || mode_rounds(t) > 0);
+    known = known && (t == "nosort" || t == "compact" || t == "nocull" || t == "occl" ||
+                      t == "noocc" || t == "edl" || t == "hq" || t == "clip" || t == "clipall" ||
+                      t == "adaptive" || mode_rounds(t) > 0);
     b = e + 1;
   }
   return known;
@@ -62,7 +62,8 @@ bool parse_gpu_modes(const std::string& v, Options& o) {
     if (!known_gpu_mode(m)) {
       std::fprintf(stderr,
                    "pointraster_bench: unknown GPU mode '%s' (default, or nosort, compact, "
-                   "nocull, occl, noocc, edl, hq, clip, clipall, r1|r2|r4|r8 joined with '+')\n",
+                   "nocull, occl, noocc, edl, hq, clip, clipall, adaptive, r1|r2|r4|r8 joined "
+                   "with '+')\n",
                    m.c_str());
       return false;
     }
@@ -163,7 +164,8 @@ const char* const kUsage =
     "         [--cameras overview,inside,orbit] [--sizes 1920x1080,...] [--frames N] [--budget "
     "SECONDS]\n"
     "         [--cpu-max N] [--gpu-max N] [--gl-max N] [--threads T] [--json] [--json-out FILE]\n"
-    "         [--gpu-modes default,nosort,compact,nocull,occl,noocc,edl,hq,clip,clipall,r1..r8 "
+    "         [--gpu-modes "
+    "default,nosort,compact,nocull,occl,noocc,edl,hq,clip,clipall,adaptive,r1..r8 "
     "(tokens joined "
     "with "
     "'+')]\n"
@@ -187,6 +189,7 @@ GpuMode gpu_mode(const std::string& mode) {
   }
   m.edl = mode.find("edl") != std::string::npos;
   m.hq = mode.find("hq") != std::string::npos;
+  m.adaptive = mode.find("adaptive") != std::string::npos;
   m.clip = mode.find("clipall") != std::string::npos ? 2 : mode.find("clip") != std::string::npos;
   return m;
 }

@@ -32,8 +32,9 @@ struct Options {
   // against the CPU's EDL image), hq (high-quality splats: the second pass and the averaging
   // resolve, checked against the CPU's HQ image), clip (a box around the cloud's centre that keeps
   // about a tenth of its points: the clip's batch tests and per-point test, engine/clip.h),
-  // clipall (a box around the whole cloud: the per-point test alone, nothing culled); joined with
-  // '+' (compact+nosort, ...).
+  // clipall (a box around the whole cloud: the per-point test alone, nothing culled), adaptive
+  // (adaptive point sizes from 1 to 8 pixels, engine/point_size.h: the splat kernels with each
+  // point's size, checked against the CPU's adaptive image); joined with '+' (compact+nosort, ...).
   std::vector<std::string> gpu_modes = {"default"};
   bool gpu_modes_given = false;
   bool stage_timing = false;  // CudaTuning::stage_timing: clear, raster, resolve timed apart
@@ -44,7 +45,7 @@ struct GpuMode {
   std::string name;       // as given: "default", or tokens joined with '+'
   RenderOptions options;  // every mode but nosort sorts its cloud
   int rounds = -1;        // CudaTuning::rounds: the renderer's choice unless a token rN forces it
-  bool edl = false, hq = false;
+  bool edl = false, hq = false, adaptive = false;
   int clip = 0;  // 1: a box keeping about a tenth of the cloud, 2: a box around all of it
 };
 

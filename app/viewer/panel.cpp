@@ -134,9 +134,19 @@ PointsAction point_count(CloudState& c, const StreamState& stream, uint64_t draw
   return action;
 }
 
-/// Point size, batch culling, background, eye-dome lighting and high-quality splats.
+/// Point size (and adaptive size), batch culling, background, eye-dome lighting and high-quality
+/// splats.
 void point_look(ViewerSettings& settings, RenderBackend& backend, RenderSettings& rs) {
   ImGui::SliderInt("point size", &settings.point_size, 1, 8, "%d px");
+  ImGui::Checkbox("adaptive size", &settings.adaptive_size);
+  tooltip(
+      "Points larger where the cloud is sparse on screen, as Potree draws them: each point's\n"
+      "square as wide as the spacing of the cloud around it seen at its depth, from the point\n"
+      "size up to the max size. Close-ups show surfaces instead of scattered pixels; the same\n"
+      "image on both renderers.");
+  ImGui::BeginDisabled(!settings.adaptive_size);
+  ImGui::SliderInt("max size", &settings.max_point_size, 1, 32, "%d px");
+  ImGui::EndDisabled();
   bool on = backend.options().culling;
   if (ImGui::Checkbox("skip batches outside the view", &on)) backend.set_culling(on);
   tooltip(

@@ -58,7 +58,8 @@ void PickJob::pick_on_host(const Request& q, Result& r) {
   const PodVector<PointBox>* boxes = compact            ? nullptr
                                      : !q.boxes.empty() ? &q.boxes
                                                         : boxes_for_pick(pc, nullptr, &boxes_);
-  r.pick = pick_point(pc, compact, q.camera, q.settings, q.x, q.y, q.radius, 0, boxes, &cancel_);
+  r.pick = pick_point(pc, compact, q.camera, q.settings, q.x, q.y, q.radius, 0, boxes, &cancel_,
+                      q.cpu_sizes.get());
   r.ok = !cancel_.load();
 }
 

@@ -19,6 +19,7 @@
 #include "engine/pick.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
+#include "engine/size_grid.h"
 
 namespace pr {
 
@@ -41,6 +42,9 @@ class PickJob {
     /// once for the cloud).
     std::shared_ptr<const CompactCloud> cpu_compact;
     PodVector<PointBox> boxes;
+    /// The CPU draws adaptive sizes: the density grid its frames use (held while the job runs;
+    /// null: the pick makes one, engine/pick.h).
+    std::shared_ptr<const SizeGridTable> cpu_sizes;
   };
   struct Result {
     bool ok = false;    ///< the pick ran (whether or not it found a point)

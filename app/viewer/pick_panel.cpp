@@ -68,6 +68,7 @@ void PickState::start_waiting(const std::shared_ptr<const PointCloud>& now,
   } else if (cpu.boxes().size() == (now->size() + kPointBatch - 1) / kPointBatch) {
     q.boxes = cpu.boxes();
   }
+  if (!backend.gpu_active()) q.cpu_sizes = cpu.shared_size_table();
   job.start(std::move(q));
 }
 

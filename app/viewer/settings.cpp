@@ -54,6 +54,8 @@ ViewerSettings load_settings(const std::string& path) {
     if (k == "mode" && (v == "cpu" || v == "gpu" || v == "auto")) s.mode = v;
     if (k == "vsync" && (v == "0" || v == "1")) s.vsync = v == "1";
     if (k == "point_size" && parse_int(v, 1, 16, i)) s.point_size = i;
+    if (k == "adaptive_size" && (v == "0" || v == "1")) s.adaptive_size = v == "1";
+    if (k == "max_point_size" && parse_int(v, 1, 32, i)) s.max_point_size = i;
     if (k == "projection" && (v == "perspective" || v == "ortho")) s.projection = v;
     if (k == "background") {
       float r, g, b;
@@ -77,6 +79,7 @@ bool save_settings(const std::string& path, const ViewerSettings& s, std::string
   o << "# pointraster viewer settings\n"
     << "width=" << s.width << "\nheight=" << s.height << "\npanel_width=" << s.panel_width
     << "\nmode=" << s.mode << "\nvsync=" << (s.vsync ? 1 : 0) << "\npoint_size=" << s.point_size
+    << "\nadaptive_size=" << (s.adaptive_size ? 1 : 0) << "\nmax_point_size=" << s.max_point_size
     << "\nprojection=" << s.projection << "\nbackground=" << s.background[0] << ","
     << s.background[1] << "," << s.background[2] << "\n";
   if (!s.open_dir.empty()) o << "open_dir=" << s.open_dir << "\n";

@@ -1,6 +1,7 @@
 // What the viewer remembers between runs: window size, the panel's width, last renderer mode,
-// vsync, point size, the camera's projection, background and recent files, as key=value lines in
-// $XDG_CONFIG_HOME/pointraster/settings.ini (ImGui keeps the panel layout in imgui.ini beside it).
+// vsync, point size (and adaptive size), the camera's projection, background and recent files, as
+// key=value lines in $XDG_CONFIG_HOME/pointraster/settings.ini (ImGui keeps the panel layout in
+// imgui.ini beside it).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,8 @@ struct ViewerSettings {
   std::string mode = "auto";  ///< "cpu", "gpu", or "auto": gpu when a CUDA device is there
   bool vsync = true;
   int point_size = 1;
+  bool adaptive_size = false;              ///< RenderSettings::adaptive_size
+  int max_point_size = 8;                  ///< the largest adaptive size, 1 - 32
   std::string projection = "perspective";  ///< the camera's: "perspective" or "ortho"
   float background[3] = {0.063f, 0.071f, 0.094f};
   std::vector<std::string> recent;  ///< most recent first: absolute paths, and URLs as given

@@ -118,6 +118,8 @@ void Viewer::Impl::render_frame() {
   rs.width = win.display->width();
   rs.height = win.display->height();
   rs.point_size = win.settings.point_size;
+  rs.adaptive_size = win.settings.adaptive_size;
+  rs.max_point_size = win.settings.max_point_size;
   rs.background = to_rgba(win.settings.background);
   rs.clip = clips.clip;
   std::string err;

@@ -48,6 +48,8 @@ void ViewerWindow::load_settings(const Options& o) {
     settings = pr::load_settings(settings_path);
   }
   if (o.point_size > 1) settings.point_size = std::min(o.point_size, 8);
+  if (o.adaptive_size) settings.adaptive_size = true;
+  if (o.max_point_size) settings.max_point_size = *o.max_point_size;
   vsync = o.vsync.value_or(settings.vsync);
 }
 

@@ -100,11 +100,11 @@ inline void stream_done() {
 /// 2^16 faster in random order but slower in Morton order, and fewer bands than threads share.)
 constexpr int kBandShift = 15;
 
-/// A point_size square centred on pixel (ix, iy): depth-tests each pixel and marks every tile it
-/// touches (a square of up to 16 pixels spans up to three tiles a side).
-inline void splat_keys(const FrameTarget& t, int ix, int iy, uint64_t key) {
+/// A square of side `size` centred on pixel (ix, iy): depth-tests each pixel and marks every tile
+/// it touches.
+inline void splat_keys(const FrameTarget& t, int size, int ix, int iy, uint64_t key) {
   int x0, y0, x1, y1;
-  splat_rect(*t.p, ix, iy, x0, y0, x1, y1);
+  splat_rect_sized(*t.p, size, ix, iy, x0, y0, x1, y1);
   for (int ty = y0 / kTile; ty <= (y1 - 1) / kTile; ++ty)
     for (int tx = x0 / kTile; tx <= (x1 - 1) / kTile; ++tx)
       t.mark(uint32_t(tx * kTile), uint32_t(ty * kTile));
@@ -128,9 +128,9 @@ struct DirectEmit {
     }
   }
   void prefetch(uint32_t pix) const { __builtin_prefetch(t.keys + pix, 1); }
-  void splat(int ix, int iy, uint64_t key) const {
+  void splat(int size, int ix, int iy, uint64_t key) const {
     ++drawn;  // a point drawn as a square, for the count
-    splat_keys(t, ix, iy, key);
+    splat_keys(t, size, ix, iy, key);
   }
 };
 
@@ -144,7 +144,7 @@ struct BinEmit {
     bins[pix >> kBandShift].push_back({key, pix});
   }
   void prefetch(uint32_t) const {}
-  void splat(int ix, int iy, uint64_t key) const { splat_keys(t, ix, iy, key); }
+  void splat(int size, int ix, int iy, uint64_t key) const { splat_keys(t, size, ix, iy, key); }
 };
 
 /// High-quality splats' second pass (engine/hq_splat.h): the points of the depth test again,
@@ -162,9 +162,9 @@ struct HqEmit {
         .fetch_add(hq_word_b(color), std::memory_order_relaxed);
   }
   void prefetch(uint32_t pix) const { __builtin_prefetch(t.keys + pix); }
-  void splat(int ix, int iy, uint64_t key) const {
+  void splat(int size, int ix, int iy, uint64_t key) const {
     int x0, y0, x1, y1;
-    splat_rect(*t.p, ix, iy, x0, y0, x1, y1);
+    splat_rect_sized(*t.p, size, ix, iy, x0, y0, x1, y1);
     for (int y = y0; y < y1; ++y)
       for (int x = x0; x < x1; ++x) (*this)(uint32_t(y) * t.width + uint32_t(x), key);
   }
@@ -358,6 +358,7 @@ bool CpuRenderer::set_cloud(const PointCloud& cloud, std::string* error) {
     return false;
   }
   cloud_ = &cloud;
+  size_age_.new_cloud();
   compact_active_ = false;
   compact_ = std::make_shared<const CompactCloud>();
   boxes_ = PodVector<PointBox>();  // made by the first frame that culls (not in GPU mode)
@@ -390,6 +391,7 @@ bool CpuRenderer::update_points(const PointCloud& cloud, uint64_t first, uint64_
                std::to_string(n) + " points: " + why;
     return false;
   }
+  size_age_.points_changed(count);  // the grid is made again once enough points changed
   // Boxes exist only once a culled frame made them; then the touched batches' boxes are made
   // again by the same function, from the batch's first point (the batches are aligned to
   // kPointBatch stored points, so a range's batches are boxed whole). The Hi-Z and the occlusion
@@ -407,13 +409,15 @@ bool CpuRenderer::update_points(const PointCloud& cloud, uint64_t first, uint64_
 
 namespace {
 
-/// One projected point: its pixel to `emit`, or (`big`: point_size > 1) its square.
+/// One projected point at local (x, y, z): its pixel to `emit`, or (`big`: point_size > 1) its
+/// square, of the frame's size or (`size`, adaptive) its own (engine/point_size.h).
 template <class Emit>
-inline void plot(bool big, uint32_t width, int ix, int iy, uint64_t key, const Emit& emit) {
+inline void plot(const ProjParams& p, bool big, const SizeGrid* size, float x, float y, float z,
+                 int ix, int iy, uint64_t key, const Emit& emit) {
   if (big)
-    emit.splat(ix, iy, key);
+    emit.splat(point_size_of(p, size, x, y, z, key_depth(key)), ix, iy, key);
   else
-    emit(uint32_t(iy) * width + uint32_t(ix), key);
+    emit(uint32_t(iy) * uint32_t(p.width) + uint32_t(ix), key);
 }
 
 /// The stored points of a plain (float) cloud, drawn into an emit (DirectEmit, BinEmit, HqEmit).
@@ -423,6 +427,7 @@ struct PlainPoints {
   const uint32_t* colors;
   bool big;                          // point_size > 1: squares
   const ClipParams* clip = nullptr;  // the frame's clip (engine/clip_math.h), or null: none
+  const SizeGrid* size = nullptr;    // the frame's adaptive sizes, or null: point_size
 
   /// 1-pixel points [b, e): a run is projected into small arrays first, in a loop with no
   /// branches or atomics that the compiler vectorizes (project_batch), then the run's points
@@ -472,7 +477,7 @@ struct PlainPoints {
     uint64_t key;
     if (test ? clip_project_to_pixel(p, *clip, v.x, v.y, v.z, colors[i], ix, iy, key)
              : project_to_pixel(p, v.x, v.y, v.z, colors[i], ix, iy, key))
-      plot(big, uint32_t(p.width), ix, iy, key, emit);
+      plot(p, big, size, v.x, v.y, v.z, ix, iy, key, emit);
   }
   /// Stored points [b, e), any point size; `test`: with the clip's test.
   template <class Emit>
@@ -543,8 +548,8 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
   const bool subset = step != (uint64_t{1} << 32);
   const bool cull = options_.culling;
   const bool big = p.point_size > 1;
-  const uint32_t width = uint32_t(p.width);
   const ClipParams* clip = clip_.active() ? &clip_ : nullptr;
+  const SizeGrid* size = size_.active() ? &size_ : nullptr;
   auto unit = [&](size_t bi, const auto& emit) {
     const CompactBatch box = cc.batches[bi];
     // A batch the clip shows whole skips the per-point test.
@@ -559,7 +564,7 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
       uint64_t key;
       if (test ? clip_project_to_pixel(p, *clip, x, y, z, colors[id], ix, iy, key)
                : project_to_pixel(p, x, y, z, colors[id], ix, iy, key))
-        plot(big, width, ix, iy, key, emit);
+        plot(p, big, size, x, y, z, ix, iy, key, emit);
     }
   };
   draw_batches(
@@ -577,7 +582,8 @@ void CpuRenderer::raster_plain(const ProjParams& p, const FrameTarget& t, uint64
   const uint64_t total_points = cloud_->size();
   const Float3* pos = cloud_->positions.data();
   const ClipParams* clip = clip_.active() ? &clip_ : nullptr;
-  const PlainPoints draw{p, pos, cloud_->colors.data(), p.point_size > 1, clip};
+  const PlainPoints draw{
+      p, pos, cloud_->colors.data(), p.point_size > 1, clip, size_.active() ? &size_ : nullptr};
   const uint64_t step = subset_step(total_points, count);
   const bool all = step == (uint64_t{1} << 32);
   const bool cull = options_.culling;
@@ -616,6 +622,18 @@ void CpuRenderer::raster_plain(const ProjParams& p, const FrameTarget& t, uint64
   if (hq) run_units(units, nullptr, t, Pass::kHq, unit);
 }
 
+void CpuRenderer::prepare_sizes(const RenderSettings& s, uint64_t count) {
+  size_ = SizeGrid{};
+  if (!cloud_ || !adaptive_size_on(s)) return;
+  if (size_age_.stale(cloud_->size())) {  // a pass over the points, once per cloud or so
+    auto made = std::make_shared<SizeGridTable>();
+    build_size_grid(*cloud_, made.get(), threads_);
+    size_table_ = std::move(made);
+    size_age_.remade();
+  }
+  size_ = frame_size_grid(*size_table_, size_table_->spacing.data(), s, cloud_->size(), count);
+}
+
 void CpuRenderer::resolve(const RenderSettings& s, Image& out, bool hq) {
   uint32_t* rgba = out.rgba.data();
   float* depth = s.want_depth ? out.depth.data() : nullptr;
@@ -643,8 +661,9 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   const PointCloud* cloud = cloud_;
   const uint64_t count = effective_count(cloud ? cloud->size() : 0, s.point_count);
   stats.points_drawn = count;
-  const ProjParams p =
-      camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0), s.point_size);
+  const ProjParams p = camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0),
+                                     frame_point_size(s));
+  prepare_sizes(s, count);
   sw.reset();
   culled_batches_ = 0;
   occlusion_ran_ = false;

@@ -38,8 +38,8 @@ void merge_into(PickWindow& w, const PickWindow& o) {
 /// points (compact, or all points), or a subset's drawn points; a unit whose box cannot put a
 /// pixel (splats included) in the window holds no candidate.
 void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactCloud* compact,
-                        const ProjParams& p, const ClipParams& clip, uint64_t count,
-                        unsigned threads, const PodVector<PointBox>* boxes,
+                        const ProjParams& p, const ClipParams& clip, const SizeGrid* size,
+                        uint64_t count, unsigned threads, const PodVector<PointBox>* boxes,
                         const std::atomic<bool>* cancel) {
   const uint64_t total = cloud.size();
   const uint64_t step = subset_step(total, count);
@@ -54,7 +54,8 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
                       : !project_to_pixel(p, px, py, pz, colors[id], ix, iy, key))
       return;
     int sx0, sy0, sx1, sy1;
-    splat_rect(p, ix, iy, sx0, sy0, sx1, sy1);
+    splat_rect_sized(p, point_size_of(p, size, px, py, pz, key_depth(key)), ix, iy, sx0, sy0, sx1,
+                     sy1);
     if (sx1 <= w.x0 || sx0 >= w.x1 || sy1 <= w.y0 || sy0 >= w.y1) return;
     offer(w, sx0, sy0, sx1, sy1, key, id);
   };
@@ -163,15 +164,26 @@ PickResult pick_from_window(const PointCloud& cloud, const PickWindow& w, int x,
 
 PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
                       const RenderSettings& s, int x, int y, int radius, unsigned threads,
-                      const PodVector<PointBox>* boxes, const std::atomic<bool>* cancel) {
+                      const PodVector<PointBox>* boxes, const std::atomic<bool>* cancel,
+                      const SizeGridTable* sizes) {
   const uint64_t count = effective_count(cloud.size(), s.point_count);
   PickWindow all;
   if (count == 0 || !pick_window_at(x, y, radius, s.width, s.height, &all)) return PickResult{};
-  const ProjParams p = camera.params(s.width, s.height, cloud.origin, s.point_size);
+  const ProjParams p = camera.params(s.width, s.height, cloud.origin, frame_point_size(s));
+  // The frame's adaptive sizes: from the renderer's grid of this cloud, else one made here.
+  SizeGridTable own;
+  if (adaptive_size_on(s) && (!sizes || sizes->points != cloud.size())) {
+    build_size_grid(cloud, &own, threads);
+    sizes = &own;
+  }
+  SizeGrid grid;
+  if (adaptive_size_on(s))
+    grid = frame_size_grid(*sizes, sizes->spacing.data(), s, cloud.size(), count);
   ClipParams clip;
   // A clip the renderers refuse draws no frame, so nothing can be picked.
   if (!make_clip_params(s.clip, cloud.origin, &clip, nullptr)) return PickResult{};
-  collect_candidates(all, cloud, compact, p, clip, count, threads, boxes, cancel);
+  collect_candidates(all, cloud, compact, p, clip, grid.active() ? &grid : nullptr, count, threads,
+                     boxes, cancel);
   if (cancel && cancel->load()) return PickResult{};
   return pick_from_window(cloud, all, x, y, radius);
 }
@@ -214,7 +226,8 @@ bool pick_in_frame(const Renderer& renderer, const PointCloud& cloud, const Came
   // A single pick gains nothing from boxes made for it (their pass costs what it saves: 1e9
   // points on 16 cores 1035 -> 1132 ms): only the CPU renderer's, when it has them.
   const PodVector<PointBox>* boxes = compact ? nullptr : boxes_for_pick(cloud, cpu, nullptr);
-  *out = pick_point(cloud, compact, camera, settings, x, y, radius, 0, boxes);
+  *out = pick_point(cloud, compact, camera, settings, x, y, radius, 0, boxes, nullptr,
+                    cpu ? cpu->size_table() : nullptr);
   return true;
 }
 

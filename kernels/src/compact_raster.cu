@@ -17,8 +17,9 @@ static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 /// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
 /// is wholly inside the view (compact_box_surely_inside()), so each valid point's pixel comes from
 /// project_inside(), the same pixel and depth as project_to_pixel() without its tests. Pixel
-/// indices fit 32 bits (the renderer refuses larger images).
-template <bool kSubset, bool kOrig, bool kSplat, bool kInside, bool kClip>
+/// indices fit 32 bits (the renderer refuses larger images). kAdaptive (with kSplat): each point's
+/// own size (adaptive_point_size(), in.size).
+template <bool kSubset, bool kOrig, bool kSplat, bool kInside, bool kClip, bool kAdaptive = false>
 __device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
                                               uint64_t step, unsigned long long* keys,
                                               const CompactBatch& b, uint64_t base, uint32_t cnt,
@@ -77,7 +78,9 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
       };
       if constexpr (kSplat) {
         const unsigned long long full = (static_cast<unsigned long long>(dbits) << 32) | color();
-        splat<uint32_t>(p, ix, iy, full, keys);
+        int size = p.point_size;
+        if constexpr (kAdaptive) size = adaptive_point_size(p, in.size, x, y, z, bits_float(dbits));
+        splat<uint32_t>(p, size, ix, iy, full, keys);
       } else {
         // The depth word first, the color only for points that may still win.
         const uint32_t pix = uint32_t(iy) * width + uint32_t(ix);
@@ -89,8 +92,8 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
 
 // kOrig: a subset of a Morton-ordered build (membership by the stored point's original index).
 // kCull: the batches' flags of this frame (box_flags() in raster.h) are read first; without them
-// in.all_inside says whether every batch is wholly inside the view.
-template <bool kSubset, bool kOrig, bool kSplat, bool kCull, bool kClip>
+// in.all_inside says whether every batch is wholly inside the view. kAdaptive: see compact_batch().
+template <bool kSubset, bool kOrig, bool kSplat, bool kCull, bool kClip, bool kAdaptive = false>
 __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
     compact_points(ProjParams p, CompactInput in, uint64_t step, unsigned long long* keys) {
   allow_dependents();  // the resolve may be scheduled beside the last blocks (launch_resolve())
@@ -127,8 +130,8 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
         return;
       }
     }
-    compact_batch<kSubset, kOrig, kSplat, false, kClip>(p, in, step, keys, b, base, cnt, lo,
-                                                        lo + span);
+    compact_batch<kSubset, kOrig, kSplat, false, kClip, kAdaptive>(p, in, step, keys, b, base, cnt,
+                                                                   lo, lo + span);
   };
   if constexpr (kCull) {
     if (in.list) {  // the listed batches (parts of them), a contiguous share a block
@@ -154,15 +157,15 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   }
 }
 
-template <bool kSubset, bool kOrig, bool kSplat, bool kClip>
+template <bool kSubset, bool kOrig, bool kSplat, bool kClip, bool kAdaptive = false>
 void launch_cull(const ProjParams& p, const CompactInput& in, uint64_t step,
                  unsigned long long* keys, unsigned blocks, cudaStream_t stream) {
   if (in.flags)  // after the box tests: a programmatic dependent of them where allowed
-    launch_kernel(compact_points<kSubset, kOrig, kSplat, true, kClip>, blocks, kThreads, stream,
-                  in.pdl, p, in, step, keys);
+    launch_kernel(compact_points<kSubset, kOrig, kSplat, true, kClip, kAdaptive>, blocks, kThreads,
+                  stream, in.pdl, p, in, step, keys);
   else
-    launch_kernel(compact_points<kSubset, kOrig, kSplat, false, kClip>, blocks, kThreads, stream,
-                  false, p, in, step, keys);
+    launch_kernel(compact_points<kSubset, kOrig, kSplat, false, kClip, kAdaptive>, blocks, kThreads,
+                  stream, false, p, in, step, keys);
 }
 
 template <bool kSubset, bool kOrig>
@@ -176,7 +179,12 @@ void launch(const ProjParams& p, const CompactInput& in, uint64_t step, unsigned
   if (in.flags && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
   // A frame with a clip runs the kernels that test it (kClip): those without it stay as they are.
   const bool clip = in.clip.active();
-  if (p.point_size > 1 && clip)
+  // Adaptive sizes (p.point_size the largest, > 1): the splat kernels compiled with them.
+  if (p.point_size > 1 && in.size.active() && clip)
+    launch_cull<kSubset, kOrig, true, true, true>(p, in, step, keys, blocks, stream);
+  else if (p.point_size > 1 && in.size.active())
+    launch_cull<kSubset, kOrig, true, false, true>(p, in, step, keys, blocks, stream);
+  else if (p.point_size > 1 && clip)
     launch_cull<kSubset, kOrig, true, true>(p, in, step, keys, blocks, stream);
   else if (p.point_size > 1)
     launch_cull<kSubset, kOrig, true, false>(p, in, step, keys, blocks, stream);

@@ -6,11 +6,13 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "cuda_check.h"
 #include "device_cloud.h"
 #include "engine/parallel.h"
+#include "engine/size_grid.h"
 #include "frame.h"
 #include "gl_interop.h"
 #include "kernels/cuda_renderer.h"
@@ -28,6 +30,7 @@ class CudaRendererImpl final : public CudaRenderer {
   ~CudaRendererImpl() override {
     gl_.unregister();
     if (staging_) PR_CUDA_LOG(cudaFreeHost(staging_));
+    cuda::free_device(size_dev_);
     cloud_.reset();
     frame_.reset();
     if (stream_) PR_CUDA_LOG(cudaStreamDestroy(stream_));
@@ -69,7 +72,9 @@ class CudaRendererImpl final : public CudaRenderer {
 
   bool compact_active() const override { return cloud_->compact(); }
   bool cloud_sorted() const override { return cloud_->sorted(); }
-  size_t memory_bytes() const override { return cloud_->memory_bytes() + frame_->memory_bytes(); }
+  size_t memory_bytes() const override {
+    return cloud_->memory_bytes() + frame_->memory_bytes() + size_dev_cap_ * sizeof(float);
+  }
   bool last_batch_counts(BatchCounts* out, std::string* error) const override {
     return frame_->last_batch_counts(out, error);
   }
@@ -80,11 +85,21 @@ class CudaRendererImpl final : public CudaRenderer {
 
   bool reserve_points(uint64_t n, std::string* error) {
     frame_->forget_cloud();
+    {
+      std::lock_guard<std::mutex> lock(size_mutex_);
+      host_ = nullptr;  // no cloud until the next set_cloud()
+      size_age_.new_cloud();
+    }
     return cloud_->reserve(n, options_.compact, error);
   }
 
   bool set_cloud(const PointCloud& cloud, std::string* error) override {
     frame_->forget_cloud();
+    {
+      std::lock_guard<std::mutex> lock(size_mutex_);
+      host_ = &cloud;
+      size_age_.new_cloud();
+    }
     if (!cloud_->upload(cloud, options_.compact, options_.sort, error)) return false;
     cloud_->prepare_pick(tuning_.pick_candidates);
     return true;
@@ -111,7 +126,10 @@ class CudaRendererImpl final : public CudaRenderer {
   /// frame's own first pass, so a changed batch is never skipped for stale depths.
   bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
                      std::string* error) override {
-    return cloud_->update_points(cloud, first, count, error);
+    if (!cloud_->update_points(cloud, first, count, error)) return false;
+    std::lock_guard<std::mutex> lock(size_mutex_);
+    size_age_.points_changed(count);  // the grid is made again once enough points changed
+    return true;
   }
 
   /// The pick on the device (DeviceCloud::pick_window()): the frame's drawn points with its
@@ -124,10 +142,12 @@ class CudaRendererImpl final : public CudaRenderer {
     const uint64_t count = effective_count(n, s.point_count);
     if (count == 0 || window->size() == 0) return true;  // nothing drawn: the window stays empty
     if (cloud_->sorted() && !cloud_->make_original_index(error)) return false;
-    const ProjParams p = camera.params(s.width, s.height, cloud_->origin(), s.point_size);
+    const ProjParams p = camera.params(s.width, s.height, cloud_->origin(), frame_point_size(s));
     ClipParams clip;
     if (!make_clip_params(s.clip, cloud_->origin(), &clip, error)) return false;
-    return cloud_->pick_window(p, count, tuning_.pick_candidates, window, error, clip);
+    SizeGrid size;
+    if (!frame_sizes(s, &size, error)) return false;
+    return cloud_->pick_window(p, count, tuning_.pick_candidates, window, error, clip, size);
   }
 
   bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,
@@ -140,8 +160,11 @@ class CudaRendererImpl final : public CudaRenderer {
     if (!reserve_staging(npix, s.want_depth, error)) return false;
     if (!prepare_subset(s, error)) return false;
     float* depth = s.want_depth ? frame_->depth() : nullptr;
+    SizeGrid size;
+    if (!frame_sizes(s, &size, error)) return false;
     cloud_->settle();
-    if (!frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error))
+    if (!frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error,
+                      size))
       return false;
     // The image (and depth) into pinned host memory, which the copy engine writes at full speed,
     // then into `out`.
@@ -196,13 +219,15 @@ class CudaRendererImpl final : public CudaRenderer {
     }
     if (!frame_->reserve(npix, false, s.hq, error)) return false;
     if (!prepare_subset(s, error)) return false;
+    SizeGrid size;
+    if (!frame_sizes(s, &size, error)) return false;
     Stopwatch map;
     uint32_t* rgba = nullptr;
     if (!gl_.map(stream_, npix, &rgba, error)) return false;
     const double map_ms = map.ms();
     cloud_->settle();
     const bool ok =
-        frame_->draw(*cloud_, camera, s, options_, tuning_, rgba, nullptr, stats, error);
+        frame_->draw(*cloud_, camera, s, options_, tuning_, rgba, nullptr, stats, error, size);
     // Unmap whatever happened: GL must get its buffer back.
     map.reset();
     std::string unmap_error;
@@ -227,6 +252,34 @@ class CudaRendererImpl final : public CudaRenderer {
     return cloud_->make_original_index(error);
   }
 
+  /// The adaptive sizes of a frame drawn with `s` (engine/size_grid.h), or inactive ones: the
+  /// cloud's grid, made on the host from the cloud of set_cloud() when SizeGridAge says (a pass
+  /// over the points), its table copied to the device (1 MiB at most). A pick on another thread may
+  /// ask too: one at a time. False with the CUDA call that failed.
+  bool frame_sizes(const RenderSettings& s, SizeGrid* out, std::string* error) const {
+    *out = SizeGrid{};
+    if (!adaptive_size_on(s) || !host_) return true;
+    std::lock_guard<std::mutex> lock(size_mutex_);
+    if (size_age_.stale(host_->size())) {
+      build_size_grid(*host_, &size_table_);
+      const size_t cells = size_table_.spacing.size();
+      if (cells > size_dev_cap_) {
+        cuda::free_device(size_dev_);
+        size_dev_cap_ = 0;
+        PR_CUDA_TRY(cuda::malloc_device(&size_dev_, cells));
+        size_dev_cap_ = cells;
+      }
+      // Synchronous: no frame or pick reads the table meanwhile (the cloud's points changed,
+      // which neither may overlap).
+      PR_CUDA_TRY(cudaMemcpy(size_dev_, size_table_.spacing.data(), cells * sizeof(float),
+                             cudaMemcpyHostToDevice));
+      size_age_.remade();
+    }
+    const uint64_t n = cloud_->points();
+    *out = frame_size_grid(size_table_, size_dev_, s, n, effective_count(n, s.point_count));
+    return true;
+  }
+
   /// The pinned host buffer of render()'s copy: the image, and the depth after it when asked for;
   /// kept and grown with the image.
   bool reserve_staging(size_t npix, bool want_depth, std::string* error) {
@@ -249,6 +302,14 @@ class CudaRendererImpl final : public CudaRenderer {
   CudaTuning tuning_;
   uint32_t* staging_ = nullptr;  // pinned host memory of render()'s copy
   size_t staging_words_ = 0;
+  // Adaptive point size (frame_sizes()): the host cloud of set_cloud(), its grid, when to make
+  // it again and the grid's table on the device.
+  const PointCloud* host_ = nullptr;
+  mutable std::mutex size_mutex_;
+  mutable SizeGridTable size_table_;
+  mutable SizeGridAge size_age_;
+  mutable float* size_dev_ = nullptr;
+  mutable size_t size_dev_cap_ = 0;
 };
 
 }  // namespace

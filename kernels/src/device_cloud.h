@@ -17,6 +17,7 @@
 #include "engine/culling.h"
 #include "engine/pick.h"
 #include "engine/point_cloud.h"
+#include "engine/point_size.h"
 #include "engine/renderer.h"
 
 namespace pr::cuda {
@@ -98,8 +99,11 @@ class DeviceCloud {
   /// first. False with a message when there is no cloud or a step fails.
   /// `candidates`: room for the points listed after the pass (CudaTuning::pick_candidates).
   /// `clip`: the frame's clip (engine/clip_math.h); the points it hides are not picked.
+  /// `size`: the frame's adaptive sizes (engine/point_size.h, the table on the device), or
+  /// inactive.
   bool pick_window(const ProjParams& p, uint64_t count, uint32_t candidates, PickWindow* window,
-                   std::string* error, const ClipParams& clip = ClipParams{});
+                   std::string* error, const ClipParams& clip = ClipParams{},
+                   const SizeGrid& size = SizeGrid{});
   /// Makes pick_window()'s stream and buffers ahead of the first pick (a window of up to 64 x 64
   /// pixels, room for `candidates`), so that the first click costs what the next ones do. A
   /// failure is left for pick_window() to meet and report.

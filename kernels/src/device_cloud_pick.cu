@@ -56,7 +56,8 @@ void DeviceCloud::prepare_pick(uint32_t candidates) {
 }
 
 bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t candidates,
-                              PickWindow* w, std::string* error, const ClipParams& clip) {
+                              PickWindow* w, std::string* error, const ClipParams& clip,
+                              const SizeGrid& size) {
   std::lock_guard<std::mutex> lock(stage_mutex_);
   const uint64_t n = points_;
   if (!loaded_ || n == 0 || (sorted_ && !orig_)) {
@@ -78,6 +79,7 @@ bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t cand
   in.colors = colors_;
   in.orig = sorted_ ? orig_ : nullptr;
   in.clip = clip;
+  in.size = size;
   in.total = n;
   in.count = count;
   in.step = subset_step(n, count);

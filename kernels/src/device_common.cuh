@@ -45,14 +45,14 @@ __device__ __forceinline__ void depth_test(unsigned long long* keys, Index pix, 
   if (key < cur) atomicMin(keys + pix, key);
 }
 
-/// Point size > 1: every pixel of the point's clipped square (splat_rect(), the CPU's) gets its
-/// key, with the same early test. `Index`: the pixel index's type (the images hold fewer than 2^32
-/// pixels, so 32 bits are exact).
+/// Point size > 1: every pixel of the point's clipped square of side `size` (splat_rect_sized(),
+/// the CPU's) gets its key, with the same early test. `Index`: the pixel index's type (the images
+/// hold fewer than 2^32 pixels, so 32 bits are exact).
 template <class Index>
-__device__ __forceinline__ void splat(const ProjParams& p, int ix, int iy, unsigned long long key,
-                                      unsigned long long* keys) {
+__device__ __forceinline__ void splat(const ProjParams& p, int size, int ix, int iy,
+                                      unsigned long long key, unsigned long long* keys) {
   int x0, y0, x1, y1;
-  splat_rect(p, ix, iy, x0, y0, x1, y1);
+  splat_rect_sized(p, size, ix, iy, x0, y0, x1, y1);
   const Index width = Index(p.width);
   for (int yy = y0; yy < y1; ++yy)
     for (int xx = x0; xx < x1; ++xx) {

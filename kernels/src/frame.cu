@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "engine/size_grid.h"
 #include "raster.h"
 
 namespace pr::cuda {
@@ -157,7 +158,8 @@ GraphShape Frame::shape_of(const DeviceCloud& cloud, const FramePlan& plan, cons
   g.clear = !keys_clean_;
   g.draws = plan.count > 0;
   g.compact = cloud.compact();
-  g.splats = s.point_size > 1;
+  g.splats = frame_point_size(s) > 1;
+  g.adaptive = size_.active();
   g.walk = plan.count == cloud.points() ? 0 : cloud.sorted() ? 2 : 1;
   g.cull = plan.cull;
   g.occlusion = plan.occlusion;
@@ -170,7 +172,7 @@ GraphShape Frame::shape_of(const DeviceCloud& cloud, const FramePlan& plan, cons
 
 bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSettings& s,
                  const RenderOptions& options, const CudaTuning& tuning, uint32_t* rgba,
-                 float* depth, FrameStats& stats, std::string* error) {
+                 float* depth, FrameStats& stats, std::string* error, const SizeGrid& size) {
   // The kernels index pixels with 32 bits (4 G pixels: 51 GB of frame buffers).
   if (uint64_t(s.width) * uint64_t(s.height) > uint64_t(UINT32_MAX)) {
     if (error)
@@ -188,13 +190,14 @@ bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSet
   const bool occlusion = occlusion_possible(cloud, count, options) &&
                          occlusion_.choose_for_frame(options.occlusion, cloud.points());
   if (occlusion && !reserve_hiz(s.width, s.height, error)) return false;
-  const ProjParams p = camera.params(s.width, s.height, cloud.origin(), s.point_size);
+  const ProjParams p = camera.params(s.width, s.height, cloud.origin(), frame_point_size(s));
   if (!make_clip_params(s.clip, cloud.origin(), &clip_, error)) return false;
   // A clip that shows the whole cloud untinted changes nothing: the frame is drawn as one
   // without a clip (no batch tests, no per-point tests).
   if (clip_.active() && cloud.has_boxes() && cloud.box_exact() &&
       clip_box_class(clip_, cloud.box()) == kClipShown)
     clip_ = ClipParams{};
+  size_ = p.point_size > 1 ? size : SizeGrid{};
   const FramePlan f = plan(cloud, p, s, options, tuning, occlusion);
   stats.points_drawn = f.count;
   if (!tuning.frame_graph) {
@@ -278,6 +281,7 @@ bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePl
   drawn.pdl = pdl_;
   drawn.all_inside = f.all_inside;
   drawn.clip = clip_;
+  drawn.size = size_;
   HizView hiz;
   hiz.words = hiz_;
   hiz.width = s.width;

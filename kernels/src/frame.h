@@ -17,6 +17,7 @@
 #include "engine/culling.h"
 #include "engine/frame_policy.h"
 #include "engine/frame_stats.h"
+#include "engine/point_size.h"
 #include "engine/renderer.h"
 #include "kernels/cuda_renderer.h"
 
@@ -37,10 +38,11 @@ struct FramePlan {
 /// What decides the operations a frame's graph holds and the kernels they launch: two frames of
 /// the same shape differ only in parameters, so the instantiated graph is updated in place.
 struct GraphShape {
-  bool clear = false;    ///< a memset of the keys first (the last resolve did not clear them)
-  bool draws = false;    ///< raster passes at all (points to draw)
-  bool compact = false;  ///< the compact raster kernel
-  bool splats = false;   ///< point size > 1
+  bool clear = false;     ///< a memset of the keys first (the last resolve did not clear them)
+  bool draws = false;     ///< raster passes at all (points to draw)
+  bool compact = false;   ///< the compact raster kernel
+  bool splats = false;    ///< point size > 1
+  bool adaptive = false;  ///< adaptive point sizes: the splat kernels compiled with them
   uint8_t walk = 0;   ///< 0 every stored point, 1 a subset in stored order, 2 of a permuted cloud
   bool cull = false;  ///< box tests and the list
   bool occlusion = false;     ///< two passes, the Hi-Z and the second pass's flags
@@ -74,9 +76,11 @@ class Frame {
   /// Draws `cloud` into `rgba` (device memory or the mapped GL buffer) and `depth` (or null),
   /// after reserve(): plans, enqueues (as one graph launch with tuning.frame_graph) and records
   /// events 0 - 3. Nothing waits for it: the caller enqueues its copies, then calls finish().
+  /// `size`: the frame's adaptive point sizes (engine/point_size.h, the table on the device), or
+  /// inactive.
   bool draw(const DeviceCloud& cloud, const Camera& camera, const RenderSettings& settings,
             const RenderOptions& options, const CudaTuning& tuning, uint32_t* rgba, float* depth,
-            FrameStats& stats, std::string* error);
+            FrameStats& stats, std::string* error, const SizeGrid& size = SizeGrid{});
   /// Records the last event after the caller's copies, waits for it and fills the GPU times of
   /// `stats` (copy_ms: the copies between draw() and finish() when `with_copy`).
   bool finish(FrameStats& stats, bool with_copy, std::string* error);
@@ -115,6 +119,7 @@ class Frame {
 
   cudaStream_t stream_;
   ClipParams clip_;  // this frame's clip (RenderSettings::clip) in the cloud's local frame
+  SizeGrid size_;    // this frame's adaptive sizes, or inactive
   int sms_ = 1;
   bool pdl_ = false;
   cudaEvent_t ev_[5] = {};

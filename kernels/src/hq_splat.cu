@@ -12,15 +12,16 @@ namespace pr::cuda {
 namespace {
 
 /// Point size > 1: one point of depth bits `dbits` at pixel (ix, iy) into the accumulators of
-/// the pixels of its square whose nearest point it is within range of. The keys are final
-/// (read-only here); the color is read only for a point that blends somewhere.
+/// the pixels of its square (of side `size`) whose nearest point it is within range of. The keys
+/// are final (read-only here); the color is read only for a point that blends somewhere.
 template <class ColorFn>
-__device__ __forceinline__ void hq_splat_point(const ProjParams& p, int ix, int iy, uint32_t dbits,
+__device__ __forceinline__ void hq_splat_point(const ProjParams& p, int size, int ix, int iy,
+                                               uint32_t dbits,
                                                const unsigned long long* __restrict__ keys,
                                                unsigned long long* __restrict__ acc,
                                                ColorFn color) {
   int x0, y0, x1, y1;
-  splat_rect(p, ix, iy, x0, y0, x1, y1);
+  splat_rect_sized(p, size, ix, iy, x0, y0, x1, y1);
   uint32_t c = 0;
   bool have = false;
   for (int y = y0; y < y1; ++y)
@@ -76,15 +77,18 @@ __device__ __forceinline__ void hq_warp_add(uint32_t pix, uint64_t w,
 /// One stored point `s` at (x, y, z) (`ok`: loaded, drawn this frame), projected as the raster
 /// did. kSplat (point size > 1): into the accumulators at once. Point size 1: returns its pixel
 /// and word for hq_warp_add() in `pix` and `w` (left at ~0u and 0 when it blends nowhere).
-template <bool kSplat, bool kClip>
+/// kAdaptive (with kSplat): the point's own size (in.size), as the raster drew it.
+template <bool kSplat, bool kClip, bool kAdaptive>
 __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, float y, float z,
-                                         const ClipParams& clip, const uint32_t* colors, uint64_t s,
+                                         const HqInput& in, uint64_t s,
                                          const unsigned long long* __restrict__ keys,
                                          unsigned long long* __restrict__ acc, uint32_t& pix,
                                          uint64_t& w) {
   int ix, iy;
   uint64_t key;
   if (!ok || !project_to_pixel(p, x, y, z, 0u, ix, iy, key)) return;
+  const ClipParams& clip = in.clip;
+  const uint32_t* colors = in.colors;
   // The clip as the raster drew it: hidden points blend nowhere, tinted ones with the tint. A
   // frame without a clip compiles none of it (kClip false), as the raster does.
   uint32_t ck = kClipShown;
@@ -94,7 +98,9 @@ __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, 
   }
   const uint32_t dbits = uint32_t(key >> 32);
   if constexpr (kSplat) {
-    hq_splat_point(p, ix, iy, dbits, keys, acc,
+    int size = p.point_size;
+    if constexpr (kAdaptive) size = adaptive_point_size(p, in.size, x, y, z, key_depth(key));
+    hq_splat_point(p, size, ix, iy, dbits, keys, acc,
                    [&]() -> uint32_t { return clip_color(clip, ck, load_rgb(colors, s)); });
   } else {
     const uint32_t at = uint32_t(iy) * uint32_t(p.width) + uint32_t(ix);
@@ -109,7 +115,7 @@ __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, 
 /// loaded, kept when in the subset (`subset`: by its original index, or its stored index when the
 /// cloud is in its own order), projected as the raster did and accumulated. Every lane of a warp
 /// runs the same iterations (hq_warp_add() needs them all).
-template <bool kCompact, bool kSubset, bool kSplat, bool kClip>
+template <bool kCompact, bool kSubset, bool kSplat, bool kClip, bool kAdaptive>
 __global__ void __launch_bounds__(kThreads)
     hq_batches(ProjParams p, HqInput in, uint64_t step, const unsigned long long* keys,
                unsigned long long* acc) {
@@ -135,7 +141,7 @@ __global__ void __launch_bounds__(kThreads)
       }
       uint32_t pix = ~0u;
       uint64_t w = 0;
-      hq_point<kSplat, kClip>(p, ok, x, y, z, in.clip, in.colors, i, keys, acc, pix, w);
+      hq_point<kSplat, kClip, kAdaptive>(p, ok, x, y, z, in, i, keys, acc, pix, w);
       if constexpr (!kSplat) hq_warp_add(pix, w, acc);
     }
   }
@@ -143,7 +149,7 @@ __global__ void __launch_bounds__(kThreads)
 
 /// A subset of a float cloud in its own order: the i-th drawn point is stored at
 /// subset_index(i, step); a thread a point, grid-stride (the same iterations for a whole warp).
-template <bool kSplat, bool kClip>
+template <bool kSplat, bool kClip, bool kAdaptive>
 __global__ void __launch_bounds__(kThreads)
     hq_strided(ProjParams p, HqInput in, uint64_t step, const unsigned long long* keys,
                unsigned long long* acc) {
@@ -159,18 +165,18 @@ __global__ void __launch_bounds__(kThreads)
     }
     uint32_t pix = ~0u;
     uint64_t w = 0;
-    hq_point<kSplat, kClip>(p, ok, x, y, z, in.clip, in.colors, s, keys, acc, pix, w);
+    hq_point<kSplat, kClip, kAdaptive>(p, ok, x, y, z, in, s, keys, acc, pix, w);
     if constexpr (!kSplat) hq_warp_add(pix, w, acc);
   }
 }
 
-template <bool kSplat, bool kClip>
+template <bool kSplat, bool kClip, bool kAdaptive>
 void launch_hq(const ProjParams& p, const HqInput& in, uint64_t step, bool subset,
                const unsigned long long* keys, unsigned long long* acc, unsigned max_blocks,
                cudaStream_t stream) {
   if (subset && !in.compact && !in.permuted) {
     const uint64_t blocks = (in.count + kThreads - 1) / kThreads;
-    hq_strided<kSplat, kClip>
+    hq_strided<kSplat, kClip, kAdaptive>
         <<<unsigned(blocks < max_blocks ? blocks : max_blocks), kThreads, 0, stream>>>(p, in, step,
                                                                                        keys, acc);
     return;
@@ -179,17 +185,17 @@ void launch_hq(const ProjParams& p, const HqInput& in, uint64_t step, bool subse
   const unsigned blocks = unsigned(batches < max_blocks ? batches : max_blocks);
   if (in.compact) {
     if (subset)
-      hq_batches<true, true, kSplat, kClip>
+      hq_batches<true, true, kSplat, kClip, kAdaptive>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
     else
-      hq_batches<true, false, kSplat, kClip>
+      hq_batches<true, false, kSplat, kClip, kAdaptive>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
   } else {
     if (subset)
-      hq_batches<false, true, kSplat, kClip>
+      hq_batches<false, true, kSplat, kClip, kAdaptive>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
     else
-      hq_batches<false, false, kSplat, kClip>
+      hq_batches<false, false, kSplat, kClip, kAdaptive>
           <<<blocks, kThreads, 0, stream>>>(p, in, step, keys, acc);
   }
 }
@@ -203,16 +209,23 @@ bool launch_hq_accumulate(const ProjParams& p, const HqInput& in, const unsigned
   const bool subset = step != kFullStep;
   if (subset && in.permuted && !in.orig) return false;
   const bool clip = in.clip.active();
-  if (p.point_size > 1) {
+  // Adaptive sizes (p.point_size the largest, > 1): the kernels compiled with them.
+  const bool adaptive = in.size.active();
+  if (p.point_size > 1 && adaptive) {
     if (clip)
-      launch_hq<true, true>(p, in, step, subset, keys, acc, max_blocks, stream);
+      launch_hq<true, true, true>(p, in, step, subset, keys, acc, max_blocks, stream);
     else
-      launch_hq<true, false>(p, in, step, subset, keys, acc, max_blocks, stream);
+      launch_hq<true, false, true>(p, in, step, subset, keys, acc, max_blocks, stream);
+  } else if (p.point_size > 1) {
+    if (clip)
+      launch_hq<true, true, false>(p, in, step, subset, keys, acc, max_blocks, stream);
+    else
+      launch_hq<true, false, false>(p, in, step, subset, keys, acc, max_blocks, stream);
   } else {
     if (clip)
-      launch_hq<false, true>(p, in, step, subset, keys, acc, max_blocks, stream);
+      launch_hq<false, true, false>(p, in, step, subset, keys, acc, max_blocks, stream);
     else
-      launch_hq<false, false>(p, in, step, subset, keys, acc, max_blocks, stream);
+      launch_hq<false, false, false>(p, in, step, subset, keys, acc, max_blocks, stream);
   }
   return true;
 }

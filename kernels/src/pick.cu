@@ -1,14 +1,15 @@
 // A pick on the device (Renderer::pick_window(), engine/pick.h). The drawn points whose splat
 // reaches the click's window are projected with the frames' own math (project_to_pixel(),
-// splat_rect(), the same colors in the key). One pass over the stored points leaves each window
-// pixel's smallest key (the key the frame's depth test kept there) and lists the points that may
-// hold it; a pass over that short list leaves the smallest original index among the points with
-// the pixel's key (when the list overflows, a second pass over the points does). These are the
-// (key, index) pairs pick_point() finds on the host, so both name the same point. First a thread
-// a batch of kPointBatch stored points lists the batches whose box can put a pixel in the window
-// (the host pick's test); the passes then walk those alone, a block a batch, instead of a block
-// for every batch of the cloud (a quarter of a million blocks at 1e9 points, twice, most of them
-// ending at the box test). The window's few pixels take all the atomics.
+// splat_rect_sized() of the frame's or the point's adaptive size, the same colors in the key). One
+// pass over the stored points leaves each window pixel's smallest key (the key the frame's depth
+// test kept there) and lists the points that may hold it; a pass over that short list leaves the
+// smallest original index among the points with the pixel's key (when the list overflows, a second
+// pass over the points does). These are the (key, index) pairs pick_point() finds on the host, so
+// both name the same point. First a thread a batch of kPointBatch stored points lists the batches
+// whose box can put a pixel in the window (the host pick's test); the passes then walk those alone,
+// a block a batch, instead of a block for every batch of the cloud (a quarter of a million blocks
+// at 1e9 points, twice, most of them ending at the box test). The window's few pixels take all the
+// atomics.
 #include "device_common.cuh"
 #include "raster.h"
 
@@ -64,8 +65,11 @@ __device__ __forceinline__ void for_batch_hits(const PickInput& in, uint64_t bat
     // the tint, as the raster's.
     const uint32_t ck = in.clip.active() ? clip_point(in.clip, x, y, z) : kClipShown;
     if (ck == kClipHidden) continue;
+    // The point's square as the frame drew it: its adaptive size (in.size) or p.point_size.
+    const int size =
+        in.size.active() ? adaptive_point_size(p, in.size, x, y, z, key_depth(key)) : p.point_size;
     int x0, y0, x1, y1;
-    splat_rect(p, ix, iy, x0, y0, x1, y1);
+    splat_rect_sized(p, size, ix, iy, x0, y0, x1, y1);
     x0 = max(x0, in.x0), y0 = max(y0, in.y0), x1 = min(x1, in.x1), y1 = min(y1, in.y1);
     if (x0 >= x1 || y0 >= y1) continue;
     key |= clip_color(

@@ -193,8 +193,9 @@ __global__ void __launch_bounds__(kThreads, kCull ? 8 : 1)
 }
 
 /// Point size > 1: every pixel of the clipped square gets the point's key (as on the CPU). One
-/// point a thread; kCull as in raster_points (kPointBatch / kThreads rounds a batch).
-template <int kWalk, bool kClip>
+/// point a thread; kCull as in raster_points (kPointBatch / kThreads rounds a batch). kAdaptive:
+/// each point's own size (adaptive_point_size(), in.size), else p.point_size.
+template <int kWalk, bool kClip, bool kAdaptive>
 __device__ __forceinline__ void splat_point(const ProjParams& p, const RasterInput& in,
                                             uint64_t step, unsigned long long* keys, uint64_t n,
                                             uint64_t i) {
@@ -212,10 +213,12 @@ __device__ __forceinline__ void splat_point(const ProjParams& p, const RasterInp
   } else {
     if (!project_to_pixel(p, v.x, v.y, v.z, load_rgb(in.colors, s), ix, iy, key)) return;
   }
-  splat<size_t>(p, ix, iy, static_cast<unsigned long long>(key), keys);
+  int size = p.point_size;
+  if constexpr (kAdaptive) size = adaptive_point_size(p, in.size, v.x, v.y, v.z, key_depth(key));
+  splat<size_t>(p, size, ix, iy, static_cast<unsigned long long>(key), keys);
 }
 
-template <int kWalk, bool kCull = false, bool kClip = false>
+template <int kWalk, bool kCull = false, bool kClip = false, bool kAdaptive = false>
 __global__ void __launch_bounds__(kThreads)
     raster_splats(ProjParams p, RasterInput in, uint64_t step, unsigned long long* keys) {
   static_assert(!kCull || kWalk != kStrided);
@@ -226,7 +229,7 @@ __global__ void __launch_bounds__(kThreads)
     auto batch = [&](uint64_t b) {
       const uint64_t first = b * kPointBatch + threadIdx.x;
       for (uint32_t k = 0; k < kPointBatch; k += kThreads)
-        splat_point<kWalk, kClip>(p, in, step, keys, n, first + k);
+        splat_point<kWalk, kClip, kAdaptive>(p, in, step, keys, n, first + k);
     };
     if (in.list) {  // the listed batches, in turn
       const uint32_t listed = __ldg(in.list_count);
@@ -235,7 +238,8 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (batch_draws(__ldg(in.flags + blockIdx.x))) batch(blockIdx.x);
   } else {
-    splat_point<kWalk, kClip>(p, in, step, keys, n, uint64_t(blockIdx.x) * kThreads + threadIdx.x);
+    splat_point<kWalk, kClip, kAdaptive>(p, in, step, keys, n,
+                                         uint64_t(blockIdx.x) * kThreads + threadIdx.x);
   }
 }
 
@@ -403,12 +407,21 @@ void launch_splats(const ProjParams& p, const RasterInput& in, uint64_t step,
   unsigned blocks = unsigned((n + per_block - 1) / per_block);
   if (blocks == 0) return;
   if (kCull && in.list && blocks > in.list_blocks) blocks = in.list_blocks;
-  if (in.clip.active())
-    launch_kernel(raster_splats<kWalk, kCull, true>, blocks, kThreads, stream, kCull && in.pdl, p,
-                  in, step, keys);
-  else
-    launch_kernel(raster_splats<kWalk, kCull>, blocks, kThreads, stream, kCull && in.pdl, p, in,
+  const bool dep = kCull && in.pdl;
+  // Frames with a clip or adaptive sizes run the kernels compiled with them; the others as they
+  // are.
+  const bool clip = in.clip.active();
+  if (in.size.active() && clip)
+    launch_kernel(raster_splats<kWalk, kCull, true, true>, blocks, kThreads, stream, dep, p, in,
                   step, keys);
+  else if (in.size.active())
+    launch_kernel(raster_splats<kWalk, kCull, false, true>, blocks, kThreads, stream, dep, p, in,
+                  step, keys);
+  else if (clip)
+    launch_kernel(raster_splats<kWalk, kCull, true>, blocks, kThreads, stream, dep, p, in, step,
+                  keys);
+  else
+    launch_kernel(raster_splats<kWalk, kCull>, blocks, kThreads, stream, dep, p, in, step, keys);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "engine/edl.h"
 #include "engine/morton.h"
 #include "engine/point_cloud.h"
+#include "engine/point_size.h"
 #include "engine/projection.h"
 
 namespace pr::cuda {
@@ -66,6 +67,10 @@ struct DrawnPoints {
   /// all; the box tests cull the batches it hides whole. One branch a point, the same for every
   /// thread of a frame.
   ClipParams clip;
+  /// The frame's adaptive point sizes (engine/point_size.h; the table on the device), or inactive:
+  /// every point p.point_size. Active only with p.point_size > 1 (the largest size): such frames
+  /// run the splat kernels compiled with it (kAdaptive); the others stay as they are.
+  SizeGrid size;
 };
 static_assert(kPointBatch == kCompactBatch, "one flag byte and list entry a batch of either");
 
@@ -223,6 +228,7 @@ struct PickInput {
   const uint32_t* colors = nullptr;  ///< packed RGB (load_rgb())
   const uint32_t* orig = nullptr;    ///< each stored point's original index; null: as stored
   ClipParams clip;                   ///< the frame's clip: the points it hides are not picked
+  SizeGrid size;                     ///< the frame's adaptive sizes (device table), or inactive
   uint64_t total = 0;                ///< points stored
   uint64_t count = 0, step = 0;      ///< a subset: in_subset(original index, count, step)
   bool subset = false;

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "engine/image_testing.h"
 #include "options.h"
 
 namespace fs = std::filesystem;
@@ -27,6 +30,15 @@ fs::path scratch_dir() {
   return d;
 }
 
+/// Pixels of `img` other than its most frequent color (the background).
+size_t drawn_pixels(const pr::Image& img) {
+  std::map<uint32_t, size_t> n;
+  for (uint32_t c : img.rgba) ++n[c];
+  size_t most = 0;
+  for (const auto& [c, k] : n) most = std::max(most, k);
+  return img.rgba.size() - most;
+}
+
 }  // namespace
 
 TEST(Headless, RendersTheFramesAndWritesThePng) {
@@ -37,6 +49,24 @@ TEST(Headless, RendersTheFramesAndWritesThePng) {
   EXPECT_EQ(pr::run_headless(o), 0);
   EXPECT_GT(fs::file_size(png), 8u);
   fs::remove_all(png.parent_path());
+}
+
+TEST(Headless, AdaptiveSizeFillsASparseCloseUp) {
+  // 3000 points of the cube scene seen from its default camera: a few pixels each, scattered.
+  const fs::path dir = scratch_dir();
+  pr::Image img[2];
+  for (int adaptive = 0; adaptive < 2; ++adaptive) {
+    const fs::path png = dir / ("adaptive" + std::to_string(adaptive) + ".png");
+    std::vector<std::string> args = {
+        "--headless", "--mode",   "cpu", "--scene",  "cube", "--points",     "3k",        "--width",
+        "320",        "--height", "240", "--frames", "1",    "--screenshot", png.string()};
+    if (adaptive) args.insert(args.end(), {"--adaptive-size", "--max-point-size", "10"});
+    ASSERT_EQ(pr::run_headless(parsed(args)), 0);
+    std::string err;
+    ASSERT_TRUE(pr::read_png(png.string(), img[adaptive], &err)) << err;
+  }
+  EXPECT_GT(drawn_pixels(img[1]), 3 * drawn_pixels(img[0]));
+  fs::remove_all(dir);
 }
 
 TEST(Headless, ExitCodesOfItsFailures) {

@@ -47,6 +47,7 @@ TEST(Options, DefaultsWithoutArguments) {
   EXPECT_EQ(o.occlusion, pr::Toggle::kAuto);
   EXPECT_EQ(o.frames, 0);
   EXPECT_EQ(o.point_size, 1);
+  EXPECT_FALSE(o.adaptive_size || o.max_point_size);
   EXPECT_EQ(o.max_depth, -1);
   EXPECT_TRUE(o.files.empty());
 }
@@ -137,6 +138,14 @@ TEST(Options, EdlStrengthIsOptional) {
   EXPECT_TRUE(o.headless);
 }
 
+TEST(Options, AdaptivePointSize) {
+  pr::Options o;
+  ASSERT_EQ(parse(words("--headless --point-size 2 --adaptive-size --max-point-size 12"), o), 0);
+  EXPECT_TRUE(o.adaptive_size);
+  EXPECT_EQ(o.max_point_size, 12);
+  EXPECT_EQ(o.point_size, 2);
+}
+
 TEST(Options, TheLastValueCounts) {
   pr::Options o;
   ASSERT_EQ(parse({"--width", "5", "--width", "6", "--headless", "--headless"}, o), 0);
@@ -151,6 +160,8 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
       {{"--"}, "unknown option '--' (see --help)"},
       {{"--width", "abc"}, "option --width: 'abc' is not a valid number"},
       {{"--width", "0"}, "option --width: must be 1 to 16384"},
+      {{"--max-point-size", "33"}, "option --max-point-size: must be 1 to 32"},
+      {{"--adaptive-size=1"}, "option --adaptive-size takes no value"},
       {{"--mode", "tpu"}, "option --mode: 'tpu' is not cpu or gpu"},
       {{"--scene", "nowhere"}, "option --scene: unknown scene 'nowhere' (known:"},
       {{"--camera", "1,2,3"}, "option --camera: expected X,Y,Z,YAW,PITCH, got '1,2,3'"},

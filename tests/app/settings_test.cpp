@@ -34,6 +34,8 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   s.mode = "gpu";
   s.vsync = false;
   s.point_size = 3;
+  s.adaptive_size = true;
+  s.max_point_size = 14;
   s.projection = "ortho";
   s.panel_width = 455;
   s.add_recent("/a/b.ply");
@@ -47,6 +49,8 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   EXPECT_EQ(t.mode, "gpu");
   EXPECT_FALSE(t.vsync);
   EXPECT_EQ(t.point_size, 3);
+  EXPECT_TRUE(t.adaptive_size);
+  EXPECT_EQ(t.max_point_size, 14);
   EXPECT_EQ(t.projection, "ortho");
   EXPECT_EQ(pr::ViewerSettings{}.projection, "perspective");
   EXPECT_EQ(t.panel_width, 455);
@@ -66,13 +70,18 @@ TEST(Settings, RoundTripAndBadValuesIgnored) {
   EXPECT_EQ(pr::load_settings((d / "urls.ini").string()).recent, r.recent);
   {
     std::FILE* f = std::fopen((d / "bad.ini").c_str(), "w");
-    std::fputs("width=-5\nmode=tpu\npoint_size=99\nprojection=fisheye\npanel_width=7\ngarbage\n", f);
+    std::fputs(
+        "width=-5\nmode=tpu\npoint_size=99\nprojection=fisheye\npanel_width=7\ngarbage\n"
+        "adaptive_size=yes\nmax_point_size=40\n",
+        f);
     std::fclose(f);
   }
   const auto u = pr::load_settings((d / "bad.ini").string());
   EXPECT_EQ(u.width, pr::ViewerSettings{}.width);
   EXPECT_EQ(u.mode, "auto");  // the default: the GPU when there is one
   EXPECT_EQ(u.point_size, 1);
+  EXPECT_FALSE(u.adaptive_size);
+  EXPECT_EQ(u.max_point_size, pr::ViewerSettings{}.max_point_size);
   EXPECT_EQ(u.projection, "perspective");
   EXPECT_EQ(u.panel_width, pr::ViewerSettings{}.panel_width);
   EXPECT_EQ(pr::config_dir(), (d / "pointraster").string());

@@ -11,6 +11,7 @@
 #include "engine/culling.h"
 #include "engine/frame_policy.h"
 #include "engine/renderer.h"
+#include "engine/size_grid.h"
 
 namespace pr {
 
@@ -75,6 +76,15 @@ class CpuRenderer final : public Renderer {
   /// The boxes of the plain cloud's batches (empty in compact mode and before the first culled
   /// frame).
   const PodVector<PointBox>& boxes() const { return boxes_; }
+  /// The density grid the last adaptive frame of the cloud drawn used, or null when no adaptive
+  /// frame made one since set_cloud().
+  const SizeGridTable* size_table() const {
+    return cloud_ && size_age_.made ? size_table_.get() : nullptr;
+  }
+  /// The same, shared: a pick on another thread holds it while a frame makes the next one.
+  std::shared_ptr<const SizeGridTable> shared_size_table() const {
+    return cloud_ && size_age_.made ? size_table_ : nullptr;
+  }
 
   // Sort-middle binning of 1-pixel points (RenderOptions::binning; kAuto: bin_frame(),
   // engine/frame_policy.h): each thread projects its share of the points into bins by band of
@@ -106,6 +116,11 @@ class CpuRenderer final : public Renderer {
   std::shared_ptr<const CompactCloud> compact_ = std::make_shared<const CompactCloud>();
   PodVector<PointBox> boxes_;  // one per kPointBatch points of the plain cloud
   ClipParams clip_;            // this frame's clip (RenderSettings::clip) in the local frame
+  // Adaptive point size (engine/size_grid.h): the cloud's grid, made when SizeGridAge says, and
+  // this frame's sizes (inactive: one size).
+  std::shared_ptr<const SizeGridTable> size_table_;  // a new one each time: picks may hold the last
+  SizeGridAge size_age_;
+  SizeGrid size_;
   uint64_t culled_batches_ = 0;
   // Occlusion culling: the choice across frames, the Hi-Z of the last frame that ran it
   // (HizView's layout) and its size, and each batch's pass this frame (draw_batches()).
@@ -130,6 +145,8 @@ class CpuRenderer final : public Renderer {
   void raster_compact(const ProjParams& p, const FrameTarget& t, uint64_t count, bool binned,
                       bool hq);
   void resolve(const RenderSettings& s, Image& out, bool hq);
+  // size_ for a frame of `count` points drawn with `s` (the grid made first when stale).
+  void prepare_sizes(const RenderSettings& s, uint64_t count);
   // The batches of a culled frame: box tests, then occlusion culling's two passes when
   // occlusion_ chooses them; unit(bi, emit) draws batch bi.
   template <class VisibleFn, class FootprintFn, class UnitFn>

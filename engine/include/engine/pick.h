@@ -1,11 +1,12 @@
 // Picking: which point a frame drew at a pixel. The visibility buffer holds keys (depth bits and
 // color), not point indices, so a pick re-projects the drawn points with the renderers' own
-// project_to_pixel() and splat_rect() into a small window of pixels around the click and keeps,
-// for each pixel, the smallest (key, index): the key is the one the frame's depth test kept there
-// (the same minimum over the same keys), the index the point that wrote it (of points with equal
-// keys, the lowest index). The CPU renderer's pick runs on the host cloud (pick_point()); the
-// GPU's runs where its cloud is (Renderer::pick_window(), kernels/src/pick.cu) and leaves the same
-// (key, index) pairs in the same window, so both name the same point.
+// project_to_pixel() and squares (splat_rect_sized() of the point's size, adaptive or not) into a
+// small window of pixels around the click and keeps, for each pixel, the smallest (key, index): the
+// key is the one the frame's depth test kept there (the same minimum over the same keys), the index
+// the point that wrote it (of points with equal keys, the lowest index). The CPU renderer's pick
+// runs on the host cloud (pick_point()); the GPU's runs where its cloud is
+// (Renderer::pick_window(), kernels/src/pick.cu) and leaves the same (key, index) pairs in the same
+// window, so both name the same point.
 #pragma once
 
 #include <atomic>
@@ -20,6 +21,7 @@
 #include "engine/compact.h"
 #include "engine/point_cloud.h"
 #include "engine/renderer.h"
+#include "engine/size_grid.h"
 
 namespace pr {
 
@@ -63,11 +65,14 @@ PickResult pick_from_window(const PointCloud& cloud, const PickWindow& w, int x,
 /// engine/culling.h), with which a frame of every point skips the batches whose pixels cannot
 /// reach the pick's window; compact positions use their own batches' boxes. The same point
 /// either way. `cancel` (or null): when it becomes true, the pass stops early and no point is
-/// named (a pick on another thread dropped).
+/// named (a pick on another thread dropped). `sizes` (or null): the density grid of `cloud` that
+/// the renderer's adaptive frames use (CpuRenderer::size_table()); an adaptive frame without it
+/// makes one (a pass over the points, the same grid).
 PickResult pick_point(const PointCloud& cloud, const CompactCloud* compact, const Camera& camera,
                       const RenderSettings& settings, int x, int y, int radius,
                       unsigned threads = 0, const PodVector<PointBox>* boxes = nullptr,
-                      const std::atomic<bool>* cancel = nullptr);
+                      const std::atomic<bool>* cancel = nullptr,
+                      const SizeGridTable* sizes = nullptr);
 
 /// The batch boxes a pick_point() of `cloud`'s float positions skips batches with: `cpu`'s (the
 /// CPU renderer drawing the cloud, when it holds them for it; may be null), else `scratch`, made

@@ -49,7 +49,8 @@ struct ProjParams {
   float scale;        ///< pixels per image-plane unit (H/2)
   float cx, cy;       ///< image centre in pixels (W/2, H/2)
   int width, height;  ///< image size in pixels
-  int point_size;     ///< square splat side in pixels (1 = one pixel per point)
+  int point_size;     ///< square splat side in pixels (1 = one pixel per point); with adaptive
+                      ///< sizes the largest (engine/point_size.h)
   /// Orthographic: image-plane units per world unit (2 / the view's height in world units);
   /// 0 for the perspective projection.
   float ortho;
@@ -189,10 +190,11 @@ PR_HD void project_inside(const ProjParams& p, float x, float y, float z, int& i
   depth_bits = float_bits(q.depth);
 }
 
-/// The footprint of a point of size `point_size` centred on pixel (ix, iy), clipped to the image:
-/// pixels [x0, x1) x [y0, y1). Size s covers s x s pixels starting s/2 to the left/top.
-PR_HD void splat_rect(const ProjParams& p, int ix, int iy, int& x0, int& y0, int& x1, int& y1) {
-  const int s = p.point_size < 1 ? 1 : p.point_size;
+/// The footprint of a point of size `size` (>= 1) centred on pixel (ix, iy), clipped to the
+/// image: pixels [x0, x1) x [y0, y1). Size s covers s x s pixels starting s/2 to the left/top.
+PR_HD void splat_rect_sized(const ProjParams& p, int size, int ix, int iy, int& x0, int& y0,
+                            int& x1, int& y1) {
+  const int s = size < 1 ? 1 : size;
   const int h = s / 2;
   x0 = ix - h;
   y0 = iy - h;
@@ -202,6 +204,11 @@ PR_HD void splat_rect(const ProjParams& p, int ix, int iy, int& x0, int& y0, int
   if (y0 < 0) y0 = 0;
   if (x1 > p.width) x1 = p.width;
   if (y1 > p.height) y1 = p.height;
+}
+
+/// splat_rect_sized() of the frame's one size, p.point_size.
+PR_HD void splat_rect(const ProjParams& p, int ix, int iy, int& x0, int& y0, int& x1, int& y1) {
+  splat_rect_sized(p, p.point_size, ix, iy, x0, y0, x1, y1);
 }
 
 /// Which source index the i-th drawn point reads when `count` of `total` points are drawn: an

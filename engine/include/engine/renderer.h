@@ -53,7 +53,13 @@ struct RenderOptions {
 struct RenderSettings {
   int width = 1280;
   int height = 720;
-  int point_size = 1;                   ///< square splat side in pixels, >= 1
+  int point_size = 1;  ///< square splat side in pixels, >= 1
+  /// Adaptive point size (engine/point_size.h): each point's square as wide as the spacing of the
+  /// cloud around it projected at its depth, between point_size and max_point_size (off, or
+  /// max_point_size <= point_size: every point point_size); the same image on both renderers.
+  bool adaptive_size = false;
+  int max_point_size = 8;       ///< the largest adaptive square, in pixels
+  float adaptive_scale = 1.0f;  ///< adaptive sizes: pixels of size a pixel of projected spacing
   uint32_t background = rgba(0, 0, 0);  ///< RGBA8 of empty pixels
   uint64_t point_count = ~uint64_t{0};  ///< points to draw (an even subset when < cloud size)
   bool want_depth = false;              ///< also fill Image::depth

@@ -127,3 +127,31 @@ TEST(Window, PanelButtonsTurnToTheTopViewAndToggleOrtho) {
   EXPECT_EQ(v.camera().pitch, -kHalfPi);
   EXPECT_TRUE(v.camera().ortho());
 }
+
+// Adaptive point size from the command line: a sparse cloud's points grow into squares that
+// cover much more of the image, and the choice is remembered for the next window.
+TEST(Window, AdaptiveSizeFillsASparseCloudAndIsRemembered) {
+  REQUIRE_DISPLAY();
+  fresh_config("adaptive");
+  size_t drawn[3] = {0, 0, 0};
+  for (int run = 0; run < 3; ++run) {
+    pr::Options o = scripted(0, 800, 500, 20'000);
+    if (run == 1) {
+      o.adaptive_size = true;
+      o.max_point_size = 12;
+    }
+    pr::ViewerTesting v(o);
+    std::string err;
+    ASSERT_TRUE(v.open(&err)) << err;
+    std::vector<uint32_t> img;
+    int w = 0, h = 0;
+    ASSERT_EQ(run_steps(v, 1,
+                        [&](int, pr::ViewerTesting& vw) {
+                          ASSERT_TRUE(vw.read_image(img, w, h));
+                          drawn[run] = count_not(img, w, 0, 0, w, h, kBackground);
+                        }),
+              1);
+  }
+  EXPECT_GT(drawn[1], 2 * drawn[0]);
+  EXPECT_GT(drawn[2], 2 * drawn[0]);  // run 2 without the option: the settings kept it on
+}
