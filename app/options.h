@@ -11,6 +11,7 @@
 #include "engine/clip.h"      // Clip
 #include "engine/colorize.h"  // Colormap
 #include "engine/measure.h"   // MeasureKind, CellHeight
+#include "engine/profile.h"   // Profile
 #include "engine/renderer.h"  // Toggle
 
 namespace pr {
@@ -85,6 +86,11 @@ struct Options {
   double measure_cell = 0.0;           ///< --measure-cell S; 0: the polygon box's side / 200
   CellHeight measure_height = CellHeight::kMean;  ///< --measure-height min|mean|max
   std::string measure_out;  ///< --measure-out FILE.geojson|FILE.csv: the measurements written
+  /// --profile POINTS, --profile-width W (app/profile_run.h, docs/PROFILE.md): the profile to
+  /// extract; --profile-out its points written, --profile-image its view drawn.
+  std::vector<glm::dvec3> profile_line;
+  std::optional<double> profile_width;
+  std::string profile_out, profile_image;
   /// --clip-box (repeatable), --clip-mode, --section (app/clip_options.h, docs/CLIP.md): the
   /// clip of headless frames, of --convert's output and of the viewer's start.
   Clip clip;

@@ -162,8 +162,8 @@ bool validate_profile(const Profile& profile, UpAxis up, std::string* error) {
   return true;
 }
 
-bool extract_profile(const PointCloud& source, const Profile& profile, UpAxis up,
-                     ProfileCloud* out, std::string* error, unsigned threads) {
+bool extract_profile(const PointCloud& source, const Profile& profile, UpAxis up, ProfileCloud* out,
+                     std::string* error, unsigned threads) {
   if (!validate_profile(profile, up, error)) return false;
   ProfileCloud p;
   const std::vector<Segment> segs = segments_of(profile, up, &p.vertex_station);

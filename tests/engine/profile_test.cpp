@@ -41,10 +41,9 @@ glm::dvec3 world_of(const PointCloud& c, size_t i) {
 TEST(Profile, OneSegmentStationsOffsetsAndFrame) {
   const glm::dvec3 a = kUtm + glm::dvec3(10.0, 0.0, 0.0);
   // Along +x: the offset is +y (to the left walking east).
-  const PointCloud c =
-      cloud_of({a + glm::dvec3(5.0, 1.0, 3.0), a + glm::dvec3(2.0, -1.5, -1.0),
-                a + glm::dvec3(7.0, 2.5, 0.0), a + glm::dvec3(-0.5, 0.0, 0.0),
-                a + glm::dvec3(20.5, 0.0, 0.0), a + glm::dvec3(20.0, -2.0, 4.0)});
+  const PointCloud c = cloud_of({a + glm::dvec3(5.0, 1.0, 3.0), a + glm::dvec3(2.0, -1.5, -1.0),
+                                 a + glm::dvec3(7.0, 2.5, 0.0), a + glm::dvec3(-0.5, 0.0, 0.0),
+                                 a + glm::dvec3(20.5, 0.0, 0.0), a + glm::dvec3(20.0, -2.0, 4.0)});
   Profile prof{{a, a + glm::dvec3(20.0, 0.0, 5.0)}, 4.0};
   ProfileCloud p;
   std::string err;

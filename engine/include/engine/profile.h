@@ -32,9 +32,9 @@ bool validate_profile(const Profile& profile, UpAxis up, std::string* error);
 /// points, in the source's order. `source`, `station` and `offset` run along the points.
 struct ProfileCloud {
   PointCloud cloud;
-  PodVector<uint64_t> source;  ///< the point's index in the source cloud
-  PodVector<double> station;   ///< distance along the line (double: what export writes)
-  PodVector<double> offset;    ///< signed distance from the line across the ground
+  PodVector<uint64_t> source;          ///< the point's index in the source cloud
+  PodVector<double> station;           ///< distance along the line (double: what export writes)
+  PodVector<double> offset;            ///< signed distance from the line across the ground
   std::vector<double> vertex_station;  ///< the station of each vertex of the line
   double length = 0.0;                 ///< the line's length across the ground
   double width = 0.0;
@@ -46,8 +46,8 @@ struct ProfileCloud {
 /// foot on the segment's line lies between the segment's ends; among several segments, to the
 /// one it lies nearest (the first of equals). Non-finite points are skipped. False with
 /// validate_profile()'s message.
-bool extract_profile(const PointCloud& source, const Profile& profile, UpAxis up,
-                     ProfileCloud* out, std::string* error, unsigned threads = 0);
+bool extract_profile(const PointCloud& source, const Profile& profile, UpAxis up, ProfileCloud* out,
+                     std::string* error, unsigned threads = 0);
 
 /// The source point of profile point `i` in world coordinates.
 glm::dvec3 profile_source_world(const PointCloud& source, const ProfileCloud& p, size_t i);
