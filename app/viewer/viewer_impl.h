@@ -26,6 +26,7 @@
 #include "viewer/panel_groups.h"
 #include "viewer/panel_marks.h"
 #include "viewer/pick_panel.h"
+#include "viewer/profile_panel.h"
 #include "viewer/render_backend.h"
 #include "viewer/save_panel.h"
 #include "viewer/status_line.h"
@@ -45,7 +46,8 @@ struct Viewer::Impl {
   ColorState colors;
   PickState picks;
   MeasureState measures;  // the measure tools and the measurements made
-  ClipState clips;  // clip boxes and the section (clip_panel.h)
+  ClipState clips;        // clip boxes and the section (clip_panel.h)
+  ProfileState profile;   // the profile tool and its window (profile_panel.h)
   FrameTimes times;
   OpenBox open_box;
   SaveState save;     // the Save section and the save running
