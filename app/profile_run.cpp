@@ -7,9 +7,11 @@
 
 #include "engine/frame_stats.h"
 #include "engine/image.h"
+#include "engine/io/corridor.h"
 #include "measure_export.h"
 #include "profile_export.h"
 #include "startup.h"
+#include "streaming.h"
 
 namespace pr {
 
@@ -49,12 +51,42 @@ bool draw_profile(const Options& o, const ProfileCloud& p, Image& img, double* d
   return true;
 }
 
+/// A survey's corridor at full depth within the point budget (engine/io/corridor.h), with a
+/// "corridor ..." line; 0 or the exit code after the message.
+int read_survey_corridor(const Options& o, PointCloud* cloud, double* read_ms) {
+  std::string why;
+  if (up_axis_for(o, true) != UpAxis::kZ) {
+    std::fprintf(stderr, "pointraster: --profile of a streamed survey needs --up z\n");
+    return 2;
+  }
+  CorridorRequest r;
+  for (const glm::dvec3& p : o.profile_line) r.line.emplace_back(p.x, p.y);
+  r.half_width = *o.profile_width * 0.5;
+  r.point_budget = stream_options(o, o.mode.value_or("cpu") == "gpu").point_budget;
+  r.threads = o.threads;
+  CorridorStats st;
+  const Stopwatch clock;
+  if (!read_corridor(o.files, r, cloud, &st, &why)) {
+    std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+    return 1;
+  }
+  *read_ms = clock.ms();
+  std::printf("corridor tiles=%llu nodes=%llu points=%llu depth=%d complete=%d read_ms=%.1f\n",
+              (unsigned long long)st.tiles, (unsigned long long)st.nodes,
+              (unsigned long long)st.points, st.depth, st.complete ? 1 : 0, *read_ms);
+  return 0;
+}
+
 }  // namespace
 
 int run_profile(const Options& o) {
   Startup s;
   std::string why;
-  if (!build_startup(o, s, &why)) {
+  double read_ms = 0.0;
+  if (streams(o.files, o.stream, &why)) {
+    // A survey is not read whole: only the octree nodes near the line, every level of them.
+    if (const int rc = read_survey_corridor(o, &s.cloud, &read_ms); rc != 0) return rc;
+  } else if (!why.empty() || !build_startup(o, s, &why)) {
     std::fprintf(stderr, "pointraster: %s\n", why.c_str());
     return 1;
   }
@@ -84,8 +116,9 @@ int run_profile(const Options& o) {
     std::fprintf(stderr, "pointraster: --profile-out %s\n", why.c_str());
     return 1;
   }
-  std::printf("profile points=%zu length=%s width=%s extract_ms=%.1f", p.cloud.size(),
-              format_number(p.length).c_str(), format_number(p.width).c_str(), extract_ms);
+  std::printf("profile points=%zu length=%s width=%s extract_ms=%.1f total_ms=%.1f", p.cloud.size(),
+              format_number(p.length).c_str(), format_number(p.width).c_str(), extract_ms,
+              read_ms + extract_ms);
   if (draw_ms >= 0.0) std::printf(" draw_ms=%.3f", draw_ms);
   std::printf("\n");
   if (!o.profile_image.empty()) std::printf("wrote %s\n", o.profile_image.c_str());

@@ -7,7 +7,8 @@ within half the width of a segment (its foot on the segment) is there, no other 
 with its attributes and its distance along the line (the nearest segment's station). The float
 positions pointraster holds (origin + float offset) differ from the file's by less than 1e-4 m,
 so points within 1e-4 m of the corridor's edges are allowed either way. Also the 'profile' line,
-the --profile-image PNG's size, and that bad input ends with one line on stderr, exit status 2
+the --profile-image PNG's size; a COPC survey's corridor read node by node gives the points of the
+file read whole (and a point budget a subset); and that bad input ends with one line on stderr, exit status 2
 and no file written.
 
 usage: profile_compare.py --pointraster BIN --workdir DIR
@@ -177,6 +178,54 @@ def check_profile(binary, workdir, src_path, src):
           np.abs(off[sure] - np.abs(csv["offset"][sure])).max() < 1e-9 and np.isfinite(off).all())
 
 
+def line_fields(out, prefix):
+    line = next((l for l in out.splitlines() if l.startswith(prefix + " ")), "")
+    return dict(w.split("=") for w in line.split()[1:])
+
+
+def csv_rows(path):
+    with open(path) as f:
+        return sorted(f.read().splitlines()[1:])
+
+
+def check_survey(binary, workdir, rng, n=2_000_000):
+    """A COPC survey's corridor, read node by node at full depth, gives the same points as the
+    file read whole; a small point budget reads the top levels only, a subset."""
+    las_path = os.path.join(workdir, "survey.las")
+    header = laspy.LasHeader(point_format=6, version="1.4")
+    header.scales = np.array([0.001, 0.001, 0.001])
+    header.offsets = np.array([500000.0, 4000000.0, 0.0])
+    las = laspy.LasData(header)
+    las.x = 500000.0 + rng.uniform(0.0, 2000.0, n)
+    las.y = 4000000.0 + rng.uniform(0.0, 2000.0, n)
+    las.z = 100.0 + rng.uniform(0.0, 3.0, n)
+    las.intensity = rng.integers(0, 65535, n, dtype=np.uint16)
+    las.write(las_path)
+    copc = os.path.join(workdir, "survey.copc.laz")
+    rc, so, se = run(binary, ["--convert", copc, las_path])
+    check("--convert to COPC", rc == 0, se)
+    arg = "500100,4000100,0;500400,4000300,0"
+    common = ["--profile", arg, "--profile-width", "6"]
+    out = {k: os.path.join(workdir, f"survey_{k}.csv") for k in ("stream", "whole", "budget")}
+    rc, so, se = run(binary, common + ["--profile-out", out["stream"], copc])
+    corridor = line_fields(so, "corridor")
+    check("survey: corridor read", rc == 0 and corridor.get("complete") == "1", so + se)
+    check("survey: only the nodes near the line", 0 < int(corridor.get("points", 0)) < n // 2,
+          str(corridor))
+    rc, so, se = run(binary, common + ["--profile-out", out["whole"], "--stream", "off", copc])
+    check("survey: read whole", rc == 0, se)
+    stream, whole = csv_rows(out["stream"]), csv_rows(out["whole"])
+    check("survey: the corridor's points are those of the whole file",
+          stream == whole and len(whole) > 500, f"{len(stream)} vs {len(whole)}")
+    rc, so, se = run(binary, common + ["--point-budget", "20000", "--profile-out", out["budget"],
+                                       copc])
+    corridor = line_fields(so, "corridor")
+    budget = csv_rows(out["budget"])
+    check("survey: a budget reads the top levels only",
+          rc == 0 and corridor.get("complete") == "0" and 0 < len(budget) < len(whole) and
+          set(budget) <= set(whole), str(corridor) + se)
+
+
 def check_errors(binary, workdir, src_path):
     target = os.path.join(workdir, "bad.csv")
     cases = [
@@ -211,6 +260,7 @@ def main():
     src_path = os.path.join(a.workdir, "input.las")
     src = write_input(src_path, np.random.default_rng(5))
     check_profile(a.pointraster, a.workdir, src_path, src)
+    check_survey(a.pointraster, a.workdir, np.random.default_rng(6))
     check_errors(a.pointraster, a.workdir, src_path)
     print(f"{passed} passed, {len(failures)} failed")
     return 1 if failures else 0
