@@ -9,6 +9,7 @@
 #include <new>
 
 #include "engine/frame_stats.h"
+#include "engine/io/corridor.h"
 #include "engine/measure.h"
 #include "profile_export.h"
 #include "viewer/screen_map.h"
@@ -59,7 +60,12 @@ void ProfileState::choose(bool on) {
 }
 
 void ProfileState::update(const PickState& picks, const std::shared_ptr<const PointCloud>& now,
-                          bool streamed, StatusLine& status) {
+                          const std::vector<std::string>* surveyed, uint64_t budget,
+                          StatusLine& status) {
+  const bool streamed = surveyed != nullptr;
+  if (streamed && survey != *surveyed) survey = *surveyed;
+  if (!streamed) survey.clear();
+  survey_budget = budget;
   if (picks.picked != seen_picks) {
     seen_picks = picks.picked;
     if (active && picks.count > 0) {
@@ -130,15 +136,33 @@ bool ProfileState::make(const PickFrame& f, StatusLine& status) {
     status.set(why, true);
     return false;
   }
+  if (!survey.empty() && up != UpAxis::kZ) {
+    status.set("profile: a streamed survey's profile needs z up", true);
+    return false;
+  }
   source = f.cloud.get();
-  job_source = source;
-  job.start([p, up, cloud = f.cloud]() {
+  // A survey's corridor is read from its files, not from the pool on screen.
+  job_source = survey.empty() ? source : nullptr;
+  job.start([p, up, cloud = f.cloud, inputs = survey, budget = survey_budget]() {
     ProfileMade m;
     const Stopwatch clock;
     try {
+      std::shared_ptr<const PointCloud> from = cloud;
+      if (!inputs.empty()) {
+        CorridorRequest r;
+        for (const glm::dvec3& q : p.line) r.line.emplace_back(q.x, q.y);
+        r.half_width = p.width * 0.5;
+        r.point_budget = budget;
+        auto read = std::make_shared<PointCloud>();
+        if (!read_corridor(inputs, r, read.get(), nullptr, &m.error)) {
+          m.error = "profile: " + m.error;
+          return m;
+        }
+        from = std::move(read);
+      }
       auto out = std::make_shared<ProfileCloud>();
-      if (extract_profile(*cloud, p, up, out.get(), &m.error)) {
-        auto w = std::make_shared<PointCloud>(profile_export_cloud(*cloud, *out));
+      if (extract_profile(*from, p, up, out.get(), &m.error)) {
+        auto w = std::make_shared<PointCloud>(profile_export_cloud(*from, *out));
         w->fields.pop_back();  // "distance": write_profile() adds it
         m.world = std::move(w);
         m.profile = std::move(out);

@@ -107,6 +107,11 @@ struct ProfileState {
   std::string export_target;
   std::shared_ptr<ConvertProgress> export_progress;
   char export_path[512] = "profile.laz";
+  /// A streamed survey on screen: its inputs and point budget. Its profile is not taken from the
+  /// pool (the view's level of detail) but from the corridor's nodes read at every level within
+  /// the budget (engine/io/corridor.h).
+  std::vector<std::string> survey;
+  uint64_t survey_budget = 0;
 
   ~ProfileState();
   /// Chooses the tool (`on` false: none); the line under way stays.
@@ -115,9 +120,10 @@ struct ProfileState {
   bool reads(const PointCloud* cloud) const { return job.busy() && job_source == cloud; }
   /// Each frame: a pick that landed since is the line's next vertex (while the tool is on); the
   /// job's profile is shown; the source's new colors are copied; the export's end is told.
-  /// `now`: the cloud on screen (a profile of another one is dropped).
-  void update(const PickState& picks, const std::shared_ptr<const PointCloud>& now, bool streamed,
-              StatusLine& status);
+  /// `now`: the cloud on screen (a profile of another one is dropped). `survey` (null: none)
+  /// and `budget`: a streamed survey's inputs and point budget.
+  void update(const PickState& picks, const std::shared_ptr<const PointCloud>& now,
+              const std::vector<std::string>* survey, uint64_t budget, StatusLine& status);
   /// Starts extracting the line's corridor of `frame.cloud`; false with the one-line reason in
   /// `status` (nothing else changes) for a line or width that cannot be used or no cloud.
   bool make(const PickFrame& frame, StatusLine& status);

@@ -89,7 +89,8 @@ void Viewer::Impl::advance(double frame_ms) {
   save.update(status);
   picks.update(cloud.points, *backend, status);
   measures.update(picks, pick_frame(), status);
-  profile.update(picks, cloud.points, stream.scene != nullptr, status);
+  profile.update(picks, cloud.points, stream.scene ? &stream.inputs() : nullptr,
+                 stream.options.point_budget, status);
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {

@@ -3,8 +3,12 @@
 // the corridor and the Profile window shows its points; the wheel zooms it, a drag pans it, two
 // clicks on its points pick them and measure the span; a color mode recolors it; Export writes
 // its points.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+
+#include "engine/io/load.h"
+#include "testdata.h"
 
 #include "window_support.h"
 
@@ -205,4 +209,54 @@ TEST(Window, ProfileToolDrawsTheCorridorUnrolled) {
   std::string row;
   while (std::getline(in, row)) ++rows;
   EXPECT_EQ(rows, s.profile_points + 1) << out;
+}
+
+// A streamed survey's profile is read from its files at every level near the line, not taken
+// from the pool's level of detail: the same points as the file read whole.
+TEST(Window, ProfileOfAStreamedSurveyReadsTheCorridorAtFullDepth) {
+  REQUIRE_DISPLAY();
+  REQUIRE_TESTDATA("laz");
+  const std::string copc = data_path("laz") + "/lone-star.copc.laz";
+  fresh_config("profile_stream");
+  pr::Options o = scripted_files({copc});
+  o.point_budget = 10'000'000;
+  o.sse = 200.0;  // a coarse view: the pool holds the top levels only
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  pr::PointCloud whole;
+  ASSERT_TRUE(pr::load_point_cloud(copc, whole, nullptr, &err)) << err;
+  const pr::Bounds b = whole.world_bounds();
+  const pr::Profile line{{b.min + glm::dvec3(2.0, 3.0, 0.0), b.max - glm::dvec3(4.0, 2.0, 0.0)},
+                         1.5};
+  pr::ProfileCloud expected;
+  ASSERT_TRUE(pr::extract_profile(whole, line, pr::UpAxis::kZ, &expected, &err)) << err;
+  uint64_t pool_points = 0;
+  size_t got = 0;
+  std::vector<double> stations;
+  int stage = 0;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (frame > 3000) vw.request_quit();
+    if (stage == 0 && vw.streaming() && vw.stream_stats().converged) {
+      pool_points = vw.stream_stats().points_drawn;
+      vw.profile_line() = line.line;
+      vw.set_profile_width(line.width);
+      stage = vw.make_profile() ? 1 : 3;
+    } else if (stage == 1 && !vw.profile_busy() && vw.profile()) {
+      got = vw.profile()->cloud.size();
+      stations.assign(vw.profile()->station.begin(), vw.profile()->station.end());
+      stage = 2;
+      vw.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_EQ(stage, 2) << v.status();
+  EXPECT_LT(pool_points, whole.size());  // the view drew a coarser level than the profile reads
+  EXPECT_EQ(got, expected.cloud.size());
+  std::vector<double> want(expected.station.begin(), expected.station.end());
+  std::sort(want.begin(), want.end());
+  std::sort(stations.begin(), stations.end());
+  EXPECT_EQ(stations, want);
+  EXPECT_GT(got, 1000u);
 }
