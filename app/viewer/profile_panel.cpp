@@ -61,7 +61,7 @@ void ProfileState::choose(bool on) {
 
 void ProfileState::update(const PickState& picks, const std::shared_ptr<const PointCloud>& now,
                           const std::vector<std::string>* surveyed, uint64_t budget,
-                          StatusLine& status) {
+                          const ColorSettings& shown, StatusLine& status) {
   const bool streamed = surveyed != nullptr;
   if (streamed && survey != *surveyed) survey = *surveyed;
   if (!streamed) survey.clear();
@@ -87,6 +87,7 @@ void ProfileState::update(const PickState& picks, const std::shared_ptr<const Po
       view.pick_count = 0;
       view.camera = Camera();  // framed at the window's first draw
       view.held = nullptr;
+      survey_colored = false;
       view.rs.width = 0;
       char text[160];
       std::snprintf(text, sizeof text, "profile: %zu points, %.3f long, %.3f wide (%.0f ms)",
@@ -111,6 +112,7 @@ void ProfileState::update(const PickState& picks, const std::shared_ptr<const Po
       if (!view.renderer->update_colors(profile->cloud, &why)) view.renderer.reset();
     }
   }
+  if (profile && streamed && !(survey_colored && survey_colors == shown)) color_survey(shown);
   std::string export_error;
   if (export_job.take(&export_error)) {
     if (export_error.empty())
@@ -118,6 +120,18 @@ void ProfileState::update(const PickState& picks, const std::shared_ptr<const Po
     else
       status.set("profile export: " + export_error, true);
   }
+}
+
+void ProfileState::color_survey(const ColorSettings& shown) {
+  // The survey's profile has the file's colors of its own points: the mode is computed on them.
+  survey_colors = shown;
+  survey_colored = true;
+  PodVector<uint32_t> colors;
+  if (!colorize(profile->cloud, shown, colors, nullptr, nullptr)) return;  // it lacks the mode
+  set_display_colors(profile->cloud, shown.mode, std::move(colors));
+  view.dirty = true;
+  std::string why;
+  if (view.renderer && !view.renderer->update_colors(profile->cloud, &why)) view.renderer.reset();
 }
 
 bool ProfileState::make(const PickFrame& f, StatusLine& status) {

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/colorize.h"
 #include "engine/image.h"
 #include "engine/io/convert.h"
 #include "engine/pick.h"
@@ -112,6 +113,9 @@ struct ProfileState {
   /// the budget (engine/io/corridor.h).
   std::vector<std::string> survey;
   uint64_t survey_budget = 0;
+  /// A survey's profile: the color mode last computed for it (its points are not the pool's).
+  ColorSettings survey_colors;
+  bool survey_colored = false;
 
   ~ProfileState();
   /// Chooses the tool (`on` false: none); the line under way stays.
@@ -121,9 +125,13 @@ struct ProfileState {
   /// Each frame: a pick that landed since is the line's next vertex (while the tool is on); the
   /// job's profile is shown; the source's new colors are copied; the export's end is told.
   /// `now`: the cloud on screen (a profile of another one is dropped). `survey` (null: none)
-  /// and `budget`: a streamed survey's inputs and point budget.
+  /// and `budget`: a streamed survey's inputs and point budget; `shown`: the color mode shown
+  /// (its range fixed), computed for a survey's profile.
   void update(const PickState& picks, const std::shared_ptr<const PointCloud>& now,
-              const std::vector<std::string>* survey, uint64_t budget, StatusLine& status);
+              const std::vector<std::string>* survey, uint64_t budget, const ColorSettings& shown,
+              StatusLine& status);
+  /// A survey's profile colored in the mode `shown`.
+  void color_survey(const ColorSettings& shown);
   /// Starts extracting the line's corridor of `frame.cloud`; false with the one-line reason in
   /// `status` (nothing else changes) for a line or width that cannot be used or no cloud.
   bool make(const PickFrame& frame, StatusLine& status);

@@ -90,7 +90,7 @@ void Viewer::Impl::advance(double frame_ms) {
   picks.update(cloud.points, *backend, status);
   measures.update(picks, pick_frame(), status);
   profile.update(picks, cloud.points, stream.scene ? &stream.inputs() : nullptr,
-                 stream.options.point_budget, status);
+                 stream.options.point_budget, colors.shown_fixed(), status);
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {

@@ -212,7 +212,8 @@ TEST(Window, ProfileToolDrawsTheCorridorUnrolled) {
 }
 
 // A streamed survey's profile is read from its files at every level near the line, not taken
-// from the pool's level of detail: the same points as the file read whole.
+// from the pool's level of detail: the same points as the file read whole; a color mode chosen
+// then colors them.
 TEST(Window, ProfileOfAStreamedSurveyReadsTheCorridorAtFullDepth) {
   REQUIRE_DISPLAY();
   REQUIRE_TESTDATA("laz");
@@ -234,7 +235,8 @@ TEST(Window, ProfileOfAStreamedSurveyReadsTheCorridorAtFullDepth) {
   uint64_t pool_points = 0;
   size_t got = 0;
   std::vector<double> stations;
-  int stage = 0;
+  std::vector<uint32_t> before, after;
+  int stage = 0, start = 0;
   pr::ViewerHooks hooks;
   hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
     if (frame > 3000) vw.request_quit();
@@ -242,16 +244,25 @@ TEST(Window, ProfileOfAStreamedSurveyReadsTheCorridorAtFullDepth) {
       pool_points = vw.stream_stats().points_drawn;
       vw.profile_line() = line.line;
       vw.set_profile_width(line.width);
-      stage = vw.make_profile() ? 1 : 3;
+      stage = vw.make_profile() ? 1 : 9;
     } else if (stage == 1 && !vw.profile_busy() && vw.profile()) {
       got = vw.profile()->cloud.size();
       stations.assign(vw.profile()->station.begin(), vw.profile()->station.end());
+      before.assign(vw.profile()->cloud.colors.begin(), vw.profile()->cloud.colors.end());
+      vw.set_color(vw.color_mode() == "intensity" ? "elevation" : "intensity");
       stage = 2;
+      start = frame;
+    } else if (stage == 2 && !vw.color_busy() && frame > start + 5) {
+      after.assign(vw.profile()->cloud.colors.begin(), vw.profile()->cloud.colors.end());
+      stage = 3;
       vw.request_quit();
     }
   };
   EXPECT_EQ(v.run(&hooks), 0);
-  ASSERT_EQ(stage, 2) << v.status();
+  ASSERT_EQ(stage, 3) << v.status();
+  // The color mode applies to the survey's profile too.
+  ASSERT_EQ(before.size(), after.size());
+  EXPECT_GT(pixels_differing(before, after), before.size() / 4);
   EXPECT_LT(pool_points, whole.size());  // the view drew a coarser level than the profile reads
   EXPECT_EQ(got, expected.cloud.size());
   std::vector<double> want(expected.station.begin(), expected.station.end());
