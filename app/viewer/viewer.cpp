@@ -311,7 +311,7 @@ void Viewer::Impl::update_stream() {
   }
   // A color job, a pick or a volume reads the pool: it stays as it is until they are done.
   if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy() ||
-      measures.job.busy() || profile.job.busy())
+      measures.job.busy() || profile.reads(cloud.points.get()))
     return;
   const LodView lod =
       lod_view(view.camera, win.display->width(), win.display->height(), &clips.clip);
