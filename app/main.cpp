@@ -1,5 +1,5 @@
-// pointraster: entry point. --info, --measure, --convert and --headless run without a window;
-// otherwise the viewer.
+// pointraster: entry point. --info, --measure, --profile, --convert and --headless run without a
+// window; otherwise the viewer.
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -9,6 +9,7 @@
 #include "info.h"
 #include "measure_run.h"
 #include "options.h"
+#include "profile_run.h"
 #include "viewer/viewer.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   try {
     if (o.info) return pr::run_info(o);
     if (!o.measures.empty() && !o.measure_show) return pr::run_measure(o);
+    if (!o.profile_line.empty()) return pr::run_profile(o);
     if (!o.convert.empty()) return pr::run_convert(o);
     if (o.headless) return pr::run_headless(o);
     return pr::run_viewer(o);

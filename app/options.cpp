@@ -19,6 +19,7 @@
 #include "engine/io/formats.h"
 #include "engine/scenes.h"
 #include "measure_export.h"
+#include "profile_export.h"
 
 namespace pr {
 
@@ -370,8 +371,10 @@ void add_convert_options(CLI::App& app, Options& o) {
         [&o](const std::string& v) { o.memory = parse_bytes("--memory", v); });
 }
 
-/// X,Y,Z;X,Y,Z;...: points of a measurement, each of three finite numbers.
-std::vector<glm::dvec3> parse_points(const std::string& kind, const std::string& v) {
+/// X,Y,Z;X,Y,Z;...: the points of `what` (an option and its kind: "--measure area"), each of
+/// three finite numbers.
+std::vector<glm::dvec3> parse_points(const std::string& what, const std::string& v) {
+  const std::string opt = what.substr(0, what.find(' '));
   std::vector<glm::dvec3> points;
   size_t start = 0;
   while (start <= v.size()) {
@@ -382,8 +385,8 @@ std::vector<glm::dvec3> parse_points(const std::string& kind, const std::string&
     for (int k = 0; k < 3; ++k) {
       const size_t comma = k < 2 ? p.find(',', at) : p.size();
       if (comma == std::string::npos || (k == 2 && p.find(',', at) != std::string::npos))
-        bad("option --measure " + kind + ": expected X,Y,Z;X,Y,Z;..., got '" + v + "'");
-      c[k] = parse_double("--measure", p.substr(at, comma - at));
+        bad("option " + what + ": expected X,Y,Z;X,Y,Z;..., got '" + v + "'");
+      c[k] = parse_double(opt, p.substr(at, comma - at));
       at = comma + 1;
     }
     points.emplace_back(c[0], c[1], c[2]);
@@ -407,7 +410,7 @@ void add_measure_options(CLI::App& app, Options& o) {
             bad("option --measure: '" + kind +
                 "' is not point, distance, height, angle, area, circle, box or volume");
           if (space == std::string::npos) bad("option --measure " + kind + " needs its points");
-          m.points = parse_points(kind, v.substr(space + 1));
+          m.points = parse_points("--measure " + kind, v.substr(space + 1));
           int lo = 0, hi = 0;
           measure_point_count(m.kind, &lo, &hi);
           const int n = int(m.points.size());
@@ -441,6 +444,34 @@ void add_measure_options(CLI::App& app, Options& o) {
         });
   flag(app, "--measure-show", o.measure_show,
        "--measure: open the viewer with the measurements listed and drawn, not print them");
+}
+
+void add_profile_options(CLI::App& app, Options& o) {
+  // normalized_arguments() joins `--profile POINTS` into one value, so that points starting with
+  // a minus sign are not read as options.
+  value(app, "--profile", "X,Y,Z;X,Y,Z;...",
+        "the points within --profile-width / 2 of this polyline, unrolled\n"
+        "(docs/PROFILE.md): print 'profile ...' and exit; with\n"
+        "--profile-out and --profile-image",
+        [&o](const std::string& v) { o.profile_line = parse_points("--profile", v); });
+  value(app, "--profile-width", "W", "--profile: the corridor's full width (above 0)",
+        [&o](const std::string& v) {
+          o.profile_width = parse_double("--profile-width", v);
+          if (!(*o.profile_width > 0.0)) bad("option --profile-width: must be above 0");
+        });
+  value(app, "--profile-out", "FILE",
+        "--profile: write the corridor's points to FILE (.las, .laz or\n"
+        ".csv) with their distance along the line",
+        [&o](const std::string& v) {
+          if (profile_export_format(v) == ProfileFormat::kNone)
+            bad("option --profile-out: '" + v + "' ends in neither .las, .laz nor .csv");
+          o.profile_out = v;
+        });
+  value(app, "--profile-image", "FILE.png",
+        "--profile: draw the profile view (--mode, --width, --height)", [&o](const std::string& v) {
+          if (v.empty()) bad("option --profile-image needs a file name");
+          o.profile_image = v;
+        });
 }
 
 void add_file_options(CLI::App& app, Options& o) {
@@ -480,7 +511,8 @@ class HelpFormatter : public CLI::Formatter {
            "  pointraster --info [--json] FILE...         describe point-cloud files\n"
            "  pointraster --convert OUT FILE...           convert to COPC, LAZ or LAS (OUT's "
            "suffix)\n"
-           "  pointraster --measure KIND X,Y,Z;... [FILE...]  measure, print the values\n";
+           "  pointraster --measure KIND X,Y,Z;... [FILE...]  measure, print the values\n"
+           "  pointraster --profile X,Y,Z;... --profile-width W [FILE...]  a profile\n";
   }
 };
 
@@ -501,6 +533,7 @@ void build_parser(CLI::App& app, Options& o) {
   add_color_options(app, o);
   add_viewer_options(app, o);
   add_measure_options(app, o);
+  add_profile_options(app, o);
   add_file_options(app, o);
   add_clip_options(app, o);
 }
@@ -521,6 +554,8 @@ std::vector<std::string> normalized_arguments(const std::vector<std::string>& ar
     if (args[i] == "--measure" && i + 2 < args.size()) {
       out.push_back("--measure=" + args[i + 1] + " " + args[i + 2]);
       i += 2;
+    } else if (args[i] == "--profile" && i + 1 < args.size()) {
+      out.push_back("--profile=" + args[++i]);
     } else if (args[i] != "--edl") {
       out.push_back(args[i]);
     } else if (i + 1 < args.size() && is_number(args[i + 1].c_str())) {
@@ -598,6 +633,30 @@ void check_combinations(const Options& o) {
     bad("--measure-show opens the viewer: export from its Measurements section, not --measure-out");
 }
 
+void check_profile(const Options& o) {
+  const bool any = !o.profile_line.empty() || o.profile_width || !o.profile_out.empty() ||
+                   !o.profile_image.empty();
+  if (!any) return;
+  if (o.profile_line.empty())
+    bad(std::string(o.profile_width          ? "--profile-width"
+                    : !o.profile_out.empty() ? "--profile-out"
+                                             : "--profile-image") +
+        " goes with --profile");
+  if (!o.profile_width) bad("--profile needs --profile-width");
+  if (o.info || o.headless || !o.convert.empty() || !o.measures.empty())
+    bad(std::string("give either --profile or ") +
+        (o.info               ? "--info"
+         : o.headless         ? "--headless"
+         : o.measures.empty() ? "--convert"
+                              : "--measure") +
+        ", not both");
+  std::string why;
+  // The up axis does not change what makes a line bad but which points coincide; z is checked
+  // here, the run checks again on the cloud's axis.
+  if (!validate_profile(Profile{o.profile_line, *o.profile_width}, UpAxis::kZ, &why))
+    bad("option --" + why);
+}
+
 }  // namespace
 
 std::string convert_format(const std::string& path) {
@@ -622,6 +681,7 @@ int parse_arguments(const std::vector<std::string>& args, Options& o, std::strin
     app.parse(normalized);
     check_extras(app);
     check_combinations(o);
+    check_profile(o);
     finish_clip_options(o);
   } catch (const CLI::ParseError& e) {
     if (error) *error = reworded(e);

@@ -12,6 +12,7 @@
 #include "engine/clip_polygon.h"  // ClipPolygon
 #include "engine/colorize.h"      // Colormap
 #include "engine/measure.h"       // MeasureKind, CellHeight
+#include "engine/profile.h"       // Profile
 #include "engine/renderer.h"      // Toggle
 
 namespace pr {
@@ -90,6 +91,11 @@ struct Options {
   std::string measure_out;  ///< --measure-out FILE.geojson|FILE.csv: the measurements written
   /// --measure-show: the viewer opens with the --measure measurements listed and drawn.
   bool measure_show = false;
+  /// --profile POINTS, --profile-width W (app/profile_run.h, docs/PROFILE.md): the profile to
+  /// extract; --profile-out its points written, --profile-image its view drawn.
+  std::vector<glm::dvec3> profile_line;
+  std::optional<double> profile_width;
+  std::string profile_out, profile_image;
   /// --clip-box (repeatable), --clip-mode, --section (app/clip_options.h, docs/CLIP.md): the
   /// clip of headless frames, of --convert's output and of the viewer's start.
   Clip clip;

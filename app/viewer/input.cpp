@@ -104,6 +104,8 @@ void Viewer::Impl::key_pressed(SDL_Keycode k) {
 void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
   switch (e.type) {
     case SDL_MOUSEBUTTONDOWN:
+      if (e.button.button == SDL_BUTTON_LEFT && profile.press(float(e.button.x), float(e.button.y)))
+        break;  // the Profile window's image
       // Presses count on the image only (not over the panel, nor in a window too small for it).
       if (imgui_wants_mouse || !area.contains(float(e.button.x), float(e.button.y))) break;
       if (e.button.button == SDL_BUTTON_LEFT) {
@@ -121,14 +123,20 @@ void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
       if (e.button.button == SDL_BUTTON_RIGHT) view.start_look();
       break;
     case SDL_MOUSEBUTTONUP:
+      if (e.button.button == SDL_BUTTON_LEFT &&
+          profile.release(float(e.button.x), float(e.button.y), status))
+        break;
       if (e.button.button == SDL_BUTTON_RIGHT && view.looking) view.end_look();
       if (e.button.button == SDL_BUTTON_LEFT) clips.release();
       break;
     case SDL_MOUSEMOTION:
+      profile.motion(float(e.motion.x), float(e.motion.y), float(e.motion.xrel),
+                     float(e.motion.yrel));
       if (view.looking) view.fly.look(view.camera, double(e.motion.xrel), double(e.motion.yrel));
       if (clips.dragging()) clips.drag(e.motion.x, e.motion.y);
       break;
     case SDL_MOUSEWHEEL:
+      if (profile.wheel(double(e.wheel.y))) break;
       if (!imgui_wants_mouse) view.wheel(double(e.wheel.y));
       break;
     default:

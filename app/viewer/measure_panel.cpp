@@ -45,9 +45,9 @@ void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 tint, const
   y = std::clamp(y, r.uy + pad, std::max(r.uy + pad, r.uy + r.uh - size.y - pad));
   for (bool moved = true; moved;) {
     moved = false;
-    for (const ImVec4& r : placed)
-      if (x - pad < r.z && x + size.x + pad > r.x && y - pad < r.w && y + size.y + pad > r.y) {
-        y = r.w + pad;
+    for (const ImVec4& q : placed)
+      if (x - pad < q.z && x + size.x + pad > q.x && y - pad < q.w && y + size.y + pad > q.y) {
+        y = q.w + pad;
         moved = true;
       }
   }

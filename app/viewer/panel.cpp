@@ -251,7 +251,16 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
   v.push_back({PanelGroup::kView, [this] { points_section(); }});
   v.push_back({PanelGroup::kTools,
                [this] { picks.draw_section(pick_frame(), cloud.file_colors(), marks); }});
-  v.push_back({PanelGroup::kTools, [this] { measures.draw_section(pick_frame(), marks, status); }});
+  v.push_back({PanelGroup::kTools, [this] {
+                 const bool was = measures.active;
+                 measures.draw_section(pick_frame(), marks, status);
+                 if (!was && measures.active) profile.choose(false);  // one tool takes the picks
+               }});
+  v.push_back({PanelGroup::kTools, [this] {
+                 const bool was = profile.active;
+                 profile.draw_section(pick_frame(), marks, status);
+                 if (!was && profile.active) measures.choose(false, measures.tool);
+               }});
   v.push_back({PanelGroup::kTools, [this, bounds] {
                  if (clips.draw_section(bounds, view.camera, picks.points, picks.count, marks))
                    polygon.draw_rows(pick_frame(), marks, status);

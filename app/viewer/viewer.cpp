@@ -90,7 +90,9 @@ void Viewer::Impl::advance(double frame_ms) {
   save.update(status);
   picks.update(cloud.points, *backend, status);
   measures.update(picks, pick_frame(), status);
-  clips.update(picks, measures.active, cloud.bounds, status);
+  profile.update(picks, cloud.points, stream.scene ? &stream.inputs() : nullptr,
+                 stream.options.point_budget, colors.shown_fixed(), status);
+  clips.update(picks, measures.active || profile.active, cloud.bounds, status);
 }
 
 bool Viewer::Impl::fit_display(int* w, int* h) {
@@ -140,6 +142,9 @@ void Viewer::Impl::draw_window(int w, int h) {
   draw_panel();
   picks.draw_marks(pick_frame(), win.ui_scale);
   measures.draw_marks(pick_frame(), win.ui_scale);
+  profile.draw_marks(pick_frame(), win.ui_scale);
+  profile.draw_window(backend->gpu_active(), opt, to_rgba(win.settings.background), win.ui_scale,
+                      status);
   if (have_image) clips.draw_edges(view.camera, rs, area, win.ui_scale);
   polygon.draw_over(pick_frame(), win.ui_scale);
   panel.draw_hint(SDL_GetTicks(), win.ui_scale);
@@ -311,8 +316,8 @@ void Viewer::Impl::update_colors() {
   t.bounds = cloud.bounds;
   t.up_axis = up == UpAxis::kZ ? 2 : 1;
   t.streamed = stream.scene != nullptr;
-  t.read_elsewhere =
-      save.job.reads(t.cloud) || picks.job.reads(t.cloud) || measures.job.reads(t.cloud);
+  t.read_elsewhere = save.job.reads(t.cloud) || picks.job.reads(t.cloud) ||
+                     measures.job.reads(t.cloud) || profile.reads(t.cloud);
   if (colors.update(t, *backend, status)) picks.job.forget_positions();  // made from them before
 }
 
@@ -327,7 +332,7 @@ void Viewer::Impl::update_stream() {
   }
   // A color job, a pick or a volume reads the pool: it stays as it is until they are done.
   if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy() ||
-      measures.job.busy())
+      measures.job.busy() || profile.reads(cloud.points.get()))
     return;
   const LodView lod =
       lod_view(view.camera, win.display->width(), win.display->height(), &clips.clip);

@@ -27,6 +27,7 @@
 #include "viewer/panel_marks.h"
 #include "viewer/pick_panel.h"
 #include "viewer/polygon_tool.h"
+#include "viewer/profile_panel.h"
 #include "viewer/render_backend.h"
 #include "viewer/save_panel.h"
 #include "viewer/status_line.h"
@@ -48,6 +49,7 @@ struct Viewer::Impl {
   MeasureState measures;  // the measure tools and the measurements made
   ClipState clips;        // clip boxes and the section (clip_panel.h)
   PolygonTool polygon;    // the polygon selection an export writes within (polygon_tool.h)
+  ProfileState profile;   // the profile tool and its window (profile_panel.h)
   FrameTimes times;
   OpenBox open_box;
   SaveState save;     // the Save section and the save running

@@ -172,6 +172,53 @@ PickResult ViewerTesting::pick(int i) const {
   return i >= 0 && i < p.count ? p.points[i] : PickResult{};
 }
 
+void ViewerTesting::set_profile_tool(bool on) {
+  impl_->profile.choose(on);
+  if (on) impl_->measures.choose(false, impl_->measures.tool);
+}
+std::vector<glm::dvec3>& ViewerTesting::profile_line() {
+  return impl_->profile.line;
+}
+void ViewerTesting::set_profile_width(double width) {
+  impl_->profile.width = width;
+}
+bool ViewerTesting::make_profile() {
+  return impl_->profile.make(impl_->pick_frame(), impl_->status);
+}
+bool ViewerTesting::profile_busy() const {
+  return impl_->profile.job.busy();
+}
+const ProfileCloud* ViewerTesting::profile() const {
+  return impl_->profile.profile.get();
+}
+bool ViewerTesting::profile_window_shown() const {
+  return impl_->profile.profile && impl_->profile.view.open;
+}
+bool ViewerTesting::profile_image_rect(float* x0, float* y0, float* x1, float* y1) const {
+  const ProfileView& v = impl_->profile.view;
+  if (!(v.x1 > v.x0)) return false;
+  *x0 = v.x0, *y0 = v.y0, *x1 = v.x1, *y1 = v.y1;
+  return true;
+}
+const Image& ViewerTesting::profile_image() const {
+  return impl_->profile.view.image;
+}
+const Camera& ViewerTesting::profile_camera() const {
+  return impl_->profile.view.camera;
+}
+std::vector<PickResult> ViewerTesting::profile_picks() const {
+  const ProfileView& v = impl_->profile.view;
+  return std::vector<PickResult>(v.picks, v.picks + v.pick_count);
+}
+ProfileSpan ViewerTesting::profile_span() const {
+  return impl_->profile.span();
+}
+bool ViewerTesting::export_profile(const std::string& path) {
+  return impl_->profile.export_to(path, impl_->status);
+}
+bool ViewerTesting::profile_export_busy() const {
+  return impl_->profile.export_job.busy();
+}
 bool ViewerTesting::set_measure_tool(const std::string& kind) {
   MeasureKind k = MeasureKind::kDistance;
   if (kind.empty()) {

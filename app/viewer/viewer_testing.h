@@ -13,6 +13,7 @@
 #include "engine/io/stream.h"
 #include "engine/measure.h"
 #include "engine/pick.h"
+#include "engine/profile.h"
 #include "engine/renderer.h"
 #include "viewer/layout.h"
 #include "viewer/viewer.h"
@@ -124,6 +125,28 @@ class ViewerTesting : public Viewer {
   size_t measure_pending() const;
   /// The section's "Export all" with `path` typed (.geojson or .csv).
   bool export_measurements(const std::string& path);
+  /// The Profile section (profile_panel.h): its "take clicked points" box (the Measurements'
+  /// tool goes off), the line's vertices, the width field, "Make profile" (false with the reason
+  /// in the status line), whether the extraction runs, and the profile made.
+  void set_profile_tool(bool on);
+  std::vector<glm::dvec3>& profile_line();
+  void set_profile_width(double width);
+  bool make_profile();
+  bool profile_busy() const;
+  /// The profile shown (null: none), and its points in world coordinates.
+  const ProfileCloud* profile() const;
+  /// The Profile window: whether it shows, where its image is (window units; false before it
+  /// was drawn), the image it shows (the renderer's host image), its camera, its picks (points of
+  /// the profile cloud) and the span between two; what Export does with `path` typed, and whether
+  /// it runs.
+  bool profile_window_shown() const;
+  bool profile_image_rect(float* x0, float* y0, float* x1, float* y1) const;
+  const Image& profile_image() const;
+  const Camera& profile_camera() const;
+  std::vector<PickResult> profile_picks() const;
+  ProfileSpan profile_span() const;
+  bool export_profile(const std::string& path);
+  bool profile_export_busy() const;
   /// Point `index`'s attributes as the pick panel lists them (engine/pick.h).
   std::vector<std::pair<std::string, std::string>> point_attributes(uint64_t index) const;
   /// Starts loading files in the background, as the Open box and drag and drop do (with the Open

@@ -248,6 +248,44 @@ TEST(Options, MeasureValues) {
   }
 }
 
+TEST(Options, ProfileValues) {
+  pr::Options o;
+  ASSERT_EQ(parse({"--profile", "-1,-2,-3;4,5,6;7,8.5,9", "--profile-width", "2.5",
+                   "--profile-out", "p.LAZ", "--profile-image", "p.png", "a.las"},
+                  o),
+            0);
+  ASSERT_EQ(o.profile_line.size(), 3u);
+  EXPECT_EQ(o.profile_line[0], glm::dvec3(-1, -2, -3));
+  EXPECT_EQ(o.profile_line[2], glm::dvec3(7, 8.5, 9));
+  EXPECT_EQ(o.profile_width, 2.5);
+  EXPECT_EQ(o.profile_out, "p.LAZ");
+  EXPECT_EQ(o.profile_image, "p.png");
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--profile", "0,0,0", "--profile-width", "1"},
+       "option --profile: needs at least 2 points, got 1"},
+      {{"--profile", "0,0,0;1,x,0", "--profile-width", "1"},
+       "option --profile: 'x' is not a valid number"},
+      {{"--profile", "0,0,0;1,0", "--profile-width", "1"},
+       "option --profile: expected X,Y,Z;X,Y,Z;..."},
+      {{"--profile", "0,0,0;0,0,4", "--profile-width", "1"},
+       "option --profile: points 1 and 2 lie at the same place across the ground"},
+      {{"--profile", "0,0,0;1,0,0", "--profile-width", "0"},
+       "option --profile-width: must be above 0"},
+      {{"--profile", "0,0,0;1,0,0", "--profile-width", "nan"},
+       "option --profile-width: 'nan' is not finite"},
+      {{"--profile", "0,0,0;1,0,0"}, "--profile needs --profile-width"},
+      {{"--profile-width", "3"}, "--profile-width goes with --profile"},
+      {{"--profile", "0,0,0;1,0,0", "--profile-width", "1", "--profile-out", "p.txt"},
+       "option --profile-out: 'p.txt' ends in neither .las, .laz nor .csv"},
+      {{"--profile", "0,0,0;1,0,0", "--profile-width", "1", "--headless"},
+       "give either --profile or --headless, not both"},
+  };
+  for (const auto& [args, message] : cases) {
+    const std::string e = usage_error(args);
+    EXPECT_EQ(e.rfind(message, 0), 0u) << "got: " << e << "\nwanted: " << message;
+  }
+}
+
 TEST(Options, StreamingValues) {
   pr::Options o;
   ASSERT_EQ(

@@ -1,0 +1,48 @@
+// A corridor of a streamed survey read at full depth: the octree nodes of COPC files, URLs,
+// folders of them or .vpc surveys whose cubes come within a half width of a polyline across the
+// ground (x, y: COPC files are z up), level by level from the root as far as a point budget
+// allows, read and decoded in parallel into one cloud. What a profile (engine/profile.h) of a
+// survey reads: only the nodes near its line, every level of them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "engine/point_cloud.h"
+
+namespace pr {
+
+struct CorridorRequest {
+  std::vector<glm::dvec2> line;  ///< the polyline across the ground, at least 2 points
+  double half_width = 0.5;       ///< above 0
+  /// At most this many points are read (0: no limit): the levels of the nodes that meet the
+  /// corridor are taken from the root down while their points, with those above, fit.
+  uint64_t point_budget = 0;
+  unsigned threads = 0;  ///< reading threads (0: every core)
+};
+
+struct CorridorStats {
+  uint64_t tiles = 0;     ///< tiles whose bounds meet the corridor
+  uint64_t nodes = 0;     ///< nodes read
+  uint64_t points = 0;    ///< points read
+  int depth = -1;         ///< the deepest level read
+  bool complete = false;  ///< every level of the corridor's nodes was read (the budget held)
+};
+
+/// Whether the segment a-b comes within `distance` of the rectangle [lo, hi] (2D).
+bool segment_near_box(const glm::dvec2& a, const glm::dvec2& b, const glm::dvec2& lo,
+                      const glm::dvec2& hi, double distance);
+
+/// Reads the corridor of `inputs` (what list_survey() takes) into `out` (replaced; positions
+/// relative to the first tile's origin, the attributes any tile has). False with a one-line
+/// message for a bad request, an input that is not a survey of COPC files, a node that cannot be
+/// read, or `cancel` set.
+bool read_corridor(const std::vector<std::string>& inputs, const CorridorRequest& request,
+                   PointCloud* out, CorridorStats* stats, std::string* error,
+                   const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace pr
