@@ -12,7 +12,9 @@
 #include <thread>
 
 #include "engine/frame_stats.h"
+#include "engine/scenes.h"
 #include "progress_bar.h"
+#include "startup.h"
 
 namespace pr {
 
@@ -63,6 +65,13 @@ std::string vec_text(const glm::dvec3& v) {
   return s;
 }
 
+/// A procedural scene (y up, x right, z forward) as survey files hold points: x east, y north,
+/// z up; (x, y, z) -> (x, z, y) shows the same image from the same view, not mirrored.
+void scene_to_z_up(PointCloud& cloud) {
+  for (Float3& p : cloud.positions) std::swap(p.y, p.z);
+  std::swap(cloud.origin.y, cloud.origin.z);
+}
+
 /// The conversion on a thread of its own, SIGINT and SIGTERM blocked there (the threads it starts
 /// inherit that), so that the signals reach the main thread and no reader or writer of the
 /// conversion sees an interrupted system call.
@@ -90,7 +99,13 @@ struct Worker {
     }
     thread = std::thread([this, &o, co, progress, result] {
       try {
-        ok = convert_point_clouds(o.files, o.convert, co, progress, result, &error);
+        if (o.files.empty()) {  // --scene: the procedural scene, written z up
+          PointCloud cloud = make_scene(o.scene, o.points.value_or(kDefaultScenePoints));
+          scene_to_z_up(cloud);
+          ok = save_point_cloud(cloud, o.convert, co, progress, result, &error);
+        } else {
+          ok = convert_point_clouds(o.files, o.convert, co, progress, result, &error);
+        }
       } catch (const std::bad_alloc&) {
         error = o.convert + ": out of memory while converting";
       } catch (const std::exception& e) {

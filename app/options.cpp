@@ -600,7 +600,8 @@ void check_extras(const CLI::App& app) {
 void check_combinations(const Options& o) {
   if (o.info && o.files.empty()) bad("--info needs at least one FILE");
   if (o.json && !o.info) bad("--json goes with --info");
-  if (!o.convert.empty() && o.files.empty()) bad("--convert needs at least one FILE");
+  if (!o.convert.empty() && o.files.empty() && o.scene.empty())
+    bad("--convert needs at least one FILE, or --scene NAME");
   if (!o.convert.empty() && (o.info || o.headless))
     bad(std::string("give either --convert or ") + (o.info ? "--info" : "--headless") +
         ", not both");

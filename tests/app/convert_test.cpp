@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/scenes.h"
 #include "pointraster_bin.h"
 #include "testdata.h"
 
@@ -226,6 +227,29 @@ TEST(Convert, AnE57FileToLasAndLaz) {
     EXPECT_EQ(j["points"].get<uint64_t>(), points) << name;
     EXPECT_FALSE(j.contains("copc")) << name;
   }
+  fs::remove_all(d);
+}
+
+// --scene instead of FILEs: the procedural scene written z up (its y, up, becomes z): the file's
+// bounds are the scene's with y and z swapped, on the output's grid.
+TEST(Convert, AProceduralSceneIsWrittenZUp) {
+  const fs::path d = scratch("scene");
+  const fs::path out = d / "terrain.copc.laz";
+  const Outcome r = run(
+      {"--convert", out.string(), "--scene", "terrain", "--points", "60000", "--threads", "2"}, d);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json j = info_json(out, d);
+  EXPECT_EQ(j["points"].get<uint64_t>(), 60000u);
+  ASSERT_TRUE(j.contains("copc"));
+  const pr::Bounds b = pr::make_scene("terrain", 60000).world_bounds();
+  const double lo[3] = {b.min.x, b.min.z, b.min.y}, hi[3] = {b.max.x, b.max.z, b.max.y};
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_NEAR(j["bounds_min"][a].get<double>(), lo[a], 1e-3) << a;
+    EXPECT_NEAR(j["bounds_max"][a].get<double>(), hi[a], 1e-3) << a;
+  }
+  const Outcome none = run({"--convert", (d / "x.las").string()}, d);
+  EXPECT_EQ(none.rc, 2);
+  EXPECT_NE(none.err.find("--scene"), std::string::npos) << none.err;
   fs::remove_all(d);
 }
 
