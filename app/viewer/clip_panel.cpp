@@ -61,7 +61,7 @@ std::array<glm::dvec3, kHandles> handles_of(const ClipBox& b) {
 /// counterclockwise on the screen positive, in (-180, 180].
 double screen_turn(double cx, double cy, double x0, double y0, double x1, double y1) {
   const double a0 = std::atan2(-(y0 - cy), x0 - cx), a1 = std::atan2(-(y1 - cy), x1 - cx);
-  double d = (a1 - a0) * 180.0 / 3.14159265358979323846;
+  double d = glm::degrees(a1 - a0);
   while (d > 180.0) d -= 360.0;
   while (d <= -180.0) d += 360.0;
   return d;
@@ -102,7 +102,7 @@ bool box_from_rectangle(const Camera& camera, const RenderSettings& rs, const Im
   b.centre = mid + e1 * (0.5 * (lo1 + hi1)) + e2 * (0.5 * (lo2 + hi2));
   b.size =
       z_up ? glm::dvec3(hi1 - lo1, hi2 - lo2, height) : glm::dvec3(hi1 - lo1, height, hi2 - lo2);
-  b.yaw = yaw * 180.0 / 3.14159265358979323846;
+  b.yaw = glm::degrees(yaw);
   *out = b;
   return true;
 }
@@ -260,12 +260,8 @@ void ClipState::section_across_view(const Camera& camera, const Bounds& bounds) 
 
 void ClipState::update(const PickState& picks, bool measuring, const Bounds& bounds,
                        StatusLine& status) {
-  if (picks.picked == seen_picks_) return;
-  seen_picks_ = picks.picked;
-  if (!three_points || measuring || picks.count == 0) return;
-  const glm::dvec3 p = picks.points[picks.count - 1].world;
-  if (!section_picks.empty() && section_picks.back() == p) return;  // a double click's second
-  section_picks.push_back(p);
+  const std::optional<glm::dvec3> p = picks.newest_since(&seen_picks_);
+  if (!p || !three_points || measuring || !take_vertex(section_picks, *p)) return;
   if (section_picks.size() < 3) {
     status.set("section: point " + std::to_string(section_picks.size()) + " of 3", false);
     return;

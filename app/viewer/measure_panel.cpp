@@ -170,12 +170,9 @@ void MeasureState::update(const PickState& picks, const PickFrame& f, StatusLine
       items.push_back({std::move(done), true});
     }
   }
-  if (picks.picked == seen_picks) return;
-  seen_picks = picks.picked;
-  if (!active || picks.count == 0) return;
-  const glm::dvec3 p = picks.points[picks.count - 1].world;
-  // A double click's second press picks the same point again: taken once.
-  if (pending.empty() || pending.back() != p) pending.push_back(p);
+  const std::optional<glm::dvec3> p = picks.newest_since(&seen_picks);
+  if (!p || !active) return;
+  take_vertex(pending, *p);
   int lo = 0, hi = 0;
   measure_point_count(tool, &lo, &hi);
   if ((hi && int(pending.size()) >= hi) || (finish_after_pick && int(pending.size()) >= lo))

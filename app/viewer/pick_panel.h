@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "engine/camera.h"
 #include "engine/pick.h"
@@ -27,6 +28,14 @@ struct PickFrame {
   ImageRect area;  ///< where the image shows in the window (clicks come in window units)
 };
 
+/// Appends `p` to a tool's vertices unless it repeats the last one (a double click's second
+/// press picks the same point again); true when appended.
+inline bool take_vertex(std::vector<glm::dvec3>& vertices, const glm::dvec3& p) {
+  if (!vertices.empty() && vertices.back() == p) return false;
+  vertices.push_back(p);
+  return true;
+}
+
 struct PickState {
   PickResult points[2];
   int count = 0;
@@ -45,6 +54,14 @@ struct PickState {
   uint64_t picked = 0;   ///< points picked so far (the measure tools take each new one)
 
   void clear() { count = 0; }
+  /// The newest pick's world point when a point was picked since `*seen` (which moves on to
+  /// now): how the tools that take picks as vertices (measure, section, profile) see each one.
+  std::optional<glm::dvec3> newest_since(uint64_t* seen) const {
+    if (picked == *seen) return std::nullopt;
+    *seen = picked;
+    if (count == 0) return std::nullopt;
+    return points[count - 1].world;
+  }
   /// A third pick starts again.
   void add(const PickResult& r) {
     if (count == 2) count = 0;

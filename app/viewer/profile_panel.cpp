@@ -66,13 +66,8 @@ void ProfileState::update(const PickState& picks, const std::shared_ptr<const Po
   if (streamed && survey != *surveyed) survey = *surveyed;
   if (!streamed) survey.clear();
   survey_budget = budget;
-  if (picks.picked != seen_picks) {
-    seen_picks = picks.picked;
-    if (active && picks.count > 0) {
-      const glm::dvec3 p = picks.points[picks.count - 1].world;
-      if (line.empty() || line.back() != p) line.push_back(p);
-    }
-  }
+  if (const std::optional<glm::dvec3> p = picks.newest_since(&seen_picks); p && active)
+    take_vertex(line, *p);
   ProfileMade made;
   if (job.take(&made)) {
     job_source = nullptr;
