@@ -50,10 +50,7 @@ TEST(ClipParity, ScenesStoragesEffects) {
     // Over 2^20 points, so that the GPU culls batches (kGpuMinCullPoints).
     const PointCloud cloud = make_scene(scene, 1500000, 7);
     for (int variant = 0; variant < 4; ++variant) {
-      RenderOptions o;
-      o.compact = variant >= 2;
-      o.sort = variant % 2 ? Toggle::kOn : Toggle::kOff;
-      o.occlusion = variant == 1 ? Toggle::kOn : Toggle::kAuto;
+      const RenderOptions o = test::storage_variant(variant);
       CpuRenderer cpu(0);
       ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, o));
       const Camera first = scene_camera(scene, cloud);

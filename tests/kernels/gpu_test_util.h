@@ -44,6 +44,17 @@ inline size_t count_diff(const Image& a, const Image& b, std::string* first) {
   return n;
 }
 
+/// The storages the parity tests run through, variant 0 - 3: float in its own order, float
+/// sorted with occlusion culling on, compact in its own order, compact sorted (occlusion kAuto
+/// but for variant 1).
+inline RenderOptions storage_variant(int variant) {
+  RenderOptions o;
+  o.compact = variant >= 2;
+  o.sort = variant % 2 ? Toggle::kOn : Toggle::kOff;
+  o.occlusion = variant == 1 ? Toggle::kOn : Toggle::kAuto;
+  return o;
+}
+
 /// Both renderers in the options `o`, holding `cloud` (check with ASSERT_NO_FATAL_FAILURE).
 inline void set_both(CpuRenderer& cpu, Renderer& gpu, const PointCloud& cloud,
                      const RenderOptions& o) {

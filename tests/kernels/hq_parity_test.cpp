@@ -25,10 +25,7 @@ TEST(HqParity, ScenesStoragesCamerasPointSizes) {
     PointCloud cloud = make_scene(scene, 1500000, 3);
     for (size_t i = 0; i < cloud.size(); i += 2) cloud.colors[i] = rgba(250, 30, 40);
     for (int variant = 0; variant < 4; ++variant) {
-      RenderOptions o;
-      o.compact = variant >= 2;
-      o.sort = variant % 2 ? Toggle::kOn : Toggle::kOff;
-      o.occlusion = variant == 1 ? Toggle::kOn : Toggle::kAuto;
+      const RenderOptions o = test::storage_variant(variant);
       CpuRenderer cpu(0);
       ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, o));
       int differs = 0;
