@@ -22,18 +22,7 @@ import sys
 
 import numpy as np
 
-failures = []
-passed = 0
-
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failures.append(name)
-        print(f"FAIL {name} {detail}")
+from check_log import check, summary
 
 
 def close(a, b, rel=1e-9, abs_=1e-9):
@@ -227,8 +216,7 @@ def main():
     ply, square = check_cloud(a.pointraster, a.workdir)
     check_export(a.pointraster, a.workdir, ply, square)
     check_errors(a.pointraster, ply)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

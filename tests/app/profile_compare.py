@@ -23,19 +23,9 @@ import sys
 import laspy
 import numpy as np
 
-failures = []
-passed = 0
+from check_log import check, summary
+
 EPS = 1e-4  # the float positions' error, well above it
-
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failures.append(name)
-        print(f"FAIL {name} {detail}")
 
 
 def run(binary, args):
@@ -262,8 +252,7 @@ def main():
     check_profile(a.pointraster, a.workdir, src_path, src)
     check_survey(a.pointraster, a.workdir, np.random.default_rng(6))
     check_errors(a.pointraster, a.workdir, src_path)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":
