@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "engine/annotation.h"    // Annotation
 #include "engine/camera.h"        // Projection, StandardView
+#include "engine/camera_path.h"   // CameraPath
 #include "engine/clip.h"          // Clip
 #include "engine/clip_polygon.h"  // ClipPolygon
 #include "engine/colorize.h"      // Colormap
@@ -104,6 +106,18 @@ struct Options {
   /// --clip-polygon X,Y;X,Y;...: a vertical prism over a polygon in world XY that --convert (and
   /// the viewer's Save, as its export selection) writes the points of, within the clip.
   std::optional<ClipPolygon> clip_polygon;
+  /// --annotation (repeatable): a title and text at a world point (engine/annotation.h).
+  std::vector<Annotation> annotations;
+  /// --camera-path "X,Y,Z,YAW,PITCH;...": keyframes at equal times over --duration SECONDS.
+  CameraPath camera_path;
+  std::optional<double> duration;
+  /// --video OUT: the camera path rendered to OUT (.mp4, or PNG frames), at --fps.
+  std::string video;
+  std::optional<int> fps;
+  /// --save-view OUT.json: the scene of these inputs and options written (docs/SCENE.md).
+  std::string save_view;
+  /// A FILE ending in .json: the scene file these options were read from (empty: none).
+  std::string scene_file;
 };
 
 /// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2
