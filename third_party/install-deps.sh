@@ -8,7 +8,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3 python3-venv python3-pip
       libsdl2-dev libglm-dev libimgui-dev libstb-dev libgl-dev libgl1-mesa-dri
       libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth clang libpugixml-dev
-      libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev)
+      libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

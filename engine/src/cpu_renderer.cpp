@@ -183,6 +183,16 @@ CpuRenderer::CpuRenderer(unsigned threads) : threads_(threads == 0 ? default_thr
 
 CpuRenderer::~CpuRenderer() = default;
 
+FrameMemory CpuRenderer::frame_memory(const RenderSettings& s) const {
+  FrameMemory m;
+  // A key (8 bytes) and the image's color (4) a pixel, the depth image (4) and the high-quality
+  // splats' accumulators (16) when asked for, and a byte for the occupancy tiles and the Hi-Z.
+  m.host_bytes_per_pixel = 8 + 4 + 1 + (s.want_depth ? 4 : 0) + (s.hq ? 16 : 0);
+  // Pixels are indexed with 32 bits, ~0 marking a point that draws nothing.
+  m.max_pixels = std::numeric_limits<uint32_t>::max() - 1;
+  return m;
+}
+
 size_t CpuRenderer::memory_bytes() const {
   size_t bins = bins_.capacity() * sizeof(bins_[0]);
   for (const auto& v : bins_) bins += v.capacity() * sizeof(BinEntry);
@@ -639,11 +649,11 @@ void CpuRenderer::resolve(const RenderSettings& s, Image& out, bool hq) {
   float* depth = s.want_depth ? out.depth.data() : nullptr;
   uint64_t* acc = hq ? hq_acc_.data() : nullptr;
   if (s.edl) {  // engine/edl.h: colors from the keys and their neighbours, then the clear
-    resolve_edl(keys_.data(), tile_dirty_.data(), s.width, s.height, kTile, tiles_x_, tiles_y_,
+    resolve_edl(keys_.data(), tile_dirty_.data(), keys_w_, keys_h_, kTile, tiles_x_, tiles_y_,
                 edl_params(s.edl_strength, s.edl_radius), s.background, acc, rgba, depth, threads_);
     return;
   }
-  resolve_tiles(keys_.data(), tile_dirty_.data(), s.width, s.height, tiles_x_, tiles_y_,
+  resolve_tiles(keys_.data(), tile_dirty_.data(), keys_w_, keys_h_, tiles_x_, tiles_y_,
                 s.background, acc, rgba, depth, threads_);
 }
 
@@ -655,14 +665,14 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   if (!make_clip_params(s.clip, cloud_ ? cloud_->origin : glm::dvec3(0.0), &clip_, error))
     return false;
   Stopwatch sw;
-  size_buffers(s.width, s.height);
+  size_buffers(out.width, out.height);  // the region's size when there is one
   stats.clear_ms = sw.ms();
 
   const PointCloud* cloud = cloud_;
   const uint64_t count = effective_count(cloud ? cloud->size() : 0, s.point_count);
   stats.points_drawn = count;
-  const ProjParams p = camera.params(s.width, s.height, cloud ? cloud->origin : glm::dvec3(0.0),
-                                     frame_point_size(s));
+  const ProjParams p =
+      frame_params(camera, s, cloud ? cloud->origin : glm::dvec3(0.0), frame_point_size(s));
   prepare_sizes(s, count);
   sw.reset();
   culled_batches_ = 0;
@@ -671,7 +681,7 @@ bool CpuRenderer::render(const Camera& camera, const RenderSettings& s, Image& o
   binned_ = false;
   if (count > 0) {
     const size_t npix = out.pixel_count();
-    const FrameTarget target(&p, keys_.data(), tile_dirty_.data(), s.width, s.height,
+    const FrameTarget target(&p, keys_.data(), tile_dirty_.data(), p.width, p.height,
                              size_t(tiles_x_));
     // 1-pixel points are binned (run_units()) where that pays (bin_frame()); splats take the
     // atomics.

@@ -6,7 +6,8 @@
 #include <cstring>
 
 #include <stb_image.h>
-#include <stb_image_write.h>
+
+#include "engine/png_writer.h"
 
 namespace pr {
 
@@ -22,15 +23,9 @@ void Image::resize(int w, int h, bool with_depth) {
 
 bool write_png_rgba(const std::string& path, const uint32_t* pixels, int width, int height,
                     std::string* error) {
-  if (width <= 0 || height <= 0) {
-    if (error) *error = "cannot write an empty image to " + path;
-    return false;
-  }
-  if (!stbi_write_png(path.c_str(), width, height, 4, pixels, width * 4)) {
-    if (error) *error = "cannot write PNG " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  PngWriter w;
+  return w.open(path, width, height, error) && w.write_rows(pixels, height, error) &&
+         w.finish(error);
 }
 
 bool write_png(const std::string& path, const Image& img, std::string* error) {

@@ -2,7 +2,8 @@
 
 namespace pr {
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
 #define PR_TARGET_CLONES \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
@@ -13,8 +14,9 @@ namespace {
 
 // The loop for one projection kind: kOrtho is a template parameter, so that the perspective loop
 // is the very loop it would be without orthographic views (no select per point) and the
-// orthographic one skips the division.
-template <bool kOrtho>
+// orthographic one skips the division; kTile: a tile of a larger image, whose origin is
+// subtracted (pixel_coords(), engine/projection.h), which a whole frame skips.
+template <bool kOrtho, bool kTile>
 __attribute__((always_inline)) inline void project_loop(const ProjParams& pp,
                                                         const float* __restrict xyz, size_t n,
                                                         uint32_t* __restrict pix,
@@ -27,8 +29,12 @@ __attribute__((always_inline)) inline void project_loop(const ProjParams& pp,
     to_camera(pp, xyz[3 * j], xyz[3 * j + 1], xyz[3 * j + 2], cx, cy, cz);
     // Exactly project() + to_pixel(), written for the vectorizer (image_factor() unrolled).
     const float f = kOrtho ? pp.ortho : pp.focus / cz;
-    const float px = (cx * f) * pp.scale + pp.cx;
-    const float py = pp.cy - (cy * f) * pp.scale;
+    float px = (cx * f) * pp.scale + pp.cx;
+    float py = pp.cy - (cy * f) * pp.scale;
+    if constexpr (kTile) {
+      px = px - pp.ox;
+      py = py - pp.oy;
+    }
     const int inside = int(cz > pp.near_z) & int(cz < 3.0e38f) & int(px >= 0.0f) & int(px < fw) &
                        int(py >= 0.0f) & int(py < fh);
     // Clamped (NaN to 0) before the conversion so culled points convert harmlessly.
@@ -47,10 +53,17 @@ PR_TARGET_CLONES
 void project_batch(const ProjParams& p_in, const float* __restrict xyz, size_t n,
                    uint32_t* __restrict pix, float* __restrict depth) {
   const ProjParams pp = p_in;  // a local copy: provably not aliased by the outputs
-  if (pp.ortho > 0.0f)
-    project_loop<true>(pp, xyz, n, pix, depth);
-  else
-    project_loop<false>(pp, xyz, n, pix, depth);
+  const bool tile = pp.ox != 0.0f || pp.oy != 0.0f;
+  if (pp.ortho > 0.0f) {
+    if (tile)
+      project_loop<true, true>(pp, xyz, n, pix, depth);
+    else
+      project_loop<true, false>(pp, xyz, n, pix, depth);
+  } else if (tile) {
+    project_loop<false, true>(pp, xyz, n, pix, depth);
+  } else {
+    project_loop<false, false>(pp, xyz, n, pix, depth);
+  }
 }
 
 }  // namespace pr

@@ -75,6 +75,21 @@ class CudaRendererImpl final : public CudaRenderer {
   size_t memory_bytes() const override {
     return cloud_->memory_bytes() + frame_->memory_bytes() + size_dev_cap_ * sizeof(float);
   }
+  /// Device memory: a key (8 bytes), the image (4), the depth (4) and the high-quality splats'
+  /// accumulators (16) when asked for, and a byte for the Hi-Z; host memory: the image and its
+  /// pinned staging copy (4 + 4, twice that with the depth).
+  FrameMemory frame_memory(const RenderSettings& s) const override {
+    FrameMemory m;
+    m.host_bytes_per_pixel = s.want_depth ? 16 : 8;
+    m.device_bytes_per_pixel = 8 + 4 + 1 + (s.want_depth ? 4 : 0) + (s.hq ? 16 : 0);
+    size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) == cudaSuccess)
+      m.device_bytes_free = uint64_t(free) + frame_->memory_bytes();
+    else
+      (void)cudaGetLastError();  // no room known: the tiles are sized by the host's cap alone
+    m.max_pixels = UINT32_MAX;   // the kernels index pixels with 32 bits
+    return m;
+  }
   bool last_batch_counts(BatchCounts* out, std::string* error) const override {
     return frame_->last_batch_counts(out, error);
   }
@@ -203,6 +218,10 @@ class CudaRendererImpl final : public CudaRenderer {
     stats = FrameStats{};
     if (!gl_.registered()) {
       if (error) *error = "render_to_gl: no GL buffer registered";
+      return false;
+    }
+    if (!s.region.empty()) {
+      if (error) *error = "render_to_gl: draws whole frames, not a region";
       return false;
     }
     if (s.width != gl_.width() || s.height != gl_.height()) {

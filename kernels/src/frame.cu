@@ -148,7 +148,7 @@ FramePlan Frame::plan(const DeviceCloud& cloud, const ProjParams& p, const Rende
   // The pixels this frame's points can write (the cloud's box, splats included); the whole image
   // when the box is not known.
   f.reach = cloud.has_boxes() && box_known ? box_pixel_rect(p, cloud.box())
-                                           : PixelRect{0, 0, s.width, s.height};
+                                           : PixelRect{0, 0, p.width, p.height};
   return f;
 }
 
@@ -173,10 +173,12 @@ GraphShape Frame::shape_of(const DeviceCloud& cloud, const FramePlan& plan, cons
 bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSettings& s,
                  const RenderOptions& options, const CudaTuning& tuning, uint32_t* rgba,
                  float* depth, FrameStats& stats, std::string* error, const SizeGrid& size) {
-  // The kernels index pixels with 32 bits (4 G pixels: 51 GB of frame buffers).
-  if (uint64_t(s.width) * uint64_t(s.height) > uint64_t(UINT32_MAX)) {
+  // The kernels index pixels with 32 bits (4 G pixels: 51 GB of frame buffers). A region's frame
+  // is the region's size.
+  const int fw = frame_width(s), fh = frame_height(s);
+  if (uint64_t(fw) * uint64_t(fh) > uint64_t(UINT32_MAX)) {
     if (error)
-      *error = "image of " + std::to_string(s.width) + "x" + std::to_string(s.height) +
+      *error = "image of " + std::to_string(fw) + "x" + std::to_string(fh) +
                " is too large for the GPU renderer (at most 2^32 - 1 pixels)";
     return false;
   }
@@ -189,8 +191,8 @@ bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSet
   }
   const bool occlusion = occlusion_possible(cloud, count, options) &&
                          occlusion_.choose_for_frame(options.occlusion, cloud.points());
-  if (occlusion && !reserve_hiz(s.width, s.height, error)) return false;
-  const ProjParams p = camera.params(s.width, s.height, cloud.origin(), frame_point_size(s));
+  if (occlusion && !reserve_hiz(fw, fh, error)) return false;
+  const ProjParams p = frame_params(camera, s, cloud.origin(), frame_point_size(s));
   if (!make_clip_params(s.clip, cloud.origin(), &clip_, error)) return false;
   // A clip that shows the whole cloud untinted changes nothing: the frame is drawn as one
   // without a clip (no batch tests, no per-point tests).
@@ -264,7 +266,7 @@ cudaError_t Frame::record(cudaEvent_t e, bool capturing) {
 bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePlan& f,
                     const RenderSettings& s, const CudaTuning& tuning, uint32_t* rgba, float* depth,
                     bool capturing, std::string* error) {
-  const size_t npix = size_t(s.width) * size_t(s.height);
+  const size_t npix = size_t(p.width) * size_t(p.height);
   const bool stages = tuning.stage_timing;
   stages_timed_ = stages;
   PR_CUDA_TRY(record(ev_[0], capturing));
@@ -284,8 +286,8 @@ bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePl
   drawn.size = size_;
   HizView hiz;
   hiz.words = hiz_;
-  hiz.width = s.width;
-  hiz.height = s.height;
+  hiz.width = p.width;
+  hiz.height = p.height;
   last_flags_ = nullptr;
   if (f.cull && !enqueue_box_tests(cloud, p, f, hiz, drawn, error)) return false;
   if (!enqueue_raster(cloud, p, f, hiz, drawn, error)) return false;
@@ -394,14 +396,14 @@ bool Frame::enqueue_hq(const DeviceCloud& cloud, const ProjParams& p, const Draw
 /// (`stages`): no dependent launch.
 bool Frame::enqueue_resolve(const RenderSettings& s, const PixelRect& reach, bool hq,
                             uint32_t* rgba, float* depth, bool stages, std::string* error) {
+  const int fw = frame_width(s), fh = frame_height(s);
   if (s.edl || hq) {
     const EdlParams e = edl_params(s.edl_strength, s.edl_radius);
-    PR_CUDA_TRY(launch_resolve_shaded(keys_, s.width, s.height, reach, s.edl ? &e : nullptr,
+    PR_CUDA_TRY(launch_resolve_shaded(keys_, fw, fh, reach, s.edl ? &e : nullptr,
                                       hq ? hq_acc_ : nullptr, s.background, rgba, depth, stream_));
     return true;
   }
-  launch_resolve(keys_, s.width, s.height, reach, s.background, rgba, depth, stream_,
-                 pdl_ && !stages);
+  launch_resolve(keys_, fw, fh, reach, s.background, rgba, depth, stream_, pdl_ && !stages);
   PR_CUDA_TRY(cudaGetLastError());  // the resolve launch
   return true;
 }

@@ -43,6 +43,7 @@ class CpuRenderer final : public Renderer {
   bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
                      std::string* error) override;
   size_t memory_bytes() const override;
+  FrameMemory frame_memory(const RenderSettings& settings) const override;
   /// Whether the current cloud is drawn from its compact form (RenderOptions::compact at its
   /// set_cloud(), which encodes it with build_compact(), in Morton order exactly when
   /// wants_spatial_sort() says so): frames decode the words batch by batch with box culling,

@@ -139,7 +139,8 @@ PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double
   const double F = edge_divisor(p, cc, ch, dc, dh);
   const double M = 1.0;
   const double W = double(p.width), H = double(p.height);
-  const double px0 = double(p.cx), py0 = double(p.cy);
+  // The centre in this frame's pixels (a tile's: less its origin, exact in double).
+  const double px0 = double(p.cx) - double(p.ox), py0 = double(p.cy) - double(p.oy);
   // max over the box of alpha * c.x (or c.y) + beta * d
   auto max_form = [&](int axis, double alpha, double beta) {
     return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh;
@@ -155,8 +156,9 @@ PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double
 /// tests: in front of the near plane, not beyond 1e30, and its pixel more than M pixels inside
 /// the image. The dual of box_may_draw() (conservative the other way: false when unsure), with the
 /// same camera box: its smallest z must exceed near_z, and each edge's linear form must have the
-/// right sign over the whole box (its maximum below zero), with M = 1 pixel plus 4e-6 of the image
-/// size for the rounding of the division and the products. A renderer may then skip those tests
+/// right sign over the whole box (its maximum below zero), with M = 1 pixel plus 4e-6 of the whole
+/// image's size (a tile's too: ProjParams::ox, oy) for the rounding of the division and the
+/// products. A renderer may then skip those tests
 /// for the box's points and take int(px), int(py) as their pixel: project_to_pixel() would give
 /// the same pixel (its clamp does nothing there). Not for points outside the box (NaN ones among
 /// them). Written so that NaN anywhere answers false.
@@ -169,8 +171,9 @@ PR_HD bool box_surely_inside(const ProjParams& p, const double lo_in[3], const d
   double dc, dh;
   const double F = edge_divisor(p, cc, ch, dc, dh);
   const double W = double(p.width), H = double(p.height);
-  const double M = 1.0 + 4e-6 * (W + H);
-  const double px0 = double(p.cx), py0 = double(p.cy);
+  // The rounding grows with the whole image's size (2 cx + 2 cy; a tile's W + H is less).
+  const double M = 1.0 + 4e-6 * (2.0 * (double(p.cx) + double(p.cy)));
+  const double px0 = double(p.cx) - double(p.ox), py0 = double(p.cy) - double(p.oy);
   auto max_form = [&](int axis, double alpha, double beta) {
     return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh;
   };
@@ -215,7 +218,8 @@ inline bool box_corners_in_view(const ProjParams& p, const PointBox& b) {
           double(p.r[3 * i]) * d[0] + double(p.r[3 * i + 1]) * d[1] + double(p.r[3 * i + 2]) * d[2];
     if (!(q[2] > double(p.near_z) * 1.01 + 1e-3 && q[2] < 1e30)) return false;
     const double dv = ortho ? 1.0 : q[2];  // the divisor: c.z, or 1 in an orthographic view
-    const double px = q[0] * F / dv + double(p.cx), py = double(p.cy) - q[1] * F / dv;
+    const double px = q[0] * F / dv + (double(p.cx) - double(p.ox));
+    const double py = (double(p.cy) - double(p.oy)) - q[1] * F / dv;
     if (!(px >= M && px <= double(p.width) - M && py >= M && py <= double(p.height) - M))
       return false;
   }
@@ -266,7 +270,8 @@ PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const 
     const double y = c & 2 ? cc[1] + ch[1] : cc[1] - ch[1];
     const double z = c & 4 ? zhi : zlo;
     const double d = ortho ? 1.0 : z;  // the divisor: c.z, or 1 in an orthographic view
-    const double px = x * F / d + double(p.cx), py = double(p.cy) - y * F / d;
+    const double px = x * F / d + (double(p.cx) - double(p.ox));
+    const double py = (double(p.cy) - double(p.oy)) - y * F / d;
     // Finite when v - v is zero (NaN and infinities give NaN).
     finite = finite && px - px == 0.0 && py - py == 0.0;
     xmin = px < xmin ? px : xmin;

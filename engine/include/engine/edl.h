@@ -54,6 +54,19 @@ inline EdlParams edl_params(float strength, float radius) {
   return e;
 }
 
+/// How far the neighbours of `e` lie from a pixel, in whole pixels along either axis: a pixel's
+/// shade reads the keys up to this far (a tile of a larger image is drawn this much wider,
+/// engine/tiled_render.h).
+inline int edl_reach(const EdlParams& e) {
+  int r = 0;
+  for (int i = 0; i < e.n; ++i) {
+    const int ax = e.dx[i] < 0 ? -e.dx[i] : e.dx[i], ay = e.dy[i] < 0 ? -e.dy[i] : e.dy[i];
+    r = ax > r ? ax : r;
+    r = ay > r ? ay : r;
+  }
+  return r;
+}
+
 /// L(d) of a key's depth (see above): its float bits minus 127 * 2^23.
 PR_HD int32_t edl_log2_fixed(uint64_t key) {
   return int32_t(uint32_t(key >> 32)) - (int32_t(127) << 23);

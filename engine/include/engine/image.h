@@ -17,7 +17,8 @@ struct Image {
   size_t pixel_count() const { return size_t(width) * size_t(height); }
 };
 
-/// Writes `img` as PNG. Returns false and fills `error` on failure.
+/// Writes `img` as PNG (RGBA8, through engine/png_writer.h). Returns false and fills `error` on
+/// failure (a file begun is removed).
 bool write_png(const std::string& path, const Image& img, std::string* error);
 /// Writes raw RGBA8 rows (top first) as PNG.
 bool write_png_rgba(const std::string& path, const uint32_t* pixels, int width, int height,

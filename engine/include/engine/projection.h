@@ -54,6 +54,12 @@ struct ProjParams {
   /// Orthographic: image-plane units per world unit (2 / the view's height in world units);
   /// 0 for the perspective projection.
   float ortho;
+  /// Where this frame lies in a larger image (a tile, engine/tiled_render.h): scale, cx and cy
+  /// are the whole image's, and the whole image's pixel (px, py) is this frame's
+  /// (px - ox, py - oy); width and height are this frame's. Whole numbers, exact in float; 0 for
+  /// a frame that is the whole image (x - 0 is x for every float, so its pixels are the bits they
+  /// always were).
+  float ox = 0.0f, oy = 0.0f;
 };
 
 /// The factor a camera-space x or y is multiplied by to give image-plane u or w: focus / c.z in
@@ -136,18 +142,26 @@ PR_HD Projected project(const ProjParams& p, float x, float y, float z) {
   return o;
 }
 
-/// Pixel coordinates (not yet truncated) of a projected point: px = u s + W/2, py = H/2 - w s.
+/// Pixel coordinates (not yet truncated) of a projected point: px = u s + W/2, py = H/2 - w s,
+/// less the frame's origin in the whole image (ProjParams::ox, oy).
+///
+/// A tile draws exactly the whole image's pixels: the whole image's float px is computed as
+/// ever, and subtracting a whole number ox <= px (both multiples of px's ulp, which is at most 1
+/// below 2^24, the difference no larger than px) is exact, so int(px - ox) = int(px) - ox for
+/// every point that lands in the tile. For a point outside it the subtraction rounds
+/// monotonically and gives 0 only for px == ox, so the image tests (px - ox >= 0, px - ox < w)
+/// decide as px >= ox and px < ox + w would.
 PR_HD void pixel_coords(const ProjParams& p, const Projected& q, float& px, float& py) {
-  px = q.u * p.scale + p.cx;
-  py = p.cy - q.w * p.scale;
+  px = (q.u * p.scale + p.cx) - p.ox;
+  py = (p.cy - q.w * p.scale) - p.oy;
 }
 
 /// Pixel that image-plane point (u, w) falls in; false when outside the image (or NaN). A point
 /// exactly on the left/top edge (px == 0) is inside, exactly on the right/bottom edge (px == W)
 /// is outside: pixel i covers [i, i+1).
 PR_HD bool to_pixel(const ProjParams& p, float u, float w, int& ix, int& iy) {
-  const float px = u * p.scale + p.cx;
-  const float py = p.cy - w * p.scale;
+  const float px = (u * p.scale + p.cx) - p.ox;
+  const float py = (p.cy - w * p.scale) - p.oy;
   // Written so that NaN fails every test.
   if (!(px >= 0.0f && px < float(p.width) && py >= 0.0f && py < float(p.height))) return false;
   ix = int(px);

@@ -50,8 +50,16 @@ struct RenderOptions {
   bool operator==(const RenderOptions&) const = default;
 };
 
+/// A rectangle of an image's pixels, [x, x + width) x [y, y + height): the part of the image a
+/// frame draws (RenderSettings::region). Empty (no pixel): the whole image.
+struct ImageRegion {
+  int x = 0, y = 0, width = 0, height = 0;
+  bool empty() const { return width <= 0 || height <= 0; }
+  bool operator==(const ImageRegion&) const = default;
+};
+
 struct RenderSettings {
-  int width = 1280;
+  int width = 1280;  ///< the image's size in pixels (the whole image's, with a region)
   int height = 720;
   int point_size = 1;  ///< square splat side in pixels, >= 1
   /// Adaptive point size (engine/point_size.h): each point's square as wide as the spacing of the
@@ -76,6 +84,38 @@ struct RenderSettings {
   /// nothing (and are not picked), highlighted ones draw tinted; the same image on both
   /// renderers. Inactive (the default): every point draws.
   Clip clip;
+  /// A part of the width x height image (a tile, engine/tiled_render.h), or empty: the whole
+  /// image. render() then draws an image of the region's size whose pixel (x, y) is the whole
+  /// image's pixel (region.x + x, region.y + y), computed with the whole image's projection
+  /// (ProjParams::ox, oy): the same bits, except that a point whose centre pixel lies outside the
+  /// region draws nothing, so squares and eye-dome lighting differ near the region's edges
+  /// (tiled_render.h draws each tile with a margin for them). The region must lie in the image.
+  /// A pick (Renderer::pick_window(), engine/pick.h) ignores it: it reads the whole image.
+  ImageRegion region;
+};
+
+/// The size of the image a frame draws: the region's when there is one, else width x height.
+inline int frame_width(const RenderSettings& s) {
+  return s.region.empty() ? s.width : s.region.width;
+}
+inline int frame_height(const RenderSettings& s) {
+  return s.region.empty() ? s.height : s.region.height;
+}
+
+/// The projection of a frame drawn with `s`: the whole image's (Camera::params()), moved to the
+/// region's origin and cut to its size when there is one.
+ProjParams frame_params(const Camera& camera, const RenderSettings& s, const glm::dvec3& origin,
+                        int point_size);
+
+/// What the frame buffers of a renderer take, to size the tiles of a large image
+/// (engine/tiled_render.h).
+struct FrameMemory {
+  uint64_t host_bytes_per_pixel = 0;    ///< host memory a pixel of a frame takes (its image too)
+  uint64_t device_bytes_per_pixel = 0;  ///< device memory a pixel takes (0: no device)
+  /// Device memory a frame may take now: what is free plus what the frame buffers hold (they are
+  /// freed for a frame of another size); 0 without a device or when it is not known.
+  uint64_t device_bytes_free = 0;
+  uint64_t max_pixels = 0;  ///< the most pixels a frame may have
 };
 
 struct PickWindow;   // engine/pick.h
@@ -139,6 +179,8 @@ class Renderer {
                       FrameStats& stats, std::string* error) = 0;
   /// Bytes this renderer holds for the cloud and framebuffers (device memory for the GPU).
   virtual size_t memory_bytes() const = 0;
+  /// What a frame drawn with `settings` takes a pixel, and the room there is for one.
+  virtual FrameMemory frame_memory(const RenderSettings& settings) const = 0;
   /// Whether the current cloud is stored in compact form.
   virtual bool compact_active() const = 0;
   /// A pick's pass where the renderer holds the cloud: fills `window` (engine/pick.h: the pixels
@@ -167,8 +209,9 @@ class Renderer {
 std::unique_ptr<Renderer> make_cpu_renderer(unsigned threads = 0);
 
 /// The start every render() shares: resets `stats`, refuses a negative size (kError with
-/// "negative image size"), sizes `out` for the frame (with depth when asked for). kEmpty: the
-/// image has no pixel (a minimized window), which is no error, just nothing to draw.
+/// "negative image size") and a region outside the image, sizes `out` for the frame (the
+/// region's size when there is one; with depth when asked for). kEmpty: the image has no pixel (a
+/// minimized window), which is no error, just nothing to draw.
 enum class FrameStart { kDraw, kEmpty, kError };
 FrameStart begin_frame(const RenderSettings& settings, Image& out, FrameStats& stats,
                        std::string* error);
