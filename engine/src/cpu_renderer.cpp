@@ -282,10 +282,12 @@ void CpuRenderer::run_units(size_t units, const uint32_t* list, const FrameTarge
 
 template <class VisibleFn, class FootprintFn, class UnitFn>
 void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t stored_points,
-                               const FrameTarget& t, bool binned, VisibleFn visible,
+                               const FrameTarget& t, bool binned, bool hq, VisibleFn visible,
                                FootprintFn footprint, UnitFn unit) {
+  // No occlusion culling with high-quality splats: a hidden batch's points may still lie within
+  // kHqDepthRange of the depths in front of them, and their colors belong in the averages.
   const bool occl =
-      options_.culling && occlusion_.choose_for_frame(options_.occlusion, stored_points);
+      !hq && options_.culling && occlusion_.choose_for_frame(options_.occlusion, stored_points);
   occlusion_ran_ = occl;
   HizView last;  // the last run's Hi-Z, when it is of this image size
   if (occl && hiz_w_ == p.width && hiz_h_ == p.height) {
@@ -578,7 +580,7 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
     }
   };
   draw_batches(
-      p, cc.batches.size(), total_points, t, binned,
+      p, cc.batches.size(), total_points, t, binned, hq,
       [&](size_t bi) {
         return (!cull || compact_box_may_draw(p, cc.batches[bi])) &&
                (!clip || clip_box_class(*clip, cc.batches[bi]) != kClipHidden);
@@ -612,7 +614,7 @@ void CpuRenderer::raster_plain(const ProjParams& p, const FrameTarget& t, uint64
                   emit, test);
     };
     draw_batches(
-        p, boxes_.size(), total_points, t, binned,
+        p, boxes_.size(), total_points, t, binned, hq,
         [&](size_t bi) {
           return (!cull || box_may_draw(p, boxes[bi])) &&
                  (!clip || clip_box_class(*clip, boxes[bi]) != kClipHidden);

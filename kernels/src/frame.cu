@@ -189,7 +189,9 @@ bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSet
     occlusion_.report(*hidden_host_, 0);
     hidden_pending_ = false;
   }
-  const bool occlusion = occlusion_possible(cloud, count, options) &&
+  // No occlusion culling with high-quality splats: a hidden batch's points may still lie within
+  // kHqDepthRange of the depths in front of them, and their colors belong in the averages.
+  const bool occlusion = !s.hq && occlusion_possible(cloud, count, options) &&
                          occlusion_.choose_for_frame(options.occlusion, cloud.points());
   if (occlusion && !reserve_hiz(fw, fh, error)) return false;
   const ProjParams p = frame_params(camera, s, cloud.origin(), frame_point_size(s));

@@ -200,5 +200,54 @@ TEST(HqSplat, BlendsOnlyTheFrontSurface) {
     }
 }
 
+/// A batch behind a surface that covers its whole footprint is what occlusion culling skips, but
+/// its points within 1% of that surface's depth belong in the averages: a frame with high-quality
+/// splats draws them whatever the occlusion setting.
+TEST(HqSplat, OcclusionCullingKeepsThePointsItBlends) {
+  PointCloud cloud;
+  // A red layer at z = 10 with a point in each pixel of the 64 x 64 image (one batch), and a green
+  // one 0.5% behind it in the middle (the next batch).
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 64; ++j) {
+      cloud.positions.push_back(
+          Float3{(float(i) + 0.5f) / 32.0f - 1.0f, (float(j) + 0.5f) / 32.0f - 1.0f, 10.0f});
+      cloud.colors.push_back(rgba(200, 0, 0));
+    }
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 64; ++j) {
+      cloud.positions.push_back(
+          Float3{(float(i) - 32.0f) / 100.0f, (float(j) - 32.0f) / 100.0f, 10.05f});
+      cloud.colors.push_back(rgba(0, 200, 0));
+    }
+  Camera cam;
+  cam.position = {0.0, 0.0, 0.0};
+  cam.focus = 10.0;
+  RenderSettings rs;
+  rs.width = 64;
+  rs.height = 64;
+  rs.background = test::kBg;
+  rs.hq = true;
+  RenderOptions off, on;
+  off.occlusion = Toggle::kOff;
+  on.occlusion = Toggle::kOn;
+  CpuRenderer a(2), b(2);
+  a.set_options(off);
+  b.set_options(on);
+  ASSERT_TRUE(a.set_cloud(cloud, nullptr));
+  ASSERT_TRUE(b.set_cloud(cloud, nullptr));
+  const Image want = test::render(a, cam, rs);
+  EXPECT_NE(want.at(32, 32), rgba(200, 0, 0));  // blended with the green points behind
+  EXPECT_EQ(want.at(2, 2), rgba(200, 0, 0));
+  // Twice: the second frame defers the green batch behind the first one's depths.
+  for (int frame = 0; frame < 2; ++frame)
+    EXPECT_EQ(test::render(b, cam, rs).rgba, want.rgba) << "frame " << frame;
+  // Without high-quality splats that batch is hidden, and the image the same as drawn whole.
+  rs.hq = false;
+  const Image plain = test::render(a, cam, rs);
+  test::render(b, cam, rs);
+  EXPECT_EQ(test::render(b, cam, rs).rgba, plain.rgba);
+  EXPECT_GT(b.occluded_batches(), 0u);
+}
+
 }  // namespace
 }  // namespace pr

@@ -152,7 +152,7 @@ class CpuRenderer final : public Renderer {
   // occlusion_ chooses them; unit(bi, emit) draws batch bi.
   template <class VisibleFn, class FootprintFn, class UnitFn>
   void draw_batches(const ProjParams& p, size_t batches, size_t stored_points, const FrameTarget& t,
-                    bool binned, VisibleFn visible, FootprintFn footprint, UnitFn unit);
+                    bool binned, bool hq, VisibleFn visible, FootprintFn footprint, UnitFn unit);
   // What run_units() does with the points: depth-test them at once, bin them first, or (after
   // the depth test) add them to the high-quality splats' accumulators.
   enum class Pass { kDepth, kBinned, kHq };
