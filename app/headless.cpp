@@ -12,6 +12,7 @@
 #include "engine/pick.h"
 #include "startup.h"
 #include "streaming.h"
+#include "tiled_image.h"
 
 namespace pr {
 
@@ -133,21 +134,56 @@ double min_of(const std::vector<double>& v) {
   return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
 }
 
+/// Frame `f` of an image larger than one frame (app/tiled_image.h), drawn tile by tile, its rows
+/// written to `png` (when not empty) as they come. False after the one-line message.
+bool tiled_frame(Renderer& renderer, const Camera& camera, const RenderSettings& rs,
+                 const TilePlan& plan, int f, const std::string& png, FrameTimes& times) {
+  std::string why;
+  TiledTimes t;
+  if (!draw_tiled_image(renderer, camera, rs, plan, png, &t, &why)) {
+    std::fprintf(stderr, "pointraster: frame %d failed: %s\n", f + 1, why.c_str());
+    return false;
+  }
+  times.total.push_back(t.total_ms);
+  times.render.push_back(t.render_ms);
+  std::printf("frame %d: %.1f ms in %d tiles (render %.1f, png %.1f)\n", f + 1, t.total_ms,
+              plan.count(), t.render_ms, t.png_ms);
+  if (!png.empty()) std::printf("wrote %s\n", png.c_str());
+  return true;
+}
+
+/// The frames: whole (--frames, 5 by default), or tiled when one frame of the image does not fit
+/// or --tile says so (--frames, 1 by default), the last one written to --screenshot. False after
+/// the message.
+bool draw_and_write(const Options& o, Renderer& renderer, const Camera& camera,
+                    const RenderSettings& rs, bool gpu, FrameTimes& times) {
+  const TilePlan plan = tiles_for(o, renderer, rs);
+  if (plan.whole()) {
+    Image img;
+    return render_frames(renderer, camera, rs, gpu, o.frames > 0 ? o.frames : 5, img, times) &&
+           write_screenshot(o, img);
+  }
+  std::printf("%s\n", tiles_line(plan, renderer, rs).c_str());
+  const int frames = o.frames > 0 ? o.frames : 1;
+  for (int f = 0; f < frames; ++f)
+    if (!tiled_frame(renderer, camera, rs, plan, f, f + 1 == frames ? o.screenshot : "", times))
+      return false;
+  return true;
+}
+
 /// Draws the frames, then --pick and --screenshot; the exit code.
 int render_and_report(const Options& o, const std::string& mode, Renderer& renderer,
                       const Startup& s) {
   const RenderSettings rs = headless_settings(o);
-  const int frames = o.frames > 0 ? o.frames : 5;
-  Image img;
   FrameTimes times;
-  if (!render_frames(renderer, s.camera, rs, mode == "gpu", frames, img, times)) return 1;
+  if (!draw_and_write(o, renderer, s.camera, rs, mode == "gpu", times)) return 1;
   if (o.pick && !print_pick(o, renderer, s.cloud, s.camera, rs)) return 1;
-  if (!write_screenshot(o, img)) return 1;
   std::printf(
       "summary mode=%s points=%llu width=%d height=%d frames=%d median_ms=%.4f min_ms=%.4f "
       "render_ms=%.4f\n",
       mode.c_str(), (unsigned long long)effective_count(s.cloud.size(), rs.point_count), rs.width,
-      rs.height, frames, median(times.total), min_of(times.total), median(times.render));
+      rs.height, int(times.total.size()), median(times.total), min_of(times.total),
+      median(times.render));
   return 0;
 }
 
@@ -286,23 +322,30 @@ int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) 
   if (const int rc = stream_colors(o, run); rc != 0) return rc;
   double first_ms = 0.0, converged_ms = 0.0;
   if (!stream_until_ready(o, run, first_ms, converged_ms, clock)) return 1;
-  const int frames = o.frames > 0 ? o.frames : 5;
+  // An image larger than one frame is drawn in tiles (draw_and_write()), the pool unchanged
+  // meanwhile.
+  const TilePlan plan = tiles_for(o, renderer, rs);
+  if (!plan.whole()) std::printf("%s\n", tiles_line(plan, renderer, rs).c_str());
+  const int frames = o.frames > 0 ? o.frames : plan.whole() ? 5 : 1;
   Image img;
   FrameTimes times;
   for (int f = 0; f < frames; ++f) {
     if (o.no_wait && f > 0 && !run.step()) return 1;
     if (!run.color_pool()) return 1;
-    if (!render_frames(renderer, run.camera, rs, mode == "gpu", 1, img, times)) return 1;
+    const std::string png = f + 1 == frames ? o.screenshot : "";
+    if (plan.whole() ? !render_frames(renderer, run.camera, rs, mode == "gpu", 1, img, times)
+                     : !tiled_frame(renderer, run.camera, rs, plan, f, png, times))
+      return 1;
   }
   if (o.pick && !print_pick(o, renderer, run.scene.pool(), run.camera, rs)) return 1;
-  if (!write_screenshot(o, img)) return 1;
+  if (plan.whole() && !write_screenshot(o, img)) return 1;
   const StreamStats st = run.scene.stats();
   std::printf(
       "summary mode=%s points=%llu width=%d height=%d frames=%d median_ms=%.4f min_ms=%.4f "
       "render_ms=%.4f lod_nodes=%llu lod_points=%llu bytes_read=%llu first_image_ms=%.1f "
       "converged_ms=%.1f\n",
-      mode.c_str(), (unsigned long long)st.points_drawn, rs.width, rs.height, frames,
-      median(times.total), min_of(times.total), median(times.render),
+      mode.c_str(), (unsigned long long)st.points_drawn, rs.width, rs.height,
+      int(times.total.size()), median(times.total), min_of(times.total), median(times.render),
       (unsigned long long)st.nodes_drawn, (unsigned long long)st.points_drawn,
       (unsigned long long)st.bytes_read, first_ms, converged_ms);
   return 0;

@@ -123,6 +123,15 @@ std::pair<int, int> parse_pixel(const std::string& v) {
   return {x, y};
 }
 
+/// WxH: a tile's size, each 1 to 16384.
+std::pair<int, int> parse_tile(const std::string& v) {
+  const size_t x = v.find_first_of("xX");
+  if (x == std::string::npos) bad("option --tile: expected WxH, got '" + v + "'");
+  const int w = parse_int("--tile", v.substr(0, x), 1, 16384, "W and H must be 1 to 16384");
+  const int h = parse_int("--tile", v.substr(x + 1), 1, 16384, "W and H must be 1 to 16384");
+  return {w, h};
+}
+
 /// `--NAME VALUE` (also `--NAME=VALUE`): `set` converts and stores each value given, in order,
 /// so the last one counts and every one is checked.
 CLI::Option* value(CLI::App& app, const std::string& name, const std::string& type,
@@ -266,6 +275,15 @@ void add_renderer_options(CLI::App& app, Options& o) {
         "the most device memory the GPU's cloud may take (K, M, G\n"
         "suffixes: powers of 1024); larger clouds go compact or to the CPU",
         [&o](const std::string& v) { o.gpu_memory_limit = parse_bytes("--gpu-memory-limit", v); });
+  value(app, "--tile", "WxH",
+        "headless: draw the image in tiles of at most W x H pixels (default:\n"
+        "tiles only where one frame does not fit --tile-memory or the GPU's\n"
+        "free memory); the same image either way",
+        [&o](const std::string& v) { o.tile = parse_tile(v); });
+  value(app, "--tile-memory", "BYTES",
+        "the most host memory one frame's buffers may take before an image is\n"
+        "drawn in tiles (default 512M; K, M, G suffixes)",
+        [&o](const std::string& v) { o.tile_memory = parse_bytes("--tile-memory", v); });
 }
 
 void add_color_options(CLI::App& app, Options& o) {

@@ -61,7 +61,11 @@ struct Options {
   /// --pick X,Y (headless): print the point drawn at pixel (X, Y) of the last frame.
   std::optional<std::pair<int, int>> pick;
   uint64_t gpu_memory_limit = 0;  ///< --gpu-memory-limit BYTES: the GPU cloud's cap (0: none)
-  unsigned threads = 0;           ///< CPU renderer or --convert threads (0 = all cores)
+  /// --tile WxH (headless): the image drawn in tiles of at most W x H (engine/tiled_render.h);
+  /// unset: tiles only where one frame does not fit.
+  std::optional<std::pair<int, int>> tile;
+  uint64_t tile_memory = 0;  ///< --tile-memory BYTES: a frame's host memory (0: 512 MiB)
+  unsigned threads = 0;      ///< CPU renderer or --convert threads (0 = all cores)
   std::optional<bool> vsync;
   std::optional<float> ui_scale;  ///< panel scale; unset: from the display's DPI
   std::vector<std::string> files;

@@ -15,7 +15,8 @@ check() {  # check NAME CONDITION-EXIT-CODE
 "$bin" --help >"$tmp/help" 2>&1; rc=$?
 check "--help exits 0" $((rc != 0))
 for opt in --headless --mode --width --height --scene --points --camera --focus --projection --view \
-  --frames --screenshot --compact --culling --occlusion --sort --binning --gpu-memory-limit; do
+  --frames --screenshot --compact --culling --occlusion --sort --binning --gpu-memory-limit \
+  --tile --tile-memory; do
   grep -q -- "$opt" "$tmp/help"; check "--help lists $opt" $?
 done
 
@@ -280,6 +281,37 @@ all_nodes=$(nodes_of)
 clipped_nodes=$(nodes_of --clip-box 515372,4918345,2330,6,6,30)
 check "a clip box streams fewer nodes ($clipped_nodes of $all_nodes)" \
   $(( ${clipped_nodes:-99} >= ${all_nodes:-0} || ${clipped_nodes:-0} < 1 ))
+
+# Images larger than one frame, drawn in tiles (engine/tiled_render.h): the same PNG as drawn whole,
+# with squares, eye-dome lighting, adaptive sizes and high-quality splats (each tile drawn with a
+# margin); and a 16384 x 16384 image, in bands as memory allows and in tiles of an odd size.
+expect_usage_error --headless --tile 100
+expect_usage_error --headless --tile 0x100
+expect_usage_error --headless --tile 100x20000
+expect_usage_error --headless --tile-memory 0
+big=(--headless --frames 1 --scene terrain --points 300k --width 3000 --height 2000)
+for look in "--point-size 3 --edl" "--adaptive-size --max-point-size 9 --hq --edl 2"; do
+  # shellcheck disable=SC2086  # the look's options split into words
+  "$bin" "${big[@]}" $look --screenshot "$tmp/whole.png" >"$tmp/out" 2>&1; rc=$?
+  check "3000x2000 $look drawn whole (got $rc)" $rc
+  ! grep -q "^tiles:" "$tmp/out"; check "3000x2000 fits one frame: no tiles" $?
+  # shellcheck disable=SC2086
+  "$bin" "${big[@]}" $look --tile 777x555 --screenshot "$tmp/tiled.png" >"$tmp/out" 2>&1; rc=$?
+  check "3000x2000 $look in tiles of 777x555 (got $rc)" $rc
+  grep -q "^tiles: 4 x 4 of 777x555" "$tmp/out"; check "16 tiles of 777x555: $(grep "^tiles:" "$tmp/out")" $?
+  cmp -s "$tmp/whole.png" "$tmp/tiled.png"; check "3000x2000 $look: the tiled PNG is the whole one" $?
+done
+huge=(--headless --scene terrain --points 500k --width 16384 --height 16384 --point-size 2)
+"$bin" "${huge[@]}" --screenshot "$tmp/huge.png" >"$tmp/out" 2>&1; rc=$?
+check "16384x16384 on the CPU (got $rc)" $rc
+grep -q "^tiles: 1 x " "$tmp/out"; check "16384x16384 in bands of full rows: $(grep "^tiles:" "$tmp/out")" $?
+grep -q "frames=1 " "$tmp/out"; check "a tiled image draws one frame by default" $?
+dims=$(od -An -tu1 -j16 -N8 "$tmp/huge.png" | tr -s ' ' | sed 's/^ //')
+check "PNG is 16384x16384 ($dims)" $([ "$dims" = "0 0 64 0 0 0 64 0" ]; echo $?)
+"$bin" "${huge[@]}" --tile 5000x3001 --screenshot "$tmp/huge2.png" >"$tmp/out" 2>&1; rc=$?
+check "16384x16384 in tiles of 5000x3001 (got $rc)" $rc
+cmp -s "$tmp/huge.png" "$tmp/huge2.png"; check "16384x16384: bands and tiles give the same PNG" $?
+rm -f "$tmp/huge.png" "$tmp/huge2.png"
 
 # A file that does not exist: exit 1, one line naming it.
 "$bin" --headless --frames 1 "$tmp/missing.ply" >"$tmp/out" 2>"$tmp/err"; rc=$?
