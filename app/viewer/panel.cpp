@@ -275,6 +275,9 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
                  const ExportSelection sel{&clips.clip, polygon.selection()};
                  save.draw_section(cloud, stream, sel, open_box.dir, s, status);
                }});
+  v.push_back({PanelGroup::kData, [this, s] {
+                 if (image_save.draw_section(cloud.drawable(), win.aspect(), s)) start_image_save();
+               }});
   v.push_back({PanelGroup::kData, [this] { cloud.draw_section(*backend); }});
   v.push_back({PanelGroup::kPerformance,
                [this] { renderer_section(*backend, win, occlusion_note, panel_frames); }});

@@ -355,6 +355,16 @@ bool RenderBackend::draw(const Camera& camera, const RenderSettings& rs, Image& 
   return true;
 }
 
+Renderer* RenderBackend::renderer(std::string* error) {
+  if (use_gpu_ && gpu_) return gpu_->r.get();
+  std::string err;
+  if (cpu_stale_ && !refresh_cpu(&err)) {
+    if (error) *error = "CPU renderer refused the cloud: " + err;
+    return nullptr;
+  }
+  return cpu_.get();
+}
+
 std::string RenderBackend::display_path() const {
   if (!use_gpu_) return "CPU render, PBO upload";
   if (gpu_->interop) return "GPU render straight into the PBO (CUDA-GL interop)";

@@ -101,6 +101,11 @@ class RenderBackend {
   bool draw(const Camera& camera, const RenderSettings& rs, Image& scratch, FrameStats& stats,
             double& render_ms, double& upload_ms, std::string* error);
 
+  /// The renderer drawing now, for frames of other sizes than the window's (the Image section's
+  /// tiles, image_save.h) drawn with Renderer::render() into a host image; null with the reason
+  /// when the CPU renderer must take the cloud again and cannot.
+  Renderer* renderer(std::string* error);
+
   /// CUDA lets go of the display's pixel buffer: call before the display reallocates it.
   void release_interop();
   /// Registers the display's pixel buffer for interop in GPU mode (again after a resize).

@@ -88,6 +88,7 @@ void Viewer::Impl::advance(double frame_ms) {
   update_colors();
   update_stream();
   save.update(status);
+  update_image_save();
   picks.update(cloud.points, *backend, status);
   measures.update(picks, pick_frame(), status);
   profile.update(picks, cloud.points, stream.scene ? &stream.inputs() : nullptr,
@@ -117,6 +118,8 @@ void Viewer::Impl::render_frame() {
     times.render_ms = times.upload_ms = 0;
     return;
   }
+  // An image being saved takes the renderer for its tiles (image_save.h): the view pauses.
+  if (image_save.job.busy()) return;
   rs.width = win.display->width();
   rs.height = win.display->height();
   rs.point_size = win.settings.point_size;
@@ -317,7 +320,8 @@ void Viewer::Impl::update_colors() {
   t.up_axis = up == UpAxis::kZ ? 2 : 1;
   t.streamed = stream.scene != nullptr;
   t.read_elsewhere = save.job.reads(t.cloud) || picks.job.reads(t.cloud) ||
-                     measures.job.reads(t.cloud) || profile.reads(t.cloud);
+                     measures.job.reads(t.cloud) || profile.reads(t.cloud) ||
+                     image_save.job.draws(t.cloud);
   if (colors.update(t, *backend, status)) picks.job.forget_positions();  // made from them before
 }
 
@@ -332,7 +336,7 @@ void Viewer::Impl::update_stream() {
   }
   // A color job, a pick or a volume reads the pool: it stays as it is until they are done.
   if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy() ||
-      measures.job.busy() || profile.reads(cloud.points.get()))
+      measures.job.busy() || profile.reads(cloud.points.get()) || image_save.job.busy())
     return;
   const LodView lod =
       lod_view(view.camera, win.display->width(), win.display->height(), &clips.clip);
@@ -393,6 +397,7 @@ Viewer::~Viewer() {
   Impl& m = *impl_;
   m.cloud.job.cancel();
   m.save.cancel_and_wait(m.status);  // its output is removed; one that ends anyway says so
+  m.image_save.job.cancel();         // its unfinished PNG is removed (the writer joins)
   m.colors.job.join();               // its staging calls into the backend
   m.picks.job.cancel();              // a GPU pick calls into the backend too
   m.stream.scene.reset();            // its workers stop before the renderers go

@@ -20,6 +20,7 @@
 #include "viewer/cloud_state.h"
 #include "viewer/color_panel.h"
 #include "viewer/frame_times.h"
+#include "viewer/image_save.h"
 #include "viewer/layout.h"
 #include "viewer/measure_panel.h"
 #include "viewer/open_box.h"
@@ -52,10 +53,11 @@ struct Viewer::Impl {
   ProfileState profile;   // the profile tool and its window (profile_panel.h)
   FrameTimes times;
   OpenBox open_box;
-  SaveState save;     // the Save section and the save running
-  PanelMarks marks;   // where the panel drew what tests click (viewer_testing.h)
-  PanelLayout panel;  // the docked panel: its width, shown or hidden (Tab)
-  ImageRect area;     // where the image is drawn this frame: the window less the panel
+  SaveState save;             // the Save section and the save running
+  ImageSaveState image_save;  // the Image section and the image being saved (image_save.h)
+  PanelMarks marks;           // where the panel drew what tests click (viewer_testing.h)
+  PanelLayout panel;          // the docked panel: its width, shown or hidden (Tab)
+  ImageRect area;             // where the image is drawn this frame: the window less the panel
 
   std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
   RenderSettings rs;
@@ -87,7 +89,7 @@ struct Viewer::Impl {
   // What arrives in a frame and what opens next, joining the features (viewer.cpp).
   void install_cloud(CloudJob::Result& r);
   bool take_cloud(CloudJob::Result& r);  // false when the backend refused it
-  void show_start_measures();           // --measure-show
+  void show_start_measures();            // --measure-show
   void place_camera(bool same_view);
   void install_stream(std::shared_ptr<StreamingScene> scene);
   void update_colors();  // the color job's request, then ColorState::update()
@@ -95,6 +97,9 @@ struct Viewer::Impl {
   void start_open(const std::vector<std::string>& paths);
   void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
   bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
+  // The Image section's save (image_save.cpp): started by its button; each frame, its tiles.
+  bool start_image_save();
+  void update_image_save();
 
   // Input (input.cpp): to the app only what ImGui does not want.
   void handle_event(const SDL_Event& e);

@@ -325,5 +325,27 @@ bool ViewerTesting::save_busy() const {
 void ViewerTesting::cancel_save() {
   impl_->save.job.cancel();
 }
+bool ViewerTesting::save_image(const std::string& path, int width, int height,
+                               uint64_t tile_pixels) {
+  ImageSaveState& im = impl_->image_save;
+  std::snprintf(im.path, sizeof im.path, "%s", path.c_str());
+  im.view_shape = false;
+  im.width = width;
+  im.height = height;
+  im.tile_pixels = tile_pixels;
+  return impl_->start_image_save();
+}
+bool ViewerTesting::image_save_busy() const {
+  return impl_->image_save.job.busy();
+}
+double ViewerTesting::image_save_progress() const {
+  return impl_->image_save.job.fraction();
+}
+void ViewerTesting::cancel_image_save() {
+  impl_->image_save.job.cancel();
+}
+const RenderSettings& ViewerTesting::render_settings() const {
+  return impl_->rs;
+}
 
 }  // namespace pr

@@ -224,6 +224,16 @@ class ViewerTesting : public Viewer {
   /// True while a save runs; the Save section's Cancel.
   bool save_busy() const;
   void cancel_save();
+  /// The Image section's "Save image at W x H" with `path` typed (image_save.h): the view drawn
+  /// at width x height by the renderer in use, in tiles of at most `tile_pixels` pixels (0: as
+  /// the window's tiles are), between the frames; false with the reason in the status line.
+  bool save_image(const std::string& path, int width, int height, uint64_t tile_pixels = 0);
+  /// True while the image is drawn and written; its progress (0..1); its Cancel.
+  bool image_save_busy() const;
+  double image_save_progress() const;
+  void cancel_image_save();
+  /// The settings the window's frames draw with (point size, EDL, HQ, background, clip).
+  const RenderSettings& render_settings() const;
 };
 
 }  // namespace pr
