@@ -10,9 +10,6 @@ namespace pr {
 
 namespace {
 
-/// zlib's level: 1, its fastest: on a 16384 x 16384 render about 2.5 times the speed of its
-/// default (6) for a file 1.5 times as large (docs/PERFORMANCE.md).
-constexpr int kLevel = 1;
 /// Bytes of compressed output an IDAT chunk carries (the last one less).
 constexpr size_t kChunk = size_t{1} << 18;
 
@@ -69,7 +66,8 @@ bool PngWriter::write_chunk(const char type[4], const uint8_t* data, size_t size
   return true;
 }
 
-bool PngWriter::open(const std::string& path, int width, int height, std::string* error) {
+bool PngWriter::open(const std::string& path, int width, int height, std::string* error,
+                     int level) {
   abort();
   path_ = path;
   if (width <= 0 || height <= 0) {
@@ -99,7 +97,8 @@ bool PngWriter::open(const std::string& path, int width, int height, std::string
   ihdr[9] = 6;
   if (!write_chunk("IHDR", ihdr, sizeof ihdr, error)) return false;
   z_ = std::make_unique<Stream>();
-  if (deflateInit(&z_->z, kLevel) != Z_OK) return fail("zlib refused to start", error);
+  if (deflateInit(&z_->z, level < 1 ? 1 : level > 9 ? 9 : level) != Z_OK)
+    return fail("zlib refused to start", error);
   z_->live = true;
   const size_t row_bytes = size_t(width) * 4;
   line_.assign(row_bytes + 1, 0);

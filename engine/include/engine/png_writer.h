@@ -13,6 +13,10 @@
 
 namespace pr {
 
+/// zlib's level the writer compresses at by default: 1, its fastest (on a 16384 x 16384 render
+/// over twice the speed of zlib's default, 6, for a file a quarter larger; docs/PERFORMANCE.md).
+constexpr int kPngLevel = 1;
+
 class PngWriter {
  public:
   PngWriter();
@@ -22,8 +26,10 @@ class PngWriter {
   PngWriter& operator=(const PngWriter&) = delete;
 
   /// Creates `path` for a width x height image (width 1 .. 2^28, height 1 .. 2^31 - 1) and writes
-  /// its header. False with a one-line message naming the file when it cannot.
-  bool open(const std::string& path, int width, int height, std::string* error);
+  /// its header; `level`: zlib's, 1 (fastest) to 9 (smallest). False with a one-line message
+  /// naming the file when it cannot.
+  bool open(const std::string& path, int width, int height, std::string* error,
+            int level = kPngLevel);
   /// The next `rows` rows, top first: width pixels each, 0xAABBGGRR (Image::rgba). False with a
   /// message when the file cannot be written or more rows come than the image has.
   bool write_rows(const uint32_t* rgba, int rows, std::string* error);
