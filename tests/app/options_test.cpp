@@ -146,6 +146,21 @@ TEST(Options, AdaptivePointSize) {
   EXPECT_EQ(o.point_size, 2);
 }
 
+TEST(Options, TilesOfLargeImages) {
+  pr::Options o;
+  ASSERT_EQ(parse(words("--headless --tile 777x555 --tile-memory 128M"), o), 0);
+  EXPECT_EQ(o.tile, std::make_pair(777, 555));
+  EXPECT_EQ(o.tile_memory, uint64_t(128) << 20);
+  pr::Options d;
+  ASSERT_EQ(parse({"--headless"}, d), 0);
+  EXPECT_FALSE(d.tile);
+  EXPECT_EQ(d.tile_memory, 0u);  // 512 MiB (TileBudget)
+  EXPECT_NE(usage_error({"--tile", "777"}).find("expected WxH, got '777'"), std::string::npos);
+  EXPECT_NE(usage_error({"--tile", "20000x5"}).find("1 to 16384"), std::string::npos);
+  EXPECT_NE(usage_error({"--tile", "5X0"}).find("--tile"), std::string::npos);
+  EXPECT_NE(usage_error({"--tile-memory", "0"}).find("--tile-memory"), std::string::npos);
+}
+
 TEST(Options, TheLastValueCounts) {
   pr::Options o;
   ASSERT_EQ(parse({"--width", "5", "--width", "6", "--headless", "--headless"}, o), 0);
@@ -338,6 +353,8 @@ TEST(Options, HelpListsEveryOptionWithItsDescription) {
                                 "--occlusion",
                                 "--sort",
                                 "--binning",
+                                "--tile",
+                                "--tile-memory",
                                 "--gpu-memory-limit",
                                 "--color",
                                 "--colormap",
