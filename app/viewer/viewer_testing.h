@@ -203,10 +203,10 @@ class ViewerTesting : public Viewer {
   /// view has loaded (stream_figures()).
   std::vector<std::string> stream_lines() const;
   /// What the Save section's button does with `path` typed: writes the cloud on screen in the
-  /// background (COPC, LAZ or LAS by the suffix; a streamed survey's files at full detail), only
-  /// the points the clip and the polygon keep while there are any. False, with the reason in the
-  /// status line, when refused: see save_unavailable(), a suffix that picks no format, a survey
-  /// on a server.
+  /// background (COPC, LAZ or LAS by the suffix; a streamed survey at full detail, from its files
+  /// or, on a server, by nodes), only the points the clip and the polygon keep while there are
+  /// any. False, with the reason in the status line, when refused: see save_unavailable(), a
+  /// suffix that picks no format.
   bool save_cloud(const std::string& path);
   /// Why the Save section is disabled now (a survey opening, no cloud, a load or a save running);
   /// empty when it is not.
