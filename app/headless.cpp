@@ -312,13 +312,9 @@ int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) 
 
 int run_headless(const Options& o) {
   const std::string mode = o.mode.value_or("cpu");
+  auto renderer = make_headless_renderer(o);
+  if (!renderer) return 1;
   std::string why;
-  auto renderer = make_renderer(mode, o, &why);
-  if (!renderer) {
-    std::fprintf(stderr, "pointraster: --mode %s is not available: %s\n", mode.c_str(),
-                 why.c_str());
-    return 1;
-  }
   if (streams(o.files, o.stream, &why)) return run_streamed(o, mode, *renderer);
   if (!why.empty()) {
     std::fprintf(stderr, "pointraster: %s\n", why.c_str());

@@ -141,4 +141,14 @@ std::unique_ptr<Renderer> make_renderer(const std::string& mode, const Options& 
   return make_gpu_renderer(o, why);
 }
 
+std::unique_ptr<Renderer> make_headless_renderer(const Options& o) {
+  const std::string mode = o.mode.value_or("cpu");
+  std::string why;
+  auto renderer = make_renderer(mode, o, &why);
+  if (!renderer)
+    std::fprintf(stderr, "pointraster: --mode %s is not available: %s\n", mode.c_str(),
+                 why.c_str());
+  return renderer;
+}
+
 }  // namespace pr

@@ -80,5 +80,8 @@ std::unique_ptr<GpuRenderer> make_gpu_renderer(const Options& o, std::string* wh
 /// A renderer for "cpu" or "gpu" as above; null with the reason when the GPU cannot be used.
 std::unique_ptr<Renderer> make_renderer(const std::string& mode, const Options& o,
                                         std::string* why);
+/// The renderer of --mode (headless runs: the CPU unless told); null after printing
+/// "--mode M is not available: why".
+std::unique_ptr<Renderer> make_headless_renderer(const Options& o);
 
 }  // namespace pr
