@@ -1,6 +1,7 @@
 #include "startup.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "engine/morton.h"
 #include "engine/scenes.h"
