@@ -205,6 +205,7 @@ ColorRequest ColorState::request_for_jobs(const Options& opt, UpAxis files_up) {
     if (const auto& r = opt.scene_extras.color_range) {
       req.settings.range_lo = r->first;
       req.settings.range_hi = r->second;
+      req.keep_range = true;
     }
     wanted = req.settings;
     chosen = true;

@@ -2,7 +2,10 @@
 // image headless mode draws for it; Save view writes the live view (headless draws what the
 // window showed), Open view brings it back, over the same cloud or another; an annotation added
 // at a pick is listed, and clicking it in the list or its label flies the camera to it.
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <fstream>
 
 #include "headless.h"
 #include "scene_file.h"
@@ -78,30 +81,76 @@ const std::vector<std::string> kTerrain = {"--scene",
 
 }  // namespace
 
-TEST(Window, OpeningASceneFileDrawsTheHeadlessImage) {
-  REQUIRE_DISPLAY();
-  const fs::path d = fresh_config("scene_open");
-  const std::string json = (d / "v.json").string();
-  std::vector<std::string> save = kTerrain;
-  save.insert(save.end(), {"--save-view", json});
-  headless(save, d / "first.png");
-  const pr::Image want = headless({json}, d / "scene.png");
+namespace {
+
+/// The image a window opened on the scene file `json` shows once settled.
+std::vector<uint32_t> window_image(const std::string& json, int* w, int* h) {
   pr::ViewerTesting v(command_line({json, "--mode", "cpu", "--vsync", "off", "--ui-scale", "1"}));
   std::string err;
-  ASSERT_TRUE(v.open(&err)) << err;
+  EXPECT_TRUE(v.open(&err)) << err;
   std::vector<uint32_t> px;
-  int w = 0, h = 0;
   Settle settled;
   pr::ViewerHooks hooks;
   hooks.on_frame = [&](int frame, pr::ViewerTesting& t) {
-    if (frame > 4000 || (settled(frame, t) && t.read_image(px, w, h))) t.request_quit();
+    if (frame > 4000 || (settled(frame, t) && t.read_image(px, *w, *h))) t.request_quit();
   };
   EXPECT_EQ(v.run(&hooks), 0);
-  // The window was sized so that the image beside the panel is the scene's.
-  ASSERT_EQ(w, 320) << v.status();
-  ASSERT_EQ(h, 200);
-  EXPECT_EQ(rgb_differing(px, want.rgba), 0u);
-  EXPECT_GT(count_not(px, w, 0, 0, w, h, kBackground), size_t(w * h / 10));
+  EXPECT_FALSE(px.empty()) << v.status();
+  return px;
+}
+
+/// Adds `key`: `value` to the scene file's "color" section (what only the panel sets).
+void set_color_key(const std::string& json, const char* key, const nlohmann::json& value) {
+  std::ifstream in(json);
+  nlohmann::json j = nlohmann::json::parse(in);
+  in.close();
+  j["color"][key] = value;
+  std::ofstream(json) << j.dump(2);
+}
+
+}  // namespace
+
+// The window opened on a scene file draws the image headless mode draws for it: a scene with
+// colors, EDL, a point size and a clip; a LAS file seen from the top, orthographic, its ground
+// class hidden; its intensity with a range and gamma set by hand.
+TEST(Window, OpeningASceneFileDrawsTheHeadlessImage) {
+  REQUIRE_DISPLAY();
+  REQUIRE_TESTDATA("las");
+  const fs::path d = fresh_config("scene_open");
+  const std::string las = pr::test::data_path("las") + "/autzen_trim.las";
+  const std::vector<std::string> top = {las,      "--width", "320",          "--height", "200",
+                                        "--view", "top",     "--projection", "ortho"};
+  struct Case {
+    std::vector<std::string> args;
+    std::function<void(const std::string&)> edit;  // what the panel would set
+  };
+  std::vector<Case> cases = {{kTerrain, {}}, {top, {}}, {top, {}}};
+  cases[1].args.insert(cases[1].args.end(), {"--color", "classification"});
+  cases[1].edit = [](const std::string& j) { set_color_key(j, "hidden_classes", {2}); };
+  cases[2].args.insert(cases[2].args.end(), {"--color", "intensity", "--colormap", "inferno"});
+  cases[2].edit = [](const std::string& j) {
+    set_color_key(j, "range", {20.0, 90.0});
+    set_color_key(j, "gamma", 2.0);
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::string json = (d / ("v" + std::to_string(k) + ".json")).string();
+    std::vector<std::string> save = cases[k].args;
+    save.insert(save.end(), {"--save-view", json});
+    const pr::Image plain = headless(save, d / "plain.png");
+    if (cases[k].edit) cases[k].edit(json);
+    const pr::Image want = headless({json}, d / "scene.png");
+    // What the panel set changes the image (the comparison below is not of two plain ones).
+    if (cases[k].edit) {
+      EXPECT_NE(rgb_differing(plain.rgba, want.rgba), 0u) << k;
+    }
+    int w = 0, h = 0;
+    const std::vector<uint32_t> px = window_image(json, &w, &h);
+    // The window was sized so that the image beside the panel is the scene's.
+    ASSERT_EQ(w, 320) << k;
+    ASSERT_EQ(h, 200) << k;
+    EXPECT_EQ(rgb_differing(px, want.rgba), 0u) << k;
+    EXPECT_GT(count_not(px, w, 0, 0, w, h, kBackground), size_t(w * h / 10)) << k;
+  }
 }
 
 // Save view writes the live view: the camera moved by hand, the color mode, a clip box and
