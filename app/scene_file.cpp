@@ -122,9 +122,16 @@ bool apply_scene_file(const std::vector<std::string>& args, Options& o,
   }
   base.scene_file = cli.scene_file;
   // What the command line gives of the inputs or the clip replaces the scene's.
-  if (!cli.files.empty() || !cli.scene.empty()) {
+  if (!cli.files.empty() || !cli.scene.empty()) {  // the whole of the scene's "inputs"
+    const Options none;
     base.files.clear();
     base.scene.clear();
+    base.points.reset();
+    base.up.reset();
+    base.scans.clear();
+    base.max_points = none.max_points;
+    base.max_depth = none.max_depth;
+    base.stream = none.stream;
   }
   if (cli.clip.active()) {
     base.clip = Clip{};

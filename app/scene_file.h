@@ -42,7 +42,8 @@ bool read_scene_file(const std::string& path, Options& o, std::vector<std::strin
 /// The command line `args` (argv without the program's name), which parse_arguments() read into
 /// `o` naming a scene file (Options::scene_file), with the scene under it: the scene's options,
 /// then `args` parsed again over them, so that the options given override the scene's. FILEs or
-/// --scene given replace its inputs, --clip-box or --section its clip; --annotation adds to its
+/// --scene given replace its inputs (the whole "inputs" section: its points and up axis too),
+/// --clip-box or --section its clip; --annotation adds to its
 /// annotations. A scene asking for the GPU where there is none draws on the CPU (a note says so)
 /// unless --mode is given. False with one line when the file cannot be read (`rc` 1) or the
 /// options do not go with the scene's (`rc` 2); `notes` as read_scene_text().

@@ -243,6 +243,7 @@ TEST(SceneFile, SaveViewAloneAndOptionsBesideTheScene) {
   o = command_line({json, las});
   EXPECT_EQ(o.files, std::vector<std::string>{las});
   EXPECT_TRUE(o.scene.empty());
+  EXPECT_FALSE(o.points || o.up);  // the scene's inputs went whole: its points and up axis too
   // A scene file that is not there: exit 1 with one line.
   pr::Options missing;
   std::string why;
