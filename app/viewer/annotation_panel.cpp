@@ -165,9 +165,12 @@ int AnnotationState::draw_section(const std::optional<glm::dvec3>& last_pick, co
     Annotation& a = items[i];
     ImGui::PushID(int(i));
     const std::string label = a.title + (a.camera ? "  (camera)" : "");
-    if (ImGui::Selectable(
-            label.c_str(), editing == int(i), 0,
-            ImVec2(ImGui::GetContentRegionAvail().x - 70 * ImGui::GetFontSize() / 13, 0)))
+    // The title as wide as the row leaves beside its two small buttons.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float buttons = ImGui::CalcTextSize("done").x + ImGui::CalcTextSize("x").x +
+                          4.0f * st.FramePadding.x + 2.0f * st.ItemSpacing.x;
+    if (ImGui::Selectable(label.c_str(), editing == int(i), 0,
+                          ImVec2(std::max(ImGui::GetContentRegionAvail().x - buttons, 1.0f), 0)))
       fly = int(i);
     if (marks.on) marks.mark(("annotation.item." + std::to_string(i)).c_str());
     if (ImGui::IsItemHovered() && !a.text.empty()) ImGui::SetTooltip("%s", a.text.c_str());
