@@ -265,6 +265,12 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
                  if (clips.draw_section(bounds, view.camera, picks.points, picks.count, marks))
                    polygon.draw_rows(pick_frame(), marks, status);
                }});
+  v.push_back({PanelGroup::kTools, [this] {
+                 std::optional<glm::dvec3> last;
+                 if (picks.count > 0) last = picks.points[picks.count - 1].world;
+                 const int fly = annotations.draw_section(last, view.camera, marks, status);
+                 if (fly >= 0) fly_to_annotation(size_t(fly));
+               }});
   v.push_back({PanelGroup::kColour, [this, s] { colors.draw_section(cloud.points.get(), s); }});
   v.push_back({PanelGroup::kData, [this, s] {
                  const std::vector<std::string> open =
@@ -274,6 +280,18 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
   v.push_back({PanelGroup::kData, [this, s] {
                  const ExportSelection sel{&clips.clip, polygon.selection()};
                  save.draw_section(cloud, stream, sel, open_box.dir, s, status);
+               }});
+  v.push_back({PanelGroup::kData, [this] {
+                 switch (views.draw_section(open_box.dir, opt.scene_file, marks)) {
+                   case ViewFileState::Action::kSave:
+                     save_view(views.path);
+                     break;
+                   case ViewFileState::Action::kOpen:
+                     open_view(views.path);
+                     break;
+                   case ViewFileState::Action::kNone:
+                     break;
+                 }
                }});
   v.push_back({PanelGroup::kData, [this] { cloud.draw_section(*backend); }});
   v.push_back({PanelGroup::kPerformance,

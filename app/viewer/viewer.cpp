@@ -17,6 +17,7 @@
 
 #include "engine/scenes.h"
 #include "measure_run.h"
+#include "scene_options.h"
 #include "startup.h"
 #include "streaming.h"
 #include "viewer/viewer_impl.h"
@@ -48,8 +49,8 @@ void Viewer::Impl::frame_cloud() {
   if (cloud.drawable()) view.frame(cloud.bounds, win.aspect());
 }
 
-void Viewer::Impl::start_first_cloud() {
-  // The command line's files, else the scene; made in the background.
+void Viewer::Impl::start_inputs() {
+  // The files, else the scene; made in the background.
   cloud.job.set_color_request(colors.request_for_jobs(opt, view.files_up));
   if (!opt.files.empty()) {
     start_files(opt.files, load_options(opt), false);
@@ -57,6 +58,10 @@ void Viewer::Impl::start_first_cloud() {
     const std::string scene = opt.scene.empty() ? kDefaultScene : opt.scene;
     cloud.job.start_scene(scene, opt.points.value_or(kDefaultScenePoints));
   }
+}
+
+void Viewer::Impl::start_first_cloud() {
+  start_inputs();
   open_box.budget = opt.max_points;
   open_box.dir = win.settings.open_dir.empty() ? std::filesystem::current_path().string()
                                                : win.settings.open_dir;
@@ -82,6 +87,9 @@ void Viewer::Impl::poll_events() {
 void Viewer::Impl::advance(double frame_ms) {
   times.frame_started(frame_ms);
   if (ImGui::GetIO().WantCaptureKeyboard) view.fly.release_all();
+  // A flight to an annotation gives way to the user's own moves.
+  if (view.fly.moving() || view.looking) annotations.flight.active = false;
+  annotations.flight.step(view.camera, frame_ms * 1e-3);
   view.fly.update(view.camera, frame_ms * 1e-3);
   CloudJob::Result r;
   if (cloud.job.take(r) || cloud.job.take_preview(r)) install_cloud(r);
@@ -142,6 +150,7 @@ void Viewer::Impl::draw_window(int w, int h) {
   draw_panel();
   picks.draw_marks(pick_frame(), win.ui_scale);
   measures.draw_marks(pick_frame(), win.ui_scale);
+  annotations.draw_marks(pick_frame(), win.ui_scale);
   profile.draw_marks(pick_frame(), win.ui_scale);
   profile.draw_window(backend->gpu_active(), opt, to_rgba(win.settings.background), win.ui_scale,
                       status);
@@ -234,6 +243,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   cloud.reset_point_target(opt.points, rs);
   if (!r.after_preview) place_camera(same_view);
   if (cloud.first && !r.preview && opt.measure_show) show_start_measures();
+  if (cloud.first && !r.preview) hide_view_classes();  // a scene file's class filter
   if ((cloud.first || cloud.scene.empty()) && !more)
     for (const auto& f : cloud.files) win.settings.add_recent(f.file);
   if (!r.preview) cloud.first = false;
@@ -355,7 +365,21 @@ void Viewer::Impl::start_files(const std::vector<std::string>& paths, const Load
   cloud.start_files(paths, options, more, status);
 }
 
+void Viewer::Impl::fly_to_annotation(size_t i) {
+  // Without a saved camera, the point is seen from about two seconds' flying away.
+  annotations.fly_to(i, view.camera, 2.0 * view.fly.speed);
+}
+
 void Viewer::Impl::start_open(const std::vector<std::string>& paths) {
+  // A scene file opens as a view (view_file.cpp), alone.
+  for (const std::string& p : paths)
+    if (is_scene_file(p)) {
+      if (paths.size() > 1)
+        set_status("open a scene file (.json) alone, not with other files", true);
+      else
+        open_view(p);
+      return;
+    }
   // The Open box's point budget (the command line's --max-points to begin with) and --max-depth
   // hold for every file opened (--scan names the scans of the command line's own files).
   LoadOptions o;
@@ -412,13 +436,20 @@ bool Viewer::open(std::string* error) {
     m.rs.edl_strength = *m.opt.edl;
   }
   if (m.opt.hq) m.rs.hq = true;
-  m.clips.clip = m.opt.clip;              // --clip-box, --section
-  m.polygon.closed = m.opt.clip_polygon;  // --clip-polygon: what Save writes within
-  // The projection last used, unless the command line chose one.
-  if (!m.opt.projection && m.win.settings.projection == "ortho")
+  m.clips.clip = m.opt.clip;                // --clip-box, --section
+  m.polygon.closed = m.opt.clip_polygon;    // --clip-polygon: what Save writes within
+  m.annotations.items = m.opt.annotations;  // --annotation
+  // A scene file: its settings, clip and lists over the user's (docs/SCENE.md).
+  if (!m.opt.scene_file.empty()) m.apply_view();
+  // The projection last used, unless the command line or a scene's camera chose one.
+  if (!m.opt.projection && !m.opt.scene_extras.camera && m.win.settings.projection == "ortho")
     m.opt.projection = Projection::kOrthographic;
+  const SceneExtras& x = m.opt.scene_extras;
+  m.fit_view_image = x.image_width > 0 && x.image_height > 0 && !m.opt.width && !m.opt.height;
+  m.size_window_for_view();
   if (!m.win.create(m.opt, error)) return false;
   m.win.init_imgui(m.opt);
+  m.size_window_for_view();
   m.backend->attach(m.win.display.get());
   m.panel.width = m.win.settings.panel_width;
   int w = 0, h = 0;

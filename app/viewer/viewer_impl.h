@@ -15,6 +15,7 @@
 #include "engine/image.h"
 #include "engine/renderer.h"
 #include "options.h"
+#include "viewer/annotation_panel.h"
 #include "viewer/camera_control.h"
 #include "viewer/clip_panel.h"
 #include "viewer/cloud_state.h"
@@ -32,6 +33,7 @@
 #include "viewer/save_panel.h"
 #include "viewer/status_line.h"
 #include "viewer/stream_state.h"
+#include "viewer/view_file.h"
 #include "viewer/viewer.h"
 #include "viewer/window.h"
 
@@ -46,10 +48,12 @@ struct Viewer::Impl {
   CameraControl view;
   ColorState colors;
   PickState picks;
-  MeasureState measures;  // the measure tools and the measurements made
-  ClipState clips;        // clip boxes and the section (clip_panel.h)
-  PolygonTool polygon;    // the polygon selection an export writes within (polygon_tool.h)
-  ProfileState profile;   // the profile tool and its window (profile_panel.h)
+  MeasureState measures;        // the measure tools and the measurements made
+  ClipState clips;              // clip boxes and the section (clip_panel.h)
+  PolygonTool polygon;          // the polygon selection an export writes within (polygon_tool.h)
+  ProfileState profile;         // the profile tool and its window (profile_panel.h)
+  AnnotationState annotations;  // titles and texts at points, and the flights to them
+  ViewFileState views;          // the Views section: scene files saved and opened (view_file.h)
   FrameTimes times;
   OpenBox open_box;
   SaveState save;     // the Save section and the save running
@@ -87,14 +91,31 @@ struct Viewer::Impl {
   // What arrives in a frame and what opens next, joining the features (viewer.cpp).
   void install_cloud(CloudJob::Result& r);
   bool take_cloud(CloudJob::Result& r);  // false when the backend refused it
-  void show_start_measures();           // --measure-show
+  void show_start_measures();            // --measure-show
   void place_camera(bool same_view);
   void install_stream(std::shared_ptr<StreamingScene> scene);
   void update_colors();  // the color job's request, then ColorState::update()
   void update_stream();  // a survey opened, then StreamState::update()
   void start_open(const std::vector<std::string>& paths);
+  void start_inputs();  // the options' files or scene, with the colors they ask for
   void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
   bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
+
+  // Scene files (view_file.cpp): the live view as the options of a scene, written; a scene read
+  // and applied over the viewer (its inputs loaded unless they are those on screen).
+  Options live_scene() const;
+  bool save_view(const std::string& path);
+  bool open_view(const std::string& path);
+  void apply_view();               // the options' settings, clip and lists to the viewer's state
+  void apply_view_renderer();      // their renderer, its options and the streaming options
+  void hide_view_classes();        // the scene's hidden classes to the class filter
+  bool view_inputs_shown() const;  // the options' inputs are the cloud on screen
+  UpAxis up_axis_shown() const;    // the cloud on screen's: the panel's for files, --up's else
+  void fly_to_annotation(size_t i);
+  /// A scene file's image size (unless --width or --height is given): the window sized so that
+  /// the image beside the panel has it; before the window exists the size it is made with.
+  void size_window_for_view();
+  bool fit_view_image = false;
 
   // Input (input.cpp): to the app only what ImGui does not want.
   void handle_event(const SDL_Event& e);

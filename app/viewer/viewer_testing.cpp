@@ -326,4 +326,33 @@ void ViewerTesting::cancel_save() {
   impl_->save.job.cancel();
 }
 
+bool ViewerTesting::save_view(const std::string& path) {
+  return impl_->save_view(path);
+}
+bool ViewerTesting::open_view(const std::string& path) {
+  return impl_->open_view(path);
+}
+std::vector<Annotation>& ViewerTesting::annotations() {
+  return impl_->annotations.items;
+}
+bool ViewerTesting::add_annotation(const std::string& title, const std::string& text) {
+  Viewer::Impl& m = *impl_;
+  if (m.picks.count == 0) return false;
+  std::snprintf(m.annotations.title, sizeof m.annotations.title, "%s", title.c_str());
+  std::snprintf(m.annotations.text, sizeof m.annotations.text, "%s", text.c_str());
+  return m.annotations.add(m.picks.points[m.picks.count - 1].world, m.status);
+}
+bool ViewerTesting::annotation_flying() const {
+  return impl_->annotations.flight.active;
+}
+bool ViewerTesting::annotation_label(size_t i, float* x, float* y) const {
+  for (const auto& [r, item] : impl_->annotations.labels)
+    if (item == i) {
+      *x = 0.5f * (r.x + r.z);
+      *y = 0.5f * (r.y + r.w);
+      return true;
+    }
+  return false;
+}
+
 }  // namespace pr

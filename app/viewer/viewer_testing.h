@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/annotation.h"
 #include "engine/camera.h"
 #include "engine/clip_polygon.h"
 #include "engine/io/stream.h"
@@ -224,6 +225,18 @@ class ViewerTesting : public Viewer {
   /// True while a save runs; the Save section's Cancel.
   bool save_busy() const;
   void cancel_save();
+  /// The Views section's Save view and Open view with `path` typed (view_file.h): false with the
+  /// reason in the status line when refused.
+  bool save_view(const std::string& path);
+  bool open_view(const std::string& path);
+  /// The Annotations section (annotation_panel.h): the list, what Add does with `title` and
+  /// `text` typed (at the last pick; false without one or without a title), and whether a flight
+  /// to one runs.
+  std::vector<Annotation>& annotations();
+  bool add_annotation(const std::string& title, const std::string& text);
+  bool annotation_flying() const;
+  /// The middle of annotation `i`'s label as last drawn (window units); false when not drawn.
+  bool annotation_label(size_t i, float* x, float* y) const;
 };
 
 }  // namespace pr
