@@ -25,6 +25,7 @@
 #include "viewer/open_box.h"
 #include "viewer/panel_groups.h"
 #include "viewer/panel_marks.h"
+#include "viewer/path_panel.h"
 #include "viewer/pick_panel.h"
 #include "viewer/polygon_tool.h"
 #include "viewer/profile_panel.h"
@@ -50,6 +51,11 @@ struct Viewer::Impl {
   ClipState clips;        // clip boxes and the section (clip_panel.h)
   PolygonTool polygon;    // the polygon selection an export writes within (polygon_tool.h)
   ProfileState profile;   // the profile tool and its window (profile_panel.h)
+
+  PathState path;  // the camera path and Render video (path_panel.h)
+  // The video frame whose view a streamed survey's last update read (-1: none).
+  int video_stream_frame = -1;
+
   FrameTimes times;
   OpenBox open_box;
   SaveState save;     // the Save section and the save running
@@ -87,11 +93,12 @@ struct Viewer::Impl {
   // What arrives in a frame and what opens next, joining the features (viewer.cpp).
   void install_cloud(CloudJob::Result& r);
   bool take_cloud(CloudJob::Result& r);  // false when the backend refused it
-  void show_start_measures();           // --measure-show
+  void show_start_measures();            // --measure-show
   void place_camera(bool same_view);
   void install_stream(std::shared_ptr<StreamingScene> scene);
   void update_colors();  // the color job's request, then ColorState::update()
   void update_stream();  // a survey opened, then StreamState::update()
+  void update_video();   // Render video's frames for this window frame (path_panel.h)
   void start_open(const std::vector<std::string>& paths);
   void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
   bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"

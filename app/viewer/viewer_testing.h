@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/camera.h"
+#include "engine/camera_path.h"
 #include "engine/clip_polygon.h"
 #include "engine/io/stream.h"
 #include "engine/measure.h"
@@ -224,6 +225,19 @@ class ViewerTesting : public Viewer {
   /// True while a save runs; the Save section's Cancel.
   bool save_busy() const;
   void cancel_save();
+  /// The Camera path section (path_panel.h): its path (--camera-path's keys to begin with), what
+  /// "Add the view as a key" and Play / Pause do, whether it plays; what Render video does with
+  /// `path` typed, `width` x `height` and `fps` (false with the reason in the status line), whether
+  /// a video renders, its frame drawn next, and its Cancel. Items the panel marks: "path.header",
+  /// "path.add", "path.play", "path.key.N".
+  CameraPath& camera_path();
+  void add_path_key();
+  void play_path(bool on);
+  bool path_playing() const;
+  bool render_video(const std::string& path, int width, int height, int fps);
+  bool video_busy() const;
+  int video_next_frame() const;
+  void cancel_video();
 };
 
 }  // namespace pr
