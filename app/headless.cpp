@@ -9,6 +9,7 @@
 
 #include "engine/frame_stats.h"
 #include "engine/image.h"
+#include "cancel_signals.h"
 #include "engine/pick.h"
 #include "startup.h"
 #include "streaming.h"
@@ -264,6 +265,7 @@ bool stream_until_ready(const Options& o, StreamRun& run, double& first_ms, doub
   constexpr double kTimeoutMs = 600'000.0;
   first_ms = converged_ms = -1.0;
   while (clock.ms() < kTimeoutMs) {
+    if (CancelOnSignals::signal() != 0) return false;  // --video's Ctrl-C: it says so
     if (!run.step()) return false;
     const StreamStats st = run.scene.stats();
     if (first_ms < 0.0 && st.points_drawn > 0) first_ms = clock.ms();

@@ -175,7 +175,7 @@ bool Mp4Sink::encode(AVFrame* frame, std::string* error) {
     packet_->stream_index = stream_->index;
     rc = av_interleaved_write_frame(fmt_, packet_);  // takes the packet's data
     if (rc < 0) {
-      *error = av_text(rc);
+      *error = "cannot write the video (" + av_text(rc) + ")";
       return false;
     }
   }
@@ -203,7 +203,7 @@ bool Mp4Sink::close(std::string* error) {
   file_open_ = false;
   if (rc >= 0) rc = closed;
   if (rc < 0) {
-    *error = av_text(rc);
+    *error = "cannot write the video (" + av_text(rc) + ")";
     return false;
   }
   return true;

@@ -73,6 +73,7 @@ int run_video(const Options& o, const std::string& mode, const Camera& base,
   const Stopwatch clock;
   while (!video.done() && !cancel.load()) {
     if (!video.step(draw, &why)) {
+      if (cancel.load()) break;  // a survey's wait for its view ended by Ctrl-C
       bar.finish();
       video.cancel();
       std::fprintf(stderr, "pointraster: %s: %s not written\n", why.c_str(), o.video.c_str());

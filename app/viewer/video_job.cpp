@@ -47,8 +47,39 @@ bool VideoJob::start(const CameraPath& p, const Camera& base, const RenderSettin
   return true;
 }
 
+VideoJob::~VideoJob() {
+  if (closer_.joinable()) closer_.join();
+  if (video) video->cancel();
+}
+
+void VideoJob::start_finish() {
+  closed_ = false;
+  closer_ = std::thread([this] {
+    finish_ok_ = video->finish(&finish_error_);
+    closed_ = true;
+  });
+}
+
+void VideoJob::end_finish(StatusLine& status) {
+  closer_.join();
+  const int frames = video->frames();
+  video.reset();
+  if (!finish_ok_) {
+    status.set("Render video: " + finish_error_, true);
+    return;
+  }
+  char s[256];
+  std::snprintf(s, sizeof s, "wrote %s: %d frames (%.2f s of video) in %.1f s", out.c_str(), frames,
+                double(frames) / fps, clock.ms() * 1e-3);
+  status.set(s, false);
+}
+
 void VideoJob::update(const DrawFrame& draw, StatusLine& status) {
   if (!busy()) return;
+  if (finishing()) {
+    if (closed_.load()) end_finish(status);
+    return;
+  }
   const Stopwatch frame;
   std::string why;
   do {
@@ -62,22 +93,15 @@ void VideoJob::update(const DrawFrame& draw, StatusLine& status) {
     }
     if (video->next() == before) break;  // a survey still reading this frame's view
   } while (!video->done() && frame.ms() < budget_ms);
-  if (!video->done()) return;
-  const int frames = video->frames();
-  const bool ok = video->finish(&why);
-  video.reset();
-  if (!ok) {
-    status.set("Render video: " + why, true);
-    return;
-  }
-  char s[256];
-  std::snprintf(s, sizeof s, "wrote %s: %d frames (%.2f s of video) in %.1f s", out.c_str(), frames,
-                double(frames) / fps, clock.ms() * 1e-3);
-  status.set(s, false);
+  if (video->done()) start_finish();
 }
 
 void VideoJob::cancel(StatusLine& status) {
   if (!busy()) return;
+  if (finishing()) {  // every frame is drawn: it is written in a moment
+    end_finish(status);
+    return;
+  }
   video->cancel();
   video.reset();
   status.set("Render video cancelled: " + out + " not written", false);
@@ -86,7 +110,10 @@ void VideoJob::cancel(StatusLine& status) {
 bool VideoJob::draw_rows(bool can_render, float ui_scale, StatusLine& status) {
   if (busy()) {
     char label[96];
-    std::snprintf(label, sizeof label, "frame %d / %d", video->next(), video->frames());
+    if (finishing())
+      std::snprintf(label, sizeof label, "writing the last frames");
+    else
+      std::snprintf(label, sizeof label, "frame %d / %d", video->next(), video->frames());
     ImGui::ProgressBar(float(video->next()) / float(std::max(video->frames(), 1)),
                        ImVec2(-80 * ui_scale, 0), label);
     ImGui::SameLine();

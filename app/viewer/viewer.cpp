@@ -116,7 +116,7 @@ bool Viewer::Impl::fit_display(int* w, int* h) {
 void Viewer::Impl::render_frame() {
   have_image = have_image && cloud.points;
   // Render video draws offscreen at its own size: the window keeps its last image meanwhile.
-  if (path.render.busy()) return;
+  if (path.render.rendering()) return;
   if (!cloud.drawable() || win.display->empty() || area.empty()) {
     times.render_ms = times.upload_ms = 0;
     return;
@@ -340,7 +340,7 @@ void Viewer::Impl::update_stream() {
       measures.job.busy() || profile.reads(cloud.points.get()))
     return;
   // While a video renders, the survey reads the view of its next frame, at its size.
-  const bool video = path.render.busy();
+  const bool video = path.render.rendering();
   const LodView lod =
       video ? lod_view(path.render.next_camera(), path.render.settings().width,
                        path.render.settings().height, &path.render.settings().clip)

@@ -19,6 +19,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+#ifdef PR_TEST_HAVE_FFMPEG
+constexpr bool kWithFfmpeg = true;
+#else
+constexpr bool kWithFfmpeg = false;
+#endif
+
 std::vector<std::string> words(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -103,7 +109,7 @@ TEST(VideoOptions, ThePathsKeysAtEqualTimesOverTheDuration) {
   pr::Options o;
   std::string e;
   ASSERT_EQ(parse({"--headless", "--camera-path", "-5,0,1,0,0;10,-2,0,90,-10;20,5,0,180,0",
-                   "--duration", "4", "--video", "out.mp4", "--fps", "60"},
+                   "--duration", "4", "--video", "out.png", "--fps", "60"},
                   o, &e),
             0)
       << e;
@@ -114,7 +120,7 @@ TEST(VideoOptions, ThePathsKeysAtEqualTimesOverTheDuration) {
   EXPECT_EQ(o.camera_path.keys[0].pose.position, glm::dvec3(-5, 0, 1));
   EXPECT_DOUBLE_EQ(o.camera_path.keys[1].pose.yaw_deg, 90.0);
   EXPECT_DOUBLE_EQ(o.camera_path.keys[1].pose.pitch_deg, -10.0);
-  EXPECT_EQ(o.video, "out.mp4");
+  EXPECT_EQ(o.video, "out.png");
   EXPECT_EQ(o.fps, 60);
   // Without --duration: 10 s. The viewer takes a path without --video.
   ASSERT_EQ(parse(words("--camera-path 0,0,0,0,0;1,1,1,0,0 --fps 24"), o, &e), 0) << e;
@@ -139,17 +145,34 @@ TEST(VideoOptions, BadValuesAndCombinationsGetOneLine) {
   EXPECT_NE(usage_error(path + "--headless --video out.avi").find("neither .mp4 nor PNG"),
             std::string::npos);
   EXPECT_NE(usage_error(path + "--headless --video f%x.png").find("one %d"), std::string::npos);
-  EXPECT_NE(usage_error("--headless --video out.mp4").find("needs --camera-path"),
+  EXPECT_NE(usage_error("--headless --video frames/").find("needs --camera-path"),
             std::string::npos);
   EXPECT_NE(usage_error("--duration 3").find("goes with --camera-path"), std::string::npos);
   EXPECT_NE(usage_error(path + "--headless").find("goes with --video"), std::string::npos);
   EXPECT_NE(usage_error(path + "--camera 1,2,3,4,5").find("--camera does not go"),
             std::string::npos);
   EXPECT_NE(usage_error(path + "--view top").find("--view does not go"), std::string::npos);
-  EXPECT_NE(usage_error(path + "--headless --video a.mp4 --frames 3").find("--frames"),
+  EXPECT_NE(usage_error(path + "--headless --video f/ --frames 3").find("--frames"),
             std::string::npos);
-  EXPECT_NE(usage_error(path + "--headless --video a.mp4 --screenshot a.png").find("--screenshot"),
+  EXPECT_NE(usage_error(path + "--headless --video f/ --screenshot a.png").find("--screenshot"),
             std::string::npos);
+}
+
+TEST(VideoOptions, Mp4ExactlyWhenBuiltWithFfmpeg) {
+  std::string why;
+  EXPECT_EQ(pr::mp4_available(&why), kWithFfmpeg) << why;
+  pr::Options o;
+  std::string e;
+  const int rc =
+      parse(words("--headless --camera-path 0,0,0,0,0;1,1,1,0,0 --video out.mp4"), o, &e);
+  if (kWithFfmpeg) {
+    EXPECT_EQ(rc, 0) << e;
+    EXPECT_EQ(o.video, "out.mp4");
+  } else {
+    EXPECT_EQ(rc, 2);
+    EXPECT_NE(e.find("built without FFmpeg"), std::string::npos) << e;
+    EXPECT_NE(e.find("PNG frames"), std::string::npos) << e;
+  }
 }
 
 TEST(VideoNames, FormatsAndPatterns) {
@@ -238,12 +261,9 @@ TEST(VideoWriter, BadTargetsAndFramesAreNamed) {
 }
 
 TEST(PathVideo, ACancelPartWayLeavesNothing) {
-  for (const std::string name : {"v.mp4", "frames/", "v.png"}) {
-    std::string why;
-    if (name == "v.mp4" && !pr::mp4_available(&why)) {
-      ADD_FAILURE() << "MP4 not available here: " << why;
-      continue;
-    }
+  std::vector<std::string> names = {"frames/", "v.png"};
+  if (kWithFfmpeg) names.push_back("v.mp4");
+  for (const std::string& name : names) {
     const fs::path d = fresh_dir("cancel");
     pr::PathVideo v;
     std::string e;
@@ -271,9 +291,8 @@ TEST(PathVideo, AFailingFrameLeavesNothing) {
   EXPECT_TRUE(listing(d).empty());
 }
 
+#ifdef PR_TEST_HAVE_FFMPEG  // the PNG frames' case is the next test
 TEST(PathVideo, AnOutputThatCannotBeReplacedLeavesNothing) {
-  std::string why;
-  if (!pr::mp4_available(&why)) GTEST_FAIL() << "MP4 not available here: " << why;
   const fs::path d = fresh_dir("replace");
   fs::create_directory(d / "v.mp4");  // a folder where the video should go
   pr::PathVideo v;
@@ -286,6 +305,22 @@ TEST(PathVideo, AnOutputThatCannotBeReplacedLeavesNothing) {
   EXPECT_NE(e.find("not written"), std::string::npos) << e;
   EXPECT_EQ(listing(d), std::vector<std::string>{"v.mp4"});
   EXPECT_TRUE(fs::is_directory(d / "v.mp4") && fs::is_empty(d / "v.mp4"));
+}
+
+#endif
+
+TEST(PathVideo, PngFramesAreAllOrNothing) {
+  // A folder where frame 3 should go: frames 0 - 2 moved into place are taken back.
+  const fs::path d = fresh_dir("png_all");
+  fs::create_directory(d / "f_3.png");
+  pr::PathVideo v;
+  std::string e;
+  ASSERT_TRUE(v.start(request((d / "f_%d.png").string(), 8, 8, 10), &e)) << e;
+  const pr::DrawFrame draw = gradient_draw();
+  while (!v.done()) ASSERT_TRUE(v.step(draw, &e)) << e;
+  EXPECT_FALSE(v.finish(&e));
+  EXPECT_NE(e.find("frame f_3.png"), std::string::npos) << e;
+  EXPECT_EQ(listing(d), std::vector<std::string>{"f_3.png"});
 }
 
 TEST(PathVideo, FramesRunFromTheFirstKeyToTheLastOrAroundALoop) {
