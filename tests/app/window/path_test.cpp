@@ -191,3 +191,57 @@ TEST(Window, CameraPathRendersVideosOffscreenAndCancelLeavesNothing) {
   EXPECT_EQ(listing(out).size(), kWithFfmpeg ? 2u : 11u);
   EXPECT_FALSE(v.video_busy());
 }
+
+// A streamed survey's video: each frame waits until the survey has read the view of that frame's
+// camera (a path along the file, looking down at it), so that every frame shows the points.
+TEST(Window, CameraPathVideoOfAStreamedSurveyDrawsEveryFrame) {
+  REQUIRE_DISPLAY();
+  REQUIRE_TESTDATA("laz");
+  const fs::path cfg = fresh_config("path_survey");
+  const fs::path out = cfg / "survey";
+  pr::Options o = scripted_files({data_path("laz") + "/lone-star.copc.laz"});
+  o.point_budget = 200'000;
+  pr::ViewerTesting v(o);
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  bool started = false, streamed = false;
+  int stage = 0;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& t) {
+    if (frame > 6000) stage = 99;
+    switch (stage) {
+      case 0: {  // the survey on screen: a path over it, from one side to the other
+        if (!t.streaming() || t.stream_opening() || !t.stream_stats().converged) return;
+        streamed = true;
+        const pr::Bounds b = t.cloud_bounds();
+        const glm::dvec3 c = b.center(), s = b.size();
+        const double z = b.max.z + 1.5 * std::max(s.x, s.y);
+        pr::CameraPose a, e;
+        a.position = {b.min.x, c.y - s.y, z};
+        e.position = {b.max.x, c.y - s.y, z};
+        a.pitch_deg = e.pitch_deg = -40.0;
+        t.camera_path() = pr::path_at_equal_times({a, e}, 1.0, false);
+        started = t.render_video((out / "").string(), 64, 40, 6);
+        stage = 1;
+        return;
+      }
+      case 1:
+        if (!t.video_busy()) stage = 99;
+        return;
+      default:
+        t.request_quit();
+    }
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  ASSERT_TRUE(streamed && started) << v.status();
+  EXPECT_NE(v.status().find("wrote"), std::string::npos) << v.status();
+  const std::vector<std::string> names = listing(out);
+  ASSERT_EQ(names.size(), 6u);
+  for (const std::string& n : names) {
+    pr::Image img;
+    ASSERT_TRUE(pr::read_png((out / n).string(), img, &err)) << err;
+    size_t drawn = 0;
+    for (uint32_t px : img.rgba) drawn += px != kBackground;
+    EXPECT_GT(drawn, img.pixel_count() / 20) << n;
+  }
+}
