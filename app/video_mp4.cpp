@@ -1,11 +1,12 @@
 // The MP4 encoder through FFmpeg's libraries (built when pkg-config finds libavcodec,
 // libavformat, libswscale and libavutil): RGBA frames to yuv420p (BT.709, limited range, as
 // players assume for HD video) by libswscale, H.264 by libx264 where the installed libavcodec has
-// it (CRF 18, preset fast: visually lossless, about real time at 1080p60 on a few cores), else
+// it (constant quality CRF 18, near visually lossless for x264; preset fast), else
 // by the first other H.264 encoder that opens (a hardware one: a bit rate of 0.1 bit a pixel),
 // muxed into MP4 with the index at the front (+faststart) so that players start at once.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include <libavcodec/avcodec.h>

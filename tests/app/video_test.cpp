@@ -5,7 +5,9 @@
 // replaced. tests/app/video_check.py checks the program's videos with ffprobe.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
