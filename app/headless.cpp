@@ -8,12 +8,14 @@
 #include <thread>
 #include <vector>
 
+#include "cancel_signals.h"
 #include "engine/frame_stats.h"
 #include "engine/image.h"
 #include "engine/pick.h"
 #include "scene_file.h"
 #include "startup.h"
 #include "streaming.h"
+#include "video_run.h"
 
 namespace pr {
 
@@ -300,6 +302,7 @@ bool stream_until_ready(const Options& o, StreamRun& run, double& first_ms, doub
   constexpr double kTimeoutMs = 600'000.0;
   first_ms = converged_ms = -1.0;
   while (clock.ms() < kTimeoutMs) {
+    if (CancelOnSignals::signal() != 0) return false;  // --video's Ctrl-C: it says so
     if (!run.step()) return false;
     const StreamStats st = run.scene.stats();
     if (first_ms < 0.0 && st.points_drawn > 0) first_ms = clock.ms();
@@ -315,6 +318,25 @@ bool stream_until_ready(const Options& o, StreamRun& run, double& first_ms, doub
   return false;
 }
 
+/// --video of a survey: each frame's view read until it converges (--no-wait: until it draws
+/// something), then drawn.
+int stream_video(const Options& o, const std::string& mode, StreamRun& run,
+                 const RenderSettings& look) {
+  const DrawFrame draw = [&](const Camera& camera, const RenderSettings& rs, Image& img,
+                             std::string* error) {
+    run.camera = camera;
+    run.view = lod_view(camera, rs.width, rs.height, &rs.clip);
+    double first_ms = 0.0, converged_ms = 0.0;
+    if (!stream_until_ready(o, run, first_ms, converged_ms, Stopwatch()) || !run.color_pool()) {
+      *error = "the survey's view could not be read (above)";
+      return FrameDraw::kFailed;
+    }
+    FrameStats st;
+    return run.renderer.render(camera, rs, img, st, error) ? FrameDraw::kDrawn : FrameDraw::kFailed;
+  };
+  return run_video(o, mode, run.camera, look, draw);
+}
+
 int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) {
   const RenderSettings rs = headless_settings(o);
   StreamRun run(stream_options(o, mode == "gpu"), renderer);
@@ -324,6 +346,7 @@ int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) 
   if (!o.scene_extras.hidden_classes.empty())
     std::fprintf(stderr, "pointraster: the class filter is not available for streamed surveys\n");
   if (!o.save_view.empty() && !save_view(o, run.camera, run.color)) return 1;
+  if (!o.video.empty()) return stream_video(o, mode, run, rs);
   double first_ms = 0.0, converged_ms = 0.0;
   if (!stream_until_ready(o, run, first_ms, converged_ms, clock)) return 1;
   const int frames = o.frames > 0 ? o.frames : 5;
@@ -399,6 +422,14 @@ int run_headless(const Options& o) {
   std::printf("positions: %s, %s renderer memory %.1f MB\n",
               renderer->compact_active() ? "compact (4 bytes, quantized)" : "float (12 bytes)",
               mode.c_str(), double(renderer->memory_bytes()) / 1e6);
+  if (!o.video.empty()) {
+    const DrawFrame draw = [&](const Camera& camera, const RenderSettings& rs, Image& img,
+                               std::string* error) {
+      FrameStats st;
+      return renderer->render(camera, rs, img, st, error) ? FrameDraw::kDrawn : FrameDraw::kFailed;
+    };
+    return run_video(o, mode, s.camera, headless_settings(o), draw);
+  }
   return render_and_report(o, mode, *renderer, s);
 }
 

@@ -22,6 +22,7 @@
 #include "profile_export.h"
 #include "scene_file.h"
 #include "scene_options.h"
+#include "video_options.h"
 
 namespace pr {
 
@@ -542,6 +543,7 @@ void build_parser(CLI::App& app, Options& o) {
   add_file_options(app, o);
   add_clip_options(app, o);
   add_scene_options(app, o);
+  add_video_options(app, o);
 }
 
 /// Whether `s` reads whole as a number (strtod: also 1e3, inf, 0x10).
@@ -560,8 +562,9 @@ std::vector<std::string> normalized_arguments(const std::vector<std::string>& ar
     if (args[i] == "--measure" && i + 2 < args.size()) {
       out.push_back("--measure=" + args[i + 1] + " " + args[i + 2]);
       i += 2;
-    } else if (args[i] == "--profile" && i + 1 < args.size()) {
-      out.push_back("--profile=" + args[++i]);
+    } else if ((args[i] == "--profile" || args[i] == "--camera-path") && i + 1 < args.size()) {
+      out.push_back(args[i] + "=" + args[i + 1]);
+      ++i;
     } else if (args[i] != "--edl") {
       out.push_back(args[i]);
     } else if (i + 1 < args.size() && is_number(args[i + 1].c_str())) {
@@ -691,6 +694,7 @@ int parse_arguments(const std::vector<std::string>& args, Options& o, std::strin
     check_combinations(o);
     check_profile(o);
     finish_clip_options(o);
+    finish_video_options(o);
   } catch (const CLI::ParseError& e) {
     if (error) *error = reworded(e);
     return 2;

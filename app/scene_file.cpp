@@ -120,7 +120,6 @@ bool apply_scene_file(const std::vector<std::string>& args, Options& o,
     *rc = 1;
     return false;
   }
-  base.scene_file = cli.scene_file;
   // What the command line gives of the inputs or the clip replaces the scene's.
   if (!cli.files.empty() || !cli.scene.empty()) {  // the whole of the scene's "inputs"
     const Options none;
@@ -146,6 +145,7 @@ bool apply_scene_file(const std::vector<std::string>& args, Options& o,
   base.clip_polygon.reset();
   std::string why;
   const int parsed = parse_arguments(rest, base, &why);
+  base.scene_file = cli.scene_file;  // after the parse, which checks the scene's camera path
   if (!base.clip_polygon) base.clip_polygon = std::move(polygon);
   if (parsed != 0) {
     if (error) *error = cli.scene_file + ": " + why;

@@ -355,6 +355,22 @@ bool RenderBackend::draw(const Camera& camera, const RenderSettings& rs, Image& 
   return true;
 }
 
+bool RenderBackend::render_image(const Camera& camera, const RenderSettings& rs, Image& image,
+                                 std::string* error) {
+  FrameStats st;
+  std::string err;
+  if (use_gpu_ && gpu_) {
+    if (gpu_->r->render(camera, rs, image, st, &err)) return true;
+    *error = "GPU frame failed: " + err;
+    return false;
+  }
+  if (!cpu_->render(camera, rs, image, st, &err)) {
+    *error = "CPU frame failed: " + err;
+    return false;
+  }
+  return true;
+}
+
 std::string RenderBackend::display_path() const {
   if (!use_gpu_) return "CPU render, PBO upload";
   if (gpu_->interop) return "GPU render straight into the PBO (CUDA-GL interop)";

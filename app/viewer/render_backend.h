@@ -101,6 +101,11 @@ class RenderBackend {
   bool draw(const Camera& camera, const RenderSettings& rs, Image& scratch, FrameStats& stats,
             double& render_ms, double& upload_ms, std::string* error);
 
+  /// Renders a frame with the renderer in use into `image` (host memory) at the size of `rs`,
+  /// not the display: Render video's frames. False with the reason.
+  bool render_image(const Camera& camera, const RenderSettings& rs, Image& image,
+                    std::string* error);
+
   /// CUDA lets go of the display's pixel buffer: call before the display reallocates it.
   void release_interop();
   /// Registers the display's pixel buffer for interop in GPU mode (again after a resize).

@@ -126,7 +126,7 @@ Options Viewer::Impl::live_scene() const {
   s.clip_polygon = polygon.closed;
   for (const MeasureState::Item& it : measures.items) x.measurements.push_back({it.m, it.visible});
   s.annotations = annotations.items;
-  s.camera_path = opt.camera_path;
+  s.camera_path = path.path;  // the Camera path section's keys, as edited
   s.duration = opt.duration;
   return s;
 }
@@ -135,18 +135,18 @@ UpAxis Viewer::Impl::up_axis_shown() const {
   return cloud.scene.empty() ? view.files_up : up_axis_for(opt, false);
 }
 
-bool Viewer::Impl::save_view(const std::string& path) {
+bool Viewer::Impl::save_view(const std::string& file) {
   if (!cloud.drawable() || win.display->empty()) {
     set_status("save view: no view on screen yet", true);
     return false;
   }
   std::string why;
-  if (!write_scene_file(path, live_scene(), &why)) {
+  if (!write_scene_file(file, live_scene(), &why)) {
     set_status("save view: " + why, true);
     return false;
   }
-  opt.scene_file = path;
-  set_status("saved the view to " + path, false);
+  opt.scene_file = file;
+  set_status("saved the view to " + file, false);
   return true;
 }
 
@@ -190,6 +190,8 @@ void Viewer::Impl::apply_view() {
   annotations.items = opt.annotations;
   annotations.editing = -1;
   annotations.flight.active = false;
+  path.path = opt.camera_path;
+  path.playing = false;
   view.files_up = up_axis_for(opt, true);
 }
 
@@ -237,11 +239,11 @@ void Viewer::Impl::apply_view_renderer() {
   stream.options_changed = true;
 }
 
-bool Viewer::Impl::open_view(const std::string& path) {
+bool Viewer::Impl::open_view(const std::string& file) {
   Options s;
   std::vector<std::string> notes;
   std::string why;
-  if (!read_scene_file(path, s, &notes, &why)) {
+  if (!read_scene_file(file, s, &notes, &why)) {
     set_status("open view: " + why, true);
     return false;
   }
@@ -252,7 +254,7 @@ bool Viewer::Impl::open_view(const std::string& path) {
   s.ui_scale = opt.ui_scale;
   s.threads = opt.threads;
   s.gpu_memory_limit = opt.gpu_memory_limit;
-  s.scene_file = path;
+  s.scene_file = file;
   opt = std::move(s);
   apply_view();
   apply_view_renderer();
@@ -271,7 +273,7 @@ bool Viewer::Impl::open_view(const std::string& path) {
     colors.chosen = false;
     start_inputs();
   }
-  std::string said = "opened the view " + path;
+  std::string said = "opened the view " + file;
   for (const std::string& n : notes) said += "; " + n;
   set_status(said, !notes.empty());
   return true;

@@ -91,10 +91,12 @@ void Viewer::Impl::advance(double frame_ms) {
   if (view.fly.moving() || view.looking) annotations.flight.active = false;
   annotations.flight.step(view.camera, frame_ms * 1e-3);
   view.fly.update(view.camera, frame_ms * 1e-3);
+  path.advance(frame_ms * 1e-3, view.camera);  // a path playing moves the view
   CloudJob::Result r;
   if (cloud.job.take(r) || cloud.job.take_preview(r)) install_cloud(r);
   update_colors();
   update_stream();
+  update_video();
   save.update(status);
   picks.update(cloud.points, *backend, status);
   measures.update(picks, pick_frame(), status);
@@ -121,6 +123,8 @@ bool Viewer::Impl::fit_display(int* w, int* h) {
 
 void Viewer::Impl::render_frame() {
   have_image = have_image && cloud.points;
+  // Render video draws offscreen at its own size: the window keeps its last image meanwhile.
+  if (path.render.rendering()) return;
   if (!cloud.drawable() || win.display->empty() || area.empty()) {
     times.render_ms = times.upload_ms = 0;
     return;
@@ -152,6 +156,7 @@ void Viewer::Impl::draw_window(int w, int h) {
   measures.draw_marks(pick_frame(), win.ui_scale);
   annotations.draw_marks(pick_frame(), win.ui_scale);
   profile.draw_marks(pick_frame(), win.ui_scale);
+  path.draw_marks(pick_frame(), win.ui_scale);
   profile.draw_window(backend->gpu_active(), opt, to_rgba(win.settings.background), win.ui_scale,
                       status);
   if (have_image) clips.draw_edges(view.camera, rs, area, win.ui_scale);
@@ -344,10 +349,32 @@ void Viewer::Impl::update_stream() {
   if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy() ||
       measures.job.busy() || profile.reads(cloud.points.get()))
     return;
+  // While a video renders, the survey reads the view of its next frame, at its size.
+  const bool video = path.render.rendering();
   const LodView lod =
-      lod_view(view.camera, win.display->width(), win.display->height(), &clips.clip);
+      video ? lod_view(path.render.next_camera(), path.render.settings().width,
+                       path.render.settings().height, &path.render.settings().clip)
+            : lod_view(view.camera, win.display->width(), win.display->height(), &clips.clip);
   // A pick's boxes came from the pool before its points changed.
   if (stream.update(lod, colors.shown_fixed(), *backend, status)) picks.job.forget_positions();
+  video_stream_frame = video ? path.render.next_frame() : -1;
+}
+
+void Viewer::Impl::update_video() {
+  if (!path.render.busy()) return;
+  const DrawFrame draw = [this](const Camera& camera, const RenderSettings& settings, Image& img,
+                                std::string* error) {
+    if (!cloud.drawable()) {
+      *error = "no cloud on screen";
+      return FrameDraw::kFailed;
+    }
+    // A survey's frame waits until the view read for its camera has converged.
+    if (stream.scene && (video_stream_frame != path.render.next_frame() || !stream.stats.converged))
+      return FrameDraw::kWait;
+    return backend->render_image(camera, settings, img, error) ? FrameDraw::kDrawn
+                                                               : FrameDraw::kFailed;
+  };
+  path.render.update(draw, status);
 }
 
 void Viewer::Impl::start_files(const std::vector<std::string>& paths, const LoadOptions& options,
@@ -416,6 +443,7 @@ Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
 Viewer::~Viewer() {
   Impl& m = *impl_;
   m.cloud.job.cancel();
+  m.path.render.cancel(m.status);    // a video not finished is removed
   m.save.cancel_and_wait(m.status);  // its output is removed; one that ends anyway says so
   m.colors.job.join();               // its staging calls into the backend
   m.picks.job.cancel();              // a GPU pick calls into the backend too
@@ -439,6 +467,7 @@ bool Viewer::open(std::string* error) {
   m.clips.clip = m.opt.clip;                // --clip-box, --section
   m.polygon.closed = m.opt.clip_polygon;    // --clip-polygon: what Save writes within
   m.annotations.items = m.opt.annotations;  // --annotation
+  m.path.load(m.opt);                       // --camera-path, --video, --fps
   // A scene file: its settings, clip and lists over the user's (docs/SCENE.md).
   if (!m.opt.scene_file.empty()) m.apply_view();
   // The projection last used, unless the command line or a scene's camera chose one.

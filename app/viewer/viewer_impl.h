@@ -26,6 +26,7 @@
 #include "viewer/open_box.h"
 #include "viewer/panel_groups.h"
 #include "viewer/panel_marks.h"
+#include "viewer/path_panel.h"
 #include "viewer/pick_panel.h"
 #include "viewer/polygon_tool.h"
 #include "viewer/profile_panel.h"
@@ -54,6 +55,10 @@ struct Viewer::Impl {
   ProfileState profile;         // the profile tool and its window (profile_panel.h)
   AnnotationState annotations;  // titles and texts at points, and the flights to them
   ViewFileState views;          // the Views section: scene files saved and opened (view_file.h)
+  PathState path;               // the camera path and Render video (path_panel.h)
+  // The video frame whose view a streamed survey's last update read (-1: none).
+  int video_stream_frame = -1;
+
   FrameTimes times;
   OpenBox open_box;
   SaveState save;     // the Save section and the save running
@@ -96,6 +101,7 @@ struct Viewer::Impl {
   void install_stream(std::shared_ptr<StreamingScene> scene);
   void update_colors();  // the color job's request, then ColorState::update()
   void update_stream();  // a survey opened, then StreamState::update()
+  void update_video();   // Render video's frames for this window frame (path_panel.h)
   void start_open(const std::vector<std::string>& paths);
   void start_inputs();  // the options' files or scene, with the colors they ask for
   void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
@@ -104,8 +110,8 @@ struct Viewer::Impl {
   // Scene files (view_file.cpp): the live view as the options of a scene, written; a scene read
   // and applied over the viewer (its inputs loaded unless they are those on screen).
   Options live_scene() const;
-  bool save_view(const std::string& path);
-  bool open_view(const std::string& path);
+  bool save_view(const std::string& file);
+  bool open_view(const std::string& file);
   void apply_view();               // the options' settings, clip and lists to the viewer's state
   void apply_view_renderer();      // their renderer, its options and the streaming options
   void hide_view_classes();        // the scene's hidden classes to the class filter

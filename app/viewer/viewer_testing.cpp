@@ -354,5 +354,34 @@ bool ViewerTesting::annotation_label(size_t i, float* x, float* y) const {
     }
   return false;
 }
+CameraPath& ViewerTesting::camera_path() {
+  return impl_->path.path;
+}
+void ViewerTesting::add_path_key() {
+  impl_->path.add_key(impl_->view.camera);
+}
+void ViewerTesting::play_path(bool on) {
+  impl_->path.play(on);
+}
+bool ViewerTesting::path_playing() const {
+  return impl_->path.playing;
+}
+bool ViewerTesting::render_video(const std::string& path, int width, int height, int fps) {
+  Impl& m = *impl_;
+  std::snprintf(m.path.render.path, sizeof m.path.render.path, "%s", path.c_str());
+  m.path.render.width = width;
+  m.path.render.height = height;
+  m.path.render.fps = fps;
+  return m.path.render.start(m.path.path, m.view.camera, m.rs, m.status);
+}
+bool ViewerTesting::video_busy() const {
+  return impl_->path.render.busy();
+}
+int ViewerTesting::video_next_frame() const {
+  return impl_->path.render.next_frame();
+}
+void ViewerTesting::cancel_video() {
+  impl_->path.render.cancel(impl_->status);
+}
 
 }  // namespace pr

@@ -10,6 +10,7 @@
 
 #include "engine/annotation.h"
 #include "engine/camera.h"
+#include "engine/camera_path.h"
 #include "engine/clip_polygon.h"
 #include "engine/io/stream.h"
 #include "engine/measure.h"
@@ -237,6 +238,19 @@ class ViewerTesting : public Viewer {
   bool annotation_flying() const;
   /// The middle of annotation `i`'s label as last drawn (window units); false when not drawn.
   bool annotation_label(size_t i, float* x, float* y) const;
+  /// The Camera path section (path_panel.h): its path (--camera-path's keys to begin with), what
+  /// "Add the view as a key" and Play / Pause do, whether it plays; what Render video does with
+  /// `path` typed, `width` x `height` and `fps` (false with the reason in the status line), whether
+  /// a video renders, its frame drawn next, and its Cancel. Items the panel marks: "path.header",
+  /// "path.add", "path.play", "path.key.N".
+  CameraPath& camera_path();
+  void add_path_key();
+  void play_path(bool on);
+  bool path_playing() const;
+  bool render_video(const std::string& path, int width, int height, int fps);
+  bool video_busy() const;
+  int video_next_frame() const;
+  void cancel_video();
 };
 
 }  // namespace pr

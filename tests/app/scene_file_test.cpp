@@ -254,6 +254,30 @@ TEST(SceneFile, SaveViewAloneAndOptionsBesideTheScene) {
   EXPECT_NE(why.find("none.json"), std::string::npos) << why;
 }
 
+// A scene's camera path: kept with its times, rendered by --video beside the scene file without
+// --camera-path, and beside the scene's camera (which a command-line path would refuse).
+TEST(SceneFile, TheScenesCameraPathRendersWithVideo) {
+  const fs::path d = scratch("path");
+  const std::string json = (d / "v.json").string();
+  EXPECT_EQ(pr::run_headless(command_line({"--save-view", json, "--scene", "cube", "--points",
+                                           "2k", "--camera-path", "0,0,-80,0,0;10,5,-60,20,-5",
+                                           "--duration", "3"})),
+            0);
+  pr::Options o = command_line({json, "--headless", "--video", (d / "f/").string(), "--fps", "2",
+                                "--width", "64", "--height", "48"});
+  ASSERT_EQ(o.camera_path.keys.size(), 2u);
+  EXPECT_DOUBLE_EQ(o.camera_path.keys[1].time, 3.0);
+  EXPECT_DOUBLE_EQ(o.camera_path.keys[1].pose.position.x, 10.0);
+  EXPECT_EQ(pr::run_headless(o), 0);
+  size_t frames = 0;
+  for (const auto& e : fs::directory_iterator(d / "f")) frames += e.path().extension() == ".png";
+  EXPECT_EQ(frames, 6u);  // 3 s at 2 fps
+  // Without --video the scene draws its own camera.
+  o = command_line({json, "--headless", "--frames", "1"});
+  EXPECT_TRUE(o.scene_extras.camera.has_value());
+  EXPECT_EQ(pr::run_headless(o), 0);
+}
+
 // Broken scene files: each problem gets its one line, and the rest of the scene opens.
 TEST(SceneFile, BrokenFilesNameTheProblemAndTheRestOpens) {
   REQUIRE_TESTDATA("las");
