@@ -11,6 +11,7 @@
 #include <new>
 #include <thread>
 
+#include "cancel_signals.h"
 #include "engine/frame_stats.h"
 #include "engine/scenes.h"
 #include "progress_bar.h"
@@ -19,45 +20,6 @@
 namespace pr {
 
 namespace {
-
-// The signal handler's only work is an atomic store: ConvertProgress::cancel (lock-free, so
-// async-signal-safe) and the signal's number; the main thread's polling loop does the rest.
-static_assert(std::atomic<bool>::is_always_lock_free, "cancel must be lock-free in a handler");
-std::atomic<ConvertProgress*> g_progress{nullptr};
-volatile std::sig_atomic_t g_signal = 0;
-
-extern "C" void on_cancel_signal(int sig) {
-  g_signal = sig;
-  if (ConvertProgress* p = g_progress.load(std::memory_order_relaxed))
-    p->cancel.store(true, std::memory_order_relaxed);
-}
-
-/// SIGINT and SIGTERM cancel `progress` while this lives. SA_RESETHAND: a second Ctrl-C ends the
-/// program at once, as the user then asks. SA_RESTART: the main thread's sleeps and writes go on.
-class CancelOnSignals {
- public:
-  explicit CancelOnSignals(ConvertProgress* progress) {
-    g_signal = 0;
-    g_progress.store(progress);
-    struct sigaction sa {};
-    sa.sa_handler = on_cancel_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND | SA_RESTART;
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~CancelOnSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    g_progress.store(nullptr);
-  }
-  CancelOnSignals(const CancelOnSignals&) = delete;
-  CancelOnSignals& operator=(const CancelOnSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 std::string vec_text(const glm::dvec3& v) {
   char s[96];
@@ -153,7 +115,7 @@ std::string convert_report(const std::string& output, const ConvertResult& r, do
 int run_convert(const Options& o) {
   ConvertProgress progress;
   ConvertResult result;
-  CancelOnSignals on_signals(&progress);
+  CancelOnSignals on_signals(&progress.cancel);
   Stopwatch clock;
   Worker worker;
   worker.start(o, &progress, &result);
@@ -161,7 +123,7 @@ int run_convert(const Options& o) {
   ProgressBar bar(stderr, terminal);
   bool noted = false;  // a terminal has been told that the conversion is stopping
   while (!worker.finished.load()) {
-    if (g_signal != 0 && terminal && !noted) {
+    if (CancelOnSignals::signal() != 0 && terminal && !noted) {
       // Stopping takes a moment (the threads finish what they hold, the files are removed).
       bar.finish();
       std::fputs("pointraster: cancelling (Ctrl-C again ends it at once, files left behind)\n",
@@ -174,10 +136,10 @@ int run_convert(const Options& o) {
   worker.thread.join();
   const double seconds = clock.ms() * 1e-3;
   bar.finish();
-  const int sig = g_signal;
+  const int sig = CancelOnSignals::signal();
   if (!worker.ok && sig != 0) {
-    std::fprintf(stderr, "pointraster: cancelled (%s): %s not written\n",
-                 sig == SIGINT ? "interrupted" : "terminated", o.convert.c_str());
+    std::fprintf(stderr, "pointraster: cancelled (%s): %s not written\n", signal_word(sig),
+                 o.convert.c_str());
     return 128 + sig;
   }
   if (!worker.ok) {

@@ -2,17 +2,21 @@
 #include "headless.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <thread>
 #include <vector>
 
+#include "cancel_signals.h"
 #include "engine/frame_stats.h"
 #include "engine/image.h"
 #include "engine/pick.h"
+#include "scene_file.h"
 #include "startup.h"
 #include "streaming.h"
 #include "tiled_image.h"
+#include "video_run.h"
 
 namespace pr {
 
@@ -22,6 +26,37 @@ namespace {
 struct FrameTimes {
   std::vector<double> total, render;
 };
+
+RenderSettings headless_settings(const Options& o);
+
+/// --save-view: the scene of the options with the camera, image size and colors the frames are
+/// drawn with. False after the message.
+bool save_view(const Options& o, const Camera& camera, const ColorSettings& color) {
+  const RenderSettings rs = headless_settings(o);
+  Options scene = o;
+  SceneExtras& x = scene.scene_extras;
+  x.camera = camera;
+  x.image_width = rs.width;
+  x.image_height = rs.height;
+  scene.color = color.mode == ColorMode::kField ? color.field : color_mode_name(color.mode);
+  scene.colormap = color.colormap;
+  std::string why;
+  if (!write_scene_file(o.save_view, scene, &why)) {
+    std::fprintf(stderr, "pointraster: --save-view %s\n", why.c_str());
+    return false;
+  }
+  std::printf("wrote %s\n", o.save_view.c_str());
+  return true;
+}
+
+/// A scene file's hidden classes taken out of the cloud (as the viewer's class table does).
+void hide_classes(const Options& o, PointCloud& cloud) {
+  if (o.scene_extras.hidden_classes.empty()) return;
+  std::array<bool, 256> hidden{};
+  for (const uint8_t c : o.scene_extras.hidden_classes) hidden[c] = true;
+  HiddenPoints stash;
+  apply_class_filter(cloud, hidden, stash);
+}
 
 /// Builds the cloud and camera, colors the cloud, and says so. 0, or the exit code after the
 /// one-line message: 1 for a file that cannot be read, 2 for a color mode the cloud lacks.
@@ -45,21 +80,25 @@ int prepare_cloud(const Options& o, Startup& s) {
               ramp ? ", colormap " : "", ramp ? colormap_name(color.colormap) : "", coloring.ms());
   std::printf("cloud %s: %zu points, %.1f MB, made in %.0f ms\n", s.cloud.name.c_str(),
               s.cloud.size(), double(s.cloud.memory_bytes()) / 1e6, load.ms());
+  hide_classes(o, s.cloud);
+  if (!o.save_view.empty() && !save_view(o, s.camera, color)) return 1;
   return 0;
 }
 
 RenderSettings headless_settings(const Options& o) {
+  const SceneExtras& x = o.scene_extras;  // a scene file's image, background and EDL radius
   RenderSettings rs;
-  rs.width = o.width.value_or(1280);
-  rs.height = o.height.value_or(720);
+  rs.width = o.width.value_or(x.image_width > 0 ? x.image_width : 1280);
+  rs.height = o.height.value_or(x.image_height > 0 ? x.image_height : 720);
   rs.point_size = o.point_size;
   rs.adaptive_size = o.adaptive_size;
   if (o.max_point_size) rs.max_point_size = *o.max_point_size;
-  rs.background = rgba(16, 18, 24);
+  rs.background = scene_background(x);
   if (o.edl) {
     rs.edl = true;
     rs.edl_strength = *o.edl;
   }
+  if (x.edl_radius) rs.edl_radius = *x.edl_radius;
   rs.hq = o.hq;
   rs.clip = o.clip;  // --clip-box, --section (docs/CLIP.md)
   if (o.points && !o.files.empty()) rs.point_count = *o.points;
@@ -299,6 +338,7 @@ bool stream_until_ready(const Options& o, StreamRun& run, double& first_ms, doub
   constexpr double kTimeoutMs = 600'000.0;
   first_ms = converged_ms = -1.0;
   while (clock.ms() < kTimeoutMs) {
+    if (CancelOnSignals::signal() != 0) return false;  // --video's Ctrl-C: it says so
     if (!run.step()) return false;
     const StreamStats st = run.scene.stats();
     if (first_ms < 0.0 && st.points_drawn > 0) first_ms = clock.ms();
@@ -314,12 +354,35 @@ bool stream_until_ready(const Options& o, StreamRun& run, double& first_ms, doub
   return false;
 }
 
+/// --video of a survey: each frame's view read until it converges (--no-wait: until it draws
+/// something), then drawn.
+int stream_video(const Options& o, const std::string& mode, StreamRun& run,
+                 const RenderSettings& look) {
+  const DrawFrame draw = [&](const Camera& camera, const RenderSettings& rs, Image& img,
+                             std::string* error) {
+    run.camera = camera;
+    run.view = lod_view(camera, rs.width, rs.height, &rs.clip);
+    double first_ms = 0.0, converged_ms = 0.0;
+    if (!stream_until_ready(o, run, first_ms, converged_ms, Stopwatch()) || !run.color_pool()) {
+      *error = "the survey's view could not be read (above)";
+      return FrameDraw::kFailed;
+    }
+    FrameStats st;
+    return run.renderer.render(camera, rs, img, st, error) ? FrameDraw::kDrawn : FrameDraw::kFailed;
+  };
+  return run_video(o, mode, run.camera, look, draw);
+}
+
 int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) {
   const RenderSettings rs = headless_settings(o);
   StreamRun run(stream_options(o, mode == "gpu"), renderer);
   const Stopwatch clock;
   if (const int rc = open_stream(o, run, rs); rc != 0) return rc;
   if (const int rc = stream_colors(o, run); rc != 0) return rc;
+  if (!o.scene_extras.hidden_classes.empty())
+    std::fprintf(stderr, "pointraster: the class filter is not available for streamed surveys\n");
+  if (!o.save_view.empty() && !save_view(o, run.camera, run.color)) return 1;
+  if (!o.video.empty()) return stream_video(o, mode, run, rs);
   double first_ms = 0.0, converged_ms = 0.0;
   if (!stream_until_ready(o, run, first_ms, converged_ms, clock)) return 1;
   // An image larger than one frame is drawn in tiles (draw_and_write()), the pool unchanged
@@ -351,17 +414,42 @@ int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) 
   return 0;
 }
 
+/// --save-view without --headless: the inputs opened (a survey only for its bounds), the scene
+/// written. The exit code.
+int save_view_only(const Options& o) {
+  std::string why;
+  if (streams(o.files, o.stream, &why)) {
+    StreamingScene scene(stream_options(o, false));
+    if (!scene.open(o.files, &why)) {
+      std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+      return 1;
+    }
+    const RenderSettings rs = headless_settings(o);
+    const Camera cam = stream_camera(o, scene.info().bounds, double(rs.width) / double(rs.height));
+    ColorSettings color;
+    if (!o.color.empty())
+      parse_color_mode(o.color, &color.mode, &color.field);
+    else
+      color.mode = stream_default_color(scene.info());
+    color.colormap = o.colormap.value_or(Colormap::kViridis);
+    return save_view(o, cam, color) ? 0 : 1;
+  }
+  if (!why.empty()) {
+    std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+    return 1;
+  }
+  Startup s;
+  return prepare_cloud(o, s);  // writes the scene
+}
+
 }  // namespace
 
 int run_headless(const Options& o) {
+  if (!o.headless) return save_view_only(o);
   const std::string mode = o.mode.value_or("cpu");
+  auto renderer = make_headless_renderer(o);
+  if (!renderer) return 1;
   std::string why;
-  auto renderer = make_renderer(mode, o, &why);
-  if (!renderer) {
-    std::fprintf(stderr, "pointraster: --mode %s is not available: %s\n", mode.c_str(),
-                 why.c_str());
-    return 1;
-  }
   if (streams(o.files, o.stream, &why)) return run_streamed(o, mode, *renderer);
   if (!why.empty()) {
     std::fprintf(stderr, "pointraster: %s\n", why.c_str());
@@ -377,6 +465,14 @@ int run_headless(const Options& o) {
   std::printf("positions: %s, %s renderer memory %.1f MB\n",
               renderer->compact_active() ? "compact (4 bytes, quantized)" : "float (12 bytes)",
               mode.c_str(), double(renderer->memory_bytes()) / 1e6);
+  if (!o.video.empty()) {
+    const DrawFrame draw = [&](const Camera& camera, const RenderSettings& rs, Image& img,
+                               std::string* error) {
+      FrameStats st;
+      return renderer->render(camera, rs, img, st, error) ? FrameDraw::kDrawn : FrameDraw::kFailed;
+    };
+    return run_video(o, mode, s.camera, headless_settings(o), draw);
+  }
   return render_and_report(o, mode, *renderer, s);
 }
 

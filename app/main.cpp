@@ -1,5 +1,5 @@
-// pointraster: entry point. --info, --measure, --profile, --convert and --headless run without a
-// window; otherwise the viewer.
+// pointraster: entry point. --info, --measure, --profile, --convert, --headless and --save-view
+// run without a window; otherwise the viewer.
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
     if (!o.measures.empty() && !o.measure_show) return pr::run_measure(o);
     if (!o.profile_line.empty()) return pr::run_profile(o);
     if (!o.convert.empty()) return pr::run_convert(o);
-    if (o.headless) return pr::run_headless(o);
+    // --save-view alone writes the scene and exits; with --headless it then renders.
+    if (o.headless || !o.save_view.empty()) return pr::run_headless(o);
     return pr::run_viewer(o);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "pointraster: out of memory\n");

@@ -20,6 +20,9 @@
 #include "engine/scenes.h"
 #include "measure_export.h"
 #include "profile_export.h"
+#include "scene_file.h"
+#include "scene_options.h"
+#include "video_options.h"
 
 namespace pr {
 
@@ -514,7 +517,9 @@ void add_file_options(CLI::App& app, Options& o) {
   flag(app, "--json", o.json, "with --info: one JSON object per file");
   add_convert_options(app, o);
   flag(app, "-h,--help", o.help, "this text");
-  app.add_option("FILE", o.files, "point-cloud files (LAS, LAZ, COPC, E57, PLY, PCD, text)")
+  app.add_option("FILE", o.files,
+                 "point-cloud files (LAS, LAZ, COPC, E57, PLY, PCD, text), or a\n"
+                 "scene file (.json, docs/SCENE.md) that the other options apply over")
       ->type_name("");
 }
 
@@ -526,6 +531,7 @@ class HelpFormatter : public CLI::Formatter {
            "  pointraster [options] [FILE...]             open the viewer on FILEs or a scene\n"
            "  pointraster --headless [options] [FILE...]  render without a window, print "
            "timings\n"
+           "  pointraster [--headless] [options] VIEW.json  open a scene file (docs/SCENE.md)\n"
            "  pointraster --info [--json] FILE...         describe point-cloud files\n"
            "  pointraster --convert OUT FILE...           convert to COPC, LAZ or LAS (OUT's "
            "suffix)\n"
@@ -554,6 +560,8 @@ void build_parser(CLI::App& app, Options& o) {
   add_profile_options(app, o);
   add_file_options(app, o);
   add_clip_options(app, o);
+  add_scene_options(app, o);
+  add_video_options(app, o);
 }
 
 /// Whether `s` reads whole as a number (strtod: also 1e3, inf, 0x10).
@@ -572,8 +580,9 @@ std::vector<std::string> normalized_arguments(const std::vector<std::string>& ar
     if (args[i] == "--measure" && i + 2 < args.size()) {
       out.push_back("--measure=" + args[i + 1] + " " + args[i + 2]);
       i += 2;
-    } else if (args[i] == "--profile" && i + 1 < args.size()) {
-      out.push_back("--profile=" + args[++i]);
+    } else if ((args[i] == "--profile" || args[i] == "--camera-path") && i + 1 < args.size()) {
+      out.push_back(args[i] + "=" + args[i + 1]);
+      ++i;
     } else if (args[i] != "--edl") {
       out.push_back(args[i]);
     } else if (i + 1 < args.size() && is_number(args[i + 1].c_str())) {
@@ -618,7 +627,7 @@ void check_extras(const CLI::App& app) {
 void check_combinations(const Options& o) {
   if (o.info && o.files.empty()) bad("--info needs at least one FILE");
   if (o.json && !o.info) bad("--json goes with --info");
-  if (!o.convert.empty() && o.files.empty() && o.scene.empty())
+  if (!o.convert.empty() && o.files.empty() && o.scene.empty() && o.scene_file.empty())
     bad("--convert needs at least one FILE, or --scene NAME");
   if (!o.convert.empty() && (o.info || o.headless))
     bad(std::string("give either --convert or ") + (o.info ? "--info" : "--headless") +
@@ -699,9 +708,11 @@ int parse_arguments(const std::vector<std::string>& args, Options& o, std::strin
     std::reverse(normalized.begin(), normalized.end());  // CLI11 takes them last first
     app.parse(normalized);
     check_extras(app);
+    finish_scene_options(o);
     check_combinations(o);
     check_profile(o);
     finish_clip_options(o);
+    finish_video_options(o);
   } catch (const CLI::ParseError& e) {
     if (error) *error = reworded(e);
     return 2;
@@ -711,8 +722,8 @@ int parse_arguments(const std::vector<std::string>& args, Options& o, std::strin
 
 int parse_options(int argc, char** argv, Options& o) {
   std::string error;
-  if (parse_arguments(std::vector<std::string>(argv + std::min(argc, 1), argv + argc), o, &error) !=
-      0) {
+  const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  if (parse_arguments(args, o, &error) != 0) {
     std::fprintf(stderr, "pointraster: %s\n", error.c_str());
     return 2;
   }
@@ -720,7 +731,14 @@ int parse_options(int argc, char** argv, Options& o) {
     std::fputs(usage_text().c_str(), stdout);
     return -1;  // caller exits 0
   }
-  return 0;
+  if (o.scene_file.empty()) return 0;
+  // A scene file: its options under the command line's, each problem in it one line.
+  std::vector<std::string> notes;
+  int rc = 0;
+  const bool ok = apply_scene_file(args, o, &notes, &error, &rc);
+  for (const std::string& n : notes) std::fprintf(stderr, "pointraster: %s\n", n.c_str());
+  if (!ok) std::fprintf(stderr, "pointraster: %s\n", error.c_str());
+  return ok ? 0 : rc;
 }
 
 }  // namespace pr

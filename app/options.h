@@ -16,6 +16,7 @@
 #include "engine/measure.h"       // MeasureKind, CellHeight
 #include "engine/profile.h"       // Profile
 #include "engine/renderer.h"      // Toggle
+#include "scene_extras.h"         // SceneExtras
 
 namespace pr {
 
@@ -122,14 +123,18 @@ struct Options {
   std::string save_view;
   /// A FILE ending in .json: the scene file these options were read from (empty: none).
   std::string scene_file;
+  /// What the scene file holds beyond these options: the viewer's state when it was saved.
+  SceneExtras scene_extras;
 };
 
 /// Parses the arguments (argv without the program's name) into `out`, printing nothing: 0, or 2
 /// for a bad option or value with the one-line message (no "pointraster: " prefix) in `error`.
 int parse_arguments(const std::vector<std::string>& args, Options& out, std::string* error);
 
-/// Parses argv. Returns 0 to go on; otherwise the exit code (-1 after printing --help, for the
-/// caller to exit 0; 2 for a bad option or value, with the message already printed to stderr).
+/// Parses argv, and a scene file named among the FILEs under it (apply_scene_file(),
+/// app/scene_file.h; its notes printed to stderr). Returns 0 to go on; otherwise the exit code
+/// (-1 after printing --help, for the caller to exit 0; 2 for a bad option or value, 1 for a
+/// scene file that cannot be read, with the message already printed to stderr).
 int parse_options(int argc, char** argv, Options& out);
 
 /// The --help text.

@@ -21,13 +21,9 @@ namespace {
 /// time in `draw_ms`. False after the message.
 bool draw_profile(const Options& o, const ProfileCloud& p, Image& img, double* draw_ms) {
   const std::string mode = o.mode.value_or("cpu");
+  auto renderer = make_headless_renderer(o);
+  if (!renderer) return false;
   std::string why;
-  auto renderer = make_renderer(mode, o, &why);
-  if (!renderer) {
-    std::fprintf(stderr, "pointraster: --mode %s is not available: %s\n", mode.c_str(),
-                 why.c_str());
-    return false;
-  }
   if (!renderer->set_cloud(p.cloud, &why)) {
     std::fprintf(stderr, "pointraster: %s renderer refused the profile: %s\n", mode.c_str(),
                  why.c_str());

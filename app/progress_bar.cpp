@@ -61,28 +61,17 @@ std::string ProgressBar::line(int stage, uint64_t done, uint64_t total, double r
   return out;
 }
 
-void ProgressBar::update(const ConvertProgress& progress, double now_s) {
-  const int stage = progress.stage.load();
-  const uint64_t done = progress.done.load();
-  const uint64_t total = progress.total.load();
+bool ProgressBar::due(int stage, double now_s) {
   if (first_ < 0.0) first_ = now_s;
-  if (stage != stage_) {
-    stage_ = stage;
-    stage_start_ = now_s;
-    stage_done_ = done;
-  }
-  if (stage == ConvertProgress::kDone) return;
   const double since = now_s - last_write_;
-  if (terminal_ ? since < kRedrawEvery
-                : now_s - first_ < kPlainAfter || (stage == written_stage_ && since < kPlainEvery))
-    return;
+  return !(terminal_
+               ? since < kRedrawEvery
+               : now_s - first_ < kPlainAfter || (stage == written_stage_ && since < kPlainEvery));
+}
+
+void ProgressBar::put(int stage, const std::string& text, double now_s) {
   written_stage_ = stage;
   last_write_ = now_s;
-  const double elapsed = now_s - stage_start_;
-  // A rate from less than half a second of a stage says little.
-  const double rate =
-      elapsed >= 0.5 && done > stage_done_ ? double(done - stage_done_) / elapsed : 0.0;
-  const std::string text = line(stage, done, total, rate);
   if (terminal_) {
     // Spaces over what is left of a longer line before (no terminal escapes: any terminal).
     const size_t pad = drawn_ > text.size() ? drawn_ - text.size() : 0;
@@ -92,6 +81,27 @@ void ProgressBar::update(const ConvertProgress& progress, double now_s) {
     std::fprintf(out_, "%s\n", text.c_str());
   }
   std::fflush(out_);
+}
+
+void ProgressBar::update(const ConvertProgress& progress, double now_s) {
+  const int stage = progress.stage.load();
+  const uint64_t done = progress.done.load();
+  const uint64_t total = progress.total.load();
+  if (stage != stage_) {
+    stage_ = stage;
+    stage_start_ = now_s;
+    stage_done_ = done;
+  }
+  if (stage == ConvertProgress::kDone || !due(stage, now_s)) return;
+  const double elapsed = now_s - stage_start_;
+  // A rate from less than half a second of a stage says little.
+  const double rate =
+      elapsed >= 0.5 && done > stage_done_ ? double(done - stage_done_) / elapsed : 0.0;
+  put(stage, line(stage, done, total, rate), now_s);
+}
+
+void ProgressBar::show(int stage, const std::string& text, double now_s) {
+  if (due(stage, now_s)) put(stage, text, now_s);
 }
 
 void ProgressBar::finish() {

@@ -1,8 +1,8 @@
 // A conversion's progress on a terminal (engine/io/convert.h's ConvertProgress, polled from the
-// main thread while the conversion runs on another): on a terminal one line redrawn in place, at
-// most ten times a second; elsewhere (a log, a pipe) plain lines, one when the stage changes and
-// one every few seconds, from the first second on (a conversion that ends sooner prints only its
-// result or its one-line error).
+// main thread while the conversion runs on another; a video's frames through show()): on a terminal
+// one line redrawn in place, at most ten times a second; elsewhere (a log, a pipe) plain lines, one
+// when the stage changes and one every few seconds, from the first second on (a conversion that
+// ends sooner prints only its result or its one-line error).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,9 @@ class ProgressBar {
   /// seconds have passed since the first update, a line when the stage differs from the last
   /// line's or kPlainEvery seconds have passed.
   void update(const ConvertProgress& progress, double now_s);
+  /// Another job's line, `text`, at `now_s`, on the same terms as update(): written when due, a
+  /// plain line also when `stage` differs from the last line's.
+  void show(int stage, const std::string& text, double now_s);
   /// Ends the bar: a terminal's line is cleared (the caller prints the result or the error on a
   /// clean line); plain output gets nothing more.
   void finish();
@@ -44,6 +47,9 @@ class ProgressBar {
   static constexpr double kPlainAfter = 1.0;   ///< plain lines: none before this many seconds
 
  private:
+  bool due(int stage, double now_s);  // whether a line is due now (the first call starts the clock)
+  void put(int stage, const std::string& text, double now_s);
+
   std::FILE* out_;
   bool terminal_;
   double first_ = -1.0;      // the first update's time

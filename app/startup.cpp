@@ -1,6 +1,7 @@
 #include "startup.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "engine/morton.h"
 #include "engine/scenes.h"
@@ -54,9 +55,18 @@ Camera cloud_camera(const PointCloud& cloud, const std::string& scene, UpAxis up
   return cam;
 }
 
+bool scene_file_camera(const Options& o, bool from_files, Camera* cam) {
+  if (!o.scene_extras.camera) return false;
+  *cam = *o.scene_extras.camera;
+  cam->up_axis = up_axis_for(o, from_files);
+  return true;
+}
+
 Camera starting_camera(const Options& o, const PointCloud& cloud, const std::string& scene,
                        double aspect) {
-  Camera cam = cloud_camera(cloud, scene, up_axis_for(o, scene.empty()), aspect);
+  Camera cam;
+  if (!scene_file_camera(o, scene.empty(), &cam))
+    cam = cloud_camera(cloud, scene, up_axis_for(o, scene.empty()), aspect);
   apply_camera_options(o, cam, cloud.world_bounds(), aspect);
   return cam;
 }
@@ -99,6 +109,12 @@ bool apply_color_options(const Options& o, PointCloud& cloud, UpAxis up, ColorSe
     parse_color_mode(o.color, &cs.mode, &cs.field);
   cs.colormap = o.colormap.value_or(Colormap::kViridis);
   cs.up_axis = up == UpAxis::kZ ? 2 : 1;
+  cs.gamma = o.scene_extras.gamma;  // a scene file's Color section
+  if (const auto& r = o.scene_extras.color_range) {
+    cs.auto_range = false;
+    cs.range_lo = r->first;
+    cs.range_hi = r->second;
+  }
   PodVector<uint32_t> colors;
   std::string why;
   if (cs.mode != ColorMode::kRgb && !colorize(cloud, cs, colors, legend, &why)) {
@@ -139,6 +155,16 @@ std::unique_ptr<Renderer> make_renderer(const std::string& mode, const Options& 
                                         std::string* why) {
   if (mode == "cpu") return make_cpu_renderer(o);
   return make_gpu_renderer(o, why);
+}
+
+std::unique_ptr<Renderer> make_headless_renderer(const Options& o) {
+  const std::string mode = o.mode.value_or("cpu");
+  std::string why;
+  auto renderer = make_renderer(mode, o, &why);
+  if (!renderer)
+    std::fprintf(stderr, "pointraster: --mode %s is not available: %s\n", mode.c_str(),
+                 why.c_str());
+  return renderer;
 }
 
 }  // namespace pr

@@ -40,8 +40,12 @@ bool build_startup(const Options& o, Startup& s, std::string* error);
 Camera cloud_camera(const PointCloud& cloud, const std::string& scene, UpAxis up, double aspect,
                     double focus = kFilesFocus);
 
-/// The starting camera, for headless mode and the viewer's first cloud: cloud_camera()
-/// with up_axis_for(), then --camera, --focus, --projection and --view.
+/// A scene file's camera (SceneExtras::camera) with up_axis_for() as its up axis into `cam`;
+/// false when the options hold none.
+bool scene_file_camera(const Options& o, bool from_files, Camera* cam);
+
+/// The starting camera, for headless mode and the viewer's first cloud: a scene file's camera,
+/// else cloud_camera() with up_axis_for(); then --camera, --focus, --projection and --view.
 Camera starting_camera(const Options& o, const PointCloud& cloud, const std::string& scene,
                        double aspect);
 
@@ -58,10 +62,11 @@ UpAxis up_axis_for(const Options& o, bool from_files);
 /// Frames the whole cloud from above at about 29 degrees, `up` being up.
 void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, UpAxis up);
 
-/// The color mode of the command line (--color, else default_color_mode()) with --colormap and
-/// `up` as elevation's axis, computed and handed to `cloud` (set_display_colors()); `used` and
-/// `legend` (either may be null) receive what was applied. False with a message naming the
-/// option when the cloud lacks what the mode needs (the program then exits 2).
+/// The color mode of the command line (--color, else default_color_mode()) with --colormap, a
+/// scene file's gamma and range, and `up` as elevation's axis, computed and handed to `cloud`
+/// (set_display_colors()); `used` and `legend` (either may be null) receive what was applied. False
+/// with a message naming the option when the cloud lacks what the mode needs (the program then
+/// exits 2).
 bool apply_color_options(const Options& o, PointCloud& cloud, UpAxis up, ColorSettings* used,
                          Legend* legend, std::string* error);
 
@@ -80,5 +85,8 @@ std::unique_ptr<GpuRenderer> make_gpu_renderer(const Options& o, std::string* wh
 /// A renderer for "cpu" or "gpu" as above; null with the reason when the GPU cannot be used.
 std::unique_ptr<Renderer> make_renderer(const std::string& mode, const Options& o,
                                         std::string* why);
+/// The renderer of --mode (headless runs: the CPU unless told); null after printing
+/// "--mode M is not available: why".
+std::unique_ptr<Renderer> make_headless_renderer(const Options& o);
 
 }  // namespace pr

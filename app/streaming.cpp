@@ -100,7 +100,8 @@ ColorMode stream_default_color(const FileInfo& info) {
 Camera stream_camera(const Options& o, const Bounds& world_bounds, double aspect) {
   Camera cam;
   cam.focus = kFilesFocus;
-  frame_files_camera(cam, world_bounds, aspect, up_axis_for(o, true));
+  if (!scene_file_camera(o, true, &cam))
+    frame_files_camera(cam, world_bounds, aspect, up_axis_for(o, true));
   apply_camera_options(o, cam, world_bounds, aspect);
   return cam;
 }

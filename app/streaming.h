@@ -39,8 +39,8 @@ LodView lod_view(const Camera& camera, int width, int height, const Clip* clip =
 /// elevation (default_color_mode() needs the points, which have not arrived yet).
 ColorMode stream_default_color(const FileInfo& info);
 
-/// The starting camera of a streamed survey: its bounds framed from above as for files
-/// (frame_files_camera()), then --camera, --focus, --projection and --view.
+/// The starting camera of a streamed survey: a scene file's camera, else its bounds framed from
+/// above as for files (frame_files_camera()); then --camera, --focus, --projection and --view.
 Camera stream_camera(const Options& o, const Bounds& world_bounds, double aspect);
 
 }  // namespace pr

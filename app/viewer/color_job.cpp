@@ -19,8 +19,8 @@ void color_new_cloud(PointCloud& cloud, const ColorRequest& request, bool from_f
             " not available in this cloud";
     s.mode = default_color_mode(cloud);
   }
-  // A new cloud's range is its own.
-  s.auto_range = true;
+  // A new cloud's range is its own, unless a scene file set it with the cloud.
+  s.auto_range = s.auto_range || !request.keep_range;
   PodVector<uint32_t> colors;
   std::string err;
   if (s.mode != ColorMode::kRgb && !colorize(cloud, s, colors, legend, &err)) {

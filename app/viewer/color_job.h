@@ -14,10 +14,12 @@
 namespace pr {
 
 /// The colors a new cloud starts with: `settings` (its up axis replaced by `files_up` or
-/// `scene_up`), or default_color_mode() when `use_default` or when the cloud lacks the mode.
+/// `scene_up`; its range the cloud's own unless `keep_range`), or default_color_mode() when
+/// `use_default` or when the cloud lacks the mode.
 struct ColorRequest {
   ColorSettings settings;
   bool use_default = true;
+  bool keep_range = false;  ///< a scene file's range, set by hand, holds for its cloud
   int files_up = 2, scene_up = 1;
 };
 

@@ -199,6 +199,14 @@ ColorRequest ColorState::request_for_jobs(const Options& opt, UpAxis files_up) {
   if (!chosen && !opt.color.empty()) {
     parse_color_mode(opt.color, &req.settings.mode, &req.settings.field);
     req.settings.colormap = opt.colormap.value_or(Colormap::kViridis);
+    // A scene file's gamma and range (apply_color_options() reads them the same way).
+    req.settings.gamma = opt.scene_extras.gamma;
+    req.settings.auto_range = !opt.scene_extras.color_range;
+    if (const auto& r = opt.scene_extras.color_range) {
+      req.settings.range_lo = r->first;
+      req.settings.range_hi = r->second;
+      req.keep_range = true;
+    }
     wanted = req.settings;
     chosen = true;
   }

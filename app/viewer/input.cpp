@@ -60,6 +60,7 @@ void Viewer::Impl::key_event(const SDL_KeyboardEvent& e, bool imgui_wants_keys) 
   const bool down = e.type == SDL_KEYDOWN;
   // Releases always reach the camera, so a key pressed before ImGui took focus never sticks.
   if (down && imgui_wants_keys) return;
+  if (down) annotations.flight.active = false;  // a key of the user's ends a flight
   view.fly_key(e.keysym.sym, down);
   if (!down || e.repeat) return;
   const Bounds* bounds = cloud.drawable() ? &cloud.bounds : nullptr;
@@ -112,6 +113,12 @@ void Viewer::Impl::mouse_event(const SDL_Event& e, bool imgui_wants_mouse) {
         // The polygon tool takes presses while it draws; a press on a clip box's handle drags it
         // (clip_panel.h); elsewhere it picks.
         const PickFrame f = pick_frame();
+        // An annotation's label flies to it (the polygon tool keeps its clicks while it draws).
+        const int label = annotations.label_at(float(e.button.x), float(e.button.y));
+        if (label >= 0 && !polygon.drawing) {
+          fly_to_annotation(size_t(label));
+          break;
+        }
         if (polygon.click(float(e.button.x), float(e.button.y), e.button.clicks >= 2, f, status))
           break;
         const Bounds* world = cloud.points ? &cloud.bounds : nullptr;

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "measure_export.h"
+#include "viewer/overlay_label.h"
 #include "viewer/screen_map.h"
 
 namespace pr {
@@ -31,30 +32,6 @@ bool open_ended(MeasureKind k) {
   int lo = 0, hi = 0;
   measure_point_count(k, &lo, &hi);
   return hi == 0;
-}
-
-/// A label with a dark backing, kept inside the window and moved down past the labels `placed`
-/// before it in this frame (their rectangles), so that none hides another.
-void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 tint, const PickFrame& f,
-           float ui, std::vector<ImVec4>& placed) {
-  const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-  const float pad = 3.0f * ui;
-  float x = at.x + 8.0f * ui, y = at.y - size.y - 6.0f * ui;
-  const ImageRect& r = f.area;
-  x = std::clamp(x, r.ux + pad, std::max(r.ux + pad, r.ux + r.uw - size.x - pad));
-  y = std::clamp(y, r.uy + pad, std::max(r.uy + pad, r.uy + r.uh - size.y - pad));
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (const ImVec4& q : placed)
-      if (x - pad < q.z && x + size.x + pad > q.x && y - pad < q.w && y + size.y + pad > q.y) {
-        y = q.w + pad;
-        moved = true;
-      }
-  }
-  placed.push_back(ImVec4(x - pad, y - pad, x + size.x + pad, y + size.y + pad));
-  dl->AddRectFilled(ImVec2(x - pad, y - pad), ImVec2(x + size.x + pad, y + size.y + pad),
-                    IM_COL32(0, 0, 0, 170), 3.0f * ui);
-  dl->AddText(ImVec2(x, y), tint, text.c_str());
 }
 
 /// The lines of a measurement's points (closed for a polygon), and a dot at each.
@@ -115,7 +92,8 @@ void draw_measurement(ImDrawList* dl, const ScreenMap& map, const Measurement& m
     draw_lines(dl, map, m.points, closed, tint, ui);
   }
   if (const auto at = label_anchor(m, map))
-    label(dl, *at, measurement_summary(m), IM_COL32(255, 255, 255, 255), f, ui, placed);
+    draw_overlay_label(dl, *at, measurement_summary(m), IM_COL32(255, 255, 255, 255), f.area, ui,
+                       placed);
 }
 
 }  // namespace

@@ -22,9 +22,9 @@ struct OpenBox {
   size_t copc_files = 0;  // *.copc.laz files in `dir`: the folder opens as one survey of them
   std::vector<std::string> dropped;
 
-  /// Lists `dir`: its folders, then the files a reader takes and .vpc surveys, by name, hidden
-  /// ones left out; counts its COPC files. False with the reason when the folder cannot be read
-  /// (what could be read stays listed).
+  /// Lists `dir`: its folders, then the files a reader takes, .vpc surveys and scene files
+  /// (.json), by name, hidden ones left out; counts its COPC files. False with the reason when the
+  /// folder cannot be read (what could be read stays listed).
   bool refresh(std::string* error);
   /// `dir`'s parent becomes the folder listed.
   void go_up();

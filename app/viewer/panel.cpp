@@ -1,10 +1,10 @@
 // The ImGui panel (Viewer::Impl::draw_panel()): docked at the window's left edge, full height, its
 // width the user's (layout.h); at its top a button that hides it and the status line with the
 // background job, then the sections by group (panel_groups.h): streaming (stream_state.cpp);
-// View: camera and focus (camera_control.cpp), points; Tools: pick and measure (pick_panel.cpp);
-// Colour (color_panel.cpp); Data: open (open_panel.cpp), save (save_panel.cpp), cloud
-// (cloud_state.cpp); Performance: renderer, timings (frame_times.cpp); help. The sections of no
-// one feature are here.
+// View: camera and focus (camera_control.cpp), points, the camera path (path_panel.cpp); Tools:
+// pick and measure (pick_panel.cpp); Colour (color_panel.cpp); Data: open (open_panel.cpp), save
+// (save_panel.cpp), cloud (cloud_state.cpp); Performance: renderer, timings (frame_times.cpp);
+// help. The sections of no one feature are here.
 #include <imgui.h>
 
 #include <algorithm>
@@ -249,6 +249,12 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
                [this, bounds] { view.draw_section(bounds, cloud.scene.empty(), win.aspect()); }});
   v.push_back({PanelGroup::kView, [this] { view.draw_focus_section(); }});
   v.push_back({PanelGroup::kView, [this] { points_section(); }});
+  v.push_back({PanelGroup::kView, [this, s] {
+                 if (path.draw_section(view.camera, cloud.drawable(), s, marks, status)) {
+                   path.playing = false;
+                   path.render.start(path.path, view.camera, rs, status);
+                 }
+               }});
   v.push_back({PanelGroup::kTools,
                [this] { picks.draw_section(pick_frame(), cloud.file_colors(), marks); }});
   v.push_back({PanelGroup::kTools, [this] {
@@ -265,6 +271,12 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
                  if (clips.draw_section(bounds, view.camera, picks.points, picks.count, marks))
                    polygon.draw_rows(pick_frame(), marks, status);
                }});
+  v.push_back({PanelGroup::kTools, [this] {
+                 std::optional<glm::dvec3> last;
+                 if (picks.count > 0) last = picks.points[picks.count - 1].world;
+                 const int fly = annotations.draw_section(last, view.camera, marks, status);
+                 if (fly >= 0) fly_to_annotation(size_t(fly));
+               }});
   v.push_back({PanelGroup::kColour, [this, s] { colors.draw_section(cloud.points.get(), s); }});
   v.push_back({PanelGroup::kData, [this, s] {
                  const std::vector<std::string> open =
@@ -274,6 +286,18 @@ std::vector<PanelSection> Viewer::Impl::panel_sections() {
   v.push_back({PanelGroup::kData, [this, s] {
                  const ExportSelection sel{&clips.clip, polygon.selection()};
                  save.draw_section(cloud, stream, sel, open_box.dir, s, status);
+               }});
+  v.push_back({PanelGroup::kData, [this] {
+                 switch (views.draw_section(open_box.dir, opt.scene_file, marks)) {
+                   case ViewFileState::Action::kSave:
+                     save_view(views.path);
+                     break;
+                   case ViewFileState::Action::kOpen:
+                     open_view(views.path);
+                     break;
+                   case ViewFileState::Action::kNone:
+                     break;
+                 }
                }});
   v.push_back({PanelGroup::kData, [this, s] {
                  if (image_save.draw_section(cloud.drawable(), win.aspect(), s)) start_image_save();

@@ -355,6 +355,22 @@ bool RenderBackend::draw(const Camera& camera, const RenderSettings& rs, Image& 
   return true;
 }
 
+bool RenderBackend::render_image(const Camera& camera, const RenderSettings& rs, Image& image,
+                                 std::string* error) {
+  FrameStats st;
+  std::string err;
+  if (use_gpu_ && gpu_) {
+    if (gpu_->r->render(camera, rs, image, st, &err)) return true;
+    *error = "GPU frame failed: " + err;
+    return false;
+  }
+  if (!cpu_->render(camera, rs, image, st, &err)) {
+    *error = "CPU frame failed: " + err;
+    return false;
+  }
+  return true;
+}
+
 Renderer* RenderBackend::renderer(std::string* error) {
   if (use_gpu_ && gpu_) return gpu_->r.get();
   std::string err;

@@ -101,6 +101,11 @@ class RenderBackend {
   bool draw(const Camera& camera, const RenderSettings& rs, Image& scratch, FrameStats& stats,
             double& render_ms, double& upload_ms, std::string* error);
 
+  /// Renders a frame with the renderer in use into `image` (host memory) at the size of `rs`,
+  /// not the display: Render video's frames. False with the reason.
+  bool render_image(const Camera& camera, const RenderSettings& rs, Image& image,
+                    std::string* error);
+
   /// The renderer drawing now, for frames of other sizes than the window's (the Image section's
   /// tiles, image_save.h) drawn with Renderer::render() into a host image; null with the reason
   /// when the CPU renderer must take the cloud again and cannot.

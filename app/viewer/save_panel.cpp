@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/frame_stats.h"
+#include "engine/io/corridor.h"
 #include "engine/io/open_byte_source.h"
 #include "engine/io/survey.h"
 #include "options.h"
@@ -46,6 +47,33 @@ bool SaveJob::start_files(std::vector<std::string> inputs, std::string path,
   launch([this, inputs = std::move(inputs), options](ConvertProgress* p, ConvertResult* r,
                                                      std::string* e) {
     return convert_point_clouds(inputs, path_, options, p, r, e);
+  });
+  return true;
+}
+
+bool SaveJob::start_region(std::vector<std::string> inputs, std::string path,
+                           const ConvertOptions& options) {
+  if (busy() || inputs.empty()) return false;
+  cloud_.reset();
+  path_ = std::move(path);
+  launch([this, inputs = std::move(inputs), options](ConvertProgress* p, ConvertResult* r,
+                                                     std::string* e) {
+    RegionRequest region;
+    if (options.keep_box)
+      region.meets = [&options](const Bounds& b) { return options.keep_box(b.min, b.max); };
+    region.point_budget = kServerSavePoints;
+    PointCloud cloud;
+    CorridorStats st;
+    if (!read_region(inputs, region, &cloud, &st, e, &p->cancel)) {
+      if (p->cancel.load()) *e = path_ + ": cancelled";
+      return false;
+    }
+    if (!save_point_cloud(cloud, path_, options, p, r, e)) return false;
+    if (!st.complete)
+      r->messages.push_back("the selection holds more than " + std::to_string(kServerSavePoints) +
+                            " points: levels 0-" + std::to_string(st.depth) +
+                            " of the survey written; narrow the clip");
+    return true;
   });
   return true;
 }
@@ -130,7 +158,9 @@ std::string save_message(const SaveJob::Result& r) {
   if (r.written.points_skipped)
     skipped = " (" + human_points(double(r.written.points_skipped)) +
               " points in nodes outside the selection not read)";
-  return "saved " + r.path + s + skipped;
+  std::string note;
+  if (!r.written.messages.empty()) note = "; " + r.written.messages.front();
+  return "saved " + r.path + s + skipped + note;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,19 +184,15 @@ std::string SaveState::unavailable(const CloudState& cloud, const StreamState& s
 
 namespace {
 
-/// The local files of a streamed survey's tiles; false with one line when a tile is a URL (the
-/// converter reads files through memory maps) or the survey cannot be listed.
+/// The local files of a streamed survey's tiles, or `remote` set when a tile is a URL (the
+/// converter reads files through memory maps: such a survey is read by nodes instead); false
+/// with one line when the survey cannot be listed or holds no tiles.
 bool survey_files(const std::vector<std::string>& inputs, std::vector<std::string>* files,
-                  std::string* error) {
+                  bool* remote, std::string* error) {
   std::vector<SurveyTile> tiles;
   if (!list_survey(inputs, tiles, error)) return false;
   for (const SurveyTile& t : tiles) {
-    if (is_url(t.href)) {
-      *error = t.href +
-               ": a survey on a server is not saved (the converter reads local files): download "
-               "its tiles and save or --convert them";
-      return false;
-    }
+    *remote |= is_url(t.href);
     files->push_back(t.href);
   }
   if (files->empty()) *error = "the survey holds no tiles";
@@ -192,12 +218,16 @@ bool SaveState::start(const std::string& out, const CloudState& cloud, const Str
   if (only_selection) selection.apply(&options);
   if (stream.scene) {
     std::vector<std::string> files;
+    bool remote = false;
     std::string error;
-    if (!survey_files(stream.scene_inputs(), &files, &error)) {
+    if (!survey_files(stream.scene_inputs(), &files, &remote, &error)) {
       status.set("save: " + error, true);
       return false;
     }
-    job.start_files(std::move(files), out, options);
+    if (remote)
+      job.start_region(stream.scene_inputs(), out, options);
+    else
+      job.start_files(std::move(files), out, options);
   } else {
     job.start(cloud.points, out, options);
   }
@@ -262,8 +292,8 @@ void SaveState::draw_section(const CloudState& cloud, const StreamState& stream,
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%s", stream.scene
                                  ? "COPC (.copc.laz), LAZ (.laz) or LAS (.las) by the suffix: "
-                                   "the survey's files at full detail (the nodes outside the "
-                                   "selection are not read)."
+                                   "the survey at full detail (the nodes outside the selection "
+                                   "are not read; from a server, at most 100M points)."
                                  : "COPC (.copc.laz), LAZ (.laz) or LAS (.las) by the suffix: "
                                    "the points in memory (classes hidden in Color are left "
                                    "out).");

@@ -45,6 +45,14 @@ class SaveJob {
   /// while a save runs.
   bool start_files(std::vector<std::string> inputs, std::string path,
                    const ConvertOptions& options = {});
+  /// Starts saving a survey on a server (`inputs`: what list_survey() takes): the nodes that
+  /// options.keep_box may keep (every node without one) read at full detail, as far as
+  /// kServerSavePoints allows, then written with options.keep; refused (false) while a save runs.
+  bool start_region(std::vector<std::string> inputs, std::string path,
+                    const ConvertOptions& options = {});
+  /// The most points start_region() reads (whole levels from the root; the result says when the
+  /// selection held more).
+  static constexpr uint64_t kServerSavePoints = 100000000;
   bool busy() const { return thread_.joinable(); }
   /// Whether a running save reads `cloud`.
   bool reads(const PointCloud* cloud) const { return busy() && cloud_.get() == cloud; }

@@ -17,6 +17,7 @@
 
 #include "engine/scenes.h"
 #include "measure_run.h"
+#include "scene_options.h"
 #include "startup.h"
 #include "streaming.h"
 #include "viewer/viewer_impl.h"
@@ -48,8 +49,8 @@ void Viewer::Impl::frame_cloud() {
   if (cloud.drawable()) view.frame(cloud.bounds, win.aspect());
 }
 
-void Viewer::Impl::start_first_cloud() {
-  // The command line's files, else the scene; made in the background.
+void Viewer::Impl::start_inputs() {
+  // The files, else the scene; made in the background.
   cloud.job.set_color_request(colors.request_for_jobs(opt, view.files_up));
   if (!opt.files.empty()) {
     start_files(opt.files, load_options(opt), false);
@@ -57,6 +58,10 @@ void Viewer::Impl::start_first_cloud() {
     const std::string scene = opt.scene.empty() ? kDefaultScene : opt.scene;
     cloud.job.start_scene(scene, opt.points.value_or(kDefaultScenePoints));
   }
+}
+
+void Viewer::Impl::start_first_cloud() {
+  start_inputs();
   open_box.budget = opt.max_points;
   open_box.dir = win.settings.open_dir.empty() ? std::filesystem::current_path().string()
                                                : win.settings.open_dir;
@@ -82,11 +87,16 @@ void Viewer::Impl::poll_events() {
 void Viewer::Impl::advance(double frame_ms) {
   times.frame_started(frame_ms);
   if (ImGui::GetIO().WantCaptureKeyboard) view.fly.release_all();
+  // A flight to an annotation gives way to the user's own moves.
+  if (view.fly.moving() || view.looking) annotations.flight.active = false;
+  annotations.flight.step(view.camera, frame_ms * 1e-3);
   view.fly.update(view.camera, frame_ms * 1e-3);
+  path.advance(frame_ms * 1e-3, view.camera);  // a path playing moves the view
   CloudJob::Result r;
   if (cloud.job.take(r) || cloud.job.take_preview(r)) install_cloud(r);
   update_colors();
   update_stream();
+  update_video();
   save.update(status);
   update_image_save();
   picks.update(cloud.points, *backend, status);
@@ -114,6 +124,8 @@ bool Viewer::Impl::fit_display(int* w, int* h) {
 
 void Viewer::Impl::render_frame() {
   have_image = have_image && cloud.points;
+  // Render video draws offscreen at its own size: the window keeps its last image meanwhile.
+  if (path.render.rendering()) return;
   if (!cloud.drawable() || win.display->empty() || area.empty()) {
     times.render_ms = times.upload_ms = 0;
     return;
@@ -145,7 +157,9 @@ void Viewer::Impl::draw_window(int w, int h) {
   draw_panel();
   picks.draw_marks(pick_frame(), win.ui_scale);
   measures.draw_marks(pick_frame(), win.ui_scale);
+  annotations.draw_marks(pick_frame(), win.ui_scale);
   profile.draw_marks(pick_frame(), win.ui_scale);
+  path.draw_marks(pick_frame(), win.ui_scale);
   profile.draw_window(backend->gpu_active(), opt, to_rgba(win.settings.background), win.ui_scale,
                       status);
   if (have_image) clips.draw_edges(view.camera, rs, area, win.ui_scale);
@@ -237,6 +251,7 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
   cloud.reset_point_target(opt.points, rs);
   if (!r.after_preview) place_camera(same_view);
   if (cloud.first && !r.preview && opt.measure_show) show_start_measures();
+  if (cloud.first && !r.preview) hide_view_classes();  // a scene file's class filter
   if ((cloud.first || cloud.scene.empty()) && !more)
     for (const auto& f : cloud.files) win.settings.add_recent(f.file);
   if (!r.preview) cloud.first = false;
@@ -338,10 +353,32 @@ void Viewer::Impl::update_stream() {
   if (!stream.scene || win.display->empty() || colors.job.busy() || picks.job.busy() ||
       measures.job.busy() || profile.reads(cloud.points.get()) || image_save.job.busy())
     return;
+  // While a video renders, the survey reads the view of its next frame, at its size.
+  const bool video = path.render.rendering();
   const LodView lod =
-      lod_view(view.camera, win.display->width(), win.display->height(), &clips.clip);
+      video ? lod_view(path.render.next_camera(), path.render.settings().width,
+                       path.render.settings().height, &path.render.settings().clip)
+            : lod_view(view.camera, win.display->width(), win.display->height(), &clips.clip);
   // A pick's boxes came from the pool before its points changed.
   if (stream.update(lod, colors.shown_fixed(), *backend, status)) picks.job.forget_positions();
+  video_stream_frame = video ? path.render.next_frame() : -1;
+}
+
+void Viewer::Impl::update_video() {
+  if (!path.render.busy()) return;
+  const DrawFrame draw = [this](const Camera& camera, const RenderSettings& settings, Image& img,
+                                std::string* error) {
+    if (!cloud.drawable()) {
+      *error = "no cloud on screen";
+      return FrameDraw::kFailed;
+    }
+    // A survey's frame waits until the view read for its camera has converged.
+    if (stream.scene && (video_stream_frame != path.render.next_frame() || !stream.stats.converged))
+      return FrameDraw::kWait;
+    return backend->render_image(camera, settings, img, error) ? FrameDraw::kDrawn
+                                                               : FrameDraw::kFailed;
+  };
+  path.render.update(draw, status);
 }
 
 void Viewer::Impl::start_files(const std::vector<std::string>& paths, const LoadOptions& options,
@@ -359,7 +396,21 @@ void Viewer::Impl::start_files(const std::vector<std::string>& paths, const Load
   cloud.start_files(paths, options, more, status);
 }
 
+void Viewer::Impl::fly_to_annotation(size_t i) {
+  // Without a saved camera, the point is seen from about two seconds' flying away.
+  annotations.fly_to(i, view.camera, 2.0 * view.fly.speed);
+}
+
 void Viewer::Impl::start_open(const std::vector<std::string>& paths) {
+  // A scene file opens as a view (view_file.cpp), alone.
+  for (const std::string& p : paths)
+    if (is_scene_file(p)) {
+      if (paths.size() > 1)
+        set_status("open a scene file (.json) alone, not with other files", true);
+      else
+        open_view(p);
+      return;
+    }
   // The Open box's point budget (the command line's --max-points to begin with) and --max-depth
   // hold for every file opened (--scan names the scans of the command line's own files).
   LoadOptions o;
@@ -396,6 +447,7 @@ Viewer::Viewer(const Options& options) : impl_(std::make_unique<Impl>()) {
 Viewer::~Viewer() {
   Impl& m = *impl_;
   m.cloud.job.cancel();
+  m.path.render.cancel(m.status);    // a video not finished is removed
   m.save.cancel_and_wait(m.status);  // its output is removed; one that ends anyway says so
   m.image_save.job.cancel();         // its unfinished PNG is removed (the writer joins)
   m.colors.job.join();               // its staging calls into the backend
@@ -417,13 +469,21 @@ bool Viewer::open(std::string* error) {
     m.rs.edl_strength = *m.opt.edl;
   }
   if (m.opt.hq) m.rs.hq = true;
-  m.clips.clip = m.opt.clip;              // --clip-box, --section
-  m.polygon.closed = m.opt.clip_polygon;  // --clip-polygon: what Save writes within
-  // The projection last used, unless the command line chose one.
-  if (!m.opt.projection && m.win.settings.projection == "ortho")
+  m.clips.clip = m.opt.clip;                // --clip-box, --section
+  m.polygon.closed = m.opt.clip_polygon;    // --clip-polygon: what Save writes within
+  m.annotations.items = m.opt.annotations;  // --annotation
+  m.path.load(m.opt);                       // --camera-path, --video, --fps
+  // A scene file: its settings, clip and lists over the user's (docs/SCENE.md).
+  if (!m.opt.scene_file.empty()) m.apply_view();
+  // The projection last used, unless the command line or a scene's camera chose one.
+  if (!m.opt.projection && !m.opt.scene_extras.camera && m.win.settings.projection == "ortho")
     m.opt.projection = Projection::kOrthographic;
+  const SceneExtras& x = m.opt.scene_extras;
+  m.fit_view_image = x.image_width > 0 && x.image_height > 0 && !m.opt.width && !m.opt.height;
+  m.size_window_for_view();
   if (!m.win.create(m.opt, error)) return false;
   m.win.init_imgui(m.opt);
+  m.size_window_for_view();
   m.backend->attach(m.win.display.get());
   m.panel.width = m.win.settings.panel_width;
   int w = 0, h = 0;

@@ -15,6 +15,7 @@
 #include "engine/image.h"
 #include "engine/renderer.h"
 #include "options.h"
+#include "viewer/annotation_panel.h"
 #include "viewer/camera_control.h"
 #include "viewer/clip_panel.h"
 #include "viewer/cloud_state.h"
@@ -26,6 +27,7 @@
 #include "viewer/open_box.h"
 #include "viewer/panel_groups.h"
 #include "viewer/panel_marks.h"
+#include "viewer/path_panel.h"
 #include "viewer/pick_panel.h"
 #include "viewer/polygon_tool.h"
 #include "viewer/profile_panel.h"
@@ -33,6 +35,7 @@
 #include "viewer/save_panel.h"
 #include "viewer/status_line.h"
 #include "viewer/stream_state.h"
+#include "viewer/view_file.h"
 #include "viewer/viewer.h"
 #include "viewer/window.h"
 
@@ -47,10 +50,16 @@ struct Viewer::Impl {
   CameraControl view;
   ColorState colors;
   PickState picks;
-  MeasureState measures;  // the measure tools and the measurements made
-  ClipState clips;        // clip boxes and the section (clip_panel.h)
-  PolygonTool polygon;    // the polygon selection an export writes within (polygon_tool.h)
-  ProfileState profile;   // the profile tool and its window (profile_panel.h)
+  MeasureState measures;        // the measure tools and the measurements made
+  ClipState clips;              // clip boxes and the section (clip_panel.h)
+  PolygonTool polygon;          // the polygon selection an export writes within (polygon_tool.h)
+  ProfileState profile;         // the profile tool and its window (profile_panel.h)
+  AnnotationState annotations;  // titles and texts at points, and the flights to them
+  ViewFileState views;          // the Views section: scene files saved and opened (view_file.h)
+  PathState path;               // the camera path and Render video (path_panel.h)
+  // The video frame whose view a streamed survey's last update read (-1: none).
+  int video_stream_frame = -1;
+
   FrameTimes times;
   OpenBox open_box;
   SaveState save;             // the Save section and the save running
@@ -94,12 +103,30 @@ struct Viewer::Impl {
   void install_stream(std::shared_ptr<StreamingScene> scene);
   void update_colors();  // the color job's request, then ColorState::update()
   void update_stream();  // a survey opened, then StreamState::update()
+  void update_video();   // Render video's frames for this window frame (path_panel.h)
   void start_open(const std::vector<std::string>& paths);
+  void start_inputs();  // the options' files or scene, with the colors they ask for
   void start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more);
   bool load_more(bool everything);  // the Points section's "Read more" / "Read everything"
   // The Image section's save (image_save.cpp): started by its button; each frame, its tiles.
   bool start_image_save();
   void update_image_save();
+
+  // Scene files (view_file.cpp): the live view as the options of a scene, written; a scene read
+  // and applied over the viewer (its inputs loaded unless they are those on screen).
+  Options live_scene() const;
+  bool save_view(const std::string& file);
+  bool open_view(const std::string& file);
+  void apply_view();               // the options' settings, clip and lists to the viewer's state
+  void apply_view_renderer();      // their renderer, its options and the streaming options
+  void hide_view_classes();        // the scene's hidden classes to the class filter
+  bool view_inputs_shown() const;  // the options' inputs are the cloud on screen
+  UpAxis up_axis_shown() const;    // the cloud on screen's: the panel's for files, --up's else
+  void fly_to_annotation(size_t i);
+  /// A scene file's image size (unless --width or --height is given): the window sized so that
+  /// the image beside the panel has it; before the window exists the size it is made with.
+  void size_window_for_view();
+  bool fit_view_image = false;
 
   // Input (input.cpp): to the app only what ImGui does not want.
   void handle_event(const SDL_Event& e);

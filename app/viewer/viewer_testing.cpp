@@ -348,4 +348,62 @@ const RenderSettings& ViewerTesting::render_settings() const {
   return impl_->rs;
 }
 
+bool ViewerTesting::save_view(const std::string& path) {
+  return impl_->save_view(path);
+}
+bool ViewerTesting::open_view(const std::string& path) {
+  return impl_->open_view(path);
+}
+std::vector<Annotation>& ViewerTesting::annotations() {
+  return impl_->annotations.items;
+}
+bool ViewerTesting::add_annotation(const std::string& title, const std::string& text) {
+  Viewer::Impl& m = *impl_;
+  if (m.picks.count == 0) return false;
+  std::snprintf(m.annotations.title, sizeof m.annotations.title, "%s", title.c_str());
+  std::snprintf(m.annotations.text, sizeof m.annotations.text, "%s", text.c_str());
+  return m.annotations.add(m.picks.points[m.picks.count - 1].world, m.status);
+}
+bool ViewerTesting::annotation_flying() const {
+  return impl_->annotations.flight.active;
+}
+bool ViewerTesting::annotation_label(size_t i, float* x, float* y) const {
+  for (const auto& [r, item] : impl_->annotations.labels)
+    if (item == i) {
+      *x = 0.5f * (r.x + r.z);
+      *y = 0.5f * (r.y + r.w);
+      return true;
+    }
+  return false;
+}
+CameraPath& ViewerTesting::camera_path() {
+  return impl_->path.path;
+}
+void ViewerTesting::add_path_key() {
+  impl_->path.add_key(impl_->view.camera);
+}
+void ViewerTesting::play_path(bool on) {
+  impl_->path.play(on);
+}
+bool ViewerTesting::path_playing() const {
+  return impl_->path.playing;
+}
+bool ViewerTesting::render_video(const std::string& path, int width, int height, int fps) {
+  Impl& m = *impl_;
+  std::snprintf(m.path.render.path, sizeof m.path.render.path, "%s", path.c_str());
+  m.path.render.width = width;
+  m.path.render.height = height;
+  m.path.render.fps = fps;
+  return m.path.render.start(m.path.path, m.view.camera, m.rs, m.status);
+}
+bool ViewerTesting::video_busy() const {
+  return impl_->path.render.busy();
+}
+int ViewerTesting::video_next_frame() const {
+  return impl_->path.render.next_frame();
+}
+void ViewerTesting::cancel_video() {
+  impl_->path.render.cancel(impl_->status);
+}
+
 }  // namespace pr

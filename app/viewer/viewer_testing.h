@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/annotation.h"
 #include "engine/camera.h"
+#include "engine/camera_path.h"
 #include "engine/clip_polygon.h"
 #include "engine/io/stream.h"
 #include "engine/measure.h"
@@ -203,10 +205,10 @@ class ViewerTesting : public Viewer {
   /// view has loaded (stream_figures()).
   std::vector<std::string> stream_lines() const;
   /// What the Save section's button does with `path` typed: writes the cloud on screen in the
-  /// background (COPC, LAZ or LAS by the suffix; a streamed survey's files at full detail), only
-  /// the points the clip and the polygon keep while there are any. False, with the reason in the
-  /// status line, when refused: see save_unavailable(), a suffix that picks no format, a survey
-  /// on a server.
+  /// background (COPC, LAZ or LAS by the suffix; a streamed survey at full detail, from its files
+  /// or, on a server, by nodes), only the points the clip and the polygon keep while there are
+  /// any. False, with the reason in the status line, when refused: see save_unavailable(), a
+  /// suffix that picks no format.
   bool save_cloud(const std::string& path);
   /// Why the Save section is disabled now (a survey opening, no cloud, a load or a save running);
   /// empty when it is not.
@@ -224,6 +226,31 @@ class ViewerTesting : public Viewer {
   /// True while a save runs; the Save section's Cancel.
   bool save_busy() const;
   void cancel_save();
+  /// The Views section's Save view and Open view with `path` typed (view_file.h): false with the
+  /// reason in the status line when refused.
+  bool save_view(const std::string& path);
+  bool open_view(const std::string& path);
+  /// The Annotations section (annotation_panel.h): the list, what Add does with `title` and
+  /// `text` typed (at the last pick; false without one or without a title), and whether a flight
+  /// to one runs.
+  std::vector<Annotation>& annotations();
+  bool add_annotation(const std::string& title, const std::string& text);
+  bool annotation_flying() const;
+  /// The middle of annotation `i`'s label as last drawn (window units); false when not drawn.
+  bool annotation_label(size_t i, float* x, float* y) const;
+  /// The Camera path section (path_panel.h): its path (--camera-path's keys to begin with), what
+  /// "Add the view as a key" and Play / Pause do, whether it plays; what Render video does with
+  /// `path` typed, `width` x `height` and `fps` (false with the reason in the status line), whether
+  /// a video renders, its frame drawn next, and its Cancel. Items the panel marks: "path.header",
+  /// "path.add", "path.play", "path.key.N".
+  CameraPath& camera_path();
+  void add_path_key();
+  void play_path(bool on);
+  bool path_playing() const;
+  bool render_video(const std::string& path, int width, int height, int fps);
+  bool video_busy() const;
+  int video_next_frame() const;
+  void cancel_video();
   /// The Image section's "Save image at W x H" with `path` typed (image_save.h): the view drawn
   /// at width x height by the renderer in use, in tiles of at most `tile_pixels` pixels (0: as
   /// the window's tiles are), between the frames; false with the reason in the status line.

@@ -265,8 +265,8 @@ TEST(Options, MeasureValues) {
 
 TEST(Options, ProfileValues) {
   pr::Options o;
-  ASSERT_EQ(parse({"--profile", "-1,-2,-3;4,5,6;7,8.5,9", "--profile-width", "2.5",
-                   "--profile-out", "p.LAZ", "--profile-image", "p.png", "a.las"},
+  ASSERT_EQ(parse({"--profile", "-1,-2,-3;4,5,6;7,8.5,9", "--profile-width", "2.5", "--profile-out",
+                   "p.LAZ", "--profile-image", "p.png", "a.las"},
                   o),
             0);
   ASSERT_EQ(o.profile_line.size(), 3u);
@@ -373,6 +373,8 @@ TEST(Options, HelpListsEveryOptionWithItsDescription) {
                                 "--no-wait",
                                 "--info",
                                 "--json",
+                                "--annotation",
+                                "--save-view",
                                 "--help"}) {
     size_t k = 0;
     for (; k < lines.size(); ++k) {
@@ -505,4 +507,58 @@ TEST(Options, ClipPolygonGoesWithConvertAndTheViewer) {
   EXPECT_EQ(usage_error(words("--headless --clip-polygon 0,0;1,0;0,1")),
             "--clip-polygon selects what --convert and the viewer's Save write: --headless frames "
             "do not draw it");
+}
+
+TEST(Options, AnnotationsTakeATitleTextPointAndCamera) {
+  pr::Options o;
+  std::string e;
+  ASSERT_EQ(parse({"--annotation", "Tower;the tall one;1,-2.5,3e2",
+                   "--annotation=Gate;;4,5,6;7,8,9,30,-10"},
+                  o, &e),
+            0)
+      << e;
+  ASSERT_EQ(o.annotations.size(), 2u);
+  EXPECT_EQ(o.annotations[0].title, "Tower");
+  EXPECT_EQ(o.annotations[0].text, "the tall one");
+  EXPECT_EQ(o.annotations[0].position, glm::dvec3(1, -2.5, 300));
+  EXPECT_FALSE(o.annotations[0].camera);
+  EXPECT_EQ(o.annotations[1].text, "");
+  ASSERT_TRUE(o.annotations[1].camera);
+  EXPECT_EQ(o.annotations[1].camera->position, glm::dvec3(7, 8, 9));
+  EXPECT_EQ(o.annotations[1].camera->yaw_deg, 30.0);
+  EXPECT_EQ(o.annotations[1].camera->pitch_deg, -10.0);
+  // Bad values: one line naming the option and what is wrong.
+  const std::pair<const char*, const char*> bad[] = {
+      {"Tower;1,2,3", "expected TITLE;TEXT;X,Y,Z"},
+      {";text;1,2,3", "the title is empty"},
+      {"T;x;1,2", "'1,2' is not X,Y,Z"},
+      {"T;x;1,2,nan", "'1,2,nan' is not X,Y,Z"},
+      {"T;x;1,2,3;1,2,3,4", "is not X,Y,Z,YAW,PITCH"},
+      {"T;x;1,2,3;4;5", "expected TITLE;TEXT;X,Y,Z"},
+  };
+  for (const auto& [value, why] : bad) {
+    const std::string msg = usage_error({"--annotation", value});
+    EXPECT_NE(msg.find("option --annotation"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(why), std::string::npos) << value << ": " << msg;
+  }
+}
+
+TEST(Options, SceneFilesAndSaveView) {
+  pr::Options o;
+  std::string e;
+  ASSERT_EQ(parse({"view.JSON", "--headless", "--save-view", "out.json"}, o, &e), 0) << e;
+  EXPECT_EQ(o.scene_file, "view.JSON");
+  EXPECT_TRUE(o.files.empty());
+  EXPECT_EQ(o.save_view, "out.json");
+  ASSERT_EQ(parse({"a.las", "view.json", "b.laz"}, o, &e), 0) << e;
+  EXPECT_EQ(o.files, (std::vector<std::string>{"a.las", "b.laz"}));
+  EXPECT_EQ(o.scene_file, "view.json");
+  EXPECT_NE(usage_error({"--save-view", "out.png"}).find("does not end in .json"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"a.json", "b.json"}).find("give one scene file"), std::string::npos);
+  EXPECT_NE(usage_error({"--info", "a.json"}).find("--info describes point-cloud files"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"--save-view", "v.json", "--convert", "o.laz", "a.las"})
+                .find("give either --save-view or --convert"),
+            std::string::npos);
 }

@@ -12,6 +12,7 @@
 #include "engine/clip_polygon.h"
 #include "engine/io/io.h"
 #include "engine/scenes.h"
+#include "nginx_server.h"
 
 namespace fs = std::filesystem;
 
@@ -144,5 +145,66 @@ TEST(SavePanel, TheJobConvertsFilesWithinASelectionAndCancels) {
   const pr::SaveJob::Result r = wait_for(job);
   EXPECT_TRUE(r.cancelled);
   EXPECT_TRUE(fs::is_empty(d));
+  fs::remove_all(d);
+}
+
+// A survey on a server (nginx on 127.0.0.1) saved within a selection: the nodes the selection
+// may keep read over HTTP at every level, the points it keeps written, as many as the local
+// file's conversion writes.
+TEST(SavePanel, ASurveyOnAServerIsSavedWithinTheSelection) {
+  if (const std::string why = pr::test::NginxServer::unavailable(); !why.empty()) {
+    if (pr::test::nginx_required()) FAIL() << why;
+    GTEST_SKIP() << why;
+  }
+  const std::string dir = std::string(PR_TESTDATA_DIR) + "/laz";
+  pr::test::NginxServer server(fs::absolute(dir).string());
+  std::string err;
+  ASSERT_TRUE(server.start(&err)) << err;
+  const std::string copc = dir + "/lone-star.copc.laz";
+  pr::PointCloud whole;
+  ASSERT_TRUE(pr::load_point_cloud(copc, whole, nullptr, &err)) << err;
+  const pr::Bounds b = whole.world_bounds();
+  pr::Clip clip;
+  pr::ClipBox box = pr::clip_box_around(b.min, b.max);
+  box.size.x *= 0.2;
+  clip.boxes.push_back(box);
+  pr::ConvertOptions options;
+  pr::ExportSelection{&clip, nullptr}.apply(&options);
+  const fs::path d = scratch("server");
+  pr::SaveJob local, remote;
+  ASSERT_TRUE(local.start_files({copc}, (d / "local.las").string(), options));
+  const pr::SaveJob::Result lr = wait_for(local);
+  ASSERT_TRUE(lr.ok) << lr.error;
+  ASSERT_TRUE(remote.start_region({server.url("lone-star.copc.laz")}, (d / "remote.las").string(),
+                                  options));
+  const pr::SaveJob::Result rr = wait_for(remote);
+  ASSERT_TRUE(rr.ok) << rr.error;
+  EXPECT_GT(rr.written.points, 100u);
+  EXPECT_LT(rr.written.points, whole.size());
+  EXPECT_NEAR(double(rr.written.points), double(lr.written.points),
+              0.002 * double(lr.written.points));
+  pr::PointCloud back;
+  ASSERT_TRUE(pr::load_point_cloud((d / "remote.las").string(), back, nullptr, &err)) << err;
+  EXPECT_EQ(back.size(), rr.written.points);
+  EXPECT_EQ(back.intensity.empty(), whole.intensity.empty());
+  EXPECT_EQ(back.classification.empty(), whole.classification.empty());
+  // A node that cannot be read (a URL the server does not have): one line, no file.
+  pr::SaveJob missing;
+  ASSERT_TRUE(
+      missing.start_region({server.url("absent.copc.laz")}, (d / "absent.las").string(), options));
+  const pr::SaveJob::Result mr = wait_for(missing);
+  EXPECT_FALSE(mr.ok);
+  EXPECT_FALSE(mr.error.empty());
+  EXPECT_FALSE(fs::exists(d / "absent.las"));
+  // Cancelled: no file.
+  pr::SaveJob cancelled;
+  ASSERT_TRUE(cancelled.start_region({server.url("lone-star.copc.laz")},
+                                     (d / "cancelled.las").string(), options));
+  cancelled.cancel();
+  const pr::SaveJob::Result cr = wait_for(cancelled);
+  EXPECT_TRUE(cr.cancelled || cr.ok);
+  if (cr.cancelled) {
+    EXPECT_FALSE(fs::exists(d / "cancelled.las"));
+  }
   fs::remove_all(d);
 }

@@ -60,13 +60,18 @@ bool box_meets(const CorridorRequest& r, const Bounds& b) {
   return false;
 }
 
+/// A box the region may hold points of (an unknown box is read).
+bool region_meets(const RegionRequest& r, const Bounds& b) {
+  return b.empty || !r.meets || r.meets(b);
+}
+
 struct Candidate {
   size_t tile;
   CopcEntry entry;
 };
 
 /// The nodes of one tile that meet the corridor: its pages walked where their cubes do.
-bool tile_candidates(const CopcFile& file, size_t tile, const CorridorRequest& r,
+bool tile_candidates(const CopcFile& file, size_t tile, const RegionRequest& r,
                      std::vector<Candidate>* out, std::string* error,
                      const std::atomic<bool>* cancel) {
   std::vector<CopcPage> pages{file.root_page()};
@@ -76,7 +81,7 @@ bool tile_candidates(const CopcFile& file, size_t tile, const CorridorRequest& r
     std::vector<CopcEntry> entries;
     if (!file.read_page(page, entries, nullptr, error, cancel)) return false;
     for (const CopcEntry& e : entries) {
-      if (!box_meets(r, file.node_bounds(e.key))) continue;
+      if (!region_meets(r, file.node_bounds(e.key))) continue;
       if (e.is_page())
         pages.push_back({e.offset, uint64_t(e.byte_size)});
       else if (e.point_count > 0)
@@ -187,18 +192,27 @@ bool read_corridor(const std::vector<std::string>& inputs, const CorridorRequest
     if (error) *error = "corridor: needs a line of 2 points or more and a width above 0";
     return false;
   }
+  RegionRequest region;
+  region.meets = [&r](const Bounds& b) { return box_meets(r, b); };
+  region.point_budget = r.point_budget;
+  region.threads = r.threads;
+  return read_region(inputs, region, out, stats, error, cancel);
+}
+
+bool read_region(const std::vector<std::string>& inputs, const RegionRequest& r, PointCloud* out,
+                 CorridorStats* stats, std::string* error, const std::atomic<bool>* cancel) {
   std::vector<SurveyTile> tiles;
   if (!list_survey(inputs, tiles, error)) return false;
   CorridorStats st;
   std::vector<std::unique_ptr<CopcFile>> files;
   std::vector<Candidate> candidates;
   for (const SurveyTile& t : tiles) {
-    if (!box_meets(r, t.bounds)) continue;
+    if (!region_meets(r, t.bounds)) continue;
     auto source = open_byte_source(t.href, error);
     if (!source) return false;
     auto file = CopcFile::open(std::move(source), error);
     if (!file) return false;
-    if (!box_meets(r, file->info().bounds)) continue;
+    if (!region_meets(r, file->info().bounds)) continue;
     ++st.tiles;
     if (!tile_candidates(*file, files.size(), r, &candidates, error, cancel)) return false;
     files.push_back(std::move(file));

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct CorridorStats {
   bool complete = false;  ///< every level of the corridor's nodes was read (the budget held)
 };
 
+/// A region of a survey: the nodes whose world box `meets` accepts (also asked of each tile's
+/// bounds, to skip tiles whole), read as a corridor's are.
+struct RegionRequest {
+  std::function<bool(const Bounds&)> meets;  ///< unset: every node
+  uint64_t point_budget = 0;                 ///< as CorridorRequest's
+  unsigned threads = 0;
+};
+
 /// Whether the segment a-b comes within `distance` of the rectangle [lo, hi] (2D).
 bool segment_near_box(const glm::dvec2& a, const glm::dvec2& b, const glm::dvec2& lo,
                       const glm::dvec2& hi, double distance);
@@ -44,5 +53,12 @@ bool segment_near_box(const glm::dvec2& a, const glm::dvec2& b, const glm::dvec2
 bool read_corridor(const std::vector<std::string>& inputs, const CorridorRequest& request,
                    PointCloud* out, CorridorStats* stats, std::string* error,
                    const std::atomic<bool>* cancel = nullptr);
+
+/// Reads the region of `inputs` into `out` as read_corridor() reads a corridor: the nodes `meets`
+/// accepts, whole levels from the root down within the budget, every attribute. What the viewer's
+/// Save reads of a survey on a server (the converter reads local files only).
+bool read_region(const std::vector<std::string>& inputs, const RegionRequest& request,
+                 PointCloud* out, CorridorStats* stats, std::string* error,
+                 const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace pr
