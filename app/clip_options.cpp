@@ -8,33 +8,18 @@
 #include <vector>
 
 #include "engine/clip_polygon.h"
+#include "option_fields.h"
 #include "options.h"
 
 namespace pr {
 
 namespace {
 
+using cli::number;
+
 /// The comma-separated fields of `v`.
 std::vector<std::string> fields(const std::string& v) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = v.find(',', start);
-    out.push_back(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
-}
-
-/// A finite number, the whole field.
-bool number(const std::string& f, double* out) {
-  const char* b = f.data();
-  const char* e = b + f.size();
-  double x = 0.0;
-  const auto r = std::from_chars(b, e, x);
-  if (f.empty() || r.ec != std::errc() || r.ptr != e || !std::isfinite(x)) return false;
-  *out = x;
-  return true;
+  return cli::split(v, ',');
 }
 
 bool numbers(const std::vector<std::string>& f, size_t n, const std::string& opt, double* out,

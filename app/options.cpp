@@ -19,6 +19,7 @@
 #include "engine/io/formats.h"
 #include "engine/scenes.h"
 #include "measure_export.h"
+#include "option_fields.h"
 #include "profile_export.h"
 #include "scene_file.h"
 #include "scene_options.h"
@@ -28,9 +29,8 @@ namespace pr {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& message) {
-  throw CLI::ValidationError(message);
-}
+using cli::bad;
+using cli::value;
 
 template <class T>
 T parse_number(const std::string& opt, const std::string& v) {
@@ -133,21 +133,6 @@ std::pair<int, int> parse_tile(const std::string& v) {
   const int w = parse_int("--tile", v.substr(0, x), 1, 16384, "W and H must be 1 to 16384");
   const int h = parse_int("--tile", v.substr(x + 1), 1, 16384, "W and H must be 1 to 16384");
   return {w, h};
-}
-
-/// `--NAME VALUE` (also `--NAME=VALUE`): `set` converts and stores each value given, in order,
-/// so the last one counts and every one is checked.
-CLI::Option* value(CLI::App& app, const std::string& name, const std::string& type,
-                   const std::string& help, std::function<void(const std::string&)> set) {
-  CLI::Option* opt = app.add_option(
-      name,
-      [set](const CLI::results_t& values) {
-        for (const std::string& v : values) set(v);
-        return true;
-      },
-      help);
-  opt->type_name(type)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  return opt;
 }
 
 /// A switch without a value (check_switch_values() refuses `--NAME=...`).

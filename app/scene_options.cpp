@@ -9,38 +9,22 @@
 #include <cmath>
 #include <vector>
 
+#include "option_fields.h"
 #include "options.h"
 
 namespace pr {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& message) {
-  throw CLI::ValidationError(message);
-}
-
-/// The `sep`-separated fields of `v`.
-std::vector<std::string> split(const std::string& v, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t at = v.find(sep, start);
-    out.push_back(v.substr(start, at == std::string::npos ? std::string::npos : at - start));
-    if (at == std::string::npos) return out;
-    start = at + 1;
-  }
-}
+using cli::bad;
+using cli::split;
 
 /// `n` finite numbers separated by commas, the whole of `v`.
 bool numbers(const std::string& v, size_t n, double* out) {
   const std::vector<std::string> f = split(v, ',');
   if (f.size() != n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    const char* b = f[i].data();
-    const char* e = b + f[i].size();
-    const auto r = std::from_chars(b, e, out[i]);
-    if (f[i].empty() || r.ec != std::errc() || r.ptr != e || !std::isfinite(out[i])) return false;
-  }
+  for (size_t i = 0; i < n; ++i)
+    if (!cli::number(f[i], &out[i])) return false;
   return true;
 }
 

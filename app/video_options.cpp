@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "option_fields.h"
 #include "options.h"
 #include "video_writer.h"
 
@@ -13,47 +14,10 @@ namespace pr {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& message) {
-  throw CLI::ValidationError(message);
-}
-
-/// The `sep`-separated fields of `v`.
-std::vector<std::string> split(const std::string& v, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t at = v.find(sep, start);
-    out.push_back(v.substr(start, at == std::string::npos ? std::string::npos : at - start));
-    if (at == std::string::npos) return out;
-    start = at + 1;
-  }
-}
-
-/// A finite number, the whole field.
-bool number(const std::string& f, double* out) {
-  const char* b = f.data();
-  const char* e = b + f.size();
-  double x = 0.0;
-  const auto r = std::from_chars(b, e, x);
-  if (f.empty() || r.ec != std::errc() || r.ptr != e || !std::isfinite(x)) return false;
-  *out = x;
-  return true;
-}
-
-/// CLI11's callback for an option of one value: `set` checks and stores it (the last one given
-/// counts).
-CLI::Option* value(CLI::App& app, const std::string& name, const std::string& type,
-                   const std::string& help, std::function<void(const std::string&)> set) {
-  CLI::Option* opt = app.add_option(
-      name,
-      [set](const CLI::results_t& values) {
-        for (const std::string& v : values) set(v);
-        return true;
-      },
-      help);
-  opt->type_name(type)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  return opt;
-}
+using cli::bad;
+using cli::number;
+using cli::split;
+using cli::value;
 
 /// What --video cannot go with, named; empty when nothing.
 std::string video_conflict(const Options& o) {
