@@ -284,12 +284,14 @@ template <class VisibleFn, class FootprintFn, class UnitFn>
 void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t stored_points,
                                const FrameTarget& t, bool binned, bool hq, VisibleFn visible,
                                FootprintFn footprint, UnitFn unit) {
-  // No occlusion culling with high-quality splats: a hidden batch's points may still lie within
-  // kHqDepthRange of the depths in front of them, and their colors belong in the averages.
   const bool occl =
-      !hq && options_.culling && occlusion_.choose_for_frame(options_.occlusion, stored_points);
+      options_.culling && occlusion_.choose_for_frame(options_.occlusion, stored_points);
   occlusion_ran_ = occl;
+  // High-quality splats: a batch is hidden only beyond kHqDepthRange of the depths in front of
+  // it (HizView::depth_scale), as its points would otherwise join the averages.
+  const float depth_scale = hq ? kHqDepthRange : 1.0f;
   HizView last;  // the last run's Hi-Z, when it is of this image size
+  last.depth_scale = depth_scale;
   if (occl && hiz_w_ == p.width && hiz_h_ == p.height) {
     last.words = hiz_.data();
     last.width = hiz_w_;
@@ -324,6 +326,7 @@ void CpuRenderer::draw_batches(const ProjParams& p, size_t batches, size_t store
   // The Hi-Z of the first pass's keys, then the second pass: the deferred batches it does not
   // hide. Every batch in view is tested, for the count that decides the next frames.
   HizView now;
+  now.depth_scale = depth_scale;
   now.width = p.width;
   now.height = p.height;
   hiz_.resize(now.total_words());

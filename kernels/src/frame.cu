@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "engine/hq_splat.h"
 #include "engine/size_grid.h"
 #include "raster.h"
 
@@ -189,9 +190,7 @@ bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSet
     occlusion_.report(*hidden_host_, 0);
     hidden_pending_ = false;
   }
-  // No occlusion culling with high-quality splats: a hidden batch's points may still lie within
-  // kHqDepthRange of the depths in front of them, and their colors belong in the averages.
-  const bool occlusion = !s.hq && occlusion_possible(cloud, count, options) &&
+  const bool occlusion = occlusion_possible(cloud, count, options) &&
                          occlusion_.choose_for_frame(options.occlusion, cloud.points());
   if (occlusion && !reserve_hiz(fw, fh, error)) return false;
   const ProjParams p = frame_params(camera, s, cloud.origin(), frame_point_size(s));
@@ -290,6 +289,8 @@ bool Frame::enqueue(const DeviceCloud& cloud, const ProjParams& p, const FramePl
   hiz.words = hiz_;
   hiz.width = p.width;
   hiz.height = p.height;
+  // High-quality splats: a batch is hidden only beyond kHqDepthRange of the depths in front of it.
+  hiz.depth_scale = s.hq ? kHqDepthRange : 1.0f;
   last_flags_ = nullptr;
   if (f.cull && !enqueue_box_tests(cloud, p, f, hiz, drawn, error)) return false;
   if (!enqueue_raster(cloud, p, f, hiz, drawn, error)) return false;

@@ -320,6 +320,13 @@ constexpr int kHizSpan = 6;    ///< most tiles on a side a footprint is tested o
 struct HizView {
   const uint32_t* words = nullptr;
   int width = 0, height = 0;
+  /// The tiles' depths are multiplied by this (in float) before the test: 1 for a plain frame,
+  /// kHqDepthRange (engine/hq_splat.h) for high-quality splats, whose pixels average the points
+  /// within that factor of their nearest depth. A point of depth d joins a pixel of depth D when
+  /// d <= fl(D * kHqDepthRange); the final D is at most the tile's depth H, and fl(x * k) grows
+  /// with x, so a batch with fl(H * k) < its nearest depth adds to no average: culling it leaves
+  /// the image exact, in a tile of a larger image too.
+  float depth_scale = 1.0f;
   PR_HD int tiles_x(int level) const {
     const int t = level ? kHizTile1 : kHizTile;
     return (width + t - 1) / t;
@@ -351,7 +358,8 @@ PR_HD bool footprint_occluded(const BoxFootprint& f, const HizView& hiz) {
       for (int i = 0; i < kHizSpan; ++i)
         if (ty0 + j <= ty1 && tx0 + i <= tx1)
           // All ones (an empty pixel) is a NaN: the comparison is false.
-          occluded &= double(bits_float(w[(ty0 + j) * stride + tx0 + i])) < f.near_depth;
+          occluded &=
+              double(bits_float(w[(ty0 + j) * stride + tx0 + i]) * hiz.depth_scale) < f.near_depth;
     return occluded;
   }
   return false;
