@@ -32,6 +32,15 @@ pr::SaveJob::Result wait_for(pr::SaveJob& job) {
   return r;
 }
 
+/// A clip box around the bounds, a fifth as wide along x: a selection of part of the file.
+pr::Clip middle_fifth(const pr::Bounds& b) {
+  pr::Clip clip;
+  pr::ClipBox box = pr::clip_box_around(b.min, b.max);
+  box.size.x *= 0.2;
+  clip.boxes.push_back(box);
+  return clip;
+}
+
 }  // namespace
 
 TEST(SavePanel, SuggestsACopcFileBesideTheFirstFile) {
@@ -100,10 +109,7 @@ TEST(SavePanel, TheJobConvertsFilesWithinASelectionAndCancels) {
   std::string err;
   ASSERT_TRUE(pr::load_point_cloud(copc, whole, nullptr, &err)) << err;
   const pr::Bounds b = whole.world_bounds();
-  pr::Clip clip;
-  pr::ClipBox box = pr::clip_box_around(b.min, b.max);
-  box.size.x *= 0.2;
-  clip.boxes.push_back(box);
+  const pr::Clip clip = middle_fifth(b);
   pr::ClipPolygon poly;
   const glm::dvec3 c = b.center(), e = b.max - b.min;
   poly.vertices = {{c.x - 0.1 * e.x, c.y - 0.1 * e.y},
@@ -164,10 +170,7 @@ TEST(SavePanel, ASurveyOnAServerIsSavedWithinTheSelection) {
   pr::PointCloud whole;
   ASSERT_TRUE(pr::load_point_cloud(copc, whole, nullptr, &err)) << err;
   const pr::Bounds b = whole.world_bounds();
-  pr::Clip clip;
-  pr::ClipBox box = pr::clip_box_around(b.min, b.max);
-  box.size.x *= 0.2;
-  clip.boxes.push_back(box);
+  const pr::Clip clip = middle_fifth(b);
   pr::ConvertOptions options;
   pr::ExportSelection{&clip, nullptr}.apply(&options);
   const fs::path d = scratch("server");

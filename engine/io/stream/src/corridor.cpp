@@ -53,7 +53,6 @@ bool segment_crosses_box(const glm::dvec2& a, const glm::dvec2& b, const glm::dv
 
 /// A node's (or a tile's) box across the ground meets the corridor.
 bool box_meets(const CorridorRequest& r, const Bounds& b) {
-  if (b.empty) return true;  // unknown: read its header and hierarchy
   const glm::dvec2 lo(b.min.x, b.min.y), hi(b.max.x, b.max.y);
   for (size_t k = 0; k + 1 < r.line.size(); ++k)
     if (segment_near_box(r.line[k], r.line[k + 1], lo, hi, r.half_width)) return true;
