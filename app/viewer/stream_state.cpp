@@ -182,8 +182,9 @@ void stream_settings(StreamState& st) {
   if (ImGui::IsItemDeactivatedAfterEdit()) st.options_changed = true;
   tooltip(
       "Points the view selects at most: the nodes nearest the camera first. What is drawn\n"
-      "is the pool, room for this many points and a little more (16 bytes each on the GPU):\n"
-      "nodes of earlier views stay in it until their room is needed.");
+      "is the pool, which grows with the nodes that arrive up to this many points and a\n"
+      "little more (16 bytes each on the GPU): nodes of earlier views stay in it until their\n"
+      "room is needed.");
   float sse = float(o.sse_px);
   if (ImGui::SliderFloat("target error", &sse, 0.0f, 20.0f, "%.1f px")) {
     o.sse_px = sse;

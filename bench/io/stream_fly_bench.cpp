@@ -139,34 +139,46 @@ pr::Camera flight_camera(const pr::Bounds& b, double t) {
   return cam;
 }
 
-/// Frames until the view converges; the time, and the longest frame meanwhile.
-bool converge(Flight& f, const pr::Camera& cam, double* total_ms, double* longest_ms) {
+/// A frame's time and its parts (Flight's; the update's own parts from StreamStats).
+struct Parts {
+  double ms, update, upload, draw;
+  uint64_t uploaded;
+  bool reallocated;
+  double results, select, copy;
+};
+
+Parts parts_of(const Flight& f, double ms) {
+  const pr::StreamStats st = f.scene.stats();
+  return {ms,         f.update_ms,   f.upload_ms, f.draw_ms, f.uploaded, f.reallocated,
+          st.results_ms, st.select_ms, st.copy_ms};
+}
+
+/// Frames until the view converges; the time, the longest frame meanwhile and every frame's
+/// parts.
+bool converge(Flight& f, const pr::Camera& cam, double* total_ms, double* longest_ms,
+              std::vector<Parts>* parts = nullptr) {
   pr::Stopwatch sw;
   *longest_ms = 0.0;
   for (int i = 0; i < 100000; ++i) {
     double ms = 0.0;
     if (!f.frame(cam, &ms)) return false;
     *longest_ms = std::max(*longest_ms, ms);
+    if (parts) parts->push_back(parts_of(f, ms));
     if (f.scene.stats().converged) break;
   }
   *total_ms = sw.ms();
   return true;
 }
 
-/// A flight frame's time and its parts (Flight's).
-struct Parts {
-  double ms, update, upload, draw;
-  uint64_t uploaded;
-  bool reallocated;
-};
-
-/// Where the five longest frames go.
-void print_longest(std::vector<Parts> parts) {
+/// Where the `count` longest frames go.
+void print_longest(std::vector<Parts> parts, const char* what, size_t count = 5) {
   std::sort(parts.begin(), parts.end(), [](const Parts& x, const Parts& y) { return x.ms > y.ms; });
-  for (size_t i = 0; i < std::min<size_t>(parts.size(), 5); ++i)
+  for (size_t i = 0; i < std::min(parts.size(), count); ++i)
     std::printf(
-        "  frame %.2f ms: update %.2f, upload %.2f (%llu points%s), render+read-back %.2f\n",
-        parts[i].ms, parts[i].update, parts[i].upload, (unsigned long long)parts[i].uploaded,
+        "  %s frame %.2f ms: update %.2f (results %.2f, select %.2f, copy %.2f), upload %.2f "
+        "(%llu points%s), render+read-back %.2f\n",
+        what, parts[i].ms, parts[i].update, parts[i].results, parts[i].select, parts[i].copy,
+        parts[i].upload, (unsigned long long)parts[i].uploaded,
         parts[i].reallocated ? ", whole pool" : "", parts[i].draw);
 }
 
@@ -219,13 +231,14 @@ int run_budget(const Args& a, double budget) {
     if (!f.frame(flight_camera(b, double(i) / a.frames), &ms)) return 1;
     frame_ms.push_back(ms);
     render_ms.push_back(f.render_ms);
-    parts.push_back({ms, f.update_ms, f.upload_ms, f.draw_ms, f.uploaded, f.reallocated});
+    parts.push_back(parts_of(f, ms));
     points = std::max(points, scene.stats().points_drawn);
   }
   const double flight_s = flight.ms() * 1e-3;
   const uint64_t read = scene.stats().bytes_read - read_before;
   double jump_ms = 0.0, jump_longest = 0.0;
-  if (!converge(f, flight_camera(b, 0.0), &jump_ms, &jump_longest)) return 1;
+  std::vector<Parts> jump;
+  if (!converge(f, flight_camera(b, 0.0), &jump_ms, &jump_longest, &jump)) return 1;
   const double median = percentile(frame_ms, 0.5);
   const double longest = *std::max_element(frame_ms.begin(), frame_ms.end());
   std::printf(
@@ -237,7 +250,8 @@ int run_budget(const Args& a, double budget) {
       a.frames, median, percentile(frame_ms, 0.99), longest, longest / median,
       percentile(render_ms, 0.5), (unsigned long long)points, double(read) / flight_s * 1e-6,
       jump_ms, jump_longest);
-  print_longest(parts);
+  print_longest(parts, "flight");
+  print_longest(jump, "jump", 3);
   for (const std::string& m : scene.take_messages()) std::fprintf(stderr, "  %s\n", m.c_str());
   return 0;
 }

@@ -412,7 +412,18 @@ bool CpuRenderer::update_points(const PointCloud& cloud, uint64_t first, uint64_
   // kPointBatch stored points, so a range's batches are boxed whole). The Hi-Z and the occlusion
   // policy stay: the last frame's Hi-Z only defers batches to the second pass, which tests them
   // against the frame's own Hi-Z, so a changed batch is never skipped for stale depths.
-  if (count == 0 || boxes_.size() != (n + kPointBatch - 1) / kPointBatch) return true;
+  const size_t batches = size_t((n + kPointBatch - 1) / kPointBatch);
+  if (!boxes_.empty() && boxes_.size() < batches) {
+    // The cloud grew (a streaming pool): the new batches' boxes, and the old last one's, which
+    // may have been partial.
+    const size_t from = boxes_.size() - 1;
+    PodVector<PointBox> grown;
+    compute_point_boxes(cloud.positions.data() + from * kPointBatch, n - from * kPointBatch,
+                        &grown);
+    boxes_.resize(from);
+    boxes_.insert(boxes_.end(), grown.begin(), grown.end());
+  }
+  if (count == 0 || boxes_.size() != batches) return true;
   const size_t b0 = size_t(first / kPointBatch);
   const size_t b1 = size_t((first + count - 1) / kPointBatch) + 1;
   const size_t s0 = b0 * kPointBatch, s1 = std::min(size_t(n), b1 * size_t(kPointBatch));

@@ -141,7 +141,13 @@ class CudaRendererImpl final : public CudaRenderer {
   /// frame's own first pass, so a changed batch is never skipped for stale depths.
   bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
                      std::string* error) override {
-    if (!cloud_->update_points(cloud, first, count, error)) return false;
+    // A pool that grew may move the storage: the frame then keeps nothing of the old one (the
+    // last frame's flags).
+    const Float3* pos = cloud_->positions();
+    const uint8_t* flags = cloud_->flags();
+    const bool ok = cloud_->update_points(cloud, first, count, error);
+    if (cloud_->positions() != pos || cloud_->flags() != flags) frame_->forget_cloud();
+    if (!ok) return false;
     std::lock_guard<std::mutex> lock(size_mutex_);
     size_age_.points_changed(count);  // the grid is made again once enough points changed
     return true;

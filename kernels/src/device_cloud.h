@@ -151,6 +151,7 @@ class DeviceCloud {
   void free_boxes();
   void make_boxes(uint64_t n);
   cudaError_t prepare_updates(int k, size_t bytes, std::string* what);
+  cudaError_t grow(uint64_t n, std::string* what);
   cudaError_t pick_buffers(size_t pixels, uint32_t candidates, std::string* what);
   void finish_updates();
   bool make_compact_box(uint64_t n, std::string* error);

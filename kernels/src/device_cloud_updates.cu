@@ -80,18 +80,116 @@ void DeviceCloud::finish_updates() {
   pending_.clear();
 }
 
+/// The storage grown from points_ to `n` points (a streaming pool that grew): kept when it has
+/// room, else made twice as large (at least `n`) with the points and boxes so far copied over on
+/// the device. The new points are NaN (0xFF bytes) until update_points() hands them over, the new
+/// batches' boxes empty. Every update copy has finished and been folded in first.
+cudaError_t DeviceCloud::grow(uint64_t n, std::string* what) {
+  finish_updates();
+  const uint64_t old = points_, old_nb = batches();
+  const uint64_t nb = (n + kPointBatch - 1) / kPointBatch;
+  cudaError_t e = cudaSuccess;
+  if (n > cap_points_) {
+    uint64_t cap = std::max(n, 2 * cap_points_);
+    const auto bytes = [](uint64_t k) {
+      return size_t(k) * sizeof(Float3) + size_t(rgb_words(k)) * sizeof(uint32_t);
+    };
+    if (memory_limit_ > 0 && bytes(cap) > memory_limit_) cap = n;
+    if (memory_limit_ > 0 && bytes(cap) > memory_limit_) {
+      *what = "the limit of " + gib(double(memory_limit_)) + " (set_memory_limit)";
+      return cudaErrorMemoryAllocation;
+    }
+    Float3* pos = nullptr;
+    uint32_t* colors = nullptr;
+    *what = "cudaMalloc(grown points)";
+    e = malloc_device(&pos, cap);
+    if (e == cudaSuccess) e = malloc_device(&colors, rgb_words(cap));
+    if (e == cudaSuccess && old > 0)
+      e = cudaMemcpyAsync(pos, pos_, old * sizeof(Float3), cudaMemcpyDeviceToDevice, stream_);
+    if (e == cudaSuccess && old > 0)
+      e = cudaMemcpyAsync(colors, colors_, rgb_words(old) * sizeof(uint32_t),
+                          cudaMemcpyDeviceToDevice, stream_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      free_device(pos);
+      free_device(colors);
+      return e;
+    }
+    free_device(pos_);
+    free_device(colors_);
+    pos_ = pos;
+    colors_ = colors;
+    cap_points_ = cap;
+  }
+  // A cloud uploaded empty (a pool before its first node) gets its boxes with its first points.
+  const bool boxed = boxes_ready_ || old_nb == 0;
+  if (boxed && nb > cap_boxes_) {
+    const uint64_t cap = std::max(nb, (cap_points_ + kPointBatch - 1) / kPointBatch);
+    PointBox* boxes = nullptr;
+    uint8_t* flags = nullptr;
+    uint32_t* list = nullptr;
+    *what = "cudaMalloc(grown boxes)";
+    e = malloc_device(&boxes, cap);
+    if (e == cudaSuccess) e = malloc_device(&flags, cap);
+    if (e == cudaSuccess) e = malloc_device(&list, cap);
+    if (e == cudaSuccess && old_nb > 0)
+      e = cudaMemcpyAsync(boxes, boxes_, old_nb * sizeof(PointBox), cudaMemcpyDeviceToDevice,
+                          stream_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      free_device(boxes);
+      free_device(flags);
+      free_device(list);
+      return e;
+    }
+    free_boxes();
+    boxes_ = boxes;
+    flags_ = flags;
+    list_ = list;
+    cap_boxes_ = cap;
+  }
+  // The new points NaN; the new batches' boxes empty, on the device and in the host's copy.
+  *what = "cudaMemsetAsync(grown points)";
+  e = cudaMemsetAsync(pos_ + old, 0xFF, (n - old) * sizeof(Float3), stream_);
+  if (e == cudaSuccess && boxed && nb > old_nb) {
+    if (old_nb == 0) {
+      host_boxes_.clear();
+      cloud_box_ = empty_point_box();
+      empty_batches_ = 0;
+    }
+    host_boxes_.resize(nb, empty_point_box());
+    empty_batches_ += nb - old_nb;
+    *what = "cudaMemcpyAsync(grown boxes)";
+    e = cudaMemcpyAsync(boxes_ + old_nb, host_boxes_.data() + old_nb,
+                        (nb - old_nb) * sizeof(PointBox), cudaMemcpyHostToDevice, stream_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);  // from pageable memory
+  }
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return e;
+  }
+  boxes_ready_ = boxed;
+  points_ = n;
+  return cudaSuccess;
+}
+
 bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_t count,
                                 std::string* error) {
   // Staged colors and kept values are of the points before; staging reads the pinned buffers.
   std::lock_guard<std::mutex> lock(stage_mutex_);
-  const uint64_t n = points_;
-  const char* why = !loaded_ || &cloud != cloud_ || cloud.size() != n || cloud.colors.size() != n
+  const uint64_t n = cloud.size();
+  const char* why = !loaded_ || &cloud != cloud_ || cloud.size() < points_ ||
+                            cloud.colors.size() != n
                         ? "not the cloud uploaded last, or a color array of another size"
                     : compact_ ? "the cloud is stored in compact form"
                     : sorted_
                         ? "the cloud is stored sorted along a Morton curve (RenderOptions::sort)"
                     : first > n || count > n - first ? "the range lies outside the cloud"
-                                                     : nullptr;
+                    : n >= uint64_t(UINT32_MAX)
+                        ? "the cloud has too many points for a 32-bit point index"
+                        : nullptr;
   if (why) {
     if (error)
       *error = "update_points [" + std::to_string(first) + ", +" + std::to_string(count) + ") of " +
@@ -101,6 +199,17 @@ bool DeviceCloud::update_points(const PointCloud& cloud, uint64_t first, uint64_
   drop_staged();
   drop_values();
   colors_file_ = false;
+  if (n > points_) {
+    std::string what;
+    if (const cudaError_t e = grow(n, &what); e != cudaSuccess) {
+      if (error)
+        *error = e == cudaErrorMemoryAllocation
+                     ? "out of GPU memory: the streamed pool of " + std::to_string(n) +
+                           " points does not fit (" + what + "); lower the point budget"
+                     : "CUDA: update_points: " + cuda_message(what.c_str(), e);
+      return false;
+    }
+  }
   if (count == 0) return true;
   // The range's positions and its colors packed 3 bytes a point (point i's bytes are 3i .. 3i + 2
   // of the packed array) go through a pinned staging buffer on the copy stream, the batches'

@@ -118,6 +118,53 @@ TEST(CpuPool, BuiltRangeByRangeDrawsWhatTheWholeCloudDraws) {
   }
 }
 
+// A pool that grows (a streamed survey's, which starts empty) draws at every size what a
+// renderer handed it whole draws, with the same boxes, and in the end the scene's image.
+TEST(CpuPool, AGrowingPoolDrawsWhatTheWholeCloudDraws) {
+  const test::PoolScene s = test::make_pool_scene("terrain", 150'000, 3, 7);
+  PointCloud pool;
+  pool.origin = s.whole.origin;
+  RenderOptions plain;
+  plain.sort = Toggle::kOff;
+  plain.compact = false;
+  CpuRenderer streamed(2);
+  streamed.set_options(plain);
+  std::string err;
+  ASSERT_TRUE(streamed.set_cloud(pool, &err)) << err;
+  std::mt19937 rng(5);
+  const Bounds bounds = s.whole.local_bounds();
+  const Camera home = scene_camera("terrain", s.whole);
+  EXPECT_EQ(test::count_drawn(draw(streamed, plain, home, frame_settings(0))), 0u);
+  int frames = 0;
+  test::grow_pool(s, pool, test::growth_sizes(s), [&](uint64_t first, uint64_t count, int step) {
+    ASSERT_TRUE(streamed.update_points(pool, first, count, &err)) << err;
+    const int k = frames++;
+    const PointCloud copy = pool;
+    CpuRenderer whole(2);
+    whole.set_options(plain);
+    ASSERT_TRUE(whole.set_cloud(copy, &err)) << err;
+    const Camera cam = k % 3 == 0 ? home : test::random_camera(rng, bounds);
+    const RenderOptions o = frame_options(k);
+    const RenderSettings rs = frame_settings(k);
+    expect_same(draw(streamed, o, cam, rs), draw(whole, o, cam, rs),
+                "step " + std::to_string(step));
+    if (!streamed.boxes().empty()) {
+      EXPECT_TRUE(test::same_boxes(streamed.boxes(), test::fresh_boxes(pool))) << "step " << step;
+    }
+  });
+  ASSERT_GT(frames, 8);
+  EXPECT_TRUE(test::same_boxes(streamed.boxes(), test::fresh_boxes(pool)));
+  CpuRenderer scene(2);
+  scene.set_options(plain);
+  ASSERT_TRUE(scene.set_cloud(s.whole, &err)) << err;
+  for (int k = 0; k < 10; ++k) {
+    const Camera cam = k % 4 == 0 ? home : test::random_camera(rng, bounds);
+    expect_same(draw(streamed, frame_options(k), cam, frame_settings(k)),
+                draw(scene, frame_options(k), cam, frame_settings(k)),
+                "final frame " + std::to_string(k));
+  }
+}
+
 TEST(CpuPool, AllNanBatchesAreCulledAndPartlyNanBatchesDrawTheirFinitePoints) {
   const test::PoolScene s = test::make_pool_scene("terrain", 20'000, 1, 5);
   PointCloud pool = test::empty_pool(s);

@@ -190,6 +190,45 @@ inline void fill_pool(const PoolScene& s, PointCloud& pool, uint32_t seed,
   PoolFiller(s, pool, seed, changed).run();
 }
 
+/// A pool that grows as a streaming pool does (engine/io/stream.h): it starts empty and is grown
+/// to each size of `sizes` in turn, the new part holding the next points of `s.whole` (NaN past
+/// its end), its arrays reserved for the last size so that they keep their address.
+/// After each growth `changed` gets the new part and, every other step, an older range blanked
+/// (an evicted node) and then restored.
+inline void grow_pool(const PoolScene& s, PointCloud& pool, const std::vector<uint64_t>& sizes,
+                      const PoolChange& changed) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  pool.positions.reserve(sizes.back());
+  pool.colors.reserve(sizes.back());
+  int step = 0;
+  for (uint64_t n : sizes) {
+    const uint64_t old = pool.size();
+    pool.resize(n);
+    for (uint64_t i = old; i < n; ++i) {
+      const bool gap = i >= s.whole.size();  // past the scene: NaN, as a pool's slots are
+      pool.positions[i] = gap ? Float3{nan, nan, nan} : s.whole.positions[i];
+      pool.colors[i] = gap ? 0u : s.whole.colors[i];
+    }
+    changed(old, n - old, step++);
+    if (old > 1000 && step % 2 == 0) {
+      const uint64_t at = old / 3, count = 700;
+      const std::vector<Float3> keep(pool.positions.begin() + ptrdiff_t(at),
+                                     pool.positions.begin() + ptrdiff_t(at + count));
+      std::fill_n(pool.positions.begin() + ptrdiff_t(at), count, Float3{nan, nan, nan});
+      changed(at, count, step++);
+      std::copy(keep.begin(), keep.end(), pool.positions.begin() + ptrdiff_t(at));
+      changed(at, count, step++);
+    }
+  }
+}
+
+/// Sizes a pool of `s` grows through: from under one batch, unaligned, to the whole scene and
+/// past it (NaN), so that a GPU storage grown by doubling is grown several times.
+inline std::vector<uint64_t> growth_sizes(const PoolScene& s) {
+  const uint64_t n = s.whole.size();
+  return {1000, 5000, 3 * uint64_t(kPointBatch), n / 5, n / 5 + 1, n / 2, n, n + 3 * kPointBatch};
+}
+
 /// The boxes a renderer that was handed `pool` whole would compute.
 inline PodVector<PointBox> fresh_boxes(const PointCloud& pool) {
   PodVector<PointBox> boxes;

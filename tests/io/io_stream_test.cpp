@@ -128,7 +128,15 @@ TEST(Stream, FileColorsGoAsideWhileAnotherColorModeIsShown) {
   const uint32_t shown = rgba(1, 2, 3);
   set_display_colors(scene.pool(), ColorMode::kElevation,
                      PodVector<uint32_t>(scene.pool().size(), shown));
-  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+  // The caller colors the changed ranges in its mode (the pool grows: new points among them).
+  const LodView v = view_of(scene.info().bounds);
+  for (int i = 0; i < 20000 && !scene.stats().converged; ++i) {
+    for (const PoolRange& r : scene.update(v))
+      std::fill_n(scene.pool().colors.begin() + long(r.first), r.count, shown);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(scene.stats().converged);
+  EXPECT_FALSE(scene.pool().file_colors.empty());
   EXPECT_TRUE(points_of(scene.pool()) == points_of(whole));  // source_colors(): file_colors
   EXPECT_TRUE(std::all_of(scene.pool().colors.begin(), scene.pool().colors.end(),
                           [&](uint32_t c) { return c == shown; }));
@@ -214,12 +222,14 @@ TEST(Stream, PoolUpdatesReportTheRangesThatChanged) {
   StreamingScene scene(o);
   std::string error;
   ASSERT_TRUE(scene.open({path}, &error)) << error;
-  // A mirror of the pool kept only from the reported ranges ends equal to it.
+  // A mirror of the pool kept only from the reported ranges ends equal to it (the pool grows as
+  // nodes arrive: its new points come in the ranges too).
   std::vector<Float3> mirror(scene.pool().size(), Float3{NAN, NAN, NAN});
   const LodView v = view_of(scene.info().bounds);
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 20000 && !scene.stats().converged; ++i) {
     const std::vector<PoolRange> ranges = scene.update(v);
+    mirror.resize(scene.pool().size(), Float3{1e30f, 1e30f, 1e30f});  // to be overwritten
     uint64_t end = 0;
     for (const PoolRange& r : ranges) {
       EXPECT_GE(r.first, end);  // sorted and disjoint
@@ -234,6 +244,41 @@ TEST(Stream, PoolUpdatesReportTheRangesThatChanged) {
   ASSERT_TRUE(scene.stats().converged);
   EXPECT_EQ(
       0, std::memcmp(mirror.data(), scene.pool().positions.data(), mirror.size() * sizeof(Float3)));
+}
+
+// Opening costs nothing the budget sets: the pool starts with one slot, grows to what the view's nodes
+// take (not to the budget), and its arrays keep their address while they grow.
+TEST(Stream, ThePoolGrowsWithWhatArrivesNotWithTheBudget) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("lone-star.copc.laz");
+  StreamOptions o = options(50'000'000, 0.0);
+  o.pool_points_per_update = 20'000;  // several updates, each growing the pool
+  StreamingScene scene(o);
+  std::string error;
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  EXPECT_EQ(scene.pool().size(), o.slot_align);  // one slot, whatever the budget
+  const Float3* pos = scene.pool().positions.data();
+  const uint32_t* colors = scene.pool().colors.data();
+  const LodView v = view_of(scene.info().bounds);
+  uint64_t grew = 0, last = 0;
+  for (int i = 0; i < 20000 && !scene.stats().converged; ++i) {
+    scene.update(v);
+    grew += scene.pool().size() > last;
+    EXPECT_GE(scene.pool().size(), last);
+    last = scene.pool().size();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(scene.stats().converged);
+  EXPECT_GT(grew, 1u);
+  EXPECT_EQ(scene.pool().positions.data(), pos);
+  EXPECT_EQ(scene.pool().colors.data(), colors);
+  // Whole slots for each node's whole slot_align runs, granules (an eighth of a slot) for the
+  // rest: at most one slot a node more than its points, far below the budget.
+  const StreamStats st = scene.stats();
+  const uint64_t align = o.slot_align;
+  EXPECT_EQ(scene.pool().size() % align, 0u);
+  EXPECT_LE(scene.pool().size(), st.points_drawn + (st.nodes_drawn + 1) * align);
+  EXPECT_EQ(points_of(scene.pool()).size(), st.points_drawn);
 }
 
 TEST(Stream, HostCacheStaysWithinItsBound) {

@@ -136,6 +136,48 @@ TEST(GpuPool, BuiltRangeByRangeDrawsTheCpuImageAndTheScene) {
   }
 }
 
+// A pool that grows (a streamed survey's, which starts empty): the device's storage grows by
+// doubling, the points so far copied over, and every step draws the CPU's image with the boxes
+// of the pool handed over whole; in the end the scene's image.
+TEST(GpuPool, AGrowingPoolDrawsTheCpuImage) {
+  PR_REQUIRE_GPU(gpu);
+  const test::PoolScene s = test::make_pool_scene("terrain", 150'000, 3, 7);
+  PointCloud pool;
+  pool.origin = s.whole.origin;
+  RenderOptions plain;
+  plain.sort = Toggle::kOff;
+  CpuRenderer cpu(0);
+  ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, pool, plain));
+  std::mt19937 rng(5);
+  const Bounds bounds = s.whole.local_bounds();
+  const Camera home = scene_camera("terrain", s.whole);
+  std::string err;
+  ASSERT_NO_FATAL_FAILURE(expect_same(cpu, *gpu, home, 1, "empty pool"));
+  int frames = 0;
+  test::grow_pool(s, pool, test::growth_sizes(s), [&](uint64_t first, uint64_t count, int step) {
+    ASSERT_TRUE(gpu->update_points(pool, first, count, &err)) << err;
+    ASSERT_TRUE(cpu.update_points(pool, first, count, &err)) << err;
+    PodVector<PointBox> boxes;
+    ASSERT_TRUE(download_boxes(*gpu, &boxes, &err)) << err;
+    EXPECT_TRUE(test::same_boxes(boxes, test::fresh_boxes(pool))) << "step " << step;
+    const int k = frames++;
+    const Camera cam = k % 3 == 0 ? home : test::random_camera(rng, bounds);
+    ASSERT_NO_FATAL_FAILURE(expect_same(cpu, *gpu, cam, k, "step " + std::to_string(step)));
+  });
+  ASSERT_GT(frames, 8);
+  CpuRenderer scene(0);
+  scene.set_options(plain);
+  ASSERT_TRUE(scene.set_cloud(s.whole, &err)) << err;
+  for (int k = 0; k < 8; ++k) {
+    const Camera cam = k % 4 == 0 ? home : test::random_camera(rng, bounds);
+    scene.set_options(frame_options(k));
+    gpu->set_options(frame_options(k));
+    gpu->set_tuning(frame_tuning(k));
+    ASSERT_NO_FATAL_FAILURE(test::expect_same_frame(scene, *gpu, cam, frame_settings(k),
+                                                    "scene frame " + std::to_string(k)));
+  }
+}
+
 TEST(GpuPool, UpdatePointsRefusesSortedAndCompactCloudsAndRangesOutside) {
   PR_REQUIRE_GPU(gpu);
   const PointCloud cloud = make_scene("cube", 20'000, 2);

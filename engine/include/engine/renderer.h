@@ -165,10 +165,13 @@ class Renderer {
     return false;
   }
   /// Takes new points of the current cloud in [first, first + count): `cloud` is the cloud of the
-  /// last set_cloud() (same size), whose positions, colors and attributes changed in that range
-  /// (streaming's pool). The CPU renderer recomputes the culling boxes of the batches the range
-  /// touches; the GPU renderer uploads only that range (positions and colors) and recomputes those
-  /// boxes. Only for a cloud stored as given (not sorted, not compact: set_cloud() with
+  /// last set_cloud(), whose positions, colors and attributes changed in that range (streaming's
+  /// pool). It may have grown since (the same object, the points before unchanged but for the
+  /// ranges given): the renderer then draws the larger cloud, the new points handed over by
+  /// update_points() calls of their own (the GPU renderer's storage grows by doubling, the new
+  /// part uploaded by those calls alone). The CPU renderer recomputes the culling boxes of the
+  /// batches the range touches; the GPU renderer uploads only that range (positions and colors)
+  /// and recomputes those boxes. Only for a cloud stored as given (not sorted, not compact: set_cloud() with
   /// RenderOptions sort off and compact off); false with a reason otherwise, or when the range
   /// lies outside the cloud or the upload fails.
   virtual bool update_points(const PointCloud& cloud, uint64_t first, uint64_t count,

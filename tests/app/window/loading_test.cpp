@@ -289,7 +289,7 @@ std::string status_after_opening(const std::vector<std::string>& files, uint64_t
     }
   };
   EXPECT_EQ(v.run(&hooks), 0);
-  // A streamed survey's pool keeps its capacity: what it holds is what the stream drew into it.
+  // A streamed survey's pool is in slots (NaN between nodes): what it holds is what the stream drew.
   *points = v.streaming() ? v.stream_stats().points_drawn : v.cloud_points();
   return status;
 }

@@ -403,6 +403,7 @@ void StreamingScene::Impl::fill_pool() {
     pooled.insert(id);
     copied += n;
   }
+  pool.flush();  // the nodes' copies, every core at once (before the cache may drop a node)
 }
 
 /// Drops decoded nodes beyond cache_bytes, least recently selected first; the ones selected and
@@ -562,7 +563,10 @@ std::vector<PoolRange> StreamingScene::update(const LodView& view) {
   Impl& s = *impl_;
   if (!s.workers) return {};
   ++s.frame;
+  using Ms = std::chrono::duration<double, std::milli>;
+  const Clock::time_point t0 = Clock::now();
   for (RequestResult& r : s.workers->take_results()) s.apply(r);
+  const Clock::time_point t1 = Clock::now();
   LodLimits limits;
   limits.point_budget = s.opt.point_budget;
   limits.sse_px = s.opt.sse_px;
@@ -575,10 +579,15 @@ std::vector<PoolRange> StreamingScene::update(const LodView& view) {
     s.selected_for = view;
   }
   for (const LodItem& it : s.sel.nodes) s.nodes[NodeId{it.tile, it.key}].last_selected = s.frame;
+  const Clock::time_point t2 = Clock::now();
   s.fill_pool();
+  const Clock::time_point t3 = Clock::now();
   s.trim_cache();
   s.prune_states();
   s.update_stats();
+  s.stats.results_ms = Ms(t1 - t0).count();
+  s.stats.select_ms = Ms(t2 - t1).count();
+  s.stats.copy_ms = Ms(t3 - t2).count();
   return s.pool.take_changes();
 }
 

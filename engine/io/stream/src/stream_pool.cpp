@@ -4,16 +4,21 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/parallel.h"
+
 namespace pr {
 
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+/// `v` grown from `from` to `to` elements of `value`, its room kept for `cap` (it keeps its
+/// address from then on).
 template <class V>
-void zero_array(V& v, size_t n) {
-  v.resize(n);
-  std::fill(v.begin(), v.end(), typename V::value_type{});
+void grow_array(V& v, size_t from, size_t to, size_t cap, typename V::value_type value) {
+  if (v.capacity() < cap) v.reserve(cap);
+  v.resize(to);
+  std::fill(v.begin() + long(from), v.end(), value);
 }
 
 /// Copies src[from, from + count) to dst[at...] when the node has the array, else zeros.
@@ -35,26 +40,51 @@ void StreamPool::allocate(uint64_t point_budget, uint32_t slot_align, const glm:
   granule_ = align_ / per_slot_;
   const uint64_t base = (point_budget + align_ - 1) / align_;
   slot_count_ = base + base / 8 + 16;
-  const size_t n = size_t(slot_count_ * align_);
+  extent_ = 0;
   cloud_ = PointCloud();
   cloud_.name = name;
   cloud_.origin = origin;
-  cloud_.resize(n);
-  std::fill(cloud_.positions.begin(), cloud_.positions.end(), Float3{kNaN, kNaN, kNaN});
-  std::fill(cloud_.colors.begin(), cloud_.colors.end(), 0u);
+  // Room for the capacity, untouched: pages are written only as the extent grows.
+  const size_t cap = size_t(slot_count_ * align_);
+  cloud_.positions.reserve(cap);
+  cloud_.colors.reserve(cap);
   if (attributes) {
-    zero_array(cloud_.intensity, n);
-    zero_array(cloud_.classification, n);
-    zero_array(cloud_.returns, n);
-    zero_array(cloud_.point_source, n);
-    zero_array(cloud_.gps_time, n);
+    cloud_.intensity.reserve(cap);
+    cloud_.classification.reserve(cap);
+    cloud_.returns.reserve(cap);
+    cloud_.point_source.reserve(cap);
+    cloud_.gps_time.reserve(cap);
   }
+  attributes_ = attributes;
   free_mask_.assign(size_t(slot_count_), uint8_t((1u << per_slot_) - 1));
   whole_.clear();
   partial_.clear();
   for (uint32_t i = 0; i < slot_count_; ++i) whole_.insert(whole_.end(), i);
   free_granules_ = slot_count_ * per_slot_;
   changed_.clear();
+  // One slot to begin with: a cloud that is never empty can have its colors set aside
+  // (engine/colorize.h's set_display_colors(): an empty `file_colors` means none are).
+  extend(1);
+  changed_.clear();
+}
+
+void StreamPool::extend(uint64_t slots) {
+  if (slots <= extent_) return;
+  const size_t from = size_t(extent_ * align_), to = size_t(slots * align_);
+  const size_t cap = size_t(slot_count_ * align_);
+  grow_array(cloud_.positions, from, to, cap, Float3{kNaN, kNaN, kNaN});
+  grow_array(cloud_.colors, from, to, cap, 0u);
+  if (!cloud_.file_colors.empty()) grow_array(cloud_.file_colors, from, to, cap, 0u);
+  if (attributes_) {
+    grow_array(cloud_.intensity, from, to, cap, 0.0f);
+    grow_array(cloud_.classification, from, to, cap, uint8_t{0});
+    grow_array(cloud_.returns, from, to, cap, uint8_t{0});
+    grow_array(cloud_.point_source, from, to, cap, uint16_t{0});
+    grow_array(cloud_.gps_time, from, to, cap, 0.0);
+  }
+  for (ScalarField& f : cloud_.fields) grow_array(f.values, from, to, cap, 0.0f);
+  for (uint64_t g = extent_ * per_slot_; g < slots * per_slot_; ++g) changed_.push_back(uint32_t(g));
+  extent_ = slots;
 }
 
 void StreamPool::copy_granule(const PointCloud& node, size_t from, size_t count, uint32_t granule) {
@@ -113,19 +143,36 @@ bool StreamPool::insert(const PointCloud& node, std::vector<uint32_t>& taken) {
   const size_t n = node.size();
   const size_t need = (n + granule_ - 1) / granule_;
   if (need > free_granules_) return false;
+  if (need == 0) return true;
   std::vector<uint32_t> granules;
   granules.reserve(need);
   // Whole slots for whole slot_align runs of points, granules for the rest.
   size_t left = need;
   while (left >= per_slot_ && per_slot_ > 1 && take_slot(granules)) left -= per_slot_;
   take_granules(left, granules);
+  // Slots are taken lowest first: the cloud grows to the highest one taken.
+  const uint32_t top = *std::max_element(granules.begin(), granules.end());
+  extend(uint64_t(top / per_slot_) + 1);
   for (size_t k = 0; k < granules.size(); ++k) {
     const size_t from = k * granule_;
-    copy_granule(node, from, std::min<size_t>(granule_, n - from), granules[k]);
+    copies_.push_back({&node, from, std::min<size_t>(granule_, n - from), granules[k]});
     changed_.push_back(granules[k]);
   }
   taken.insert(taken.end(), granules.begin(), granules.end());
   return true;
+}
+
+void StreamPool::flush() {
+  // Granules of 512 points (32 bytes each with the attributes): a thread takes 64 at a time.
+  const auto run = [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i)
+      copy_granule(*copies_[i].node, copies_[i].from, copies_[i].count, copies_[i].granule);
+  };
+  if (copies_.size() >= 256)
+    parallel_for(copies_.size(), run, 0, 64);
+  else
+    run(0, copies_.size());
+  copies_.clear();
 }
 
 void StreamPool::remove(const std::vector<uint32_t>& granules) {

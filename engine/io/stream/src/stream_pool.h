@@ -4,6 +4,13 @@
 // else and its culling box stays tight) and granules for the rest, anywhere in the pool: a small
 // node wastes less than a granule, and since no node needs adjacent room, freeing and taking
 // never fragments the pool. Points outside a node have NaN positions and never draw.
+//
+// The pool's capacity is the budget's, but its cloud holds only the slots used so far (the
+// extent): slots are taken lowest first, and taking one beyond the extent grows the cloud to it
+// (its arrays reserved for the capacity up front, so they keep their address; the new points
+// NaN and reported as changed). Opening a survey costs nothing the budget sets: the first image
+// waits only for its nodes, and the cloud the renderers draw is as large as the views so far
+// needed.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +25,10 @@ namespace pr {
 
 class StreamPool {
  public:
-  /// Slots for `point_budget` points, plus an eighth and 16 slots for the part of each node's
-  /// last granule that stays empty. `attributes`: the pool carries intensity, classification,
-  /// returns, point source and GPS time (zeros where a node lacks them).
+  /// Capacity: slots for `point_budget` points, plus an eighth and 16 slots for the part of each
+  /// node's last granule that stays empty; the cloud starts with one slot (NaN). `attributes`: the pool carries
+  /// intensity, classification, returns, point source and GPS time (zeros where a node lacks
+  /// them).
   void allocate(uint64_t point_budget, uint32_t slot_align, const glm::dvec3& origin,
                 bool attributes, const std::string& name);
   /// Granules: the unit a node's room is counted in (a node of n points takes ceil(n / size)).
@@ -28,9 +36,12 @@ class StreamPool {
   uint64_t free_granules() const { return free_granules_; }
   uint32_t granule_size() const { return granule_; }
 
-  /// Copies `node` into free granules (their numbers appended to `taken`); false, taking
-  /// nothing, when too few are free.
+  /// Takes free granules for `node` (their numbers appended to `taken`) and queues its copy into
+  /// them for flush(); false, taking nothing, when too few are free. `node` must live until
+  /// flush().
   bool insert(const PointCloud& node, std::vector<uint32_t>& taken);
+  /// Runs the copies insert() queued, on every core when there are many.
+  void flush();
   /// Frees `granules` (their positions become NaN).
   void remove(const std::vector<uint32_t>& granules);
   /// The granules changed since the last call, as sorted, disjoint point ranges (granules less
@@ -38,8 +49,14 @@ class StreamPool {
   std::vector<PoolRange> take_changes();
 
   PointCloud& cloud() { return cloud_; }
+  /// Slots the cloud holds now (the extent) and at most (the capacity).
+  uint64_t extent_slots() const { return extent_; }
+  uint64_t capacity_slots() const { return slot_count_; }
 
  private:
+  /// Grows the cloud to `slots` slots (every array it has; new points NaN, zeros for the rest),
+  /// reporting the new granules as changed.
+  void extend(uint64_t slots);
   void copy_granule(const PointCloud& node, size_t from, size_t count, uint32_t granule);
   /// Takes a wholly free slot's granules; false when none is.
   bool take_slot(std::vector<uint32_t>& out);
@@ -49,9 +66,17 @@ class StreamPool {
   PointCloud cloud_;
   uint32_t align_ = 1, granule_ = 1, per_slot_ = 1;
   uint64_t slot_count_ = 0, free_granules_ = 0;
+  uint64_t extent_ = 0;  ///< slots the cloud holds
+  bool attributes_ = false;
   std::vector<uint8_t> free_mask_;      ///< per slot: bit k, granule k is free
   std::set<uint32_t> whole_, partial_;  ///< slots wholly free; partly free
   std::vector<uint32_t> changed_;
+  struct Copy {
+    const PointCloud* node;
+    size_t from, count;
+    uint32_t granule;
+  };
+  std::vector<Copy> copies_;  ///< queued by insert(), run by flush()
 };
 
 }  // namespace pr

@@ -9,8 +9,9 @@
 //  2. asks the workers for the selected nodes that are neither cached nor in flight (hierarchy
 //     pages first: a tile's hierarchy is read only once its cube is in view), most important
 //     first, and cancels requests for nodes that left the selection;
-//  3. copies arrived nodes into the pool (a PointCloud of fixed capacity that the renderers draw
-//     like any cloud), evicting the nodes no longer selected, least recently selected first. A
+//  3. copies arrived nodes into the pool (a PointCloud that the renderers draw like any cloud,
+//     grown as nodes arrive up to the budget's capacity; opening costs nothing the budget sets),
+//     evicting the nodes no longer selected, least recently selected first. A
 //     node whose children are still loading stays drawn: no holes, no popping to empty.
 // Decoded nodes wait in a host cache (bounded by StreamOptions::cache_bytes, least recently used
 // evicted) so that turning back costs no I/O.
@@ -53,9 +54,12 @@ class StreamingScene {
   std::vector<PoolRange> update(const LodView& view);
 
   /// What the renderers draw: positions relative to info().origin, the file's colors, and every
-  /// attribute some tile has (zeros for a tile without it). Its size is the pool's capacity
-  /// (>= point_budget, a multiple of slot_align); points outside drawn nodes are NaN. Its arrays
-  /// keep their address until the pool is reallocated. A node's file colors go where the pool
+  /// attribute some tile has (zeros for a tile without it). It starts with one slot (slot_align
+  /// points, NaN) and grows, in whole slots, as far as the nodes copied in so far reach (at most the pool's
+  /// capacity: the point budget and an eighth); points outside drawn nodes are NaN. A range
+  /// update() returns may lie beyond the size the renderers had (the pool grew: they take the
+  /// larger cloud with update_points()). Its arrays keep their address until the pool is
+  /// reallocated (room for the capacity is reserved, untouched, when the pool is made). A node's file colors go where the pool
   /// keeps the file's colors (PointCloud::source_colors(): `file_colors` while the caller shows
   /// another color mode, engine/colorize.h's set_display_colors(), else `colors`); the caller
   /// colors the changed ranges of `colors` in its mode.

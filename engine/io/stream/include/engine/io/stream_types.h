@@ -66,6 +66,9 @@ struct StreamStats {
   uint64_t nodes_failed = 0;     ///< skipped: unreadable or corrupt (named once in messages)
   uint64_t bytes_read = 0;       ///< from every source so far
   double mb_per_s = 0.0;         ///< read rate over the last second
+  /// The last update()'s parts, wall ms: taking the workers' results, the selection with the
+  /// requests it makes, and copying arrived nodes into the pool.
+  double results_ms = 0.0, select_ms = 0.0, copy_ms = 0.0;
   /// Every selected node is in the pool and nothing is in flight: the view is as good as the
   /// budget and the target error allow.
   bool converged = false;
