@@ -506,7 +506,7 @@ bool StreamingScene::open(const std::vector<std::string>& inputs, std::string* e
   Impl& s = *impl_;
   s.opt = opt;
   std::vector<SurveyTile> survey;
-  if (!list_survey(inputs, survey, error)) return false;
+  if (!list_survey(inputs, survey, error, &opt.http)) return false;
   if (survey.empty()) {
     if (error) *error = "no tile in the inputs";
     return false;
