@@ -15,6 +15,7 @@
 #include "engine/io/open_byte_source.h"
 #include "engine/io/survey.h"
 #include "startup.h"
+#include "streaming.h"
 
 namespace pr {
 
@@ -142,12 +143,13 @@ FileReport describe_copc_file(const std::string& path, const CopcFile& file,
 
 /// A survey (the table's formats that list files to stream and are never read whole: .vpc): the
 /// tiles it lists, their declared points and bounds; no tile is opened.
-FileReport describe_survey(const std::string& path, const FormatEntry& format) {
+FileReport describe_survey(const std::string& path, const FormatEntry& format,
+                           const HttpOptions* http) {
   FileReport r;
   r.info.file = path;
   Stopwatch sw;
   std::vector<SurveyTile> tiles;
-  if (!list_survey({path}, tiles, &r.error)) return r;
+  if (!list_survey({path}, tiles, &r.error, http)) return r;
   r.ok = true;
   r.info.format = format.name;
   r.info.version = std::to_string(tiles.size()) + (tiles.size() == 1 ? " tile" : " tiles");
@@ -161,14 +163,15 @@ FileReport describe_survey(const std::string& path, const FormatEntry& format) {
 
 }  // namespace
 
-FileReport describe_file(const std::string& path, const LoadOptions& options) {
+FileReport describe_file(const std::string& path, const LoadOptions& options,
+                         const HttpOptions* http) {
   const FormatEntry* format = find_format_by_path(path);
-  if (format && format->survey()) return describe_survey(path, *format);
+  if (format && format->survey()) return describe_survey(path, *format, http);
   // A COPC file or URL is described from its header and hierarchy; a URL can be nothing else.
   if (is_url(path) || (format && format->format == FileFormat::kLaz)) {
     FileReport r;
     r.info.file = path;
-    std::unique_ptr<ByteSource> source = open_byte_source(path, &r.error);
+    std::unique_ptr<ByteSource> source = open_byte_source(path, &r.error, http);
     std::unique_ptr<CopcFile> copc = source ? CopcFile::open(std::move(source), &r.error) : nullptr;
     if (copc) return describe_copc_file(path, *copc, options);
     if (is_url(path)) return r;
@@ -209,8 +212,9 @@ std::string info_text(const FileInfo& info) {
 int run_info(const Options& o) {
   int rc = 0;
   const LoadOptions lo = load_options(o);
+  const HttpOptions http = http_options(o);
   for (const auto& path : o.files) {
-    const FileReport r = describe_file(path, lo);
+    const FileReport r = describe_file(path, lo, &http);
     if (!r.ok) rc = 1;
     if (o.json)
       std::printf("%s\n", info_json(r).c_str());

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/io/io.h"
+#include "engine/io/open_byte_source.h"
 #include "options.h"
 
 namespace pr {
@@ -16,7 +17,9 @@ struct FileReport {
 };
 
 /// Reads `path` and describes it; `seconds` is the load time (the reader's own when it has one).
-FileReport describe_file(const std::string& path, const LoadOptions& options);
+/// URLs are read with `http` (null: the defaults).
+FileReport describe_file(const std::string& path, const LoadOptions& options,
+                         const HttpOptions* http = nullptr);
 
 /// The --info --json line of a report (no newline): file, format, version, points, bounds_min,
 /// bounds_max, origin, has_color, has_intensity, has_classification, seconds, then scans (E57),

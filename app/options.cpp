@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <string_view>
 
@@ -353,6 +354,15 @@ void add_stream_options(CLI::App& app, Options& o) {
   flag(app, "--no-wait", o.no_wait,
        "headless streaming: draw the frames as the nodes arrive, without\n"
        "waiting for the view to converge");
+  value(app, "--ca-file", "PATH",
+        "https:// URLs: trust the certificate authorities in PATH (a PEM\n"
+        "bundle) besides the system's store",
+        [&o](const std::string& v) {
+          std::error_code ec;
+          if (!std::filesystem::is_regular_file(v, ec))
+            bad("option --ca-file: " + v + " is not a file");
+          o.ca_file = v;
+        });
 }
 
 void add_convert_options(CLI::App& app, Options& o) {

@@ -86,6 +86,9 @@ struct Options {
   /// folders and .vpc surveys always stream).
   bool stream = true;
   bool no_wait = false;  ///< --no-wait (headless): draw the frames without waiting for the nodes
+  /// --ca-file PATH: a PEM bundle of certificate authorities trusted for https:// URLs besides
+  /// the system's store (HttpOptions::ca_file); empty: the system's store alone.
+  std::string ca_file;
   /// --convert OUT: write the FILEs, merged, to OUT (.copc.laz, .laz or .las) and exit.
   std::string convert;
   std::string temp_dir;  ///< --temp DIR: --convert's temporary buckets (default: OUT's folder)

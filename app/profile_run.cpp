@@ -60,6 +60,7 @@ int read_survey_corridor(const Options& o, PointCloud* cloud, double* read_ms) {
   r.half_width = *o.profile_width * 0.5;
   r.point_budget = stream_options(o, o.mode.value_or("cpu") == "gpu").point_budget;
   r.threads = o.threads;
+  r.http = http_options(o);
   CorridorStats st;
   const Stopwatch clock;
   if (!read_corridor(o.files, r, cloud, &st, &why)) {

@@ -61,7 +61,14 @@ StreamOptions stream_options(const Options& o, bool gpu) {
   so.point_budget = o.point_budget.value_or(default_point_budget(gpu, memory));
   so.sse_px = o.sse.value_or(1.0);
   so.cache_bytes = o.cache_memory.value_or(default_cache_bytes(memory));
+  so.http = http_options(o);
   return so;
+}
+
+HttpOptions http_options(const Options& o) {
+  HttpOptions h;
+  h.ca_file = o.ca_file;
+  return h;
 }
 
 LodView lod_view(const Camera& camera, int width, int height, const Clip* clip) {

@@ -28,8 +28,12 @@ uint64_t default_cache_bytes(uint64_t host_memory_bytes);
 /// The machine's physical memory in bytes.
 uint64_t physical_memory_bytes();
 
-/// --point-budget, --sse, --cache-memory, else the defaults for the renderer (`gpu`).
+/// --point-budget, --sse, --cache-memory, else the defaults for the renderer (`gpu`);
+/// http_options().
 StreamOptions stream_options(const Options& o, bool gpu);
+
+/// How URLs are read: the defaults, with --ca-file.
+HttpOptions http_options(const Options& o);
 
 /// The camera as streaming's view of it, for an image of width x height.
 /// `clip` (or null): the nodes it hides whole are not selected (LodView::hidden).

@@ -2,7 +2,8 @@
 # Installs the Debian/Ubuntu packages pointraster builds and tests with, only those missing
 # (quick and silent when everything is there). Runs apt-get as root (sudo when not root).
 #   third_party/install-deps.sh          build + test dependencies
-# (FFmpeg's -dev packages for --video's MP4 files; the ffmpeg package for the tests' ffprobe.)
+# (FFmpeg's -dev packages for --video's MP4 files; the ffmpeg package for the tests' ffprobe;
+# openssl for the certificates of the HTTPS tests.)
 # The CUDA toolkit is optional and not installed here: with nvcc on PATH (or in /usr/local/cuda)
 # the CUDA renderer is built too.
 set -euo pipefail
@@ -10,7 +11,7 @@ pkgs=(build-essential cmake pkg-config python3 python3-venv python3-pip
       libsdl2-dev libglm-dev libimgui-dev libstb-dev libgl-dev libgl1-mesa-dri
       libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth clang libpugixml-dev
       libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev
-      libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg)
+      libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg openssl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -60,12 +60,13 @@ void ProfileState::choose(bool on) {
 }
 
 void ProfileState::update(const PickState& picks, const std::shared_ptr<const PointCloud>& now,
-                          const std::vector<std::string>* surveyed, uint64_t budget,
+                          const std::vector<std::string>* surveyed, const StreamOptions& stream,
                           const ColorSettings& shown, StatusLine& status) {
   const bool streamed = surveyed != nullptr;
   if (streamed && survey != *surveyed) survey = *surveyed;
   if (!streamed) survey.clear();
-  survey_budget = budget;
+  survey_budget = stream.point_budget;
+  survey_http = stream.http;
   if (const std::optional<glm::dvec3> p = picks.newest_since(&seen_picks); p && active)
     take_vertex(line, *p);
   ProfileMade made;
@@ -152,7 +153,7 @@ bool ProfileState::make(const PickFrame& f, StatusLine& status) {
   source = f.cloud.get();
   // A survey's corridor is read from its files, not from the pool on screen.
   job_source = survey.empty() ? source : nullptr;
-  job.start([p, up, cloud = f.cloud, inputs = survey, budget = survey_budget]() {
+  job.start([p, up, cloud = f.cloud, inputs = survey, budget = survey_budget, h = survey_http]() {
     ProfileMade m;
     const Stopwatch clock;
     try {
@@ -162,6 +163,7 @@ bool ProfileState::make(const PickFrame& f, StatusLine& status) {
         for (const glm::dvec3& q : p.line) r.line.emplace_back(q.x, q.y);
         r.half_width = p.width * 0.5;
         r.point_budget = budget;
+        r.http = h;
         auto read = std::make_shared<PointCloud>();
         if (!read_corridor(inputs, r, read.get(), nullptr, &m.error)) {
           m.error = "profile: " + m.error;

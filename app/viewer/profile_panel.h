@@ -16,6 +16,7 @@
 #include "engine/colorize.h"
 #include "engine/image.h"
 #include "engine/io/convert.h"
+#include "engine/io/stream_types.h"
 #include "engine/pick.h"
 #include "engine/profile.h"
 #include "engine/renderer.h"
@@ -108,11 +109,12 @@ struct ProfileState {
   std::string export_target;
   std::shared_ptr<ConvertProgress> export_progress;
   char export_path[512] = "profile.laz";
-  /// A streamed survey on screen: its inputs and point budget. Its profile is not taken from the
-  /// pool (the view's level of detail) but from the corridor's nodes read at every level within
-  /// the budget (engine/io/corridor.h).
+  /// A streamed survey on screen: its inputs, point budget and how its URLs are read. Its profile
+  /// is not taken from the pool (the view's level of detail) but from the corridor's nodes read
+  /// at every level within the budget (engine/io/corridor.h).
   std::vector<std::string> survey;
   uint64_t survey_budget = 0;
+  HttpOptions survey_http;
   /// A survey's profile: the color mode last computed for it (its points are not the pool's).
   ColorSettings survey_colors;
   bool survey_colored = false;
@@ -125,11 +127,12 @@ struct ProfileState {
   /// Each frame: a pick that landed since is the line's next vertex (while the tool is on); the
   /// job's profile is shown; the source's new colors are copied; the export's end is told.
   /// `now`: the cloud on screen (a profile of another one is dropped). `survey` (null: none)
-  /// and `budget`: a streamed survey's inputs and point budget; `shown`: the color mode shown
-  /// (its range fixed), computed for a survey's profile.
+  /// and `stream`: a streamed survey's inputs and streaming options (its point budget, its
+  /// URLs' options); `shown`: the color mode shown (its range fixed), computed for a survey's
+  /// profile.
   void update(const PickState& picks, const std::shared_ptr<const PointCloud>& now,
-              const std::vector<std::string>* survey, uint64_t budget, const ColorSettings& shown,
-              StatusLine& status);
+              const std::vector<std::string>* survey, const StreamOptions& stream,
+              const ColorSettings& shown, StatusLine& status);
   /// A survey's profile colored in the mode `shown`.
   void color_survey(const ColorSettings& shown);
   /// Starts extracting the line's corridor of `frame.cloud`; false with the one-line reason in

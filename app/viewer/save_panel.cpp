@@ -52,13 +52,14 @@ bool SaveJob::start_files(std::vector<std::string> inputs, std::string path,
 }
 
 bool SaveJob::start_region(std::vector<std::string> inputs, std::string path,
-                           const ConvertOptions& options) {
+                           const ConvertOptions& options, const HttpOptions& http) {
   if (busy() || inputs.empty()) return false;
   cloud_.reset();
   path_ = std::move(path);
-  launch([this, inputs = std::move(inputs), options](ConvertProgress* p, ConvertResult* r,
-                                                     std::string* e) {
+  launch([this, inputs = std::move(inputs), options, http](ConvertProgress* p, ConvertResult* r,
+                                                           std::string* e) {
     RegionRequest region;
+    region.http = http;
     if (options.keep_box)
       region.meets = [&options](const Bounds& b) { return options.keep_box(b.min, b.max); };
     region.point_budget = kServerSavePoints;
@@ -187,10 +188,10 @@ namespace {
 /// The local files of a streamed survey's tiles, or `remote` set when a tile is a URL (the
 /// converter reads files through memory maps: such a survey is read by nodes instead); false
 /// with one line when the survey cannot be listed or holds no tiles.
-bool survey_files(const std::vector<std::string>& inputs, std::vector<std::string>* files,
-                  bool* remote, std::string* error) {
+bool survey_files(const std::vector<std::string>& inputs, const HttpOptions& http,
+                  std::vector<std::string>* files, bool* remote, std::string* error) {
   std::vector<SurveyTile> tiles;
-  if (!list_survey(inputs, tiles, error)) return false;
+  if (!list_survey(inputs, tiles, error, &http)) return false;
   for (const SurveyTile& t : tiles) {
     *remote |= is_url(t.href);
     files->push_back(t.href);
@@ -220,12 +221,12 @@ bool SaveState::start(const std::string& out, const CloudState& cloud, const Str
     std::vector<std::string> files;
     bool remote = false;
     std::string error;
-    if (!survey_files(stream.scene_inputs(), &files, &remote, &error)) {
+    if (!survey_files(stream.scene_inputs(), stream.options.http, &files, &remote, &error)) {
       status.set("save: " + error, true);
       return false;
     }
     if (remote)
-      job.start_region(stream.scene_inputs(), out, options);
+      job.start_region(stream.scene_inputs(), out, options, stream.options.http);
     else
       job.start_files(std::move(files), out, options);
   } else {

@@ -48,8 +48,9 @@ class SaveJob {
   /// Starts saving a survey on a server (`inputs`: what list_survey() takes): the nodes that
   /// options.keep_box may keep (every node without one) read at full detail, as far as
   /// kServerSavePoints allows, then written with options.keep; refused (false) while a save runs.
+  /// URLs are read with `http`.
   bool start_region(std::vector<std::string> inputs, std::string path,
-                    const ConvertOptions& options = {});
+                    const ConvertOptions& options = {}, const HttpOptions& http = {});
   /// The most points start_region() reads (whole levels from the root; the result says when the
   /// selection held more).
   static constexpr uint64_t kServerSavePoints = 100000000;

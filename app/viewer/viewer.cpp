@@ -101,8 +101,8 @@ void Viewer::Impl::advance(double frame_ms) {
   update_image_save();
   picks.update(cloud.points, *backend, status);
   measures.update(picks, pick_frame(), status);
-  profile.update(picks, cloud.points, stream.scene ? &stream.inputs() : nullptr,
-                 stream.options.point_budget, colors.shown_fixed(), status);
+  profile.update(picks, cloud.points, stream.scene ? &stream.inputs() : nullptr, stream.options,
+                 colors.shown_fixed(), status);
   clips.update(picks, measures.active || profile.active, cloud.bounds, status);
 }
 

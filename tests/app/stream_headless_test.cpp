@@ -1,13 +1,16 @@
 // Headless streaming (app/headless.cpp with engine/io/stream.h): a COPC file streamed with a
-// budget of all its points and --sse 0 draws the image of the file read whole, pixel for pixel;
-// the summary line reports the streamed nodes; bad inputs exit 1 with a message.
+// budget of all its points and --sse 0 draws the image of the file read whole, pixel for pixel,
+// also over https:// with --ca-file and through redirects; the summary line reports the streamed
+// nodes; bad inputs (an untrusted certificate, a redirect loop) exit 1 with a message.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <string>
 #include <vector>
@@ -15,8 +18,10 @@
 #include "engine/image_testing.h"
 #include "engine/io/io.h"
 #include "headless.h"
+#include "info.h"
 #include "nginx_server.h"
 #include "options.h"
+#include "test_certs.h"
 #include "testdata.h"
 
 namespace fs = std::filesystem;
@@ -66,20 +71,49 @@ double summary_value(const std::string& out, const std::string& key) {
   return std::regex_search(out, m, re) ? std::stod(m[1]) : -1.0;
 }
 
-void expect_same_images(const fs::path& a, const fs::path& b) {
+/// The pixels (RGBA words) of two images of one size that differ, and those of `a` that are not
+/// its first pixel's color (the cloud, on the background).
+void count_pixels(const fs::path& a, const fs::path& b, size_t* differ, size_t* lit) {
   pr::Image ia, ib;
   std::string error;
   ASSERT_TRUE(pr::read_png(a.string(), ia, &error)) << error;
   ASSERT_TRUE(pr::read_png(b.string(), ib, &error)) << error;
   ASSERT_EQ(ia.width, ib.width);
   ASSERT_EQ(ia.height, ib.height);
-  size_t differ = 0, lit = 0;
+  *differ = *lit = 0;
   for (size_t i = 0; i < ia.rgba.size(); ++i) {
-    differ += ia.rgba[i] != ib.rgba[i];
-    lit += ia.rgba[i] != ia.rgba[0];
+    *differ += ia.rgba[i] != ib.rgba[i];
+    *lit += ia.rgba[i] != ia.rgba[0];
   }
-  EXPECT_EQ(differ, 0u);
+}
+
+void expect_same_images(const fs::path& a, const fs::path& b) {
+  size_t differ = 0, lit = 0;
+  count_pixels(a, b, &differ, &lit);
+  EXPECT_EQ(differ, 0u) << a << " and " << b;
   EXPECT_GT(lit, 500u) << "the view shows the cloud";
+}
+
+/// run()'s exit code and what it wrote to stderr.
+int run_err(const std::vector<std::string>& args, std::string* err) {
+  std::string out;
+  testing::internal::CaptureStderr();
+  const int rc = run(args, &out);
+  *err = testing::internal::GetCapturedStderr();
+  return rc;
+}
+
+/// nginx serving `root` over TLS with `cert` and `key`; null (and the test skipped or failed
+/// with the reason) when it cannot start.
+std::unique_ptr<pr::test::NginxServer> tls_server(const std::string& root, const std::string& cert,
+                                                  const std::string& key,
+                                                  const std::string& extra = "") {
+  auto server = std::make_unique<pr::test::NginxServer>(root, extra);
+  server->use_tls(cert, key);
+  std::string error;
+  EXPECT_TRUE(server->start(&error)) << error;
+  if (!error.empty()) return nullptr;
+  return server;
 }
 
 }  // namespace
@@ -195,5 +229,86 @@ TEST(StreamHeadless, BadInputsExitOne) {
   err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("pointraster: no tile opens: "), std::string::npos) << err;
   EXPECT_NE(err.find("a.copc.laz"), std::string::npos) << err;
+  fs::remove_all(dir);
+}
+
+// A COPC file over https:// (nginx with TLS, its certificate signed by an authority the test
+// makes): with --ca-file the image is the path's, straight and through a redirect, and --info
+// reads it; without --ca-file, from a server whose certificate names another host, and through a
+// redirect loop, the open fails with one line and exit 1.
+TEST(StreamHeadless, HttpsWithCaFileAndRedirects) {
+  REQUIRE_TESTDATA("laz");
+  if (const std::string why = pr::test::NginxServer::unavailable(); !why.empty()) {
+    if (pr::test::nginx_required()) FAIL() << why << " (required under CI)";
+    GTEST_SKIP() << why;
+  }
+  const fs::path dir = scratch_dir();
+  fs::create_directories(dir / "certs");
+  MAKE_TEST_CERTS(certs, (dir / "certs").string());
+  const std::string name = "simple_with_page.copc.laz", path = pr::test::kData + "/laz/" + name;
+  auto server = tls_server(pr::test::data_path("laz"), certs.server, certs.server_key,
+                           "location = /moved.copc.laz { return 302 /" + name +
+                               "; } location = /loop.copc.laz { return 301 /loop.copc.laz; }");
+  ASSERT_TRUE(server);
+  const std::string url = server->url(name);
+  const std::string cam = camera_for(path);
+  const std::vector<std::string> common = {
+      "--headless", "--width", "320", "--height",       "240", "--frames",    "1", "--camera",
+      cam,          "--sse",   "0",   "--point-budget", "1M",  "--screenshot"};
+  std::string out;
+  for (const auto& [input, png] : {std::pair{path, "path.png"}, std::pair{url, "url.png"},
+                                   std::pair{server->url("moved.copc.laz"), "moved.png"}}) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {(dir / png).string(), "--ca-file", certs.ca, input});
+    ASSERT_EQ(run(args, &out), 0) << input << ": " << out;
+    EXPECT_EQ(summary_value(out, "lod_points"), 1065.0) << out;
+  }
+  expect_same_images(dir / "path.png", dir / "url.png");
+  expect_same_images(dir / "path.png", dir / "moved.png");
+
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(pr::run_info(parsed({"--info", "--ca-file", certs.ca, url})), 0);
+  out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("points      1065"), std::string::npos) << out;
+
+  // The system's store alone does not trust the test's authority.
+  std::string err;
+  const std::vector<std::string> plain = {"--headless", "--frames", "1"};
+  std::vector<std::string> args = plain;
+  args.push_back(url);
+  EXPECT_EQ(run_err(args, &err), 1);
+  EXPECT_EQ(
+      err.rfind("pointraster: cannot open " + url + ": the server's certificate is not trusted (",
+                0),
+      0u)
+      << err;
+  EXPECT_NE(err.find("); pass --ca-file with the authority that signed it\n"), std::string::npos)
+      << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+
+  const std::string loop = server->url("loop.copc.laz");
+  args = plain;
+  args.insert(args.end(), {"--ca-file", certs.ca, loop});
+  EXPECT_EQ(run_err(args, &err), 1);
+  EXPECT_EQ(err,
+            "pointraster: cannot open " + loop + ": more than 5 redirects (a redirect loop?)\n");
+
+  auto elsewhere = tls_server(pr::test::data_path("laz"), certs.elsewhere, certs.elsewhere_key);
+  ASSERT_TRUE(elsewhere);
+  const std::string other = elsewhere->url(name);
+  args = plain;
+  args.insert(args.end(), {"--ca-file", certs.ca, other});
+  EXPECT_EQ(run_err(args, &err), 1);
+  EXPECT_EQ(err.rfind("pointraster: cannot open " + other +
+                          ": the server's certificate is made for another host (",
+                      0),
+            0u)
+      << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+
+  pr::Options o;
+  std::string error;
+  EXPECT_NE(pr::parse_arguments({"--ca-file", (dir / "absent.pem").string()}, o, &error), 0);
+  EXPECT_NE(error.find("--ca-file"), std::string::npos) << error;
   fs::remove_all(dir);
 }

@@ -129,14 +129,22 @@ std::string NginxServer::unavailable() {
   return std::string(kNginx) + " is not installed (Debian: nginx-light)";
 }
 
+void NginxServer::use_tls(std::string cert_file, std::string key_file) {
+  tls_cert_ = std::move(cert_file);
+  tls_key_ = std::move(key_file);
+}
+
 std::string NginxServer::url(const std::string& relative_path) const {
   const bool slash = !relative_path.empty() && relative_path[0] == '/';
-  return "http://127.0.0.1:" + std::to_string(port_) + (slash ? "" : "/") + relative_path;
+  return std::string(tls_cert_.empty() ? "http" : "https") +
+         "://127.0.0.1:" + std::to_string(port_) + (slash ? "" : "/") + relative_path;
 }
 
 namespace {
 
+/// `status_port` != `port`: `port` speaks TLS with `cert` and `key`, `status_port` plain HTTP.
 std::string nginx_config(const std::string& dir, const std::string& root, uint16_t port,
+                         uint16_t status_port, const std::string& cert, const std::string& key,
                          const std::string& extra) {
   std::string c;
   c += "daemon off;\nmaster_process off;\nworker_processes 1;\n";
@@ -146,7 +154,13 @@ std::string nginx_config(const std::string& dir, const std::string& root, uint16
   for (const char* t : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"})
     c += std::string("  ") + t + "_temp_path " + dir + "/" + t + ";\n";
   c += "  keepalive_timeout 60s;\n  keepalive_requests 100000;\n";
-  c += "  server {\n    listen 127.0.0.1:" + std::to_string(port) + ";\n";
+  if (status_port == port) {
+    c += "  server {\n    listen 127.0.0.1:" + std::to_string(port) + ";\n";
+  } else {
+    c += "  server {\n    listen 127.0.0.1:" + std::to_string(port) + " ssl;\n";
+    c += "    listen 127.0.0.1:" + std::to_string(status_port) + ";\n";
+    c += "    ssl_certificate \"" + cert + "\";\n    ssl_certificate_key \"" + key + "\";\n";
+  }
   c += "    root \"" + root + "\";\n";
   c += "    location = /nginx_status { stub_status; }\n";
   c += "    " + extra + "\n  }\n}\n";
@@ -173,8 +187,12 @@ bool NginxServer::start(std::string* error) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     why.clear();
     port_ = free_loopback_port();
+    status_port_ = port_;
+    for (int i = 0; i < 8 && !tls_cert_.empty() && status_port_ == port_; ++i)
+      status_port_ = free_loopback_port();
     const std::string conf = dir_ + "/nginx.conf";
-    std::ofstream(conf) << nginx_config(dir_, root_, port_, extra_config_);
+    std::ofstream(conf) << nginx_config(dir_, root_, port_, status_port_, tls_cert_, tls_key_,
+                                        extra_config_);
     const std::string stderr_path = dir_ + "/stderr.log", error_log = dir_ + "/error.log";
     pid_ = spawn_nginx(conf, dir_, error_log, stderr_path);
     if (pid_ < 0) {
@@ -188,7 +206,7 @@ bool NginxServer::start(std::string* error) {
         pid_ = -1;
         break;
       }
-      if (const int fd = connect_loopback(port_); fd >= 0) {
+      if (const int fd = connect_loopback(status_port_); fd >= 0) {
         ::close(fd);
         if (raw_counts(&base_connections_, &base_requests_, &why)) return true;
         break;
@@ -223,7 +241,7 @@ void NginxServer::stop() {
 
 bool NginxServer::raw_counts(uint64_t* accepted, uint64_t* served, std::string* error) {
   const std::string answer = http_exchange(
-      port_, "GET /nginx_status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+      status_port_, "GET /nginx_status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   // "server accepts handled requests\n A H R", this query's connection and request included.
   const size_t at = answer.find("handled requests");
   if (answer.compare(0, 12, "HTTP/1.1 200") != 0 || at == std::string::npos) {

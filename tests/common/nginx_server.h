@@ -1,6 +1,7 @@
 // nginx (Debian nginx-light) serving a folder on 127.0.0.1 for a test: a config written into a
 // temporary folder, the server started as a child process in the foreground (one process, no
-// daemon) on a free port, and stopped by its own pid when the object goes.
+// daemon) on a free port, and stopped by its own pid when the object goes. With use_tls() it
+// serves https:// on that port (its status page, for counts(), stays plain HTTP on a second one).
 #pragma once
 
 #include <sys/types.h>
@@ -22,6 +23,9 @@ class NginxServer {
   /// Why nginx cannot run here ("" when /usr/sbin/nginx is there).
   static std::string unavailable();
 
+  /// Before start(): serve https:// with this certificate (PEM, the chain after it) and key.
+  void use_tls(std::string cert_file, std::string key_file);
+
   /// Starts nginx and waits (5 s at most) until its port answers; false with the reason (and
   /// nginx's own error log) otherwise. nginx is killed when the calling thread ends (so a test
   /// killed mid-run leaves no server): start it from the thread that runs the test.
@@ -30,7 +34,7 @@ class NginxServer {
   void stop();
 
   uint16_t port() const { return port_; }
-  /// "http://127.0.0.1:PORT/" + `relative_path` (no leading slash needed).
+  /// "http://127.0.0.1:PORT/" (https:// with TLS) + `relative_path` (no leading slash needed).
   std::string url(const std::string& relative_path) const;
 
   /// nginx's counts (stub_status) of the connections it accepted and the requests it served
@@ -39,7 +43,9 @@ class NginxServer {
 
  private:
   std::string root_, extra_config_, dir_;
+  std::string tls_cert_, tls_key_;  ///< empty: plain HTTP
   uint16_t port_ = 0;
+  uint16_t status_port_ = 0;  ///< the status page's: port_ without TLS
   pid_t pid_ = -1;
   bool raw_counts(uint64_t* accepted, uint64_t* served, std::string* error);
 

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "engine/colorize.h"
+#include "engine/io/base/io_common.h"
 #include "engine/io/copc.h"
 #include "engine/io/io.h"
 #include "engine/io/stream.h"
@@ -88,6 +89,33 @@ PointCloud load(const std::string& path) {
   std::string error;
   EXPECT_TRUE(load_point_cloud(path, cloud, nullptr, &error)) << error;
   return cloud;
+}
+
+/// Every point of a COPC file, its nodes read relative to `origin` (the floats a survey with that
+/// origin streams), sorted.
+std::vector<Point> points_relative_to(const std::string& path, const glm::dvec3& origin) {
+  std::string error;
+  auto file = CopcFile::open(open_byte_source(path, &error), &error);
+  EXPECT_TRUE(file) << error;
+  std::vector<Point> out;
+  if (!file) return out;
+  for (std::vector<CopcPage> pages = {file->root_page()}; !pages.empty();) {
+    const CopcPage page = pages.back();
+    pages.pop_back();
+    std::vector<CopcEntry> entries;
+    EXPECT_TRUE(file->read_page(page, entries, nullptr, &error)) << error;
+    for (const CopcEntry& e : entries) {
+      if (e.is_page()) {
+        pages.push_back({e.offset, uint64_t(e.byte_size)});
+        continue;
+      }
+      PointCloud node;
+      EXPECT_TRUE(file->read_node(e, origin, node, &error)) << error;
+      for (size_t i = 0; i < node.size(); ++i) out.push_back(point_of(node, i));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 TEST(Stream, ConvergedPoolHoldsEveryPointOnceWithTheSameFloats) {
@@ -312,15 +340,16 @@ TEST(Stream, SeveralTilesOpenAsOneScene) {
   EXPECT_EQ(scene.info().points, 2 * ca.size() + cb.size());
   EXPECT_EQ(scene.stats().tiles, 3u);  // known from open()
   EXPECT_FALSE(scene.stats().converged);
-  EXPECT_EQ(scene.info().origin, ca.origin);
+  // One origin for the survey, from the bounds of its tiles (both files').
+  EXPECT_EQ(scene.info().origin, io::choose_origin(scene.info().bounds));
   Bounds both = ca.world_bounds();
   both.extend(cb.world_bounds());
   ASSERT_TRUE(scene.wait_converged(view_of(both), 30.0));
   EXPECT_EQ(scene.stats().tiles, 3u);
   EXPECT_EQ(scene.stats().tiles_open, 3u);
-  // Each point of `a` twice; lone-star's, if in view, relative to a's origin.
+  // Each point of `a` twice, relative to the survey's origin; lone-star's, if in view, too.
   const std::vector<Point> pool = points_of(scene.pool());
-  std::vector<Point> twice = points_of(ca);
+  std::vector<Point> twice = points_relative_to(a, scene.info().origin);
   std::vector<Point> wanted;
   for (const Point& p : twice) wanted.push_back(p), wanted.push_back(p);
   std::sort(wanted.begin(), wanted.end());
@@ -544,8 +573,13 @@ TEST(Stream, VpcTilesOpenWhenTheirBoundsComeIntoView) {
   ASSERT_TRUE(scene.wait_converged(view_of(b), 30.0));
   EXPECT_EQ(scene.stats().tiles, 3u);
   EXPECT_EQ(scene.stats().tiles_open, 2u);  // the far tile is never opened
+  // The survey's origin comes from its bounds, the far tile's included.
+  Bounds all = b;
+  all.extend(far);
+  EXPECT_EQ(scene.info().origin, io::choose_origin(all));
   std::vector<Point> twice;
-  for (const Point& p : points_of(whole)) twice.push_back(p), twice.push_back(p);
+  for (const Point& p : points_relative_to(path, scene.info().origin))
+    twice.push_back(p), twice.push_back(p);
   std::sort(twice.begin(), twice.end());
   EXPECT_TRUE(points_of(scene.pool()) == twice);
 }

@@ -195,19 +195,20 @@ bool read_corridor(const std::vector<std::string>& inputs, const CorridorRequest
   region.meets = [&r](const Bounds& b) { return box_meets(r, b); };
   region.point_budget = r.point_budget;
   region.threads = r.threads;
+  region.http = r.http;
   return read_region(inputs, region, out, stats, error, cancel);
 }
 
 bool read_region(const std::vector<std::string>& inputs, const RegionRequest& r, PointCloud* out,
                  CorridorStats* stats, std::string* error, const std::atomic<bool>* cancel) {
   std::vector<SurveyTile> tiles;
-  if (!list_survey(inputs, tiles, error)) return false;
+  if (!list_survey(inputs, tiles, error, &r.http)) return false;
   CorridorStats st;
   std::vector<std::unique_ptr<CopcFile>> files;
   std::vector<Candidate> candidates;
   for (const SurveyTile& t : tiles) {
     if (!region_meets(r, t.bounds)) continue;
-    auto source = open_byte_source(t.href, error);
+    auto source = open_byte_source(t.href, error, &r.http);
     if (!source) return false;
     auto file = CopcFile::open(std::move(source), error);
     if (!file) return false;

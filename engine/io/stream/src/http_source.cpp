@@ -4,6 +4,9 @@
 // keeps the handle's kept-alive connection between requests, and driving the transfer through
 // curl_multi_poll in short slices lets a read notice its cancel flag and a stalled server within
 // tens of milliseconds (curl's own low-speed limit counts whole seconds only).
+//
+// The first request follows redirects (at most kMaxRedirects) and every later one asks the URL
+// it ended at directly: a presigned or mirrored file costs one redirect, not one per node.
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -32,6 +35,9 @@ constexpr uint64_t kProbeBytes = 16384;
 
 /// How often a transfer that waits for the network looks at its cancel flag and its stall clock.
 constexpr int kPollMs = 20;
+
+/// The most redirects the first request follows (a loop ends there).
+constexpr long kMaxRedirects = 5;
 
 bool global_init_ok() {
   static std::once_flag once;
@@ -142,20 +148,23 @@ struct Connection {
   }
 };
 
-std::unique_ptr<Connection> make_connection(const std::string& url, const HttpOptions& o) {
+std::unique_ptr<Connection> make_connection(const HttpOptions& o) {
   auto c = std::make_unique<Connection>();
   c->multi = curl_multi_init();
   c->easy = curl_easy_init();
   if (!c->multi || !c->easy) return nullptr;
   CURL* e = c->easy;
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   // Only the address given: no proxy from the environment's http_proxy / https_proxy.
   curl_easy_setopt(e, CURLOPT_PROXY, "");
   curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(e, CURLOPT_MAXREDIRS, kMaxRedirects);
+  // Certificates are verified (libcurl's default, said here since it is the point): against the
+  // system's store, and the given bundle besides.
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!o.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, o.ca_file.c_str());
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, long(std::max(1.0, o.connect_timeout_s * 1000.0)));
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(e, CURLOPT_USERAGENT, "pointraster");
@@ -170,8 +179,8 @@ std::unique_ptr<Connection> make_connection(const std::string& url, const HttpOp
 /// Up to `max` connections; a caller beyond that waits for one to come back.
 class ConnectionPool {
  public:
-  ConnectionPool(std::string url, HttpOptions options)
-      : url_(std::move(url)), options_(options), max_(std::max(1, options.max_connections)) {}
+  explicit ConnectionPool(HttpOptions options)
+      : options_(std::move(options)), max_(std::max(1, options_.max_connections)) {}
 
   /// Null when cancelled while waiting, or when libcurl cannot make a handle.
   std::unique_ptr<Connection> acquire(const std::atomic<bool>* cancel) {
@@ -187,7 +196,7 @@ class ConnectionPool {
     }
     ++open_;
     lock.unlock();
-    auto c = make_connection(url_, options_);
+    auto c = make_connection(options_);
     if (!c) give_back(nullptr);
     return c;
   }
@@ -205,7 +214,6 @@ class ConnectionPool {
   }
 
  private:
-  std::string url_;
   HttpOptions options_;
   int max_;
   std::mutex mutex_;
@@ -250,8 +258,9 @@ struct Attempt {
   bool retry = false;
   bool cancelled = false;
   std::string error;
-  uint64_t got = 0;    ///< bytes delivered at the destination
-  uint64_t total = 0;  ///< the file's size (Content-Range)
+  uint64_t got = 0;       ///< bytes delivered at the destination
+  uint64_t total = 0;     ///< the file's size (Content-Range)
+  std::string final_url;  ///< where the redirects, if any, ended
 };
 
 Attempt failure(std::string message, bool retry) {
@@ -274,11 +283,40 @@ bool permanent(CURLcode code) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
     case CURLE_FAILED_INIT:
     case CURLE_OUT_OF_MEMORY:
       return true;
     default:
       return false;
+  }
+}
+
+/// libcurl's failure in a person's words where the fix is known: a loop of redirects, a
+/// certificate that does not verify (its authority unknown: --ca-file; or made for another host),
+/// a CA bundle that cannot be read. libcurl's own message stays in brackets.
+std::string curl_failure(const Connection& c, CURLcode code, const HttpOptions& o) {
+  const std::string curl = c.error[0] ? c.error : curl_easy_strerror(code);
+  switch (code) {
+    case CURLE_TOO_MANY_REDIRECTS:
+      return "more than " + std::to_string(kMaxRedirects) + " redirects (a redirect loop?)";
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_ISSUER_ERROR:
+      // OpenSSL's "no alternative certificate subject name matches target host name", GnuTLS's
+      // "does not match target host name".
+      if (curl.find("host name") != std::string::npos)
+        return "the server's certificate is made for another host (" + curl + ")";
+      if (!o.ca_file.empty())
+        return "the server's certificate is not trusted by the system's store nor by " + o.ca_file +
+               " (" + curl + ")";
+      return "the server's certificate is not trusted (" + curl +
+             "); pass --ca-file with the authority that signed it";
+    case CURLE_SSL_CACERT_BADFILE:
+      return "the certificate authorities in " +
+             (o.ca_file.empty() ? std::string("the system's store") : o.ca_file) +
+             " cannot be read (" + curl + ")";
+    default:
+      return curl;
   }
 }
 
@@ -294,7 +332,8 @@ std::string status_text(long status) {
 
 /// What a finished transfer of [offset, offset + t.want) amounts to. `probe`: the first request,
 /// whose range may reach past the end of a smaller file.
-Attempt judge(const Connection& c, const Transfer& t, CURLcode code, uint64_t offset, bool probe) {
+Attempt judge(const Connection& c, const Transfer& t, CURLcode code, const HttpOptions& o,
+              uint64_t offset, bool probe) {
   if (t.cancelled) {
     Attempt a = failure("cancelled", false);
     a.cancelled = true;
@@ -312,8 +351,7 @@ Attempt judge(const Connection& c, const Transfer& t, CURLcode code, uint64_t of
                   std::chrono::duration<double>(t.stall_after).count());
     return failure(std::string("no data for ") + seconds + " s (stalled)", true);
   }
-  if (code != CURLE_OK)
-    return failure(c.error[0] ? c.error : curl_easy_strerror(code), !permanent(code));
+  if (code != CURLE_OK) return failure(curl_failure(c, code, o), !permanent(code));
   long status = 0;
   curl_easy_getinfo(c.easy, CURLINFO_RESPONSE_CODE, &status);
   ContentRange r;
@@ -348,8 +386,9 @@ Attempt judge(const Connection& c, const Transfer& t, CURLcode code, uint64_t of
   return a;
 }
 
-Attempt request(Connection& c, const HttpOptions& o, uint64_t offset, uint64_t size, uint8_t* dst,
-                const std::atomic<bool>* cancel, bool probe) {
+/// A range request for `url`; the first (`probe`) follows redirects and says where they ended.
+Attempt request(Connection& c, const std::string& url, const HttpOptions& o, uint64_t offset,
+                uint64_t size, uint8_t* dst, const std::atomic<bool>* cancel, bool probe) {
   Transfer t;
   t.easy = c.easy;
   t.dst = dst;
@@ -360,12 +399,20 @@ Attempt request(Connection& c, const HttpOptions& o, uint64_t offset, uint64_t s
   t.last_byte = Clock::now();
   const std::string range = std::to_string(offset) + "-" + std::to_string(offset + size - 1);
   c.error[0] = '\0';
+  curl_easy_setopt(c.easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c.easy, CURLOPT_FOLLOWLOCATION, probe ? 1L : 0L);
   curl_easy_setopt(c.easy, CURLOPT_RANGE, range.c_str());
   curl_easy_setopt(c.easy, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(c.easy, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(c.easy, CURLOPT_XFERINFODATA, &t);
   const CURLcode code = perform(c, t);
-  return judge(c, t, code, offset, probe);
+  Attempt a = judge(c, t, code, o, offset, probe);
+  if (a.ok && probe) {
+    const char* effective = nullptr;
+    curl_easy_getinfo(c.easy, CURLINFO_EFFECTIVE_URL, &effective);
+    a.final_url = effective ? effective : url;
+  }
+  return a;
 }
 
 /// Waits `seconds`, or less when `cancel` turns true (then false).
@@ -383,7 +430,7 @@ bool wait_unless_cancelled(double seconds, const std::atomic<bool>* cancel) {
 class HttpByteSource final : public ByteSource {
  public:
   HttpByteSource(std::string url, const HttpOptions& options)
-      : url_(std::move(url)), options_(options), pool_(url_, options) {}
+      : url_(std::move(url)), target_(url_), options_(options), pool_(options) {}
 
   /// The first request: the size, and the file's first bytes.
   bool open(std::string* error) {
@@ -395,6 +442,7 @@ class HttpByteSource final : public ByteSource {
     }
     head_.resize(a.got);
     size_ = a.total;
+    target_ = a.final_url;
     return true;
   }
 
@@ -450,7 +498,7 @@ class HttpByteSource final : public ByteSource {
         a.cancelled = cancel && cancel->load(std::memory_order_relaxed);
         break;
       }
-      a = request(*c, options_, offset, size, dst, cancel, probe);
+      a = request(*c, target_, options_, offset, size, dst, cancel, probe);
       pool_.give_back(std::move(c));
       ++tries;
       if (a.ok || !a.retry) break;
@@ -467,7 +515,8 @@ class HttpByteSource final : public ByteSource {
     return a;
   }
 
-  std::string url_;
+  std::string url_;     ///< as given: the name in messages
+  std::string target_;  ///< where the first request's redirects ended: every later request's
   HttpOptions options_;
   ConnectionPool pool_;
   uint64_t size_ = 0;

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/io/base/io_common.h"
 #include "engine/io/formats.h"
 #include "engine/io/survey.h"
 #include "lod.h"
@@ -161,7 +162,8 @@ bool StreamingScene::Impl::open_tiles(const std::vector<SurveyTile>& survey, std
   for (RequestResult& r : results) apply(r);
   for (size_t i = 0; i < results.size(); ++i)
     if (!results[i].ok && first_error.empty()) first_error = results[i].error;
-  // The origin is the first tile's that opens; declared tiles are opened in order until one does.
+  // The format and the cube are the first tile's that opens; declared tiles are opened in order
+  // until one does.
   for (uint32_t t = 0; t < tiles.size(); ++t) {
     if (tiles[t].open) return true;
     if (tiles[t].failed) continue;
@@ -188,7 +190,6 @@ void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
       if (first) {
         info.format = fi.format;
         info.version = fi.version;
-        info.origin = s.file->origin();
         info.copc = fi.copc;
         first = false;
       }
@@ -202,6 +203,12 @@ void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
       info.bounds.extend(tiles[t].bounds);
     }
   }
+  // One origin for the survey, chosen from its bounds as a file's is from its own: tiles cut from
+  // one file (sharing its scale and offset, their headers' bounds its points' own) cover that
+  // file's bounds, so they get its origin, and a node's positions (its integers scaled in double
+  // precision, the origin subtracted, then rounded to float) are the floats the whole file gives
+  // the same points. A single file keeps its own origin (CopcFile::origin()).
+  info.origin = io::choose_origin(info.bounds);
   origin = info.origin;
 }
 
@@ -507,7 +514,7 @@ bool StreamingScene::open(const std::vector<std::string>& inputs, std::string* e
   Impl& s = *impl_;
   s.opt = opt;
   std::vector<SurveyTile> survey;
-  if (!list_survey(inputs, survey, error)) return false;
+  if (!list_survey(inputs, survey, error, &opt.http)) return false;
   if (survey.empty()) {
     if (error) *error = "no tile in the inputs";
     return false;

@@ -220,7 +220,8 @@ bool parse_named(const std::string& text, const std::string& base, const std::st
   return true;
 }
 
-bool read_text(const std::string& input, std::string& text, std::string* error) {
+bool read_text(const std::string& input, std::string& text, std::string* error,
+               const HttpOptions* http) {
   if (!is_url(input)) {
     std::error_code ec;
     if (!fs::is_regular_file(input, ec)) {
@@ -236,7 +237,7 @@ bool read_text(const std::string& input, std::string& text, std::string* error) 
     text = bytes.str();
     return true;
   }
-  std::unique_ptr<ByteSource> source = open_byte_source(input, error);
+  std::unique_ptr<ByteSource> source = open_byte_source(input, error, http);
   if (!source) return false;
   std::vector<uint8_t> bytes;
   if (!source->read(0, source->size(), bytes, error)) return false;
@@ -244,9 +245,10 @@ bool read_text(const std::string& input, std::string& text, std::string* error) 
   return true;
 }
 
-bool list_vpc(const std::string& input, std::vector<SurveyTile>& tiles, std::string* error) {
+bool list_vpc(const std::string& input, std::vector<SurveyTile>& tiles, std::string* error,
+              const HttpOptions* http) {
   std::string text;
-  if (!read_text(input, text, error)) return false;
+  if (!read_text(input, text, error, http)) return false;
   std::string base;
   if (is_url(input)) {
     const std::string path = url_path(input);
@@ -291,11 +293,11 @@ bool parse_vpc(const std::string& text, const std::string& base, std::vector<Sur
 }
 
 bool list_survey(const std::vector<std::string>& inputs, std::vector<SurveyTile>& tiles,
-                 std::string* error) {
+                 std::string* error, const HttpOptions* http) {
   std::vector<SurveyTile> found;
   for (const std::string& input : inputs) {
     if (is_vpc_name(input)) {
-      if (!list_vpc(input, found, error)) return false;
+      if (!list_vpc(input, found, error, http)) return false;
       continue;
     }
     if (is_url(input)) {

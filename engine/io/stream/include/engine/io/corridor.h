@@ -13,6 +13,7 @@
 
 #include <glm/glm.hpp>
 
+#include "engine/io/open_byte_source.h"
 #include "engine/point_cloud.h"
 
 namespace pr {
@@ -24,6 +25,7 @@ struct CorridorRequest {
   /// corridor are taken from the root down while their points, with those above, fit.
   uint64_t point_budget = 0;
   unsigned threads = 0;  ///< reading threads (0: every core)
+  HttpOptions http;      ///< for URLs
 };
 
 struct CorridorStats {
@@ -40,6 +42,7 @@ struct RegionRequest {
   std::function<bool(const Bounds&)> meets;  ///< unset: every node
   uint64_t point_budget = 0;                 ///< as CorridorRequest's
   unsigned threads = 0;
+  HttpOptions http;  ///< for URLs
 };
 
 /// Whether the segment a-b comes within `distance` of the rectangle [lo, hi] (2D).

@@ -40,8 +40,10 @@ class StreamingScene {
   /// opens; tiles that do not open are skipped and named in take_messages().
   bool open(const std::vector<std::string>& inputs, std::string* error);
 
-  /// The survey as --info would sum it: format, points (all tiles), bounds, attributes, origin
-  /// (the first tile's), copc (the first tile's cube and spacing).
+  /// The survey as --info would sum it: format, points (all tiles), bounds (the tiles' declared
+  /// or read bounds), attributes, origin (chosen from those bounds as a file's origin is from its
+  /// own: tiles cut from one file get that file's origin, and its positions), copc (the first
+  /// tile's cube and spacing).
   const FileInfo& info() const;
 
   /// Budget, target error and cache take effect at the next update(); a new point budget gives a

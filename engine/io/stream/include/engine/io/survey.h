@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/open_byte_source.h"
 #include "engine/point_cloud.h"
 
 namespace pr {
@@ -21,9 +22,10 @@ struct SurveyTile {
 
 /// The tiles of `inputs` in order. False with a one-line message for an input that is neither a
 /// file, a folder with COPC files, a URL, nor a readable .vpc (malformed JSON, an item without a
-/// data asset). A .vpc may be a URL: it is fetched whole (it is small).
+/// data asset). A .vpc may be a URL: it is fetched whole (it is small), with `http` (null: the
+/// defaults).
 bool list_survey(const std::vector<std::string>& inputs, std::vector<SurveyTile>& tiles,
-                 std::string* error);
+                 std::string* error, const HttpOptions* http = nullptr);
 
 /// Parses a .vpc already in memory; `base` is the directory or URL prefix relative hrefs are
 /// resolved against.
