@@ -17,6 +17,7 @@
 #include "engine/io/formats.h"
 #include "engine/io/survey.h"
 #include "lod.h"
+#include "pool_classes.h"
 #include "stream_pool.h"
 #include "stream_workers.h"
 
@@ -45,7 +46,8 @@ struct NodeState {
   uint64_t last_selected = 0;  ///< the update() that last selected it
   bool failed = false;
   bool in_pool = false;
-  std::vector<uint32_t> granules;  ///< its room in the pool
+  std::vector<uint32_t> granules;                     ///< its room in the pool
+  std::vector<std::pair<uint8_t, uint32_t>> classes;  ///< its points per class, while in the pool
 };
 
 struct TileSource {
@@ -85,6 +87,8 @@ struct StreamingScene::Impl {
   uint64_t cache_bytes = 0, frame = 0, nodes_failed = 0;
   StreamPool pool;
   bool pool_attributes = false, reallocated = false;
+  PoolClassFilter filter;
+  StreamClasses classes;
   LodSelection sel;
   // The selection depends only on the known hierarchy, the view and the limits: it is made again
   // when one of them changed (a node's points arriving changes none of them).
@@ -108,6 +112,7 @@ struct StreamingScene::Impl {
   bool parent_in_pool(const NodeId& id);
   bool make_room(uint64_t granules, std::vector<NodeId>& victims, size_t& next, bool& listed);
   void evict(const NodeId& id, NodeState& st);
+  void insert(const NodeId& id, NodeState& st);
   void fill_pool();
   void trim_cache();
   void prune_states();
@@ -210,8 +215,11 @@ void StreamingScene::Impl::allocate_pool() {
     NodeState& st = nodes[id];
     st.in_pool = false;
     st.granules.clear();
+    st.classes.clear();
   }
   pooled.clear();
+  filter.clear();
+  classes.points = {};
   pool_attributes = info.has_intensity || info.has_classification;
   // A budget above the survey's points needs no room beyond them (and a frame then does not
   // walk empty batches).
@@ -349,6 +357,9 @@ bool StreamingScene::Impl::parent_in_pool(const NodeId& id) {
 }
 
 void StreamingScene::Impl::evict(const NodeId& id, NodeState& st) {
+  filter.forget(st.granules);
+  for (const auto& [c, n] : st.classes) classes.points[c] -= n;
+  st.classes.clear();
   pool.remove(st.granules);
   st.granules.clear();
   st.in_pool = false;
@@ -378,6 +389,22 @@ bool StreamingScene::Impl::make_room(uint64_t granules, std::vector<NodeId>& vic
   return pool.free_granules() >= granules;
 }
 
+/// Copies a node into the pool (room made), hides its points of hidden classes and counts its
+/// classes.
+void StreamingScene::Impl::insert(const NodeId& id, NodeState& st) {
+  pool.insert(*st.cloud, st.granules);
+  filter.hide(pool.cloud(), st.granules, pool.granule_size());
+  if (!pool.cloud().classification.empty()) {
+    st.classes = node_classes(*st.cloud);
+    for (const auto& [c, n] : st.classes) {
+      classes.points[c] += n;
+      classes.seen[c] = true;
+    }
+  }
+  st.in_pool = true;
+  pooled.insert(id);
+}
+
 /// Copies the selected nodes that arrived into the pool, most important first, each only once
 /// its parent is in (the picture refines without holes), at most pool_points_per_update points.
 void StreamingScene::Impl::fill_pool() {
@@ -398,9 +425,7 @@ void StreamingScene::Impl::fill_pool() {
     const uint64_t n = st.cloud->size();
     if (copied > 0 && copied + n > opt.pool_points_per_update) break;
     if (!make_room(lod_slots(n, pool.granule_size()), victims, next_victim, listed)) break;
-    pool.insert(*st.cloud, st.granules);
-    st.in_pool = true;
-    pooled.insert(id);
+    insert(id, st);
     copied += n;
   }
 }
@@ -502,9 +527,11 @@ std::string open_failure(const std::vector<std::string>& inputs,
 
 bool StreamingScene::open(const std::vector<std::string>& inputs, std::string* error) {
   const StreamOptions opt = impl_->opt;
+  const std::array<bool, 256> hidden = impl_->filter.hidden();
   impl_ = std::make_unique<Impl>();
   Impl& s = *impl_;
   s.opt = opt;
+  s.filter.set(hidden);
   std::vector<SurveyTile> survey;
   if (!list_survey(inputs, survey, error)) return false;
   if (survey.empty()) {
@@ -552,8 +579,7 @@ namespace {
 bool same_view(const LodView& a, const LodView& b) {
   return a.eye == b.eye && a.right == b.right && a.up == b.up && a.forward == b.forward &&
          a.focus == b.focus && a.width == b.width && a.height == b.height && a.near_z == b.near_z &&
-         bool(a.hidden) == bool(b.hidden) && a.hidden_key == b.hidden_key &&
-         a.ortho == b.ortho;
+         bool(a.hidden) == bool(b.hidden) && a.hidden_key == b.hidden_key && a.ortho == b.ortho;
 }
 
 }  // namespace
@@ -590,6 +616,23 @@ bool StreamingScene::pool_reallocated() {
   const bool r = impl_->reallocated;
   impl_->reallocated = false;
   return r;
+}
+
+void StreamingScene::set_hidden_classes(const std::array<bool, 256>& hidden) {
+  Impl& s = *impl_;
+  if (!s.filter.set(hidden)) return;
+  // Every node in the pool shown, then filtered again: its points are rewritten in place.
+  for (const NodeId& id : s.pooled) {
+    const std::vector<uint32_t>& granules = s.nodes[id].granules;
+    if (granules.empty()) continue;
+    s.filter.show(s.pool.cloud(), granules, s.pool.granule_size());
+    s.filter.hide(s.pool.cloud(), granules, s.pool.granule_size());
+    s.pool.touch(granules);
+  }
+}
+
+const StreamClasses& StreamingScene::classes() const {
+  return impl_->classes;
 }
 
 StreamStats StreamingScene::stats() const {

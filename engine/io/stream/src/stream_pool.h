@@ -36,6 +36,10 @@ class StreamPool {
   /// The granules changed since the last call, as sorted, disjoint point ranges (granules less
   /// than 65536 points apart merged, with the unchanged points between them).
   std::vector<PoolRange> take_changes();
+  /// Counts `granules` as changed (their points were rewritten in place: the class filter).
+  void touch(const std::vector<uint32_t>& granules) {
+    changed_.insert(changed_.end(), granules.begin(), granules.end());
+  }
 
   PointCloud& cloud() { return cloud_; }
 
