@@ -331,6 +331,7 @@ int stream_colors(const Options& o, StreamRun& run) {
     run.color.range_lo = b.min[axis];
     run.color.range_hi = b.max[axis];
   }
+  declared_field_range(run.scene.info(), run.color);
   std::printf("colors: %s\n",
               cs.mode == ColorMode::kField ? cs.field.c_str() : color_mode_name(cs.mode));
   return 0;

@@ -253,6 +253,7 @@ bool ColorState::update(const ColorTarget& t, RenderBackend& backend, StatusLine
   if (job.busy() || !t.drawable) return false;
   const bool moved =
       filter_dirty && apply_class_filter_now(*this, *t.cloud, t.stream, backend, status);
+  if (t.stream) declared_field_range(t.stream->info(), wanted);
   if (!(wanted == shown)) {
     RenderBackend* be = &backend;
     job.start(

@@ -1,7 +1,8 @@
 // Headless streaming (app/headless.cpp with engine/io/stream.h): a COPC file streamed with a
 // budget of all its points and --sse 0 draws the image of the file read whole, pixel for pixel,
-// with a scene file's hidden classes and a clip box too; --pick names the point the file read
-// whole names; the summary line reports the streamed nodes; bad inputs exit 1 with a message.
+// with a scene file's hidden classes, a clip box or a named field's colors too; --pick names the
+// point the file read whole names; the summary line reports the streamed nodes; bad inputs exit
+// 1 with a message.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "engine/image_testing.h"
 #include "engine/io/io.h"
+#include "extra_bytes_copc.h"
 #include "headless.h"
 #include "nginx_server.h"
 #include "options.h"
@@ -342,5 +344,63 @@ TEST(StreamHeadless, ClipAndClassFilterCombine) {
   ASSERT_TRUE(pr::read_png((dir / "classes.png").string(), classes, &error)) << error;
   EXPECT_NE(both.rgba, clipped.rgba);
   EXPECT_NE(both.rgba, classes.rgba);
+  fs::remove_all(dir);
+}
+
+// A COPC file's extra bytes color a streamed file as they color the file read whole: the field's
+// range over every point once the view has converged, the same image.
+TEST(StreamHeadless, AFieldColorsTheStreamedFileAsTheWholeFile) {
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = scratch_dir();
+  std::string copc, error;
+  ASSERT_TRUE(pr::test::extra_bytes_copc(dir, false, &copc, &error)) << error;
+  const std::string cam = camera_for(copc);
+  std::string out;
+  for (const char* field : {"Time", "Intensity"}) {
+    const std::vector<std::string> common = {"--headless", "--width",  "320", "--height",
+                                             "240",        "--frames", "1",   "--camera",
+                                             cam,          "--color",  field, copc};
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"--stream", "off", "--screenshot", (dir / "whole.png").string()});
+    ASSERT_EQ(run(args, &out), 0) << out;
+    args = common;
+    args.insert(args.end(), {"--point-budget", "1M", "--sse", "0", "--screenshot",
+                             (dir / "stream.png").string()});
+    ASSERT_EQ(run(args, &out), 0) << out;
+    expect_same_images(dir / "whole.png", dir / "stream.png");
+  }
+  fs::remove_all(dir);
+}
+
+// A field whose extra-bytes descriptor declares a range is colored over that range while
+// streaming: the image of the file read whole with that range set by hand, not its own.
+TEST(StreamHeadless, AFieldsDeclaredRangeColorsTheStream) {
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = scratch_dir();
+  std::string copc, error;
+  ASSERT_TRUE(pr::test::extra_bytes_copc(dir, true, &copc, &error)) << error;
+  const fs::path ranged = dir / "ranged.json";
+  std::ofstream(ranged) << R"({"format": "pointraster scene", "version": 1, "color": {"range": [)"
+                        << pr::test::kDeclaredTimeLo << ", " << pr::test::kDeclaredTimeHi
+                        << "]}}\n";
+  const std::string cam = camera_for(copc);
+  const std::vector<std::string> common = {"--headless", "--width",  "320",  "--height",
+                                           "240",        "--frames", "1",    "--camera",
+                                           cam,          "--color",  "Time", copc};
+  std::string out;
+  auto draw = [&](const std::vector<std::string>& extra, const std::string& png) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--screenshot", (dir / png).string()});
+    ASSERT_EQ(run(args, &out), 0) << out;
+  };
+  draw({"--point-budget", "1M", "--sse", "0"}, "stream.png");
+  draw({ranged.string(), "--stream", "off"}, "declared.png");
+  draw({"--stream", "off"}, "own.png");
+  expect_same_images(dir / "declared.png", dir / "stream.png");
+  pr::Image a, b;
+  ASSERT_TRUE(pr::read_png((dir / "stream.png").string(), a, &error)) << error;
+  ASSERT_TRUE(pr::read_png((dir / "own.png").string(), b, &error)) << error;
+  EXPECT_NE(a.rgba, b.rgba) << "the declared range differs from the points' own";
   fs::remove_all(dir);
 }

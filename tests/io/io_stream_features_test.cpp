@@ -1,6 +1,7 @@
 // What a streamed pool carries beyond positions and colors, against the file read whole: the class
 // filter (the points of hidden classes NaN, in nodes copied in before and after it is set, through
-// a new pool, and shown again) and the classes of the nodes that arrived.
+// a new pool, and shown again), the classes of the nodes that arrived, and the named scalar fields
+// of COPC files with extra bytes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "engine/colorize.h"
 #include "engine/io/io.h"
 #include "engine/io/stream.h"
+#include "extra_bytes_copc.h"
 #include "testdata.h"
 
 namespace pr {
@@ -161,6 +163,57 @@ TEST(StreamFeatures, ClassesOfTheArrivedNodes) {
     if (scene.classes().points[size_t(c)]) got[c] = scene.classes().points[size_t(c)];
   }
   EXPECT_EQ(got, want);
+}
+
+// A COPC file with extra bytes: the pool carries its named fields, each point's values those of
+// the file read whole; the survey names them.
+TEST(StreamFeatures, PoolCarriesTheNamedFields) {
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = fs::temp_directory_path() / ("pr_stream_fields_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string copc, error;
+  ASSERT_TRUE(test::extra_bytes_copc(dir, false, &copc, &error)) << error;
+  const PointCloud whole = load(copc);
+  ASSERT_FALSE(whole.fields.empty());
+  StreamingScene scene(options(whole.size()));
+  ASSERT_TRUE(scene.open({copc}, &error)) << error;
+  ASSERT_EQ(scene.info().fields.size(), whole.fields.size());
+  for (size_t k = 0; k < whole.fields.size(); ++k)
+    EXPECT_EQ(scene.info().fields[k].name, whole.fields[k].name);
+  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+  ASSERT_EQ(scene.pool().fields.size(), whole.fields.size());
+  for (size_t k = 0; k < whole.fields.size(); ++k)
+    EXPECT_EQ(scene.pool().fields[k].name, whole.fields[k].name);
+  const std::vector<Point> pool = drawn_points(scene.pool());
+  EXPECT_EQ(pool.size(), whole.size());
+  EXPECT_TRUE(pool == drawn_points(whole));
+  fs::remove_all(dir);
+}
+
+// The range a file's extra-bytes descriptor declares (its min and max) is the survey's field
+// range; a field without one has none.
+TEST(StreamFeatures, DeclaredFieldRanges) {
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = fs::temp_directory_path() / ("pr_stream_range_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string copc, error;
+  ASSERT_TRUE(test::extra_bytes_copc(dir, true, &copc, &error)) << error;
+  StreamingScene scene(options(1'000'000));
+  ASSERT_TRUE(scene.open({copc}, &error)) << error;
+  int checked = 0;
+  for (const FieldInfo& f : scene.info().fields) {
+    if (f.name == "Time") {
+      EXPECT_TRUE(f.has_range);
+      EXPECT_EQ(f.lo, double(test::kDeclaredTimeLo));
+      EXPECT_EQ(f.hi, double(test::kDeclaredTimeHi));
+      ++checked;
+    } else if (f.name == "Intensity") {
+      EXPECT_FALSE(f.has_range);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -182,6 +182,27 @@ bool StreamingScene::Impl::open_tiles(const std::vector<SurveyTile>& survey, std
   return false;
 }
 
+namespace {
+
+/// The fields of every tile by name (a field some tile lacks is zeros there, as the pool keeps
+/// it), their declared ranges joined while every tile holding the field declares one.
+void merge_fields(std::vector<FieldInfo>& all, const std::vector<FieldInfo>& tile) {
+  for (const FieldInfo& f : tile) {
+    auto it =
+        std::find_if(all.begin(), all.end(), [&](const FieldInfo& a) { return a.name == f.name; });
+    if (it == all.end()) {
+      all.push_back(f);
+    } else if (it->has_range && f.has_range) {
+      it->lo = std::min(it->lo, f.lo);
+      it->hi = std::max(it->hi, f.hi);
+    } else {
+      it->has_range = false;
+    }
+  }
+}
+
+}  // namespace
+
 void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
   info = FileInfo();
   info.file = inputs.size() == 1 ? inputs[0] : std::to_string(inputs.size()) + " inputs";
@@ -200,6 +221,7 @@ void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
       info.has_color |= fi.has_color;
       info.has_intensity |= fi.has_intensity;
       info.has_classification |= fi.has_classification;
+      merge_fields(info.fields, fi.fields);
       info.points += s.declared_points ? s.declared_points : fi.points;
       info.bounds.extend(fi.bounds);
     } else if (!tiles[t].failed) {
@@ -224,7 +246,9 @@ void StreamingScene::Impl::allocate_pool() {
   // A budget above the survey's points needs no room beyond them (and a frame then does not
   // walk empty batches).
   const uint64_t room = info.points ? std::min(opt.point_budget, info.points) : opt.point_budget;
-  pool.allocate(room, opt.slot_align, origin, pool_attributes, info.file);
+  std::vector<std::string> fields;
+  for (const FieldInfo& f : info.fields) fields.push_back(f.name);
+  pool.allocate(room, opt.slot_align, origin, pool_attributes, fields, info.file);
   reallocated = true;
 }
 

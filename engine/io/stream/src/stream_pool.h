@@ -20,9 +20,10 @@ class StreamPool {
  public:
   /// Slots for `point_budget` points, plus an eighth and 16 slots for the part of each node's
   /// last granule that stays empty. `attributes`: the pool carries intensity, classification,
-  /// returns, point source and GPS time (zeros where a node lacks them).
+  /// returns, point source and GPS time (zeros where a node lacks them); `fields`: the named
+  /// scalar fields it carries (zeros where a node lacks one).
   void allocate(uint64_t point_budget, uint32_t slot_align, const glm::dvec3& origin,
-                bool attributes, const std::string& name);
+                bool attributes, const std::vector<std::string>& fields, const std::string& name);
   /// Granules: the unit a node's room is counted in (a node of n points takes ceil(n / size)).
   uint64_t granules() const { return slot_count_ * per_slot_; }
   uint64_t free_granules() const { return free_granules_; }
