@@ -49,13 +49,18 @@ bool save_view(const Options& o, const Camera& camera, const ColorSettings& colo
   return true;
 }
 
+/// A scene file's hidden classes, as the class filter takes them.
+std::array<bool, 256> hidden_class_mask(const Options& o) {
+  std::array<bool, 256> hidden{};
+  for (const uint8_t c : o.scene_extras.hidden_classes) hidden[c] = true;
+  return hidden;
+}
+
 /// A scene file's hidden classes taken out of the cloud (as the viewer's class table does).
 void hide_classes(const Options& o, PointCloud& cloud) {
   if (o.scene_extras.hidden_classes.empty()) return;
-  std::array<bool, 256> hidden{};
-  for (const uint8_t c : o.scene_extras.hidden_classes) hidden[c] = true;
   HiddenPoints stash;
-  apply_class_filter(cloud, hidden, stash);
+  apply_class_filter(cloud, hidden_class_mask(o), stash);
 }
 
 /// Builds the cloud and camera, colors the cloud, and says so. 0, or the exit code after the
@@ -326,6 +331,7 @@ int stream_colors(const Options& o, StreamRun& run) {
     run.color.range_lo = b.min[axis];
     run.color.range_hi = b.max[axis];
   }
+  declared_field_range(run.scene.info(), run.color);
   std::printf("colors: %s\n",
               cs.mode == ColorMode::kField ? cs.field.c_str() : color_mode_name(cs.mode));
   return 0;
@@ -379,8 +385,7 @@ int run_streamed(const Options& o, const std::string& mode, Renderer& renderer) 
   const Stopwatch clock;
   if (const int rc = open_stream(o, run, rs); rc != 0) return rc;
   if (const int rc = stream_colors(o, run); rc != 0) return rc;
-  if (!o.scene_extras.hidden_classes.empty())
-    std::fprintf(stderr, "pointraster: the class filter is not available for streamed surveys\n");
+  run.scene.set_hidden_classes(hidden_class_mask(o));
   if (!o.save_view.empty() && !save_view(o, run.camera, run.color)) return 1;
   if (!o.video.empty()) return stream_video(o, mode, run, rs);
   double first_ms = 0.0, converged_ms = 0.0;

@@ -104,6 +104,18 @@ ColorMode stream_default_color(const FileInfo& info) {
                               : ColorMode::kElevation;
 }
 
+bool declared_field_range(const FileInfo& info, ColorSettings& settings) {
+  if (settings.mode != ColorMode::kField || !settings.auto_range) return false;
+  for (const FieldInfo& f : info.fields)
+    if (f.name == settings.field && f.has_range && f.lo < f.hi) {
+      settings.auto_range = false;
+      settings.range_lo = f.lo;
+      settings.range_hi = f.hi;
+      return true;
+    }
+  return false;
+}
+
 Camera stream_camera(const Options& o, const Bounds& world_bounds, double aspect) {
   Camera cam;
   cam.focus = kFilesFocus;

@@ -43,6 +43,11 @@ LodView lod_view(const Camera& camera, int width, int height, const Clip* clip =
 /// elevation (default_color_mode() needs the points, which have not arrived yet).
 ColorMode stream_default_color(const FileInfo& info);
 
+/// A field's color mode with an automatic range over a survey: the range its files declare (LAS
+/// extra bytes' min and max) set as a fixed range; true when they declare one. Without one, the
+/// range is found over the points arrived, and then kept fixed as the other continuous modes'.
+bool declared_field_range(const FileInfo& info, ColorSettings& settings);
+
 /// The starting camera of a streamed survey: a scene file's camera, else its bounds framed from
 /// above as for files (frame_files_camera()); then --camera, --focus, --projection and --view.
 Camera stream_camera(const Options& o, const Bounds& world_bounds, double aspect);

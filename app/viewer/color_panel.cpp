@@ -2,7 +2,8 @@
 // the user asks for are computed by a ColorJob in the background while the old colors stay on
 // screen, then handed to the cloud and to both renderers (Renderer::update_colors()); the class
 // filter hides the points of unticked classes (apply_class_filter(): NaN positions, so both
-// renderers get the cloud again).
+// renderers get the cloud again; a streamed survey's pool hides them node by node,
+// StreamingScene::set_hidden_classes(), and hands over the ranges it changed).
 #include "viewer/color_panel.h"
 
 #include <imgui.h>
@@ -40,20 +41,7 @@ void color_bar(Colormap map, float width, float height) {
 
 /// The mode combo: the built-in modes the cloud can show, then its named fields.
 void mode_combo(ColorState& cs, const PointCloud& cloud) {
-  std::vector<ColorSettings> modes;
-  for (int m = 0; m < 6; ++m)
-    if (color_mode_available(cloud, ColorMode(m), "")) {
-      ColorSettings c = cs.wanted;
-      c.mode = ColorMode(m);
-      c.field.clear();
-      modes.push_back(c);
-    }
-  for (const ScalarField& f : cloud.fields) {
-    ColorSettings c = cs.wanted;
-    c.mode = ColorMode::kField;
-    c.field = f.name;
-    modes.push_back(c);
-  }
+  const std::vector<ColorSettings> modes = color_modes(cs, cloud);
   if (!ImGui::BeginCombo("mode", mode_label(cs.wanted).c_str())) return;
   for (const ColorSettings& c : modes) {
     const bool selected = c.mode == cs.wanted.mode && c.field == cs.wanted.field;
@@ -106,9 +94,7 @@ void class_table(ColorState& cs, float s) {
   ImGui::TableSetupColumn("class");
   ImGui::TableSetupColumn("points");
   ImGui::TableHeadersRow();
-  for (int c = 0; c < 256; ++c) {
-    // Hidden classes keep their row (their points are still counted by the legend).
-    if (cs.legend.class_counts[size_t(c)] == 0) continue;
+  for (const auto& [c, points] : class_rows(cs)) {
     ImGui::PushID(c);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
@@ -120,7 +106,7 @@ void class_table(ColorState& cs, float s) {
     ImGui::TableNextColumn();
     ImGui::Text("%d %s", c, class_name(uint8_t(c)).c_str());
     ImGui::TableNextColumn();
-    ImGui::Text("%llu", (unsigned long long)cs.legend.class_counts[size_t(c)]);
+    ImGui::Text("%llu", (unsigned long long)points);
     ImGui::PopID();
   }
   ImGui::EndTable();
@@ -174,12 +160,14 @@ void take_colors(ColorState& cs, ColorJob::Result& r, PointCloud* cloud, RenderB
 
 /// The class filter's hidden classes applied to `cloud` (NaN positions), and the cloud handed to
 /// the renderers again. True when points moved.
-bool apply_class_filter_now(ColorState& cs, PointCloud& cloud, bool streamed,
+bool apply_class_filter_now(ColorState& cs, PointCloud& cloud, StreamingScene* stream,
                             RenderBackend& backend, StatusLine& status) {
   cs.filter_dirty = false;
-  if (streamed) {
-    status.set("the class filter is not available for streamed surveys", true);
-    return false;
+  // A streamed pool filters its nodes itself, those arriving later too; the ranges it rewrites
+  // reach the renderers with the next update's.
+  if (stream) {
+    stream->set_hidden_classes(cs.hidden_classes);
+    return true;
   }
   if (!apply_class_filter(cloud, cs.hidden_classes, cs.hidden_points)) return false;
   std::string err, note;
@@ -236,6 +224,9 @@ void ColorState::start_survey(const FileInfo& info, UpAxis files_up) {
     wanted.up_axis = files_up == UpAxis::kZ ? 2 : 1;
   }
   legend = Legend{};
+  hidden_classes = {};
+  hidden_points = HiddenPoints{};
+  filter_dirty = false;
 }
 
 ColorSettings ColorState::shown_fixed() const {
@@ -252,6 +243,8 @@ bool ColorState::update(const ColorTarget& t, RenderBackend& backend, StatusLine
     wanted.up_axis = t.up_axis;
     wanted.auto_range = true;
   }
+  survey_classes.reset();
+  if (t.stream) survey_classes = t.stream->classes();
   if (t.read_elsewhere) return false;
   // The GPU computed the new colors itself: shown now, while the host's copy is still computed.
   if (job.take_recipe_ready()) gpu_ahead = backend.show_staged_recipe();
@@ -259,7 +252,8 @@ bool ColorState::update(const ColorTarget& t, RenderBackend& backend, StatusLine
   if (job.take(r)) take_colors(*this, r, t.cloud, backend, status);
   if (job.busy() || !t.drawable) return false;
   const bool moved =
-      filter_dirty && apply_class_filter_now(*this, *t.cloud, t.streamed, backend, status);
+      filter_dirty && apply_class_filter_now(*this, *t.cloud, t.stream, backend, status);
+  if (t.stream) declared_field_range(t.stream->info(), wanted);
   if (!(wanted == shown)) {
     RenderBackend* be = &backend;
     job.start(
@@ -271,6 +265,36 @@ bool ColorState::update(const ColorTarget& t, RenderBackend& backend, StatusLine
         });
   }
   return moved;
+}
+
+std::vector<ColorSettings> color_modes(const ColorState& cs, const PointCloud& cloud) {
+  std::vector<ColorSettings> modes;
+  for (int m = 0; m < 6; ++m)
+    if (color_mode_available(cloud, ColorMode(m), "")) {
+      ColorSettings c = cs.wanted;
+      c.mode = ColorMode(m);
+      c.field.clear();
+      modes.push_back(c);
+    }
+  for (const ScalarField& f : cloud.fields) {
+    ColorSettings c = cs.wanted;
+    c.mode = ColorMode::kField;
+    c.field = f.name;
+    modes.push_back(c);
+  }
+  return modes;
+}
+
+std::vector<std::pair<int, uint64_t>> class_rows(const ColorState& cs) {
+  std::vector<std::pair<int, uint64_t>> rows;
+  for (int c = 0; c < 256; ++c) {
+    // Hidden classes keep their row (their points are still counted), and so does a streamed
+    // survey's class whose nodes left the pool.
+    const uint64_t n = cs.survey_classes ? cs.survey_classes->points[size_t(c)]
+                                         : cs.legend.class_counts[size_t(c)];
+    if (cs.survey_classes ? cs.survey_classes->seen[size_t(c)] : n > 0) rows.emplace_back(c, n);
+  }
+  return rows;
 }
 
 void ColorState::draw_section(const PointCloud* cloud, float s) {

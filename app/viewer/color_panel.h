@@ -3,10 +3,14 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/colorize.h"
 #include "engine/io/io.h"
+#include "engine/io/stream.h"
 #include "options.h"
 #include "viewer/cloud_job.h"
 #include "viewer/color_job.h"
@@ -21,7 +25,8 @@ struct ColorTarget {
   bool drawable = false;        ///< it has points
   Bounds bounds;                ///< its world bounds (elevation's automatic range)
   int up_axis = 2;              ///< elevation's axis: 2 (z) or 1 (y)
-  bool streamed = false;        ///< a streamed survey's pool: no class filter
+  /// The streamed survey whose pool the cloud is (its class filter and classes), or null.
+  StreamingScene* stream = nullptr;
   /// A save or a pick reads the cloud on other threads: its colors and the class filter's
   /// positions change once they have ended.
   bool read_elsewhere = false;
@@ -36,6 +41,9 @@ struct ColorState {
   bool filter_dirty = false;  // the class filter changed and is not applied yet
   bool chosen = false;        // --color or the panel chose a mode (else each cloud's default)
   HiddenPoints hidden_points;
+  /// A streamed survey's classes (as far as its nodes have arrived), for the class table; unset
+  /// for a cloud read whole, whose classes the legend counts.
+  std::optional<StreamClasses> survey_classes;
   /// The colors array the cloud showed before the last switch, for the next job to fill.
   PodVector<uint32_t> spare;
   /// The GPU shows the running job's colors already (computed from their recipe).
@@ -80,5 +88,13 @@ struct ColorState {
   /// The panel's Color section for `cloud` (null when there is none).
   void draw_section(const PointCloud* cloud, float ui_scale);
 };
+
+/// The modes the mode combo offers for `cloud`: the built-in modes it can show, then its named
+/// fields (a streamed survey's pool: the fields of its tiles).
+std::vector<ColorSettings> color_modes(const ColorState& cs, const PointCloud& cloud);
+
+/// The class table's rows: each class the cloud holds (a streamed survey: each class its arrived
+/// nodes held) with its points.
+std::vector<std::pair<int, uint64_t>> class_rows(const ColorState& cs);
 
 }  // namespace pr

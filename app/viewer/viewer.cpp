@@ -321,6 +321,7 @@ void Viewer::Impl::install_stream(std::shared_ptr<StreamingScene> scene) {
   cloud.first = false;
   for (const std::string& f : stream.inputs()) win.settings.add_recent(f);
   colors.start_survey(stream.scene->info(), view.files_up);
+  if (first) hide_view_classes();  // a scene file's class filter
   stream.say_installed(note, refused, status);
 }
 
@@ -333,7 +334,7 @@ void Viewer::Impl::update_colors() {
   t.drawable = cloud.drawable();
   t.bounds = cloud.bounds;
   t.up_axis = up == UpAxis::kZ ? 2 : 1;
-  t.streamed = stream.scene != nullptr;
+  t.stream = stream.scene.get();
   t.read_elsewhere = save.job.reads(t.cloud) || picks.job.reads(t.cloud) ||
                      measures.job.reads(t.cloud) || profile.reads(t.cloud) ||
                      image_save.job.draws(t.cloud);

@@ -151,6 +151,17 @@ std::string ViewerTesting::color_mode() const {
 bool ViewerTesting::color_busy() const {
   return impl_->colors.busy();
 }
+std::vector<std::string> ViewerTesting::color_modes() const {
+  std::vector<std::string> out;
+  if (const PointCloud* cloud = impl_->cloud.points.get())
+    for (const ColorSettings& c : pr::color_modes(impl_->colors, *cloud))
+      out.push_back(c.mode == ColorMode::kField ? c.field : color_mode_name(c.mode));
+  return out;
+}
+std::vector<std::pair<int, uint64_t>> ViewerTesting::class_list() const {
+  return class_rows(impl_->colors);
+}
+
 void ViewerTesting::set_class_visible(int code, bool visible) {
   impl_->colors.set_class_visible(code, visible);
 }

@@ -108,6 +108,10 @@ class ViewerTesting : public Viewer {
   bool color_busy() const;
   /// The class table's show box: hides or shows the points of class `code`.
   void set_class_visible(int code, bool visible);
+  /// The mode combo's entries: rgb, intensity, ... and the names of the cloud's fields.
+  std::vector<std::string> color_modes() const;
+  /// The class table's rows (classification mode): each class listed, with its points.
+  std::vector<std::pair<int, uint64_t>> class_list() const;
   /// Picked points (a left click on the image picks, a second one measures, X clears): how many
   /// (0 - 2) and each one (engine/pick.h).
   int pick_count() const;

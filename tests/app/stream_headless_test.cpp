@@ -1,7 +1,9 @@
 // Headless streaming (app/headless.cpp with engine/io/stream.h): a COPC file streamed with a
 // budget of all its points and --sse 0 draws the image of the file read whole, pixel for pixel,
-// also over https:// with --ca-file and through redirects; the summary line reports the streamed
-// nodes; bad inputs (an untrusted certificate, a redirect loop) exit 1 with a message.
+// also over https:// with --ca-file and through redirects, and with a scene file's hidden
+// classes, a clip box or a named field's colors too; --pick names the point the file read whole
+// names; the summary line reports the streamed nodes; bad inputs (an untrusted certificate, a
+// redirect loop) exit 1 with a message.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,10 +19,12 @@
 
 #include "engine/image_testing.h"
 #include "engine/io/io.h"
+#include "extra_bytes_copc.h"
 #include "headless.h"
 #include "info.h"
 #include "nginx_server.h"
 #include "options.h"
+#include "scene_file.h"
 #include "test_certs.h"
 #include "testdata.h"
 
@@ -28,10 +32,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The options of `args`, a scene file's under them (as parse_options() takes them).
 pr::Options parsed(const std::vector<std::string>& args) {
   pr::Options o;
   std::string error;
   EXPECT_EQ(pr::parse_arguments(args, o, &error), 0) << error;
+  std::vector<std::string> notes;
+  int rc = 0;
+  if (!o.scene_file.empty()) {
+    EXPECT_TRUE(pr::apply_scene_file(args, o, &notes, &error, &rc)) << error;
+  }
   return o;
 }
 
@@ -310,5 +320,202 @@ TEST(StreamHeadless, HttpsWithCaFileAndRedirects) {
   std::string error;
   EXPECT_NE(pr::parse_arguments({"--ca-file", (dir / "absent.pem").string()}, o, &error), 0);
   EXPECT_NE(error.find("--ca-file"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+namespace {
+
+/// A scene file (docs/SCENE.md) that hides `classes`, for the FILEs given beside it.
+std::string hiding_scene(const fs::path& dir, const std::string& classes) {
+  const fs::path p = dir / "hide.json";
+  std::ofstream(p)
+      << R"({"format": "pointraster scene", "version": 1, "color": {"hidden_classes": [)" << classes
+      << "]}}\n";
+  return p.string();
+}
+
+/// The number after `key=` on the "pick" line, or NaN.
+double pick_value(const std::string& out, const std::string& key) {
+  std::smatch line, m;
+  if (!std::regex_search(out, line, std::regex("(^|\n)pick ([^\n]*)"))) return std::nan("");
+  const std::string words = " " + line[2].str();
+  const std::regex re(" " + key + "=([0-9.e+-]+)");
+  return std::regex_search(words, m, re) ? std::stod(m[1]) : std::nan("");
+}
+
+}  // namespace
+
+// A scene file's hidden classes apply to a streamed file as to the file read whole: the same
+// image, which differs from the one with every class.
+TEST(StreamHeadless, HiddenClassesGiveTheWholeFilesImage) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = pr::test::kData + "/laz/simple_with_page.copc.laz";
+  const fs::path dir = scratch_dir();
+  const std::string cam = camera_for(path);
+  const std::string scene = hiding_scene(dir, "2");
+  const std::vector<std::string> common = {"--headless", "--width",  "320", "--height",
+                                           "240",        "--frames", "1",   "--camera",
+                                           cam,          "--color",  "rgb", path};
+  std::string out;
+  auto draw = [&](const std::vector<std::string>& extra, const std::string& png) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--screenshot", (dir / png).string()});
+    ASSERT_EQ(run(args, &out), 0) << out;
+  };
+  draw({scene, "--stream", "off"}, "whole.png");
+  draw({scene, "--point-budget", "1M", "--sse", "0"}, "stream.png");
+  draw({"--point-budget", "1M", "--sse", "0"}, "every_class.png");
+  expect_same_images(dir / "whole.png", dir / "stream.png");
+  pr::Image a, b;
+  std::string error;
+  ASSERT_TRUE(pr::read_png((dir / "stream.png").string(), a, &error)) << error;
+  ASSERT_TRUE(pr::read_png((dir / "every_class.png").string(), b, &error)) << error;
+  EXPECT_NE(a.rgba, b.rgba) << "class 2 is drawn in the view";
+  fs::remove_all(dir);
+}
+
+// --pick on a streamed file names the point the file read whole names there: the file's
+// coordinates (the pool's position plus the origin, in double) and its class.
+TEST(StreamHeadless, PickGivesTheFilesCoordinates) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = pr::test::kData + "/laz/1.2-with-color.copc.laz";
+  const std::string cam = camera_for(path);
+  const fs::path dir = scratch_dir();
+  std::string whole, streamed;
+  // A pixel the file's points cover: the first lit one of the whole file's image.
+  ASSERT_EQ(run({"--headless", "--width", "320", "--height", "240", "--frames", "1", "--camera",
+                 cam, "--stream", "off", path, "--screenshot", (dir / "whole.png").string()},
+                &whole),
+            0)
+      << whole;
+  pr::Image img;
+  std::string error;
+  ASSERT_TRUE(pr::read_png((dir / "whole.png").string(), img, &error)) << error;
+  fs::remove_all(dir);
+  size_t at = 0;
+  while (at < img.rgba.size() && img.rgba[at] == img.rgba[0]) ++at;
+  ASSERT_LT(at, img.rgba.size());
+  const std::string pixel =
+      std::to_string(at % size_t(img.width)) + "," + std::to_string(at / size_t(img.width));
+  const std::vector<std::string> common = {"--headless", "--width",  "320", "--height",
+                                           "240",        "--frames", "1",   "--camera",
+                                           cam,          "--pick",   pixel, path};
+  std::vector<std::string> args = common;
+  args.insert(args.end(), {"--stream", "off"});
+  ASSERT_EQ(run(args, &whole), 0) << whole;
+  args = common;
+  args.insert(args.end(), {"--point-budget", "1M", "--sse", "0"});
+  ASSERT_EQ(run(args, &streamed), 0) << streamed;
+  ASSERT_FALSE(std::isnan(pick_value(whole, "x"))) << whole;
+  for (const char* key : {"x", "y", "z", "class"})
+    EXPECT_EQ(pick_value(streamed, key), pick_value(whole, key)) << key << "\n" << streamed;
+  // A point of the file: its coordinates on the file's grid (scale 0.01).
+  pr::PointCloud cloud;
+  ASSERT_TRUE(pr::load_point_cloud(path, cloud, nullptr, &error)) << error;
+  const glm::dvec3 picked(pick_value(streamed, "x"), pick_value(streamed, "y"),
+                          pick_value(streamed, "z"));
+  double nearest = 1e30;
+  for (const pr::Float3& p : cloud.positions)
+    nearest = std::min(nearest, glm::length(cloud.origin + glm::dvec3(p.x, p.y, p.z) - picked));
+  EXPECT_LT(nearest, 1e-3);
+}
+
+// A clip box and hidden classes together: the streamed image (nodes outside the box not read)
+// equals the whole file's with both, and differs from each one alone.
+TEST(StreamHeadless, ClipAndClassFilterCombine) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = pr::test::kData + "/laz/simple_with_page.copc.laz";
+  const fs::path dir = scratch_dir();
+  const std::string cam = camera_for(path);
+  const std::string scene = hiding_scene(dir, "2");
+  pr::PointCloud cloud;
+  std::string error;
+  ASSERT_TRUE(pr::load_point_cloud(path, cloud, nullptr, &error)) << error;
+  const pr::Bounds b = cloud.world_bounds();
+  // The western half of the cloud, every height.
+  char clip[256];
+  std::snprintf(clip, sizeof clip, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", b.min.x + 0.25 * b.size().x,
+                b.center().y, b.center().z, 0.5 * b.size().x, 1.1 * b.size().y,
+                1.1 * b.size().z + 1.0);
+  const std::vector<std::string> common = {
+      "--headless", "--width", "640",     "--height", "480",          "--frames", "1",
+      "--camera",   cam,       "--color", "rgb",      "--point-size", "3",        path};
+  std::string out;
+  auto draw = [&](const std::vector<std::string>& extra, const std::string& png) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--screenshot", (dir / png).string()});
+    ASSERT_EQ(run(args, &out), 0) << out;
+  };
+  draw({scene, "--clip-box", clip, "--stream", "off"}, "whole.png");
+  draw({scene, "--clip-box", clip, "--point-budget", "1M", "--sse", "0"}, "both.png");
+  draw({"--clip-box", clip, "--point-budget", "1M", "--sse", "0"}, "clip.png");
+  draw({scene, "--point-budget", "1M", "--sse", "0"}, "classes.png");
+  expect_same_images(dir / "whole.png", dir / "both.png");
+  pr::Image both, clipped, classes;
+  ASSERT_TRUE(pr::read_png((dir / "both.png").string(), both, &error)) << error;
+  ASSERT_TRUE(pr::read_png((dir / "clip.png").string(), clipped, &error)) << error;
+  ASSERT_TRUE(pr::read_png((dir / "classes.png").string(), classes, &error)) << error;
+  EXPECT_NE(both.rgba, clipped.rgba);
+  EXPECT_NE(both.rgba, classes.rgba);
+  fs::remove_all(dir);
+}
+
+// A COPC file's extra bytes color a streamed file as they color the file read whole: the field's
+// range over every point once the view has converged, the same image.
+TEST(StreamHeadless, AFieldColorsTheStreamedFileAsTheWholeFile) {
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = scratch_dir();
+  std::string copc, error;
+  ASSERT_TRUE(pr::test::extra_bytes_copc(dir, false, &copc, &error)) << error;
+  const std::string cam = camera_for(copc);
+  std::string out;
+  for (const char* field : {"Time", "Intensity"}) {
+    const std::vector<std::string> common = {"--headless", "--width",  "320", "--height",
+                                             "240",        "--frames", "1",   "--camera",
+                                             cam,          "--color",  field, copc};
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"--stream", "off", "--screenshot", (dir / "whole.png").string()});
+    ASSERT_EQ(run(args, &out), 0) << out;
+    args = common;
+    args.insert(args.end(), {"--point-budget", "1M", "--sse", "0", "--screenshot",
+                             (dir / "stream.png").string()});
+    ASSERT_EQ(run(args, &out), 0) << out;
+    expect_same_images(dir / "whole.png", dir / "stream.png");
+  }
+  fs::remove_all(dir);
+}
+
+// A field whose extra-bytes descriptor declares a range is colored over that range while
+// streaming: the image of the file read whole with that range set by hand, not its own.
+TEST(StreamHeadless, AFieldsDeclaredRangeColorsTheStream) {
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = scratch_dir();
+  std::string copc, error;
+  ASSERT_TRUE(pr::test::extra_bytes_copc(dir, true, &copc, &error)) << error;
+  const fs::path ranged = dir / "ranged.json";
+  std::ofstream(ranged) << R"({"format": "pointraster scene", "version": 1, "color": {"range": [)"
+                        << pr::test::kDeclaredTimeLo << ", " << pr::test::kDeclaredTimeHi
+                        << "]}}\n";
+  const std::string cam = camera_for(copc);
+  const std::vector<std::string> common = {"--headless", "--width",  "320",  "--height",
+                                           "240",        "--frames", "1",    "--camera",
+                                           cam,          "--color",  "Time", copc};
+  std::string out;
+  auto draw = [&](const std::vector<std::string>& extra, const std::string& png) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--screenshot", (dir / png).string()});
+    ASSERT_EQ(run(args, &out), 0) << out;
+  };
+  draw({"--point-budget", "1M", "--sse", "0"}, "stream.png");
+  draw({ranged.string(), "--stream", "off"}, "declared.png");
+  draw({"--stream", "off"}, "own.png");
+  expect_same_images(dir / "declared.png", dir / "stream.png");
+  pr::Image a, b;
+  ASSERT_TRUE(pr::read_png((dir / "stream.png").string(), a, &error)) << error;
+  ASSERT_TRUE(pr::read_png((dir / "own.png").string(), b, &error)) << error;
+  EXPECT_NE(a.rgba, b.rgba) << "the declared range differs from the points' own";
   fs::remove_all(dir);
 }

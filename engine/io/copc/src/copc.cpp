@@ -151,6 +151,8 @@ struct CopcFile::Impl {
     info.has_color = attrs.color;
     info.has_intensity = attrs.intensity;
     info.has_classification = attrs.classification;
+    for (const io::LasExtraField& e : recs.extras)
+      info.fields.push_back(FieldInfo{e.name, e.has_range, e.lo, e.hi});
     return true;
   }
 

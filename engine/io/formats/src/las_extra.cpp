@@ -1,5 +1,7 @@
 // LAS extra bytes (LAS 1.4 R15, the "LASF_Spec" VLR of record id 4): the per-point scalar fields
 // a file appends to its records, kept by name as float fields of the cloud.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "engine/io/formats/las.h"
@@ -12,6 +14,14 @@ namespace {
 size_t type_size(uint8_t t) {
   constexpr size_t kSize[11] = {0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
   return t <= 10 ? kSize[t] : 0;
+}
+
+/// A descriptor's "anytype" of 8 bytes for a field of type `t`: an unsigned, a signed integer or a
+/// double.
+double any_value(const uint8_t* p, uint8_t t) {
+  if (t == 9 || t == 10) return get_le<double>(p);
+  if (t % 2 == 1) return double(get_le<uint64_t>(p));
+  return double(get_le<int64_t>(p));
 }
 
 double read_value(const uint8_t* p, uint8_t t) {
@@ -76,6 +86,14 @@ std::vector<LasExtraField> las_extra_fields(const Input& in, const LasHeader& h)
           f.type = type;
           f.scale = (options & 0x08) ? get_le<double>(e + 112) : 1.0;
           f.add = (options & 0x10) ? get_le<double>(e + 136) : 0.0;
+          // Min (bit 1) and max (bit 2) at bytes 64 and 88, in the field's raw units.
+          if ((options & 0x06) == 0x06) {
+            const double a = any_value(e + 64, type) * f.scale + f.add;
+            const double b = any_value(e + 88, type) * f.scale + f.add;
+            f.has_range = std::isfinite(a) && std::isfinite(b);
+            f.lo = std::min(a, b);
+            f.hi = std::max(a, b);
+          }
           fields.push_back(std::move(f));
         }
         offset += size;

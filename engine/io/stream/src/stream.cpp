@@ -18,6 +18,7 @@
 #include "engine/io/formats.h"
 #include "engine/io/survey.h"
 #include "lod.h"
+#include "pool_classes.h"
 #include "stream_pool.h"
 #include "stream_workers.h"
 
@@ -46,7 +47,8 @@ struct NodeState {
   uint64_t last_selected = 0;  ///< the update() that last selected it
   bool failed = false;
   bool in_pool = false;
-  std::vector<uint32_t> granules;  ///< its room in the pool
+  std::vector<uint32_t> granules;                     ///< its room in the pool
+  std::vector<std::pair<uint8_t, uint32_t>> classes;  ///< its points per class, while in the pool
 };
 
 struct TileSource {
@@ -86,6 +88,8 @@ struct StreamingScene::Impl {
   uint64_t cache_bytes = 0, frame = 0, nodes_failed = 0;
   StreamPool pool;
   bool pool_attributes = false, reallocated = false;
+  PoolClassFilter filter;
+  StreamClasses classes;
   LodSelection sel;
   // The selection depends only on the known hierarchy, the view and the limits: it is made again
   // when one of them changed (a node's points arriving changes none of them).
@@ -109,6 +113,7 @@ struct StreamingScene::Impl {
   bool parent_in_pool(const NodeId& id);
   bool make_room(uint64_t granules, std::vector<NodeId>& victims, size_t& next, bool& listed);
   void evict(const NodeId& id, NodeState& st);
+  void insert(const NodeId& id, NodeState& st);
   void fill_pool();
   void trim_cache();
   void prune_states();
@@ -179,6 +184,27 @@ bool StreamingScene::Impl::open_tiles(const std::vector<SurveyTile>& survey, std
   return false;
 }
 
+namespace {
+
+/// The fields of every tile by name (a field some tile lacks is zeros there, as the pool keeps
+/// it), their declared ranges joined while every tile holding the field declares one.
+void merge_fields(std::vector<FieldInfo>& all, const std::vector<FieldInfo>& tile) {
+  for (const FieldInfo& f : tile) {
+    auto it =
+        std::find_if(all.begin(), all.end(), [&](const FieldInfo& a) { return a.name == f.name; });
+    if (it == all.end()) {
+      all.push_back(f);
+    } else if (it->has_range && f.has_range) {
+      it->lo = std::min(it->lo, f.lo);
+      it->hi = std::max(it->hi, f.hi);
+    } else {
+      it->has_range = false;
+    }
+  }
+}
+
+}  // namespace
+
 void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
   info = FileInfo();
   info.file = inputs.size() == 1 ? inputs[0] : std::to_string(inputs.size()) + " inputs";
@@ -196,6 +222,7 @@ void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
       info.has_color |= fi.has_color;
       info.has_intensity |= fi.has_intensity;
       info.has_classification |= fi.has_classification;
+      merge_fields(info.fields, fi.fields);
       info.points += s.declared_points ? s.declared_points : fi.points;
       info.bounds.extend(fi.bounds);
     } else if (!tiles[t].failed) {
@@ -217,13 +244,18 @@ void StreamingScene::Impl::allocate_pool() {
     NodeState& st = nodes[id];
     st.in_pool = false;
     st.granules.clear();
+    st.classes.clear();
   }
   pooled.clear();
+  filter.clear();
+  classes.points = {};
   pool_attributes = info.has_intensity || info.has_classification;
   // A budget above the survey's points needs no room beyond them (and a frame then does not
   // walk empty batches).
   const uint64_t room = info.points ? std::min(opt.point_budget, info.points) : opt.point_budget;
-  pool.allocate(room, opt.slot_align, origin, pool_attributes, info.file);
+  std::vector<std::string> fields;
+  for (const FieldInfo& f : info.fields) fields.push_back(f.name);
+  pool.allocate(room, opt.slot_align, origin, pool_attributes, fields, info.file);
   reallocated = true;
 }
 
@@ -356,6 +388,9 @@ bool StreamingScene::Impl::parent_in_pool(const NodeId& id) {
 }
 
 void StreamingScene::Impl::evict(const NodeId& id, NodeState& st) {
+  filter.forget(st.granules);
+  for (const auto& [c, n] : st.classes) classes.points[c] -= n;
+  st.classes.clear();
   pool.remove(st.granules);
   st.granules.clear();
   st.in_pool = false;
@@ -385,6 +420,21 @@ bool StreamingScene::Impl::make_room(uint64_t granules, std::vector<NodeId>& vic
   return pool.free_granules() >= granules;
 }
 
+/// Copies a node into the pool (room made), hides its points of hidden classes and counts its
+/// classes.
+void StreamingScene::Impl::insert(const NodeId& id, NodeState& st) {
+  pool.insert(*st.cloud, st.granules);  // copied by fill_pool()'s flush(), then filtered
+  if (!pool.cloud().classification.empty()) {
+    st.classes = node_classes(*st.cloud);
+    for (const auto& [c, n] : st.classes) {
+      classes.points[c] += n;
+      classes.seen[c] = true;
+    }
+  }
+  st.in_pool = true;
+  pooled.insert(id);
+}
+
 /// Copies the selected nodes that arrived into the pool, most important first, each only once
 /// its parent is in (the picture refines without holes), at most pool_points_per_update points.
 void StreamingScene::Impl::fill_pool() {
@@ -392,6 +442,7 @@ void StreamingScene::Impl::fill_pool() {
   size_t next_victim = 0;
   bool listed = false;
   uint64_t copied = 0;
+  std::vector<const std::vector<uint32_t>*> inserted;  // the granules of the nodes copied in
   for (const LodItem& it : sel.nodes) {
     const NodeId id{it.tile, it.key};
     NodeState& st = nodes[id];
@@ -405,12 +456,13 @@ void StreamingScene::Impl::fill_pool() {
     const uint64_t n = st.cloud->size();
     if (copied > 0 && copied + n > opt.pool_points_per_update) break;
     if (!make_room(lod_slots(n, pool.granule_size()), victims, next_victim, listed)) break;
-    pool.insert(*st.cloud, st.granules);
-    st.in_pool = true;
-    pooled.insert(id);
+    insert(id, st);
+    inserted.push_back(&st.granules);
     copied += n;
   }
   pool.flush();  // the nodes' copies, every core at once (before the cache may drop a node)
+  for (const std::vector<uint32_t>* granules : inserted)
+    filter.hide(pool.cloud(), *granules, pool.granule_size());
 }
 
 /// Drops decoded nodes beyond cache_bytes, least recently selected first; the ones selected and
@@ -510,9 +562,11 @@ std::string open_failure(const std::vector<std::string>& inputs,
 
 bool StreamingScene::open(const std::vector<std::string>& inputs, std::string* error) {
   const StreamOptions opt = impl_->opt;
+  const std::array<bool, 256> hidden = impl_->filter.hidden();
   impl_ = std::make_unique<Impl>();
   Impl& s = *impl_;
   s.opt = opt;
+  s.filter.set(hidden);
   std::vector<SurveyTile> survey;
   if (!list_survey(inputs, survey, error, &opt.http)) return false;
   if (survey.empty()) {
@@ -560,8 +614,7 @@ namespace {
 bool same_view(const LodView& a, const LodView& b) {
   return a.eye == b.eye && a.right == b.right && a.up == b.up && a.forward == b.forward &&
          a.focus == b.focus && a.width == b.width && a.height == b.height && a.near_z == b.near_z &&
-         bool(a.hidden) == bool(b.hidden) && a.hidden_key == b.hidden_key &&
-         a.ortho == b.ortho;
+         bool(a.hidden) == bool(b.hidden) && a.hidden_key == b.hidden_key && a.ortho == b.ortho;
 }
 
 }  // namespace
@@ -606,6 +659,23 @@ bool StreamingScene::pool_reallocated() {
   const bool r = impl_->reallocated;
   impl_->reallocated = false;
   return r;
+}
+
+void StreamingScene::set_hidden_classes(const std::array<bool, 256>& hidden) {
+  Impl& s = *impl_;
+  if (!s.filter.set(hidden)) return;
+  // Every node in the pool shown, then filtered again: its points are rewritten in place.
+  for (const NodeId& id : s.pooled) {
+    const std::vector<uint32_t>& granules = s.nodes[id].granules;
+    if (granules.empty()) continue;
+    s.filter.show(s.pool.cloud(), granules, s.pool.granule_size());
+    s.filter.hide(s.pool.cloud(), granules, s.pool.granule_size());
+    s.pool.touch(granules);
+  }
+}
+
+const StreamClasses& StreamingScene::classes() const {
+  return impl_->classes;
 }
 
 StreamStats StreamingScene::stats() const {

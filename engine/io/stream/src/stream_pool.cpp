@@ -34,7 +34,8 @@ void copy_array(V& dst, const V& src, size_t from, size_t count, size_t at) {
 }  // namespace
 
 void StreamPool::allocate(uint64_t point_budget, uint32_t slot_align, const glm::dvec3& origin,
-                          bool attributes, const std::string& name) {
+                          bool attributes, const std::vector<std::string>& fields,
+                          const std::string& name) {
   align_ = std::max<uint32_t>(slot_align, 1);
   per_slot_ = align_ % 8 == 0 ? 8 : 1;
   granule_ = align_ / per_slot_;
@@ -56,6 +57,10 @@ void StreamPool::allocate(uint64_t point_budget, uint32_t slot_align, const glm:
     cloud_.gps_time.reserve(cap);
   }
   attributes_ = attributes;
+  for (const std::string& f : fields) {
+    cloud_.fields.push_back(ScalarField{f, {}});
+    cloud_.fields.back().values.reserve(cap);
+  }
   free_mask_.assign(size_t(slot_count_), uint8_t((1u << per_slot_) - 1));
   whole_.clear();
   partial_.clear();
@@ -105,6 +110,10 @@ void StreamPool::copy_granule(const PointCloud& node, size_t from, size_t count,
   copy_array(cloud_.returns, node.returns, from, count, at);
   copy_array(cloud_.point_source, node.point_source, from, count, at);
   copy_array(cloud_.gps_time, node.gps_time, from, count, at);
+  for (ScalarField& f : cloud_.fields) {
+    const ScalarField* own = node.field(f.name);
+    copy_array(f.values, own ? own->values : PodVector<float>(), from, count, at);
+  }
 }
 
 bool StreamPool::take_slot(std::vector<uint32_t>& out) {

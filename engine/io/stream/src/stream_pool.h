@@ -26,11 +26,12 @@ namespace pr {
 class StreamPool {
  public:
   /// Capacity: slots for `point_budget` points, plus an eighth and 16 slots for the part of each
-  /// node's last granule that stays empty; the cloud starts with one slot (NaN). `attributes`: the pool carries
-  /// intensity, classification, returns, point source and GPS time (zeros where a node lacks
-  /// them).
+  /// node's last granule that stays empty; the cloud starts with one slot (NaN). `attributes`:
+  /// the pool carries intensity, classification, returns, point source and GPS time (zeros
+  /// where a node lacks them); `fields`: the named scalar fields it carries (zeros where a node
+  /// lacks one).
   void allocate(uint64_t point_budget, uint32_t slot_align, const glm::dvec3& origin,
-                bool attributes, const std::string& name);
+                bool attributes, const std::vector<std::string>& fields, const std::string& name);
   /// Granules: the unit a node's room is counted in (a node of n points takes ceil(n / size)).
   uint64_t granules() const { return slot_count_ * per_slot_; }
   uint64_t free_granules() const { return free_granules_; }
@@ -47,6 +48,10 @@ class StreamPool {
   /// The granules changed since the last call, as sorted, disjoint point ranges (granules less
   /// than 65536 points apart merged, with the unchanged points between them).
   std::vector<PoolRange> take_changes();
+  /// Counts `granules` as changed (their points were rewritten in place: the class filter).
+  void touch(const std::vector<uint32_t>& granules) {
+    changed_.insert(changed_.end(), granules.begin(), granules.end());
+  }
 
   PointCloud& cloud() { return cloud_; }
   /// Slots the cloud holds now (the extent) and at most (the capacity).

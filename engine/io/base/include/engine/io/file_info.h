@@ -60,6 +60,14 @@ struct CopcInfo {
   uint32_t unread_pages = 0;
 };
 
+/// A named scalar field of a file (LAS extra bytes): its name and, where the file declares them,
+/// its least and greatest values.
+struct FieldInfo {
+  std::string name;
+  bool has_range = false;
+  double lo = 0.0, hi = 0.0;
+};
+
 /// What --info reports about a file.
 struct FileInfo {
   std::string file;
@@ -71,6 +79,8 @@ struct FileInfo {
   bool has_color = false;
   bool has_intensity = false;
   bool has_classification = false;
+  /// COPC: the named scalar fields its points carry (the streamed pool's); else empty.
+  std::vector<FieldInfo> fields;
   double seconds = 0.0;
   std::vector<ScanInfo> scans;  ///< E57: every scan of the file, in its order; else empty
   CopcInfo copc;                ///< COPC: its octree; else present == false

@@ -17,6 +17,7 @@
 // evicted) so that turning back costs no I/O.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,14 @@
 #include "engine/point_cloud.h"
 
 namespace pr {
+
+/// The classes of a streamed survey as far as its nodes have arrived (the pool's classification).
+struct StreamClasses {
+  std::array<uint64_t, 256> points{};  ///< points in the pool per class, hidden ones too
+  /// A node holding the class has been in the pool (a class whose nodes left it keeps its place,
+  /// with 0 points).
+  std::array<bool, 256> seen{};
+};
 
 class StreamingScene {
  public:
@@ -68,6 +77,14 @@ class StreamingScene {
   PointCloud& pool();
   /// True once after the pool was reallocated (the caller hands it to the renderer again).
   bool pool_reallocated();
+
+  /// The class filter (engine/colorize.h's apply_class_filter() for the pool): the points of every
+  /// class c with hidden[c] are not drawn (NaN positions), in the nodes in the pool now (their
+  /// ranges are handed over at the next update()) and in every node copied in later. It stays
+  /// through a new pool.
+  void set_hidden_classes(const std::array<bool, 256>& hidden);
+  /// Empty while the survey has no classification.
+  const StreamClasses& classes() const;
 
   StreamStats stats() const;
   /// Messages for the user (a tile that did not open, a node skipped, a server error), each once,

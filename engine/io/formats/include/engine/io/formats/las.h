@@ -74,6 +74,10 @@ struct LasExtraField {
   size_t offset = 0;  ///< in the record
   uint8_t type = 0;   ///< the LAS data type, 1 - 10 (uint8 ... double)
   double scale = 1.0, add = 0.0;
+  /// The least and greatest values the descriptor declares (its options' min and max bits),
+  /// scale and offset applied.
+  bool has_range = false;
+  double lo = 0.0, hi = 0.0;
 
   /// The value in `record`, scale and offset applied.
   float value(const uint8_t* record) const;

@@ -1,0 +1,220 @@
+// What a streamed pool carries beyond positions and colors, against the file read whole: the class
+// filter (the points of hidden classes NaN, in nodes copied in before and after it is set, through
+// a new pool, and shown again), the classes of the nodes that arrived, and the named scalar fields
+// of COPC files with extra bytes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include "engine/colorize.h"
+#include "engine/io/io.h"
+#include "engine/io/stream.h"
+#include "extra_bytes_copc.h"
+#include "testdata.h"
+
+namespace pr {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string copc_path(const char* name) {
+  return test::data_path("laz") + "/" + name;
+}
+
+/// A point's position, class and named fields, compared bit for bit.
+using Point = std::tuple<float, float, float, uint8_t, std::vector<float>>;
+
+/// The drawn (non-NaN) points of a cloud, sorted: position, class, every field's value.
+std::vector<Point> drawn_points(const PointCloud& c) {
+  std::vector<Point> out;
+  for (size_t i = 0; i < c.size(); ++i) {
+    const Float3 p = c.positions[i];
+    if (std::isnan(p.x)) continue;
+    std::vector<float> fields;
+    for (const ScalarField& f : c.fields) fields.push_back(f.values[i]);
+    out.emplace_back(p.x, p.y, p.z, i < c.classification.size() ? c.classification[i] : 0,
+                     std::move(fields));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// A camera three radii from the centre of `b` on -y, looking at it (z up), 90 degrees.
+LodView view_of(const Bounds& b) {
+  const double r = std::max(0.5 * glm::length(b.size()), 1e-3);
+  LodView v;
+  v.forward = {0, 1, 0};
+  v.right = {1, 0, 0};
+  v.up = {0, 0, 1};
+  v.eye = b.center() - v.forward * (3.0 * r);
+  v.focus = 1.0;
+  v.width = v.height = 256;
+  return v;
+}
+
+StreamOptions options(uint64_t budget) {
+  StreamOptions o;
+  o.point_budget = budget;
+  o.sse_px = 0.0;
+  o.threads = 2;
+  o.cache_bytes = 256ull << 20;
+  return o;
+}
+
+PointCloud load(const std::string& path) {
+  PointCloud cloud;
+  std::string error;
+  EXPECT_TRUE(load_point_cloud(path, cloud, nullptr, &error)) << error;
+  return cloud;
+}
+
+/// The loaded cloud with the classes of `hidden` taken out by the loaded path's filter.
+PointCloud hidden_whole(const PointCloud& whole, const std::array<bool, 256>& hidden) {
+  PointCloud c = whole;
+  HiddenPoints stash;
+  apply_class_filter(c, hidden, stash);
+  return c;
+}
+
+// Hidden classes are NaN in the pool as apply_class_filter() makes them in the loaded cloud: set
+// before any node arrives, changed after convergence (the pool's nodes rewritten and handed over),
+// and kept through a new pool.
+TEST(StreamFeatures, ClassFilterHidesWhatTheLoadedCloudHides) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("1.2-with-color.copc.laz");
+  const PointCloud whole = load(path);
+  std::array<bool, 256> ground{};
+  ground[2] = true;
+  const std::vector<Point> without_ground = drawn_points(hidden_whole(whole, ground));
+  ASSERT_LT(without_ground.size(), whole.size());
+  ASSERT_FALSE(without_ground.empty());
+
+  StreamingScene scene(options(whole.size()));
+  std::string error;
+  scene.set_hidden_classes(ground);
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  EXPECT_TRUE(scene.pool_reallocated());  // the first pool
+  const LodView view = view_of(scene.info().bounds);
+  ASSERT_TRUE(scene.wait_converged(view, 20.0));
+  EXPECT_TRUE(drawn_points(scene.pool()) == without_ground);
+
+  // Shown again: every point, and the update hands over the ranges of the pool's nodes.
+  scene.set_hidden_classes({});
+  std::vector<PoolRange> ranges = scene.update(view);
+  EXPECT_FALSE(ranges.empty());
+  EXPECT_TRUE(drawn_points(scene.pool()) == drawn_points(whole));
+
+  // The other class hidden, then a new budget: a new pool, filled again, still filtered.
+  std::array<bool, 256> unclassified{};
+  unclassified[1] = true;
+  scene.set_hidden_classes(unclassified);
+  ranges = scene.update(view);
+  EXPECT_FALSE(ranges.empty());
+  const std::vector<Point> without_1 = drawn_points(hidden_whole(whole, unclassified));
+  EXPECT_TRUE(drawn_points(scene.pool()) == without_1);
+  StreamOptions o = scene.options();
+  o.point_budget = whole.size() + 5000;
+  scene.set_options(o);
+  ASSERT_TRUE(scene.wait_converged(view, 20.0));
+  EXPECT_TRUE(scene.pool_reallocated());
+  EXPECT_TRUE(drawn_points(scene.pool()) == without_1);
+}
+
+// A filter set while the view still loads applies to the nodes that arrive after it.
+TEST(StreamFeatures, NodesArrivingAfterTheFilterAreFiltered) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("simple_with_page.copc.laz");
+  const PointCloud whole = load(path);
+  std::array<bool, 256> ground{};
+  ground[2] = true;
+  StreamingScene scene(options(whole.size()));
+  std::string error;
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  const LodView view = view_of(scene.info().bounds);
+  scene.update(view);  // the first requests, nothing in the pool yet
+  scene.set_hidden_classes(ground);
+  ASSERT_TRUE(scene.wait_converged(view, 20.0));
+  EXPECT_TRUE(drawn_points(scene.pool()) == drawn_points(hidden_whole(whole, ground)));
+}
+
+// The classes of the nodes in the pool, counted as the file holds them (hidden ones too).
+TEST(StreamFeatures, ClassesOfTheArrivedNodes) {
+  REQUIRE_TESTDATA("laz");
+  const std::string path = copc_path("simple.copc.laz");
+  const PointCloud whole = load(path);
+  std::map<int, uint64_t> want;
+  for (const uint8_t c : whole.classification) ++want[c];
+  StreamingScene scene(options(whole.size()));
+  std::string error;
+  ASSERT_TRUE(scene.open({path}, &error)) << error;
+  for (const bool seen : scene.classes().seen) EXPECT_FALSE(seen);  // nothing arrived yet
+  std::array<bool, 256> ground{};
+  ground[2] = true;
+  scene.set_hidden_classes(ground);
+  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+  std::map<int, uint64_t> got;
+  for (int c = 0; c < 256; ++c) {
+    EXPECT_EQ(scene.classes().seen[size_t(c)], scene.classes().points[size_t(c)] > 0) << c;
+    if (scene.classes().points[size_t(c)]) got[c] = scene.classes().points[size_t(c)];
+  }
+  EXPECT_EQ(got, want);
+}
+
+// A COPC file with extra bytes: the pool carries its named fields, each point's values those of
+// the file read whole; the survey names them.
+TEST(StreamFeatures, PoolCarriesTheNamedFields) {
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = fs::temp_directory_path() / ("pr_stream_fields_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string copc, error;
+  ASSERT_TRUE(test::extra_bytes_copc(dir, false, &copc, &error)) << error;
+  const PointCloud whole = load(copc);
+  ASSERT_FALSE(whole.fields.empty());
+  StreamingScene scene(options(whole.size()));
+  ASSERT_TRUE(scene.open({copc}, &error)) << error;
+  ASSERT_EQ(scene.info().fields.size(), whole.fields.size());
+  for (size_t k = 0; k < whole.fields.size(); ++k)
+    EXPECT_EQ(scene.info().fields[k].name, whole.fields[k].name);
+  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+  ASSERT_EQ(scene.pool().fields.size(), whole.fields.size());
+  for (size_t k = 0; k < whole.fields.size(); ++k)
+    EXPECT_EQ(scene.pool().fields[k].name, whole.fields[k].name);
+  const std::vector<Point> pool = drawn_points(scene.pool());
+  EXPECT_EQ(pool.size(), whole.size());
+  EXPECT_TRUE(pool == drawn_points(whole));
+  fs::remove_all(dir);
+}
+
+// The range a file's extra-bytes descriptor declares (its min and max) is the survey's field
+// range; a field without one has none.
+TEST(StreamFeatures, DeclaredFieldRanges) {
+  REQUIRE_TESTDATA("las");
+  const fs::path dir = fs::temp_directory_path() / ("pr_stream_range_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string copc, error;
+  ASSERT_TRUE(test::extra_bytes_copc(dir, true, &copc, &error)) << error;
+  StreamingScene scene(options(1'000'000));
+  ASSERT_TRUE(scene.open({copc}, &error)) << error;
+  int checked = 0;
+  for (const FieldInfo& f : scene.info().fields) {
+    if (f.name == "Time") {
+      EXPECT_TRUE(f.has_range);
+      EXPECT_EQ(f.lo, double(test::kDeclaredTimeLo));
+      EXPECT_EQ(f.hi, double(test::kDeclaredTimeHi));
+      ++checked;
+    } else if (f.name == "Intensity") {
+      EXPECT_FALSE(f.has_range);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pr
