@@ -1,7 +1,7 @@
-// A survey: the tiles several inputs name. A COPC file or URL is one tile; a folder gives its
-// COPC files (*.copc.laz, sorted by name); a virtual point cloud (.vpc: PDAL wrench's format, a
-// GeoJSON FeatureCollection of STAC Items, one per file) gives its items' data assets, with the
-// bounds (`proj:bbox`) and point count (`pc:count`) it declares, so that a tile out of view is
+// A survey: the tiles several inputs name. A COPC file or URL is one tile, an EPT dataset (its
+// ept.json, or a folder holding it) one tile; another folder gives its COPC files (*.copc.laz,
+// sorted by name); a virtual point cloud (.vpc: PDAL wrench's format, a GeoJSON FeatureCollection
+// of STAC Items, one per file) gives its items' data assets, with the bounds (`proj:bbox`) and point count (`pc:count`) it declares, so that a tile out of view is
 // never opened.
 #pragma once
 
