@@ -86,9 +86,9 @@ void expect_same_images(const fs::path& a, const fs::path& b) {
 /// Renders `input` headless into `png`: whole (--stream off) or streamed at full detail.
 void render(const std::string& input, const std::string& cam, const std::string& color,
             bool streamed, const fs::path& png, std::string* out) {
-  std::vector<std::string> args = {"--headless", "--width", "320",    "--height", "240",
-                                   "--frames",   "2",       "--camera", cam,      "--color",
-                                   color,        "--screenshot", png.string(), input};
+  std::vector<std::string> args = {
+      "--headless", "--width", "320",     "--height", "240",          "--frames",   "2",
+      "--camera",   cam,       "--color", color,      "--screenshot", png.string(), input};
   if (streamed)
     args.insert(args.end(), {"--point-budget", "10M", "--sse", "0"});
   else
@@ -152,8 +152,7 @@ TEST(EptInfo, NamesFormatPointsBoundsDataTypeAndAttributes) {
   EXPECT_NE(text.find("  bounds max  -8242445.000000 4966707.000000 51.000000\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("  attributes  color intensity classification\n"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("  attributes  color intensity classification\n"), std::string::npos) << text;
   const std::string json = pr::info_json(r);
   EXPECT_NE(json.find("\"format\":\"EPT\""), std::string::npos) << json;
   // A description that does not hold: one line, no report.

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <tuple>
 
@@ -204,8 +204,8 @@ TEST(IoEpt, NodesHoldWhatLaspyAndZstandardRead) {
                           std::to_string(key.y) + "-" + std::to_string(key.z);
     SCOPED_TRACE(std::string(name) + " " + k);
     std::string out;
-    ASSERT_TRUE(run(python + " " + script + " " + ept_path(name) + " " + k + " " + table.string(),
-                    out))
+    ASSERT_TRUE(
+        run(python + " " + script + " " + ept_path(name) + " " + k + " " + table.string(), out))
         << out;
     const std::vector<char> raw = test::read_bytes(table);
     std::vector<double> ref(raw.size() / 8);
@@ -403,8 +403,8 @@ TEST(IoEpt, ServerErrorsAreOneLineAndTheRestDraws) {
   REQUIRE_TESTDATA("ept");
   const fs::path dir = scratch("served");
   test::copy_ept("lone-star-laszip", dir / "lone-star");
-  fs::remove(dir / "lone-star/ept-data/1-0-1-0.laz");             // 404
-  fs::remove(dir / "lone-star/ept-hierarchy/2-3-2-1.json");        // 404
+  fs::remove(dir / "lone-star/ept-data/1-0-1-0.laz");        // 404
+  fs::remove(dir / "lone-star/ept-hierarchy/2-3-2-1.json");  // 404
   START_NGINX(server, dir.string(), "");
   std::vector<std::string> messages;
   EXPECT_EQ(stream_points({server.url("lone-star/ept.json")}, messages), 518862u - 25867 - 37423);
@@ -426,9 +426,8 @@ TEST(IoEpt, ConvertsToCopcWithEveryPoint) {
   const fs::path out = scratch("lone-star.copc.laz");
   ConvertResult result;
   std::string error;
-  ASSERT_TRUE(
-      convert_point_clouds({ept_path("lone-star-laszip")}, out.string(), {}, nullptr, &result,
-                           &error))
+  ASSERT_TRUE(convert_point_clouds({ept_path("lone-star-laszip")}, out.string(), {}, nullptr,
+                                   &result, &error))
       << error;
   EXPECT_EQ(result.points, 518862u);
   PointCloud c;

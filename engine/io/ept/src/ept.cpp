@@ -1,6 +1,9 @@
 // EPT datasets (engine/io/ept.h): ept.json parsed and checked, hierarchy files read into COPC's
 // entries, every node read into one cloud. Nodes decode in ept_node.cpp.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <unordered_set>
@@ -276,7 +279,8 @@ std::unique_ptr<EptDataset> EptDataset::parse(const std::string& ept_json, const
   m.dim_x = sc.dim_x, m.dim_y = sc.dim_y, m.dim_z = sc.dim_z;
   m.attrs = sc.attrs;
   Bounds cube, conforming;
-  if (!read_box(doc, "bounds", cube, false)) return bad("bounds is not 6 finite numbers, min < max");
+  if (!read_box(doc, "bounds", cube, false))
+    return bad("bounds is not 6 finite numbers, min < max");
   const bool has_conforming = read_box(doc, "boundsConforming", conforming, true);
   const auto type = doc.find("dataType");
   m.data_type = type != doc.end() && type->is_string() ? type->get<std::string>() : "";
@@ -366,8 +370,8 @@ bool EptDataset::read_hierarchy(const CopcKey& key, std::vector<CopcEntry>& entr
       continue;
     }
     const json& v = it.value();
-    const bool whole = v.is_number_integer() && v.get<int64_t>() >= -1 &&
-                       v.get<int64_t>() <= int64_t(INT32_MAX);
+    const bool whole =
+        v.is_number_integer() && v.get<int64_t>() >= -1 && v.get<int64_t>() <= int64_t(INT32_MAX);
     if (!whole) {
       warn("entry " + it.key() + " has the count " + v.dump() + " (a whole number from -1)");
       continue;
@@ -434,7 +438,8 @@ bool EptDataset::read_all(PointCloud& out, std::vector<std::string>* warnings,
     add_node_points(out, node);
   }
   const size_t slash = m.base.find_last_of('/', m.base.size() >= 2 ? m.base.size() - 2 : 0);
-  out.name = m.base.empty() ? "ept.json" : m.base.substr(slash == std::string::npos ? 0 : slash + 1);
+  out.name =
+      m.base.empty() ? "ept.json" : m.base.substr(slash == std::string::npos ? 0 : slash + 1);
   if (!out.name.empty() && out.name.back() == '/') out.name.pop_back();
   return true;
 }

@@ -19,17 +19,25 @@ double dim_value(const uint8_t* r, const EptDimension& d) {
   switch (d.type) {
     case 's':
       switch (d.size) {
-        case 1: return double(int8_t(p[0]));
-        case 2: return double(io::get_le<int16_t>(p));
-        case 4: return double(io::get_le<int32_t>(p));
-        default: return double(io::get_le<int64_t>(p));
+        case 1:
+          return double(int8_t(p[0]));
+        case 2:
+          return double(io::get_le<int16_t>(p));
+        case 4:
+          return double(io::get_le<int32_t>(p));
+        default:
+          return double(io::get_le<int64_t>(p));
       }
     case 'u':
       switch (d.size) {
-        case 1: return double(p[0]);
-        case 2: return double(io::get_le<uint16_t>(p));
-        case 4: return double(io::get_le<uint32_t>(p));
-        default: return double(io::get_le<uint64_t>(p));
+        case 1:
+          return double(p[0]);
+        case 2:
+          return double(io::get_le<uint16_t>(p));
+        case 4:
+          return double(io::get_le<uint32_t>(p));
+        default:
+          return double(io::get_le<uint64_t>(p));
       }
     default:
       return d.size == 4 ? double(io::get_le<float>(p)) : io::get_le<double>(p);
@@ -222,8 +230,8 @@ bool EptDataset::Impl::decode_laz(const uint8_t* data, size_t size, uint64_t poi
     done += size_t(c.points);
   }
   if (done != points) {
-    why = "its LAZ chunks hold " + std::to_string(done) + " of " + std::to_string(points) +
-          " points";
+    why =
+        "its LAZ chunks hold " + std::to_string(done) + " of " + std::to_string(points) + " points";
     return false;
   }
   conform(out, attrs);
@@ -249,7 +257,9 @@ bool EptDataset::read_node(const CopcKey& key, int64_t points, const glm::dvec3&
   const Impl& m = *impl_;
   out = PointCloud{};
   out.origin = origin;
-  const std::string ext = m.data_type == "laszip" ? ".laz" : m.data_type == "binary" ? ".bin" : ".zst";
+  const std::string ext = m.data_type == "laszip"   ? ".laz"
+                          : m.data_type == "binary" ? ".bin"
+                                                    : ".zst";
   const std::string file = "ept-data/" + ept_key_text(key) + ext;
   auto fail_node = [&](const std::string& why) {
     out = PointCloud{};

@@ -66,7 +66,8 @@ bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, 
                       LoadProgress* progress, const LoadOptions* options) {
   const auto t0 = std::chrono::steady_clock::now();
   out = PointCloud{};
-  if (const std::string ept = ept_json_of(path); !ept.empty() && ept.find("://") == std::string::npos) {
+  if (const std::string ept = ept_json_of(path);
+      !ept.empty() && ept.find("://") == std::string::npos) {
     const bool ok = load_ept(ept, out, info, error);
     if (ok && info)
       info->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

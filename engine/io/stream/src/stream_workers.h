@@ -40,11 +40,11 @@ struct RequestIdHash {
 
 struct Request {
   RequestId id;
-  std::string href;                ///< kOpen: the tile's path or URL
-  HttpOptions http;                ///< kOpen
+  std::string href;                  ///< kOpen: the tile's path or URL
+  HttpOptions http;                  ///< kOpen
   std::shared_ptr<TileReader> file;  ///< kPage, kNode
   CopcEntry entry;                   ///< kPage (key, offset, byte size), kNode
-  glm::dvec3 origin{0.0};          ///< kNode: the scene's origin
+  glm::dvec3 origin{0.0};            ///< kNode: the scene's origin
   std::shared_ptr<std::atomic<bool>> cancel;
   bool taken = false;  ///< in the queue: taken by a worker along with the node before it
 };

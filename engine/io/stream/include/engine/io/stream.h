@@ -1,5 +1,6 @@
 // Streaming by level of detail: clouds larger than memory (COPC files, EPT datasets, URLs, folders
-// of tiles, virtual point clouds) drawn from the octree nodes the view needs, within a point budget.
+// of tiles, virtual point clouds) drawn from the octree nodes the view needs, within a point
+// budget.
 //
 // Each update() (once a frame, on the frame's thread; it never waits for I/O):
 //  1. selects nodes: the octree is walked from every tile's root, largest projected size first;
