@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/parallel.h"
 #include "ept_internal.h"
 
 namespace pr {
@@ -428,14 +429,29 @@ bool EptDataset::read_all(PointCloud& out, std::vector<std::string>* warnings,
       if (e.point_count > 0) nodes.push_back(e);
     }
   }
-  for (const CopcEntry& e : nodes) {
-    PointCloud node;
-    std::string err;
-    if (!read_node(e.key, e.point_count, out.origin, node, &err)) {
-      if (warnings) warnings->push_back(err + " (node skipped)");
-      continue;
+  // Nodes decode in parallel, a few per thread at a time (bounded memory), and join the cloud in
+  // the hierarchy's order, so that every read gives the same cloud.
+  const size_t batch = 2 * size_t(default_threads());
+  for (size_t b = 0; b < nodes.size(); b += batch) {
+    const size_t n = std::min(batch, nodes.size() - b);
+    std::vector<PointCloud> clouds(n);
+    std::vector<std::string> errors(n);
+    std::vector<uint8_t> ok(n, 0);
+    parallel_for(
+        n,
+        [&](size_t lo, size_t hi) {
+          for (size_t i = lo; i < hi; ++i) {
+            const CopcEntry& e = nodes[b + i];
+            ok[i] = read_node(e.key, e.point_count, out.origin, clouds[i], &errors[i]);
+          }
+        },
+        0, 1);
+    for (size_t i = 0; i < n; ++i) {
+      if (ok[i])
+        add_node_points(out, clouds[i]);
+      else if (warnings)
+        warnings->push_back(errors[i] + " (node skipped)");
     }
-    add_node_points(out, node);
   }
   const size_t slash = m.base.find_last_of('/', m.base.size() >= 2 ? m.base.size() - 2 : 0);
   out.name =
