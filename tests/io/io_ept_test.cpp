@@ -262,6 +262,16 @@ TEST(IoEpt, UrlStreamsLikeThePath) {
     EXPECT_TRUE(points_of(scene.pool()) == points_of(all));
     EXPECT_TRUE(scene.take_messages().empty());
   }
+  // Each file is read whole: a first request of up to 16 KiB (the source's probe), and one more
+  // for the rest of a larger file. lone-star: ept.json, 6 hierarchy files, 13 nodes;
+  // ellipsoid: ept.json, 1 hierarchy file, 1 node.
+  uint64_t connections = 0, requests = 0;
+  std::string error;
+  ASSERT_TRUE(server.counts(&connections, &requests, &error)) << error;
+  EXPECT_LE(requests, 2u * (20 + 3));
+  std::printf("EPT over HTTP: %llu requests on %llu connections\n",
+              static_cast<unsigned long long>(requests),
+              static_cast<unsigned long long>(connections));
 }
 
 /// Streams `input` at full detail; the points drawn and the messages.
@@ -331,12 +341,18 @@ TEST(IoEpt, BrokenNodesAndHierarchiesGiveOneLineEachAndTheRestDraws) {
          test::write_bytes(d / "ept-hierarchy/2-3-3-1.json", "{\"2-3-3-1\":41734,\"1-0-0-0\":5}");
        },
        0, "1-0-0-0"},
+      {"a count beyond 2^63",
+       [](const fs::path& d) {
+         test::write_bytes(d / "ept-hierarchy/2-3-3-1.json",
+                           "{\"2-3-3-1\":41734,\"3-6-6-2\":18446744073709551615}");
+       },
+       0, "3-6-6-2 has the count"},
       {"a count that is no count",
        [](const fs::path& d) {
          test::write_bytes(d / "ept-hierarchy/2-3-3-1.json",
                            "{\"2-3-3-1\":41734,\"3-6-6-2\":\"many\"}");
        },
-       0, "3-6-6-2"},
+       0, "3-6-6-2 has the count"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

@@ -371,8 +371,9 @@ bool EptDataset::read_hierarchy(const CopcKey& key, std::vector<CopcEntry>& entr
       continue;
     }
     const json& v = it.value();
-    const bool whole =
-        v.is_number_integer() && v.get<int64_t>() >= -1 && v.get<int64_t>() <= int64_t(INT32_MAX);
+    // An unsigned value is read as such (one above 2^63 would wrap to a negative int64).
+    const bool whole = v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t(INT32_MAX)
+                                              : v.is_number_integer() && v.get<int64_t>() == -1;
     if (!whole) {
       warn("entry " + it.key() + " has the count " + v.dump() + " (a whole number from -1)");
       continue;
