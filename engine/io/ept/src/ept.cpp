@@ -252,7 +252,6 @@ std::unique_ptr<EptDataset> EptDataset::parse(const std::string& ept_json, const
   std::unique_ptr<EptDataset> d(new EptDataset());
   Impl& m = *d->impl_;
   m.json_href = m.name = ept_json;
-  m.base = ept_json.substr(0, ept_json.size() - std::min<size_t>(ept_json.size(), 8));
   if (is_http(ept_json)) {
     const std::string path = ept_json.substr(0, ept_json.find_first_of("?#"));
     m.base = path.substr(0, path.rfind('/') + 1);
