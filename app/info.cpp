@@ -11,6 +11,7 @@
 
 #include "engine/frame_stats.h"
 #include "engine/io/copc.h"
+#include "engine/io/ept_source.h"
 #include "engine/io/formats.h"
 #include "engine/io/open_byte_source.h"
 #include "engine/io/survey.h"
@@ -161,10 +162,26 @@ FileReport describe_survey(const std::string& path, const FormatEntry& format,
   return r;
 }
 
+/// An EPT dataset (its ept.json, its folder, a URL) from its ept.json alone: format "EPT", the
+/// version, dataType, span and SRS, points, bounds, attributes; no hierarchy file, no node.
+FileReport describe_ept(const std::string& path) {
+  FileReport r;
+  r.info.file = path;
+  Stopwatch sw;
+  std::unique_ptr<EptDataset> d = open_ept(path, nullptr, &r.error);
+  if (!d) return r;
+  r.ok = true;
+  r.info = d->info();
+  r.info.file = path;
+  r.info.seconds = sw.ms() * 1e-3;
+  return r;
+}
+
 }  // namespace
 
 FileReport describe_file(const std::string& path, const LoadOptions& options,
                          const HttpOptions* http) {
+  if (!ept_json_of(path).empty()) return describe_ept(path);
   const FormatEntry* format = find_format_by_path(path);
   if (format && format->survey()) return describe_survey(path, *format, http);
   // A COPC file or URL is described from its header and hierarchy; a URL can be nothing else.

@@ -348,8 +348,9 @@ void add_stream_options(CLI::App& app, Options& o) {
         [&o](const std::string& v) { o.cache_memory = parse_bytes("--cache-memory", v); });
   value(
       app, "--stream", "on|off",
-      "on: stream COPC files by level of detail (the default); off: read\n"
-      "them whole (URLs, folders and .vpc surveys always stream)",
+      "on: stream COPC files and EPT datasets by level of detail (the\n"
+      "default); off: read them whole (URLs, other folders and .vpc surveys\n"
+      "always stream)",
       [&o](const std::string& v) { o.stream = parse_switch("--stream", v, false) == Toggle::kOn; });
   flag(app, "--no-wait", o.no_wait,
        "headless streaming: draw the frames as the nodes arrive, without\n"

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/io/ept.h"
 #include "option_fields.h"
 #include "options.h"
 
@@ -32,6 +33,8 @@ bool numbers(const std::string& v, size_t n, double* out) {
 
 bool is_scene_file(const std::string& path) {
   if (path.size() < 5) return false;
+  // An EPT dataset's description (ept.json, engine/io/ept.h) is a point cloud, not a scene.
+  if (!ept_json_of(path).empty()) return false;
   std::string tail = path.substr(path.size() - 5);
   for (char& c : tail) c = char(std::tolower(static_cast<unsigned char>(c)));
   return tail == ".json";

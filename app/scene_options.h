@@ -27,7 +27,7 @@ void finish_scene_options(Options& o);
 /// finite; the camera in degrees as --camera takes it); false with the message.
 bool parse_annotation(const std::string& v, Annotation* out, std::string* error);
 
-/// Whether `path` ends in .json (any case): a scene file.
+/// Whether `path` ends in .json (any case) and is no EPT dataset's ept.json: a scene file.
 bool is_scene_file(const std::string& path);
 
 }  // namespace pr

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/io/ept.h"
 #include "engine/io/formats.h"
 #include "engine/parallel.h"
 #include "startup.h"
@@ -26,10 +27,12 @@ bool streams(const std::vector<std::string>& files, bool stream_copc, std::strin
   size_t streamed = 0;
   for (const std::string& f : files) {
     std::error_code ec;
-    // A COPC file streams unless --stream off; URLs, folders and .vpc surveys always do.
+    // A COPC file or an EPT dataset on disk streams unless --stream off; URLs, other folders and
+    // .vpc surveys always do.
     const FormatEntry* format = find_format_by_path(f);
     const bool copc_file =
-        !is_url(f) && std::filesystem::is_regular_file(f, ec) && !(format && format->survey());
+        !is_url(f) && ((std::filesystem::is_regular_file(f, ec) && !(format && format->survey())) ||
+                       !ept_json_of(f).empty());
     if (is_streamed_input(f) && (stream_copc || !copc_file)) ++streamed;
   }
   if (streamed == 0 || streamed == files.size()) return streamed > 0;

@@ -10,7 +10,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3 python3-venv python3-pip
       libsdl2-dev libglm-dev libimgui-dev libstb-dev libgl-dev libgl1-mesa-dri
       libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth clang libpugixml-dev
-      libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev
+      libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev libzstd-dev
       libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg openssl)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -17,7 +17,8 @@ bool OpenBox::refresh(std::string* error) {
     if (name.empty() || name[0] == '.') continue;
     std::error_code e2;
     const bool is_dir = de.is_directory(e2);
-    if (is_dir || is_point_cloud_file(name) || is_scene_file(name))
+    // ept.json: an EPT dataset's description (engine/io/ept.h), which streams.
+    if (is_dir || is_point_cloud_file(name) || is_scene_file(name) || name == "ept.json")
       listing.emplace_back(name, is_dir);
     if (!is_dir && is_tile_file(name)) ++copc_files;
   }

@@ -1,6 +1,6 @@
 // The Open box's folder list (app/viewer/open_box.h): folders first, then the files a reader takes
-// and .vpc surveys, by name, hidden ones and other files left out; the COPC files counted, so
-// that the folder can open as one survey of them.
+// and .vpc surveys and EPT descriptions (ept.json), by name, hidden ones and other files left out;
+// the COPC files counted, so that the folder can open as one survey of them.
 #include "viewer/open_box.h"
 
 #include <gtest/gtest.h>
@@ -19,14 +19,14 @@ TEST(OpenBoxListing, FoldersThenCloudFilesAndSurveysWithTheCopcFilesCounted) {
   fs::create_directories(dir / "tiles");
   fs::create_directories(dir / ".hidden_folder");
   for (const char* name : {"b.copc.laz", "A.COPC.LAZ", "survey.vpc", "plain.las", "notes.md",
-                           ".hidden.las", "scan.e57"})
+                           ".hidden.las", "scan.e57", "ept.json"})
     std::ofstream(dir / name) << "x";
   pr::OpenBox box;
   box.dir = dir.string();
   std::string err;
   ASSERT_TRUE(box.refresh(&err)) << err;
   std::vector<std::pair<std::string, bool>> expected = {
-      {"tiles", true},      {"A.COPC.LAZ", false}, {"b.copc.laz", false},
+      {"tiles", true},      {"A.COPC.LAZ", false}, {"b.copc.laz", false}, {"ept.json", false},
       {"plain.las", false}, {"scan.e57", false},   {"survey.vpc", false}};
   EXPECT_EQ(box.listing, expected);
   EXPECT_EQ(box.copc_files, 2u);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer target per reader (and one for the COPC hierarchy and VLR parser) with clang
-# (-fsanitize=fuzzer,address,undefined) and runs each for a bounded time, seeded with
-# tests/data and the kept regressions.
+# Builds one libFuzzer target per reader (and one for the COPC hierarchy and VLR parser, one for
+# EPT datasets) with clang (-fsanitize=fuzzer,address,undefined) and runs each for a bounded time,
+# seeded with tests/data and the kept regressions.
 #   tests/fuzz/run_fuzz.sh [seconds per target (15)] [build dir (build-fuzz)] [targets (all), e.g. copc,laz]
 # Exits non-zero if any target crashes; the crashing input is copied to
 # tests/fuzz/regressions/<target>/ (replayed by io_tests IoFuzzRegressions); compiles and runs go as many at a time as there are cores.
@@ -13,7 +13,7 @@ out="${2:-$root/build-fuzz}"
 only="${3:-}"
 data="$root/tests/data"
 cxx="${CXX_FUZZ:-clang++}"
-for d in ply las pcd pts text e57 laz; do
+for d in ply las pcd pts text e57 laz ept; do
   if [[ ! -d "$data/$d" ]]; then
     echo "run_fuzz.sh: test data $data/$d is absent: tests/data belongs to the checkout" >&2
     exit 1
@@ -32,11 +32,12 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 #   it adds about 15 s to the test command)]
 # A target whose enumerator is "-" has a source of its own, fuzz_<name>.cpp (copc: CopcFile and
 # parse_copc_page; its seeds are the COPC files among laz/, the small ones whole under -max_len;
-# laz_encode: the input as point records through the LAZ chunk encoders and back).
+# laz_encode: the input as point records through the LAZ chunk encoders and back; ept: an EPT
+# dataset in memory, its seeds the test data's ept.json files).
 targets=("ply:kPly:fuzz.ply:ply" "las:kLas:fuzz.las:las laz" "pcd:kPcd:fuzz.pcd:pcd"
          "pts:kPts:fuzz.pts:pts" "xyz:kXyz:fuzz.xyz:text" "e57:kE57:fuzz.e57:e57"
          "laz:kLaz:fuzz.laz:laz:12" "detect:kUnknown:fuzz.bin:ply las pcd pts text e57 laz"
-         "copc:-:fuzz.copc.laz:laz" "laz_encode:-:-:las")
+         "copc:-:fuzz.copc.laz:laz" "laz_encode:-:-:las" "ept:-:-:ept")
 # The engine's sources are compiled once into objects shared by all targets; a changed header
 # rebuilds them all (objects of different struct layouts would fail as false crashes).
 newest_h=$(find "$root/engine/include" "$root/engine/io" -name "*.h" -printf "%T@ %p\n" | sort -n | tail -1 | cut -d" " -f2-)
@@ -64,14 +65,19 @@ fuzz_one() {
   local bin="$out/fuzz_$name" corpus="$out/corpus_$name" log="$out/log_$name.txt"
   local main=("$here/fuzz_reader.cpp" -DPR_FUZZ_FORMAT="$fmt" -DPR_FUZZ_NAME="\"$fname\"")
   [[ "$fmt" == "-" ]] && main=("$here/fuzz_$name.cpp")
-  # libcurl: the io sources include the http(s) byte source.
-  if ! "$cxx" "${flags[@]}" "${main[@]}" "${objs[@]}" -lpugixml -lcurl -o "$bin" >"$log" 2>&1; then
+  # libcurl: the io sources include the http(s) byte source; libzstd: EPT's zstandard nodes.
+  if ! "$cxx" "${flags[@]}" "${main[@]}" "${objs[@]}" -lpugixml -lcurl -lzstd -o "$bin" >"$log" 2>&1; then
     echo link >"$out/result_$name"
     return
   fi
   mkdir -p "$corpus" "$out/crash_$name"
   for d in $seeds; do
-    cp -f "$data/$d"/* "$corpus/"
+    if [[ "$d" == ept ]]; then
+      # The descriptions of the EPT datasets (each dataset's files share their names).
+      for j in $(find "$data/ept" -name ept.json); do cp -f "$j" "$corpus/$(echo "${j#$data/}" | tr / _)"; done
+    else
+      cp -f "$data/$d"/* "$corpus/"
+    fi
   done
   [[ -d "$here/regressions/$name" ]] && cp -f "$here/regressions/$name"/* "$corpus/" 2>/dev/null || true
   if "$bin" "$corpus" -max_total_time="$t_secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \

@@ -2,8 +2,8 @@
 // included) are read out of core: memory-mapped, their records translated block by block (LAS:
 // 65536 records; LAZ: one chunk) by whichever thread asks, each block's pages handed back to the
 // kernel once read, so that a file larger than memory converts. The other formats (PLY, PCD,
-// PTS, XYZ/CSV, E57 with its poses) are loaded whole with load_point_cloud, one at a time, and
-// their points turned into records.
+// PTS, XYZ/CSV, E57 with its poses, EPT datasets by their ept.json) are loaded whole with
+// load_point_cloud, one at a time, and their points turned into records.
 //
 // Records of formats 0-5 become format 6-8 records as untwine and PDAL write them: the 3-bit
 // return fields widen to 4 bits, the 5-bit class and its synthetic / key-point / withheld flags
@@ -19,6 +19,7 @@
 #include "convert_read.h"
 #include "engine/io/base/mapped_file.h"
 #include "engine/io/copc/laz_file.h"
+#include "engine/io/ept.h"
 #include "engine/io/formats.h"
 #include "engine/io/load.h"
 #include "engine/parallel.h"
@@ -530,6 +531,11 @@ bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::stri
     std::error_code ec;
     if (!fs::is_directory(in, ec)) {
       files.push_back(in);
+      continue;
+    }
+    // A folder holding ept.json is an EPT dataset, read whole by load_point_cloud().
+    if (const std::string ept = ept_json_of(in); !ept.empty()) {
+      files.push_back(ept);
       continue;
     }
     std::vector<std::string> found;

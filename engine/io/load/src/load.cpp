@@ -7,6 +7,7 @@
 
 #include "engine/io/base/io_common.h"
 #include "engine/io/base/mapped_file.h"
+#include "engine/io/ept.h"
 #include "engine/io/formats.h"
 
 namespace pr {
@@ -45,10 +46,33 @@ bool parse_point_cloud(const void* data, size_t size, const std::string& name, F
   return true;
 }
 
+namespace {
+
+/// An EPT dataset on disk read whole: every node of its hierarchy (LoadOptions do not thin it);
+/// nodes that fail are skipped, each a warning.
+bool load_ept(const std::string& ept_json, PointCloud& out, FileInfo* info, std::string* error) {
+  std::unique_ptr<EptDataset> d = EptDataset::open(ept_json, read_local_file, error);
+  if (!d) return false;
+  FileInfo fi = d->info();
+  if (!d->read_all(out, &fi.warnings, error)) return false;
+  fi.points = out.size();
+  if (info) *info = fi;
+  return true;
+}
+
+}  // namespace
+
 bool load_point_cloud(const std::string& path, PointCloud& out, FileInfo* info, std::string* error,
                       LoadProgress* progress, const LoadOptions* options) {
   const auto t0 = std::chrono::steady_clock::now();
   out = PointCloud{};
+  if (const std::string ept = ept_json_of(path);
+      !ept.empty() && ept.find("://") == std::string::npos) {
+    const bool ok = load_ept(ept, out, info, error);
+    if (ok && info)
+      info->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return ok;
+  }
   io::MappedFile m;
   if (!m.open(path, error)) return false;
   m.will_need();

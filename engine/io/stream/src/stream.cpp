@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "engine/io/base/io_common.h"
+#include "engine/io/ept.h"
 #include "engine/io/formats.h"
 #include "engine/io/survey.h"
 #include "lod.h"
@@ -54,7 +55,7 @@ struct NodeState {
 struct TileSource {
   std::string href;
   uint64_t declared_points = 0;
-  std::shared_ptr<CopcFile> file;
+  std::shared_ptr<TileReader> file;
   std::unordered_set<uint64_t> page_offsets;  ///< pages seen (a repeat is a cycle)
 };
 
@@ -102,7 +103,7 @@ struct StreamingScene::Impl {
 
   void message(std::string m) { messages.push_back(std::move(m)); }
   bool open_tiles(const std::vector<SurveyTile>& survey, std::string* error);
-  void attach(uint32_t t, std::unique_ptr<CopcFile> file);
+  void attach(uint32_t t, std::unique_ptr<TileReader> file);
   void merge_info(const std::vector<std::string>& inputs);
   void allocate_pool();
 
@@ -122,7 +123,7 @@ struct StreamingScene::Impl {
 
 // ---- opening
 
-void StreamingScene::Impl::attach(uint32_t t, std::unique_ptr<CopcFile> file) {
+void StreamingScene::Impl::attach(uint32_t t, std::unique_ptr<TileReader> file) {
   LodTile& tile = tiles[t];
   const FileInfo& fi = file->info();
   tile.open = true;
@@ -130,10 +131,10 @@ void StreamingScene::Impl::attach(uint32_t t, std::unique_ptr<CopcFile> file) {
   tile.halfsize = fi.copc.halfsize;
   tile.spacing = fi.copc.spacing;
   if (!fi.bounds.empty) tile.bounds = fi.bounds;
-  const CopcPage root = file->root_page();
+  const CopcEntry root = file->root_page();
   LodEntry page;
   page.offset = root.offset;
-  page.byte_size = int32_t(root.size);
+  page.byte_size = root.byte_size;
   page.point_count = kLodUnreadPage;
   tile.add(CopcKey{}, page);
   sources[t].page_offsets.insert(root.offset);
@@ -524,7 +525,7 @@ void StreamingScene::Impl::update_stats() {
   s.nodes_in_flight = workers->in_flight();
   s.nodes_failed = nodes_failed;
   for (const TileSource& src : sources)
-    if (src.file) s.bytes_read += src.file->source().bytes_read();
+    if (src.file) s.bytes_read += src.file->bytes_read();
   const Clock::time_point now = Clock::now();
   rate.emplace_back(now, s.bytes_read);
   while (rate.size() > 2 && now - rate[1].first >= std::chrono::seconds(1)) rate.pop_front();
@@ -723,7 +724,7 @@ bool is_copc_file(const std::string& path) {
 
 bool is_streamed_input(const std::string& input) {
   const FormatEntry* format = find_format_by_path(input);
-  if (is_url(input) || (format && format->survey())) return true;
+  if (is_url(input) || (format && format->survey()) || !ept_json_of(input).empty()) return true;
   std::error_code ec;
   if (std::filesystem::is_directory(input, ec)) return true;
   return is_copc_file(input);

@@ -61,14 +61,19 @@ std::unique_ptr<ByteSource> prefetching_source(std::unique_ptr<ByteSource> inner
   return std::make_unique<PrefetchingSource>(std::move(inner));
 }
 
+bool prefetch_range(ByteSource& source, uint64_t offset, uint64_t size,
+                    const std::atomic<bool>* cancel) {
+  auto* prefetching = dynamic_cast<PrefetchingSource*>(&source);
+  return prefetching && prefetching->read_ahead(offset, size, cancel);
+}
+
 void run_batch(std::vector<Request>& batch, const std::function<void(RequestResult&&)>& done) {
   if (batch.size() > 1) {
-    auto* source = dynamic_cast<PrefetchingSource*>(&batch[0].file->source());
     const CopcEntry& last = batch.back().entry;
     const uint64_t begin = batch[0].entry.offset;
     const uint64_t end = last.offset + uint64_t(last.byte_size);
     // On failure each node reads its own bytes (and reports its own error).
-    if (source) source->read_ahead(begin, end - begin, batch[0].cancel.get());
+    batch[0].file->read_ahead(begin, end - begin, batch[0].cancel.get());
   }
   for (Request& r : batch) done(run_request(r));
   tl_read_ahead = ReadAhead();
@@ -80,14 +85,12 @@ RequestResult run_request(Request& r) {
   const std::atomic<bool>* cancel = r.cancel.get();
   switch (r.id.kind) {
     case RequestKind::kOpen: {
-      std::unique_ptr<ByteSource> source = open_byte_source(r.href, &out.error, &r.http);
-      if (source) out.file = CopcFile::open(prefetching_source(std::move(source)), &out.error);
+      out.file = open_tile(r.href, r.http, &out.error);
       out.ok = out.file != nullptr;
       break;
     }
     case RequestKind::kPage:
-      out.ok = r.file->read_page(CopcPage{r.entry.offset, uint64_t(r.entry.byte_size)}, out.entries,
-                                 &out.warnings, &out.error, cancel);
+      out.ok = r.file->read_page(r.entry, out.entries, &out.warnings, &out.error, cancel);
       break;
     case RequestKind::kNode:
       out.cloud = std::make_shared<PointCloud>();
@@ -130,7 +133,7 @@ void StreamWorkers::schedule(std::vector<Request> wanted) {
   queued_ = queue_.size();
   by_offset_.clear();
   for (size_t i = 0; i < queue_.size(); ++i)
-    if (queue_[i].id.kind == RequestKind::kNode)
+    if (queue_[i].id.kind == RequestKind::kNode && queue_[i].file->contiguous())
       by_offset_.emplace(OffsetKey{queue_[i].file.get(), queue_[i].entry.offset}, i);
   if (queued_) wake_.notify_all();
 }
@@ -154,7 +157,7 @@ std::vector<Request> StreamWorkers::take_batch() {
   queue_.pop_back();
   --queued_;
   Request& first = batch[0];
-  if (first.id.kind == RequestKind::kNode) {
+  if (first.id.kind == RequestKind::kNode && first.file->contiguous()) {
     by_offset_.erase(OffsetKey{first.file.get(), first.entry.offset});
     uint64_t next = first.entry.offset + uint64_t(first.entry.byte_size);
     uint64_t bytes = uint64_t(first.entry.byte_size);

@@ -17,6 +17,7 @@
 
 #include "engine/io/copc.h"
 #include "engine/io/stream_types.h"
+#include "tile_reader.h"
 
 namespace pr {
 
@@ -39,11 +40,11 @@ struct RequestIdHash {
 
 struct Request {
   RequestId id;
-  std::string href;                ///< kOpen: the tile's path or URL
-  HttpOptions http;                ///< kOpen
-  std::shared_ptr<CopcFile> file;  ///< kPage, kNode
-  CopcEntry entry;                 ///< kPage (offset, byte size), kNode
-  glm::dvec3 origin{0.0};          ///< kNode: the scene's origin
+  std::string href;                  ///< kOpen: the tile's path or URL
+  HttpOptions http;                  ///< kOpen
+  std::shared_ptr<TileReader> file;  ///< kPage, kNode
+  CopcEntry entry;                   ///< kPage (key, offset, byte size), kNode
+  glm::dvec3 origin{0.0};            ///< kNode: the scene's origin
   std::shared_ptr<std::atomic<bool>> cancel;
   bool taken = false;  ///< in the queue: taken by a worker along with the node before it
 };
@@ -52,14 +53,15 @@ struct RequestResult {
   RequestId id;
   bool ok = false, cancelled = false;
   std::string error;
-  std::unique_ptr<CopcFile> file;     ///< kOpen
+  std::unique_ptr<TileReader> file;   ///< kOpen
   std::vector<CopcEntry> entries;     ///< kPage
   std::vector<std::string> warnings;  ///< kPage
   std::shared_ptr<PointCloud> cloud;  ///< kNode
 };
 
-/// Runs one request (on a worker thread; no shared state). A tile is opened on a source
-/// wrapped by prefetching_source(), so that run_batch() can read adjacent nodes at once.
+/// Runs one request (on a worker thread; no shared state). A tile is opened by open_tile(): a
+/// COPC file on a source wrapped by prefetching_source(), so that run_batch() can read adjacent
+/// nodes at once, or an EPT dataset.
 RequestResult run_request(Request& request);
 
 /// Runs node requests whose bytes follow each other in one file with one read of the source
@@ -69,6 +71,11 @@ void run_batch(std::vector<Request>& batch, const std::function<void(RequestResu
 
 /// `inner` as a source whose reads a worker thread can serve from a range it read ahead.
 std::unique_ptr<ByteSource> prefetching_source(std::unique_ptr<ByteSource> inner);
+
+/// Reads [offset, offset + size) of `source`, when prefetching_source() made it, for this
+/// thread's next reads; false otherwise or when the read fails.
+bool prefetch_range(ByteSource& source, uint64_t offset, uint64_t size,
+                    const std::atomic<bool>* cancel);
 
 class StreamWorkers {
  public:
@@ -96,7 +103,7 @@ class StreamWorkers {
   std::vector<Request> queue_;  ///< least important first (taken from the back)
   size_t queued_ = 0;           ///< requests in queue_ not taken
   struct OffsetKey {
-    const CopcFile* file;
+    const TileReader* file;
     uint64_t offset;
     bool operator==(const OffsetKey&) const = default;
   };

@@ -1,4 +1,5 @@
-// The tiles of a survey: COPC files and URLs as given, folders by their *.copc.laz files, and
+// The tiles of a survey: COPC files, EPT datasets and URLs as given (a folder holding ept.json is
+// one EPT dataset), other folders by their *.copc.laz files, and
 // virtual point clouds (.vpc, PDAL wrench's vpc-spec.md) by their STAC Items.
 //
 // A .vpc is a GeoJSON FeatureCollection; each Feature is a STAC Item for one file:
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/io/base/io_common.h"
+#include "engine/io/ept.h"
 #include "engine/io/formats.h"
 #include "engine/io/open_byte_source.h"
 
@@ -307,6 +309,11 @@ bool list_survey(const std::vector<std::string>& inputs, std::vector<SurveyTile>
     std::error_code ec;
     const fs::file_status status = fs::status(input, ec);
     if (fs::is_directory(status)) {
+      // A folder holding ept.json is one EPT dataset, not a folder of tiles.
+      if (const std::string ept = ept_json_of(input); !ept.empty()) {
+        found.push_back(SurveyTile{ept, Bounds{}, 0});
+        continue;
+      }
       if (!list_folder(input, found, error)) return false;
     } else if (fs::exists(status)) {
       found.push_back(SurveyTile{input, Bounds{}, 0});

@@ -1,5 +1,6 @@
 // Point-cloud files read whole: PLY, LAS, LAZ (COPC included), PCD, PTS, XYZ/TXT/CSV and E57, the
-// format chosen by content and read by the reader the table of formats (formats.h) names.
+// format chosen by content and read by the reader the table of formats (formats.h) names; and EPT
+// datasets on disk (an ept.json or the folder holding it: every node, engine/io/ept.h).
 #pragma once
 
 #include <cstddef>

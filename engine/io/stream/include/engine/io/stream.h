@@ -1,5 +1,6 @@
-// Streaming by level of detail: clouds larger than memory (COPC files, URLs, folders of tiles,
-// virtual point clouds) drawn from the octree nodes the view needs, within a point budget.
+// Streaming by level of detail: clouds larger than memory (COPC files, EPT datasets, URLs, folders
+// of tiles, virtual point clouds) drawn from the octree nodes the view needs, within a point
+// budget.
 //
 // Each update() (once a frame, on the frame's thread; it never waits for I/O):
 //  1. selects nodes: the octree is walked from every tile's root, largest projected size first;
@@ -43,7 +44,8 @@ class StreamingScene {
   StreamingScene(const StreamingScene&) = delete;
   StreamingScene& operator=(const StreamingScene&) = delete;
 
-  /// Opens a survey: COPC files or URLs, folders of COPC files, `.vpc` virtual point clouds
+  /// Opens a survey: COPC files or URLs, EPT datasets (ept.json, its folder or URL), folders of
+  /// COPC files, `.vpc` virtual point clouds
   /// (survey.h), all as one scene. Reads each tile's header (a .vpc's tiles: nothing, their bounds
   /// and counts come from the .vpc) and no hierarchy. False with a one-line message when no tile
   /// opens; tiles that do not open are skipped and named in take_messages().
@@ -100,7 +102,8 @@ class StreamingScene {
   std::unique_ptr<Impl> impl_;
 };
 
-/// True when `input` should stream rather than load: a URL, a .vpc, a folder, a COPC file.
+/// True when `input` should stream rather than load: a URL, a .vpc, a folder, a COPC file, an
+/// EPT dataset's ept.json.
 bool is_streamed_input(const std::string& input);
 
 }  // namespace pr

@@ -1,8 +1,8 @@
-// A survey: the tiles several inputs name. A COPC file or URL is one tile; a folder gives its
-// COPC files (*.copc.laz, sorted by name); a virtual point cloud (.vpc: PDAL wrench's format, a
-// GeoJSON FeatureCollection of STAC Items, one per file) gives its items' data assets, with the
-// bounds (`proj:bbox`) and point count (`pc:count`) it declares, so that a tile out of view is
-// never opened.
+// A survey: the tiles several inputs name. A COPC file or URL is one tile, an EPT dataset (its
+// ept.json, or a folder holding it) one tile; another folder gives its COPC files (*.copc.laz,
+// sorted by name); a virtual point cloud (.vpc: PDAL wrench's format, a GeoJSON FeatureCollection
+// of STAC Items, one per file) gives its items' data assets, with the bounds (`proj:bbox`) and
+// point count (`pc:count`) it declares, so that a tile out of view is never opened.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,8 @@
 namespace pr {
 
 struct SurveyTile {
-  std::string href;  ///< a path or URL (a .vpc's relative hrefs resolved against its location)
-  Bounds bounds;     ///< world bounds the survey declares; empty when unknown (read the header)
+  std::string href;     ///< a path or URL (a .vpc's relative hrefs resolved against its location)
+  Bounds bounds;        ///< world bounds the survey declares; empty when unknown (read the header)
   uint64_t points = 0;  ///< declared point count; 0 when unknown
 };
 
