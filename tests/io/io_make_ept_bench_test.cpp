@@ -1,0 +1,180 @@
+// make_ept_bench (bench/io/make_ept_bench.cpp): the EPT dataset it writes from a COPC file, as
+// binary, zstandard and laszip, with one hierarchy file and with a file every level, streamed at
+// full detail gives exactly the points the COPC file streamed the same way gives (positions as
+// floats from the same origin, colors and every attribute), and its ept.json the COPC file's
+// count, bounds, root cube and root spacing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <tuple>
+
+#include <unistd.h>
+
+#include "engine/io/ept.h"
+#include "engine/io/open_byte_source.h"
+#include "engine/io/stream.h"
+#include "testdata.h"
+
+#ifdef PR_MAKE_EPT_BENCH_BIN
+
+namespace pr {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The tool beside this test executable (both in bin/), else the build tree's.
+std::string make_ept_bench_bin() {
+  std::error_code ec;
+  const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "make_ept_bench";
+  if (!ec && fs::exists(beside)) return beside.string();
+  return PR_MAKE_EPT_BENCH_BIN;
+}
+
+/// Runs `command`, its output in `out`; true on exit status 0.
+bool run(const std::string& command, std::string& out) {
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (!p) return false;
+  char buf[4096];
+  out.clear();
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  return ::pclose(p) == 0;
+}
+
+using Point = std::tuple<float, float, float, uint32_t, float, uint8_t, uint8_t, uint16_t, double>;
+
+template <class V>
+auto at_or_zero(const V& v, size_t i) {
+  return i < v.size() ? v[i] : typename V::value_type{};
+}
+
+/// The pool's points (its non-NaN ones) with every attribute, sorted.
+std::vector<Point> points_of(const PointCloud& c) {
+  std::vector<Point> out;
+  for (size_t i = 0; i < c.size(); ++i) {
+    const Float3 p = c.positions[i];
+    if (std::isnan(p.x)) continue;
+    out.emplace_back(p.x, p.y, p.z, c.source_colors()[i], at_or_zero(c.intensity, i),
+                     at_or_zero(c.classification, i), at_or_zero(c.returns, i),
+                     at_or_zero(c.point_source, i), at_or_zero(c.gps_time, i));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+LodView view_of(const Bounds& b) {
+  const double r = std::max(0.5 * glm::length(b.size()), 1e-3);
+  LodView v;
+  v.forward = {0, 1, 0};
+  v.right = {1, 0, 0};
+  v.up = {0, 0, 1};
+  v.eye = b.center() - v.forward * (3.0 * r);
+  v.focus = 1.0;
+  v.width = v.height = 256;
+  return v;
+}
+
+struct Streamed {
+  FileInfo info;
+  std::vector<Point> points;
+};
+
+/// `input` streamed at full detail (a budget of every point, sse 0) until it converges.
+Streamed stream(const std::string& input, uint64_t points) {
+  StreamOptions o;
+  o.point_budget = points;
+  o.sse_px = 0.0;
+  o.threads = 2;
+  o.cache_bytes = 256ull << 20;
+  StreamingScene scene(o);
+  std::string error;
+  Streamed s;
+  EXPECT_TRUE(scene.open({input}, &error)) << error;
+  s.info = scene.info();
+  EXPECT_TRUE(scene.wait_converged(view_of(s.info.bounds), 30.0));
+  EXPECT_EQ(scene.stats().nodes_failed, 0u);
+  const std::vector<std::string> messages = scene.take_messages();
+  EXPECT_TRUE(messages.empty()) << messages[0];
+  s.points = points_of(scene.pool());
+  return s;
+}
+
+fs::path scratch(const std::string& name) {
+  return fs::temp_directory_path() / ("pr_make_ept_" + std::to_string(::getpid())) / name;
+}
+
+TEST(IoMakeEptBench, DatasetStreamsTheCopcFilesPoints) {
+  REQUIRE_TESTDATA("laz");
+  // lone-star: point format 6, 518,862 points over 3 levels; simple_with_page: format 7 (colors)
+  // with a child hierarchy page.
+  for (const char* file : {"lone-star.copc.laz", "simple_with_page.copc.laz"}) {
+    const std::string copc = test::data_path("laz") + "/" + file;
+    std::string err;
+    const auto copc_file = CopcFile::open(open_byte_source(copc, &err), &err);
+    ASSERT_TRUE(copc_file) << err;
+    const FileInfo& ci = copc_file->info();
+    const Streamed want = stream(copc, ci.points);
+    ASSERT_EQ(want.points.size(), ci.points);
+    for (const char* type : {"binary", "zstandard", "laszip"}) {
+      for (const char* step : {"0", "1"}) {
+        SCOPED_TRACE(std::string(file) + " " + type + " --hierarchy-step " + step);
+        const fs::path out = scratch(std::string(file) + "-" + type + "-" + step);
+        std::string log;
+        ASSERT_TRUE(run(make_ept_bench_bin() + " " + copc + " " + out.string() +
+                            " --threads 2 --data-type " + type + " --hierarchy-step " + step,
+                        log))
+            << log;
+        // One hierarchy file, or (a file every level) one for every node below the root.
+        size_t hierarchy_files = 0;
+        for (const auto& e : fs::directory_iterator(out / "ept-hierarchy")) {
+          (void)e;
+          ++hierarchy_files;
+        }
+        EXPECT_EQ(hierarchy_files == 1, std::string(step) == "0") << hierarchy_files;
+        const auto d = EptDataset::open((out / "ept.json").string(), read_local_file, &err);
+        ASSERT_TRUE(d) << err;
+        EXPECT_EQ(d->data_type(), type);
+        EXPECT_EQ(d->info().points, ci.points);
+        EXPECT_EQ(d->info().bounds.min, ci.bounds.min);
+        EXPECT_EQ(d->info().bounds.max, ci.bounds.max);
+        EXPECT_EQ(d->origin(), copc_file->origin());
+        // The cube as its min and max corners: its centre and half size again, to a few ulps of
+        // the corners' coordinates.
+        const double ulps = 1e-14 * (glm::length(ci.copc.center) + ci.copc.halfsize);
+        for (int k = 0; k < 3; ++k) EXPECT_NEAR(d->info().copc.center[k], ci.copc.center[k], ulps);
+        EXPECT_NEAR(d->info().copc.halfsize, ci.copc.halfsize, ulps);
+        EXPECT_NEAR(d->info().copc.spacing, ci.copc.spacing, 1e-9 * ci.copc.spacing);
+        EXPECT_EQ(d->info().has_color, ci.has_color);
+        const Streamed got = stream(out.string(), ci.points);
+        EXPECT_EQ(got.info.format, "EPT");
+        EXPECT_EQ(got.info.origin, want.info.origin);
+        EXPECT_EQ(got.points.size(), want.points.size());
+        EXPECT_TRUE(got.points == want.points);
+      }
+    }
+  }
+  fs::remove_all(scratch(""));
+}
+
+TEST(IoMakeEptBench, InputThatIsNoCopcFileGivesOneLine) {
+  REQUIRE_TESTDATA("laz");
+  const fs::path out = scratch("not-copc");
+  std::string log;
+  EXPECT_FALSE(run(
+      make_ept_bench_bin() + " " + test::data_path("laz") + "/simple.laz " + out.string(), log));
+  EXPECT_NE(log.find("simple.laz"), std::string::npos) << log;
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
+  EXPECT_FALSE(fs::exists(out / "ept.json"));
+  EXPECT_FALSE(run(make_ept_bench_bin() + " " + test::data_path("laz") + "/lone-star.copc.laz " +
+                       out.string() + " --data-type xml",
+                   log));
+  EXPECT_NE(log.find("xml"), std::string::npos) << log;
+  fs::remove_all(scratch(""));
+}
+
+}  // namespace
+}  // namespace pr
+
+#endif  // PR_MAKE_EPT_BENCH_BIN
