@@ -8,12 +8,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <unistd.h>
 
 #include "engine/io/ept.h"
+#include "engine/io/laz.h"
 #include "engine/io/open_byte_source.h"
 #include "engine/io/stream.h"
 #include "testdata.h"
@@ -153,6 +157,60 @@ TEST(IoMakeEptBench, DatasetStreamsTheCopcFilesPoints) {
         EXPECT_EQ(got.points.size(), want.points.size());
         EXPECT_TRUE(got.points == want.points);
       }
+    }
+  }
+  fs::remove_all(scratch(""));
+}
+
+/// The records of `bytes` (`length` bytes each), each the bytes [0, `keep`) of it, sorted.
+std::vector<std::string> sorted_records(const std::vector<uint8_t>& bytes, size_t length,
+                                        size_t keep) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at + length <= bytes.size(); at += length)
+    out.emplace_back(reinterpret_cast<const char*>(&bytes[at]), keep);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(IoMakeEptBench, NodesHoldTheFilesOwnRecords) {
+  REQUIRE_TESTDATA("laz");
+  // The integers X, Y, Z of every binary record, and every byte of every laszip node's records,
+  // are those of the COPC file's records (all nodes together: the same multiset).
+  for (const char* file : {"lone-star.copc.laz", "simple_with_page.copc.laz"}) {
+    SCOPED_TRACE(file);
+    const std::string copc = test::data_path("laz") + "/" + file;
+    std::vector<uint8_t> records;
+    size_t length = 0;
+    std::string err;
+    ASSERT_TRUE(decompress_laz(copc, records, &length, &err)) << err;
+    const size_t points = records.size() / length;
+    ASSERT_GT(points, 0u);
+    for (const char* type : {"binary", "laszip"}) {
+      SCOPED_TRACE(type);
+      const fs::path out = scratch(std::string(file) + "-records-" + type);
+      std::string log;
+      ASSERT_TRUE(
+          run(make_ept_bench_bin() + " " + copc + " " + out.string() + " --data-type " + type, log))
+          << log;
+      const auto d = EptDataset::open((out / "ept.json").string(), read_local_file, &err);
+      ASSERT_TRUE(d) << err;
+      std::vector<uint8_t> all, node;
+      for (const auto& e : fs::directory_iterator(out / "ept-data")) {
+        size_t node_length = 0;
+        if (std::string(type) == "laszip") {
+          ASSERT_TRUE(decompress_laz(e.path().string(), node, &node_length, &err)) << err;
+          ASSERT_EQ(node_length, length);
+        } else {
+          ASSERT_TRUE(read_local_file(e.path().string(), node, &err, nullptr)) << err;
+        }
+        all.insert(all.end(), node.begin(), node.end());
+      }
+      const bool laz = std::string(type) == "laszip";
+      const size_t keep = laz ? length : 12;
+      const std::vector<std::string> got =
+          sorted_records(all, laz ? length : d->record_bytes(), keep);
+      EXPECT_EQ(got.size(), points);
+      EXPECT_TRUE(got == sorted_records(records, length, keep));
     }
   }
   fs::remove_all(scratch(""));
