@@ -151,8 +151,10 @@ cudaError_t DeviceCloud::grow(uint64_t n, std::string* what) {
     cap_boxes_ = cap;
   }
   // The new points NaN; the new batches' boxes empty, on the device and in the host's copy.
+  // On the cloud's stream, waited for: the range copies that follow run on the copy stream.
   *what = "cudaMemsetAsync(grown points)";
   e = cudaMemsetAsync(pos_ + old, 0xFF, (n - old) * sizeof(Float3), stream_);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
   if (e == cudaSuccess && boxed && nb > old_nb) {
     if (old_nb == 0) {
       host_boxes_.clear();
@@ -164,7 +166,7 @@ cudaError_t DeviceCloud::grow(uint64_t n, std::string* what) {
     *what = "cudaMemcpyAsync(grown boxes)";
     e = cudaMemcpyAsync(boxes_ + old_nb, host_boxes_.data() + old_nb,
                         (nb - old_nb) * sizeof(PointBox), cudaMemcpyHostToDevice, stream_);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);  // from pageable memory
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);  // before the copy stream's boxes
   }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
