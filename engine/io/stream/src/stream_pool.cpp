@@ -90,39 +90,6 @@ void StreamPool::extend(uint64_t slots) {
   for (ScalarField& f : cloud_.fields) grow_array(f.values, from, to, cap, 0.0f);
   for (uint64_t g = extent_ * per_slot_; g < slots * per_slot_; ++g) changed_.push_back(uint32_t(g));
   extent_ = slots;
-  // Half the extent again, at least 256 slots (1M points, 32 MB with the attributes) ahead.
-  prefault_ahead(std::max<uint64_t>(256, extent_ / 2));
-}
-
-namespace {
-
-/// The bytes of `v`'s room for elements [from, to) (within its capacity), if any.
-template <class V>
-void room_of(const V& v, size_t from, size_t to,
-             std::vector<std::pair<const void*, size_t>>& out) {
-  to = std::min(to, v.capacity());
-  if (v.capacity() == 0 || from >= to) return;
-  using T = typename V::value_type;
-  out.emplace_back(reinterpret_cast<const char*>(v.data()) + from * sizeof(T),
-                   (to - from) * sizeof(T));
-}
-
-}  // namespace
-
-void StreamPool::prefault_ahead(uint64_t ahead) {
-  const size_t from = size_t(extent_ * align_);
-  const size_t to = size_t(std::min(slot_count_, extent_ + ahead) * align_);
-  std::vector<std::pair<const void*, size_t>> ranges;
-  room_of(cloud_.positions, from, to, ranges);
-  room_of(cloud_.colors, from, to, ranges);
-  room_of(cloud_.file_colors, from, to, ranges);
-  room_of(cloud_.intensity, from, to, ranges);
-  room_of(cloud_.classification, from, to, ranges);
-  room_of(cloud_.returns, from, to, ranges);
-  room_of(cloud_.point_source, from, to, ranges);
-  room_of(cloud_.gps_time, from, to, ranges);
-  for (const ScalarField& f : cloud_.fields) room_of(f.values, from, to, ranges);
-  prefault_.want(std::move(ranges));
 }
 
 void StreamPool::copy_granule(const PointCloud& node, size_t from, size_t count, uint32_t granule) {

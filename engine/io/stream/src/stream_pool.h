@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "engine/io/stream_types.h"
-#include "page_prefault.h"
 #include "engine/point_cloud.h"
 
 namespace pr {
@@ -61,10 +60,8 @@ class StreamPool {
 
  private:
   /// Grows the cloud to `slots` slots (every array it has; new points NaN, zeros for the rest),
-  /// reporting the new granules as changed, and has the pages of the next slots faulted in.
+  /// reporting the new granules as changed.
   void extend(uint64_t slots);
-  /// Asks prefault_ for the pages of every array from the extent to `ahead` slots beyond it.
-  void prefault_ahead(uint64_t ahead);
   void copy_granule(const PointCloud& node, size_t from, size_t count, uint32_t granule);
   /// Takes a wholly free slot's granules; false when none is.
   bool take_slot(std::vector<uint32_t>& out);
@@ -76,7 +73,6 @@ class StreamPool {
   uint64_t slot_count_ = 0, free_granules_ = 0;
   uint64_t extent_ = 0;  ///< slots the cloud holds
   bool attributes_ = false;
-  PagePrefault prefault_;  ///< faults in the pages the next growth writes
   std::vector<uint8_t> free_mask_;      ///< per slot: bit k, granule k is free
   std::set<uint32_t> whole_, partial_;  ///< slots wholly free; partly free
   std::vector<uint32_t> changed_;

@@ -44,7 +44,7 @@ struct StreamOptions {
   /// granules of slot_align / 8 points for the rest (rests of several nodes may share a batch).
   uint32_t slot_align = 4096;
   /// Points copied into the pool per update() at most (bounds the frame's upload).
-  uint64_t pool_points_per_update = 8'000'000;
+  uint64_t pool_points_per_update = 1'000'000;
   HttpOptions http;
 };
 
