@@ -22,6 +22,7 @@
 #include "engine/io/stream.h"
 #include "ept_data.h"
 #include "nginx_server.h"
+#include "stream_test_util.h"
 #include "testdata.h"
 
 #ifndef PR_TEST_PYTHON
@@ -34,47 +35,10 @@ namespace {
 namespace fs = std::filesystem;
 using test::ept_path;
 
-using Point = std::tuple<float, float, float, uint32_t, float, uint8_t, uint8_t, uint16_t, double>;
-
-template <class V>
-auto at_or_zero(const V& v, size_t i) {
-  return i < v.size() ? v[i] : typename V::value_type{};
-}
-
-/// The points of a cloud (the pool: its non-NaN ones) with every attribute, sorted.
-std::vector<Point> points_of(const PointCloud& c) {
-  std::vector<Point> out;
-  for (size_t i = 0; i < c.size(); ++i) {
-    const Float3 p = c.positions[i];
-    if (std::isnan(p.x)) continue;
-    out.emplace_back(p.x, p.y, p.z, c.source_colors()[i], at_or_zero(c.intensity, i),
-                     at_or_zero(c.classification, i), at_or_zero(c.returns, i),
-                     at_or_zero(c.point_source, i), at_or_zero(c.gps_time, i));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-LodView view_of(const Bounds& b) {
-  const double r = std::max(0.5 * glm::length(b.size()), 1e-3);
-  LodView v;
-  v.forward = {0, 1, 0};
-  v.right = {1, 0, 0};
-  v.up = {0, 0, 1};
-  v.eye = b.center() - v.forward * (3.0 * r);
-  v.focus = 1.0;
-  v.width = v.height = 256;
-  return v;
-}
-
-StreamOptions options(uint64_t budget) {
-  StreamOptions o;
-  o.point_budget = budget;
-  o.sse_px = 0.0;
-  o.threads = 2;
-  o.cache_bytes = 256ull << 20;
-  return o;
-}
+using Point = test::StreamPoint;
+using test::points_of;
+using test::stream_options;
+using test::view_of;
 
 std::unique_ptr<EptDataset> open_local(const std::string& input, std::string* error = nullptr) {
   std::string err;
@@ -157,7 +121,7 @@ TEST(IoEpt, StreamedAtFullDetailHoldsEveryNodesPoints) {
     const PointCloud all = whole(input);
     ASSERT_GT(all.size(), 0u);
     EXPECT_TRUE(is_streamed_input(input));
-    StreamingScene scene(options(all.size()));
+    StreamingScene scene(stream_options(all.size()));
     std::string error;
     ASSERT_TRUE(scene.open({input}, &error)) << error;
     EXPECT_EQ(scene.info().format, "EPT");
@@ -252,7 +216,7 @@ TEST(IoEpt, UrlStreamsLikeThePath) {
   for (const char* name : {"lone-star-laszip", "ellipsoid-zstandard"}) {
     SCOPED_TRACE(name);
     const PointCloud all = whole(ept_path(name));
-    StreamingScene scene(options(all.size()));
+    StreamingScene scene(stream_options(all.size()));
     std::string error;
     const std::string url = server.url(std::string(name) + "/ept.json");
     EXPECT_TRUE(is_streamed_input(url));
@@ -276,7 +240,7 @@ TEST(IoEpt, UrlStreamsLikeThePath) {
 
 /// Streams `input` at full detail; the points drawn and the messages.
 size_t stream_points(const std::vector<std::string>& inputs, std::vector<std::string>& messages) {
-  StreamingScene scene(options(10'000'000));
+  StreamingScene scene(stream_options(10'000'000));
   std::string error;
   EXPECT_TRUE(scene.open(inputs, &error)) << error;
   const LodView v = view_of(scene.info().bounds);
@@ -430,7 +394,7 @@ TEST(IoEpt, ServerErrorsAreOneLineAndTheRestDraws) {
   EXPECT_NE(messages[1].find("2-3-2-1"), std::string::npos) << messages[1];
   for (const std::string& m : messages) EXPECT_NE(m.find("404"), std::string::npos) << m;
   // ept.json itself not found: the open fails with one line.
-  StreamingScene scene(options(1000));
+  StreamingScene scene(stream_options(1000));
   std::string error;
   EXPECT_FALSE(scene.open({server.url("nothing/ept.json")}, &error));
   EXPECT_NE(error.find("404"), std::string::npos) << error;

@@ -20,6 +20,7 @@
 #include "engine/io/laz.h"
 #include "engine/io/open_byte_source.h"
 #include "engine/io/stream.h"
+#include "stream_test_util.h"
 #include "testdata.h"
 
 #ifdef PR_MAKE_EPT_BENCH_BIN
@@ -47,38 +48,9 @@ bool run(const std::string& command, std::string& out) {
   return ::pclose(p) == 0;
 }
 
-using Point = std::tuple<float, float, float, uint32_t, float, uint8_t, uint8_t, uint16_t, double>;
-
-template <class V>
-auto at_or_zero(const V& v, size_t i) {
-  return i < v.size() ? v[i] : typename V::value_type{};
-}
-
-/// The pool's points (its non-NaN ones) with every attribute, sorted.
-std::vector<Point> points_of(const PointCloud& c) {
-  std::vector<Point> out;
-  for (size_t i = 0; i < c.size(); ++i) {
-    const Float3 p = c.positions[i];
-    if (std::isnan(p.x)) continue;
-    out.emplace_back(p.x, p.y, p.z, c.source_colors()[i], at_or_zero(c.intensity, i),
-                     at_or_zero(c.classification, i), at_or_zero(c.returns, i),
-                     at_or_zero(c.point_source, i), at_or_zero(c.gps_time, i));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-LodView view_of(const Bounds& b) {
-  const double r = std::max(0.5 * glm::length(b.size()), 1e-3);
-  LodView v;
-  v.forward = {0, 1, 0};
-  v.right = {1, 0, 0};
-  v.up = {0, 0, 1};
-  v.eye = b.center() - v.forward * (3.0 * r);
-  v.focus = 1.0;
-  v.width = v.height = 256;
-  return v;
-}
+using Point = test::StreamPoint;
+using test::points_of;
+using test::view_of;
 
 struct Streamed {
   FileInfo info;

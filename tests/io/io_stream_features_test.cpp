@@ -15,6 +15,7 @@
 #include "engine/io/io.h"
 #include "engine/io/stream.h"
 #include "extra_bytes_copc.h"
+#include "stream_test_util.h"
 #include "testdata.h"
 
 namespace pr {
@@ -27,6 +28,8 @@ std::string copc_path(const char* name) {
 }
 
 /// A point's position, class and named fields, compared bit for bit.
+using test::stream_options;
+using test::view_of;
 using Point = std::tuple<float, float, float, uint8_t, std::vector<float>>;
 
 /// The drawn (non-NaN) points of a cloud, sorted: position, class, every field's value.
@@ -42,28 +45,6 @@ std::vector<Point> drawn_points(const PointCloud& c) {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-/// A camera three radii from the centre of `b` on -y, looking at it (z up), 90 degrees.
-LodView view_of(const Bounds& b) {
-  const double r = std::max(0.5 * glm::length(b.size()), 1e-3);
-  LodView v;
-  v.forward = {0, 1, 0};
-  v.right = {1, 0, 0};
-  v.up = {0, 0, 1};
-  v.eye = b.center() - v.forward * (3.0 * r);
-  v.focus = 1.0;
-  v.width = v.height = 256;
-  return v;
-}
-
-StreamOptions options(uint64_t budget) {
-  StreamOptions o;
-  o.point_budget = budget;
-  o.sse_px = 0.0;
-  o.threads = 2;
-  o.cache_bytes = 256ull << 20;
-  return o;
 }
 
 PointCloud load(const std::string& path) {
@@ -94,7 +75,7 @@ TEST(StreamFeatures, ClassFilterHidesWhatTheLoadedCloudHides) {
   ASSERT_LT(without_ground.size(), whole.size());
   ASSERT_FALSE(without_ground.empty());
 
-  StreamingScene scene(options(whole.size()));
+  StreamingScene scene(stream_options(whole.size()));
   std::string error;
   scene.set_hidden_classes(ground);
   ASSERT_TRUE(scene.open({path}, &error)) << error;
@@ -132,7 +113,7 @@ TEST(StreamFeatures, NodesArrivingAfterTheFilterAreFiltered) {
   const PointCloud whole = load(path);
   std::array<bool, 256> ground{};
   ground[2] = true;
-  StreamingScene scene(options(whole.size()));
+  StreamingScene scene(stream_options(whole.size()));
   std::string error;
   ASSERT_TRUE(scene.open({path}, &error)) << error;
   const LodView view = view_of(scene.info().bounds);
@@ -149,7 +130,7 @@ TEST(StreamFeatures, ClassesOfTheArrivedNodes) {
   const PointCloud whole = load(path);
   std::map<int, uint64_t> want;
   for (const uint8_t c : whole.classification) ++want[c];
-  StreamingScene scene(options(whole.size()));
+  StreamingScene scene(stream_options(whole.size()));
   std::string error;
   ASSERT_TRUE(scene.open({path}, &error)) << error;
   for (const bool seen : scene.classes().seen) EXPECT_FALSE(seen);  // nothing arrived yet
@@ -175,7 +156,7 @@ TEST(StreamFeatures, PoolCarriesTheNamedFields) {
   ASSERT_TRUE(test::extra_bytes_copc(dir, false, &copc, &error)) << error;
   const PointCloud whole = load(copc);
   ASSERT_FALSE(whole.fields.empty());
-  StreamingScene scene(options(whole.size()));
+  StreamingScene scene(stream_options(whole.size()));
   ASSERT_TRUE(scene.open({copc}, &error)) << error;
   ASSERT_EQ(scene.info().fields.size(), whole.fields.size());
   for (size_t k = 0; k < whole.fields.size(); ++k)
@@ -198,7 +179,7 @@ TEST(StreamFeatures, DeclaredFieldRanges) {
   fs::create_directories(dir);
   std::string copc, error;
   ASSERT_TRUE(test::extra_bytes_copc(dir, true, &copc, &error)) << error;
-  StreamingScene scene(options(1'000'000));
+  StreamingScene scene(stream_options(1'000'000));
   ASSERT_TRUE(scene.open({copc}, &error)) << error;
   int checked = 0;
   for (const FieldInfo& f : scene.info().fields) {

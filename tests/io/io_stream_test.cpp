@@ -21,6 +21,7 @@
 #include "engine/io/stream.h"
 #include "fault_proxy.h"
 #include "nginx_server.h"
+#include "stream_test_util.h"
 #include "testdata.h"
 
 namespace pr {
@@ -33,56 +34,11 @@ std::string copc_path(const char* name) {
 }
 
 /// A point with every attribute the pool carries, compared bit for bit.
-using Point = std::tuple<float, float, float, uint32_t, float, uint8_t, uint8_t, uint16_t, double>;
-
-template <class V>
-auto at_or_zero(const V& v, size_t i) {
-  return i < v.size() ? v[i] : typename V::value_type{};
-}
-
-Point point_of(const PointCloud& c, size_t i) {
-  const Float3 p = c.positions[i];
-  return {p.x,
-          p.y,
-          p.z,
-          c.source_colors()[i],
-          at_or_zero(c.intensity, i),
-          at_or_zero(c.classification, i),
-          at_or_zero(c.returns, i),
-          at_or_zero(c.point_source, i),
-          at_or_zero(c.gps_time, i)};
-}
-
-/// The points of a cloud (the pool: its non-NaN ones), sorted.
-std::vector<Point> points_of(const PointCloud& c) {
-  std::vector<Point> out;
-  for (size_t i = 0; i < c.size(); ++i)
-    if (!std::isnan(c.positions[i].x)) out.push_back(point_of(c, i));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-/// A camera `distance` radii from the centre of `b` on -y, looking at it (z up), 90 degrees.
-LodView view_of(const Bounds& b, double distance = 3.0, glm::dvec3 shift = glm::dvec3(0.0)) {
-  const double r = std::max(0.5 * glm::length(b.size()), 1e-3);
-  LodView v;
-  v.forward = {0, 1, 0};
-  v.right = {1, 0, 0};
-  v.up = {0, 0, 1};
-  v.eye = b.center() + shift - v.forward * (distance * r);
-  v.focus = 1.0;
-  v.width = v.height = 256;
-  return v;
-}
-
-StreamOptions options(uint64_t budget, double sse) {
-  StreamOptions o;
-  o.point_budget = budget;
-  o.sse_px = sse;
-  o.threads = 2;
-  o.cache_bytes = 256ull << 20;
-  return o;
-}
+using Point = test::StreamPoint;
+using test::point_of;
+using test::points_of;
+using test::stream_options;
+using test::view_of;
 
 PointCloud load(const std::string& path) {
   PointCloud cloud;
@@ -124,7 +80,7 @@ TEST(Stream, ConvergedPoolHoldsEveryPointOnceWithTheSameFloats) {
                            "1.2-with-color.copc.laz", "lone-star.copc.laz"}) {
     SCOPED_TRACE(name);
     const PointCloud whole = load(copc_path(name));
-    StreamingScene scene(options(whole.size(), 0.0));
+    StreamingScene scene(stream_options(whole.size(), 0.0));
     std::string error;
     ASSERT_TRUE(scene.open({copc_path(name)}, &error)) << error;
     EXPECT_EQ(scene.info().points, whole.size());
@@ -150,7 +106,7 @@ TEST(Stream, FileColorsGoAsideWhileAnotherColorModeIsShown) {
   REQUIRE_TESTDATA("laz");
   const std::string path = copc_path("1.2-with-color.copc.laz");
   const PointCloud whole = load(path);
-  StreamingScene scene(options(1'000'000, 0.0));
+  StreamingScene scene(stream_options(1'000'000, 0.0));
   std::string error;
   ASSERT_TRUE(scene.open({path}, &error)) << error;
   const uint32_t shown = rgba(1, 2, 3);
@@ -176,7 +132,7 @@ TEST(Stream, SmallBudgetDrawsCoarseLevelsWithinIt) {
   const PointCloud whole = load(path);
   const std::vector<Point> all = points_of(whole);
   const uint64_t budget = whole.size() / 6;
-  StreamingScene scene(options(budget, 0.0));
+  StreamingScene scene(stream_options(budget, 0.0));
   std::string error;
   ASSERT_TRUE(scene.open({path}, &error)) << error;
   ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
@@ -197,7 +153,7 @@ TEST(Stream, SmallBudgetDrawsCoarseLevelsWithinIt) {
 
 TEST(Stream, AViewLookingAwaySelectsNothing) {
   REQUIRE_TESTDATA("laz");
-  StreamingScene scene(options(1'000'000, 1.0));
+  StreamingScene scene(stream_options(1'000'000, 1.0));
   std::string error;
   ASSERT_TRUE(scene.open({copc_path("lone-star.copc.laz")}, &error)) << error;
   LodView v = view_of(scene.info().bounds);
@@ -213,7 +169,7 @@ TEST(Stream, MovingTheViewEvictsAndTurningBackReadsNothing) {
   REQUIRE_TESTDATA("laz");
   const std::string path = copc_path("lone-star.copc.laz");
   const std::vector<Point> all = points_of(load(path));
-  StreamOptions o = options(120'000, 0.0);
+  StreamOptions o = stream_options(120'000, 0.0);
   o.slot_align = 256;
   StreamingScene scene(o);
   std::string error;
@@ -245,7 +201,7 @@ TEST(Stream, MovingTheViewEvictsAndTurningBackReadsNothing) {
 TEST(Stream, PoolUpdatesReportTheRangesThatChanged) {
   REQUIRE_TESTDATA("laz");
   const std::string path = copc_path("lone-star.copc.laz");
-  StreamOptions o = options(600'000, 0.0);
+  StreamOptions o = stream_options(600'000, 0.0);
   o.pool_points_per_update = 50'000;
   StreamingScene scene(o);
   std::string error;
@@ -274,12 +230,12 @@ TEST(Stream, PoolUpdatesReportTheRangesThatChanged) {
       0, std::memcmp(mirror.data(), scene.pool().positions.data(), mirror.size() * sizeof(Float3)));
 }
 
-// Opening costs nothing the budget sets: the pool starts with one slot, grows to what the view's nodes
-// take (not to the budget), and its arrays keep their address while they grow.
+// Opening costs nothing the budget sets: the pool starts with one slot, grows to what the view's
+// nodes take (not to the budget), and its arrays keep their address while they grow.
 TEST(Stream, ThePoolGrowsWithWhatArrivesNotWithTheBudget) {
   REQUIRE_TESTDATA("laz");
   const std::string path = copc_path("lone-star.copc.laz");
-  StreamOptions o = options(50'000'000, 0.0);
+  StreamOptions o = stream_options(50'000'000, 0.0);
   o.pool_points_per_update = 20'000;  // several updates, each growing the pool
   StreamingScene scene(o);
   std::string error;
@@ -312,7 +268,7 @@ TEST(Stream, ThePoolGrowsWithWhatArrivesNotWithTheBudget) {
 TEST(Stream, HostCacheStaysWithinItsBound) {
   REQUIRE_TESTDATA("laz");
   const std::string path = copc_path("lone-star.copc.laz");
-  StreamOptions o = options(1'000'000, 0.0);
+  StreamOptions o = stream_options(1'000'000, 0.0);
   o.cache_bytes = 1 << 20;  // a fraction of the file's decoded nodes
   StreamingScene scene(o);
   std::string error;
@@ -333,7 +289,7 @@ TEST(Stream, SeveralTilesOpenAsOneScene) {
   REQUIRE_TESTDATA("laz");
   const std::string a = copc_path("simple.copc.laz"), b = copc_path("lone-star.copc.laz");
   const PointCloud ca = load(a);
-  StreamingScene scene(options(10'000'000, 0.0));
+  StreamingScene scene(stream_options(10'000'000, 0.0));
   std::string error;
   ASSERT_TRUE(scene.open({a, b, a}, &error)) << error;
   const PointCloud cb = load(b);
@@ -388,7 +344,7 @@ TEST(Stream, ANodeThatCannotBeDecodedIsSkippedAndNamedOnce) {
   std::ofstream(copy, std::ios::binary).write(bytes.data(), long(bytes.size()));
 
   const PointCloud whole = load(path);
-  StreamingScene scene(options(10'000'000, 0.0));
+  StreamingScene scene(stream_options(10'000'000, 0.0));
   std::string error;
   ASSERT_TRUE(scene.open({copy.string()}, &error)) << error;
   const LodView v = view_of(scene.info().bounds);
@@ -427,7 +383,7 @@ TEST(Stream, AHierarchyCycleIsRefusedAndTheRestDraws) {
   std::ofstream(copy, std::ios::binary).write(bytes.data(), long(bytes.size()));
 
   const PointCloud whole = load(path);
-  StreamingScene scene(options(1'000'000, 0.0));
+  StreamingScene scene(stream_options(1'000'000, 0.0));
   ASSERT_TRUE(scene.open({copy.string()}, &error)) << error;
   ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
   const std::vector<std::string> messages = scene.take_messages();
@@ -445,7 +401,7 @@ TEST(Stream, DestructionWithRequestsInFlightIsQuick) {
   for (int round = 0; round < 5; ++round) {
     const auto t0 = std::chrono::steady_clock::now();
     {
-      StreamOptions o = options(1'000'000, 0.0);
+      StreamOptions o = stream_options(1'000'000, 0.0);
       o.threads = 4;
       StreamingScene scene(o);
       std::string error;
@@ -460,7 +416,7 @@ TEST(Stream, DestructionWithRequestsInFlightIsQuick) {
 
 TEST(Stream, BadInputsGiveOneLineMessages) {
   REQUIRE_TESTDATA("laz");
-  StreamingScene scene(options(1000, 1.0));
+  StreamingScene scene(stream_options(1000, 1.0));
   std::string error;
   EXPECT_FALSE(scene.open({"/nonexistent/x.copc.laz"}, &error));
   EXPECT_NE(error.find("/nonexistent/x.copc.laz"), std::string::npos) << error;
@@ -469,7 +425,7 @@ TEST(Stream, BadInputsGiveOneLineMessages) {
   const std::string plain = test::data_path("las") + "/1.2-with-color.las";
   const std::string good = copc_path("simple.copc.laz");
   REQUIRE_TESTDATA("las");
-  StreamingScene two(options(10'000, 0.0));
+  StreamingScene two(stream_options(10'000, 0.0));
   ASSERT_TRUE(two.open({plain, good}, &error)) << error;
   const std::vector<std::string> m = two.take_messages();
   ASSERT_EQ(m.size(), 1u);
@@ -498,7 +454,7 @@ TEST(Stream, UrlStreamsLikeThePath) {
   START_NGINX(server, test::data_path("laz"), "");
   const std::string path = copc_path("lone-star.copc.laz");
   const PointCloud whole = load(path);
-  StreamingScene scene(options(whole.size(), 0.0));
+  StreamingScene scene(stream_options(whole.size(), 0.0));
   std::string error;
   ASSERT_TRUE(scene.open({server.url("lone-star.copc.laz")}, &error)) << error;
   EXPECT_EQ(scene.info().origin, whole.origin);
@@ -522,7 +478,7 @@ TEST(Stream, DestructionCancelsStalledReads) {
   ASSERT_TRUE(proxy.start(&error)) << error;
   const auto t0 = std::chrono::steady_clock::now();
   {
-    StreamingScene scene(options(1'000'000, 0.0));
+    StreamingScene scene(stream_options(1'000'000, 0.0));
     ASSERT_TRUE(scene.open({proxy.url("lone-star.copc.laz")}, &error)) << error;
     test::FaultProxy::Fault stall;
     stall.mode = test::FaultProxy::Mode::kStall;
@@ -565,7 +521,7 @@ TEST(Stream, VpcTilesOpenWhenTheirBoundsComeIntoView) {
                      << vpc_item(path, b, whole.size()) << ",\n"
                      << vpc_item(path, b, whole.size()) << ",\n"
                      << vpc_item(path, far, whole.size()) << "]}\n";
-  StreamingScene scene(options(3'000'000, 0.0));
+  StreamingScene scene(stream_options(3'000'000, 0.0));
   std::string error;
   ASSERT_TRUE(scene.open({vpc.string()}, &error)) << error;
   fs::remove(vpc);
