@@ -331,7 +331,8 @@ void Viewer::Impl::update_colors() {
   const UpAxis up = cloud.scene.empty() ? view.files_up : up_axis_for(opt, false);
   ColorTarget t;
   t.cloud = cloud.points.get();
-  t.drawable = cloud.drawable();
+  // A survey of no points has nothing to color (its pool is a slot of NaN points).
+  t.drawable = cloud.drawable() && !(stream.scene && stream.scene->info().points == 0);
   t.bounds = cloud.bounds;
   t.up_axis = up == UpAxis::kZ ? 2 : 1;
   t.stream = stream.scene.get();
