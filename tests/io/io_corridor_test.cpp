@@ -1,14 +1,21 @@
 // A profile's corridor read from a COPC file (engine/io/corridor.h): the segment-box test against
 // cases worked out by hand; every point of the file within the half width of the line is read
 // (against the file read whole) at every level, a small budget reads the top level only, and bad
-// requests get one line.
+// requests get one line. EPT datasets (PDAL's), as a folder, an ept.json and a .vpc naming them,
+// give exactly the points near the line that the dataset read whole gives.
 #include "engine/io/corridor.h"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "engine/io/load.h"
+#include "ept_data.h"
+#include "stream_test_util.h"
 #include "testdata.h"
 
 namespace pr {
@@ -39,6 +46,63 @@ size_t inside(const PointCloud& c, glm::dvec2 a, glm::dvec2 b, double half) {
     n += t >= 0.0 && t <= len && off <= half;
   }
   return n;
+}
+
+/// The points of `c` within `half` of the segment a-b, with every attribute, sorted.
+std::vector<test::StreamPoint> near_points(const PointCloud& c, glm::dvec2 a, glm::dvec2 b,
+                                           double half) {
+  const glm::dvec2 d = glm::normalize(b - a);
+  const double len = glm::length(b - a);
+  std::vector<test::StreamPoint> out;
+  for (size_t i = 0; i < c.size(); ++i) {
+    const Float3 f = c.positions[i];
+    const glm::dvec2 g = glm::dvec2(c.origin) + glm::dvec2(f.x, f.y) - a;
+    const double t = glm::dot(g, d), off = std::abs(d.x * g.y - d.y * g.x);
+    if (t >= 0.0 && t <= len && off <= half) out.push_back(test::point_of(c, i));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(IoCorridor, EptDatasetsGiveTheWholeReadsPointsNearTheLine) {
+  REQUIRE_TESTDATA("ept");
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("pr_corridor_ept_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* name : {"lone-star-laszip", "ellipsoid-zstandard"}) {
+    SCOPED_TRACE(name);
+    const std::string folder = test::ept_path(name);
+    PointCloud whole;
+    std::string err;
+    ASSERT_TRUE(load_point_cloud(folder, whole, nullptr, &err)) << err;
+    const Bounds b = whole.world_bounds();
+    CorridorRequest r;
+    r.line = {glm::dvec2(b.min) + 0.1 * glm::dvec2(b.size()),
+              glm::dvec2(b.max) - 0.2 * glm::dvec2(b.size())};
+    r.half_width = 0.02 * glm::length(glm::dvec2(b.size()));
+    const auto want = near_points(whole, r.line[0], r.line[1], r.half_width);
+    EXPECT_GT(want.size(), 100u);
+    // A .vpc naming the dataset's ept.json (its declared box that of the points).
+    const fs::path vpc = dir / (std::string(name) + ".vpc");
+    std::ofstream(vpc) << R"({"type": "FeatureCollection", "features": [{"type": "Feature",)"
+                       << R"( "id": "t", "properties": {"proj:bbox": [)" << b.min.x << ","
+                       << b.min.y << "," << b.min.z << "," << b.max.x << "," << b.max.y << ","
+                       << b.max.z << R"(]}, "assets": {"data": {"href": ")" << folder
+                       << R"(/ept.json"}}}]})";
+    for (const std::string& input : {folder, folder + "/ept.json", vpc.string()}) {
+      SCOPED_TRACE(input);
+      PointCloud read;
+      CorridorStats st;
+      ASSERT_TRUE(read_corridor({input}, r, &read, &st, &err)) << err;
+      EXPECT_TRUE(st.complete);
+      EXPECT_EQ(st.tiles, 1u);
+      EXPECT_EQ(st.points, read.size());
+      EXPECT_EQ(read.origin, whole.origin);
+      EXPECT_TRUE(near_points(read, r.line[0], r.line[1], r.half_width) == want);
+    }
+  }
+  fs::remove_all(dir);
 }
 
 TEST(IoCorridor, ReadsEveryPointNearTheLine) {

@@ -1,17 +1,18 @@
-// A corridor of a survey read at full depth (engine/io/corridor.h): the hierarchy pages walked
-// only where their cubes meet the corridor, the nodes that do sorted by level and taken while the
-// budget holds, read in parallel, and merged into one cloud.
+// A corridor of a survey read at full depth (engine/io/corridor.h): each tile (a COPC file or an
+// EPT dataset, through the streaming's TileReader) has its hierarchy pages walked only where their
+// cubes meet the corridor, the nodes that do sorted by level and taken while the budget holds,
+// read in parallel, and merged into one cloud.
 #include "engine/io/corridor.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <unordered_set>
 
-#include "engine/io/copc.h"
-#include "engine/io/open_byte_source.h"
 #include "engine/io/survey.h"
 #include "engine/parallel.h"
+#include "tile_reader.h"
 
 namespace pr {
 
@@ -69,22 +70,38 @@ struct Candidate {
   CopcEntry entry;
 };
 
-/// The nodes of one tile that meet the corridor: its pages walked where their cubes do.
-bool tile_candidates(const CopcFile& file, size_t tile, const RegionRequest& r,
+/// A node's cube in world coordinates: the tile's root cube [centre - half, centre + half) cut
+/// into 2^level cells along each axis (CopcFile::node_bounds(), for a COPC file or an EPT dataset).
+Bounds node_cube(const CopcInfo& c, const CopcKey& key) {
+  const double cell = std::ldexp(2.0 * c.halfsize, -key.level);
+  const glm::dvec3 lo = c.center - glm::dvec3(c.halfsize) +
+                        glm::dvec3(double(key.x), double(key.y), double(key.z)) * cell;
+  Bounds b;
+  b.extend(lo);
+  b.extend(lo + glm::dvec3(cell));
+  return b;
+}
+
+/// The nodes of one tile that meet the corridor: its pages walked where their cubes do (a page
+/// listed twice is read once: an EPT file that names itself, a COPC cycle).
+bool tile_candidates(const TileReader& file, size_t tile, const RegionRequest& r,
                      std::vector<Candidate>* out, std::string* error,
                      const std::atomic<bool>* cancel) {
-  std::vector<CopcPage> pages{file.root_page()};
+  std::vector<CopcEntry> pages{file.root_page()};
+  std::unordered_set<uint64_t> seen{pages.front().offset};
+  const CopcInfo& cube = file.info().copc;
   while (!pages.empty()) {
-    const CopcPage page = pages.back();
+    const CopcEntry page = pages.back();
     pages.pop_back();
     std::vector<CopcEntry> entries;
     if (!file.read_page(page, entries, nullptr, error, cancel)) return false;
     for (const CopcEntry& e : entries) {
-      if (!region_meets(r, file.node_bounds(e.key))) continue;
-      if (e.is_page())
-        pages.push_back({e.offset, uint64_t(e.byte_size)});
-      else if (e.point_count > 0)
+      if (!region_meets(r, node_cube(cube, e.key))) continue;
+      if (e.is_page()) {
+        if (seen.insert(e.offset).second) pages.push_back(e);
+      } else if (e.point_count > 0) {
         out->push_back({tile, e});
+      }
     }
   }
   return true;
@@ -204,13 +221,11 @@ bool read_region(const std::vector<std::string>& inputs, const RegionRequest& r,
   std::vector<SurveyTile> tiles;
   if (!list_survey(inputs, tiles, error, &r.http)) return false;
   CorridorStats st;
-  std::vector<std::unique_ptr<CopcFile>> files;
+  std::vector<std::unique_ptr<TileReader>> files;
   std::vector<Candidate> candidates;
   for (const SurveyTile& t : tiles) {
     if (!region_meets(r, t.bounds)) continue;
-    auto source = open_byte_source(t.href, error, &r.http);
-    if (!source) return false;
-    auto file = CopcFile::open(std::move(source), error);
+    std::unique_ptr<TileReader> file = open_tile(t.href, r.http, error);
     if (!file) return false;
     if (!region_meets(r, file->info().bounds)) continue;
     ++st.tiles;

@@ -1,8 +1,9 @@
-// A corridor of a streamed survey read at full depth: the octree nodes of COPC files, URLs,
-// folders of them or .vpc surveys whose cubes come within a half width of a polyline across the
-// ground (x, y: COPC files are z up), level by level from the root as far as a point budget
-// allows, read and decoded in parallel into one cloud. What a profile (engine/profile.h) of a
-// survey reads: only the nodes near its line, every level of them.
+// A corridor of a streamed survey read at full depth: the octree nodes of COPC files, EPT
+// datasets (ept.json, its folder or URL), URLs, folders of COPC files or .vpc surveys of either
+// whose cubes come within a half width of a polyline across the ground (x, y: both are z up), level
+// by level from the root as far as a point budget allows, read and decoded in parallel into one
+// cloud. What a profile (engine/profile.h) of a survey reads: only the nodes near its line, every
+// level of them.
 #pragma once
 
 #include <atomic>
@@ -51,8 +52,8 @@ bool segment_near_box(const glm::dvec2& a, const glm::dvec2& b, const glm::dvec2
 
 /// Reads the corridor of `inputs` (what list_survey() takes) into `out` (replaced; positions
 /// relative to the first tile's origin, the attributes any tile has). False with a one-line
-/// message for a bad request, an input that is not a survey of COPC files, a node that cannot be
-/// read, or `cancel` set.
+/// message for a bad request, an input that is not a survey of COPC files or EPT datasets, a
+/// node that cannot be read, or `cancel` set.
 bool read_corridor(const std::vector<std::string>& inputs, const CorridorRequest& request,
                    PointCloud* out, CorridorStats* stats, std::string* error,
                    const std::atomic<bool>* cancel = nullptr);
