@@ -164,11 +164,11 @@ FileReport describe_survey(const std::string& path, const FormatEntry& format,
 
 /// An EPT dataset (its ept.json, its folder, a URL) from its ept.json alone: format "EPT", the
 /// version, dataType, span and SRS, points, bounds, attributes; no hierarchy file, no node.
-FileReport describe_ept(const std::string& path) {
+FileReport describe_ept(const std::string& path, const HttpOptions* http) {
   FileReport r;
   r.info.file = path;
   Stopwatch sw;
-  std::unique_ptr<EptDataset> d = open_ept(path, nullptr, &r.error);
+  std::unique_ptr<EptDataset> d = open_ept(path, http, &r.error);
   if (!d) return r;
   r.ok = true;
   r.info = d->info();
@@ -181,7 +181,7 @@ FileReport describe_ept(const std::string& path) {
 
 FileReport describe_file(const std::string& path, const LoadOptions& options,
                          const HttpOptions* http) {
-  if (!ept_json_of(path).empty()) return describe_ept(path);
+  if (!ept_json_of(path).empty()) return describe_ept(path, http);
   const FormatEntry* format = find_format_by_path(path);
   if (format && format->survey()) return describe_survey(path, *format, http);
   // A COPC file or URL is described from its header and hierarchy; a URL can be nothing else.

@@ -283,7 +283,8 @@ TEST_F(SurveyTest, FolderGivesItsCopcFilesSorted) {
   fs::create_directories(plain);
   fs::create_symlink(laz / "simple.copc.laz", plain / "simple.laz");
   EXPECT_EQ(failure({plain.string()}),
-            plain.string() + ": the folder holds no COPC files (*.copc.laz)");
+            plain.string() +
+                ": the folder holds no ept.json (an EPT dataset) and no COPC files (*.copc.laz)");
 }
 
 TEST_F(SurveyTest, SeveralInputsInOrder) {
@@ -316,8 +317,9 @@ TEST_F(SurveyTest, SeveralInputsInOrder) {
   EXPECT_EQ(kept[0].href, "kept");
 }
 
-// A .vpc given as a URL is fetched whole; its relative hrefs become URLs beside it (the query of a
-// presigned .vpc URL is no part of them), and a missing one or a broken one is named by its URL.
+// A .vpc given as a URL is fetched whole; its relative hrefs become URLs beside it (with the query
+// of a presigned .vpc URL; an absolute URL keeps its own), and a missing one or a broken one is
+// named by its URL.
 TEST_F(SurveyTest, VpcFromAUrl) {
   write("surveys/s1/survey.vpc",
         collection({item("a", data_asset("./a.copc.laz"),
@@ -332,10 +334,10 @@ TEST_F(SurveyTest, VpcFromAUrl) {
   std::string error;
   ASSERT_TRUE(list_survey({url}, tiles, &error)) << error;
   ASSERT_EQ(tiles.size(), 3u);
-  EXPECT_EQ(tiles[0].href, server.url("surveys/s1/a.copc.laz"));
+  EXPECT_EQ(tiles[0].href, server.url("surveys/s1/a.copc.laz?X-Amz-Signature=abc"));
   EXPECT_EQ(tiles[0].points, 10u);
   EXPECT_EQ(tiles[0].bounds.max, glm::dvec3(1, 2, 3));
-  EXPECT_EQ(tiles[1].href, server.url("surveys/other/b.copc.laz"));
+  EXPECT_EQ(tiles[1].href, server.url("surveys/other/b.copc.laz?X-Amz-Signature=abc"));
   EXPECT_EQ(tiles[1].points, 20u);
   EXPECT_EQ(tiles[2].href, "https://other.test/c.copc.laz");
 

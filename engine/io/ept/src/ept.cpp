@@ -129,7 +129,15 @@ bool read_local_file(const std::string& path, std::vector<uint8_t>& bytes, std::
 
 std::string ept_json_of(const std::string& input) {
   if (is_http(input)) {
-    const std::string path = input.substr(0, input.find_first_of("?#"));
+    // The query (a presigned URL's signature, a token) stays with the URL; a fragment is the
+    // client's own and goes.
+    const size_t q = input.find_first_of("?#");
+    const std::string path = input.substr(0, q);
+    const std::string query = q != std::string::npos && input[q] == '?'
+                                  ? input.substr(q, input.find('#', q) - q)
+                                  : std::string();
+    if (!path.empty() && path.back() == '/' && path.find('/', path.find("://") + 3) != path.npos)
+      return path + "ept.json" + query;
     return path.size() >= 8 && path.compare(path.size() - 8, 8, "ept.json") == 0 &&
                    (path.size() == 8 || path[path.size() - 9] == '/')
                ? input
@@ -184,7 +192,7 @@ bool parse_ept_key(const std::string& text, CopcKey& key) {
 
 bool EptDataset::Impl::fetch_file(const std::string& rel, std::vector<uint8_t>& out,
                                   std::string* error, const std::atomic<bool>* cancel) const {
-  if (!fetch(base + rel, out, error, cancel)) return false;
+  if (!fetch(base + rel + query, out, error, cancel)) return false;
   bytes += out.size();
   return true;
 }
@@ -253,8 +261,12 @@ std::unique_ptr<EptDataset> EptDataset::parse(const std::string& ept_json, const
   Impl& m = *d->impl_;
   m.json_href = m.name = ept_json;
   if (is_http(ept_json)) {
-    const std::string path = ept_json.substr(0, ept_json.find_first_of("?#"));
+    const size_t q = ept_json.find_first_of("?#");
+    const std::string path = ept_json.substr(0, q);
     m.base = path.substr(0, path.rfind('/') + 1);
+    // A presigned URL signs each file alike: its query goes with every file of the dataset.
+    if (q != std::string::npos && ept_json[q] == '?')
+      m.query = ept_json.substr(q, ept_json.find('#', q) - q);
   } else {
     const std::string dir = fs::path(ept_json).parent_path().string();
     m.base = dir.empty() ? std::string() : dir + "/";

@@ -13,6 +13,9 @@ namespace pr {
 struct EptDataset::Impl {
   std::string json_href;  ///< the ept.json as given
   std::string base;       ///< the dataset's folder or URL prefix, ending in '/'
+  /// A URL's query ("?X-Amz-Signature=...", "?token=..."), appended to every file's URL; empty
+  /// for a path or a URL without one.
+  std::string query;
   std::string name;       ///< for messages: the ept.json
   EptFetch fetch;
   FileInfo info;

@@ -64,12 +64,22 @@ std::string resolve_url(const std::string& base, std::string href) {
   return origin + dir + href;
 }
 
+/// A URL's query with its '?' ("?X-Amz-Signature=..."; no fragment), or "".
+std::string url_query(const std::string& url) {
+  const size_t q = url.find_first_of("?#");
+  if (q == std::string::npos || url[q] != '?') return {};
+  return url.substr(q, url.find('#', q) - q);
+}
+
 /// A .vpc's href made usable: URLs and absolute paths as they are ("file://" URLs as paths),
-/// relative ones against `base`.
-std::string resolve_href(const std::string& base, const std::string& href) {
+/// relative ones against `base`. A relative href of a .vpc that is a URL gets the .vpc's `query`
+/// when it has none of its own: a presigned survey signs its tiles alike.
+std::string resolve_href(const std::string& base, const std::string& href,
+                         const std::string& query) {
   if (is_url(href)) return href;
   if (io::lower(href.substr(0, 7)) == "file://") return href.substr(7);
-  if (is_url(base)) return resolve_url(base, href);
+  if (is_url(base))
+    return resolve_url(base, href) + (href.find('?') == std::string::npos ? query : "");
   const fs::path path(href);
   if (path.is_absolute()) return href;
   return (fs::path(base) / path).lexically_normal().string();
@@ -162,8 +172,8 @@ bool read_bbox(const json& properties, Bounds& bounds) {
   return true;
 }
 
-bool item_tile(const json& item, size_t index, const std::string& base, SurveyTile& tile,
-               std::string& problem) {
+bool item_tile(const json& item, size_t index, const std::string& base, const std::string& query,
+               SurveyTile& tile, std::string& problem) {
   if (!item.is_object() || string_field(item, "type") != "Feature") {
     problem = item_name(item.is_object() ? item : json::object(), index) + " is not a Feature";
     return false;
@@ -173,7 +183,7 @@ bool item_tile(const json& item, size_t index, const std::string& base, SurveyTi
     problem = item_name(item, index) + " has no data asset (assets.data.href)";
     return false;
   }
-  tile.href = resolve_href(base, href->get<std::string>());
+  tile.href = resolve_href(base, href->get<std::string>(), query);
   const auto properties = item.find("properties");
   if (properties == item.end() || !properties->is_object()) return true;
   if (!read_count(*properties, tile.points)) {
@@ -187,9 +197,10 @@ bool item_tile(const json& item, size_t index, const std::string& base, SurveyTi
   return true;
 }
 
-/// parse_vpc with `name` (the file or URL) leading every message.
-bool parse_named(const std::string& text, const std::string& base, const std::string& name,
-                 std::vector<SurveyTile>& tiles, std::string* error) {
+/// parse_vpc with `name` (the file or URL) leading every message; `query` goes with relative
+/// hrefs against a URL `base`.
+bool parse_named(const std::string& text, const std::string& base, const std::string& query,
+                 const std::string& name, std::vector<SurveyTile>& tiles, std::string* error) {
   json doc;
   try {
     doc = json::parse(text);
@@ -212,7 +223,7 @@ bool parse_named(const std::string& text, const std::string& base, const std::st
   for (size_t i = 0; i < features->size(); ++i) {
     SurveyTile tile;
     std::string problem;
-    if (!item_tile((*features)[i], i, base, tile, problem)) {
+    if (!item_tile((*features)[i], i, base, query, tile, problem)) {
       if (error) *error = name + ": " + problem;
       return false;
     }
@@ -259,7 +270,8 @@ bool list_vpc(const std::string& input, std::vector<SurveyTile>& tiles, std::str
     base = fs::path(input).parent_path().string();
     if (base.empty()) base = ".";
   }
-  return parse_named(text, base, input, tiles, error);
+  return parse_named(text, base, is_url(input) ? url_query(input) : std::string(), input, tiles,
+                     error);
 }
 
 bool list_folder(const std::string& input, std::vector<SurveyTile>& tiles, std::string* error) {
@@ -276,7 +288,9 @@ bool list_folder(const std::string& input, std::vector<SurveyTile>& tiles, std::
     return false;
   }
   if (files.empty()) {
-    if (error) *error = input + ": the folder holds no COPC files (*.copc.laz)";
+    if (error)
+      *error =
+          input + ": the folder holds no ept.json (an EPT dataset) and no COPC files (*.copc.laz)";
     return false;
   }
   std::sort(files.begin(), files.end());
@@ -289,7 +303,7 @@ bool list_folder(const std::string& input, std::vector<SurveyTile>& tiles, std::
 bool parse_vpc(const std::string& text, const std::string& base, std::vector<SurveyTile>& tiles,
                std::string* error) {
   std::vector<SurveyTile> found;
-  if (!parse_named(text, base, "virtual point cloud at " + base, found, error)) return false;
+  if (!parse_named(text, base, "", "virtual point cloud at " + base, found, error)) return false;
   tiles = std::move(found);
   return true;
 }

@@ -11,7 +11,8 @@
 // Keys are COPC's (CopcKey: depth, x, y, z) and levels add up as in COPC: the cloud is the union
 // of every node's points, so streaming selects EPT nodes as it selects COPC nodes.
 // Files are read whole through a fetch function (a local file, or an HTTP request), so this room
-// needs no byte source of its own.
+// needs no byte source of its own. A URL's query (a presigned URL's signature) is carried to every
+// file: ept-hierarchy/0-0-0-0.json?<query>, ept-data/...?<query>.
 #pragma once
 
 #include <atomic>
@@ -37,7 +38,9 @@ bool read_local_file(const std::string& path, std::vector<uint8_t>& bytes, std::
                      const std::atomic<bool>* cancel);
 
 /// The `ept.json` of `input`: `input` itself when its name (a URL's path) is ept.json, the
-/// ept.json inside it when it is a folder holding one; empty otherwise.
+/// ept.json inside it when it is a folder holding one, `<URL>ept.json` for an http(s) URL whose
+/// path ends in '/' (a dataset's directory URL: its query kept, "http://h/d/?t=1" gives
+/// "http://h/d/ept.json?t=1"); empty otherwise.
 std::string ept_json_of(const std::string& input);
 
 /// The deepest key level read: keys of level 20 number their cells in 64 bits (EptDataset's

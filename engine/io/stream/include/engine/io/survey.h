@@ -15,7 +15,9 @@
 namespace pr {
 
 struct SurveyTile {
-  std::string href;     ///< a path or URL (a .vpc's relative hrefs resolved against its location)
+  /// A path or URL: a .vpc's relative hrefs resolved against its location (a .vpc URL's query,
+  /// a presigned URL's signature, added to those that have none).
+  std::string href;
   Bounds bounds;        ///< world bounds the survey declares; empty when unknown (read the header)
   uint64_t points = 0;  ///< declared point count; 0 when unknown
 };
