@@ -21,6 +21,7 @@
 #include "engine/io/io.h"
 #include "extra_bytes_copc.h"
 #include "headless.h"
+#include "headless_test_util.h"
 #include "info.h"
 #include "nginx_server.h"
 #include "options.h"
@@ -30,87 +31,20 @@
 
 namespace fs = std::filesystem;
 
-namespace {
+using pr::test::camera_for;
+using pr::test::count_pixels;
+using pr::test::expect_same_images;
+using pr::test::parsed;
+using pr::test::run;
+using pr::test::run_err;
+using pr::test::summary_value;
 
-/// The options of `args`, a scene file's under them (as parse_options() takes them).
-pr::Options parsed(const std::vector<std::string>& args) {
-  pr::Options o;
-  std::string error;
-  EXPECT_EQ(pr::parse_arguments(args, o, &error), 0) << error;
-  std::vector<std::string> notes;
-  int rc = 0;
-  if (!o.scene_file.empty()) {
-    EXPECT_TRUE(pr::apply_scene_file(args, o, &notes, &error, &rc)) << error;
-  }
-  return o;
-}
+namespace {
 
 fs::path scratch_dir() {
   const fs::path d = fs::temp_directory_path() / ("pr_stream_test_" + std::to_string(getpid()));
   fs::create_directories(d);
   return d;
-}
-
-/// --camera looking at the file's points from the south-west, above them.
-std::string camera_for(const std::string& path) {
-  pr::PointCloud cloud;
-  pr::FileInfo info;
-  std::string error;
-  EXPECT_TRUE(pr::load_point_cloud(path, cloud, &info, &error)) << error;
-  const pr::Bounds b = cloud.world_bounds();
-  const glm::dvec3 c = b.center(), s = b.size();
-  const double r = std::max({s.x, s.y, s.z});
-  char arg[256];
-  std::snprintf(arg, sizeof arg, "%.6f,%.6f,%.6f,%.3f,%.3f", c.x - 0.6 * r, c.y - 0.9 * r,
-                c.z + 0.8 * r, 33.0, -35.0);
-  return arg;
-}
-
-/// run_headless()'s exit code and what it printed.
-int run(const std::vector<std::string>& args, std::string* out) {
-  testing::internal::CaptureStdout();
-  const int rc = pr::run_headless(parsed(args));
-  *out = testing::internal::GetCapturedStdout();
-  return rc;
-}
-
-/// The value of `key=` on the summary line, or -1.
-double summary_value(const std::string& out, const std::string& key) {
-  const std::regex re(" " + key + "=([0-9.e+-]+)");
-  std::smatch m;
-  return std::regex_search(out, m, re) ? std::stod(m[1]) : -1.0;
-}
-
-/// The pixels (RGBA words) of two images of one size that differ, and those of `a` that are not
-/// its first pixel's color (the cloud, on the background).
-void count_pixels(const fs::path& a, const fs::path& b, size_t* differ, size_t* lit) {
-  pr::Image ia, ib;
-  std::string error;
-  ASSERT_TRUE(pr::read_png(a.string(), ia, &error)) << error;
-  ASSERT_TRUE(pr::read_png(b.string(), ib, &error)) << error;
-  ASSERT_EQ(ia.width, ib.width);
-  ASSERT_EQ(ia.height, ib.height);
-  *differ = *lit = 0;
-  for (size_t i = 0; i < ia.rgba.size(); ++i) {
-    *differ += ia.rgba[i] != ib.rgba[i];
-    *lit += ia.rgba[i] != ia.rgba[0];
-  }
-}
-
-void expect_same_images(const fs::path& a, const fs::path& b) {
-  size_t differ = 0, lit = 0;
-  count_pixels(a, b, &differ, &lit);
-  EXPECT_EQ(differ, 0u) << a << " and " << b;
-  EXPECT_GT(lit, 500u) << "the view shows the cloud";
-}
-
-/// run()'s exit code and what it wrote to stderr.
-int run_err(const std::vector<std::string>& args, std::string* err) {
-  std::string out;
-  testing::internal::CaptureStderr();
-  const int rc = run(args, &out);
-  *err = testing::internal::GetCapturedStderr();
-  return rc;
 }
 
 /// nginx serving `root` over TLS with `cert` and `key`; null (and the test skipped or failed
