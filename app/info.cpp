@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "engine/frame_stats.h"
@@ -142,21 +143,36 @@ FileReport describe_copc_file(const std::string& path, const CopcFile& file,
   return r;
 }
 
-/// A survey (the table's formats that list files to stream and are never read whole: .vpc): the
-/// tiles it lists, their declared points and bounds; no tile is opened.
-FileReport describe_survey(const std::string& path, const FormatEntry& format,
-                           const HttpOptions* http) {
+/// A survey (the table's formats that list files to stream and are never read whole: .vpc; a
+/// folder of COPC files): the tiles it lists, their declared points and bounds; no tile is opened,
+/// except with `headers` (a folder, which declares nothing): each tile's header for its points,
+/// bounds and attributes.
+FileReport describe_survey(const std::string& path, const std::string& format,
+                           const HttpOptions* http, bool headers = false) {
   FileReport r;
   r.info.file = path;
   Stopwatch sw;
   std::vector<SurveyTile> tiles;
   if (!list_survey({path}, tiles, &r.error, http)) return r;
   r.ok = true;
-  r.info.format = format.name;
+  r.info.format = format;
   r.info.version = std::to_string(tiles.size()) + (tiles.size() == 1 ? " tile" : " tiles");
   for (const SurveyTile& t : tiles) {
     r.info.points += t.points;
     r.info.bounds.extend(t.bounds);
+    if (!headers) continue;
+    std::unique_ptr<ByteSource> source = open_byte_source(t.href, &r.error, http);
+    std::unique_ptr<CopcFile> copc = source ? CopcFile::open(std::move(source), &r.error) : nullptr;
+    if (!copc) {
+      r.ok = false;
+      return r;
+    }
+    const FileInfo& fi = copc->info();
+    r.info.points += fi.points;
+    r.info.bounds.extend(fi.bounds);
+    r.info.has_color |= fi.has_color;
+    r.info.has_intensity |= fi.has_intensity;
+    r.info.has_classification |= fi.has_classification;
   }
   r.info.seconds = sw.ms() * 1e-3;
   return r;
@@ -183,7 +199,10 @@ FileReport describe_file(const std::string& path, const LoadOptions& options,
                          const HttpOptions* http) {
   if (!ept_json_of(path).empty()) return describe_ept(path, http);
   const FormatEntry* format = find_format_by_path(path);
-  if (format && format->survey()) return describe_survey(path, *format, http);
+  if (format && format->survey()) return describe_survey(path, format->name, http);
+  // A folder without ept.json: its COPC files, listed as a survey (or why there are none).
+  if (std::error_code ec; !is_url(path) && std::filesystem::is_directory(path, ec))
+    return describe_survey(path, "folder of COPC files", http, true);
   // A COPC file or URL is described from its header and hierarchy; a URL can be nothing else.
   if (is_url(path) || (format && format->format == FileFormat::kLaz)) {
     FileReport r;

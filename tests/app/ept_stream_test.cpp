@@ -2,20 +2,21 @@
 // draws the image of the dataset read whole (--stream off: every node into one cloud), for
 // laszip, binary and zstandard nodes; a URL (nginx on loopback) draws the path's image; --info
 // names the format, points, bounds, dataType and attributes; --convert to COPC keeps every point.
+// A dataset's directory (a path, a URL ending in '/') opens as its ept.json does in each of them;
+// a directory without ept.json is one line.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "engine/image_testing.h"
 #include "engine/io/io.h"
 #include "ept_data.h"
 #include "headless.h"
+#include "headless_test_util.h"
 #include "info.h"
 #include "nginx_server.h"
 #include "options.h"
@@ -23,65 +24,18 @@
 #include "testdata.h"
 
 namespace fs = std::filesystem;
+using pr::test::camera_for;
 using pr::test::ept_path;
+using pr::test::expect_same_images;
+using pr::test::run;
+using pr::test::summary_value;
 
 namespace {
-
-pr::Options parsed(const std::vector<std::string>& args) {
-  pr::Options o;
-  std::string error;
-  EXPECT_EQ(pr::parse_arguments(args, o, &error), 0) << error;
-  return o;
-}
 
 fs::path scratch_dir() {
   const fs::path d = fs::temp_directory_path() / ("pr_ept_app_" + std::to_string(getpid()));
   fs::create_directories(d);
   return d;
-}
-
-/// --camera looking at the dataset's points from the south-west, above them.
-std::string camera_for(const std::string& input) {
-  pr::PointCloud cloud;
-  pr::FileInfo info;
-  std::string error;
-  EXPECT_TRUE(pr::load_point_cloud(input, cloud, &info, &error)) << error;
-  const pr::Bounds b = cloud.world_bounds();
-  const glm::dvec3 c = b.center(), s = b.size();
-  const double r = std::max({s.x, s.y, s.z});
-  char arg[256];
-  std::snprintf(arg, sizeof arg, "%.6f,%.6f,%.6f,%.3f,%.3f", c.x - 0.6 * r, c.y - 0.9 * r,
-                c.z + 0.8 * r, 33.0, -35.0);
-  return arg;
-}
-
-int run(const std::vector<std::string>& args, std::string* out) {
-  testing::internal::CaptureStdout();
-  const int rc = pr::run_headless(parsed(args));
-  *out = testing::internal::GetCapturedStdout();
-  return rc;
-}
-
-double summary_value(const std::string& out, const std::string& key) {
-  const std::regex re(" " + key + "=([0-9.e+-]+)");
-  std::smatch m;
-  return std::regex_search(out, m, re) ? std::stod(m[1]) : -1.0;
-}
-
-void expect_same_images(const fs::path& a, const fs::path& b) {
-  pr::Image ia, ib;
-  std::string error;
-  ASSERT_TRUE(pr::read_png(a.string(), ia, &error)) << error;
-  ASSERT_TRUE(pr::read_png(b.string(), ib, &error)) << error;
-  ASSERT_EQ(ia.width, ib.width);
-  ASSERT_EQ(ia.height, ib.height);
-  size_t differ = 0, lit = 0;
-  for (size_t i = 0; i < ia.rgba.size(); ++i) {
-    differ += ia.rgba[i] != ib.rgba[i];
-    lit += ia.rgba[i] != ia.rgba[0];
-  }
-  EXPECT_EQ(differ, 0u);
-  EXPECT_GT(lit, 500u) << "the view shows the cloud";
 }
 
 /// Renders `input` headless into `png`: whole (--stream off) or streamed at full detail.
@@ -145,6 +99,43 @@ TEST(EptHeadless, AUrlGivesTheSameImageAsThePath) {
   fs::remove_all(dir);
 }
 
+TEST(EptHeadless, ADirectoryPathOrUrlOpensAsItsEptJson) {
+  REQUIRE_TESTDATA("ept");
+  START_NGINX(server, pr::test::data_path("ept"), "");
+  const fs::path dir = scratch_dir();
+  const std::string json = ept_path("ellipsoid-zstandard") + "/ept.json";
+  const std::string cam = camera_for(json);
+  std::string out;
+  render(json, cam, "rgb", true, dir / "json.png", &out);
+  for (const std::string& input :
+       {ept_path("ellipsoid-zstandard") + "/", server.url("ellipsoid-zstandard/")}) {
+    SCOPED_TRACE(input);
+    render(input, cam, "rgb", true, dir / "dir.png", &out);
+    EXPECT_EQ(summary_value(out, "lod_points"), 100000.0) << out;
+    expect_same_images(dir / "json.png", dir / "dir.png");
+    const pr::FileReport r = pr::describe_file(input, {});
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.info.format, "EPT");
+    EXPECT_EQ(r.info.points, 100000u);
+  }
+  // Read whole too (--stream off) from the folder.
+  render(ept_path("ellipsoid-zstandard") + "/", cam, "rgb", false, dir / "whole.png", &out);
+  expect_same_images(dir / "json.png", dir / "whole.png");
+  // A directory without ept.json, on disk and on the server: one line each, exit 1.
+  for (const std::string& input : {pr::test::data_path("ept"), server.url("bad-pointcount/")}) {
+    SCOPED_TRACE(input);
+    std::string err;
+    EXPECT_EQ(pr::test::run_err({"--headless", "--frames", "1", input}, &err), 1);
+    EXPECT_NE(err.find(input), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    const pr::FileReport r = pr::describe_file(input, {});
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("ept.json"), std::string::npos) << r.error;
+    EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(EptInfo, NamesFormatPointsBoundsDataTypeAndAttributes) {
   REQUIRE_TESTDATA("ept");
   const pr::FileReport r = pr::describe_file(ept_path("ellipsoid-zstandard"), {});
@@ -177,8 +168,9 @@ TEST(EptConvert, ToCopcKeepsEveryPoint) {
   REQUIRE_TESTDATA("ept");
   const fs::path dir = scratch_dir();
   const fs::path out = dir / "ellipsoid.copc.laz";
+  // The dataset's folder, named with its slash.
   const std::string cmd = pr::test::pointraster_bin() + " --convert " + out.string() + " " +
-                          ept_path("ellipsoid-zstandard") + " > " + (dir / "log.txt").string() +
+                          ept_path("ellipsoid-zstandard") + "/ > " + (dir / "log.txt").string() +
                           " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << pr::test::read_text(dir / "log.txt");
   const pr::FileReport r = pr::describe_file(out.string(), {});
