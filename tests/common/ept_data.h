@@ -1,6 +1,6 @@
 // The EPT datasets of the test data (tests/data/ept, PDAL's) and the ones the tests make from
 // them: the binary dataset (ellipsoid-zstandard's node decompressed, dataType binary) and copies
-// to break. Tests that include this link libzstd (pr::zstd).
+// to break; a dataset on disk opened. Tests that include this link libzstd (pr::zstd).
 #pragma once
 
 #include <zstd.h>
@@ -8,15 +8,23 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/io/ept.h"
 #include "testdata.h"
 
 namespace pr::test {
 
 inline std::string ept_path(const std::string& dataset) {
   return data_path("ept") + "/" + dataset;
+}
+
+/// The EPT dataset of `input` on disk (its folder or its ept.json); null with the one-line reason
+/// in `error`.
+inline std::unique_ptr<EptDataset> open_local_ept(const std::string& input, std::string* error) {
+  return EptDataset::open(ept_json_of(input), read_local_file, error);
 }
 
 inline std::vector<char> read_bytes(const std::filesystem::path& p) {

@@ -22,6 +22,7 @@
 #include "engine/io/stream.h"
 #include "ept_data.h"
 #include "nginx_server.h"
+#include "run_command.h"
 #include "stream_test_util.h"
 #include "testdata.h"
 
@@ -42,7 +43,7 @@ using test::view_of;
 
 std::unique_ptr<EptDataset> open_local(const std::string& input, std::string* error = nullptr) {
   std::string err;
-  auto d = EptDataset::open(ept_json_of(input), read_local_file, &err);
+  auto d = test::open_local_ept(input, &err);
   EXPECT_TRUE(d || error) << err;
   if (error) *error = err;
   return d;
@@ -141,16 +142,6 @@ TEST(IoEpt, StreamedAtFullDetailHoldsEveryNodesPoints) {
   fs::remove_all(binary);
 }
 
-/// Runs `command`, its output in `out`; true on exit status 0.
-bool run(const std::string& command, std::string& out) {
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) return false;
-  char buf[4096];
-  out.clear();
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  return ::pclose(p) == 0;
-}
-
 TEST(IoEpt, NodesHoldWhatLaspyAndZstandardRead) {
   const std::string python = PR_TEST_PYTHON;
   if (python.empty())
@@ -168,8 +159,8 @@ TEST(IoEpt, NodesHoldWhatLaspyAndZstandardRead) {
                           std::to_string(key.y) + "-" + std::to_string(key.z);
     SCOPED_TRACE(std::string(name) + " " + k);
     std::string out;
-    ASSERT_TRUE(
-        run(python + " " + script + " " + ept_path(name) + " " + k + " " + table.string(), out))
+    ASSERT_TRUE(test::run_command(
+        python + " " + script + " " + ept_path(name) + " " + k + " " + table.string(), out))
         << out;
     const std::vector<char> raw = test::read_bytes(table);
     std::vector<double> ref(raw.size() / 8);

@@ -20,6 +20,8 @@
 #include "engine/io/laz.h"
 #include "engine/io/open_byte_source.h"
 #include "engine/io/stream.h"
+#include "ept_data.h"
+#include "run_command.h"
 #include "stream_test_util.h"
 #include "testdata.h"
 
@@ -38,15 +40,7 @@ std::string make_ept_bench_bin() {
   return PR_MAKE_EPT_BENCH_BIN;
 }
 
-/// Runs `command`, its output in `out`; true on exit status 0.
-bool run(const std::string& command, std::string& out) {
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) return false;
-  char buf[4096];
-  out.clear();
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  return ::pclose(p) == 0;
-}
+using test::run_command;
 
 using Point = test::StreamPoint;
 using test::points_of;
@@ -98,9 +92,10 @@ TEST(IoMakeEptBench, DatasetStreamsTheCopcFilesPoints) {
         SCOPED_TRACE(std::string(file) + " " + type + " --hierarchy-step " + step);
         const fs::path out = scratch(std::string(file) + "-" + type + "-" + step);
         std::string log;
-        ASSERT_TRUE(run(make_ept_bench_bin() + " " + copc + " " + out.string() +
-                            " --threads 2 --data-type " + type + " --hierarchy-step " + step,
-                        log))
+        ASSERT_TRUE(run_command(make_ept_bench_bin() + " " + copc + " " + out.string() +
+                                    " --threads 2 --data-type " + type + " --hierarchy-step " +
+                                    step,
+                                log))
             << log;
         // One hierarchy file, or (a file every level) one for every node below the root.
         size_t hierarchy_files = 0;
@@ -109,7 +104,7 @@ TEST(IoMakeEptBench, DatasetStreamsTheCopcFilesPoints) {
           ++hierarchy_files;
         }
         EXPECT_EQ(hierarchy_files == 1, std::string(step) == "0") << hierarchy_files;
-        const auto d = EptDataset::open((out / "ept.json").string(), read_local_file, &err);
+        const auto d = test::open_local_ept(out.string(), &err);
         ASSERT_TRUE(d) << err;
         EXPECT_EQ(d->data_type(), type);
         EXPECT_EQ(d->info().points, ci.points);
@@ -161,10 +156,10 @@ TEST(IoMakeEptBench, NodesHoldTheFilesOwnRecords) {
       SCOPED_TRACE(type);
       const fs::path out = scratch(std::string(file) + "-records-" + type);
       std::string log;
-      ASSERT_TRUE(
-          run(make_ept_bench_bin() + " " + copc + " " + out.string() + " --data-type " + type, log))
+      ASSERT_TRUE(run_command(
+          make_ept_bench_bin() + " " + copc + " " + out.string() + " --data-type " + type, log))
           << log;
-      const auto d = EptDataset::open((out / "ept.json").string(), read_local_file, &err);
+      const auto d = test::open_local_ept(out.string(), &err);
       ASSERT_TRUE(d) << err;
       std::vector<uint8_t> all, node;
       for (const auto& e : fs::directory_iterator(out / "ept-data")) {
@@ -192,14 +187,14 @@ TEST(IoMakeEptBench, InputThatIsNoCopcFileGivesOneLine) {
   REQUIRE_TESTDATA("laz");
   const fs::path out = scratch("not-copc");
   std::string log;
-  EXPECT_FALSE(run(
+  EXPECT_FALSE(run_command(
       make_ept_bench_bin() + " " + test::data_path("laz") + "/simple.laz " + out.string(), log));
   EXPECT_NE(log.find("simple.laz"), std::string::npos) << log;
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
   EXPECT_FALSE(fs::exists(out / "ept.json"));
-  EXPECT_FALSE(run(make_ept_bench_bin() + " " + test::data_path("laz") + "/lone-star.copc.laz " +
-                       out.string() + " --data-type xml",
-                   log));
+  EXPECT_FALSE(run_command(make_ept_bench_bin() + " " + test::data_path("laz") +
+                               "/lone-star.copc.laz " + out.string() + " --data-type xml",
+                           log));
   EXPECT_NE(log.find("xml"), std::string::npos) << log;
   fs::remove_all(scratch(""));
 }
