@@ -8,7 +8,10 @@ must follow child pages two deep to find every node.
 The info VLR's cube starts at the header's min and spans the header's largest extent, as
 copclib's Box(key, header) computes a node's box, so the nodes' boxes agree for every reader.
 
-    make_copc.py OUT.copc.laz [--seed S] [--depth D] [--dump REF.bin]
+    make_copc.py OUT.copc.laz [--seed S] [--depth D] [--extra-bytes] [--dump REF.bin]
+
+With --extra-bytes every point carries one extra byte, a random value: the extra-bytes VLR
+copclib writes describes it as the unsigned char field FIELD_0.
 
 Prints what it wrote, one line each: `levels N0 N1 ...` (nodes a level), `pages P` (child pages),
 `points N`. With --dump, reads OUT back with laspy (laz-rs) and writes its records, for a reader to
@@ -28,8 +31,9 @@ SPAN = 512.0
 SCALE = 0.01
 
 
-def node_points(header, key, rng, count):
-    """`count` random points inside the node's box (copclib's Box(key, header))."""
+def node_points(header, key, rng, count, extra_bytes):
+    """`count` random points inside the node's box (copclib's Box(key, header)), each with one
+    random extra byte when `extra_bytes`."""
     box = copc.Box(key, header)
     points = copc.Points(header)
     for _ in range(count):
@@ -44,6 +48,8 @@ def node_points(header, key, rng, count):
         p.return_number = rng.randrange(1, p.number_of_returns + 1)
         p.point_source_id = rng.randrange(65536)
         p.gps_time = rng.uniform(0.0, 1e6)
+        if extra_bytes:
+            p.extra_bytes = [rng.randrange(256)]
         points.AddPoint(p)
     return points
 
@@ -73,9 +79,13 @@ def octree(rng, depth):
     return keys
 
 
-def write(path, seed, depth):
+def write(path, seed, depth, extra_bytes):
     rng = random.Random(seed)
-    cfg = copc.CopcConfigWriter(7, copc.Vector3(SCALE, SCALE, SCALE), copc.Vector3(*ORIGIN))
+    scale, origin = copc.Vector3(SCALE, SCALE, SCALE), copc.Vector3(*ORIGIN)
+    if extra_bytes:
+        cfg = copc.CopcConfigWriter(7, scale, origin, "", copc.EbVlr(1))
+    else:
+        cfg = copc.CopcConfigWriter(7, scale, origin)
     header = cfg.las_header
     header.min = copc.Vector3(*ORIGIN)
     header.max = copc.Vector3(*(o + SPAN for o in ORIGIN))
@@ -89,7 +99,7 @@ def write(path, seed, depth):
         key = copc.VoxelKey(*k)
         count = rng.randrange(1, 60)
         page = page_of(key)
-        writer.AddNode(key, node_points(header, key, rng, count), page)
+        writer.AddNode(key, node_points(header, key, rng, count, extra_bytes), page)
         if page.d > 0:
             pages.add((page.d, page.x, page.y, page.z))
         levels[key.d] += 1
@@ -122,9 +132,10 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--depth", type=int, default=4)
+    ap.add_argument("--extra-bytes", action="store_true", help="one extra byte a point (FIELD_0)")
     ap.add_argument("--dump", help="laspy's reading of OUT, for a reader to compare with")
     args = ap.parse_args()
-    write(args.out, args.seed, args.depth)
+    write(args.out, args.seed, args.depth, args.extra_bytes)
     if args.dump:
         dump(args.out, args.dump)
     return 0

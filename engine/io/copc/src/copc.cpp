@@ -152,7 +152,7 @@ struct CopcFile::Impl {
     info.has_intensity = attrs.intensity;
     info.has_classification = attrs.classification;
     for (const io::LasExtraField& e : recs.extras)
-      info.fields.push_back(FieldInfo{e.name, e.has_range, e.lo, e.hi});
+      info.fields.push_back(FieldInfo{e.name, e.has_range, e.lo, e.hi, e.has_no_data, e.no_data});
     return true;
   }
 

@@ -94,6 +94,11 @@ std::vector<LasExtraField> las_extra_fields(const Input& in, const LasHeader& h)
             f.lo = std::min(a, b);
             f.hi = std::max(a, b);
           }
+          // No data (bit 0) at byte 40, in the field's raw units.
+          if (options & 0x01) {
+            f.no_data = any_value(e + 40, type) * f.scale + f.add;
+            f.has_no_data = true;
+          }
           fields.push_back(std::move(f));
         }
         offset += size;

@@ -89,6 +89,7 @@ struct StreamingScene::Impl {
   uint64_t cache_bytes = 0, frame = 0, nodes_failed = 0;
   StreamPool pool;
   bool pool_attributes = false, reallocated = false;
+  bool pool_made = false;  ///< allocate_pool() ran: a tile opening later adds its fields to it
   PoolClassFilter filter;
   StreamClasses classes;
   LodSelection sel;
@@ -106,6 +107,7 @@ struct StreamingScene::Impl {
   void attach(uint32_t t, std::unique_ptr<TileReader> file);
   void merge_info(const std::vector<std::string>& inputs);
   void allocate_pool();
+  void add_fields(const std::vector<FieldInfo>& tile);
 
   void apply(RequestResult& r);
   void apply_page(RequestResult& r);
@@ -240,6 +242,13 @@ void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
   origin = info.origin;
 }
 
+/// The named fields of a tile opened after the pool was made (a .vpc's tile once in view): the
+/// survey's info lists them and the pool carries those it lacked, so that they can be colored.
+void StreamingScene::Impl::add_fields(const std::vector<FieldInfo>& tile) {
+  merge_fields(info.fields, tile);
+  for (const FieldInfo& f : info.fields) pool.add_field(f);
+}
+
 void StreamingScene::Impl::allocate_pool() {
   for (const NodeId& id : pooled) {
     NodeState& st = nodes[id];
@@ -254,9 +263,8 @@ void StreamingScene::Impl::allocate_pool() {
   // A budget above the survey's points needs no room beyond them (and a frame then does not
   // walk empty batches).
   const uint64_t room = info.points ? std::min(opt.point_budget, info.points) : opt.point_budget;
-  std::vector<std::string> fields;
-  for (const FieldInfo& f : info.fields) fields.push_back(f.name);
-  pool.allocate(room, opt.slot_align, origin, pool_attributes, fields, info.file);
+  pool.allocate(room, opt.slot_align, origin, pool_attributes, info.fields, info.file);
+  pool_made = true;
   reallocated = true;
 }
 
@@ -271,6 +279,7 @@ void StreamingScene::Impl::apply(RequestResult& r) {
     case RequestKind::kOpen:
       if (r.ok) {
         attach(t, std::move(r.file));
+        if (pool_made) add_fields(sources[t].file->info().fields);
       } else if (!r.cancelled) {
         tiles[t].failed = true;
         message(r.error);

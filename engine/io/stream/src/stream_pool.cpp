@@ -21,20 +21,25 @@ void grow_array(V& v, size_t from, size_t to, size_t cap, typename V::value_type
   std::fill(v.begin() + long(from), v.end(), value);
 }
 
-/// Copies src[from, from + count) to dst[at...] when the node has the array, else zeros.
+/// Copies src[from, from + count) to dst[at...] when the node has the array, else `missing`.
 template <class V>
-void copy_array(V& dst, const V& src, size_t from, size_t count, size_t at) {
+void copy_array(V& dst, const V& src, size_t from, size_t count, size_t at,
+                typename V::value_type missing = {}) {
   if (dst.empty()) return;
   if (src.size() >= from + count)
     std::memcpy(dst.data() + at, src.data() + from, count * sizeof(typename V::value_type));
   else
-    std::fill(dst.begin() + long(at), dst.begin() + long(at + count), typename V::value_type{});
+    std::fill(dst.begin() + long(at), dst.begin() + long(at + count), missing);
 }
 
 }  // namespace
 
+float field_no_data(const FieldInfo& field) {
+  return field.has_no_data ? float(field.no_data) : kNaN;
+}
+
 void StreamPool::allocate(uint64_t point_budget, uint32_t slot_align, const glm::dvec3& origin,
-                          bool attributes, const std::vector<std::string>& fields,
+                          bool attributes, const std::vector<FieldInfo>& fields,
                           const std::string& name) {
   align_ = std::max<uint32_t>(slot_align, 1);
   per_slot_ = align_ % 8 == 0 ? 8 : 1;
@@ -57,9 +62,11 @@ void StreamPool::allocate(uint64_t point_budget, uint32_t slot_align, const glm:
     cloud_.gps_time.reserve(cap);
   }
   attributes_ = attributes;
-  for (const std::string& f : fields) {
-    cloud_.fields.push_back(ScalarField{f, {}});
+  no_data_.clear();
+  for (const FieldInfo& f : fields) {
+    cloud_.fields.push_back(ScalarField{f.name, {}});
     cloud_.fields.back().values.reserve(cap);
+    no_data_.push_back(field_no_data(f));
   }
   free_mask_.assign(size_t(slot_count_), uint8_t((1u << per_slot_) - 1));
   whole_.clear();
@@ -71,6 +78,16 @@ void StreamPool::allocate(uint64_t point_budget, uint32_t slot_align, const glm:
   // (engine/colorize.h's set_display_colors(): an empty `file_colors` means none are).
   extend(1);
   changed_.clear();
+}
+
+bool StreamPool::add_field(const FieldInfo& field) {
+  if (cloud_.field(field.name)) return false;
+  const size_t cap = size_t(slot_count_ * align_);
+  cloud_.fields.push_back(ScalarField{field.name, {}});
+  no_data_.push_back(field_no_data(field));
+  // The points so far are those of tiles without it (a tile's nodes are read once it is open).
+  grow_array(cloud_.fields.back().values, 0, size_t(extent_ * align_), cap, no_data_.back());
+  return true;
 }
 
 void StreamPool::extend(uint64_t slots) {
@@ -87,8 +104,10 @@ void StreamPool::extend(uint64_t slots) {
     grow_array(cloud_.point_source, from, to, cap, uint16_t{0});
     grow_array(cloud_.gps_time, from, to, cap, 0.0);
   }
-  for (ScalarField& f : cloud_.fields) grow_array(f.values, from, to, cap, 0.0f);
-  for (uint64_t g = extent_ * per_slot_; g < slots * per_slot_; ++g) changed_.push_back(uint32_t(g));
+  for (size_t k = 0; k < cloud_.fields.size(); ++k)
+    grow_array(cloud_.fields[k].values, from, to, cap, no_data_[k]);
+  for (uint64_t g = extent_ * per_slot_; g < slots * per_slot_; ++g)
+    changed_.push_back(uint32_t(g));
   extent_ = slots;
 }
 
@@ -110,9 +129,10 @@ void StreamPool::copy_granule(const PointCloud& node, size_t from, size_t count,
   copy_array(cloud_.returns, node.returns, from, count, at);
   copy_array(cloud_.point_source, node.point_source, from, count, at);
   copy_array(cloud_.gps_time, node.gps_time, from, count, at);
-  for (ScalarField& f : cloud_.fields) {
+  for (size_t k = 0; k < cloud_.fields.size(); ++k) {
+    ScalarField& f = cloud_.fields[k];
     const ScalarField* own = node.field(f.name);
-    copy_array(f.values, own ? own->values : PodVector<float>(), from, count, at);
+    copy_array(f.values, own ? own->values : PodVector<float>(), from, count, at, no_data_[k]);
   }
 }
 

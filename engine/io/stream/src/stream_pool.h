@@ -18,20 +18,30 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/file_info.h"
 #include "engine/io/stream_types.h"
 #include "engine/point_cloud.h"
 
 namespace pr {
+
+/// What the pool holds for a point of a tile without the field: the value its descriptor declares
+/// for "no data", else NaN (no value: left out of the field's automatic range, drawn in the
+/// colormap's first color).
+float field_no_data(const FieldInfo& field);
 
 class StreamPool {
  public:
   /// Capacity: slots for `point_budget` points, plus an eighth and 16 slots for the part of each
   /// node's last granule that stays empty; the cloud starts with one slot (NaN). `attributes`:
   /// the pool carries intensity, classification, returns, point source and GPS time (zeros
-  /// where a node lacks them); `fields`: the named scalar fields it carries (zeros where a node
-  /// lacks one).
+  /// where a node lacks them); `fields`: the named scalar fields it carries (field_no_data() where
+  /// a node lacks one).
   void allocate(uint64_t point_budget, uint32_t slot_align, const glm::dvec3& origin,
-                bool attributes, const std::vector<std::string>& fields, const std::string& name);
+                bool attributes, const std::vector<FieldInfo>& fields, const std::string& name);
+  /// Adds a named field the pool does not carry yet (a tile opened later brought it): every point
+  /// so far holds its field_no_data(), its room reserved for the capacity as the others'. False
+  /// when the pool carries it already.
+  bool add_field(const FieldInfo& field);
   /// Granules: the unit a node's room is counted in (a node of n points takes ceil(n / size)).
   uint64_t granules() const { return slot_count_ * per_slot_; }
   uint64_t free_granules() const { return free_granules_; }
@@ -73,6 +83,7 @@ class StreamPool {
   uint64_t slot_count_ = 0, free_granules_ = 0;
   uint64_t extent_ = 0;  ///< slots the cloud holds
   bool attributes_ = false;
+  std::vector<float> no_data_;          ///< per field of cloud_.fields: its field_no_data()
   std::vector<uint8_t> free_mask_;      ///< per slot: bit k, granule k is free
   std::set<uint32_t> whole_, partial_;  ///< slots wholly free; partly free
   std::vector<uint32_t> changed_;

@@ -61,11 +61,13 @@ struct CopcInfo {
 };
 
 /// A named scalar field of a file (LAS extra bytes): its name and, where the file declares them,
-/// its least and greatest values.
+/// its least and greatest values and its value for "no data".
 struct FieldInfo {
   std::string name;
   bool has_range = false;
   double lo = 0.0, hi = 0.0;
+  bool has_no_data = false;
+  double no_data = 0.0;
 };
 
 /// What --info reports about a file.

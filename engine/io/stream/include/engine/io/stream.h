@@ -67,15 +67,17 @@ class StreamingScene {
   std::vector<PoolRange> update(const LodView& view);
 
   /// What the renderers draw: positions relative to info().origin, the file's colors, and every
-  /// attribute some tile has (zeros for a tile without it). It starts with one slot (slot_align
-  /// points, NaN) and grows, in whole slots, as far as the nodes copied in so far reach (at most the pool's
-  /// capacity: the point budget and an eighth); points outside drawn nodes are NaN. A range
-  /// update() returns may lie beyond the size the renderers had (the pool grew: they take the
+  /// attribute some tile has (zeros for a tile without it; a named field its no-data value, and a
+  /// field of a tile opened later joins the pool then). It starts with one slot (slot_align
+  /// points, NaN) and grows, in whole slots, as far as the nodes copied in so far reach (at most
+  /// the pool's capacity: the point budget and an eighth); points outside drawn nodes are NaN. A
+  /// range update() returns may lie beyond the size the renderers had (the pool grew: they take the
   /// larger cloud with update_points()). Its arrays keep their address until the pool is
-  /// reallocated (room for the capacity is reserved, untouched, when the pool is made). A node's file colors go where the pool
-  /// keeps the file's colors (PointCloud::source_colors(): `file_colors` while the caller shows
-  /// another color mode, engine/colorize.h's set_display_colors(), else `colors`); the caller
-  /// colors the changed ranges of `colors` in its mode.
+  /// reallocated (room for the capacity is reserved, untouched, when the pool is made). A node's
+  /// file colors go where the pool keeps the file's colors (PointCloud::source_colors():
+  /// `file_colors` while the caller shows another color mode, engine/colorize.h's
+  /// set_display_colors(), else `colors`); the caller colors the changed ranges of `colors` in its
+  /// mode.
   PointCloud& pool();
   /// True once after the pool was reallocated (the caller hands it to the renderer again).
   bool pool_reallocated();

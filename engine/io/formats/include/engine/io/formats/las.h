@@ -78,6 +78,10 @@ struct LasExtraField {
   /// scale and offset applied.
   bool has_range = false;
   double lo = 0.0, hi = 0.0;
+  /// The value the descriptor declares for "no data" (its options' bit 0), scale and offset
+  /// applied.
+  bool has_no_data = false;
+  double no_data = 0.0;
 
   /// The value in `record`, scale and offset applied.
   float value(const uint8_t* record) const;
