@@ -229,16 +229,12 @@ TEST(IoEpt, UrlStreamsLikeThePath) {
               static_cast<unsigned long long>(connections));
 }
 
-/// Streams `input` at full detail; the points drawn and the messages.
+/// Streams `inputs` at full detail; the points drawn and the messages.
 size_t stream_points(const std::vector<std::string>& inputs, std::vector<std::string>& messages) {
-  StreamingScene scene(stream_options(10'000'000));
-  std::string error;
-  EXPECT_TRUE(scene.open(inputs, &error)) << error;
-  const LodView v = view_of(scene.info().bounds);
-  EXPECT_TRUE(scene.wait_converged(v, 30.0));
-  for (int i = 0; i < 3; ++i) scene.update(v);
-  messages = scene.take_messages();
-  return points_of(scene.pool()).size();
+  const test::Streamed s = test::stream_converged(inputs);
+  EXPECT_TRUE(s.opened) << s.error;
+  messages = s.messages;
+  return s.points.size();
 }
 
 TEST(IoEpt, BadPointCountIsOneLineAndNothingElseBreaks) {

@@ -27,31 +27,14 @@ namespace {
 namespace fs = std::filesystem;
 using test::ept_path;
 using test::points_of;
-using test::stream_options;
-using test::view_of;
 
 /// nginx answers 403 unless the request's query holds token=s3cret (its status page aside).
 const char* const kTokenConfig = "location / { if ($arg_token != \"s3cret\") { return 403; } }";
 
-/// `inputs` streamed at full detail until converged: the points drawn (sorted) and the messages;
-/// empty with `error` when the survey does not open.
-struct Streamed {
-  bool opened = false;
-  std::string error;
-  std::vector<test::StreamPoint> points;
-  std::vector<std::string> messages;
-};
+using test::Streamed;
+
 Streamed stream(const std::vector<std::string>& inputs) {
-  StreamingScene scene(stream_options(10'000'000));
-  Streamed s;
-  s.opened = scene.open(inputs, &s.error);
-  if (!s.opened) return s;
-  const LodView v = view_of(scene.info().bounds);
-  EXPECT_TRUE(scene.wait_converged(v, 30.0));
-  for (int i = 0; i < 3; ++i) scene.update(v);
-  s.messages = scene.take_messages();
-  s.points = points_of(scene.pool());
-  return s;
+  return test::stream_converged(inputs);
 }
 
 std::vector<test::StreamPoint> whole(const std::string& input) {

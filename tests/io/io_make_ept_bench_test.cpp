@@ -42,32 +42,13 @@ std::string make_ept_bench_bin() {
 
 using test::run_command;
 
-using Point = test::StreamPoint;
-using test::points_of;
-using test::view_of;
-
-struct Streamed {
-  FileInfo info;
-  std::vector<Point> points;
-};
-
-/// `input` streamed at full detail (a budget of every point, sse 0) until it converges.
-Streamed stream(const std::string& input, uint64_t points) {
-  StreamOptions o;
-  o.point_budget = points;
-  o.sse_px = 0.0;
-  o.threads = 2;
-  o.cache_bytes = 256ull << 20;
-  StreamingScene scene(o);
-  std::string error;
-  Streamed s;
-  EXPECT_TRUE(scene.open({input}, &error)) << error;
-  s.info = scene.info();
-  EXPECT_TRUE(scene.wait_converged(view_of(s.info.bounds), 30.0));
-  EXPECT_EQ(scene.stats().nodes_failed, 0u);
-  const std::vector<std::string> messages = scene.take_messages();
-  EXPECT_TRUE(messages.empty()) << messages[0];
-  s.points = points_of(scene.pool());
+/// `input` streamed at full detail (a budget of every point, sse 0) until it converges, every
+/// node read.
+test::Streamed stream(const std::string& input, uint64_t points) {
+  const test::Streamed s = test::stream_converged({input}, points);
+  EXPECT_TRUE(s.opened) << s.error;
+  EXPECT_EQ(s.nodes_failed, 0u);
+  EXPECT_TRUE(s.messages.empty()) << s.messages[0];
   return s;
 }
 
@@ -85,7 +66,7 @@ TEST(IoMakeEptBench, DatasetStreamsTheCopcFilesPoints) {
     const auto copc_file = CopcFile::open(open_byte_source(copc, &err), &err);
     ASSERT_TRUE(copc_file) << err;
     const FileInfo& ci = copc_file->info();
-    const Streamed want = stream(copc, ci.points);
+    const test::Streamed want = stream(copc, ci.points);
     ASSERT_EQ(want.points.size(), ci.points);
     for (const char* type : {"binary", "zstandard", "laszip"}) {
       for (const char* step : {"0", "1"}) {
@@ -118,7 +99,7 @@ TEST(IoMakeEptBench, DatasetStreamsTheCopcFilesPoints) {
         EXPECT_NEAR(d->info().copc.halfsize, ci.copc.halfsize, ulps);
         EXPECT_NEAR(d->info().copc.spacing, ci.copc.spacing, 1e-9 * ci.copc.spacing);
         EXPECT_EQ(d->info().has_color, ci.has_color);
-        const Streamed got = stream(out.string(), ci.points);
+        const test::Streamed got = stream(out.string(), ci.points);
         EXPECT_EQ(got.info.format, "EPT");
         EXPECT_EQ(got.info.origin, want.info.origin);
         EXPECT_EQ(got.points.size(), want.points.size());

@@ -1,15 +1,19 @@
 // What the streaming tests of tests/io share: a cloud's points with every attribute (the pool's
-// non-NaN ones), the camera they stream for, and options that refine every node in view.
+// non-NaN ones), the camera they stream for, options that refine every node in view, and a survey
+// streamed that way until it converges.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <glm/glm.hpp>
 
+#include "engine/io/stream.h"
 #include "engine/io/stream_types.h"
 #include "engine/point_cloud.h"
 
@@ -68,6 +72,34 @@ inline StreamOptions stream_options(uint64_t budget, double sse = 0.0) {
   o.threads = 2;
   o.cache_bytes = 256ull << 20;
   return o;
+}
+
+/// What streaming a survey at full detail gives once its view converged.
+struct Streamed {
+  bool opened = false;
+  std::string error;  ///< why it did not open
+  FileInfo info;
+  std::vector<StreamPoint> points;    ///< the pool's, sorted
+  std::vector<std::string> messages;  ///< the scene's, in order
+  uint64_t nodes_failed = 0;
+};
+
+/// `inputs` streamed with `budget` and every node in view refined (stream_options()), seen from
+/// view_of() their bounds until the view converges (30 s at most) and 3 updates more.
+inline Streamed stream_converged(const std::vector<std::string>& inputs,
+                                 uint64_t budget = 10'000'000) {
+  StreamingScene scene(stream_options(budget));
+  Streamed s;
+  s.opened = scene.open(inputs, &s.error);
+  if (!s.opened) return s;
+  s.info = scene.info();
+  const LodView v = view_of(s.info.bounds);
+  EXPECT_TRUE(scene.wait_converged(v, 30.0));
+  for (int i = 0; i < 3; ++i) scene.update(v);
+  s.messages = scene.take_messages();
+  s.points = points_of(scene.pool());
+  s.nodes_failed = scene.stats().nodes_failed;
+  return s;
 }
 
 }  // namespace pr::test
