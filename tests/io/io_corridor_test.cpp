@@ -2,7 +2,8 @@
 // cases worked out by hand; every point of the file within the half width of the line is read
 // (against the file read whole) at every level, a small budget reads the top level only, and bad
 // requests get one line. EPT datasets (PDAL's), as a folder, an ept.json and a .vpc naming them,
-// give exactly the points near the line that the dataset read whole gives.
+// give exactly the points near the line that the dataset read whole gives. A .vpc of two tiles
+// where one has a named field gives the other's points the field's no-data value.
 #include "engine/io/corridor.h"
 
 #include <gtest/gtest.h>
@@ -15,8 +16,13 @@
 
 #include "engine/io/load.h"
 #include "ept_data.h"
+#include "late_field_survey.h"
 #include "stream_test_util.h"
 #include "testdata.h"
+
+#ifndef PR_TEST_PYTHON
+#define PR_TEST_PYTHON ""
+#endif
 
 namespace pr {
 namespace {
@@ -101,6 +107,44 @@ TEST(IoCorridor, EptDatasetsGiveTheWholeReadsPointsNearTheLine) {
       EXPECT_EQ(read.origin, whole.origin);
       EXPECT_TRUE(near_points(read, r.line[0], r.line[1], r.half_width) == want);
     }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(IoCorridor, ATileWithoutAFieldGivesItsNoDataValue) {
+  const std::string python = PR_TEST_PYTHON;
+  if (python.empty())
+    GTEST_SKIP() << "no Python with copclib (configure with -DPR_TEST_PYTHON=...)";
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("pr_corridor_field_" + std::to_string(::getpid()));
+  std::string out;
+  ASSERT_TRUE(test::late_field_survey(python, dir, &out)) << out;
+  for (const bool declared : {false, true}) {
+    SCOPED_TRACE(declared ? "no data declared" : "no data not declared");
+    if (declared) {
+      ASSERT_TRUE(test::declare_no_data(dir / "b.copc.laz", 255));
+    }
+    PointCloud a, b, read;
+    std::string err;
+    ASSERT_TRUE(load_point_cloud((dir / "a.copc.laz").string(), a, nullptr, &err)) << err;
+    ASSERT_TRUE(load_point_cloud((dir / "b.copc.laz").string(), b, nullptr, &err)) << err;
+    ASSERT_EQ(b.fields.size(), 1u);
+    const std::string name = b.fields[0].name;
+    // A corridor over the whole box: every point of both tiles.
+    const Bounds box = b.world_bounds();
+    CorridorRequest r;
+    r.line = {glm::dvec2(box.min), glm::dvec2(box.max)};
+    r.half_width = glm::length(glm::dvec2(box.size()));
+    CorridorStats st;
+    ASSERT_TRUE(read_corridor({(dir / "survey.vpc").string()}, r, &read, &st, &err)) << err;
+    EXPECT_EQ(st.tiles, 2u);
+    ASSERT_EQ(read.size(), a.size() + b.size());
+    std::vector<test::FieldPoint> want = test::field_points(a, name, declared ? 255.0f : NAN);
+    const std::vector<test::FieldPoint> from_b = test::field_points(b, name, 0.0f);
+    want.insert(want.end(), from_b.begin(), from_b.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_TRUE(test::field_points(read, name, 0.0f) == want);
   }
   fs::remove_all(dir);
 }

@@ -19,7 +19,7 @@
 #include "engine/io/io.h"
 #include "engine/io/stream.h"
 #include "extra_bytes_copc.h"
-#include "run_command.h"
+#include "late_field_survey.h"
 #include "stream_test_util.h"
 #include "testdata.h"
 
@@ -206,45 +206,6 @@ TEST(StreamFeatures, DeclaredFieldRanges) {
   fs::remove_all(dir);
 }
 
-/// A point's position and the bits of one field's value (NaN compares as itself), sorted.
-using FieldPoint = std::tuple<float, float, float, uint32_t>;
-std::vector<FieldPoint> field_points(const PointCloud& c, const std::string& field, float missing) {
-  const ScalarField* f = c.field(field);
-  std::vector<FieldPoint> out;
-  for (size_t i = 0; i < c.size(); ++i) {
-    const Float3 p = c.positions[i];
-    if (std::isnan(p.x)) continue;
-    const float v = f ? f->values[i] : missing;
-    uint32_t bits = 0;
-    std::memcpy(&bits, &v, 4);
-    out.emplace_back(p.x, p.y, p.z, bits);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-/// Declares `value` as "no data" (options bit 0, bytes 40 - 47 as the uint8 field's uint64) in the
-/// extra-bytes VLR of the COPC file at `path` (its VLRs are uncompressed, after the header).
-bool declare_no_data(const fs::path& path, uint8_t value) {
-  std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
-  std::vector<uint8_t> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  auto u16 = [&](size_t at) { return size_t(b[at] | (b[at + 1] << 8)); };
-  size_t vlr = u16(94);
-  for (int k = 0; k < 8 && vlr + 54 + 192 <= b.size(); ++k) {
-    if (std::memcmp(&b[vlr + 2], "LASF_Spec", 9) == 0 && u16(vlr + 18) == 4) {
-      const size_t d = vlr + 54;
-      b[d + 3] = uint8_t(b[d + 3] | 0x01);
-      std::memset(&b[d + 40], 0, 24);
-      b[d + 40] = value;
-      f.seekp(0);
-      f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-      return bool(f);
-    }
-    vlr += 54 + u16(vlr + 20);
-  }
-  return false;
-}
-
 // A .vpc of two COPC tiles where only the second has an extra-bytes field (FIELD_0): the survey
 // opens the first tile alone, so the pool starts without the field; once the second tile comes
 // into view and opens, the pool carries the field: the second tile's points hold its values (those
@@ -255,26 +216,12 @@ TEST(StreamFeatures, ATileOpenedLaterAddsItsFieldsToThePool) {
   if (python.empty())
     GTEST_SKIP() << "no Python with copclib (configure with -DPR_TEST_PYTHON=...)";
   const fs::path dir = fs::temp_directory_path() / ("pr_stream_late_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string script = (fs::path(__FILE__).parent_path() / "make_copc.py").string();
   std::string out;
-  ASSERT_TRUE(test::run_command(
-      python + " " + script + " " + (dir / "a.copc.laz").string() + " --seed 5 --depth 2", out))
-      << out;
-  ASSERT_TRUE(test::run_command(python + " " + script + " " + (dir / "b.copc.laz").string() +
-                                    " --seed 6 --depth 2 --extra-bytes",
-                                out))
-      << out;
-  // make_copc.py's box: its ORIGIN and SPAN (both tiles cover it).
-  std::ofstream(dir / "survey.vpc")
-      << R"({"type": "FeatureCollection", "features": [)"
-      << R"({"type": "Feature", "id": "a", "assets": {"data": {"href": "a.copc.laz"}}},)"
-      << R"({"type": "Feature", "id": "b", "assets": {"data": {"href": "b.copc.laz"}},)"
-      << R"( "properties": {"proj:bbox": [636000, 849000, 400, 636512, 849512, 912]}}]})";
+  ASSERT_TRUE(test::late_field_survey(python, dir, &out)) << out;
   for (const bool declared : {false, true}) {
     SCOPED_TRACE(declared ? "no data declared" : "no data not declared");
     if (declared) {
-      ASSERT_TRUE(declare_no_data(dir / "b.copc.laz", 255));
+      ASSERT_TRUE(test::declare_no_data(dir / "b.copc.laz", 255));
     }
     const PointCloud a = load((dir / "a.copc.laz").string());
     const PointCloud b = load((dir / "b.copc.laz").string());
@@ -297,11 +244,11 @@ TEST(StreamFeatures, ATileOpenedLaterAddsItsFieldsToThePool) {
     // box, so their origins are the survey's.
     ASSERT_EQ(a.origin, scene.info().origin);
     ASSERT_EQ(b.origin, scene.info().origin);
-    std::vector<FieldPoint> want = field_points(a, name, declared ? 255.0f : NAN);
-    const std::vector<FieldPoint> from_b = field_points(b, name, 0.0f);
+    std::vector<test::FieldPoint> want = test::field_points(a, name, declared ? 255.0f : NAN);
+    const std::vector<test::FieldPoint> from_b = test::field_points(b, name, 0.0f);
     want.insert(want.end(), from_b.begin(), from_b.end());
     std::sort(want.begin(), want.end());
-    const std::vector<FieldPoint> got = field_points(scene.pool(), name, 0.0f);
+    const std::vector<test::FieldPoint> got = test::field_points(scene.pool(), name, 0.0f);
     EXPECT_EQ(got.size(), a.size() + b.size());
     EXPECT_TRUE(got == want);
     // The field colors: a color mode of the pool.

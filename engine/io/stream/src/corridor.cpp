@@ -12,6 +12,7 @@
 
 #include "engine/io/survey.h"
 #include "engine/parallel.h"
+#include "stream_pool.h"
 #include "tile_reader.h"
 
 namespace pr {
@@ -142,9 +143,10 @@ void copy_or_fill(V* dst, size_t at, const V& src, size_t n, T fill) {
 }
 
 /// The parts (read with one origin) in one cloud: an attribute any part has is kept, with its
-/// default where a part lacks it.
-void merge(std::vector<PointCloud>& parts, const glm::dvec3& origin, PointCloud* out,
-           unsigned threads) {
+/// default where a part lacks it (a named field: its no-data value among `fields`, the tiles'
+/// fields, as the streamed pool holds it).
+void merge(std::vector<PointCloud>& parts, const glm::dvec3& origin,
+           const std::vector<FieldInfo>& fields, PointCloud* out, unsigned threads) {
   std::vector<size_t> at(parts.size() + 1, 0);
   bool intensity = false, cls = false, ret = false, src = false, gps = false;
   std::vector<std::string> names;
@@ -166,7 +168,13 @@ void merge(std::vector<PointCloud>& parts, const glm::dvec3& origin, PointCloud*
   if (ret) c.returns.resize(n);
   if (src) c.point_source.resize(n);
   if (gps) c.gps_time.resize(n);
-  for (const std::string& name : names) c.fields.push_back({name, PodVector<float>(n)});
+  std::vector<float> no_data;
+  for (const std::string& name : names) {
+    c.fields.push_back({name, PodVector<float>(n)});
+    const auto f = std::find_if(fields.begin(), fields.end(),
+                                [&](const FieldInfo& fi) { return fi.name == name; });
+    no_data.push_back(f == fields.end() ? field_no_data(FieldInfo{name}) : field_no_data(*f));
+  }
   parallel_for(
       parts.size(),
       [&](size_t b, size_t e) {
@@ -181,9 +189,10 @@ void merge(std::vector<PointCloud>& parts, const glm::dvec3& origin, PointCloud*
           copy_or_fill(&c.returns, at[k], p.returns, m, pack_returns(1, 1));
           copy_or_fill(&c.point_source, at[k], p.point_source, m, uint16_t{0});
           copy_or_fill(&c.gps_time, at[k], p.gps_time, m, 0.0);
-          for (ScalarField& f : c.fields) {
-            const ScalarField* pf = p.field(f.name);
-            copy_or_fill(&f.values, at[k], pf ? pf->values : PodVector<float>(), m, 0.0f);
+          for (size_t j = 0; j < c.fields.size(); ++j) {
+            const ScalarField* pf = p.field(c.fields[j].name);
+            copy_or_fill(&c.fields[j].values, at[k], pf ? pf->values : PodVector<float>(), m,
+                         no_data[j]);
           }
         }
       },
@@ -256,7 +265,13 @@ bool read_region(const std::vector<std::string>& inputs, const RegionRequest& r,
     return false;
   }
   st.nodes = taken;
-  merge(parts, origin, out, r.threads);
+  std::vector<FieldInfo> fields;
+  for (const auto& file : files)
+    for (const FieldInfo& f : file->info().fields)
+      if (std::none_of(fields.begin(), fields.end(),
+                       [&](const FieldInfo& g) { return g.name == f.name; }))
+        fields.push_back(f);
+  merge(parts, origin, fields, out, r.threads);
   out->name = tiles.size() == 1 ? tiles.front().href : std::to_string(tiles.size()) + " tiles";
   st.points = out->size();
   if (stats) *stats = st;

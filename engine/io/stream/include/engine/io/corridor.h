@@ -51,7 +51,8 @@ bool segment_near_box(const glm::dvec2& a, const glm::dvec2& b, const glm::dvec2
                       const glm::dvec2& hi, double distance);
 
 /// Reads the corridor of `inputs` (what list_survey() takes) into `out` (replaced; positions
-/// relative to the first tile's origin, the attributes any tile has). False with a one-line
+/// relative to the first tile's origin, the attributes any tile has; a named field holds its
+/// no-data value where a tile lacks it, as the streamed pool does). False with a one-line
 /// message for a bad request, an input that is not a survey of COPC files or EPT datasets, a
 /// node that cannot be read, or `cancel` set.
 bool read_corridor(const std::vector<std::string>& inputs, const CorridorRequest& request,
