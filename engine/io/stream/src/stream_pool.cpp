@@ -169,6 +169,16 @@ void StreamPool::take_granules(size_t count, std::vector<uint32_t>& out) {
   }
 }
 
+bool StreamPool::fits_in_extent(uint64_t granules) const {
+  // Slots past the extent are all wholly free; partly free slots all lie inside it. insert()
+  // takes whole slots first (the lowest free), then granules of partly free slots.
+  const uint64_t whole_inside = whole_.size() - (slot_count_ - extent_);
+  const uint64_t partial_free = free_granules_ - whole_.size() * per_slot_;
+  const uint64_t slots = per_slot_ > 1 ? granules / per_slot_ : 0;
+  if (slots > whole_inside) return false;
+  return granules - slots * per_slot_ <= partial_free + (whole_inside - slots) * per_slot_;
+}
+
 bool StreamPool::insert(const PointCloud& node, std::vector<uint32_t>& taken) {
   const size_t n = node.size();
   const size_t need = (n + granule_ - 1) / granule_;

@@ -36,6 +36,8 @@ class StreamPool {
   uint64_t granules() const { return slot_count_ * per_slot_; }
   uint64_t free_granules() const { return free_granules_; }
   uint32_t granule_size() const { return granule_; }
+  /// Whether insert() can take `granules` without growing the cloud.
+  bool fits_in_extent(uint64_t granules) const;
 
   /// Takes free granules for `node` (their numbers appended to `taken`) and queues its copy into
   /// them for flush(); false, taking nothing, when too few are free. `node` must live until
