@@ -120,6 +120,31 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
 
+  bool device_points_bounds(const DevicePointArrays& points, Bounds* out,
+                            std::string* error) override {
+    return cuda::device_points_bounds(points, stream_, out, error);
+  }
+
+  bool set_device_points(const DevicePointArrays& points, Bounds* world_bounds,
+                         std::string* error) override {
+    frame_->forget_cloud();
+    {
+      std::lock_guard<std::mutex> lock(size_mutex_);
+      host_ = nullptr;  // no host cloud: no adaptive sizes
+      size_age_.new_cloud();
+    }
+    if (!cloud_->upload_device(points, error)) return false;
+    // The cloud's box, the union of its batch boxes (local floats), in world coordinates.
+    *world_bounds = Bounds{};
+    const PointBox& b = cloud_->box();
+    if (b.lo[0] <= b.hi[0]) {
+      const glm::dvec3 o = cloud_->origin();
+      world_bounds->extend(o + glm::dvec3(b.lo[0], b.lo[1], b.lo[2]));
+      world_bounds->extend(o + glm::dvec3(b.hi[0], b.hi[1], b.hi[2]));
+    }
+    return true;
+  }
+
   bool update_colors(const PointCloud& cloud, std::string* error) override {
     if (cloud_->adopt_staged(cloud)) return true;
     return cloud_->update_colors(cloud, error);
