@@ -26,7 +26,7 @@ import math as _math
 
 from . import _pointraster
 from ._pointraster import *  # noqa: F401,F403
-from ._pointraster import cuda_compiled, gpu_available, gpu_status, project, save_png
+from ._pointraster import cuda_compiled, gpu_available, gpu_status, save_png
 
 __all__ = [n for n in dir(_pointraster) if not n.startswith("_")] + ["render", "Renderer"]
 
@@ -126,6 +126,18 @@ class Renderer(_pointraster._Renderer):
         args = _args(camera, up, width, height, focus, fov, point_size, mode, color, colormap,
                      edl, hq, projection)
         super().__init__(xyz, _array(colors), attrs, args, bool(depth))
+
+
+def project(vertices, unit_vec, shift, focus):
+    """The perspective projection of the NumPy function the project grew from, with its arguments
+    and its result: ``dot(unit_vec, (vertices - shift).T)``, then x and y times ``focus / |z|``,
+    returned as (N, 3) in the vertices' dtype (float32 or float64; any strides)."""
+    import numpy
+
+    dtype = getattr(vertices, "dtype", None)
+    dtype = dtype if dtype in (numpy.float32, numpy.float64) else None
+    return _pointraster.project(_array(vertices), numpy.asarray(unit_vec, dtype=dtype),
+                                numpy.asarray(shift, dtype=dtype), float(focus))
 
 
 def render(points, colors=None, **options):

@@ -1,6 +1,8 @@
 // Arrays from Python as the engine's PointCloud (cloud_arrays.h).
 #include "cloud_arrays.h"
 
+#include <nanobind/stl/string.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
