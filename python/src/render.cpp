@@ -32,16 +32,49 @@ namespace pr::py {
 
 namespace {
 
-/// A vector's memory handed to NumPy without a copy: the array owns it through a capsule.
+/// The image buffers of a renderer's frames: a frame's arrays are handed to NumPy without a copy,
+/// and when NumPy frees them they come back here for a later frame (if the renderer is still
+/// there), so that frames reuse memory already mapped instead of mapping and unmapping megabytes
+/// each time. Used with the GIL held only (the arrays' deleters run with it).
+struct BufferPool {
+  static constexpr size_t kKeep = 2;  // buffers of each kind kept
+  std::vector<std::vector<uint32_t>> rgba;
+  std::vector<std::vector<float>> depth;
+  std::vector<std::vector<uint32_t>>& of(uint32_t*) { return rgba; }
+  std::vector<std::vector<float>>& of(float*) { return depth; }
+  template <class T>
+  std::vector<T> take() {
+    auto& list = of(static_cast<T*>(nullptr));
+    if (list.empty()) return {};
+    std::vector<T> v = std::move(list.back());
+    list.pop_back();
+    return v;
+  }
+};
+
+/// `values` handed to NumPy as an array of `shape` (uint32 pixels as 4 uint8 channels); their
+/// memory goes back to `pool` when NumPy frees the array.
 template <class T>
-nb::object numpy_of(std::vector<T>&& values, std::initializer_list<size_t> shape) {
-  auto* owned = new std::vector<T>(std::move(values));
-  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+nb::object numpy_of(std::vector<T>&& values, std::initializer_list<size_t> shape,
+                    const std::shared_ptr<BufferPool>& pool) {
+  struct Owned {
+    std::vector<T> values;
+    std::weak_ptr<BufferPool> pool;
+  };
+  auto* owned = new Owned{std::move(values), pool};
+  nb::capsule owner(owned, [](void* p) noexcept {
+    auto* o = static_cast<Owned*>(p);
+    if (auto keep = o->pool.lock()) {
+      auto& list = keep->of(static_cast<T*>(nullptr));
+      if (list.size() < BufferPool::kKeep) list.push_back(std::move(o->values));
+    }
+    delete o;
+  });
   if constexpr (std::is_same_v<T, uint32_t>) {
-    return nb::cast(
-        nb::ndarray<nb::numpy, uint8_t>(reinterpret_cast<uint8_t*>(owned->data()), shape, owner));
+    return nb::cast(nb::ndarray<nb::numpy, uint8_t>(
+        reinterpret_cast<uint8_t*>(owned->values.data()), shape, owner));
   } else {
-    return nb::cast(nb::ndarray<nb::numpy, T>(owned->data(), shape, owner));
+    return nb::cast(nb::ndarray<nb::numpy, T>(owned->values.data(), shape, owner));
   }
 }
 
@@ -106,6 +139,8 @@ class PyRenderer {
     }
     apply_camera_options(o_, cam, bounds_, aspect_);
     Image img;
+    img.rgba = pool_->take<uint32_t>();
+    if (settings_.want_depth) img.depth = pool_->take<float>();
     std::string error;
     bool ok;
     {
@@ -114,9 +149,9 @@ class PyRenderer {
     }
     if (!ok) throw std::runtime_error(error);
     const size_t h = size_t(img.height), w = size_t(img.width);
-    nb::object image = numpy_of(std::move(img.rgba), {h, w, 4});
+    nb::object image = numpy_of(std::move(img.rgba), {h, w, 4}, pool_);
     if (!settings_.want_depth) return image;
-    return nb::make_tuple(image, numpy_of(std::move(img.depth), {h, w}));
+    return nb::make_tuple(image, numpy_of(std::move(img.depth), {h, w}, pool_));
   }
 
   const std::string& mode() const { return mode_; }
@@ -188,6 +223,7 @@ class PyRenderer {
   Bounds bounds_;
   Camera base_camera_;
   FrameStats stats_;
+  std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
 };
 
 void bind_project(nb::module_& m);  // project.cpp
