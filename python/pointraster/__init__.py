@@ -15,7 +15,9 @@ renderer reads where they lie. float64 positions are kept as float offsets from 
 as the file readers choose it (0 within +-1024, else the bounds' centre rounded). ``points`` may
 also be the dict ``read()`` returns ("xyz" and the attributes: "rgb", "intensity",
 "classification", "return_number", "number_of_returns", "point_source", "gps_time", other (N,)
-fields), coloured as the command line colours that file.
+fields), coloured as the command line colours that file. Host points without colors are coloured
+as a file without colors is (by elevation, or intensity where given); device points are drawn
+with their own colors (white without).
 
 ``cuda_compiled`` says whether the module was built with CUDA, ``gpu_available()`` whether
 ``mode="gpu"`` can draw here (``gpu_status()`` says why not); without a GPU the default mode is

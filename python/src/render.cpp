@@ -11,6 +11,7 @@
 
 #include <array>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -111,6 +112,9 @@ class PyRenderer {
             "points: a device array needs mode='gpu' (the CPU renderer reads host arrays)");
       if (attributes.size() > 0)
         throw nb::value_error("points: a dict of device arrays is not supported");
+      if (!o_.color.empty() && o_.color != "rgb")
+        throw nb::value_error(
+            "color: device points are drawn with their own colors (rgb; white without colors)");
       device_ = std::make_unique<DevicePoints>(xyz, colors);
     } else {
       nb::gil_scoped_release release;
@@ -145,6 +149,7 @@ class PyRenderer {
     bool ok;
     {
       nb::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(frame_mutex_);  // one frame at a time from any thread
       ok = renderer_->render(cam, settings_, img, stats_, &error);
     }
     if (!ok) throw std::runtime_error(error);
@@ -224,6 +229,7 @@ class PyRenderer {
   Camera base_camera_;
   FrameStats stats_;
   std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
+  std::mutex frame_mutex_;
 };
 
 void bind_project(nb::module_& m);  // project.cpp
