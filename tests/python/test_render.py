@@ -66,12 +66,16 @@ CLI_CASES = [
 ]
 
 
+MODES = ["cpu", pytest.param("gpu", marks=needs_gpu)]
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("kw,options", CLI_CASES)
-def test_image_equals_the_command_line(cli, tmp_path, kw, options):
+def test_image_equals_the_command_line(cli, tmp_path, kw, options, mode):
     xyz, rgb = cloud()
     write_ply(tmp_path / "c.ply", xyz, rgb)
-    want = cli_image(cli, tmp_path, tmp_path / "c.ply", *options)
-    got = pointraster.render(xyz, rgb, width=W, height=H, mode="cpu", **kw)
+    want = cli_image(cli, tmp_path, tmp_path / "c.ply", "--mode", mode, *options)
+    got = pointraster.render(xyz, rgb, width=W, height=H, mode=mode, **kw)
     assert got.shape == (H, W, 4) and got.dtype == np.uint8
     assert differing(got, want) == 0
     assert np.count_nonzero(got[..., :3] != want[0, 0, :3]) > 100  # points were drawn
