@@ -6,7 +6,8 @@ CuPy arrays, or seed_numpy.py's on NumPy arrays in CPU mode) projecting the peer
 points in a cube of half-size 50, camera at (0, 0, 10), identity rotation, focus 5), and a
 Renderer on the same points (read where they lie: CuPy or PyTorch device arrays for the GPU, NumPy
 for the CPU) drawing the same view (up y, camera (0, 0, 10, 0, 0), focus 5) with its depth test and
-image, read back to a NumPy array. Times are medians of --frames calls, each synchronized (the
+image: render() reads it back to a NumPy array, render_on_device() (GPU) leaves it on the GPU
+(the renderer's frame buffer as a device array). Times are medians of --frames calls, each synchronized (the
 seed's: the GPU waited for after each call). The Python call's own cost is the wall time of
 render() less the C++ render() call it makes (Renderer.frame_ms, read-back included); render_ms
 is the renderer's own frame (the device frame by CUDA events on the GPU).
@@ -91,19 +92,28 @@ def run(n, args):
     peer_ms = median_ms(peer, args.frames, sync)
     r = pointraster.Renderer(points, width=args.width, height=args.height, mode=args.mode,
                              up="y", camera=(0, 0, 10, 0, 0), focus=5)
-    walls, frames, renders, over = [], [], [], []
-    r.render()
-    for _ in range(args.frames):
+    host = frames_of(r.render, r, args.frames)
+    if args.mode == "gpu":
+        dev = frames_of(r.render_on_device, r, args.frames)
+    else:
+        dev = (float("nan"),) * 4
+    return (n, peer_ms) + host + dev
+
+
+def frames_of(call, r, frames):
+    """Medians of (wall ms of the Python call, its C++ frame ms, the renderer's own ms, the Python
+    call's own us) over `frames` calls of `call`."""
+    walls, cpp, renders, over = [], [], [], []
+    call()
+    for _ in range(frames):
         t0 = time.perf_counter()
-        r.render()
+        call()
         wall = (time.perf_counter() - t0) * 1e3
         walls.append(wall)
-        frames.append(r.frame_ms)
+        cpp.append(r.frame_ms)
         renders.append(r.render_ms)
         over.append((wall - r.frame_ms) * 1e3)
-    wall = statistics.median(walls)
-    return (n, peer_ms, wall, statistics.median(frames), statistics.median(renders),
-            statistics.median(over), peer_ms / wall)
+    return tuple(statistics.median(v) for v in (walls, cpp, renders, over))
 
 
 def main():
@@ -122,14 +132,20 @@ def main():
     src = f"{args.lib} arrays" if args.mode == "gpu" else "NumPy arrays"
     print(f"mode {args.mode}, {args.width}x{args.height}, {args.frames} frames, points from "
           f"{src}; medians")
-    head = (f"{'points':>12} | {peer + ' ms':>26} | {'render() ms':>11} | {'C++ frame ms':>12} |"
-            f" {'render_ms':>9} | {'Python call us':>14} | {'speedup':>7}")
+    print("render(): the image read back to NumPy; on device: render_on_device(), the frame left "
+          "on the GPU;\nC++: the render() call the Python call makes; own: the renderer's frame "
+          "(GPU: by CUDA events);\nPython us: the Python call less its C++ call; x: the seed's "
+          "time over the Python call's")
+    head = (f"{'points':>12} | {peer + ' ms':>26} | {'render() ms':>11} | {'C++ ms':>8} |"
+            f" {'own ms':>8} | {'Python us':>9} | {'x':>6} | {'on device ms':>12} | {'C++ ms':>8} |"
+            f" {'Python us':>9} | {'x':>6}")
     print(head)
     print("-" * len(head))
     for n in (int(float(p)) for p in args.points.split(",")):
-        n, peer_ms, wall, frame, render_ms, over, speed = run(n, args)
-        print(f"{n:>12,} | {peer_ms:>26.3f} | {wall:>11.3f} | {frame:>12.3f} | {render_ms:>9.3f} |"
-              f" {over:>14.1f} | {speed:>6.1f}x")
+        n, peer_ms, wall, cpp, own, over, dwall, dcpp, _, dover = run(n, args)
+        print(f"{n:>12,} | {peer_ms:>26.3f} | {wall:>11.3f} | {cpp:>8.3f} | {own:>8.3f} |"
+              f" {over:>9.1f} | {peer_ms / wall:>5.1f}x | {dwall:>12.3f} | {dcpp:>8.3f} |"
+              f" {dover:>9.1f} | {peer_ms / dwall:>5.1f}x")
 
 
 if __name__ == "__main__":

@@ -236,6 +236,34 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
 
+  bool render_on_device(const Camera& camera, const RenderSettings& s, const uint32_t** rgba,
+                        const float** depth_out, FrameStats& stats, std::string* error) override {
+    Stopwatch total;
+    *rgba = nullptr;
+    *depth_out = nullptr;
+    stats = FrameStats{};
+    if (s.width < 0 || s.height < 0) {
+      if (error) *error = "negative image size";
+      return false;
+    }
+    const size_t npix = size_t(frame_width(s)) * size_t(frame_height(s));
+    if (npix == 0) return true;
+    if (!frame_->reserve(npix, s.want_depth, s.hq, error)) return false;
+    if (!prepare_subset(s, error)) return false;
+    float* depth = s.want_depth ? frame_->depth() : nullptr;
+    SizeGrid size;
+    if (!frame_sizes(s, &size, error)) return false;
+    cloud_->settle();
+    if (!frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error,
+                      size))
+      return false;
+    if (!frame_->finish(stats, false, error)) return false;
+    *rgba = frame_->rgba();
+    *depth_out = depth;
+    stats.total_ms = total.ms();
+    return true;
+  }
+
   bool register_gl_buffer(unsigned int gl_buffer, int width, int height,
                           std::string* why) override {
     return gl_.register_buffer(gl_buffer, width, height, why);

@@ -116,7 +116,10 @@ class Renderer(_pointraster._Renderer):
     ``hq``, ``projection="perspective"`` or ``"ortho"``, ``depth`` (render() also returns the
     (H, W) float32 camera-space depth, +inf where empty).
 
-    ``render(camera=None)`` returns the (H, W, 4) uint8 RGBA image (and the depth). After a
+    ``render(camera=None)`` returns the (H, W, 4) uint8 RGBA image (and the depth) as NumPy
+    arrays. ``render_on_device(camera=None)`` (mode="gpu") leaves the frame on the GPU and
+    returns the renderer's own frame buffer as a device array (PyTorch, CuPy or JAX as the
+    points were; else any DLPack consumer takes it), overwritten by the next frame. After a
     frame, ``render_ms`` is the renderer's own time (the device frame on the GPU), ``frame_ms``
     the whole C++ call, ``copy_ms`` its device-to-host copy.
     """
@@ -127,7 +130,9 @@ class Renderer(_pointraster._Renderer):
         xyz, attrs = _points(points)
         args = _args(camera, up, width, height, focus, fov, point_size, mode, color, colormap,
                      edl, hq, projection)
-        super().__init__(xyz, _array(colors), attrs, args, bool(depth))
+        lib = type(xyz).__module__.split(".")[0]
+        framework = {"torch": "torch", "cupy": "cupy", "jax": "jax", "jaxlib": "jax"}.get(lib, "")
+        super().__init__(xyz, _array(colors), attrs, args, bool(depth), framework)
 
 
 def project(vertices, unit_vec, shift, focus):

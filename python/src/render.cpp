@@ -93,7 +93,8 @@ std::string default_mode() {
 class PyRenderer {
  public:
   PyRenderer(const AnyArray& xyz, std::optional<AnyArray> colors, const nb::dict& attributes,
-             const std::vector<std::string>& args, bool depth) {
+             const std::vector<std::string>& args, bool depth, const std::string& framework)
+      : framework_(framework) {
     std::string error;
     if (parse_arguments(args, o_, &error) != 0) throw nb::value_error(error.c_str());
     check_positions(xyz, "points");
@@ -134,14 +135,7 @@ class PyRenderer {
   /// One frame from `camera` (x, y, z, yaw, pitch; degrees) or the starting camera: the image
   /// (H, W, 4) uint8, with the depth (H, W) float32 when asked for.
   nb::object render(std::optional<std::array<double, 5>> camera) {
-    Camera cam = base_camera_;
-    if (camera) {
-      const auto& c = *camera;
-      o_.camera = CameraArg{c[0], c[1], c[2], c[3], c[4]};
-    } else {
-      o_.camera = start_;
-    }
-    apply_camera_options(o_, cam, bounds_, aspect_);
+    Camera cam = frame_camera(camera);
     Image img;
     img.rgba = pool_->take<uint32_t>();
     if (settings_.want_depth) img.depth = pool_->take<float>();
@@ -157,6 +151,29 @@ class PyRenderer {
     nb::object image = numpy_of(std::move(img.rgba), {h, w, 4}, pool_);
     if (!settings_.want_depth) return image;
     return nb::make_tuple(image, numpy_of(std::move(img.depth), {h, w}, pool_));
+  }
+
+  /// One frame left on the GPU: the renderer's own frame buffer as a device array (of the
+  /// points' framework: PyTorch, CuPy or JAX; else a DLPack array), overwritten by the next
+  /// frame. It keeps the renderer alive.
+  nb::object render_on_device(std::optional<std::array<double, 5>> camera) {
+    if (!gpu_) throw nb::value_error("render_on_device: needs mode='gpu'");
+    Camera cam = frame_camera(camera);
+    const uint32_t* rgba = nullptr;
+    const float* depth = nullptr;
+    std::string error;
+    bool ok;
+    {
+      nb::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(frame_mutex_);
+      ok = gpu_->render_on_device(cam, settings_, &rgba, &depth, stats_, &error);
+    }
+    if (!ok) throw std::runtime_error(error);
+    const size_t h = size_t(frame_height(settings_)), w = size_t(frame_width(settings_));
+    nb::handle self = nb::find(this);
+    nb::object image = device_array(const_cast<uint32_t*>(rgba), {h, w, 4}, self, true);
+    if (!settings_.want_depth) return image;
+    return nb::make_tuple(image, device_array(const_cast<float*>(depth), {h, w}, self, false));
   }
 
   const std::string& mode() const { return mode_; }
@@ -175,6 +192,36 @@ class PyRenderer {
   const FrameStats& stats() const { return stats_; }
 
  private:
+  /// The camera of a frame: `camera` (or the options' own) applied as the command line applies
+  /// --camera to the cloud's starting view.
+  Camera frame_camera(const std::optional<std::array<double, 5>>& camera) {
+    Camera cam = base_camera_;
+    if (camera) {
+      const auto& c = *camera;
+      o_.camera = CameraArg{c[0], c[1], c[2], c[3], c[4]};
+    } else {
+      o_.camera = start_;
+    }
+    apply_camera_options(o_, cam, bounds_, aspect_);
+    return cam;
+  }
+
+  /// Device memory of the renderer as an array of the points' framework on CUDA device 0.
+  template <class T>
+  nb::object device_array(T* data, std::initializer_list<size_t> shape, nb::handle owner,
+                          bool pixels) const {
+    const int cuda = nb::device::cuda::value;
+    void* p = data;
+    auto dtype = pixels ? nb::dtype<uint8_t>() : nb::dtype<float>();
+    if (framework_ == "torch")
+      return nb::cast(nb::ndarray<nb::pytorch>(p, shape, owner, {}, dtype, cuda, 0));
+    if (framework_ == "cupy")
+      return nb::cast(nb::ndarray<nb::cupy>(p, shape, owner, {}, dtype, cuda, 0));
+    if (framework_ == "jax")
+      return nb::cast(nb::ndarray<nb::jax>(p, shape, owner, {}, dtype, cuda, 0));
+    return nb::cast(nb::ndarray<>(p, shape, owner, {}, dtype, cuda, 0));
+  }
+
   void make_renderer_and_upload() {
     std::string why;
     std::unique_ptr<GpuRenderer> gpu;
@@ -191,6 +238,7 @@ class PyRenderer {
         ok = device_->upload(*gpu, &why);
       }
       if (!ok) throw std::runtime_error(why);
+      gpu_ = gpu.get();
       bounds_ = device_->world_bounds();
       base_camera_ = Camera{};
       base_camera_.focus = kFilesFocus;
@@ -206,6 +254,7 @@ class PyRenderer {
       nb::gil_scoped_release release;
       sort_if_incoherent(cloud_);  // as the command line does: the same image, faster
       bounds_ = cloud_.world_bounds();
+      gpu_ = gpu.get();
       if (gpu)
         renderer_ = std::move(gpu);
       else
@@ -216,6 +265,8 @@ class PyRenderer {
     base_camera_ = cloud_camera(cloud_, "", up_, aspect_);
   }
 
+  std::string framework_;       // of device points: "torch", "cupy", "jax" or empty
+  GpuRenderer* gpu_ = nullptr;  // renderer_ when it is the GPU's
   Options o_;
   std::optional<CameraArg> start_;  // the camera of the options (render() without one)
   std::string mode_;
@@ -265,11 +316,14 @@ void bind_render(nb::module_& m) {
 
   nb::class_<PyRenderer>(m, "_Renderer")
       .def(nb::init<const AnyArray&, std::optional<AnyArray>, const nb::dict&,
-                    const std::vector<std::string>&, bool>(),
+                    const std::vector<std::string>&, bool, const std::string&>(),
            nb::arg("points"), nb::arg("colors").none(), nb::arg("attributes"), nb::arg("args"),
-           nb::arg("depth"))
+           nb::arg("depth"), nb::arg("framework"))
       .def("render", &PyRenderer::render, nb::arg("camera").none() = nb::none(),
            "One frame from `camera` (x, y, z, yaw, pitch; degrees) or the starting camera.")
+      .def("render_on_device", &PyRenderer::render_on_device, nb::arg("camera").none() = nb::none(),
+           "One frame left on the GPU: the renderer's frame buffer as a device array (H, W, 4)\n"
+           "uint8, overwritten by the next frame (copy it to keep it).")
       .def_prop_ro("mode", &PyRenderer::mode, "'cpu' or 'gpu'.")
       .def_prop_ro("points", &PyRenderer::points, "Points in the cloud.")
       .def_prop_ro("origin", &PyRenderer::origin,

@@ -56,6 +56,11 @@ def test_gpu_mode_without_a_gpu():
     raises(RuntimeError, "mode='gpu' is not available: ", pointraster.render, XYZ, mode="gpu")
 
 
+def test_a_frame_on_the_device_needs_the_gpu():
+    r = pointraster.Renderer(XYZ, mode="cpu", width=32, height=24)
+    raises(ValueError, "render_on_device: needs mode='gpu'", r.render_on_device)
+
+
 def test_bad_project_arguments():
     eye = np.eye(3, dtype=np.float32)
     shift = np.zeros(3, np.float32)

@@ -279,3 +279,17 @@ def test_utm_float64_device_arrays_give_the_numpy_image():
                                width=W, height=H, mode="gpu", camera=cam)
     assert got.origin == want.origin
     assert differing(got.render(), want.render()) == 0
+
+
+@needs_gpu
+def test_a_frame_left_on_the_device_is_the_numpy_image():
+    torch = pytest.importorskip("torch")
+    xyz, rgb = cloud()
+    want = pointraster.render(xyz, rgb, width=W, height=H, mode="cpu", camera=CAMERA)
+    r = pointraster.Renderer(torch.from_numpy(xyz).cuda(), torch.from_numpy(rgb).cuda(),
+                             width=W, height=H, mode="gpu", depth=True)
+    img, depth = r.render_on_device(CAMERA)
+    assert isinstance(img, torch.Tensor) and img.is_cuda and tuple(img.shape) == (H, W, 4)
+    assert differing(img.cpu().numpy(), want) == 0
+    host_img, host_depth = r.render(CAMERA)
+    assert np.array_equal(depth.cpu().numpy(), host_depth)

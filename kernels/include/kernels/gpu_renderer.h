@@ -60,6 +60,14 @@ class GpuRenderer : public Renderer {
   /// Renders straight into the registered buffer: map, rasterize, resolve, unmap. No host copy.
   virtual bool render_to_gl(const Camera& camera, const RenderSettings& settings, FrameStats& stats,
                             std::string* error) = 0;
+  /// Renders into the renderer's own device frame buffers and leaves the image there: `rgba`
+  /// receives the device pointer of its frame_width x frame_height RGBA8 pixels (0xAABBGGRR, top
+  /// row first), `depth` (with settings.want_depth; else null) its depths. No copy to the host;
+  /// the frame is finished when this returns. The buffers stay valid until the next frame or
+  /// cloud. False with a message on failure.
+  virtual bool render_on_device(const Camera& camera, const RenderSettings& settings,
+                                const uint32_t** rgba, const float** depth, FrameStats& stats,
+                                std::string* error) = 0;
   /// "NVIDIA H200 (sm_90, 139 GiB)".
   virtual std::string device_name() const = 0;
 
