@@ -20,14 +20,32 @@
 
 namespace pr {
 
+RenderSettings headless_settings(const Options& o) {
+  const SceneExtras& x = o.scene_extras;  // a scene file's image, background and EDL radius
+  RenderSettings rs;
+  rs.width = o.width.value_or(x.image_width > 0 ? x.image_width : 1280);
+  rs.height = o.height.value_or(x.image_height > 0 ? x.image_height : 720);
+  rs.point_size = o.point_size;
+  rs.adaptive_size = o.adaptive_size;
+  if (o.max_point_size) rs.max_point_size = *o.max_point_size;
+  rs.background = scene_background(x);
+  if (o.edl) {
+    rs.edl = true;
+    rs.edl_strength = *o.edl;
+  }
+  if (x.edl_radius) rs.edl_radius = *x.edl_radius;
+  rs.hq = o.hq;
+  rs.clip = o.clip;  // --clip-box, --section (docs/CLIP.md)
+  if (o.points && !o.files.empty()) rs.point_count = *o.points;
+  return rs;
+}
+
 namespace {
 
 /// Frame times of the run: whole frames (render() calls) and the renderer's own part of them.
 struct FrameTimes {
   std::vector<double> total, render;
 };
-
-RenderSettings headless_settings(const Options& o);
 
 /// --save-view: the scene of the options with the camera, image size and colors the frames are
 /// drawn with. False after the message.
@@ -88,26 +106,6 @@ int prepare_cloud(const Options& o, Startup& s) {
   hide_classes(o, s.cloud);
   if (!o.save_view.empty() && !save_view(o, s.camera, color)) return 1;
   return 0;
-}
-
-RenderSettings headless_settings(const Options& o) {
-  const SceneExtras& x = o.scene_extras;  // a scene file's image, background and EDL radius
-  RenderSettings rs;
-  rs.width = o.width.value_or(x.image_width > 0 ? x.image_width : 1280);
-  rs.height = o.height.value_or(x.image_height > 0 ? x.image_height : 720);
-  rs.point_size = o.point_size;
-  rs.adaptive_size = o.adaptive_size;
-  if (o.max_point_size) rs.max_point_size = *o.max_point_size;
-  rs.background = scene_background(x);
-  if (o.edl) {
-    rs.edl = true;
-    rs.edl_strength = *o.edl;
-  }
-  if (x.edl_radius) rs.edl_radius = *x.edl_radius;
-  rs.hq = o.hq;
-  rs.clip = o.clip;  // --clip-box, --section (docs/CLIP.md)
-  if (o.points && !o.files.empty()) rs.point_count = *o.points;
-  return rs;
 }
 
 /// "frame F: ..." with the stages when the renderer timed them.

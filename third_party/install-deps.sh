@@ -3,11 +3,11 @@
 # (quick and silent when everything is there). Runs apt-get as root (sudo when not root).
 #   third_party/install-deps.sh          build + test dependencies
 # (FFmpeg's -dev packages for --video's MP4 files; the ffmpeg package for the tests' ffprobe;
-# openssl for the certificates of the HTTPS tests.)
+# openssl for the certificates of the HTTPS tests; python3-dev's headers for the Python module.)
 # The CUDA toolkit is optional and not installed here: with nvcc on PATH (or in /usr/local/cuda)
 # the CUDA renderer is built too.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config python3 python3-venv python3-pip
+pkgs=(build-essential cmake pkg-config python3 python3-venv python3-pip python3-dev
       libsdl2-dev libglm-dev libimgui-dev libstb-dev libgl-dev libgl1-mesa-dri
       libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth clang libpugixml-dev
       libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev libzstd-dev

@@ -120,6 +120,31 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
 
+  bool device_points_bounds(const DevicePointArrays& points, Bounds* out,
+                            std::string* error) override {
+    return cuda::device_points_bounds(points, stream_, out, error);
+  }
+
+  bool set_device_points(const DevicePointArrays& points, Bounds* world_bounds,
+                         std::string* error) override {
+    frame_->forget_cloud();
+    {
+      std::lock_guard<std::mutex> lock(size_mutex_);
+      host_ = nullptr;  // no host cloud: no adaptive sizes
+      size_age_.new_cloud();
+    }
+    if (!cloud_->upload_device(points, error)) return false;
+    // The cloud's box, the union of its batch boxes (local floats), in world coordinates.
+    *world_bounds = Bounds{};
+    const PointBox& b = cloud_->box();
+    if (b.lo[0] <= b.hi[0]) {
+      const glm::dvec3 o = cloud_->origin();
+      world_bounds->extend(o + glm::dvec3(b.lo[0], b.lo[1], b.lo[2]));
+      world_bounds->extend(o + glm::dvec3(b.hi[0], b.hi[1], b.hi[2]));
+    }
+    return true;
+  }
+
   bool update_colors(const PointCloud& cloud, std::string* error) override {
     if (cloud_->adopt_staged(cloud)) return true;
     return cloud_->update_colors(cloud, error);
@@ -207,6 +232,34 @@ class CudaRendererImpl final : public CudaRenderer {
         },
         0, size_t{1} << 18);
     stats.copy_ms += copy.ms();  // the device-to-host copy (GPU time) and this one
+    stats.total_ms = total.ms();
+    return true;
+  }
+
+  bool render_on_device(const Camera& camera, const RenderSettings& s, const uint32_t** rgba,
+                        const float** depth_out, FrameStats& stats, std::string* error) override {
+    Stopwatch total;
+    *rgba = nullptr;
+    *depth_out = nullptr;
+    stats = FrameStats{};
+    if (s.width < 0 || s.height < 0) {
+      if (error) *error = "negative image size";
+      return false;
+    }
+    const size_t npix = size_t(frame_width(s)) * size_t(frame_height(s));
+    if (npix == 0) return true;
+    if (!frame_->reserve(npix, s.want_depth, s.hq, error)) return false;
+    if (!prepare_subset(s, error)) return false;
+    float* depth = s.want_depth ? frame_->depth() : nullptr;
+    SizeGrid size;
+    if (!frame_sizes(s, &size, error)) return false;
+    cloud_->settle();
+    if (!frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error,
+                      size))
+      return false;
+    if (!frame_->finish(stats, false, error)) return false;
+    *rgba = frame_->rgba();
+    *depth_out = depth;
     stats.total_ms = total.ms();
     return true;
   }

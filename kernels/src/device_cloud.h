@@ -19,10 +19,15 @@
 #include "engine/point_cloud.h"
 #include "engine/point_size.h"
 #include "engine/renderer.h"
+#include "kernels/gpu_renderer.h"
 
 namespace pr::cuda {
 
 struct PickCandidate;  // raster.h
+
+/// The finite bounds of device positions (device_points.cu), after the device's pending work.
+bool device_points_bounds(const DevicePointArrays& points, cudaStream_t stream, Bounds* out,
+                          std::string* error);
 
 class DeviceCloud {
  public:
@@ -44,6 +49,11 @@ class DeviceCloud {
   /// compact form when `compact`; sorted along a Morton curve when wants_spatial_sort(sort, ...)
   /// says so and the device has room for the sort. False with a message when it cannot.
   bool upload(const PointCloud& cloud, bool compact, Toggle sort, std::string* error);
+
+  /// Stores a cloud that lies in device memory (device_points.cu): positions less its origin and
+  /// packed colors copied device to device, as given (neither sorted nor compact), its batch boxes
+  /// made; no host cloud is kept (no original index, no update_colors()). False with a message.
+  bool upload_device(const DevicePointArrays& points, std::string* error);
 
   /// New colors of the uploaded cloud (the same object, points and positions): packed and
   /// uploaded in the stored order (as stored; through the host-encoded compact index; or, for a

@@ -14,11 +14,15 @@
 #include <thread>
 #include <tuple>
 
+#include <unistd.h>
+
 #include "engine/colorize.h"
 #include "engine/io/base/io_common.h"
+#include "engine/io/convert.h"
 #include "engine/io/copc.h"
 #include "engine/io/io.h"
 #include "engine/io/stream.h"
+#include "engine/scenes.h"
 #include "fault_proxy.h"
 #include "nginx_server.h"
 #include "stream_test_util.h"
@@ -263,6 +267,60 @@ TEST(Stream, ThePoolGrowsWithWhatArrivesNotWithTheBudget) {
   EXPECT_EQ(scene.pool().size() % align, 0u);
   EXPECT_LE(scene.pool().size(), st.points_drawn + (st.nodes_drawn + 1) * align);
   EXPECT_EQ(points_of(scene.pool()).size(), st.points_drawn);
+}
+
+// A view that moves along the survey: nodes left behind for pool_keep_updates give their room to
+// the ones arriving, so the cloud stays as large as one view needs instead of growing with every
+// node the flight has seen (until the budget).
+TEST(Stream, NodesLeftBehindGiveTheirRoomBeforeThePoolGrows) {
+  // A terrain of 2e6 points written as COPC by the project's converter: enough nodes that a view
+  // from low above selects a part of them.
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("pr-keep-" + std::to_string(getpid()) + ".copc.laz");
+  std::string error;
+  ASSERT_TRUE(save_point_cloud(make_scene("terrain", 2'000'000), path.string(), ConvertOptions{},
+                               nullptr, nullptr, &error))
+      << error;
+  // Per view: the points it selected and whether the pool holds all of them.
+  const auto fly = [&](uint64_t keep, std::vector<uint64_t>& selected) {
+    StreamOptions o = stream_options(50'000'000, 2.0);
+    o.pool_keep_updates = keep;
+    StreamingScene scene(o);
+    EXPECT_TRUE(scene.open({path.string()}, &error)) << error;
+    const Bounds b = scene.info().bounds;
+    for (int k = 0; k < 5; ++k) {
+      // Looking down on one fifth of the survey at a time, left to right.
+      LodView v = view_of(b);
+      v.forward = {0, 0, -1};
+      v.up = {0, 1, 0};
+      v.eye = {b.min.x + (0.1 + 0.2 * k) * b.size().x, b.center().y, b.max.z + 0.08 * b.size().x};
+      const auto t0 = std::chrono::steady_clock::now();
+      do {
+        scene.update(v);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      } while (!scene.stats().converged &&
+               std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+      const StreamStats st = scene.stats();
+      EXPECT_TRUE(st.converged);
+      // The pool draws every point it holds: at least the view's, and those alone when
+      // everything else left.
+      EXPECT_EQ(points_of(scene.pool()).size(), st.points_drawn);
+      EXPECT_GE(st.points_drawn, st.points_selected);
+      selected.push_back(st.points_selected);
+      for (int i = 0; i < 3; ++i) scene.update(v);  // the view stays: its nodes grow old elsewhere
+    }
+    return scene.pool().size();
+  };
+  std::vector<uint64_t> selected_kept, selected_reused;
+  const uint64_t kept = fly(1'000'000, selected_kept);  // never old enough: the pool is a cache
+  const uint64_t reused = fly(1, selected_reused);
+  std::filesystem::remove(path);
+  EXPECT_EQ(selected_kept, selected_reused);
+  EXPECT_LT(reused, kept);
+  // Room for the largest view and the nodes of the next one arriving while those of the last
+  // still draw (a node leaves only once no view selects it).
+  const uint64_t most = *std::max_element(selected_reused.begin(), selected_reused.end());
+  EXPECT_LE(reused, 2 * most + 64 * uint64_t(4096));
 }
 
 TEST(Stream, HostCacheStaysWithinItsBound) {

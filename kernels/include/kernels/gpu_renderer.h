@@ -13,8 +13,41 @@
 
 namespace pr {
 
+/// The element type of device colors (DevicePointArrays::colors).
+enum class DeviceColorType : uint8_t { kUint8, kFloat32, kFloat64 };
+
+/// Points that already lie in device memory (CUDA pointers of this process, such as the arrays of
+/// CuPy, PyTorch or JAX): `count` positions of floats or doubles at element strides, and optional
+/// colors, read where they are by set_device_points().
+struct DevicePointArrays {
+  const void* xyz = nullptr;  ///< x of point i at xyz[i * point_stride], y and z coord_stride on
+  bool xyz_double = false;    ///< doubles, else floats
+  int64_t point_stride = 3, coord_stride = 1;  ///< in elements
+  uint64_t count = 0;
+  /// Subtracted (in double) from every position: the float positions are offsets from it.
+  glm::dvec3 origin{0.0};
+  /// Null (every point white), or 3 or 4 values (alpha not drawn) per point: uint8, or floats in
+  /// [0, 1] (scaled by 255 and rounded, as the host's colors are).
+  const void* colors = nullptr;
+  DeviceColorType color_type = DeviceColorType::kUint8;
+  int64_t color_point_stride = 3, color_channel_stride = 1;  ///< in elements
+};
+
 class GpuRenderer : public Renderer {
  public:
+  /// The finite bounds of device positions `points` (its origin not applied), computed on the
+  /// device: what the caller chooses an origin from. False with the CUDA call that failed.
+  virtual bool device_points_bounds(const DevicePointArrays& points, Bounds* out,
+                                    std::string* error) = 0;
+  /// Takes a cloud that lies in device memory instead of a host cloud (set_cloud()): positions
+  /// less the origin and packed colors copied device to device into the renderer's storage (the
+  /// host holds no copy), stored as given (neither sorted nor compact), its batch boxes made.
+  /// The arrays may be freed afterwards. Without a host cloud, adaptive point sizes and picks are
+  /// not available. `world_bounds` receives the bounds of the finite points. False with a message
+  /// (out of device memory, a pointer not on this device).
+  virtual bool set_device_points(const DevicePointArrays& points, Bounds* world_bounds,
+                                 std::string* error) = 0;
+
   /// Registers a GL pixel buffer object of width*height*4 bytes for CUDA-OpenGL interop
   /// (write-discard). Returns false with the reason when interop is impossible (the GL context
   /// is not on the CUDA device: Mesa, another GPU); the caller then uses render() and uploads
@@ -27,6 +60,14 @@ class GpuRenderer : public Renderer {
   /// Renders straight into the registered buffer: map, rasterize, resolve, unmap. No host copy.
   virtual bool render_to_gl(const Camera& camera, const RenderSettings& settings, FrameStats& stats,
                             std::string* error) = 0;
+  /// Renders into the renderer's own device frame buffers and leaves the image there: `rgba`
+  /// receives the device pointer of its frame_width x frame_height RGBA8 pixels (0xAABBGGRR, top
+  /// row first), `depth` (with settings.want_depth; else null) its depths. No copy to the host;
+  /// the frame is finished when this returns. The buffers stay valid until the next frame or
+  /// cloud. False with a message on failure.
+  virtual bool render_on_device(const Camera& camera, const RenderSettings& settings,
+                                const uint32_t** rgba, const float** depth, FrameStats& stats,
+                                std::string* error) = 0;
   /// "NVIDIA H200 (sm_90, 139 GiB)".
   virtual std::string device_name() const = 0;
 

@@ -408,12 +408,14 @@ void StreamingScene::Impl::evict(const NodeId& id, NodeState& st) {
 }
 
 /// Evicts pool nodes that this update did not select, least recently selected first (children
-/// before parents: a child is never selected later than its parent), until `granules` are free.
-/// `victims` is filled on the first call of an update.
+/// before parents: a child is never selected later than its parent), until `granules` are free:
+/// first those unselected for pool_keep_updates, until the node fits inside the cloud (no
+/// growth, no fresh memory), then, once the pool's capacity is used, any. `victims` is filled on
+/// the first call of an update.
 bool StreamingScene::Impl::make_room(uint64_t granules, std::vector<NodeId>& victims, size_t& next,
                                      bool& listed) {
-  if (pool.free_granules() >= granules) return true;
-  if (!listed) {
+  const auto list = [&] {
+    if (listed) return;
     listed = true;
     for (const NodeId& id : pooled)
       if (nodes[id].last_selected != frame) victims.push_back(id);
@@ -422,7 +424,17 @@ bool StreamingScene::Impl::make_room(uint64_t granules, std::vector<NodeId>& vic
       if (la != lb) return la < lb;
       return a.key.level > b.key.level;
     });
+  };
+  if (!pool.fits_in_extent(granules)) {
+    list();
+    while (!pool.fits_in_extent(granules) && next < victims.size() &&
+           nodes[victims[next]].last_selected + opt.pool_keep_updates <= frame) {
+      const NodeId id = victims[next++];
+      evict(id, nodes[id]);
+    }
   }
+  if (pool.free_granules() >= granules) return true;
+  list();
   while (pool.free_granules() < granules && next < victims.size()) {
     const NodeId id = victims[next++];
     evict(id, nodes[id]);

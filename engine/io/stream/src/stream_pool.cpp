@@ -12,15 +12,6 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-/// `v` grown from `from` to `to` elements of `value`, its room kept for `cap` (it keeps its
-/// address from then on).
-template <class V>
-void grow_array(V& v, size_t from, size_t to, size_t cap, typename V::value_type value) {
-  if (v.capacity() < cap) v.reserve(cap);
-  v.resize(to);
-  std::fill(v.begin() + long(from), v.end(), value);
-}
-
 /// Copies src[from, from + count) to dst[at...] when the node has the array, else `missing`.
 template <class V>
 void copy_array(V& dst, const V& src, size_t from, size_t count, size_t at,
@@ -76,7 +67,9 @@ void StreamPool::allocate(uint64_t point_budget, uint32_t slot_align, const glm:
   changed_.clear();
   // One slot to begin with: a cloud that is never empty can have its colors set aside
   // (engine/colorize.h's set_display_colors(): an empty `file_colors` means none are).
+  fresh_.clear();
   extend(1);
+  flush();
   changed_.clear();
 }
 
@@ -86,29 +79,59 @@ bool StreamPool::add_field(const FieldInfo& field) {
   cloud_.fields.push_back(ScalarField{field.name, {}});
   no_data_.push_back(field_no_data(field));
   // The points so far are those of tiles without it (a tile's nodes are read once it is open).
-  grow_array(cloud_.fields.back().values, 0, size_t(extent_ * align_), cap, no_data_.back());
+  PodVector<float>& v = cloud_.fields.back().values;
+  v.reserve(cap);
+  v.resize(size_t(extent_ * align_));
+  std::fill(v.begin(), v.end(), no_data_.back());
   return true;
 }
 
 void StreamPool::extend(uint64_t slots) {
   if (slots <= extent_) return;
-  const size_t from = size_t(extent_ * align_), to = size_t(slots * align_);
+  const size_t to = size_t(slots * align_);
   const size_t cap = size_t(slot_count_ * align_);
-  grow_array(cloud_.positions, from, to, cap, Float3{kNaN, kNaN, kNaN});
-  grow_array(cloud_.colors, from, to, cap, 0u);
-  if (!cloud_.file_colors.empty()) grow_array(cloud_.file_colors, from, to, cap, 0u);
+  // The arrays grow without a write (PodVector's elements are default-initialized): the new
+  // granules are written once, by flush(), on every core; a first write to fresh pages costs
+  // several times one to pages already there.
+  const auto grow = [&](auto& v) {
+    if (v.capacity() < cap) v.reserve(cap);
+    v.resize(to);
+  };
+  grow(cloud_.positions);
+  grow(cloud_.colors);
+  if (!cloud_.file_colors.empty()) grow(cloud_.file_colors);
   if (attributes_) {
-    grow_array(cloud_.intensity, from, to, cap, 0.0f);
-    grow_array(cloud_.classification, from, to, cap, uint8_t{0});
-    grow_array(cloud_.returns, from, to, cap, uint8_t{0});
-    grow_array(cloud_.point_source, from, to, cap, uint16_t{0});
-    grow_array(cloud_.gps_time, from, to, cap, 0.0);
+    grow(cloud_.intensity);
+    grow(cloud_.classification);
+    grow(cloud_.returns);
+    grow(cloud_.point_source);
+    grow(cloud_.gps_time);
   }
-  for (size_t k = 0; k < cloud_.fields.size(); ++k)
-    grow_array(cloud_.fields[k].values, from, to, cap, no_data_[k]);
-  for (uint64_t g = extent_ * per_slot_; g < slots * per_slot_; ++g)
+  for (ScalarField& f : cloud_.fields) grow(f.values);
+  for (uint64_t g = extent_ * per_slot_; g < slots * per_slot_; ++g) {
     changed_.push_back(uint32_t(g));
+    fresh_.push_back(uint32_t(g));
+  }
   extent_ = slots;
+}
+
+void StreamPool::clear_granule(uint32_t granule, size_t from, bool copied) {
+  const size_t at = size_t(granule) * granule_, end = at + granule_;
+  const auto fill = [&](auto& v, size_t first, auto value) {
+    if (!v.empty()) std::fill(v.begin() + long(at + first), v.begin() + long(end), value);
+  };
+  // A copy wrote the positions whole and the file's colors where the pool keeps them; the
+  // displayed colors beside `file_colors` are the caller's to set, zeros until then.
+  if (!copied) fill(cloud_.positions, from, Float3{kNaN, kNaN, kNaN});
+  fill(cloud_.colors, cloud_.file_colors.empty() ? from : 0, 0u);
+  fill(cloud_.file_colors, from, 0u);
+  fill(cloud_.intensity, from, 0.0f);
+  fill(cloud_.classification, from, uint8_t{0});
+  fill(cloud_.returns, from, uint8_t{0});
+  fill(cloud_.point_source, from, uint16_t{0});
+  fill(cloud_.gps_time, from, 0.0);
+  for (size_t k = 0; k < cloud_.fields.size(); ++k)
+    fill(cloud_.fields[k].values, from, no_data_[k]);
 }
 
 void StreamPool::copy_granule(const PointCloud& node, size_t from, size_t count, uint32_t granule) {
@@ -168,6 +191,16 @@ void StreamPool::take_granules(size_t count, std::vector<uint32_t>& out) {
   }
 }
 
+bool StreamPool::fits_in_extent(uint64_t granules) const {
+  // Slots past the extent are all wholly free; partly free slots all lie inside it. insert()
+  // takes whole slots first (the lowest free), then granules of partly free slots.
+  const uint64_t whole_inside = whole_.size() - (slot_count_ - extent_);
+  const uint64_t partial_free = free_granules_ - whole_.size() * per_slot_;
+  const uint64_t slots = per_slot_ > 1 ? granules / per_slot_ : 0;
+  if (slots > whole_inside) return false;
+  return granules - slots * per_slot_ <= partial_free + (whole_inside - slots) * per_slot_;
+}
+
 bool StreamPool::insert(const PointCloud& node, std::vector<uint32_t>& taken) {
   const size_t n = node.size();
   const size_t need = (n + granule_ - 1) / granule_;
@@ -184,7 +217,7 @@ bool StreamPool::insert(const PointCloud& node, std::vector<uint32_t>& taken) {
   extend(uint64_t(top / per_slot_) + 1);
   for (size_t k = 0; k < granules.size(); ++k) {
     const size_t from = k * granule_;
-    copies_.push_back({&node, from, std::min<size_t>(granule_, n - from), granules[k]});
+    copies_.push_back({&node, from, std::min<size_t>(granule_, n - from), granules[k], false});
     changed_.push_back(granules[k]);
   }
   taken.insert(taken.end(), granules.begin(), granules.end());
@@ -192,16 +225,37 @@ bool StreamPool::insert(const PointCloud& node, std::vector<uint32_t>& taken) {
 }
 
 void StreamPool::flush() {
-  // Granules of 512 points (32 bytes each with the attributes): a thread takes 64 at a time.
+  // Granules of 512 points (32 bytes each with the attributes): a thread takes 64 at a time. A
+  // fresh granule (one the pool grew by) that a copy fills gets the rest of its points cleared
+  // after the copy; one that no copy fills is cleared whole.
+  std::sort(fresh_.begin(), fresh_.end());
+  std::vector<uint8_t> copied(fresh_.size(), 0);
+  for (Copy& c : copies_) {
+    const auto it = std::lower_bound(fresh_.begin(), fresh_.end(), c.granule);
+    c.fresh = it != fresh_.end() && *it == c.granule;
+    if (c.fresh) copied[size_t(it - fresh_.begin())] = 1;
+  }
+  std::vector<uint32_t> clear;
+  for (size_t k = 0; k < fresh_.size(); ++k)
+    if (!copied[k]) clear.push_back(fresh_[k]);
+  const size_t jobs = copies_.size() + clear.size();
   const auto run = [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i)
-      copy_granule(*copies_[i].node, copies_[i].from, copies_[i].count, copies_[i].granule);
+    for (size_t i = b; i < e; ++i) {
+      if (i >= copies_.size()) {
+        clear_granule(clear[i - copies_.size()], 0, false);
+        continue;
+      }
+      const Copy& c = copies_[i];
+      copy_granule(*c.node, c.from, c.count, c.granule);
+      if (c.fresh) clear_granule(c.granule, c.count, /*copied=*/true);
+    }
   };
-  if (copies_.size() >= 256)
-    parallel_for(copies_.size(), run, 0, 64);
+  if (jobs >= 256)
+    parallel_for(jobs, run, 0, 64);
   else
-    run(0, copies_.size());
+    run(0, jobs);
   copies_.clear();
+  fresh_.clear();
 }
 
 void StreamPool::remove(const std::vector<uint32_t>& granules) {

@@ -46,12 +46,15 @@ class StreamPool {
   uint64_t granules() const { return slot_count_ * per_slot_; }
   uint64_t free_granules() const { return free_granules_; }
   uint32_t granule_size() const { return granule_; }
+  /// Whether insert() can take `granules` without growing the cloud.
+  bool fits_in_extent(uint64_t granules) const;
 
   /// Takes free granules for `node` (their numbers appended to `taken`) and queues its copy into
   /// them for flush(); false, taking nothing, when too few are free. `node` must live until
   /// flush().
   bool insert(const PointCloud& node, std::vector<uint32_t>& taken);
-  /// Runs the copies insert() queued, on every core when there are many.
+  /// Runs the copies insert() queued and writes the granules the cloud grew by, on every core
+  /// when there are many. The cloud's new points hold garbage until then.
   void flush();
   /// Frees `granules` (their positions become NaN).
   void remove(const std::vector<uint32_t>& granules);
@@ -69,10 +72,13 @@ class StreamPool {
   uint64_t capacity_slots() const { return slot_count_; }
 
  private:
-  /// Grows the cloud to `slots` slots (every array it has; new points NaN, zeros for the rest),
-  /// reporting the new granules as changed.
+  /// Grows the cloud to `slots` slots (every array it has), reporting the new granules as changed
+  /// and as fresh: flush() writes them (NaN positions, zeros for the rest, where no copy goes).
   void extend(uint64_t slots);
   void copy_granule(const PointCloud& node, size_t from, size_t count, uint32_t granule);
+  /// Writes a fresh granule's points from `from` on: NaN positions (unless `copied`: a copy
+  /// wrote them), zeros for the rest.
+  void clear_granule(uint32_t granule, size_t from, bool copied);
   /// Takes a wholly free slot's granules; false when none is.
   bool take_slot(std::vector<uint32_t>& out);
   /// Takes `count` granules wherever free (partly used slots first).
@@ -91,8 +97,10 @@ class StreamPool {
     const PointCloud* node;
     size_t from, count;
     uint32_t granule;
+    bool fresh;  ///< the granule is new to the cloud (flush() sets it)
   };
-  std::vector<Copy> copies_;  ///< queued by insert(), run by flush()
+  std::vector<Copy> copies_;    ///< queued by insert(), run by flush()
+  std::vector<uint32_t> fresh_;  ///< granules the cloud grew by since the last flush()
 };
 
 }  // namespace pr

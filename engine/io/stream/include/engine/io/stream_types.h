@@ -45,6 +45,11 @@ struct StreamOptions {
   uint32_t slot_align = 4096;
   /// Points copied into the pool per update() at most (bounds the frame's upload).
   uint64_t pool_points_per_update = 1'000'000;
+  /// A node in the pool that this many updates did not select gives its room to an arriving one
+  /// before the pool grows (the cloud stays as large as the views need: room already written is
+  /// reused, fresh memory written only while the views need more). Younger unselected nodes
+  /// stay, for a view that turns back; all of them give room once the budget is reached.
+  uint64_t pool_keep_updates = 120;
   HttpOptions http;
 };
 

@@ -1,0 +1,215 @@
+// A cloud that already lies in device memory (GpuRenderer::set_device_points(),
+// kernels/gpu_renderer.h): its bounds, and its positions and colors copied device to device into
+// the plain storage of DeviceCloud, with the same conversions the host applies to host arrays
+// (python/src/cloud_arrays.cpp): doubles less the origin in double then rounded to float, float
+// colors scaled by 255 and rounded.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "cuda_check.h"
+#include "device_cloud.h"
+#include "raster.h"
+
+namespace pr::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBoundsBlocks = 1024;
+
+/// DevicePointArrays as the kernels take it (plain values, no GLM types).
+struct Layout {
+  int64_t point_stride, coord_stride;
+  uint64_t count;
+  double origin[3];
+  bool zero_origin;
+  int64_t color_point_stride, color_channel_stride;
+};
+
+Layout layout_of(const DevicePointArrays& d) {
+  return Layout{d.point_stride,
+                d.coord_stride,
+                d.count,
+                {d.origin.x, d.origin.y, d.origin.z},
+                d.origin.x == 0.0 && d.origin.y == 0.0 && d.origin.z == 0.0,
+                d.color_point_stride,
+                d.color_channel_stride};
+}
+
+template <class T>
+__device__ __forceinline__ double coord(const T* xyz, const Layout& d, uint64_t i, int k) {
+  return double(xyz[int64_t(i) * d.point_stride + k * d.coord_stride]);
+}
+
+/// Each block's bounds of the finite points of a grid-stride share, six doubles a block (min xyz,
+/// max xyz), reduced in shared memory.
+template <class T>
+__global__ void bounds_kernel(const T* __restrict__ xyz, Layout d, double* out) {
+  __shared__ double lo[3][kThreads], hi[3][kThreads];
+  double l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x; i < d.count;
+       i += uint64_t(gridDim.x) * kThreads) {
+    const double v[3] = {coord(xyz, d, i, 0), coord(xyz, d, i, 1), coord(xyz, d, i, 2)};
+    if (!(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]))) continue;
+    for (int k = 0; k < 3; ++k) {
+      l[k] = fmin(l[k], v[k]);
+      h[k] = fmax(h[k], v[k]);
+    }
+  }
+  for (int k = 0; k < 3; ++k) {
+    lo[k][threadIdx.x] = l[k];
+    hi[k][threadIdx.x] = h[k];
+  }
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s /= 2) {
+    if (int(threadIdx.x) < s)
+      for (int k = 0; k < 3; ++k) {
+        lo[k][threadIdx.x] = fmin(lo[k][threadIdx.x], lo[k][threadIdx.x + s]);
+        hi[k][threadIdx.x] = fmax(hi[k][threadIdx.x], hi[k][threadIdx.x + s]);
+      }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    for (int k = 0; k < 3; ++k) {
+      out[6 * blockIdx.x + k] = lo[k][0];
+      out[6 * blockIdx.x + 3 + k] = hi[k][0];
+    }
+}
+
+/// Positions less the origin (doubles: in double, then rounded to float; floats: as given when
+/// the origin is 0).
+template <class T>
+__global__ void positions_kernel(const T* __restrict__ xyz, Layout d, Float3* __restrict__ out) {
+  const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= d.count) return;
+  if constexpr (sizeof(T) == sizeof(float)) {
+    if (d.zero_origin) {
+      const T* r = xyz + int64_t(i) * d.point_stride;
+      out[i] = Float3{r[0], r[d.coord_stride], r[2 * d.coord_stride]};
+      return;
+    }
+  }
+  out[i] =
+      Float3{float(coord(xyz, d, i, 0) - d.origin[0]), float(coord(xyz, d, i, 1) - d.origin[1]),
+             float(coord(xyz, d, i, 2) - d.origin[2])};
+}
+
+template <class T>
+__device__ __forceinline__ uint32_t channel(const T* c, const Layout& d, uint64_t i, int k) {
+  const T v = c[int64_t(i) * d.color_point_stride + k * d.color_channel_stride];
+  if constexpr (sizeof(T) == 1) {
+    return v;
+  } else {
+    const double r = round(double(v) * 255.0);
+    return uint32_t(r > 255.0 ? 255.0 : r > 0.0 ? r : 0.0);  // NaN: 0
+  }
+}
+
+/// RGBA8 words (opaque) of the colors, or white without colors.
+template <class T>
+__global__ void colors_kernel(const T* __restrict__ c, Layout d, uint32_t* __restrict__ out) {
+  const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= d.count) return;
+  if (!c) {
+    out[i] = 0xffffffffu;
+    return;
+  }
+  out[i] =
+      channel(c, d, i, 0) | (channel(c, d, i, 1) << 8) | (channel(c, d, i, 2) << 16) | 0xff000000u;
+}
+
+unsigned blocks_for(uint64_t n) {
+  return unsigned((n + kThreads - 1) / kThreads);
+}
+
+}  // namespace
+
+bool device_points_bounds(const DevicePointArrays& points, cudaStream_t stream, Bounds* out,
+                          std::string* error) {
+  const Layout d = layout_of(points);
+  *out = Bounds{};
+  if (d.count == 0) return true;
+  // The producer's work (CuPy, PyTorch: on their streams, synchronized with the legacy default
+  // stream when the array was handed over) is done before the points are read.
+  PR_CUDA_TRY(cudaDeviceSynchronize());
+  double* partial = nullptr;
+  PR_CUDA_TRY(malloc_device(&partial, 6 * kBoundsBlocks));
+  const unsigned blocks = unsigned(std::min<uint64_t>(kBoundsBlocks, blocks_for(d.count)));
+  if (points.xyz_double)
+    bounds_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const double*>(points.xyz), d,
+                                                   partial);
+  else
+    bounds_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(points.xyz), d,
+                                                   partial);
+  std::vector<double> host(6 * size_t(blocks));
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(host.data(), partial, host.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                        stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  free_device(partial);
+  if (e != cudaSuccess) {
+    if (error) *error = "CUDA: " + cuda_message("bounds of the device points", e);
+    return false;
+  }
+  for (unsigned b = 0; b < blocks; ++b) {
+    const double* v = &host[6 * size_t(b)];
+    if (!(v[0] <= v[3])) continue;  // no finite point in this block's share
+    out->extend(glm::dvec3(v[0], v[1], v[2]));
+    out->extend(glm::dvec3(v[3], v[4], v[5]));
+  }
+  return true;
+}
+
+bool DeviceCloud::upload_device(const DevicePointArrays& points, std::string* error) {
+  points_ = 0;
+  loaded_ = false;
+  origin_ = points.origin;
+  const Layout d = layout_of(points);
+  const uint64_t n = d.count;
+  if (n >= uint64_t(UINT32_MAX)) {
+    if (error) *error = "cloud has too many points for a 32-bit point index";
+    return false;
+  }
+  PR_CUDA_TRY(cudaDeviceSynchronize());  // the producer's writes are done (device_points_bounds)
+  if (!reserve(n, false, error)) return false;
+  if (n > 0) {
+    if (points.xyz_double)
+      positions_kernel<<<blocks_for(n), kThreads, 0, stream_>>>(
+          static_cast<const double*>(points.xyz), d, pos_);
+    else
+      positions_kernel<<<blocks_for(n), kThreads, 0, stream_>>>(
+          static_cast<const float*>(points.xyz), d, pos_);
+    PR_CUDA_TRY(cudaGetLastError());
+    uint32_t* rgba = nullptr;
+    PR_CUDA_TRY(malloc_device(&rgba, n));
+    const unsigned nb = blocks_for(n);
+    if (points.color_type == DeviceColorType::kFloat32)
+      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const float*>(points.colors), d,
+                                                  rgba);
+    else if (points.color_type == DeviceColorType::kFloat64)
+      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const double*>(points.colors), d,
+                                                  rgba);
+    else
+      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const uint8_t*>(points.colors), d,
+                                                  rgba);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = pack_rgb(rgba, nullptr, n, colors_, stream_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+    free_device(rgba);
+    if (e != cudaSuccess) {
+      if (error) *error = "CUDA: " + cuda_message("device points' colors", e);
+      return false;
+    }
+  }
+  make_boxes(n);
+  PR_CUDA_TRY(cudaStreamSynchronize(stream_));
+  cloud_ = nullptr;
+  points_ = n;
+  loaded_ = true;
+  colors_file_ = true;
+  return true;
+}
+
+}  // namespace pr::cuda

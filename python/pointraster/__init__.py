@@ -1,0 +1,154 @@
+"""pointraster: a point-cloud software rasterizer for Python.
+
+Draws point clouds with the project's CUDA rasterizer (``mode="gpu"``) or its multi-threaded CPU
+rasterizer (``mode="cpu"``), which draw the same images, pixel for pixel, as the command line
+``pointraster --headless`` does for the same points and options.
+
+    import numpy as np, pointraster
+    xyz = np.random.default_rng(1).normal(size=(100_000, 3))
+    image = pointraster.render(xyz, camera=(0, -8, 2, 0, -10), width=640, height=480)
+    pointraster.save_png("out.png", image)       # image: (480, 640, 4) uint8
+
+Points are (N, 3) float32 or float64 arrays of any strides: NumPy arrays on the host, or CuPy,
+PyTorch or JAX arrays in CUDA memory (DLPack, ``__cuda_array_interface__``), which the GPU
+renderer reads where they lie. float64 positions are kept as float offsets from an origin chosen
+as the file readers choose it (0 within +-1024, else the bounds' centre rounded). ``points`` may
+also be the dict ``read()`` returns ("xyz" and the attributes: "rgb", "intensity",
+"classification", "return_number", "number_of_returns", "point_source", "gps_time", other (N,)
+fields), coloured as the command line colours that file. Host points without colors are coloured
+as a file without colors is (by elevation, or intensity where given); device points are drawn
+with their own colors (white without).
+
+``cuda_compiled`` says whether the module was built with CUDA, ``gpu_available()`` whether
+``mode="gpu"`` can draw here (``gpu_status()`` says why not); without a GPU the default mode is
+the CPU.
+"""
+
+import math as _math
+
+from . import _pointraster
+from ._pointraster import *  # noqa: F401,F403
+from ._pointraster import cuda_compiled, gpu_available, gpu_status, save_png
+
+__all__ = [n for n in dir(_pointraster) if not n.startswith("_")] + ["render", "Renderer"]
+
+
+def _array(a):
+    """`a` as an object nanobind reads as an array: objects with DLPack or the buffer protocol as
+    they are; a CUDA object with only ``__cuda_array_interface__`` through CuPy (no copy); lists
+    through NumPy."""
+    if a is None or hasattr(a, "__dlpack__") or hasattr(a, "__array_interface__"):
+        return a
+    if hasattr(a, "__cuda_array_interface__"):
+        import cupy
+
+        return cupy.asarray(a)
+    import numpy
+
+    return numpy.asarray(a)
+
+
+def _points(points):
+    """(positions, attributes) of an array or of read()'s dict."""
+    if isinstance(points, dict):
+        if "xyz" not in points:
+            raise ValueError("points: a dict of points needs the key 'xyz'")
+        attrs = {k: _array(v) for k, v in points.items()
+                 if k not in ("xyz", "origin", "name") and v is not None}
+        return _array(points["xyz"]), attrs
+    return _array(points), {}
+
+
+def _number(name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        raise ValueError(f"{name}: expected a number, got {type(v).__name__}")
+    return repr(float(v))
+
+
+def _args(camera, up, width, height, focus, fov, point_size, mode, color, colormap, edl, hq,
+          projection):
+    """The command line's options for these keywords (app/options.cpp parses and checks them)."""
+    args = ["--width", str(int(width)), "--height", str(int(height)),
+            "--point-size", str(int(point_size))]
+    if camera is not None:
+        if len(camera) != 5:
+            raise ValueError("camera: expected (x, y, z, yaw, pitch), got "
+                             f"{len(camera)} values")
+        args += ["--camera", ",".join(_number("camera", v) for v in camera)]
+    if up is not None:
+        args += ["--up", str(up)]
+    if focus is not None and fov is not None:
+        raise ValueError("focus and fov: give one of them, not both")
+    if fov is not None:
+        f = float(fov)
+        if not 0.0 < f < 180.0:
+            raise ValueError("fov: must be between 0 and 180 degrees")
+        focus = 1.0 / _math.tan(_math.radians(f) * 0.5)
+    if focus is not None:
+        args += ["--focus", _number("focus", focus)]
+    if mode is not None:
+        if mode not in ("cpu", "gpu"):
+            raise ValueError(f"mode: '{mode}' is not cpu or gpu")
+        args += ["--mode", mode]
+    if color is not None:
+        args += ["--color", str(color)]
+    if colormap is not None:
+        args += ["--colormap", str(colormap)]
+    if edl is not None and edl is not False:
+        args += ["--edl", "1" if edl is True else _number("edl", edl)]
+    if hq:
+        args.append("--hq")
+    if projection is not None:
+        args += ["--projection", str(projection)]
+    return args
+
+
+class Renderer(_pointraster._Renderer):
+    """A cloud kept by a renderer (on the GPU: uploaded once, or read in place from device
+    arrays) with its options; ``render(camera)`` draws one frame.
+
+    Keywords, as the command line's options: ``camera=(x, y, z, yaw, pitch)`` in world units and
+    degrees (``--camera``; None: the whole cloud framed from above), ``up="z"`` or ``"y"``
+    (``--up``; z by default, as for files), ``width``, ``height``, ``focus`` (``--focus``) or
+    ``fov`` (vertical, degrees), ``point_size``, ``mode="gpu"`` or ``"cpu"`` (None: the GPU when
+    there is one), ``color`` (``--color``: rgb, intensity, elevation, classification, return,
+    source or a field's name; None: as for a file), ``colormap``, ``edl`` (True or a strength),
+    ``hq``, ``projection="perspective"`` or ``"ortho"``, ``depth`` (render() also returns the
+    (H, W) float32 camera-space depth, +inf where empty).
+
+    ``render(camera=None)`` returns the (H, W, 4) uint8 RGBA image (and the depth) as NumPy
+    arrays. ``render_on_device(camera=None)`` (mode="gpu") leaves the frame on the GPU and
+    returns the renderer's own frame buffer as a device array (PyTorch, CuPy or JAX as the
+    points were; else any DLPack consumer takes it), overwritten by the next frame. After a
+    frame, ``render_ms`` is the renderer's own time (the device frame on the GPU), ``frame_ms``
+    the whole C++ call, ``copy_ms`` its device-to-host copy.
+    """
+
+    def __init__(self, points, colors=None, *, camera=None, up=None, width=1280, height=720,
+                 focus=None, fov=None, point_size=1, mode=None, color=None, colormap=None,
+                 edl=False, hq=False, projection=None, depth=False):
+        xyz, attrs = _points(points)
+        args = _args(camera, up, width, height, focus, fov, point_size, mode, color, colormap,
+                     edl, hq, projection)
+        lib = type(xyz).__module__.split(".")[0]
+        framework = {"torch": "torch", "cupy": "cupy", "jax": "jax", "jaxlib": "jax"}.get(lib, "")
+        super().__init__(xyz, _array(colors), attrs, args, bool(depth), framework)
+
+
+def project(vertices, unit_vec, shift, focus):
+    """The perspective projection of the NumPy function the project grew from, with its arguments
+    and its result: ``dot(unit_vec, (vertices - shift).T)``, then x and y times ``focus / |z|``,
+    returned as (N, 3) in the vertices' dtype (float32 or float64; any strides)."""
+    import numpy
+
+    dtype = getattr(vertices, "dtype", None)
+    dtype = dtype if dtype in (numpy.float32, numpy.float64) else None
+    return _pointraster.project(_array(vertices), numpy.asarray(unit_vec, dtype=dtype),
+                                numpy.asarray(shift, dtype=dtype), float(focus))
+
+
+def render(points, colors=None, **options):
+    """One image of `points` (an (N, 3) array or read()'s dict) with `colors` ((N, 3) or (N, 4)
+    uint8, or floats in [0, 1]): the (H, W, 4) uint8 RGBA image, and with ``depth=True`` the
+    tuple (image, depth). The keywords are Renderer's."""
+    return Renderer(points, colors, **options).render()
