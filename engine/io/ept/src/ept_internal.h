@@ -16,7 +16,7 @@ struct EptDataset::Impl {
   /// A URL's query ("?X-Amz-Signature=...", "?token=..."), appended to every file's URL; empty
   /// for a path or a URL without one.
   std::string query;
-  std::string name;       ///< for messages: the ept.json
+  std::string name;  ///< for messages: the ept.json
   EptFetch fetch;
   FileInfo info;
   std::string data_type;  ///< laszip, binary, zstandard

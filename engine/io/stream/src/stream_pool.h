@@ -99,7 +99,7 @@ class StreamPool {
     uint32_t granule;
     bool fresh;  ///< the granule is new to the cloud (flush() sets it)
   };
-  std::vector<Copy> copies_;    ///< queued by insert(), run by flush()
+  std::vector<Copy> copies_;     ///< queued by insert(), run by flush()
   std::vector<uint32_t> fresh_;  ///< granules the cloud grew by since the last flush()
 };
 
