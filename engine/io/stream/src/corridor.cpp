@@ -64,6 +64,15 @@ bool region_meets(const RegionRequest& r, const Bounds& b) {
   return b.empty || !r.meets || r.meets(b);
 }
 
+/// The deepest level of `file` a region at `resolution` reads: the first whose spacing is at most
+/// the resolution (the last level a COPC key can name when none is).
+int deepest_level(const CopcFile& file, double resolution) {
+  if (!(resolution > 0.0)) return std::numeric_limits<int>::max();
+  int level = 0;
+  while (level < 30 && !(file.node_spacing(level) <= resolution)) ++level;
+  return level;
+}
+
 struct Candidate {
   size_t tile;
   CopcEntry entry;
@@ -73,6 +82,7 @@ struct Candidate {
 bool tile_candidates(const CopcFile& file, size_t tile, const RegionRequest& r,
                      std::vector<Candidate>* out, std::string* error,
                      const std::atomic<bool>* cancel) {
+  const int deepest = deepest_level(file, r.resolution);
   std::vector<CopcPage> pages{file.root_page()};
   while (!pages.empty()) {
     const CopcPage page = pages.back();
@@ -80,7 +90,8 @@ bool tile_candidates(const CopcFile& file, size_t tile, const RegionRequest& r,
     std::vector<CopcEntry> entries;
     if (!file.read_page(page, entries, nullptr, error, cancel)) return false;
     for (const CopcEntry& e : entries) {
-      if (!region_meets(r, file.node_bounds(e.key))) continue;
+      // A page's key is the root of its subtree: one deeper than `deepest` holds no node read.
+      if (e.key.level > deepest || !region_meets(r, file.node_bounds(e.key))) continue;
       if (e.is_page())
         pages.push_back({e.offset, uint64_t(e.byte_size)});
       else if (e.point_count > 0)

@@ -1,0 +1,173 @@
+"""read(), info(), convert() and view(): the Python side of the module's files and viewer parts.
+
+Keyword options of convert() and view() are the command line's options (docs in README.md):
+``max_depth=3`` is ``--max-depth 3`` (underscores become dashes), ``True`` a bare flag,
+a tuple one comma-separated value (``camera=(x, y, z, yaw, pitch)``), a list the option repeated.
+"""
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from . import _pointraster
+
+
+def _option_args(options):
+    args = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, list):
+            for v in value:
+                args += [flag, _option_value(v)]
+        else:
+            args += [flag, _option_value(value)]
+    return args
+
+
+def _option_value(value):
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    return os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+
+
+def read(path_or_url, max_points=None, bounds=None, resolution=None):
+    """Reads a point-cloud file, URL or survey into a dict of NumPy arrays.
+
+    "xyz" (N, 3) float64 world coordinates; where the file has them "rgb" (N, 3) uint8,
+    "intensity" float32, "classification" uint8, "return_number" and "number_of_returns" uint8,
+    "point_source_id" uint16, "gps_time" float64; "fields" a dict of the named scalar fields
+    (float32); "info" the facts ``pointraster --info --json`` prints.
+
+    max_points: at most this many points. bounds (xmin, ymin, zmin, xmax, ymax, zmax) and
+    resolution (a point spacing): the points inside the box, from the octree levels down to the
+    first whose spacing is at most the resolution (COPC files, .vpc surveys and URLs; bounds
+    alone also filters any other file read whole).
+    """
+    if bounds is not None:
+        bounds = [float(b) for b in bounds]
+    return _pointraster._read(os.fspath(path_or_url), int(max_points or 0), bounds,
+                              None if resolution is None else float(resolution))
+
+
+def info(path_or_url):
+    """What ``pointraster --info --json`` prints about a file, as a dict."""
+    return _pointraster._info(os.fspath(path_or_url))
+
+
+def convert(out, inputs, *, progress=None, **options):
+    """Converts inputs (a path or a list; none with scene=... and points=...) into out
+    (.copc.laz, .laz or .las), as ``pointraster --convert`` does. progress(fraction) is called
+    as the conversion goes; returning False or raising cancels it (no output is left). Returns
+    what was written: points, point_format, scale, offset, nodes, levels, bytes, messages."""
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    args = ["--convert", os.fspath(out)] + _option_args(options)
+    args += [os.fspath(p) for p in inputs or []]
+    return _pointraster._convert(args, progress)
+
+
+def _write_ply(path, xyz, colors):
+    """A binary PLY of the points (double coordinates) and their colors, for the viewer."""
+    xyz = np.asarray(xyz, dtype=np.float64)
+    if xyz.ndim != 2 or xyz.shape[1] != 3:
+        raise ValueError("points: an (N, 3) array of x, y, z")
+    fields = [("x", "<f8"), ("y", "<f8"), ("z", "<f8")]
+    rgb = None
+    if colors is not None:
+        rgb = np.asarray(colors)
+        if rgb.ndim != 2 or rgb.shape[0] != xyz.shape[0] or rgb.shape[1] not in (3, 4):
+            raise ValueError("colors: an (N, 3) or (N, 4) array, one row per point")
+        if rgb.dtype.kind == "f":
+            rgb = np.clip(rgb * 255.0 + 0.5, 0, 255)
+        rgb = rgb[:, :3].astype(np.uint8)
+        fields += [("red", "u1"), ("green", "u1"), ("blue", "u1")]
+    rows = np.empty(xyz.shape[0], dtype=fields)
+    rows["x"], rows["y"], rows["z"] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
+    if rgb is not None:
+        rows["red"], rows["green"], rows["blue"] = rgb[:, 0], rgb[:, 1], rgb[:, 2]
+    header = ["ply", "format binary_little_endian 1.0", f"element vertex {xyz.shape[0]}"]
+    header += [f"property double {n}" for n in "xyz"]
+    if rgb is not None:
+        header += [f"property uchar {n}" for n in ("red", "green", "blue")]
+    header.append("end_header")
+    with open(path, "wb") as f:
+        f.write(("\n".join(header) + "\n").encode("ascii"))
+        f.write(rows.tobytes())
+
+
+class ViewHandle:
+    """A viewer window running on a thread of its own (view(..., block=False))."""
+
+    def __init__(self, inputs, colors, options):
+        self._temp = tempfile.mkdtemp(prefix="pointraster-view-")
+        self._count = 0
+        files = self._files(inputs, colors)
+        try:
+            self._handle = _pointraster._ViewHandle(_option_args(options) + files)
+        except BaseException:
+            shutil.rmtree(self._temp, ignore_errors=True)
+            raise
+
+    def _files(self, inputs, colors):
+        if isinstance(inputs, (str, os.PathLike)):
+            return [os.fspath(inputs)]
+        if isinstance(inputs, (list, tuple)) and inputs and all(
+                isinstance(p, (str, os.PathLike)) for p in inputs):
+            return [os.fspath(p) for p in inputs]
+        # Points: each set its own file, as the viewer may still be reading the one before.
+        self._count += 1
+        path = os.path.join(self._temp, f"points-{self._count}.ply")
+        _write_ply(path, inputs, colors)
+        return [path]
+
+    def update(self, points, colors=None):
+        """Shows these points (an (N, 3) array, or a path) in place of the cloud on screen."""
+        self._handle.open(self._files(points, colors))
+
+    def picks(self):
+        """The picked points (a click picks, a second one measures): index, xyz, pixel, ..."""
+        return self._handle.picks()
+
+    def measurements(self):
+        """The measurements in the panel's list: kind, points, values, summary."""
+        return self._handle.measurements()
+
+    @property
+    def running(self):
+        return self._handle.running()
+
+    def wait(self):
+        """Waits until the window closes; returns the viewer's exit code."""
+        rc = self._handle.wait()
+        shutil.rmtree(self._temp, ignore_errors=True)
+        return rc
+
+    def close(self):
+        """Closes the window and waits for it."""
+        self._handle.close()
+        return self.wait()
+
+
+def view(points_or_path, colors=None, *, block=True, **options):
+    """Opens the viewer on a file, a list of files, or an (N, 3) array of points (colors: (N, 3)
+    uint8 or floats in 0..1). Options are the command line's: frames=N and screenshot="x.png"
+    close it after N frames with the last one saved, width=, height=, color="elevation", ...
+    block=True waits for the window to close and returns the exit code; block=False returns a
+    ViewHandle at once."""
+    if colors is not None:
+        # The colors given are drawn, even where they are all one (the viewer's first choice for
+        # a cloud of one color is its elevation).
+        options.setdefault("color", "rgb")
+    handle = ViewHandle(points_or_path, colors, options)
+    if not block:
+        return handle
+    try:
+        return handle.wait()
+    except BaseException:
+        handle.close()
+        raise

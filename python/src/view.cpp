@@ -1,0 +1,212 @@
+// The viewer window from Python: the program's viewer (app/viewer) run whole, from its window's
+// creation to its teardown, on a thread of its own (SDL keeps a window on the thread that made
+// it), driven through its per-frame hook: files to show next, the picks and measurements read
+// back, a request to close.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bindings.h"
+#include "engine/measure.h"
+#include "engine/pick.h"
+#include "options.h"
+#include "viewer/viewer_testing.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace pr::py {
+
+namespace {
+
+/// The viewer keeps SDL's video subsystem and Dear ImGui's context process-wide: one window at a
+/// time.
+std::atomic<bool> g_window_open{false};
+
+/// One viewer window on its own thread.
+class ViewHandle {
+ public:
+  /// Opens the window with the command line's `args` (files and viewer options); raises with
+  /// the reason when the arguments are bad or no window can be made.
+  explicit ViewHandle(const std::vector<std::string>& args) {
+    std::string error;
+    if (parse_arguments(args, options_, &error) != 0) throw nb::value_error(error.c_str());
+    if (g_window_open.exchange(true)) {
+      PyErr_SetString(PyExc_RuntimeError,
+                      "view: a viewer window is open already (close() or wait() it first)");
+      throw nb::python_error();
+    }
+    {
+      nb::gil_scoped_release unlocked;
+      thread_ = std::thread([this] { run(); });
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [this] { return state_ != State::kStarting; });
+    }
+    if (state_ == State::kFailed) {
+      thread_.join();
+      PyErr_SetString(PyExc_RuntimeError, error_.c_str());
+      throw nb::python_error();
+    }
+  }
+
+  ~ViewHandle() {
+    if (thread_.joinable()) {
+      quit_ = true;
+      thread_.join();
+    }
+  }
+
+  /// Shows `paths` in place of the cloud on screen (read in the background, as Open does).
+  void open(const std::vector<std::string>& paths) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_ = paths;
+    has_pending_ = true;
+  }
+
+  void close() {
+    quit_ = true;
+    wait();
+  }
+
+  /// Waits for the window to close; the viewer's exit code (0, or 1 when a scripted run failed).
+  int wait() {
+    if (thread_.joinable()) {
+      nb::gil_scoped_release unlocked;
+      thread_.join();
+    }
+    return exit_code_;
+  }
+
+  bool running() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return state_ == State::kRunning;
+  }
+
+  /// The picked points (0 to 2) as dicts.
+  nb::list picks() {
+    std::vector<PickResult> picks;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      picks = picks_;
+    }
+    nb::list out;
+    for (const PickResult& p : picks) {
+      nb::dict d;
+      d["index"] = p.index;
+      d["xyz"] = nb::make_tuple(p.world.x, p.world.y, p.world.z);
+      d["pixel"] = nb::make_tuple(p.x, p.y);
+      if (p.has_intensity) d["intensity"] = p.intensity;
+      if (p.has_class) d["classification"] = p.classification;
+      out.append(d);
+    }
+    return out;
+  }
+
+  /// The measurements of the panel's list: kind, points and named values.
+  nb::list measurements() {
+    std::vector<Measurement> ms;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ms = measurements_;
+    }
+    nb::list out;
+    for (const Measurement& m : ms) {
+      nb::dict d;
+      d["kind"] = measure_kind_name(m.kind);
+      nb::list points;
+      for (const glm::dvec3& p : m.points) points.append(nb::make_tuple(p.x, p.y, p.z));
+      d["points"] = points;
+      nb::dict values;
+      for (const MeasureValue& v : m.values) values[v.name.c_str()] = v.v;
+      d["values"] = values;
+      d["summary"] = measurement_summary(m);
+      out.append(d);
+    }
+    return out;
+  }
+
+ private:
+  enum class State { kStarting, kRunning, kFailed, kClosed };
+
+  void set_state(State s) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      state_ = s;
+    }
+    changed_.notify_all();
+  }
+
+  /// Once a frame on the viewer's thread: the files asked for, the state read back, the close.
+  void on_frame(ViewerTesting& v) {
+    std::vector<std::string> paths;
+    bool open_now = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (has_pending_) {
+        paths.swap(pending_);
+        has_pending_ = false;
+        open_now = true;
+      }
+      picks_.clear();
+      for (int k = 0; k < v.pick_count(); ++k) picks_.push_back(v.pick(k));
+      measurements_ = v.measurements();
+    }
+    if (open_now) v.open_files(paths);
+    if (quit_.load()) v.request_quit();
+  }
+
+  void run_window() {
+    ViewerTesting v(options_);
+    if (!v.open(&error_)) {
+      set_state(State::kFailed);
+      return;
+    }
+    set_state(State::kRunning);
+    ViewerHooks hooks;
+    hooks.on_frame = [this](int, ViewerTesting& viewer) { on_frame(viewer); };
+    exit_code_ = v.run(&hooks);
+    set_state(State::kClosed);
+  }
+
+  /// The window from its creation to its teardown; then another may open.
+  void run() {
+    run_window();
+    g_window_open = false;
+  }
+
+  Options options_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  State state_ = State::kStarting;
+  std::string error_;
+  int exit_code_ = 0;
+  std::atomic<bool> quit_{false};
+  std::vector<std::string> pending_;
+  bool has_pending_ = false;
+  std::vector<PickResult> picks_;
+  std::vector<Measurement> measurements_;
+};
+
+}  // namespace
+
+void bind_view(nb::module_& m) {
+  nb::class_<ViewHandle>(m, "_ViewHandle")
+      .def(nb::init<const std::vector<std::string>&>(), "args"_a)
+      .def("open", &ViewHandle::open, "paths"_a)
+      .def("close", &ViewHandle::close)
+      .def("wait", &ViewHandle::wait)
+      .def("running", &ViewHandle::running)
+      .def("picks", &ViewHandle::picks)
+      .def("measurements", &ViewHandle::measurements);
+}
+
+}  // namespace pr::py

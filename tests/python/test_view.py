@@ -1,0 +1,107 @@
+"""view(): the viewer window from Python, under a display (xvfb-run in the CTest entry)."""
+import os
+import struct
+import time
+import zlib
+
+import numpy as np
+import pytest
+
+import pointraster
+
+pytestmark = pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                                reason="no display: the CTest entry runs these under xvfb-run")
+
+
+@pytest.fixture(autouse=True)
+def settings_home(tmp_path, monkeypatch):
+    """The viewer's settings (recent files, panel) in a folder of the test's own."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+def read_png(path):
+    """An 8-bit RGB or RGBA PNG without interlacing (what the viewer writes) as an array."""
+    blob = path.read_bytes()
+    assert blob[:8] == b"\x89PNG\r\n\x1a\n"
+    at, idat = 8, b""
+    while at < len(blob):
+        n, kind = struct.unpack(">I4s", blob[at:at + 8])
+        body = blob[at + 8:at + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, color = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + n
+    assert depth == 8 and color in (2, 6)
+    ch = 4 if color == 6 else 3
+    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, 1 + w * ch)
+    out = np.zeros((h, w * ch), dtype=np.int32)
+    for y in range(h):
+        f, line = raw[y, 0], raw[y, 1:].astype(np.int32)
+        up = out[y - 1] if y else np.zeros(w * ch, dtype=np.int32)
+        row = np.zeros(w * ch, dtype=np.int32)
+        for x in range(w * ch):
+            a = row[x - ch] if x >= ch else 0
+            c = up[x - ch] if x >= ch else 0
+            if f == 0:
+                p = 0
+            elif f == 1:
+                p = a
+            elif f == 2:
+                p = up[x]
+            elif f == 3:
+                p = (a + up[x]) // 2
+            else:
+                pa, pb, pc = abs(up[x] - c), abs(a - c), abs(a + up[x] - 2 * c)
+                p = a if pa <= pb and pa <= pc else (up[x] if pb <= pc else c)
+            row[x] = (line[x] + p) & 255
+        out[y] = row
+    return out.reshape(h, w, ch)
+
+
+def cube(n, seed):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1.0, 1.0, size=(n, 3)) + np.array([1000.0, 2000.0, 30.0])
+
+
+def test_view_blocking_screenshot(tmp_path):
+    shot = tmp_path / "shot.png"
+    pts = cube(20000, 1)
+    # Red points west of the middle, blue ones east: both on screen, and no color of the
+    # viewer's own (elevation's ramp) in their place.
+    colors = np.zeros((len(pts), 3), dtype=np.uint8)
+    east = pts[:, 0] > 1000.0
+    colors[~east, 0] = 255
+    colors[east, 2] = 255
+    rc = pointraster.view(pts, colors, frames=3, screenshot=shot, width=640, height=400,
+                          ui_scale=0.5)
+    assert rc == 0
+    img = read_png(shot)
+    red = (img[..., 0] > 150) & (img[..., 1] < 60) & (img[..., 2] < 60)
+    blue = (img[..., 2] > 150) & (img[..., 0] < 60) & (img[..., 1] < 60)
+    assert red.sum() > 100 and blue.sum() > 100
+    # East is right of west in the image: the mean column of the blue pixels is the larger.
+    cols = np.arange(img.shape[1])[None, :]
+    assert (cols * blue).sum() / blue.sum() > (cols * red).sum() / red.sum()
+
+
+def test_view_handle_update_and_close():
+    pts = cube(5000, 2)
+    h = pointraster.view(pts, block=False, width=200, height=150)
+    assert h.running
+    h.update(cube(8000, 3), np.full((8000, 3), 0.5))
+    time.sleep(0.5)
+    assert h.picks() == []
+    assert h.measurements() == []
+    assert h.running
+    assert h.close() == 0
+    assert not h.running
+
+
+def test_view_bad_inputs_raise(tmp_path):
+    with pytest.raises(ValueError, match="points"):
+        pointraster.view(np.zeros((4, 2)))
+    with pytest.raises(ValueError, match="colors"):
+        pointraster.view(np.zeros((4, 3)), np.zeros((3, 3)))
+    with pytest.raises(ValueError):
+        pointraster.view(np.zeros((4, 3)), no_such_option=2)
