@@ -22,10 +22,9 @@ def _option_args(options):
         if value is True:
             args.append(flag)
         elif isinstance(value, list):
-            for v in value:
-                args += [flag, _option_value(v)]
+            args += [f"{flag}={_option_value(v)}" for v in value]
         else:
-            args += [flag, _option_value(value)]
+            args.append(f"{flag}={_option_value(value)}")
     return args
 
 
@@ -136,6 +135,10 @@ class ViewHandle:
     def measurements(self):
         """The measurements in the panel's list: kind, points, values, summary."""
         return self._handle.measurements()
+
+    def points(self):
+        """Points of the cloud on screen (0 until the first is ready)."""
+        return self._handle.points()
 
     @property
     def running(self):

@@ -90,6 +90,12 @@ class ViewHandle {
     return state_ == State::kRunning;
   }
 
+  /// Points of the cloud on screen (0 until the first is ready).
+  uint64_t points() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return points_;
+  }
+
   /// The picked points (0 to 2) as dicts.
   nb::list picks() {
     std::vector<PickResult> picks;
@@ -158,6 +164,7 @@ class ViewHandle {
       picks_.clear();
       for (int k = 0; k < v.pick_count(); ++k) picks_.push_back(v.pick(k));
       measurements_ = v.measurements();
+      points_ = v.cloud_points();
     }
     if (open_now) v.open_files(paths);
     if (quit_.load()) v.request_quit();
@@ -194,6 +201,7 @@ class ViewHandle {
   bool has_pending_ = false;
   std::vector<PickResult> picks_;
   std::vector<Measurement> measurements_;
+  uint64_t points_ = 0;
 };
 
 }  // namespace
@@ -205,6 +213,7 @@ void bind_view(nb::module_& m) {
       .def("close", &ViewHandle::close)
       .def("wait", &ViewHandle::wait)
       .def("running", &ViewHandle::running)
+      .def("points", &ViewHandle::points)
       .def("picks", &ViewHandle::picks)
       .def("measurements", &ViewHandle::measurements);
 }

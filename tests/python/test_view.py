@@ -85,12 +85,20 @@ def test_view_blocking_screenshot(tmp_path):
     assert (cols * blue).sum() / blue.sum() > (cols * red).sum() / red.sum()
 
 
+def wait_for(ready, seconds=30.0):
+    end = time.monotonic() + seconds
+    while not ready():
+        assert time.monotonic() < end, "the viewer did not get there in time"
+        time.sleep(0.02)
+
+
 def test_view_handle_update_and_close():
     pts = cube(5000, 2)
     h = pointraster.view(pts, block=False, width=200, height=150)
     assert h.running
+    wait_for(lambda: h.points() == 5000)
     h.update(cube(8000, 3), np.full((8000, 3), 0.5))
-    time.sleep(0.5)
+    wait_for(lambda: h.points() == 8000)
     assert h.picks() == []
     assert h.measurements() == []
     assert h.running
@@ -105,3 +113,28 @@ def test_view_bad_inputs_raise(tmp_path):
         pointraster.view(np.zeros((4, 3)), np.zeros((3, 3)))
     with pytest.raises(ValueError):
         pointraster.view(np.zeros((4, 3)), no_such_option=2)
+
+
+def test_view_measurements_read_back():
+    pts = cube(5000, 4)
+    line = "distance 1000,2000,30;1003,2004,30"
+    h = pointraster.view(pts, block=False, width=200, height=150, measure=line, measure_show=True)
+    try:
+        wait_for(lambda: len(h.measurements()) == 1)
+        m = h.measurements()[0]
+        assert m["kind"] == "distance"
+        assert m["points"] == [(1000.0, 2000.0, 30.0), (1003.0, 2004.0, 30.0)]
+        assert abs(m["values"]["3d"][0] - 5.0) < 1e-9
+        assert m["summary"].startswith("distance 5")
+    finally:
+        assert h.close() == 0
+
+
+def test_one_window_at_a_time():
+    h = pointraster.view(cube(100, 5), block=False, width=200, height=150)
+    try:
+        with pytest.raises(RuntimeError, match="already"):
+            pointraster.view(cube(100, 6), block=False)
+    finally:
+        h.close()
+    pointraster.view(cube(100, 7), frames=1, width=200, height=150)
