@@ -216,3 +216,30 @@ def test_bad_inputs_raise(data, tmp_path):
         pointraster.convert(tmp_path / "x.copc.laz", data / "las/simple.las", no_such_option=1)
     with pytest.raises(OSError):
         pointraster.convert(tmp_path / "x.copc.laz", tmp_path / "missing.las")
+
+
+def test_vpc_survey_whole_and_by_box(data, tmp_path):
+    tiles = [data / "laz/lone-star.copc.laz", data / "laz/simple.copc.laz"]
+    items = ",".join(
+        '{"type": "Feature", "stac_version": "1.0.0", "id": "t%d", "properties": {}, '
+        '"assets": {"data": {"href": "%s", "roles": ["data"]}}}' % (k, t)
+        for k, t in enumerate(tiles))
+    vpc = tmp_path / "survey.vpc"
+    vpc.write_text('{"type": "FeatureCollection", "features": [%s]}' % items)
+    whole = pointraster.read(vpc)
+    assert len(whole["xyz"]) == sum(len(laspy.read(t).x) for t in tiles)
+    assert "intensity" in whole and "classification" in whole
+    _, _, box, _ = copc_box(data)
+    part = pointraster.read(vpc, bounds=box)
+    alone = pointraster.read(tiles[0], bounds=box, resolution=1e-6)
+    a, = sort_rows(part["xyz"])
+    b, = sort_rows(alone["xyz"])
+    np.testing.assert_array_equal(a, b)
+
+
+def test_read_ept_matches_its_las(data):
+    got = pointraster.read(data / "ept/1.2-with-color/ept.json")
+    las = laspy.read(data / "las/1.2-with-color.las")
+    a, = sort_rows(got["xyz"])
+    b, = sort_rows(las_xyz(las))
+    np.testing.assert_allclose(a, b, rtol=0, atol=0.5 * np.asarray(las.header.scales).max())
