@@ -7,6 +7,7 @@ a tuple one comma-separated value (``camera=(x, y, z, yaw, pitch)``), a list the
 import os
 import shutil
 import tempfile
+import weakref
 
 import numpy as np
 
@@ -100,17 +101,22 @@ def _write_ply(path, xyz, colors):
 
 
 class ViewHandle:
-    """A viewer window running on a thread of its own (view(..., block=False))."""
+    """A viewer window running on a thread of its own (view(..., block=False)). The window
+    closes when the handle is closed or no longer referenced; ``with view(...) as h:`` closes it
+    at the block's end."""
 
     def __init__(self, inputs, colors, options):
         self._temp = tempfile.mkdtemp(prefix="pointraster-view-")
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self._temp, ignore_errors=True)
         self._count = 0
         files = self._files(inputs, colors)
-        try:
-            self._handle = _pointraster._ViewHandle(_option_args(options) + files)
-        except BaseException:
-            shutil.rmtree(self._temp, ignore_errors=True)
-            raise
+        self._handle = _pointraster._ViewHandle(_option_args(options) + files)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def _files(self, inputs, colors):
         if isinstance(inputs, (str, os.PathLike)):
@@ -147,7 +153,7 @@ class ViewHandle:
     def wait(self):
         """Waits until the window closes; returns the viewer's exit code."""
         rc = self._handle.wait()
-        shutil.rmtree(self._temp, ignore_errors=True)
+        self._cleanup()
         return rc
 
     def close(self):

@@ -148,6 +148,9 @@ def test_url_read_matches_file(data, nginx):
     _, xyz, box, _ = copc_box(data)
     part = pointraster.read(f"{nginx}/{name}", bounds=box, resolution=1e6)
     assert 0 < len(part["xyz"]) < len(xyz)
+    assert pointraster.info(f"{nginx}/{name}")["points"] == len(xyz)
+    with pytest.raises(OSError, match="404|not found|Not Found"):
+        pointraster.read(f"{nginx}/laz/no-such-file.copc.laz")
 
 
 @pytest.mark.parametrize("name", ["las/autzen_trim.las", "laz/lone-star.copc.laz",

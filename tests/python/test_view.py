@@ -104,6 +104,7 @@ def test_view_handle_update_and_close():
     assert h.running
     assert h.close() == 0
     assert not h.running
+    assert not os.path.exists(h._temp)  # the points' files go with the window
 
 
 def test_view_bad_inputs_raise(tmp_path):
@@ -131,10 +132,8 @@ def test_view_measurements_read_back():
 
 
 def test_one_window_at_a_time():
-    h = pointraster.view(cube(100, 5), block=False, width=200, height=150)
-    try:
+    with pointraster.view(cube(100, 5), block=False, width=200, height=150) as h:
         with pytest.raises(RuntimeError, match="already"):
             pointraster.view(cube(100, 6), block=False)
-    finally:
-        h.close()
-    pointraster.view(cube(100, 7), frames=1, width=200, height=150)
+    assert not h.running
+    assert pointraster.view(cube(100, 7), frames=1, width=200, height=150) == 0
