@@ -109,6 +109,7 @@ class ViewHandle:
         self._temp = tempfile.mkdtemp(prefix="pointraster-view-")
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._temp, ignore_errors=True)
         self._count = 0
+        self._xyz = None  # the points shown, when they came as an array
         files = self._files(inputs, colors)
         self._handle = _pointraster._ViewHandle(_option_args(options) + files)
 
@@ -120,23 +121,38 @@ class ViewHandle:
 
     def _files(self, inputs, colors):
         if isinstance(inputs, (str, os.PathLike)):
+            self._xyz = None
             return [os.fspath(inputs)]
         if isinstance(inputs, (list, tuple)) and inputs and all(
                 isinstance(p, (str, os.PathLike)) for p in inputs):
+            self._xyz = None
             return [os.fspath(p) for p in inputs]
         # Points: each set its own file, as the viewer may still be reading the one before.
         self._count += 1
         path = os.path.join(self._temp, f"points-{self._count}.ply")
         _write_ply(path, inputs, colors)
+        self._xyz = np.asarray(inputs, dtype=np.float64)
         return [path]
 
     def update(self, points, colors=None):
         """Shows these points (an (N, 3) array, or a path) in place of the cloud on screen."""
         self._handle.open(self._files(points, colors))
 
+    def click(self, x, y):
+        """A left click at window pixel (x, y), as a user makes one: a pick on the image (a
+        second one measures to it), or a vertex of the measurement tool chosen."""
+        self._handle.click(int(x), int(y))
+
     def picks(self):
-        """The picked points (a click picks, a second one measures): index, xyz, pixel, ..."""
-        return self._handle.picks()
+        """The picked points (a click picks, a second one measures): xyz, pixel, index (in the
+        viewer's own order of the cloud), intensity and classification where the cloud has them,
+        and for points given as an array "point", the row of that array nearest to xyz."""
+        picks = self._handle.picks()
+        if self._xyz is not None and len(self._xyz):
+            for p in picks:
+                d = ((self._xyz - np.asarray(p["xyz"])) ** 2).sum(axis=1)
+                p["point"] = int(d.argmin())
+        return picks
 
     def measurements(self):
         """The measurements in the panel's list: kind, points, values, summary."""

@@ -8,11 +8,14 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <SDL.h>
 
 #include "bindings.h"
 #include "engine/measure.h"
@@ -69,6 +72,13 @@ class ViewHandle {
     std::lock_guard<std::mutex> lock(mutex_);
     pending_ = paths;
     has_pending_ = true;
+  }
+
+  /// A left click at window pixel (x, y) as a user makes one (the pointer moved there, pressed,
+  /// released): a pick on the image, or a vertex of the measurement tool chosen.
+  void click(int x, int y) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    clicks_.push_back({x, y});
   }
 
   void close() {
@@ -150,12 +160,44 @@ class ViewHandle {
     changed_.notify_all();
   }
 
-  /// Once a frame on the viewer's thread: the files asked for, the state read back, the close.
-  void on_frame(ViewerTesting& v) {
+  /// The next step of the first click waiting: the pointer moved to it; two frames later (the
+  /// panel sees where it is) the button pressed; the frame after, released.
+  void click_step(ViewerTesting& v, int frame) {
+    if (clicks_.empty()) return;
+    const auto [x, y] = clicks_.front();
+    if (click_stage_ == 0) {
+      SDL_WarpMouseInWindow(v.window(), x, y);
+      click_stage_ = 1;
+      click_frame_ = frame;
+    } else if (click_stage_ == 1 && frame >= click_frame_ + 2) {
+      push_button(true, x, y);
+      click_stage_ = 2;
+    } else if (click_stage_ == 2) {
+      push_button(false, x, y);
+      click_stage_ = 0;
+      clicks_.pop_front();
+    }
+  }
+
+  static void push_button(bool down, int x, int y) {
+    SDL_Event e{};
+    e.type = down ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP;
+    e.button.button = SDL_BUTTON_LEFT;
+    e.button.state = down ? SDL_PRESSED : SDL_RELEASED;
+    e.button.clicks = 1;
+    e.button.x = x;
+    e.button.y = y;
+    SDL_PushEvent(&e);
+  }
+
+  /// Once a frame on the viewer's thread: the files asked for, the clicks, the state read back,
+  /// the close.
+  void on_frame(ViewerTesting& v, int frame) {
     std::vector<std::string> paths;
     bool open_now = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      click_step(v, frame);
       if (has_pending_) {
         paths.swap(pending_);
         has_pending_ = false;
@@ -178,7 +220,7 @@ class ViewHandle {
     }
     set_state(State::kRunning);
     ViewerHooks hooks;
-    hooks.on_frame = [this](int, ViewerTesting& viewer) { on_frame(viewer); };
+    hooks.on_frame = [this](int frame, ViewerTesting& viewer) { on_frame(viewer, frame); };
     exit_code_ = v.run(&hooks);
     set_state(State::kClosed);
   }
@@ -202,6 +244,9 @@ class ViewHandle {
   std::vector<PickResult> picks_;
   std::vector<Measurement> measurements_;
   uint64_t points_ = 0;
+  std::deque<std::pair<int, int>> clicks_;
+  int click_stage_ = 0;  // of the first click: 0 move the pointer, 1 press, 2 release
+  int click_frame_ = 0;  // when the pointer moved
 };
 
 }  // namespace
@@ -214,6 +259,7 @@ void bind_view(nb::module_& m) {
       .def("wait", &ViewHandle::wait)
       .def("running", &ViewHandle::running)
       .def("points", &ViewHandle::points)
+      .def("click", &ViewHandle::click, "x"_a, "y"_a)
       .def("picks", &ViewHandle::picks)
       .def("measurements", &ViewHandle::measurements);
 }

@@ -116,6 +116,23 @@ def test_view_bad_inputs_raise(tmp_path):
         pointraster.view(np.zeros((4, 3)), no_such_option=2)
 
 
+def test_view_clicks_pick_points():
+    pts = cube(50000, 8)
+    with pointraster.view(pts, block=False, width=640, height=400, ui_scale=0.5) as h:
+        wait_for(lambda: h.points() == len(pts))
+        # The cloud fills the middle of the image, right of the panel.
+        h.click(420, 200)
+        wait_for(lambda: len(h.picks()) == 1)
+        h.click(450, 220)
+        wait_for(lambda: len(h.picks()) == 2)
+        picks = h.picks()
+    for p in picks:
+        # The point drawn there: a row of the array (the viewer holds floats about its origin).
+        assert 0 <= p["index"] < len(pts)
+        np.testing.assert_allclose(pts[p["point"]], p["xyz"], rtol=0, atol=1e-4)
+    assert picks[0]["pixel"] != picks[1]["pixel"]
+
+
 def test_view_measurements_read_back():
     pts = cube(5000, 4)
     line = "distance 1000,2000,30;1003,2004,30"
