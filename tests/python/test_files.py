@@ -246,3 +246,14 @@ def test_read_ept_matches_its_las(data):
     a, = sort_rows(got["xyz"])
     b, = sort_rows(las_xyz(las))
     np.testing.assert_allclose(a, b, rtol=0, atol=0.5 * np.asarray(las.header.scales).max())
+
+
+def test_read_text_formats_match_numpy(data):
+    ref = np.loadtxt(data / "text/data.xyz")
+    got = pointraster.read(data / "text/data.xyz")
+    np.testing.assert_allclose(got["xyz"], ref[:, :3], rtol=0, atol=1e-3)
+    # PTS: a count line, then x y z intensity r g b.
+    pts = np.loadtxt(data / "pts/test.pts", skiprows=1)
+    got = pointraster.read(data / "pts/test.pts")
+    np.testing.assert_allclose(got["xyz"], pts[:, :3], rtol=0, atol=1e-5)
+    np.testing.assert_array_equal(got["rgb"], pts[:, 4:7].astype(np.uint8))
