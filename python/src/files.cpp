@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -58,12 +59,17 @@ nb::object json_object(const std::string& text) {
   throw nb::python_error();
 }
 
-/// Whether `path` is read by the streaming room's tile readers: a URL, a survey (.vpc), a folder
-/// or a COPC file.
-bool streamable(const std::string& path) {
-  if (is_url(path)) return true;
+/// A survey of tiles listed, never read as one file: a .vpc, or a folder of COPC files.
+bool is_survey(const std::string& path) {
   const FormatEntry* format = find_format_by_path(path);
-  if (format && format->survey()) return true;
+  std::error_code ec;
+  return (format && format->survey()) || std::filesystem::is_directory(path, ec);
+}
+
+/// Whether `path` is read by the streaming room's tile readers: a URL, a survey or a COPC file.
+bool streamable(const std::string& path) {
+  if (is_url(path) || is_survey(path)) return true;
+  const FormatEntry* format = find_format_by_path(path);
   if (!format || format->format != FileFormat::kLaz) return false;
   std::string ignored;
   std::unique_ptr<ByteSource> source = open_byte_source(path, &ignored);
@@ -129,9 +135,10 @@ void select_points(PointCloud& c, const ReadRequest& r) {
 /// Reads what `r` asks into `cloud` and `report` (GIL released by the caller).
 bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std::string* error) {
   const bool region = r.bounds || r.resolution > 0.0;
-  if (ept_json_of(r.path).empty() && (region || is_url(r.path)) && streamable(r.path)) {
+  const bool survey = is_survey(r.path);
+  if (ept_json_of(r.path).empty() && (region || survey || is_url(r.path)) && streamable(r.path)) {
     report = describe_file(r.path, LoadOptions{});
-    if (!report.ok) {
+    if (!report.ok && !survey) {
       *error = report.error;
       return false;
     }
@@ -146,14 +153,13 @@ bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std
     q.resolution = r.resolution;
     if (!read_region({r.path}, q, &cloud, nullptr, error)) return false;
     select_points(cloud, r);
-    return true;
-  }
-  const FormatEntry* format = find_format_by_path(r.path);
-  if (format && format->survey()) {  // a .vpc read whole: every node of every tile
-    report = describe_file(r.path, LoadOptions{});
-    RegionRequest q;
-    if (!read_region({r.path}, q, &cloud, nullptr, error)) return false;
-    select_points(cloud, r);
+    if (!report.ok) {  // a folder, which --info does not describe: what was read of it
+      report.info.file = r.path;
+      report.info.format = "COPC folder";
+      report.info.points = cloud.size();
+      report.info.bounds = cloud.world_bounds();
+      report.info.origin = cloud.origin;
+    }
     return true;
   }
   if (r.resolution > 0.0) {
@@ -242,8 +248,7 @@ nb::dict read(const std::string& path, uint64_t max_points,
   }
   if (!ok) raise_error(error);
   // A survey's tiles are not opened for its description: its cloud keeps the tiles' colors.
-  const FormatEntry* format = find_format_by_path(path);
-  const bool has_color = report.info.has_color || (format && format->survey());
+  const bool has_color = report.info.has_color || is_survey(path);
   nb::dict d = cloud_dict(cloud, has_color);
   report.ok = true;
   d["info"] = json_object(info_json(report));

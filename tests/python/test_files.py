@@ -240,6 +240,17 @@ def test_vpc_survey_whole_and_by_box(data, tmp_path):
     np.testing.assert_array_equal(a, b)
 
 
+def test_folder_of_copc_files_reads_as_a_survey(data, tmp_path):
+    tiles = [data / "laz/lone-star.copc.laz", data / "laz/simple.copc.laz"]
+    for t in tiles:
+        (tmp_path / t.name).symlink_to(t)
+    got = pointraster.read(tmp_path)
+    assert len(got["xyz"]) == sum(len(laspy.read(t).x) for t in tiles)
+    assert got["info"]["points"] == len(got["xyz"])
+    coarse = pointraster.read(tmp_path, resolution=1e6)
+    assert 0 < len(coarse["xyz"]) < len(got["xyz"])
+
+
 def test_read_ept_matches_its_las(data):
     got = pointraster.read(data / "ept/1.2-with-color/ept.json")
     las = laspy.read(data / "las/1.2-with-color.las")
