@@ -179,6 +179,13 @@ def test_convert_to_copc(data, tmp_path):
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
     assert seen and seen[-1] == 1.0 and all(x <= y for x, y in zip(seen, seen[1:]))
     assert pointraster.info(out)["copc"]["levels"]
+    # copclib walks the octree the converter wrote: its nodes hold every point, inside their cubes.
+    import copclib
+    reader = copclib.FileReader(str(out))
+    assert sum(n.point_count for n in reader.GetAllNodes()) == len(ref.x)
+    assert reader.ValidateSpatialBounds()
+    with laspy.CopcReader.open(out) as copc:
+        assert len(copc.query()) == len(ref.x)
 
 
 def test_convert_scene(tmp_path):
