@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -87,11 +88,20 @@ class ViewHandle {
   }
 
   /// Waits for the window to close; the viewer's exit code (0, or 1 when a scripted run failed).
+  /// Ctrl-C (a signal Python turns into KeyboardInterrupt) ends the wait, the window open.
   int wait() {
-    if (thread_.joinable()) {
-      nb::gil_scoped_release unlocked;
-      thread_.join();
+    if (!thread_.joinable()) return exit_code_;
+    for (bool closed = false; !closed;) {
+      {
+        nb::gil_scoped_release unlocked;
+        std::unique_lock<std::mutex> lock(mutex_);
+        closed = changed_.wait_for(lock, std::chrono::milliseconds(100),
+                                   [this] { return state_ == State::kClosed; });
+      }
+      if (!closed && PyErr_CheckSignals() != 0) throw nb::python_error();
     }
+    nb::gil_scoped_release unlocked;
+    thread_.join();
     return exit_code_;
   }
 

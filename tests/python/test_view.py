@@ -154,3 +154,17 @@ def test_one_window_at_a_time():
             pointraster.view(cube(100, 6), block=False)
     assert not h.running
     assert pointraster.view(cube(100, 7), frames=1, width=200, height=150) == 0
+
+
+def test_ctrl_c_closes_a_blocking_view():
+    import signal
+    import threading
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pointraster.view(cube(1000, 9), width=200, height=150)
+    finally:
+        timer.cancel()
+    # The window went with it: another opens.
+    assert pointraster.view(cube(100, 10), frames=1, width=200, height=150) == 0
