@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -132,8 +133,10 @@ void select_points(PointCloud& c, const ReadRequest& r) {
   keep_points(c, keep);
 }
 
-/// Reads what `r` asks into `cloud` and `report` (GIL released by the caller).
-bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std::string* error) {
+/// Reads what `r` asks into `cloud` and `report` (GIL released by the caller); `progress->cancel`
+/// stops it.
+bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std::string* error,
+                LoadProgress* progress) {
   const bool region = r.bounds || r.resolution > 0.0;
   const bool survey = is_survey(r.path);
   if (ept_json_of(r.path).empty() && (region || survey || is_url(r.path)) && streamable(r.path)) {
@@ -151,7 +154,7 @@ bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std
       };
     }
     q.resolution = r.resolution;
-    if (!read_region({r.path}, q, &cloud, nullptr, error)) return false;
+    if (!read_region({r.path}, q, &cloud, nullptr, error, &progress->cancel)) return false;
     select_points(cloud, r);
     if (!report.ok) {  // a folder, which --info does not describe: what was read of it
       report.info.file = r.path;
@@ -168,11 +171,40 @@ bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std
   }
   LoadOptions options;
   if (!r.bounds) options.max_points = r.max_points;
-  report.ok = load_point_cloud(r.path, cloud, &report.info, error, nullptr, &options);
+  report.ok = load_point_cloud(r.path, cloud, &report.info, error, progress, &options);
   report.info.file = r.path;
   if (!report.ok) return false;
   select_points(cloud, r);
   return true;
+}
+
+/// `work` on a thread of its own while this one waits with the GIL released; Ctrl-C (Python's
+/// signal check) sets `cancel` and raises KeyboardInterrupt once the work has stopped.
+bool run_interruptible(const std::function<bool()>& work, std::atomic<bool>* cancel) {
+  std::atomic<bool> finished{false};
+  bool ok = false;
+  std::thread worker([&] {
+    ok = work();
+    finished = true;
+  });
+  std::optional<nb::python_error> raised;
+  while (!finished.load()) {
+    {
+      nb::gil_scoped_release unlocked;
+      for (int k = 0; k < 10 && !finished.load(); ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    if (!raised && PyErr_CheckSignals() != 0) {
+      raised.emplace();
+      *cancel = true;
+    }
+  }
+  {
+    nb::gil_scoped_release unlocked;
+    worker.join();
+  }
+  if (raised) throw *raised;
+  return ok;
 }
 
 /// The cloud as NumPy arrays: xyz (world, double), and each attribute the file has.
@@ -241,12 +273,10 @@ nb::dict read(const std::string& path, uint64_t max_points,
   PointCloud cloud;
   FileReport report;
   std::string error;
-  bool ok;
-  {
-    nb::gil_scoped_release unlocked;
-    ok = read_cloud(r, cloud, report, &error);
-  }
-  if (!ok) raise_error(error);
+  LoadProgress progress;
+  if (!run_interruptible([&] { return read_cloud(r, cloud, report, &error, &progress); },
+                         &progress.cancel))
+    raise_error(error);
   // A survey's tiles are not opened for its description: its cloud keeps the tiles' colors.
   const bool has_color = report.info.has_color || is_survey(path);
   nb::dict d = cloud_dict(cloud, has_color);
