@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -154,6 +155,9 @@ bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std
       };
     }
     q.resolution = r.resolution;
+    // Without a box, max_points bounds the levels read (whole levels from the root, as the
+    // streaming room takes them); select_points() then keeps at most that many.
+    if (!r.bounds) q.point_budget = r.max_points;
     if (!read_region({r.path}, q, &cloud, nullptr, error, &progress->cancel)) return false;
     select_points(cloud, r);
     if (!report.ok) {  // a folder, which --info does not describe: what was read of it
@@ -274,9 +278,17 @@ nb::dict read(const std::string& path, uint64_t max_points,
   FileReport report;
   std::string error;
   LoadProgress progress;
-  if (!run_interruptible([&] { return read_cloud(r, cloud, report, &error, &progress); },
-                         &progress.cancel))
-    raise_error(error);
+  auto work = [&] {
+    try {
+      return read_cloud(r, cloud, report, &error, &progress);
+    } catch (const std::bad_alloc&) {
+      error = path + ": out of memory while reading";
+    } catch (const std::exception& e) {
+      error = path + ": " + e.what();
+    }
+    return false;
+  };
+  if (!run_interruptible(work, &progress.cancel)) raise_error(error);
   // A survey's tiles are not opened for its description: its cloud keeps the tiles' colors.
   const bool has_color = report.info.has_color || is_survey(path);
   nb::dict d = cloud_dict(cloud, has_color);

@@ -149,6 +149,7 @@ def test_url_read_matches_file(data, nginx):
     part = pointraster.read(f"{nginx}/{name}", bounds=box, resolution=1e6)
     assert 0 < len(part["xyz"]) < len(xyz)
     assert pointraster.info(f"{nginx}/{name}")["points"] == len(xyz)
+    assert 0 < len(pointraster.read(f"{nginx}/{name}", max_points=1000)["xyz"]) <= 1000
     with pytest.raises(OSError, match="404|not found|Not Found"):
         pointraster.read(f"{nginx}/laz/no-such-file.copc.laz")
 
