@@ -143,6 +143,10 @@ class ViewHandle:
         second one measures to it), or a vertex of the measurement tool chosen."""
         self._handle.click(int(x), int(y))
 
+    def screenshot(self, path):
+        """Saves the view on screen (without the panel) as a PNG file."""
+        self._handle.screenshot(os.fspath(path))
+
     def picks(self):
         """The picked points (a click picks, a second one measures): xyz, pixel, index (in the
         viewer's own order of the cloud), intensity and classification where the cloud has them,

@@ -19,6 +19,7 @@
 #include <SDL.h>
 
 #include "bindings.h"
+#include "engine/image.h"
 #include "engine/measure.h"
 #include "engine/pick.h"
 #include "options.h"
@@ -80,6 +81,29 @@ class ViewHandle {
   void click(int x, int y) {
     std::lock_guard<std::mutex> lock(mutex_);
     clicks_.push_back({x, y});
+  }
+
+  /// The image on screen (the view drawn, without the panel) written to `path` as PNG, at the
+  /// next frame that has one.
+  void screenshot(const std::string& path) {
+    std::string error;
+    {
+      nb::gil_scoped_release unlocked;
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (state_ != State::kRunning) {
+        error = "view: the window is closed";
+      } else {
+        shot_path_ = path;
+        shot_done_ = false;
+        changed_.wait(lock, [this] { return shot_done_ || state_ != State::kRunning; });
+        error = shot_done_ ? shot_error_ : "view: the window closed before " + path + " was saved";
+        shot_path_.clear();
+      }
+    }
+    if (!error.empty()) {
+      PyErr_SetString(PyExc_OSError, error.c_str());
+      throw nb::python_error();
+    }
   }
 
   void close() {
@@ -200,6 +224,27 @@ class ViewHandle {
     SDL_PushEvent(&e);
   }
 
+  /// The screenshot asked for, once the window has an image.
+  void save_image(ViewerTesting& v) {
+    std::string path;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (shot_path_.empty() || shot_done_) return;
+      path = shot_path_;
+    }
+    std::vector<uint32_t> pixels;
+    int w = 0, h = 0;
+    if (!v.read_image(pixels, w, h)) return;  // none drawn yet: the next frame's
+    std::string error;
+    write_png_rgba(path, pixels.data(), w, h, &error);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      shot_error_ = error;
+      shot_done_ = true;
+    }
+    changed_.notify_all();
+  }
+
   /// Once a frame on the viewer's thread: the files asked for, the clicks, the state read back,
   /// the close.
   void on_frame(ViewerTesting& v, int frame) {
@@ -219,6 +264,7 @@ class ViewHandle {
       points_ = v.cloud_points();
     }
     if (open_now) v.open_files(paths);
+    save_image(v);
     if (quit_.load()) v.request_quit();
   }
 
@@ -254,6 +300,8 @@ class ViewHandle {
   std::vector<PickResult> picks_;
   std::vector<Measurement> measurements_;
   uint64_t points_ = 0;
+  std::string shot_path_, shot_error_;  // a screenshot asked for, and how it went
+  bool shot_done_ = false;
   std::deque<std::pair<int, int>> clicks_;
   int click_stage_ = 0;  // of the first click: 0 move the pointer, 1 press, 2 release
   int click_frame_ = 0;  // when the pointer moved
@@ -270,6 +318,7 @@ void bind_view(nb::module_& m) {
       .def("running", &ViewHandle::running)
       .def("points", &ViewHandle::points)
       .def("click", &ViewHandle::click, "x"_a, "y"_a)
+      .def("screenshot", &ViewHandle::screenshot, "path"_a)
       .def("picks", &ViewHandle::picks)
       .def("measurements", &ViewHandle::measurements);
 }

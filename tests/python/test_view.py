@@ -92,19 +92,34 @@ def wait_for(ready, seconds=30.0):
         time.sleep(0.02)
 
 
-def test_view_handle_update_and_close():
+def colored(img, channel):
+    """Pixels where `channel` (0 red, 1 green, 2 blue) is bright and the others dark."""
+    others = [c for c in range(3) if c != channel]
+    return (img[..., channel] > 150) & (img[..., others[0]] < 60) & (img[..., others[1]] < 60)
+
+
+def test_view_handle_update_and_close(tmp_path):
     pts = cube(5000, 2)
-    h = pointraster.view(pts, block=False, width=200, height=150)
+    red = np.tile(np.array([1.0, 0.0, 0.0]), (len(pts), 1))
+    h = pointraster.view(pts, red, block=False, width=320, height=200, ui_scale=0.5)
     assert h.running
     wait_for(lambda: h.points() == 5000)
-    h.update(cube(8000, 3), np.full((8000, 3), 0.5))
+    h.screenshot(tmp_path / "red.png")
+    img = read_png(tmp_path / "red.png")
+    assert colored(img, 0).sum() > 50 and colored(img, 2).sum() == 0
+    h.update(cube(8000, 3), np.tile(np.array([0, 0, 255], dtype=np.uint8), (8000, 1)))
     wait_for(lambda: h.points() == 8000)
+    h.screenshot(tmp_path / "blue.png")
+    img = read_png(tmp_path / "blue.png")
+    assert colored(img, 2).sum() > 50 and colored(img, 0).sum() == 0
     assert h.picks() == []
     assert h.measurements() == []
     assert h.running
     assert h.close() == 0
     assert not h.running
     assert not os.path.exists(h._temp)  # the points' files go with the window
+    with pytest.raises(OSError, match="closed"):
+        h.screenshot(tmp_path / "late.png")
 
 
 def test_view_bad_inputs_raise(tmp_path):
