@@ -46,6 +46,18 @@ bool CloudState::start_files(const std::vector<std::string>& paths, const LoadOp
   return true;
 }
 
+bool CloudState::start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view,
+                             StatusLine& status) {
+  if (job.busy()) {
+    status.set("still making " + job.label() + "; cancel it first", true);
+    return false;
+  }
+  job.start_cloud(std::move(cloud), keep_view);
+  loading_more = false;
+  status.set("preparing " + job.label() + " ...", false);
+  return true;
+}
+
 bool CloudState::more_options(bool everything, LoadOptions* next, StatusLine& status) const {
   if (!scene.empty() || files.empty()) {
     status.set("no file on screen to read more of", true);

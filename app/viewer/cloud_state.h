@@ -54,6 +54,9 @@ struct CloudState {
   /// runs.
   bool start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more,
                    StatusLine& status);
+  /// Starts making `cloud`, given in memory, the cloud on screen (CloudJob::start_cloud()); false
+  /// (with the status line) while a job runs.
+  bool start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view, StatusLine& status);
   /// What "Read more" (or with `everything`, "Read everything") reads of the files on screen;
   /// false (with the status line) when there is none to read more of.
   bool more_options(bool everything, LoadOptions* next, StatusLine& status) const;

@@ -5,9 +5,6 @@ Keyword options of convert() and view() are the command line's options (docs in 
 a tuple one comma-separated value (``camera=(x, y, z, yaw, pitch)``), a list the option repeated.
 """
 import os
-import shutil
-import tempfile
-import weakref
 
 import numpy as np
 
@@ -71,47 +68,47 @@ def convert(out, inputs, *, progress=None, **options):
     return _pointraster._convert(args, progress)
 
 
-def _write_ply(path, xyz, colors):
-    """A binary PLY of the points (double coordinates) and their colors, for the viewer."""
-    xyz = np.asarray(xyz, dtype=np.float64)
+def _point_arrays(points, colors):
+    """The points as the viewer takes them: (N, 3) float64 rows, colors (N, 3) or (N, 4) uint8
+    rows (floats in 0..1 scaled to 0..255) or None."""
+    xyz = np.ascontiguousarray(points, dtype=np.float64)
     if xyz.ndim != 2 or xyz.shape[1] != 3:
         raise ValueError("points: an (N, 3) array of x, y, z")
-    fields = [("x", "<f8"), ("y", "<f8"), ("z", "<f8")]
-    rgb = None
-    if colors is not None:
-        rgb = np.asarray(colors)
-        if rgb.ndim != 2 or rgb.shape[0] != xyz.shape[0] or rgb.shape[1] not in (3, 4):
-            raise ValueError("colors: an (N, 3) or (N, 4) array, one row per point")
-        if rgb.dtype.kind == "f":
-            rgb = np.clip(rgb * 255.0 + 0.5, 0, 255)
-        rgb = rgb[:, :3].astype(np.uint8)
-        fields += [("red", "u1"), ("green", "u1"), ("blue", "u1")]
-    rows = np.empty(xyz.shape[0], dtype=fields)
-    rows["x"], rows["y"], rows["z"] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
-    if rgb is not None:
-        rows["red"], rows["green"], rows["blue"] = rgb[:, 0], rgb[:, 1], rgb[:, 2]
-    header = ["ply", "format binary_little_endian 1.0", f"element vertex {xyz.shape[0]}"]
-    header += [f"property double {n}" for n in "xyz"]
-    if rgb is not None:
-        header += [f"property uchar {n}" for n in ("red", "green", "blue")]
-    header.append("end_header")
-    with open(path, "wb") as f:
-        f.write(("\n".join(header) + "\n").encode("ascii"))
-        f.write(rows.tobytes())
+    if colors is None:
+        return xyz, None
+    rgb = np.asarray(colors)
+    if rgb.ndim != 2 or rgb.shape[0] != xyz.shape[0] or rgb.shape[1] not in (3, 4):
+        raise ValueError("colors: an (N, 3) or (N, 4) array, one row per point")
+    if rgb.dtype.kind == "f":
+        rgb = np.clip(np.nan_to_num(rgb) * 255.0 + 0.5, 0, 255)
+    return xyz, np.ascontiguousarray(rgb, dtype=np.uint8)
+
+
+def _paths(inputs):
+    """A path or a list of paths as strings; None for anything else (points)."""
+    if isinstance(inputs, (str, os.PathLike)):
+        return [os.fspath(inputs)]
+    if isinstance(inputs, (list, tuple)) and inputs and all(
+            isinstance(p, (str, os.PathLike)) for p in inputs):
+        return [os.fspath(p) for p in inputs]
+    return None
 
 
 class ViewHandle:
     """A viewer window running on a thread of its own (view(..., block=False)). The window
     closes when the handle is closed or no longer referenced; ``with view(...) as h:`` closes it
-    at the block's end."""
+    at the block's end. Points given as arrays are handed to the viewer in memory."""
 
     def __init__(self, inputs, colors, options):
-        self._temp = tempfile.mkdtemp(prefix="pointraster-view-")
-        self._cleanup = weakref.finalize(self, shutil.rmtree, self._temp, ignore_errors=True)
-        self._count = 0
         self._xyz = None  # the points shown, when they came as an array
-        files = self._files(inputs, colors)
-        self._handle = _pointraster._ViewHandle(_option_args(options) + files)
+        args = _option_args(options)
+        paths = _paths(inputs)
+        if paths is not None:
+            self._handle = _pointraster._ViewHandle(args + paths)
+        else:
+            xyz, rgb = _point_arrays(inputs, colors)
+            self._handle = _pointraster._ViewHandle(args, xyz, rgb)
+            self._xyz = xyz
 
     def __enter__(self):
         return self
@@ -119,24 +116,18 @@ class ViewHandle:
     def __exit__(self, *exc):
         self.close()
 
-    def _files(self, inputs, colors):
-        if isinstance(inputs, (str, os.PathLike)):
+    def update(self, points, colors=None, keep_view=False):
+        """Shows these points (an (N, 3) array, with colors as view() takes them) or files (a
+        path or a list) in place of the cloud on screen. The new cloud is framed, unless
+        keep_view=True keeps the camera where it is (points only)."""
+        paths = _paths(points)
+        if paths is not None:
+            self._handle.open(paths)
             self._xyz = None
-            return [os.fspath(inputs)]
-        if isinstance(inputs, (list, tuple)) and inputs and all(
-                isinstance(p, (str, os.PathLike)) for p in inputs):
-            self._xyz = None
-            return [os.fspath(p) for p in inputs]
-        # Points: each set its own file, as the viewer may still be reading the one before.
-        self._count += 1
-        path = os.path.join(self._temp, f"points-{self._count}.ply")
-        _write_ply(path, inputs, colors)
-        self._xyz = np.asarray(inputs, dtype=np.float64)
-        return [path]
-
-    def update(self, points, colors=None):
-        """Shows these points (an (N, 3) array, or a path) in place of the cloud on screen."""
-        self._handle.open(self._files(points, colors))
+            return
+        xyz, rgb = _point_arrays(points, colors)
+        self._handle.set_points(xyz, rgb, bool(keep_view))
+        self._xyz = xyz
 
     def click(self, x, y):
         """A left click at window pixel (x, y), as a user makes one: a pick on the image (a
@@ -172,9 +163,7 @@ class ViewHandle:
 
     def wait(self):
         """Waits until the window closes; returns the viewer's exit code."""
-        rc = self._handle.wait()
-        self._cleanup()
-        return rc
+        return self._handle.wait()
 
     def close(self):
         """Closes the window and waits for it."""

@@ -117,9 +117,43 @@ def test_view_handle_update_and_close(tmp_path):
     assert h.running
     assert h.close() == 0
     assert not h.running
-    assert not os.path.exists(h._temp)  # the points' files go with the window
+    assert h.points() == 8000  # what the window showed last
     with pytest.raises(OSError, match="closed"):
         h.screenshot(tmp_path / "late.png")
+    with pytest.raises(OSError, match="closed"):
+        h.update(cube(10, 4))
+
+
+def mean_column(mask):
+    cols = np.arange(mask.shape[1])[None, :]
+    return (cols * mask).sum() / mask.sum()
+
+
+def test_view_update_keeps_the_view(tmp_path):
+    pts = cube(5000, 11)
+    green = np.tile(np.array([0, 255, 0], dtype=np.uint8), (len(pts), 1))
+    with pointraster.view(pts, green, block=False, width=480, height=300, ui_scale=0.5) as h:
+        wait_for(lambda: h.points() == len(pts))
+        h.screenshot(tmp_path / "a.png")
+        # Most of the cube moved 1.5 east in place of it (the count tells when it is on
+        # screen), the camera kept: its image moves right.
+        moved = pts[:4900] + np.array([1.5, 0.0, 0.0])
+        h.update(moved, np.tile(np.array([255, 0, 0], dtype=np.uint8), (4900, 1)),
+                 keep_view=True)
+        wait_for(lambda: h.points() == 4900)
+        h.screenshot(tmp_path / "b.png")
+        # Framed again (the default), the moved cube sits where the first one did.
+        h.update(moved[:4800], np.tile(np.array([0, 0, 255], dtype=np.uint8), (4800, 1)))
+        wait_for(lambda: h.points() == 4800)
+        h.screenshot(tmp_path / "c.png")
+    a, b, c = (read_png(tmp_path / f"{n}.png") for n in "abc")
+    first = colored(a, 1)
+    assert first.sum() > 100
+    kept = colored(b, 0)
+    framed = colored(c, 2)
+    assert kept.sum() > 50 and framed.sum() > 100
+    assert mean_column(kept) > mean_column(first) + 10
+    assert abs(mean_column(framed) - mean_column(first)) < 5
 
 
 def test_view_bad_inputs_raise(tmp_path):
