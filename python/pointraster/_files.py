@@ -59,7 +59,7 @@ def info(path_or_url):
 def convert(out, inputs, *, progress=None, **options):
     """Converts inputs (a path or a list; none with scene=... and points=...) into out
     (.copc.laz, .laz or .las), as ``pointraster --convert`` does. progress(fraction) is called
-    as the conversion goes; returning False or raising cancels it (no output is left). Returns
+    with 0 before it starts, then as the conversion goes; returning False or raising cancels it (no output is left). Returns
     what was written: points, point_format, scale, offset, nodes, levels, bytes, messages."""
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]

@@ -331,13 +331,22 @@ double convert_fraction(const ConvertProgress& p) {
 }
 
 /// --convert with `args` (the command line's words): the conversion on a thread of its own while
-/// this one calls `progress` (GIL held) with the fraction done; False from it or an exception
-/// cancels the conversion, leaving no output.
+/// this one calls `progress` (GIL held) with the fraction done, 0 first, before the conversion
+/// starts; False from it or an exception cancels the conversion, leaving no output.
 nb::dict convert(const std::vector<std::string>& args, nb::object progress) {
   Options o;
   std::string error;
   if (parse_arguments(args, o, &error) != 0) raise_error(error, true);
   if (o.convert.empty()) raise_error("convert: no output file", true);
+  double last = -1.0;
+  if (!progress.is_none()) {
+    // A first call before the conversion starts: a callback that cancels at once leaves no
+    // output, however soon a small conversion would end.
+    nb::object answer = progress(0.0);
+    if (!answer.is_none() && !nb::cast<bool>(answer))
+      raise_error(o.convert + ": cancelled by the progress callback");
+    last = 0.0;
+  }
   ConvertProgress p;
   ConvertResult result;
   std::atomic<bool> finished{false};
@@ -347,7 +356,6 @@ nb::dict convert(const std::vector<std::string>& args, nb::object progress) {
     finished = true;
   });
   std::optional<nb::python_error> raised;
-  double last = -1.0;
   while (!finished.load()) {
     {
       nb::gil_scoped_release unlocked;
