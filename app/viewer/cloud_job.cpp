@@ -225,6 +225,7 @@ bool CloudJob::start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view) {
                       std::to_string(cloud->size()) + " points";
           } else {
             // No colors are white points, as a file without colors reads.
+            r.given_colors = !cloud->colors.empty();
             if (cloud->colors.empty()) cloud->colors.assign(cloud->size(), rgba(255, 255, 255));
             r.sorted = sort_if_incoherent(*cloud);
             color_new_cloud(*cloud, request, true, &r.color, &r.legend, &r.color_note);

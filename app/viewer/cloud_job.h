@@ -50,6 +50,8 @@ class CloudJob {
     bool after_preview = false;
     /// A cloud given (start_cloud()) that keeps the view on screen.
     bool keep_view = false;
+    /// False for a cloud given without colors (drawn white).
+    bool given_colors = true;
   };
 
   /// Points of a preview, and the least a load must read besides to get one: a file job whose

@@ -27,7 +27,7 @@ std::string CloudState::warnings() const {
 }
 
 bool CloudState::file_colors() const {
-  if (files.empty()) return true;
+  if (files.empty()) return !scene.empty() || given_colors;
   for (const FileInfo& f : files)
     if (f.has_color) return true;
   return false;
@@ -90,6 +90,7 @@ void CloudState::show(CloudJob::Result& r) {
   if (!r.files.empty()) files_options = loading_options;
   files = std::move(r.files);
   scene = r.scene;
+  given_colors = r.given_colors;
 }
 
 void CloudState::say_ready(const CloudJob::Result& r, const std::string& note, bool refused,
@@ -134,6 +135,7 @@ void CloudState::show_survey(const std::shared_ptr<StreamingScene>& survey, Rend
   bounds = survey->info().bounds;
   files = {survey->info()};
   scene.clear();
+  given_colors = true;
   point_target = ~uint64_t{0};
   rs.point_count = ~uint64_t{0};
 }

@@ -156,3 +156,44 @@ TEST(Window, EmbeddedViewerTakesRequestsFromAnotherThread) {
   driver.join();
   std::filesystem::remove_all(dir);
 }
+
+TEST(Window, AGivenCloudWithoutColorsListsNoneAsAFileWithoutColorsDoes) {
+  REQUIRE_DISPLAY();
+  fresh_config("embed-colors");
+  pr::ViewerTesting v(scripted(0, 320, 200, 1000));
+  v.set_cloud(cube(2000, 0, 0.0, 4));
+  v.set_cloud(cube(3000, 0, 0.0, 5));
+  v.set_cloud([] {  // no colors: white, listed "none"
+    pr::PointCloud c = cube(4000, 0, 0.0, 6);
+    c.colors.clear();
+    return c;
+  }());
+  std::string err;
+  ASSERT_TRUE(v.open(&err)) << err;
+  int stage = 0;
+  pr::ViewerHooks hooks;
+  hooks.on_frame = [&](int frame, pr::ViewerTesting& vw) {
+    if (stage == 0 && !vw.cloud_busy() && vw.cloud_points() == 4000) {
+      // The newest of the clouds given before open() is the first.
+      const auto attrs = vw.point_attributes(0);
+      ASSERT_FALSE(attrs.empty());
+      EXPECT_EQ(attrs[0], std::make_pair(std::string("rgb"), std::string("none")));
+      EXPECT_EQ(vw.status().find("points: 4000 points ready"), 0u) << vw.status();
+      pr::PointCloud colored = cube(5000, 0, 0.0, 7);
+      for (size_t i = 0; i < colored.size(); ++i) colored.colors[i] = pr::rgba(uint8_t(i), 9, 200);
+      vw.set_cloud(std::move(colored));
+      stage = 1;
+    } else if (stage == 1 && !vw.cloud_busy() && vw.cloud_points() == 5000) {
+      EXPECT_EQ(vw.color_mode(), "rgb");  // colors of their own: drawn as given
+      const auto attrs = vw.point_attributes(0);
+      ASSERT_FALSE(attrs.empty());
+      EXPECT_EQ(attrs[0].first, "rgb");
+      EXPECT_NE(attrs[0].second, "none");
+      stage = 2;
+      vw.request_quit();
+    }
+    if (frame > 5000) vw.request_quit();
+  };
+  EXPECT_EQ(v.run(&hooks), 0);
+  EXPECT_EQ(stage, 2);
+}
