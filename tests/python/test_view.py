@@ -156,6 +156,16 @@ def test_view_update_keeps_the_view(tmp_path):
     assert abs(mean_column(framed) - mean_column(first)) < 5
 
 
+def test_view_update_with_a_file_reads_it(data):
+    pts = cube(1000, 12)
+    with pointraster.view(pts, block=False, width=200, height=150) as h:
+        wait_for(lambda: h.points() == 1000)
+        h.update(data / "ply/simple_binary.ply")
+        wait_for(lambda: h.points() == 3)
+        h.update(pts[:900])
+        wait_for(lambda: h.points() == 900)
+
+
 def test_view_bad_inputs_raise(tmp_path):
     with pytest.raises(ValueError, match="points"):
         pointraster.view(np.zeros((4, 2)))
