@@ -52,9 +52,9 @@ class Viewer {
   /// Writes the image on screen (the view drawn, without the panel) to `path` as PNG, at the
   /// first frame that has one, then calls `done`. A window that closes first never calls it.
   void request_screenshot(std::string path, ScreenshotDone done);
-  /// Closes the window: run() returns after the frame under way.
+  /// Closes the window: run() returns at the end of the next frame.
   void request_close();
-  /// What the window shows, as of the last frame's start (copies).
+  /// What the window shows, copied each frame once its finished jobs are taken in.
   struct Shown {
     uint64_t points = 0;                    ///< of the cloud on screen (0 before the first)
     std::vector<PickResult> picks;          ///< the picked points (0 to 2)
