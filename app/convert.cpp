@@ -49,30 +49,8 @@ struct Worker {
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    ConvertOptions co;
-    co.temp_dir = o.temp_dir;
-    co.memory_bytes = o.memory;
-    co.threads = o.threads;
-    // The clip and the polygon: the records they keep, and the COPC nodes they hide passed by.
-    if (o.clip.active() || o.clip_polygon) {
-      const ClipPolygon* polygon = o.clip_polygon ? &*o.clip_polygon : nullptr;
-      co.keep = export_keep(o.clip, polygon);
-      co.keep_box = export_keep_box(o.clip, polygon);
-    }
-    thread = std::thread([this, &o, co, progress, result] {
-      try {
-        if (o.files.empty()) {  // --scene: the procedural scene, written z up
-          PointCloud cloud = make_scene(o.scene, o.points.value_or(kDefaultScenePoints));
-          scene_to_z_up(cloud);
-          ok = save_point_cloud(cloud, o.convert, co, progress, result, &error);
-        } else {
-          ok = convert_point_clouds(o.files, o.convert, co, progress, result, &error);
-        }
-      } catch (const std::bad_alloc&) {
-        error = o.convert + ": out of memory while converting";
-      } catch (const std::exception& e) {
-        error = o.convert + ": " + e.what();
-      }
+    thread = std::thread([this, &o, progress, result] {
+      ok = convert_from_options(o, progress, result, &error);
       finished = true;
     });
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -80,6 +58,33 @@ struct Worker {
 };
 
 }  // namespace
+
+bool convert_from_options(const Options& o, ConvertProgress* progress, ConvertResult* result,
+                          std::string* error) {
+  ConvertOptions co;
+  co.temp_dir = o.temp_dir;
+  co.memory_bytes = o.memory;
+  co.threads = o.threads;
+  // The clip and the polygon: the records they keep, and the COPC nodes they hide passed by.
+  if (o.clip.active() || o.clip_polygon) {
+    const ClipPolygon* polygon = o.clip_polygon ? &*o.clip_polygon : nullptr;
+    co.keep = export_keep(o.clip, polygon);
+    co.keep_box = export_keep_box(o.clip, polygon);
+  }
+  try {
+    if (o.files.empty()) {  // --scene: the procedural scene, written z up
+      PointCloud cloud = make_scene(o.scene, o.points.value_or(kDefaultScenePoints));
+      scene_to_z_up(cloud);
+      return save_point_cloud(cloud, o.convert, co, progress, result, error);
+    }
+    return convert_point_clouds(o.files, o.convert, co, progress, result, error);
+  } catch (const std::bad_alloc&) {
+    *error = o.convert + ": out of memory while converting";
+  } catch (const std::exception& e) {
+    *error = o.convert + ": " + e.what();
+  }
+  return false;
+}
 
 std::string convert_report(const std::string& output, const ConvertResult& r, double seconds) {
   std::string s = "pointraster: wrote " + output + "\n";

@@ -14,6 +14,12 @@ namespace pr {
 /// (format, points, scale and offset, octree, size, time and rate, and the converter's notes).
 std::string convert_report(const std::string& output, const ConvertResult& result, double seconds);
 
+/// The conversion of --convert on the calling thread: the options' FILEs (none: the procedural
+/// scene --scene, --points, written z up) into o.convert, with --temp, --memory, --threads and the
+/// clip (--clip-box, --clip-polygon). False with a one-line `error` naming the output.
+bool convert_from_options(const Options& o, ConvertProgress* progress, ConvertResult* result,
+                          std::string* error);
+
 /// `pointraster --convert OUT FILE...`: 0 when OUT was written; otherwise one line on stderr and
 /// 1, or 128 + the signal's number when SIGINT or SIGTERM cancelled it.
 int run_convert(const Options& o);

@@ -202,6 +202,47 @@ bool CloudJob::start_files(std::vector<std::string> paths, LoadOptions options, 
   return true;
 }
 
+bool CloudJob::start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view) {
+  if (busy() || !cloud) return false;
+  done_ = false;
+  progress_.fraction = 0.0;
+  progress_.cancel = false;
+  file_index_ = 0;
+  file_count_ = 1;
+  if (cloud->name.empty()) cloud->name = "points";
+  label_ = cloud->name + ", " + std::to_string(cloud->size()) + " points";
+  result_ = Result{};
+  preview_ready_ = false;
+  preview_taken_ = false;
+  thread_ =
+      std::thread([this, cloud = std::move(cloud), keep_view, request = color_request_]() mutable {
+        Stopwatch sw;
+        Result r;
+        r.keep_view = keep_view;
+        try {
+          if (!cloud->colors.empty() && cloud->colors.size() != cloud->size()) {
+            r.error = label_ + ": " + std::to_string(cloud->colors.size()) + " colors for " +
+                      std::to_string(cloud->size()) + " points";
+          } else {
+            // No colors are white points, as a file without colors reads.
+            r.given_colors = !cloud->colors.empty();
+            if (cloud->colors.empty()) cloud->colors.assign(cloud->size(), rgba(255, 255, 255));
+            r.sorted = sort_if_incoherent(*cloud);
+            color_new_cloud(*cloud, request, true, &r.color, &r.legend, &r.color_note);
+            r.cloud = std::move(cloud);
+            r.ok = true;
+          }
+        } catch (const std::bad_alloc&) {
+          r.error = "out of memory preparing " + label_;
+        }
+        r.seconds = sw.ms() * 1e-3;
+        progress_.fraction = 1.0;
+        result_ = std::move(r);
+        done_ = true;
+      });
+  return true;
+}
+
 bool CloudJob::start_scene(std::string name, uint64_t points) {
   if (busy()) return false;
   done_ = false;

@@ -48,6 +48,10 @@ class CloudJob {
     /// The result (the whole cloud, or why there is none) of a job whose preview take_preview()
     /// handed over: the view stays where it is.
     bool after_preview = false;
+    /// A cloud given (start_cloud()) that keeps the view on screen.
+    bool keep_view = false;
+    /// False for a cloud given without colors (drawn white).
+    bool given_colors = true;
   };
 
   /// Points of a preview, and the least a load must read besides to get one: a file job whose
@@ -65,6 +69,10 @@ class CloudJob {
   /// while a job runs. `preview`: large plain LAS files give a preview first (take_preview());
   /// off when the files on screen are already a subset of the same files (Read more).
   bool start_files(std::vector<std::string> paths, LoadOptions options = {}, bool preview = true);
+  /// Starts making `cloud` (given in memory: named "points" when it has no name) the next cloud:
+  /// its colors white where it has none, sorted and colored as a file's cloud is. `keep_view`
+  /// goes to the result.
+  bool start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view);
   /// Starts generating `points` points of scene `name`.
   bool start_scene(std::string name, uint64_t points);
   /// The colors the next jobs give their cloud (read when a job starts).

@@ -27,7 +27,7 @@ std::string CloudState::warnings() const {
 }
 
 bool CloudState::file_colors() const {
-  if (files.empty()) return true;
+  if (files.empty()) return !scene.empty() || given_colors;
   for (const FileInfo& f : files)
     if (f.has_color) return true;
   return false;
@@ -43,6 +43,18 @@ bool CloudState::start_files(const std::vector<std::string>& paths, const LoadOp
   loading_options = options;
   loading_more = more;
   status.set((more ? "reading more of " : "loading ") + job.label() + " ...", false);
+  return true;
+}
+
+bool CloudState::start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view,
+                             StatusLine& status) {
+  if (job.busy()) {
+    status.set("still making " + job.label() + "; cancel it first", true);
+    return false;
+  }
+  job.start_cloud(std::move(cloud), keep_view);
+  loading_more = false;
+  status.set("preparing " + job.label() + " ...", false);
   return true;
 }
 
@@ -78,6 +90,7 @@ void CloudState::show(CloudJob::Result& r) {
   if (!r.files.empty()) files_options = loading_options;
   files = std::move(r.files);
   scene = r.scene;
+  given_colors = r.given_colors;
 }
 
 void CloudState::say_ready(const CloudJob::Result& r, const std::string& note, bool refused,
@@ -122,6 +135,7 @@ void CloudState::show_survey(const std::shared_ptr<StreamingScene>& survey, Rend
   bounds = survey->info().bounds;
   files = {survey->info()};
   scene.clear();
+  given_colors = true;
   point_target = ~uint64_t{0};
   rs.point_count = ~uint64_t{0};
 }

@@ -33,6 +33,7 @@ struct CloudState {
   bool loading_more = false;    // the running job reads more of the files on screen (same view)
   std::string scene;
   uint64_t scene_points = 0;  // points generated for the scene
+  bool given_colors = true;   // a cloud given in memory (neither files nor a scene) had colors
   CloudJob job;
   bool first = true;  // no cloud has arrived yet
   bool initial_load_failed = false;
@@ -43,8 +44,9 @@ struct CloudState {
   /// The cloud on screen is a scene (not files).
   bool is_scene() const { return points && !scene.empty(); }
   std::vector<std::string> file_paths() const;
-  /// The colors drawn come from the files (or the scene): false when files are on screen and
-  /// none of them has colors (their points are drawn white).
+  /// The colors drawn come from the files (or the scene, or the cloud given): false when files
+  /// are on screen and none of them has colors, or a cloud was given without (their points are
+  /// drawn white).
   bool file_colors() const;
   /// The readers' warnings about the files on screen, joined by "; " ("" when none).
   std::string warnings() const;
@@ -54,6 +56,9 @@ struct CloudState {
   /// runs.
   bool start_files(const std::vector<std::string>& paths, const LoadOptions& options, bool more,
                    StatusLine& status);
+  /// Starts making `cloud`, given in memory, the cloud on screen (CloudJob::start_cloud()); false
+  /// (with the status line) while a job runs.
+  bool start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view, StatusLine& status);
   /// What "Read more" (or with `everything`, "Read everything") reads of the files on screen;
   /// false (with the status line) when there is none to read more of.
   bool more_options(bool everything, LoadOptions* next, StatusLine& status) const;

@@ -61,7 +61,8 @@ void Viewer::Impl::start_inputs() {
 }
 
 void Viewer::Impl::start_first_cloud() {
-  start_inputs();
+  // An input asked for before open() (viewer.h) is the first cloud, taken by the first frame.
+  if (!requests.input_waiting()) start_inputs();
   open_box.budget = opt.max_points;
   open_box.dir = win.settings.open_dir.empty() ? std::filesystem::current_path().string()
                                                : win.settings.open_dir;
@@ -246,7 +247,8 @@ void Viewer::Impl::install_cloud(CloudJob::Result& r) {
     cloud.say_nothing_to_show(r, status);
     return;
   }
-  const bool same_view = (!r.scene.empty() && r.scene == cloud.scene && cloud.points) || more;
+  const bool same_view = (!r.scene.empty() && r.scene == cloud.scene && cloud.points) || more ||
+                         (r.keep_view && cloud.points);
   if (!take_cloud(r)) return;
   cloud.reset_point_target(opt.points, rs);
   if (!r.after_preview) place_camera(same_view);
@@ -504,9 +506,11 @@ int Viewer::run_frames(const std::function<void(int frame)>& on_frame) {
   int rc = 0;
   while (!m.quit) {
     if (on_frame) on_frame(m.frame);
+    m.take_requests();
     m.poll_events();
     const double now = clock.ms();
     m.advance(now - last);
+    m.publish_shown();
     last = now;
     int w = 0, h = 0;
     if (!m.fit_display(&w, &h)) {
@@ -518,6 +522,7 @@ int Viewer::run_frames(const std::function<void(int frame)>& on_frame) {
     m.render_frame();
     m.times.frame_rendered();
     m.draw_window(w, h);
+    m.write_requested_screenshots();
     const bool last_frame = m.count_frame(&counted);
     if (last_frame && !m.opt.screenshot.empty() && !m.write_screenshot(w, h)) rc = 1;
     SDL_GL_SwapWindow(m.win.window);

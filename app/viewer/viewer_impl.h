@@ -2,7 +2,8 @@
 // (window.h, cloud_state.h, stream_state.h, camera_control.h, color_panel.h, pick_panel.h,
 // frame_times.h, open_box.h, save_panel.h, status_line.h), handed what it needs of the others as
 // arguments; and the code that joins them: the frame and what arrives in it (viewer.cpp), input
-// (input.cpp), the panel's layout (panel.cpp, layout.h, panel_groups.h). Internal to app/viewer:
+// (input.cpp), the panel's layout (panel.cpp, layout.h, panel_groups.h), the requests of other
+// threads (viewer_requests.cpp). Internal to app/viewer:
 // SDL types appear here, GL types do not.
 #pragma once
 
@@ -37,6 +38,7 @@
 #include "viewer/stream_state.h"
 #include "viewer/view_file.h"
 #include "viewer/viewer.h"
+#include "viewer/viewer_requests.h"
 #include "viewer/window.h"
 
 namespace pr {
@@ -66,6 +68,7 @@ struct Viewer::Impl {
   ImageSaveState image_save;  // the Image section and the image being saved (image_save.h)
   PanelMarks marks;           // where the panel drew what tests click (viewer_testing.h)
   PanelLayout panel;          // the docked panel: its width, shown or hidden (Tab)
+  ViewerRequests requests;    // what other threads ask (viewer.h), and what they read back
   ImageRect area;             // where the image is drawn this frame: the window less the panel
 
   std::unique_ptr<RenderBackend> backend;  // the CPU and GPU renderers
@@ -127,6 +130,15 @@ struct Viewer::Impl {
   /// the image beside the panel has it; before the window exists the size it is made with.
   void size_window_for_view();
   bool fit_view_image = false;
+
+  // The requests of other threads (viewer_requests.cpp): taken at a frame's start (the input to
+  // show next once no load runs, a click's next step, the close), what the window shows copied
+  // back after the frame's jobs, the screenshots written once the frame is drawn.
+  void take_requests();
+  void start_input(ViewerRequests::Input& input);
+  void step_click(int x, int y);
+  void publish_shown();
+  void write_requested_screenshots();
 
   // Input (input.cpp): to the app only what ImGui does not want.
   void handle_event(const SDL_Event& e);

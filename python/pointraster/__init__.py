@@ -30,7 +30,10 @@ from . import _pointraster
 from ._pointraster import *  # noqa: F401,F403
 from ._pointraster import cuda_compiled, gpu_available, gpu_status, save_png
 
-__all__ = [n for n in dir(_pointraster) if not n.startswith("_")] + ["render", "Renderer"]
+from ._files import ViewHandle, convert, info, read, view  # noqa: E402
+
+__all__ = [n for n in dir(_pointraster) if not n.startswith("_")] + [
+    "render", "Renderer", "read", "info", "convert", "view", "ViewHandle"]
 
 
 def _array(a):

@@ -1,9 +1,10 @@
 // A profile's corridor read from a COPC file (engine/io/corridor.h): the segment-box test against
 // cases worked out by hand; every point of the file within the half width of the line is read
 // (against the file read whole) at every level, a small budget reads the top level only, and bad
-// requests get one line. EPT datasets (PDAL's), as a folder, an ept.json and a .vpc naming them,
-// give exactly the points near the line that the dataset read whole gives. A .vpc of two tiles
-// where one has a named field gives the other's points the field's no-data value.
+// requests get one line; a region at a resolution reads the levels down to the first as fine. EPT
+// datasets (PDAL's), as a folder, an ept.json and a .vpc naming them, give exactly the points near
+// the line that the dataset read whole gives. A .vpc of two tiles where one has a named field
+// gives the other's points the field's no-data value.
 #include "engine/io/corridor.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/io/copc.h"
 #include "engine/io/load.h"
+#include "engine/io/open_byte_source.h"
 #include "ept_data.h"
 #include "late_field_survey.h"
 #include "stream_test_util.h"
@@ -178,6 +181,41 @@ TEST(IoCorridor, ReadsEveryPointNearTheLine) {
   r.half_width = 0.0;
   EXPECT_FALSE(read_corridor({copc}, r, &read, &st, &err));
   EXPECT_NE(err.find("width above 0"), std::string::npos) << err;
+}
+
+TEST(IoCorridor, RegionReadsDownToItsResolution) {
+  REQUIRE_TESTDATA("laz");
+  const std::string copc = test::data_path("laz") + "/lone-star.copc.laz";
+  std::string err;
+  std::unique_ptr<CopcFile> file = CopcFile::open(open_byte_source(copc, &err), &err);
+  ASSERT_TRUE(file) << err;
+  const double spacing = file->node_spacing(0);
+  PointCloud whole;
+  ASSERT_TRUE(load_point_cloud(copc, whole, nullptr, &err)) << err;
+  // Level l's spacing is spacing / 2^l; the file has levels 0 to 2.
+  const struct {
+    double resolution;
+    int depth;
+  } cases[] = {{spacing * 4.0, 0},
+               {spacing, 0},
+               {spacing * 0.99, 1},
+               {spacing / 2.0, 1},
+               {spacing / 2.5, 2},
+               {spacing * 1e-6, 2},
+               {0.0, 2}};
+  uint64_t last = 0;
+  for (const auto& c : cases) {
+    RegionRequest r;
+    r.resolution = c.resolution;
+    PointCloud read;
+    CorridorStats st;
+    ASSERT_TRUE(read_region({copc}, r, &read, &st, &err)) << err;
+    EXPECT_EQ(st.depth, c.depth) << c.resolution;
+    EXPECT_TRUE(st.complete);
+    EXPECT_GE(read.size(), last);
+    last = read.size();
+    if (c.depth == 2) EXPECT_EQ(read.size(), whole.size());
+  }
 }
 
 }  // namespace

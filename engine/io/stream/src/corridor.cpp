@@ -66,6 +66,15 @@ bool region_meets(const RegionRequest& r, const Bounds& b) {
   return b.empty || !r.meets || r.meets(b);
 }
 
+/// The deepest level of `file` a region at `resolution` reads: the first whose spacing is at most
+/// the resolution (the last level a COPC key can name when none is).
+int deepest_level(const CopcInfo& c, double resolution) {
+  if (!(resolution > 0.0)) return std::numeric_limits<int>::max();
+  int level = 0;
+  while (level < 30 && !(std::ldexp(c.spacing, -level) <= resolution)) ++level;
+  return level;
+}
+
 struct Candidate {
   size_t tile;
   CopcEntry entry;
@@ -91,13 +100,15 @@ bool tile_candidates(const TileReader& file, size_t tile, const RegionRequest& r
   std::vector<CopcEntry> pages{file.root_page()};
   std::unordered_set<uint64_t> seen{pages.front().offset};
   const CopcInfo& cube = file.info().copc;
+  const int deepest = deepest_level(cube, r.resolution);
   while (!pages.empty()) {
     const CopcEntry page = pages.back();
     pages.pop_back();
     std::vector<CopcEntry> entries;
     if (!file.read_page(page, entries, nullptr, error, cancel)) return false;
     for (const CopcEntry& e : entries) {
-      if (!region_meets(r, node_cube(cube, e.key))) continue;
+      // A page's key is the root of its subtree: one deeper than `deepest` holds no node read.
+      if (e.key.level > deepest || !region_meets(r, node_cube(cube, e.key))) continue;
       if (e.is_page()) {
         if (seen.insert(e.offset).second) pages.push_back(e);
       } else if (e.point_count > 0) {

@@ -42,6 +42,9 @@ struct CorridorStats {
 struct RegionRequest {
   std::function<bool(const Bounds&)> meets;  ///< unset: every node
   uint64_t point_budget = 0;                 ///< as CorridorRequest's
+  /// The point spacing wanted (0: every level): each tile's levels down to the first whose
+  /// spacing (the root's / 2^level) is at most this; deeper nodes are not read.
+  double resolution = 0.0;
   unsigned threads = 0;
   HttpOptions http;  ///< for URLs
 };

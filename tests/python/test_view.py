@@ -1,0 +1,229 @@
+"""view(): the viewer window from Python, under a display (xvfb-run in the CTest entry)."""
+import os
+import struct
+import time
+import zlib
+
+import numpy as np
+import pytest
+
+import pointraster
+
+pytestmark = pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                                reason="no display: the CTest entry runs these under xvfb-run")
+
+
+@pytest.fixture(autouse=True)
+def settings_home(tmp_path, monkeypatch):
+    """The viewer's settings (recent files, panel) in a folder of the test's own."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+def read_png(path):
+    """An 8-bit RGB or RGBA PNG without interlacing (what the viewer writes) as an array."""
+    blob = path.read_bytes()
+    assert blob[:8] == b"\x89PNG\r\n\x1a\n"
+    at, idat = 8, b""
+    while at < len(blob):
+        n, kind = struct.unpack(">I4s", blob[at:at + 8])
+        body = blob[at + 8:at + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, color = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + n
+    assert depth == 8 and color in (2, 6)
+    ch = 4 if color == 6 else 3
+    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, 1 + w * ch)
+    out = np.zeros((h, w * ch), dtype=np.int32)
+    for y in range(h):
+        f, line = raw[y, 0], raw[y, 1:].astype(np.int32)
+        up = out[y - 1] if y else np.zeros(w * ch, dtype=np.int32)
+        row = np.zeros(w * ch, dtype=np.int32)
+        for x in range(w * ch):
+            a = row[x - ch] if x >= ch else 0
+            c = up[x - ch] if x >= ch else 0
+            if f == 0:
+                p = 0
+            elif f == 1:
+                p = a
+            elif f == 2:
+                p = up[x]
+            elif f == 3:
+                p = (a + up[x]) // 2
+            else:
+                pa, pb, pc = abs(up[x] - c), abs(a - c), abs(a + up[x] - 2 * c)
+                p = a if pa <= pb and pa <= pc else (up[x] if pb <= pc else c)
+            row[x] = (line[x] + p) & 255
+        out[y] = row
+    return out.reshape(h, w, ch)
+
+
+def cube(n, seed):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1.0, 1.0, size=(n, 3)) + np.array([1000.0, 2000.0, 30.0])
+
+
+def test_view_blocking_screenshot(tmp_path):
+    shot = tmp_path / "shot.png"
+    pts = cube(20000, 1)
+    # Red points west of the middle, blue ones east: both on screen, and no color of the
+    # viewer's own (elevation's ramp) in their place.
+    colors = np.zeros((len(pts), 3), dtype=np.uint8)
+    east = pts[:, 0] > 1000.0
+    colors[~east, 0] = 255
+    colors[east, 2] = 255
+    rc = pointraster.view(pts, colors, frames=3, screenshot=shot, width=640, height=400,
+                          ui_scale=0.5)
+    assert rc == 0
+    img = read_png(shot)
+    red = (img[..., 0] > 150) & (img[..., 1] < 60) & (img[..., 2] < 60)
+    blue = (img[..., 2] > 150) & (img[..., 0] < 60) & (img[..., 1] < 60)
+    assert red.sum() > 100 and blue.sum() > 100
+    # East is right of west in the image: the mean column of the blue pixels is the larger.
+    cols = np.arange(img.shape[1])[None, :]
+    assert (cols * blue).sum() / blue.sum() > (cols * red).sum() / red.sum()
+
+
+def wait_for(ready, seconds=30.0):
+    end = time.monotonic() + seconds
+    while not ready():
+        assert time.monotonic() < end, "the viewer did not get there in time"
+        time.sleep(0.02)
+
+
+def colored(img, channel):
+    """Pixels where `channel` (0 red, 1 green, 2 blue) is bright and the others dark."""
+    others = [c for c in range(3) if c != channel]
+    return (img[..., channel] > 150) & (img[..., others[0]] < 60) & (img[..., others[1]] < 60)
+
+
+def test_view_handle_update_and_close(tmp_path):
+    pts = cube(5000, 2)
+    red = np.tile(np.array([1.0, 0.0, 0.0]), (len(pts), 1))
+    h = pointraster.view(pts, red, block=False, width=320, height=200, ui_scale=0.5)
+    assert h.running
+    wait_for(lambda: h.points() == 5000)
+    h.screenshot(tmp_path / "red.png")
+    img = read_png(tmp_path / "red.png")
+    assert colored(img, 0).sum() > 50 and colored(img, 2).sum() == 0
+    h.update(cube(8000, 3), np.tile(np.array([0, 0, 255], dtype=np.uint8), (8000, 1)))
+    wait_for(lambda: h.points() == 8000)
+    h.screenshot(tmp_path / "blue.png")
+    img = read_png(tmp_path / "blue.png")
+    assert colored(img, 2).sum() > 50 and colored(img, 0).sum() == 0
+    assert h.picks() == []
+    assert h.measurements() == []
+    assert h.running
+    assert h.close() == 0
+    assert not h.running
+    assert h.points() == 8000  # what the window showed last
+    with pytest.raises(OSError, match="closed"):
+        h.screenshot(tmp_path / "late.png")
+    with pytest.raises(OSError, match="closed"):
+        h.update(cube(10, 4))
+
+
+def mean_column(mask):
+    cols = np.arange(mask.shape[1])[None, :]
+    return (cols * mask).sum() / mask.sum()
+
+
+def test_view_update_keeps_the_view(tmp_path):
+    pts = cube(5000, 11)
+    green = np.tile(np.array([0, 255, 0], dtype=np.uint8), (len(pts), 1))
+    with pointraster.view(pts, green, block=False, width=480, height=300, ui_scale=0.5) as h:
+        wait_for(lambda: h.points() == len(pts))
+        h.screenshot(tmp_path / "a.png")
+        # Most of the cube moved 1.5 east in place of it (the count tells when it is on
+        # screen), the camera kept: its image moves right.
+        moved = pts[:4900] + np.array([1.5, 0.0, 0.0])
+        h.update(moved, np.tile(np.array([255, 0, 0], dtype=np.uint8), (4900, 1)),
+                 keep_view=True)
+        wait_for(lambda: h.points() == 4900)
+        h.screenshot(tmp_path / "b.png")
+        # Framed again (the default), the moved cube sits where the first one did.
+        h.update(moved[:4800], np.tile(np.array([0, 0, 255], dtype=np.uint8), (4800, 1)))
+        wait_for(lambda: h.points() == 4800)
+        h.screenshot(tmp_path / "c.png")
+    a, b, c = (read_png(tmp_path / f"{n}.png") for n in "abc")
+    first = colored(a, 1)
+    assert first.sum() > 100
+    kept = colored(b, 0)
+    framed = colored(c, 2)
+    assert kept.sum() > 50 and framed.sum() > 100
+    assert mean_column(kept) > mean_column(first) + 10
+    assert abs(mean_column(framed) - mean_column(first)) < 5
+
+
+def test_view_update_with_a_file_reads_it(data):
+    pts = cube(1000, 12)
+    with pointraster.view(pts, block=False, width=200, height=150) as h:
+        wait_for(lambda: h.points() == 1000)
+        h.update(data / "ply/simple_binary.ply")
+        wait_for(lambda: h.points() == 3)
+        h.update(pts[:900])
+        wait_for(lambda: h.points() == 900)
+
+
+def test_view_bad_inputs_raise(tmp_path):
+    with pytest.raises(ValueError, match="points"):
+        pointraster.view(np.zeros((4, 2)))
+    with pytest.raises(ValueError, match="colors"):
+        pointraster.view(np.zeros((4, 3)), np.zeros((3, 3)))
+    with pytest.raises(ValueError):
+        pointraster.view(np.zeros((4, 3)), no_such_option=2)
+
+
+def test_view_clicks_pick_points():
+    pts = cube(50000, 8)
+    with pointraster.view(pts, block=False, width=640, height=400, ui_scale=0.5) as h:
+        wait_for(lambda: h.points() == len(pts))
+        # The cloud fills the middle of the image, right of the panel.
+        h.click(420, 200)
+        wait_for(lambda: len(h.picks()) == 1)
+        h.click(450, 220)
+        wait_for(lambda: len(h.picks()) == 2)
+        picks = h.picks()
+    for p in picks:
+        # The point drawn there: a row of the array (the viewer holds floats about its origin).
+        assert 0 <= p["index"] < len(pts)
+        np.testing.assert_allclose(pts[p["point"]], p["xyz"], rtol=0, atol=1e-4)
+    assert picks[0]["pixel"] != picks[1]["pixel"]
+
+
+def test_view_measurements_read_back():
+    pts = cube(5000, 4)
+    line = "distance 1000,2000,30;1003,2004,30"
+    h = pointraster.view(pts, block=False, width=200, height=150, measure=line, measure_show=True)
+    try:
+        wait_for(lambda: len(h.measurements()) == 1)
+        m = h.measurements()[0]
+        assert m["kind"] == "distance"
+        assert m["points"] == [(1000.0, 2000.0, 30.0), (1003.0, 2004.0, 30.0)]
+        assert abs(m["values"]["3d"][0] - 5.0) < 1e-9
+        assert m["summary"].startswith("distance 5")
+    finally:
+        assert h.close() == 0
+
+
+def test_one_window_at_a_time():
+    with pointraster.view(cube(100, 5), block=False, width=200, height=150) as h:
+        with pytest.raises(RuntimeError, match="already"):
+            pointraster.view(cube(100, 6), block=False)
+    assert not h.running
+    assert pointraster.view(cube(100, 7), frames=1, width=200, height=150) == 0
+
+
+def test_ctrl_c_closes_a_blocking_view():
+    import signal
+    import threading
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pointraster.view(cube(1000, 9), width=200, height=150)
+    finally:
+        timer.cancel()
+    # The window went with it: another opens.
+    assert pointraster.view(cube(100, 10), frames=1, width=200, height=150) == 0
