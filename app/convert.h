@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/io/convert.h"
 #include "options.h"
@@ -13,6 +15,10 @@ namespace pr {
 /// What --convert prints on stdout after writing `output`: the path, then indented fields
 /// (format, points, scale and offset, octree, size, time and rate, and the converter's notes).
 std::string convert_report(const std::string& output, const ConvertResult& result, double seconds);
+
+/// What --timings prints after the report: each stage (ConvertProgress::Stage) with the seconds
+/// from its start, as the polling saw it, to the next one's, the last to `seconds`.
+std::string stage_report(const std::vector<std::pair<int, double>>& stages, double seconds);
 
 /// `pointraster --convert OUT FILE...`: 0 when OUT was written; otherwise one line on stderr and
 /// 1, or 128 + the signal's number when SIGINT or SIGTERM cancelled it.
