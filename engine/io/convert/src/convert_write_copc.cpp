@@ -73,14 +73,22 @@ class CopcSink final : public NodeSink {
     order.resize(count);
     spare.resize(count);
     for (uint64_t i = 0; i < count; ++i) order[i] = ((keys[i] - lo) >> shift) << 32 | i;
+    // The digits' histograms in one pass, then a pass a digit.
     constexpr int kDigit = 11;
-    uint32_t histogram[1u << kDigit];
-    for (int at = 32; at < 32 + std::min(bits, 32); at += kDigit) {
-      std::memset(histogram, 0, sizeof histogram);
-      for (uint64_t v : order) ++histogram[(v >> at) & ((1u << kDigit) - 1)];
+    constexpr uint64_t kMask = (1u << kDigit) - 1;
+    const int digits = (std::min(bits, 32) + kDigit - 1) / kDigit;
+    uint32_t histogram[3][1u << kDigit] = {};
+    for (uint64_t v : order) {
+      ++histogram[0][(v >> 32) & kMask];
+      ++histogram[1][(v >> (32 + kDigit)) & kMask];
+      ++histogram[2][(v >> (32 + 2 * kDigit)) & kMask];
+    }
+    for (int d = 0; d < digits; ++d) {
+      const int at = 32 + d * kDigit;
       uint32_t sum = 0;
-      for (uint32_t& h : histogram) sum += std::exchange(h, sum);
-      for (uint64_t v : order) spare[histogram[(v >> at) & ((1u << kDigit) - 1)]++] = v;
+      for (uint32_t& h : histogram[d]) sum += std::exchange(h, sum);
+      uint32_t* to = histogram[d];
+      for (uint64_t v : order) spare[to[(v >> at) & kMask]++] = v;
       order.swap(spare);
     }
     out.resize(count * len);
