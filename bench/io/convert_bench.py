@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Conversion benchmark: pointraster --convert against laspy + lazrs, interleaved in one run.
 
-  convert_bench.py compare POINTRASTER IN.las [--runs N] [--tmp DIR]
+  convert_bench.py compare POINTRASTER IN.las [--runs N] [--tmp DIR] [--only ROWS]
+                    [--baseline OTHER_POINTRASTER]
       LAS -> COPC (ours), LAS -> LAZ (ours), LAS -> LAZ (laspy + lazrs-parallel, which builds no
-      octree), each run in turn, N rounds; wall seconds, M points/s and peak RSS of each.
+      octree), and LAS -> COPC by a baseline build when given, each run in turn, N rounds; wall
+      seconds, M points/s and peak RSS of each, and laspy's time over ours (best, median, and
+      each round's: on a machine shared with other work the rounds' ratios say more than times).
   convert_bench.py scaling POINTRASTER IN.las [--cores 1,2,4,8,16] [--runs N] [--tmp DIR]
       LAS -> COPC pinned to the first k cores (taskset) with --threads k.
   convert_bench.py memory POINTRASTER IN.las --memory MB [--tmp DIR]
@@ -219,9 +222,12 @@ def compare(a):
         "laspy + lazrs-parallel LAS -> LAZ": lambda o: [sys.executable, "-c", LASPY_LAZ, a.input,
                                                         o + ".laz"],
     }
+    if a.baseline:  # another build of the program, timed in the same rounds
+        rows["baseline LAS -> COPC"] = lambda o: [a.baseline, "--convert", o + ".copc.laz",
+                                                  a.input]
     if a.only:
         keep = {"copc": "ours LAS -> COPC", "laz": "ours LAS -> LAZ",
-                "laspy": "laspy + lazrs-parallel LAS -> LAZ"}
+                "laspy": "laspy + lazrs-parallel LAS -> LAZ", "baseline": "baseline LAS -> COPC"}
         rows = {keep[w]: rows[keep[w]] for w in a.only.split(",")}
     times = {k: [] for k in rows}
     rss = {k: 0.0 for k in rows}
@@ -248,6 +254,12 @@ def compare(a):
     per_round = sorted(l / c for l, c in zip(times[lz], times[co]))
     print(f"laspy+lazrs LAZ / ours COPC time: {best[lz] / best[co]:.2f}x best, "
           f"{med[lz] / med[co]:.2f}x median, per round {', '.join(f'{r:.2f}' for r in per_round)}")
+    bl = "baseline LAS -> COPC"
+    if bl in times:
+        per_round = sorted(l / c for l, c in zip(times[lz], times[bl]))
+        print(f"laspy+lazrs LAZ / baseline COPC time: {best[lz] / best[bl]:.2f}x best, "
+              f"{med[lz] / med[bl]:.2f}x median, per round "
+              f"{', '.join(f'{r:.2f}' for r in per_round)}")
 
 
 def scaling(a):
@@ -292,7 +304,11 @@ def main():
     ap.add_argument("--points", type=int, default=12_000_000)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--only", default="",
-                    help="compare: the rows to run, comma-separated among copc, laz, laspy")
+                    help="compare: the rows to run, comma-separated among copc, laz, laspy, "
+                         "baseline")
+    ap.add_argument("--baseline", default="",
+                    help="compare: another build of pointraster, its LAS -> COPC timed in the "
+                         "same rounds")
     a = ap.parse_args()
     if a.what == "city":
         city_generate(a.pointraster, a.points, a.seed)

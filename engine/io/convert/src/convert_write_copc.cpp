@@ -14,6 +14,7 @@
 // of the parts it needs.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -105,9 +106,13 @@ class CopcSink final : public NodeSink {
     if (count == 0) return true;
     if (progress_ && progress_->cancel.load(std::memory_order_relaxed))
       return stop(out_.path() + ": cancelled");
-    std::vector<uint8_t> chunk;
+    std::unique_ptr<Coder> coder = take_coder();
+    std::vector<uint8_t>& chunk = coder->chunk;
+    chunk.clear();
     const uint8_t* ordered = in_gps_order(records, count);
-    laz::write_chunk(layout_, ordered, count, chunk);
+    coder->writer.start();
+    for (uint64_t i = 0; i < count; ++i) coder->writer.add(ordered + i * layout_.record_length);
+    coder->writer.finish(chunk);
     RecordStats st;
     st.add(records, count, layout_.record_length);
     uint64_t at = 0;
@@ -125,8 +130,9 @@ class CopcSink final : public NodeSink {
       stats_.merge(st);
     }
     std::string err;
-    if (!out_.write(at, chunk.data(), chunk.size(), &err)) return stop(err);
-    return true;
+    const bool written = out_.write(at, chunk.data(), chunk.size(), &err);
+    give_coder(std::move(coder));
+    return written || stop(err);
   }
 
   /// The nodes in file order (the chunks' order).
@@ -145,8 +151,35 @@ class CopcSink final : public NodeSink {
     return false;
   }
 
+  /// A chunk encoder and its bytes, kept from node to node (its layers' buffers and the chunk's
+  /// keep their capacity): one a thread at a time.
+  struct Coder {
+    explicit Coder(const laz::Layout& layout) : writer(layout) {}
+    laz::ChunkWriter writer;
+    std::vector<uint8_t> chunk;
+  };
+
+  std::unique_ptr<Coder> take_coder() {
+    {
+      std::lock_guard<std::mutex> lock(coders_mu_);
+      if (!coders_.empty()) {
+        std::unique_ptr<Coder> c = std::move(coders_.back());
+        coders_.pop_back();
+        return c;
+      }
+    }
+    return std::make_unique<Coder>(layout_);
+  }
+
+  void give_coder(std::unique_ptr<Coder> c) {
+    std::lock_guard<std::mutex> lock(coders_mu_);
+    coders_.push_back(std::move(c));
+  }
+
   OutFile& out_;
   const laz::Layout& layout_;
+  std::mutex coders_mu_;
+  std::vector<std::unique_ptr<Coder>> coders_;
   const ConvertProgress* progress_;
   mutable std::mutex mu_;
   uint64_t pos_;
