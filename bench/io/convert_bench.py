@@ -28,8 +28,12 @@ import sys
 import time
 
 
+CPU = {}  # the CPU seconds (user + system) of each command's last run, by its first two words
+
+
 def run(cmd, env=None):
-    """Runs cmd; returns (seconds, peak RSS in MB). Exits on failure."""
+    """Runs cmd; returns (seconds, peak RSS in MB) and notes its CPU seconds in CPU. Exits on
+    failure."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(p.pid, 0)
@@ -37,6 +41,7 @@ def run(cmd, env=None):
     err = p.stderr.read().decode(errors="replace")
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"convert_bench: {' '.join(cmd)} failed:\n{err[-2000:]}")
+    CPU[tuple(cmd[:2])] = usage.ru_utime + usage.ru_stime
     return dt, usage.ru_maxrss / 1024.0
 
 
@@ -230,22 +235,27 @@ def compare(a):
                 "laspy": "laspy + lazrs-parallel LAS -> LAZ", "baseline": "baseline LAS -> COPC"}
         rows = {keep[w]: rows[keep[w]] for w in a.only.split(",")}
     times = {k: [] for k in rows}
+    cpu = {k: [] for k in rows}
     rss = {k: 0.0 for k in rows}
     out = os.path.join(a.tmp, "convert_bench_out")
     for _ in range(a.runs):
         for k, cmd in rows.items():
-            dt, mb = run(cmd(out))
+            c = cmd(out)
+            dt, mb = run(c)
             times[k].append(dt)
+            cpu[k].append(CPU[tuple(c[:2])])
             rss[k] = max(rss[k], mb)
             rm(out + ".copc.laz")
             rm(out + ".laz")
     print(f"{n} points, {os.path.getsize(a.input) / 1e6:.0f} MB, {os.cpu_count()} cores, "
           f"{a.runs} rounds")
-    print("| conversion | seconds (best, median) | M points/s (best) | peak RSS MB |")
-    print("|---|---:|---:|---:|")
+    print("| conversion | seconds (best, median) | CPU seconds (least, median) | "
+          "M points/s (best) | peak RSS MB |")
+    print("|---|---:|---:|---:|---:|")
     for k in rows:
-        t = sorted(times[k])
-        print(f"| {k} | {t[0]:.2f}, {t[len(t) // 2]:.2f} | {n / t[0] / 1e6:.2f} | {rss[k]:.0f} |")
+        t, c = sorted(times[k]), sorted(cpu[k])
+        print(f"| {k} | {t[0]:.2f}, {t[len(t) // 2]:.2f} | {c[0]:.2f}, {c[len(c) // 2]:.2f} | "
+              f"{n / t[0] / 1e6:.2f} | {rss[k]:.0f} |")
     best = {k: min(v) for k, v in times.items()}
     med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
     lz, co = "laspy + lazrs-parallel LAS -> LAZ", "ours LAS -> COPC"
@@ -254,12 +264,15 @@ def compare(a):
     per_round = sorted(l / c for l, c in zip(times[lz], times[co]))
     print(f"laspy+lazrs LAZ / ours COPC time: {best[lz] / best[co]:.2f}x best, "
           f"{med[lz] / med[co]:.2f}x median, per round {', '.join(f'{r:.2f}' for r in per_round)}")
+    mc = {k: sorted(v)[len(v) // 2] for k, v in cpu.items()}
+    print(f"laspy+lazrs LAZ / ours COPC CPU seconds (median): {mc[lz] / mc[co]:.2f}x")
     bl = "baseline LAS -> COPC"
     if bl in times:
         per_round = sorted(l / c for l, c in zip(times[lz], times[bl]))
         print(f"laspy+lazrs LAZ / baseline COPC time: {best[lz] / best[bl]:.2f}x best, "
               f"{med[lz] / med[bl]:.2f}x median, per round "
               f"{', '.join(f'{r:.2f}' for r in per_round)}")
+        print(f"laspy+lazrs LAZ / baseline COPC CPU seconds (median): {mc[lz] / mc[bl]:.2f}x")
 
 
 def scaling(a):
