@@ -117,6 +117,18 @@ std::string convert_report(const std::string& output, const ConvertResult& r, do
   return s;
 }
 
+std::string stage_report(const std::vector<std::pair<int, double>>& stages, double seconds) {
+  std::string s = "  stages     ";
+  char b[96];
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const double end = i + 1 < stages.size() ? stages[i + 1].second : seconds;
+    std::snprintf(b, sizeof b, "%s %s %.2f s", i ? "," : "", convert_stage_name(stages[i].first),
+                  end - stages[i].second);
+    s += b;
+  }
+  return s + "\n";
+}
+
 int run_convert(const Options& o) {
   ConvertProgress progress;
   ConvertResult result;
@@ -127,7 +139,14 @@ int run_convert(const Options& o) {
   const bool terminal = isatty(STDERR_FILENO) == 1;
   ProgressBar bar(stderr, terminal);
   bool noted = false;  // a terminal has been told that the conversion is stopping
+  // --timings: each stage the polling sees and when it began (to the poll's 2 ms).
+  std::vector<std::pair<int, double>> stages;
   while (!worker.finished.load()) {
+    if (o.timings) {
+      const int stage = progress.stage.load();
+      if (stages.empty() || stages.back().first != stage)
+        stages.emplace_back(stage, clock.ms() * 1e-3);
+    }
     if (CancelOnSignals::signal() != 0 && terminal && !noted) {
       // Stopping takes a moment (the threads finish what they hold, the files are removed).
       bar.finish();
@@ -136,7 +155,7 @@ int run_convert(const Options& o) {
       noted = true;
     }
     if (!noted) bar.update(progress, clock.ms() * 1e-3);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(o.timings ? 2 : 20));
   }
   worker.thread.join();
   const double seconds = clock.ms() * 1e-3;
@@ -152,6 +171,7 @@ int run_convert(const Options& o) {
     return 1;
   }
   std::fputs(convert_report(o.convert, result, seconds).c_str(), stdout);
+  if (o.timings) std::fputs(stage_report(stages, seconds).c_str(), stdout);
   return 0;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/io/convert.h"
 #include "options.h"
@@ -19,6 +21,10 @@ std::string convert_report(const std::string& output, const ConvertResult& resul
 /// clip (--clip-box, --clip-polygon). False with a one-line `error` naming the output.
 bool convert_from_options(const Options& o, ConvertProgress* progress, ConvertResult* result,
                           std::string* error);
+
+/// What --timings prints after the report: each stage (ConvertProgress::Stage) with the seconds
+/// from its start, as the polling saw it, to the next one's, the last to `seconds`.
+std::string stage_report(const std::vector<std::pair<int, double>>& stages, double seconds);
 
 /// `pointraster --convert OUT FILE...`: 0 when OUT was written; otherwise one line on stderr and
 /// 1, or 128 + the signal's number when SIGINT or SIGTERM cancelled it.

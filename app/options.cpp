@@ -386,6 +386,8 @@ void add_convert_options(CLI::App& app, Options& o) {
   value(app, "--memory", "SIZE",
         "--convert: memory it may hold (512M, 4G; default: half the\nmachine's)",
         [&o](const std::string& v) { o.memory = parse_bytes("--memory", v); });
+  flag(app, "--timings", o.timings,
+       "--convert: print the seconds of each stage (scanning, binning,\nbuilding and encoding)");
 }
 
 /// X,Y,Z;X,Y,Z;...: the points of `what` (an option and its kind: "--measure area"), each of
@@ -634,8 +636,11 @@ void check_combinations(const Options& o) {
                     : o.max_points   ? "--max-points"
                                      : "--max-depth") +
         " does not go with --convert (it writes every point of every scan)");
-  if (o.convert.empty() && (!o.temp_dir.empty() || o.memory))
-    bad(std::string(o.temp_dir.empty() ? "--memory" : "--temp") + " goes with --convert");
+  if (o.convert.empty() && (!o.temp_dir.empty() || o.memory || o.timings))
+    bad(std::string(!o.temp_dir.empty() ? "--temp"
+                    : o.memory          ? "--memory"
+                                        : "--timings") +
+        " goes with --convert");
   if (!o.scene.empty() && !o.files.empty()) bad("give either --scene or FILEs, not both");
   if (o.clip_polygon && (o.headless || o.info))
     bad(std::string("--clip-polygon selects what --convert and the viewer's Save write: ") +

@@ -93,6 +93,7 @@ struct Options {
   std::string convert;
   std::string temp_dir;  ///< --temp DIR: --convert's temporary buckets (default: OUT's folder)
   uint64_t memory = 0;   ///< --memory SIZE: what --convert may hold (0: half the machine's)
+  bool timings = false;  ///< --timings: --convert prints the seconds of each stage
   /// --measure KIND POINTS (repeatable): print each measurement and exit (app/measure_run.h).
   std::vector<MeasureArg> measures;
   std::optional<double> measure_base;  ///< --measure-base H; unset: the polygon's mean height

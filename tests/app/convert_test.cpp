@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -207,6 +208,39 @@ TEST(Convert, ALasFileToCopcThatInfoListsByLevel) {
   EXPECT_NE(text.out.find("\n    level 0   1 nodes, "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("\n    level " + std::to_string(levels - 1)), std::string::npos)
       << text.out;
+  fs::remove_all(d);
+}
+
+TEST(Convert, TimingsGiveEachStageItsSeconds) {
+  REQUIRE_TESTDATA("las");
+  const fs::path d = scratch("timings");
+  const std::string in = pr::test::data_path("las") + "/autzen_trim.las";
+  const Outcome r = run({"--convert", (d / "a.copc.laz").string(), in, "--timings"}, d);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  double total = 0.0;
+  const size_t t = r.out.find("\n  time        ");
+  ASSERT_NE(t, std::string::npos) << r.out;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + t, "\n  time        %lf s", &total), 1) << r.out;
+  // The stages from the first (scanning) on, their seconds adding up to the time printed.
+  const size_t at = r.out.find("\n  stages      scanning ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::istringstream line(r.out.substr(at + 14, r.out.find('\n', at + 1) - at - 14));
+  std::string name, unit;
+  double seconds = 0.0, sum = 0.0;
+  std::vector<std::string> names;
+  while (line >> name >> seconds >> unit) {
+    names.push_back(name);
+    EXPECT_GE(seconds, 0.0);
+    sum += seconds;
+  }
+  ASSERT_FALSE(names.empty()) << r.out;
+  EXPECT_EQ(names.front(), "scanning");
+  EXPECT_NE(std::find(names.begin(), names.end(), "building"), names.end()) << r.out;
+  EXPECT_NEAR(sum, total, 0.02 + 0.005 * double(names.size())) << r.out;
+  // Without --timings no stages are printed.
+  const Outcome plain = run({"--convert", (d / "b.copc.laz").string(), in}, d);
+  ASSERT_EQ(plain.rc, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("stages"), std::string::npos) << plain.out;
   fs::remove_all(d);
 }
 

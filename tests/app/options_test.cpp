@@ -407,6 +407,10 @@ TEST(Options, ConvertTakesOutTempMemoryAndThreads) {
   EXPECT_EQ(o.memory, uint64_t(1.5 * 1073741824.0));
   EXPECT_EQ(o.threads, 3u);
   EXPECT_EQ(o.files, (std::vector<std::string>{"a.las", "b.e57"}));
+  EXPECT_FALSE(o.timings);
+  pr::Options timed;
+  ASSERT_EQ(parse(words("--convert out.copc.laz --timings a.las"), timed, &e), 0) << e;
+  EXPECT_TRUE(timed.timings);
   EXPECT_EQ(pr::convert_format("x/y.copc.laz"), "COPC");
   EXPECT_EQ(pr::convert_format("Y.COPC.LAZ"), "COPC");
   EXPECT_EQ(pr::convert_format("y.laz"), "LAZ");
@@ -428,6 +432,8 @@ TEST(Options, ConvertRefusesBadValuesAndCombinations) {
   EXPECT_NE(usage_error(words("--temp /tmp a.las")).find("--temp goes with --convert"),
             std::string::npos);
   EXPECT_NE(usage_error(words("--memory 1G a.las")).find("--memory goes with --convert"),
+            std::string::npos);
+  EXPECT_NE(usage_error(words("--timings a.las")).find("--timings goes with --convert"),
             std::string::npos);
   EXPECT_NE(usage_error(words("--convert o.las --memory 12X a.las")).find("'12X'"),
             std::string::npos);

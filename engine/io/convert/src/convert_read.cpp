@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 
@@ -157,7 +158,25 @@ bool scan_bounds(InputFile& f, unsigned threads, std::string* error) {
             const uint64_t first = uint64_t(b) << 16;
             const uint64_t n = std::min<uint64_t>(f.points - first, uint64_t(1) << 16);
             const uint8_t* p = f.map.data() + f.h.offset + first * rec;
-            for (uint64_t i = 0; i < n; ++i) part.extend(las_position(p + i * rec, f.h));
+            // The records' integers' extremes, then those two positions: x * scale + offset
+            // rounds monotonically, so their bounds are the bounds of every position.
+            int32_t lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX};
+            int32_t hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+            for (uint64_t i = 0; i < n; ++i) {
+              int32_t v[3];
+              std::memcpy(v, p + i * rec, sizeof v);
+              for (int a = 0; a < 3; ++a) {
+                lo[a] = std::min(lo[a], v[a]);
+                hi[a] = std::max(hi[a], v[a]);
+              }
+            }
+            if (n) {
+              uint8_t corner[2][12];
+              std::memcpy(corner[0], lo, 12);
+              std::memcpy(corner[1], hi, 12);
+              part.extend(las_position(corner[0], f.h));
+              part.extend(las_position(corner[1], f.h));
+            }
             f.map.release(p, n * rec);  // read again when the records go out: RSS stays bounded
           } else if (raw_block(f, b, raw, &e)) {
             for (size_t at = 0; at < raw.size(); at += rec)

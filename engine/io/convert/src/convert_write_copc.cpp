@@ -14,6 +14,7 @@
 // of the parts it needs.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -73,14 +74,22 @@ class CopcSink final : public NodeSink {
     order.resize(count);
     spare.resize(count);
     for (uint64_t i = 0; i < count; ++i) order[i] = ((keys[i] - lo) >> shift) << 32 | i;
+    // The digits' histograms in one pass, then a pass a digit.
     constexpr int kDigit = 11;
-    uint32_t histogram[1u << kDigit];
-    for (int at = 32; at < 32 + std::min(bits, 32); at += kDigit) {
-      std::memset(histogram, 0, sizeof histogram);
-      for (uint64_t v : order) ++histogram[(v >> at) & ((1u << kDigit) - 1)];
+    constexpr uint64_t kMask = (1u << kDigit) - 1;
+    const int digits = (std::min(bits, 32) + kDigit - 1) / kDigit;
+    uint32_t histogram[3][1u << kDigit] = {};
+    for (uint64_t v : order) {
+      ++histogram[0][(v >> 32) & kMask];
+      ++histogram[1][(v >> (32 + kDigit)) & kMask];
+      ++histogram[2][(v >> (32 + 2 * kDigit)) & kMask];
+    }
+    for (int d = 0; d < digits; ++d) {
+      const int at = 32 + d * kDigit;
       uint32_t sum = 0;
-      for (uint32_t& h : histogram) sum += std::exchange(h, sum);
-      for (uint64_t v : order) spare[histogram[(v >> at) & ((1u << kDigit) - 1)]++] = v;
+      for (uint32_t& h : histogram[d]) sum += std::exchange(h, sum);
+      uint32_t* to = histogram[d];
+      for (uint64_t v : order) spare[to[(v >> at) & kMask]++] = v;
       order.swap(spare);
     }
     out.resize(count * len);
@@ -97,9 +106,13 @@ class CopcSink final : public NodeSink {
     if (count == 0) return true;
     if (progress_ && progress_->cancel.load(std::memory_order_relaxed))
       return stop(out_.path() + ": cancelled");
-    std::vector<uint8_t> chunk;
+    std::unique_ptr<Coder> coder = take_coder();
+    std::vector<uint8_t>& chunk = coder->chunk;
+    chunk.clear();
     const uint8_t* ordered = in_gps_order(records, count);
-    laz::write_chunk(layout_, ordered, count, chunk);
+    coder->writer.start();
+    for (uint64_t i = 0; i < count; ++i) coder->writer.add(ordered + i * layout_.record_length);
+    coder->writer.finish(chunk);
     RecordStats st;
     st.add(records, count, layout_.record_length);
     uint64_t at = 0;
@@ -117,8 +130,9 @@ class CopcSink final : public NodeSink {
       stats_.merge(st);
     }
     std::string err;
-    if (!out_.write(at, chunk.data(), chunk.size(), &err)) return stop(err);
-    return true;
+    const bool written = out_.write(at, chunk.data(), chunk.size(), &err);
+    give_coder(std::move(coder));
+    return written || stop(err);
   }
 
   /// The nodes in file order (the chunks' order).
@@ -137,8 +151,35 @@ class CopcSink final : public NodeSink {
     return false;
   }
 
+  /// A chunk encoder and its bytes, kept from node to node (its layers' buffers and the chunk's
+  /// keep their capacity): one a thread at a time.
+  struct Coder {
+    explicit Coder(const laz::Layout& layout) : writer(layout) {}
+    laz::ChunkWriter writer;
+    std::vector<uint8_t> chunk;
+  };
+
+  std::unique_ptr<Coder> take_coder() {
+    {
+      std::lock_guard<std::mutex> lock(coders_mu_);
+      if (!coders_.empty()) {
+        std::unique_ptr<Coder> c = std::move(coders_.back());
+        coders_.pop_back();
+        return c;
+      }
+    }
+    return std::make_unique<Coder>(layout_);
+  }
+
+  void give_coder(std::unique_ptr<Coder> c) {
+    std::lock_guard<std::mutex> lock(coders_mu_);
+    coders_.push_back(std::move(c));
+  }
+
   OutFile& out_;
   const laz::Layout& layout_;
+  std::mutex coders_mu_;
+  std::vector<std::unique_ptr<Coder>> coders_;
   const ConvertProgress* progress_;
   mutable std::mutex mu_;
   uint64_t pos_;

@@ -159,9 +159,15 @@ bool Binner::add_indices(const uint8_t* records, size_t count, uint64_t first, s
 bool Binner::add(const uint8_t* records, size_t count, uint64_t first, std::string* error) {
   const size_t rl = frame_.record_length;
   const size_t n = slots_.size();
-  // Counting sort of the block by slot, then one lock a run.
-  std::vector<uint32_t> slot_of(count), start(n + 1, 0), order(count);
-  std::vector<Pos> pos(count);
+  // Counting sort of the block by slot, then one lock a run; the arrays are the thread's, kept
+  // from block to block (every entry below is written before it is read).
+  thread_local std::vector<uint32_t> slot_of, start, order;
+  thread_local std::vector<Pos> pos;
+  slot_of.resize(count);
+  order.resize(count);
+  pos.resize(count);
+  start.assign(n + 1, 0);
+  if (depth_ == 0) std::fill(slot_of.begin(), slot_of.end(), 0u);
   const int shift = 32 - (parent_.level + depth_);
   const uint32_t mask = (uint32_t(1) << depth_) - 1u;
   for (size_t i = 0; i < count; ++i) {

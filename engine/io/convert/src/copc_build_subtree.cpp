@@ -10,15 +10,20 @@
 namespace pr::io::copc_build {
 namespace {
 
-/// Bits 0..20 of `v` spread to every third bit.
+/// The 7-bit values spread to every third bit.
+struct Spread7 {
+  uint32_t t[128];
+  constexpr Spread7() : t() {
+    for (uint32_t v = 0; v < 128; ++v)
+      for (uint32_t b = 0; b < 7; ++b) t[v] |= ((v >> b) & 1u) << (3 * b);
+  }
+};
+constexpr Spread7 kSpread7;
+
+/// Bits 0..20 of `v` spread to every third bit, seven bits a look-up.
 inline uint64_t spread3(uint64_t v) {
-  v &= 0x1FFFFF;
-  v = (v | v << 32) & 0x1F00000000FFFFull;
-  v = (v | v << 16) & 0x1F0000FF0000FFull;
-  v = (v | v << 8) & 0x100F00F00F00F00Full;
-  v = (v | v << 4) & 0x10C30C30C30C30C3ull;
-  v = (v | v << 2) & 0x1249249249249249ull;
-  return v;
+  return uint64_t(kSpread7.t[v & 127u]) | uint64_t(kSpread7.t[(v >> 7) & 127u]) << 21 |
+         uint64_t(kSpread7.t[(v >> 14) & 127u]) << 42;
 }
 
 /// The Morton key of the 21 bits an axis below the `common` top bits every entry shares: bit b
@@ -42,13 +47,19 @@ void sort_entries(Workspace& work, const uint8_t* records, size_t rl) {
   b.resize(n);
   for (size_t i = 0; i < n; ++i) a[i] = {e[i].key, uint32_t(i)};
   constexpr int kDigit = 11, kLow = 63 - 3 * kDigit;
-  size_t count[size_t(1) << kDigit];
-  for (int shift = kLow; shift < 63; shift += kDigit) {
-    std::fill(std::begin(count), std::end(count), 0);
-    for (const auto& k : a) ++count[(k.first >> shift) & 2047u];
-    size_t sum = 0;
-    for (size_t& c : count) sum += std::exchange(c, sum);
-    for (const auto& k : a) b[count[(k.first >> shift) & 2047u]++] = k;
+  // The three digits' histograms in one pass over the keys.
+  uint32_t count[3][size_t(1) << kDigit] = {};
+  for (const auto& k : a) {
+    ++count[0][(k.first >> kLow) & 2047u];
+    ++count[1][(k.first >> (kLow + kDigit)) & 2047u];
+    ++count[2][(k.first >> (kLow + 2 * kDigit)) & 2047u];
+  }
+  for (int d = 0; d < 3; ++d) {
+    const int shift = kLow + d * kDigit;
+    uint32_t sum = 0;
+    for (uint32_t& c : count[d]) sum += std::exchange(c, sum);
+    uint32_t* at = count[d];
+    for (const auto& k : a) b[at[(k.first >> shift) & 2047u]++] = k;
     a.swap(b);
   }
   std::vector<Entry>& sorted = work.sorted;
