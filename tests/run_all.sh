@@ -72,6 +72,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   run_ctest build-asan -j"$jobs" -L "^(engine|io)$"
 
 echo "== fuzzing the file readers (bounded time; ${SECONDS} s in)"
-tests/fuzz/run_fuzz.sh
+tests/fuzz/run_fuzz.sh 8
 echo "== summary of the ctest runs (${SECONDS} s in)"
 python3 tests/ctest_summary.py "${junit[@]}"
