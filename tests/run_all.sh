@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from nothing: installs what is missing, builds (with CUDA when nvcc is
-# there), runs every test (GPU tests skip without a device), then the engine's and the readers'
-# tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then the file-reader fuzzers for
-# a bounded time. Idempotent and quick when nothing changed.
+# there), runs every test (GPU tests skip without a device), then the readers' and the streaming's
+# tests (io_tests: what hostile files and servers reach) again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, then the file-reader fuzzers for a bounded time. Idempotent and quick when nothing changed.
 #
 # Its last line says what the ctest runs did: "N passed, M skipped: no GPU". The test data is in
 # the repository (tests/data) and every tool the tests use is installed here, so only the tests
@@ -60,18 +60,18 @@ cmake --build build -j"$jobs"
 echo "== tests (${SECONDS} s in)"
 run_ctest build -j"$jobs" --timeout 600
 
-echo "== engine and io tests under AddressSanitizer + UndefinedBehaviorSanitizer (${SECONDS} s in)"
+echo "== io tests under AddressSanitizer + UndefinedBehaviorSanitizer (${SECONDS} s in)"
 # -O1 and line tables only (-g1): what the sanitizers need for speed and for their stack traces,
 # and they compile faster than -O2 -g.
 # The Python venv too: the io tests that check our LAZ and COPC output with laspy run here as well.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DPOINTRASTER_SANITIZE=ON \
   -DPOINTRASTER_APP=OFF -DPOINTRASTER_CUDA=OFF -DPOINTRASTER_BENCH=OFF "${cfg[@]}" >/dev/null
-cmake --build build-asan -j"$jobs" --target engine_tests io_tests
+cmake --build build-asan -j"$jobs" --target io_tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_ctest build-asan -j"$jobs" -L "^(engine|io)$"
+  run_ctest build-asan -j"$jobs" -L "^io$"
 
 echo "== fuzzing the file readers (bounded time; ${SECONDS} s in)"
-tests/fuzz/run_fuzz.sh 8
+tests/fuzz/run_fuzz.sh 6
 echo "== summary of the ctest runs (${SECONDS} s in)"
 python3 tests/ctest_summary.py "${junit[@]}"
