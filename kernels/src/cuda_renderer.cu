@@ -204,14 +204,8 @@ class CudaRendererImpl final : public CudaRenderer {
     const size_t npix = out.pixel_count();
     if (!frame_->reserve(npix, s.want_depth, s.hq, error)) return false;
     if (!reserve_staging(npix, s.want_depth, error)) return false;
-    if (!prepare_subset(s, error)) return false;
     float* depth = s.want_depth ? frame_->depth() : nullptr;
-    SizeGrid size;
-    if (!frame_sizes(s, &size, error)) return false;
-    cloud_->settle();
-    if (!frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error,
-                      size))
-      return false;
+    if (!draw_frame(camera, s, depth, stats, error)) return false;
     // The image (and depth) into pinned host memory, which the copy engine writes at full speed,
     // then into `out`.
     uint32_t* host_rgba = staging_;
@@ -236,6 +230,18 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
 
+  /// The frame's kernels into the frame buffers (reserved), on the frame stream: the clip's
+  /// subset, the adaptive sizes, the cloud's settled boxes, then the draw.
+  bool draw_frame(const Camera& camera, const RenderSettings& s, float* depth, FrameStats& stats,
+                  std::string* error) {
+    if (!prepare_subset(s, error)) return false;
+    SizeGrid size;
+    if (!frame_sizes(s, &size, error)) return false;
+    cloud_->settle();
+    return frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error,
+                        size);
+  }
+
   bool render_on_device(const Camera& camera, const RenderSettings& s, const uint32_t** rgba,
                         const float** depth_out, FrameStats& stats, std::string* error) override {
     Stopwatch total;
@@ -249,14 +255,8 @@ class CudaRendererImpl final : public CudaRenderer {
     const size_t npix = size_t(frame_width(s)) * size_t(frame_height(s));
     if (npix == 0) return true;
     if (!frame_->reserve(npix, s.want_depth, s.hq, error)) return false;
-    if (!prepare_subset(s, error)) return false;
     float* depth = s.want_depth ? frame_->depth() : nullptr;
-    SizeGrid size;
-    if (!frame_sizes(s, &size, error)) return false;
-    cloud_->settle();
-    if (!frame_->draw(*cloud_, camera, s, options_, tuning_, frame_->rgba(), depth, stats, error,
-                      size))
-      return false;
+    if (!draw_frame(camera, s, depth, stats, error)) return false;
     if (!frame_->finish(stats, false, error)) return false;
     *rgba = frame_->rgba();
     *depth_out = depth;

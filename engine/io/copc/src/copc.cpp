@@ -205,9 +205,7 @@ ByteSource& CopcFile::source() const {
   return *impl_->src;
 }
 
-Bounds CopcFile::node_bounds(const CopcKey& key) const {
-  // The root cube [centre - half, centre + half) cut into 2^level cells along each axis.
-  const CopcInfo& c = impl_->info.copc;
+Bounds copc_node_bounds(const CopcInfo& c, const CopcKey& key) {
   const double cell = std::ldexp(2.0 * c.halfsize, -key.level);
   const glm::dvec3 lo = c.center - glm::dvec3(c.halfsize) +
                         glm::dvec3(double(key.x), double(key.y), double(key.z)) * cell;
@@ -215,6 +213,10 @@ Bounds CopcFile::node_bounds(const CopcKey& key) const {
   b.extend(lo);
   b.extend(lo + glm::dvec3(cell));
   return b;
+}
+
+Bounds CopcFile::node_bounds(const CopcKey& key) const {
+  return copc_node_bounds(impl_->info.copc, key);
 }
 
 double CopcFile::node_spacing(int level) const {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "engine/io/copc.h"
 #include "engine/io/survey.h"
 #include "engine/parallel.h"
 #include "stream_pool.h"
@@ -80,18 +81,6 @@ struct Candidate {
   CopcEntry entry;
 };
 
-/// A node's cube in world coordinates: the tile's root cube [centre - half, centre + half) cut
-/// into 2^level cells along each axis (CopcFile::node_bounds(), for a COPC file or an EPT dataset).
-Bounds node_cube(const CopcInfo& c, const CopcKey& key) {
-  const double cell = std::ldexp(2.0 * c.halfsize, -key.level);
-  const glm::dvec3 lo = c.center - glm::dvec3(c.halfsize) +
-                        glm::dvec3(double(key.x), double(key.y), double(key.z)) * cell;
-  Bounds b;
-  b.extend(lo);
-  b.extend(lo + glm::dvec3(cell));
-  return b;
-}
-
 /// The nodes of one tile that meet the corridor: its pages walked where their cubes do (a page
 /// listed twice is read once: an EPT file that names itself, a COPC cycle).
 bool tile_candidates(const TileReader& file, size_t tile, const RegionRequest& r,
@@ -108,7 +97,7 @@ bool tile_candidates(const TileReader& file, size_t tile, const RegionRequest& r
     if (!file.read_page(page, entries, nullptr, error, cancel)) return false;
     for (const CopcEntry& e : entries) {
       // A page's key is the root of its subtree: one deeper than `deepest` holds no node read.
-      if (e.key.level > deepest || !region_meets(r, node_cube(cube, e.key))) continue;
+      if (e.key.level > deepest || !region_meets(r, copc_node_bounds(cube, e.key))) continue;
       if (e.is_page()) {
         if (seen.insert(e.offset).second) pages.push_back(e);
       } else if (e.point_count > 0) {

@@ -49,6 +49,10 @@ struct CopcPage {
   uint64_t offset = 0, size = 0;
 };
 
+/// A node's cube in world coordinates: the root cube [centre - half, centre + half) of `c` cut into
+/// 2^level cells along each axis (a COPC file's or an EPT dataset's octree).
+Bounds copc_node_bounds(const CopcInfo& c, const CopcKey& key);
+
 class CopcFile {
  public:
   /// Reads the header and the VLRs (the first bytes of the file, no hierarchy page, no point).
