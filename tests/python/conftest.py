@@ -44,7 +44,8 @@ def cli():
 
 
 def read_png(path):
-    """An 8-bit RGBA PNG (as the project writes them) as an (H, W, 4) uint8 array."""
+    """An 8-bit RGB or RGBA PNG without interlacing (what the project and the viewer write) as an
+    (H, W, 3 or 4) uint8 array."""
     data = Path(path).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path}: not a PNG"
     pos, idat = 8, b""
@@ -53,12 +54,13 @@ def read_png(path):
         body = data[pos + 8:pos + 8 + length]
         if kind == b"IHDR":
             width, height, depth, color = struct.unpack(">IIBB", body[:10])
-            assert (depth, color) == (8, 6), f"{path}: not 8-bit RGBA"
+            assert depth == 8 and color in (2, 6), f"{path}: not 8-bit RGB or RGBA"
         elif kind == b"IDAT":
             idat += body
         pos += 12 + length
-    raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(height, 1 + 4 * width)
-    rows = np.zeros((height, 4 * width), np.int32)
+    ch = 4 if color == 6 else 3
+    raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(height, 1 + ch * width)
+    rows = np.zeros((height, ch * width), np.int32)
     for y in range(height):
         f, line = raw[y, 0], raw[y, 1:].astype(np.int32)
         up = rows[y - 1] if y > 0 else np.zeros_like(line)
@@ -70,9 +72,9 @@ def read_png(path):
             # Sub, average and Paeth depend on the pixel to the left: byte by byte.
             out = np.zeros_like(line)
             for x in range(line.size):
-                a = out[x - 4] if x >= 4 else 0
+                a = out[x - ch] if x >= ch else 0
                 b = up[x]
-                c = up[x - 4] if x >= 4 else 0
+                c = up[x - ch] if x >= ch else 0
                 if f == 1:
                     p = a
                 elif f == 3:
@@ -82,7 +84,7 @@ def read_png(path):
                     p = a if pa <= pb and pa <= pc else b if pb <= pc else c
                 out[x] = (line[x] + p) & 255
             rows[y] = out
-    return rows.astype(np.uint8).reshape(height, width, 4)
+    return rows.astype(np.uint8).reshape(height, width, ch)
 
 
 REPO = ROOT

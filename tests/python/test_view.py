@@ -1,13 +1,12 @@
 """view(): the viewer window from Python, under a display (xvfb-run in the CTest entry)."""
 import os
-import struct
 import time
-import zlib
 
 import numpy as np
 import pytest
 
 import pointraster
+from conftest import read_png
 
 pytestmark = pytest.mark.skipif(not os.environ.get("DISPLAY"),
                                 reason="no display: the CTest entry runs these under xvfb-run")
@@ -17,46 +16,6 @@ pytestmark = pytest.mark.skipif(not os.environ.get("DISPLAY"),
 def settings_home(tmp_path, monkeypatch):
     """The viewer's settings (recent files, panel) in a folder of the test's own."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-
-
-def read_png(path):
-    """An 8-bit RGB or RGBA PNG without interlacing (what the viewer writes) as an array."""
-    blob = path.read_bytes()
-    assert blob[:8] == b"\x89PNG\r\n\x1a\n"
-    at, idat = 8, b""
-    while at < len(blob):
-        n, kind = struct.unpack(">I4s", blob[at:at + 8])
-        body = blob[at + 8:at + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, color = struct.unpack(">IIBB", body[:10])
-        elif kind == b"IDAT":
-            idat += body
-        at += 12 + n
-    assert depth == 8 and color in (2, 6)
-    ch = 4 if color == 6 else 3
-    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, 1 + w * ch)
-    out = np.zeros((h, w * ch), dtype=np.int32)
-    for y in range(h):
-        f, line = raw[y, 0], raw[y, 1:].astype(np.int32)
-        up = out[y - 1] if y else np.zeros(w * ch, dtype=np.int32)
-        row = np.zeros(w * ch, dtype=np.int32)
-        for x in range(w * ch):
-            a = row[x - ch] if x >= ch else 0
-            c = up[x - ch] if x >= ch else 0
-            if f == 0:
-                p = 0
-            elif f == 1:
-                p = a
-            elif f == 2:
-                p = up[x]
-            elif f == 3:
-                p = (a + up[x]) // 2
-            else:
-                pa, pb, pc = abs(up[x] - c), abs(a - c), abs(a + up[x] - 2 * c)
-                p = a if pa <= pb and pa <= pc else (up[x] if pb <= pc else c)
-            row[x] = (line[x] + p) & 255
-        out[y] = row
-    return out.reshape(h, w, ch)
 
 
 def cube(n, seed):
