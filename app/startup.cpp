@@ -100,8 +100,7 @@ bool build_startup(const Options& o, Startup& s, std::string* error) {
   return true;
 }
 
-bool apply_color_options(const Options& o, PointCloud& cloud, UpAxis up, ColorSettings* used,
-                         Legend* legend, std::string* error) {
+ColorSettings color_settings(const Options& o, const PointCloud& cloud, UpAxis up) {
   ColorSettings cs;
   if (o.color.empty())
     cs.mode = default_color_mode(cloud);
@@ -115,6 +114,12 @@ bool apply_color_options(const Options& o, PointCloud& cloud, UpAxis up, ColorSe
     cs.range_lo = r->first;
     cs.range_hi = r->second;
   }
+  return cs;
+}
+
+bool apply_color_options(const Options& o, PointCloud& cloud, UpAxis up, ColorSettings* used,
+                         Legend* legend, std::string* error) {
+  const ColorSettings cs = color_settings(o, cloud, up);
   PodVector<uint32_t> colors;
   std::string why;
   if (cs.mode != ColorMode::kRgb && !colorize(cloud, cs, colors, legend, &why)) {

@@ -62,6 +62,10 @@ UpAxis up_axis_for(const Options& o, bool from_files);
 /// Frames the whole cloud from above at about 29 degrees, `up` being up.
 void frame_files_camera(Camera& cam, const Bounds& world_bounds, double aspect, UpAxis up);
 
+/// The color settings of the command line: --color (else default_color_mode() of `cloud`),
+/// --colormap, a scene file's gamma and range, and `up` as elevation's axis.
+ColorSettings color_settings(const Options& o, const PointCloud& cloud, UpAxis up);
+
 /// The color mode of the command line (--color, else default_color_mode()) with --colormap, a
 /// scene file's gamma and range, and `up` as elevation's axis, computed and handed to `cloud`
 /// (set_display_colors()); `used` and `legend` (either may be null) receive what was applied. False

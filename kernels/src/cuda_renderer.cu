@@ -145,6 +145,17 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
 
+  bool color_device_points(const ColorRecipe& recipe, std::string* error) override {
+    {
+      std::lock_guard<std::mutex> lock(size_mutex_);
+      if (host_) {
+        if (error) *error = "color_device_points: the cloud is a host cloud";
+        return false;
+      }
+    }
+    return cloud_->color_by_position(recipe, error);
+  }
+
   bool update_colors(const PointCloud& cloud, std::string* error) override {
     if (cloud_->adopt_staged(cloud)) return true;
     return cloud_->update_colors(cloud, error);

@@ -54,6 +54,11 @@ class DeviceCloud {
   /// packed colors copied device to device, as given (neither sorted nor compact), its batch boxes
   /// made; no host cloud is kept (no original index, no update_colors()). False with a message.
   bool upload_device(const DevicePointArrays& points, std::string* error);
+  /// Colors of a position's recipe (ColorRecipe::Source::kPosition: elevation) computed from the
+  /// stored positions into the colors the frames draw, on the cloud's stream, and waited for: the
+  /// colors of a cloud from upload_device() that came without its own. False with the reason
+  /// (another source, compact storage, no cloud, a CUDA call that failed).
+  bool color_by_position(const ColorRecipe& recipe, std::string* error);
 
   /// New colors of the uploaded cloud (the same object, points and positions): packed and
   /// uploaded in the stored order (as stored; through the host-encoded compact index; or, for a

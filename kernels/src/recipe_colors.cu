@@ -197,6 +197,34 @@ cudaError_t DeviceCloud::device_values(const PointCloud& cloud, const ColorRecip
   return cudaSuccess;
 }
 
+bool DeviceCloud::color_by_position(const ColorRecipe& recipe, std::string* error) {
+  const uint64_t n = points_;
+  if (recipe.source != ColorRecipe::Source::kPosition || compact_ || !loaded_ ||
+      recipe.table.empty()) {
+    if (error) *error = "color_by_position: a position's recipe of a plain cloud is needed";
+    return false;
+  }
+  if (n == 0) return true;
+  std::lock_guard<std::mutex> lock(stage_mutex_);
+  drop_staged();
+  if (recipe_table_cap_ < recipe.table.size()) {
+    free_device(recipe_table_);
+    recipe_table_cap_ = 0;
+    PR_CUDA_TRY(malloc_device(&recipe_table_, recipe.table.size()));
+    recipe_table_cap_ = recipe.table.size();
+  }
+  PR_CUDA_TRY(cudaMemcpyAsync(recipe_table_, recipe.table.data(), recipe.table.size() * 4,
+                              cudaMemcpyHostToDevice, stream_));
+  const RecipeArgs a{recipe.source, recipe.axis, recipe.offset, recipe.scale, recipe.steps,
+                     recipe_table_, nullptr,     pos_,          nullptr,      n};
+  const uint64_t quads = (n + 3) / 4;
+  recipe_rgb<<<unsigned((quads + kThreads - 1) / kThreads), kThreads, 0, stream_>>>(a, colors_);
+  PR_CUDA_TRY(cudaGetLastError());
+  PR_CUDA_TRY(cudaStreamSynchronize(stream_));
+  colors_file_ = false;
+  return true;
+}
+
 bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe,
                                std::string* error) {
   const bool from_values = recipe.source != ColorRecipe::Source::kPosition;

@@ -17,7 +17,8 @@ also be the dict ``read()`` returns ("xyz" and the attributes: "rgb", "intensity
 "classification", "return_number", "number_of_returns", "point_source", "gps_time", other (N,)
 fields), coloured as the command line colours that file. Host points without colors are coloured
 as a file without colors is (by elevation, or intensity where given); device points are drawn
-with their own colors (white without).
+with their own colors, or by elevation without them (computed on the GPU: the colors the host
+gives the same points); the other color modes need attributes that device points lack.
 
 ``cuda_compiled`` says whether the module was built with CUDA, ``gpu_available()`` whether
 ``mode="gpu"`` can draw here (``gpu_status()`` says why not); without a GPU the default mode is

@@ -113,9 +113,18 @@ class PyRenderer {
             "points: a device array needs mode='gpu' (the CPU renderer reads host arrays)");
       if (attributes.size() > 0)
         throw nb::value_error("points: a dict of device arrays is not supported");
-      if (!o_.color.empty() && o_.color != "rgb")
-        throw nb::value_error(
-            "color: device points are drawn with their own colors (rgb; white without colors)");
+      // As the host colors the same arrays: their colors, else elevation (the default of a cloud
+      // without colors); the other modes need attributes that device points do not have.
+      ColorMode cm = colors ? ColorMode::kRgb : ColorMode::kElevation;
+      std::string field;
+      if (!o_.color.empty() &&
+          (!parse_color_mode(o_.color, &cm, &field) ||
+           (cm != ColorMode::kRgb && cm != ColorMode::kElevation)))
+        throw nb::value_error(("color: '" + o_.color +
+                               "' needs attributes that device points do not have (rgb or "
+                               "elevation)")
+                                  .c_str());
+      device_elevation_ = cm == ColorMode::kElevation;
       device_ = std::make_unique<DevicePoints>(xyz, colors);
     } else {
       nb::gil_scoped_release release;
@@ -237,9 +246,19 @@ class PyRenderer {
         nb::gil_scoped_release release;
         ok = device_->upload(*gpu, &why);
       }
+      bounds_ = device_->world_bounds();
+      if (ok && device_elevation_) {
+        // The recipe colorize() follows for these points on the host: the same colors.
+        PointCloud frame_of_reference;
+        frame_of_reference.origin = device_->origin();
+        ColorSettings cs = color_settings(o_, frame_of_reference, up_);
+        cs.mode = ColorMode::kElevation;
+        ColorRecipe recipe;
+        ok = color_recipe(frame_of_reference, cs, &recipe, &bounds_) &&
+             gpu->color_device_points(recipe, &why);
+      }
       if (!ok) throw std::runtime_error(why);
       gpu_ = gpu.get();
-      bounds_ = device_->world_bounds();
       base_camera_ = Camera{};
       base_camera_.focus = kFilesFocus;
       frame_files_camera(base_camera_, bounds_, aspect_, up_);
@@ -273,6 +292,7 @@ class PyRenderer {
   UpAxis up_ = UpAxis::kZ;
   PointCloud cloud_;
   std::unique_ptr<DevicePoints> device_;
+  bool device_elevation_ = false;  // device points colored by elevation on the device
   std::unique_ptr<Renderer> renderer_;
   RenderSettings settings_;
   double aspect_ = 1.0;

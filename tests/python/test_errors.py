@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import pointraster
+from conftest import needs_gpu
 
 XYZ = np.random.default_rng(2).random((100, 3)).astype(np.float32)
 
@@ -70,3 +71,12 @@ def test_bad_project_arguments():
            np.zeros((4, 3), np.int64), eye, shift, 5)
     raises(ValueError, "vertices: the array is empty", pointraster.project,
            np.zeros((0, 3), np.float32), eye, shift, 5)
+
+
+@needs_gpu
+def test_a_color_mode_device_points_lack_is_refused():
+    torch = pytest.importorskip("torch")
+    pts = torch.from_numpy(XYZ).cuda()
+    raises(ValueError, "color: 'intensity' needs attributes that device points do not have",
+           pointraster.render, pts, mode="gpu", color="intensity")
+    raises(ValueError, "device array needs mode='gpu'", pointraster.render, pts, mode="cpu")

@@ -269,6 +269,27 @@ def test_cupy_device_arrays_give_the_numpy_image():
 
 
 @needs_gpu
+@pytest.mark.parametrize("kw,with_colors", [
+    ({}, False),
+    ({"color": "elevation", "colormap": "turbo", "up": "y"}, True),
+])
+def test_device_arrays_by_elevation_give_the_numpy_image(kw, with_colors):
+    """Without colors (or with color="elevation") the GPU colors device points by elevation, as
+    the host colors the same NumPy points: float32 about the origin 0 and UTM float64."""
+    torch = pytest.importorskip("torch")
+    xyz, rgb = cloud()
+    utm = xyz.astype(np.float64) + [512000.0, 4321000.0, 120.0]
+    for pts, cam in ((xyz, CAMERA), (utm, (512000.5, 4320991, 123, 4, -15))):
+        cols = rgb if with_colors else None
+        want = pointraster.render(pts, cols, width=W, height=H, mode="cpu", camera=cam, **kw)
+        got = pointraster.render(torch.from_numpy(pts).cuda(),
+                                 None if cols is None else torch.from_numpy(cols).cuda(),
+                                 width=W, height=H, mode="gpu", camera=cam, **kw)
+        assert differing(got, want) == 0
+        assert len(np.unique(got.reshape(-1, 4), axis=0)) > 20  # a ramp, not one color
+
+
+@needs_gpu
 def test_utm_float64_device_arrays_give_the_numpy_image():
     torch = pytest.importorskip("torch")
     xyz, rgb = cloud()

@@ -47,6 +47,11 @@ class GpuRenderer : public Renderer {
   /// (out of device memory, a pointer not on this device).
   virtual bool set_device_points(const DevicePointArrays& points, Bounds* world_bounds,
                                  std::string* error) = 0;
+  /// Colors the cloud set_device_points() took by a recipe of its positions (engine/colorize.h's
+  /// ColorRecipe with Source::kPosition, elevation: made with the cloud's origin and world
+  /// bounds), computed on the device: the colors colorize() gives the same points on the host.
+  /// False with the reason for another source or when a CUDA call fails.
+  virtual bool color_device_points(const ColorRecipe& recipe, std::string* error) = 0;
 
   /// Registers a GL pixel buffer object of width*height*4 bytes for CUDA-OpenGL interop
   /// (write-discard). Returns false with the reason when interop is impossible (the GL context
