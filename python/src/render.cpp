@@ -117,9 +117,8 @@ class PyRenderer {
       // without colors); the other modes need attributes that device points do not have.
       ColorMode cm = colors ? ColorMode::kRgb : ColorMode::kElevation;
       std::string field;
-      if (!o_.color.empty() &&
-          (!parse_color_mode(o_.color, &cm, &field) ||
-           (cm != ColorMode::kRgb && cm != ColorMode::kElevation)))
+      if (!o_.color.empty() && (!parse_color_mode(o_.color, &cm, &field) ||
+                                (cm != ColorMode::kRgb && cm != ColorMode::kElevation)))
         throw nb::value_error(("color: '" + o_.color +
                                "' needs attributes that device points do not have (rgb or "
                                "elevation)")

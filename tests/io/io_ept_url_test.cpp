@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "engine/io/base/io_common.h"
 #include "engine/io/ept.h"
 #include "engine/io/io.h"
 #include "engine/io/stream.h"
@@ -59,6 +60,17 @@ TEST(IoEptUrl, DirectoryNamesTheEptJsonInIt) {
             "http://h.org/a/ept.json?X-Amz-Signature=ab");
   EXPECT_EQ(ept_json_of("http://h.org/a.copc.laz?token=1"), "");
   EXPECT_EQ(ept_json_of("http://h.org/a/ept.json.bak"), "");
+}
+
+TEST(IoEptUrl, MessagesShowNoQueryOfAUrl) {
+  using io::redact_url_queries;
+  EXPECT_EQ(redact_url_queries("https://h.org/a/ept.json?X-Amz-Signature=ab12&t=9: HTTP 403"),
+            "https://h.org/a/ept.json?...: HTTP 403");
+  EXPECT_EQ(redact_url_queries("tile 2 (http://h/b.laz?token=s3cret), http://h/c.laz?k=1"),
+            "tile 2 (http://h/b.laz?...), http://h/c.laz?...");
+  EXPECT_EQ(redact_url_queries("http://h/a.laz: cut short? 3 of 4"),
+            "http://h/a.laz: cut short? 3 of 4");
+  EXPECT_EQ(redact_url_queries("/data/what?.laz: no such file"), "/data/what?.laz: no such file");
 }
 
 TEST(IoEptUrl, DirectoryPathAndUrlStreamTheDataset) {
@@ -112,6 +124,7 @@ TEST(IoEptUrl, PresignedQueryGoesWithEveryFileOfTheDataset) {
     EXPECT_FALSE(s.opened);
     EXPECT_NE(s.error.find("403"), std::string::npos) << s.error;
     EXPECT_EQ(s.error.find('\n'), std::string::npos) << s.error;
+    EXPECT_EQ(s.error.find("guess"), std::string::npos) << s.error;  // no token in a message
   }
 }
 
@@ -138,6 +151,18 @@ TEST(IoEptUrl, PresignedVpcSignsItsRelativeTiles) {
   EXPECT_TRUE(s.messages.empty()) << s.messages[0];
   // The survey's origin is not the files' own: the counts of the three tiles.
   EXPECT_EQ(s.points.size(), all.size() + 2 * ellipsoid.size());
+  // A tile missing on the server: its message names it without the token.
+  std::ofstream(root / "partly.vpc")
+      << R"({"type": "FeatureCollection", "features": [)"
+      << R"({"type": "Feature", "id": "a", "assets": {"data": {"href": "lone-star.copc.laz"}}},)"
+      << R"({"type": "Feature", "id": "m", "assets": {"data": {"href": "missing.copc.laz"}}}]})";
+  const Streamed partly = stream({server.url("partly.vpc?token=s3cret")});
+  ASSERT_TRUE(partly.opened) << partly.error;
+  ASSERT_FALSE(partly.messages.empty());
+  for (const std::string& m : partly.messages) {
+    EXPECT_EQ(m.find("s3cret"), std::string::npos) << m;
+    EXPECT_NE(m.find("missing.copc.laz?..."), std::string::npos) << m;
+  }
   // Without the token the .vpc itself is refused, in one line.
   const Streamed refused = stream({server.url("survey.vpc")});
   EXPECT_FALSE(refused.opened);

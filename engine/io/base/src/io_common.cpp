@@ -1,6 +1,7 @@
 #include "engine/io/base/io_common.h"
 
 #include <cctype>
+#include <cstring>
 
 #include "engine/parallel.h"
 
@@ -9,6 +10,25 @@ namespace pr::io {
 bool fail(const Input& in, std::string* error, const std::string& message) {
   if (error) *error = in.name + ": " + message;
   return false;
+}
+
+std::string redact_url_queries(std::string message) {
+  for (size_t at = message.find("://"); at != std::string::npos; at = message.find("://", at)) {
+    // The URL runs to the next white space or quote; its query from its first '?' to there,
+    // less the punctuation that follows a name in a message ("url: 403", "(url)", "url,").
+    size_t end = message.find_first_of(" \t\r\n\"'<>", at);
+    if (end == std::string::npos) end = message.size();
+    const size_t q = message.find('?', at);
+    if (q == std::string::npos || q >= end) {
+      at = end;
+      continue;
+    }
+    size_t stop = end;
+    while (stop > q + 1 && std::strchr(":,;)]", message[stop - 1])) --stop;
+    if (stop > q + 1) message.replace(q, stop - q, "?...");
+    at = q + 4;
+  }
+  return message;
 }
 
 std::string group_digits(uint64_t n) {

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <thread>
 
+#include "engine/io/base/io_common.h"
 #include "engine/io/base/source_checks.h"
 #include "http_source.h"
 
@@ -469,8 +470,9 @@ class HttpByteSource final : public ByteSource {
       }
       if (a.total != size_) {
         if (error)
-          *error = url_ + ": the file changed on the server (" + std::to_string(a.total) +
-                   " bytes, " + std::to_string(size_) + " when opened)";
+          *error = io::redact_url_queries(url_ + ": the file changed on the server (" +
+                                          std::to_string(a.total) + " bytes, " +
+                                          std::to_string(size_) + " when opened)");
         return false;
       }
     }
@@ -511,7 +513,8 @@ class HttpByteSource final : public ByteSource {
     }
     std::string where = probe ? "" : bytes_text(offset, offset + size - 1);
     if (tries > 1) where += (where.empty() ? "" : ", ") + std::to_string(tries) + " tries";
-    a.error = url_ + ": " + a.error + (where.empty() ? "" : " (" + where + ")");
+    a.error =
+        io::redact_url_queries(url_ + ": " + a.error + (where.empty() ? "" : " (" + where + ")"));
     return a;
   }
 
@@ -529,7 +532,7 @@ class HttpByteSource final : public ByteSource {
 std::unique_ptr<ByteSource> open_http_source(const std::string& url, const HttpOptions& options,
                                              std::string* error) {
   if (!global_init_ok()) {
-    if (error) *error = url + ": libcurl cannot be initialised";
+    if (error) *error = io::redact_url_queries(url + ": libcurl cannot be initialised");
     return nullptr;
   }
   auto source = std::make_unique<HttpByteSource>(url, options);

@@ -102,7 +102,7 @@ struct StreamingScene::Impl {
   StreamStats stats;
   std::deque<std::pair<Clock::time_point, uint64_t>> rate;
 
-  void message(std::string m) { messages.push_back(std::move(m)); }
+  void message(std::string m) { messages.push_back(io::redact_url_queries(std::move(m))); }
   bool open_tiles(const std::vector<SurveyTile>& survey, std::string* error);
   void attach(uint32_t t, std::unique_ptr<TileReader> file);
   void merge_info(const std::vector<std::string>& inputs);
@@ -590,7 +590,10 @@ bool StreamingScene::open(const std::vector<std::string>& inputs, std::string* e
   s.opt = opt;
   s.filter.set(hidden);
   std::vector<SurveyTile> survey;
-  if (!list_survey(inputs, survey, error, &opt.http)) return false;
+  if (!list_survey(inputs, survey, error, &opt.http)) {
+    if (error) *error = io::redact_url_queries(*error);
+    return false;
+  }
   if (survey.empty()) {
     if (error) *error = "no tile in the inputs";
     return false;
@@ -603,7 +606,7 @@ bool StreamingScene::open(const std::vector<std::string>& inputs, std::string* e
     s.sources[t].declared_points = survey[t].points;
   }
   if (std::string why; !s.open_tiles(survey, &why)) {
-    if (error) *error = open_failure(inputs, survey, why);
+    if (error) *error = io::redact_url_queries(open_failure(inputs, survey, why));
     return false;
   }
   s.merge_info(inputs);

@@ -48,6 +48,10 @@ struct RawPoint {
 /// Sets *error to "name: message" and returns false, so readers can `return fail(...)`.
 bool fail(const Input& in, std::string* error, const std::string& message);
 
+/// `message` with the query of every URL in it ("https://h/a.laz?X-Amz-Signature=...") shown as
+/// "?..." : a presigned URL's signature or a token never reaches a message, a log or a screen.
+std::string redact_url_queries(std::string message);
+
 /// `n` with a comma between groups of three digits ("133,332"), as the warnings print counts.
 std::string group_digits(uint64_t n);
 
