@@ -257,5 +257,69 @@ TEST(StreamFeatures, ATileOpenedLaterAddsItsFieldsToThePool) {
   fs::remove_all(dir);
 }
 
+// A tile opened later that has intensity and classification, in a survey whose first tile has
+// neither (an EPT dataset of X, Y, Z only): the pool carries them from then on, zeros for the
+// first tile's points and the file's own values for the later tile's.
+TEST(StreamFeatures, ATileOpenedLaterAddsIntensityAndClassesToThePool) {
+  REQUIRE_TESTDATA("ept");
+  REQUIRE_TESTDATA("laz");
+  const std::string first = test::data_path("ept") + "/bcbf/ept.json";
+  const std::string later = copc_path("lone-star.copc.laz");
+  const PointCloud a = load(first), b = load(later);
+  ASSERT_TRUE(a.intensity.empty() && a.classification.empty());
+  ASSERT_EQ(b.intensity.size(), b.size());
+  const fs::path dir = fs::temp_directory_path() / ("pr_stream_attrs_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const Bounds bb = b.world_bounds();
+  std::ofstream(dir / "survey.vpc")
+      << R"({"type": "FeatureCollection", "features": [)"
+      << R"({"type": "Feature", "id": "a", "assets": {"data": {"href": ")" << first << R"("}}},)"
+      << R"({"type": "Feature", "id": "b", "assets": {"data": {"href": ")" << later
+      << R"("}}, "properties": {"proj:bbox": [)" << std::floor(bb.min.x) - 1 << ", "
+      << std::floor(bb.min.y) - 1 << ", " << std::floor(bb.min.z) - 1 << ", "
+      << std::ceil(bb.max.x) + 1 << ", " << std::ceil(bb.max.y) + 1 << ", "
+      << std::ceil(bb.max.z) + 1 << "]}}]}";
+  StreamingScene scene(stream_options(10'000'000));
+  std::string error;
+  ASSERT_TRUE(scene.open({(dir / "survey.vpc").string()}, &error)) << error;
+  EXPECT_EQ(scene.stats().tiles_open, 1u);
+  EXPECT_FALSE(scene.info().has_intensity);
+  EXPECT_TRUE(scene.pool().intensity.empty());
+  // The whole survey's view opens the later tile; a view of that tile then streams it whole.
+  ASSERT_TRUE(scene.wait_converged(view_of(scene.info().bounds), 20.0));
+  EXPECT_EQ(scene.stats().tiles_open, 2u);
+  ASSERT_TRUE(scene.wait_converged(view_of(bb), 20.0));
+  for (int i = 0; i < 3; ++i) scene.update(view_of(bb));
+  EXPECT_TRUE(scene.info().has_intensity);
+  EXPECT_TRUE(scene.info().has_classification);
+  const PointCloud& pool = scene.pool();
+  ASSERT_EQ(pool.intensity.size(), pool.size());
+  ASSERT_EQ(pool.classification.size(), pool.size());
+  // The (intensity, class) of every drawn point: zeros for the first tile's (within 1000 units of
+  // the world's origin, the later tile's 500 km away) and the later file's own for the others.
+  using Pair = std::pair<float, uint8_t>;
+  std::vector<Pair> want, got;
+  for (size_t i = 0; i < b.size(); ++i) want.emplace_back(b.intensity[i], b.classification[i]);
+  size_t first_tile = 0;
+  for (size_t i = 0; i < pool.size(); ++i) {
+    if (std::isnan(pool.positions[i].x)) continue;
+    if (std::abs(pool.origin.x + double(pool.positions[i].x)) <= 1001.0) {
+      ++first_tile;
+      EXPECT_EQ(pool.intensity[i], 0.0f);
+      EXPECT_EQ(pool.classification[i], 0);
+    } else {
+      got.emplace_back(pool.intensity[i], pool.classification[i]);
+    }
+  }
+  EXPECT_LE(first_tile, a.size());
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got.size(), want.size());
+  EXPECT_TRUE(got == want);
+  EXPECT_TRUE(color_mode_available(pool, ColorMode::kIntensity, ""));
+  EXPECT_TRUE(color_mode_available(pool, ColorMode::kClassification, ""));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace pr

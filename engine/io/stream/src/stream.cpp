@@ -89,6 +89,7 @@ struct StreamingScene::Impl {
   uint64_t cache_bytes = 0, frame = 0, nodes_failed = 0;
   StreamPool pool;
   bool pool_attributes = false, reallocated = false;
+  bool points_known = true;  ///< every tile's count is known (open, or declared by the survey)
   bool pool_made = false;  ///< allocate_pool() ran: a tile opening later adds its fields to it
   PoolClassFilter filter;
   StreamClasses classes;
@@ -107,7 +108,7 @@ struct StreamingScene::Impl {
   void attach(uint32_t t, std::unique_ptr<TileReader> file);
   void merge_info(const std::vector<std::string>& inputs);
   void allocate_pool();
-  void add_fields(const std::vector<FieldInfo>& tile);
+  void add_fields(const FileInfo& tile);
 
   void apply(RequestResult& r);
   void apply_page(RequestResult& r);
@@ -210,6 +211,7 @@ void merge_fields(std::vector<FieldInfo>& all, const std::vector<FieldInfo>& til
 
 void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
   info = FileInfo();
+  points_known = true;
   info.file = inputs.size() == 1 ? inputs[0] : std::to_string(inputs.size()) + " inputs";
   bool first = true;
   for (uint32_t t = 0; t < tiles.size(); ++t) {
@@ -229,6 +231,7 @@ void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
       info.points += s.declared_points ? s.declared_points : fi.points;
       info.bounds.extend(fi.bounds);
     } else if (!tiles[t].failed) {
+      points_known &= s.declared_points > 0;
       info.points += s.declared_points;
       info.bounds.extend(tiles[t].bounds);
     }
@@ -242,11 +245,16 @@ void StreamingScene::Impl::merge_info(const std::vector<std::string>& inputs) {
   origin = info.origin;
 }
 
-/// The named fields of a tile opened after the pool was made (a .vpc's tile once in view): the
-/// survey's info lists them and the pool carries those it lacked, so that they can be colored.
-void StreamingScene::Impl::add_fields(const std::vector<FieldInfo>& tile) {
-  merge_fields(info.fields, tile);
+/// What a tile opened after the pool was made (a .vpc's tile once in view) brings: the survey's
+/// info lists its named fields, intensity and classification, and the pool carries those it
+/// lacked, so that they can be colored.
+void StreamingScene::Impl::add_fields(const FileInfo& tile) {
+  merge_fields(info.fields, tile.fields);
   for (const FieldInfo& f : info.fields) pool.add_field(f);
+  info.has_intensity |= tile.has_intensity;
+  info.has_classification |= tile.has_classification;
+  if (!pool_attributes && (info.has_intensity || info.has_classification))
+    pool_attributes = pool.add_attributes();
 }
 
 void StreamingScene::Impl::allocate_pool() {
@@ -261,8 +269,9 @@ void StreamingScene::Impl::allocate_pool() {
   classes.points = {};
   pool_attributes = info.has_intensity || info.has_classification;
   // A budget above the survey's points needs no room beyond them (and a frame then does not
-  // walk empty batches).
-  const uint64_t room = info.points ? std::min(opt.point_budget, info.points) : opt.point_budget;
+  // walk empty batches); a tile not open yet that declares no count may hold any number.
+  const uint64_t room = info.points && points_known ? std::min(opt.point_budget, info.points)
+                                                    : opt.point_budget;
   pool.allocate(room, opt.slot_align, origin, pool_attributes, info.fields, info.file);
   pool_made = true;
   reallocated = true;
@@ -279,7 +288,7 @@ void StreamingScene::Impl::apply(RequestResult& r) {
     case RequestKind::kOpen:
       if (r.ok) {
         attach(t, std::move(r.file));
-        if (pool_made) add_fields(sources[t].file->info().fields);
+        if (pool_made) add_fields(sources[t].file->info());
       } else if (!r.cancelled) {
         tiles[t].failed = true;
         message(r.error);

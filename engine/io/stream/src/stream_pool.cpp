@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "engine/parallel.h"
 
@@ -83,6 +84,23 @@ bool StreamPool::add_field(const FieldInfo& field) {
   v.reserve(cap);
   v.resize(size_t(extent_ * align_));
   std::fill(v.begin(), v.end(), no_data_.back());
+  return true;
+}
+
+bool StreamPool::add_attributes() {
+  if (attributes_) return false;
+  attributes_ = true;
+  const size_t cap = size_t(slot_count_ * align_), n = size_t(extent_ * align_);
+  const auto zeros = [&](auto& v) {
+    v.reserve(cap);
+    v.resize(n);
+    std::fill(v.begin(), v.end(), typename std::decay_t<decltype(v)>::value_type{});
+  };
+  zeros(cloud_.intensity);
+  zeros(cloud_.classification);
+  zeros(cloud_.returns);
+  zeros(cloud_.point_source);
+  zeros(cloud_.gps_time);
   return true;
 }
 

@@ -42,6 +42,10 @@ class StreamPool {
   /// so far holds its field_no_data(), its room reserved for the capacity as the others'. False
   /// when the pool carries it already.
   bool add_field(const FieldInfo& field);
+  /// Makes the pool carry intensity, classification, returns, point source and GPS time when it
+  /// does not yet (a tile opened later has them): zeros for every point so far. False when it
+  /// carries them already.
+  bool add_attributes();
   /// Granules: the unit a node's room is counted in (a node of n points takes ceil(n / size)).
   uint64_t granules() const { return slot_count_ * per_slot_; }
   uint64_t free_granules() const { return free_granules_; }
