@@ -120,9 +120,9 @@ class CudaRendererImpl final : public CudaRenderer {
     return true;
   }
 
-  bool device_points_bounds(const DevicePointArrays& points, Bounds* out,
+  bool device_points_bounds(const DevicePointArrays& points, bool as_stored, Bounds* out,
                             std::string* error) override {
-    return cuda::device_points_bounds(points, stream_, out, error);
+    return cuda::device_points_bounds(points, as_stored, stream_, out, error);
   }
 
   bool set_device_points(const DevicePointArrays& points, Bounds* world_bounds,
@@ -133,27 +133,7 @@ class CudaRendererImpl final : public CudaRenderer {
       host_ = nullptr;  // no host cloud: no adaptive sizes
       size_age_.new_cloud();
     }
-    if (!cloud_->upload_device(points, error)) return false;
-    // The cloud's box, the union of its batch boxes (local floats), in world coordinates.
-    *world_bounds = Bounds{};
-    const PointBox& b = cloud_->box();
-    if (b.lo[0] <= b.hi[0]) {
-      const glm::dvec3 o = cloud_->origin();
-      world_bounds->extend(o + glm::dvec3(b.lo[0], b.lo[1], b.lo[2]));
-      world_bounds->extend(o + glm::dvec3(b.hi[0], b.hi[1], b.hi[2]));
-    }
-    return true;
-  }
-
-  bool color_device_points(const ColorRecipe& recipe, std::string* error) override {
-    {
-      std::lock_guard<std::mutex> lock(size_mutex_);
-      if (host_) {
-        if (error) *error = "color_device_points: the cloud is a host cloud";
-        return false;
-      }
-    }
-    return cloud_->color_by_position(recipe, error);
+    return cloud_->upload_device(points, options_.compact, options_.sort, world_bounds, error);
   }
 
   bool update_colors(const PointCloud& cloud, std::string* error) override {

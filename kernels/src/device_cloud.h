@@ -25,9 +25,10 @@ namespace pr::cuda {
 
 struct PickCandidate;  // raster.h
 
-/// The finite bounds of device positions (device_points.cu), after the device's pending work.
-bool device_points_bounds(const DevicePointArrays& points, cudaStream_t stream, Bounds* out,
-                          std::string* error);
+/// The finite bounds of device positions (device_points.cu), after the device's pending work:
+/// as given, or `as_stored` (GpuRenderer::device_points_bounds()).
+bool device_points_bounds(const DevicePointArrays& points, bool as_stored, cudaStream_t stream,
+                          Bounds* out, std::string* error);
 
 class DeviceCloud {
  public:
@@ -51,14 +52,13 @@ class DeviceCloud {
   bool upload(const PointCloud& cloud, bool compact, Toggle sort, std::string* error);
 
   /// Stores a cloud that lies in device memory (device_points.cu): positions less its origin and
-  /// packed colors copied device to device, as given (neither sorted nor compact), its batch boxes
-  /// made; no host cloud is kept (no original index, no update_colors()). False with a message.
-  bool upload_device(const DevicePointArrays& points, std::string* error);
-  /// Colors of a position's recipe (ColorRecipe::Source::kPosition: elevation) computed from the
-  /// stored positions into the colors the frames draw, on the cloud's stream, and waited for: the
-  /// colors of a cloud from upload_device() that came without its own. False with the reason
-  /// (another source, compact storage, no cloud, a CUDA call that failed).
-  bool color_by_position(const ColorRecipe& recipe, std::string* error);
+  /// packed colors (its own, its recipe's, or white) copied device to device, sorted along a
+  /// Morton curve as upload() sorts (unless `sort` is off; the order kept as the original index)
+  /// and in compact form when `compact`, its boxes made; no host cloud is kept (no
+  /// update_colors()). `world_bounds`: the finite stored points' bounds plus the origin. False
+  /// with a message.
+  bool upload_device(const DevicePointArrays& points, bool compact, Toggle sort,
+                     Bounds* world_bounds, std::string* error);
 
   /// New colors of the uploaded cloud (the same object, points and positions): packed and
   /// uploaded in the stored order (as stored; through the host-encoded compact index; or, for a
@@ -174,6 +174,10 @@ class DeviceCloud {
   bool upload_compact(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
   bool upload_sorted(const PointCloud& cloud, const Bounds& bounds);
   bool encode_on_gpu(const PointCloud& cloud, bool sort, const Bounds& bounds);
+  /// The colors of position recipe `recipe` into colors_ for `n` stored points whose positions
+  /// are pos[order[s]] (order null: pos[s]), on stream_ (not waited for).
+  cudaError_t position_recipe_colors(const ColorRecipe& recipe, const Float3* pos,
+                                     const uint32_t* order, uint64_t n, std::string* what);
   cudaError_t morton_order_of(const PointCloud& cloud, const Bounds& bounds, uint32_t* order,
                               Float3** src_out, std::string* what);
   void drop_staged();

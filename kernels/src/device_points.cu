@@ -42,15 +42,33 @@ __device__ __forceinline__ double coord(const T* xyz, const Layout& d, uint64_t 
   return double(xyz[int64_t(i) * d.point_stride + k * d.coord_stride]);
 }
 
-/// Each block's bounds of the finite points of a grid-stride share, six doubles a block (min xyz,
-/// max xyz), reduced in shared memory.
+/// Point i's position as positions_kernel() stores it (less the origin, rounded to float).
 template <class T>
-__global__ void bounds_kernel(const T* __restrict__ xyz, Layout d, double* out) {
+__device__ __forceinline__ Float3 stored_position(const T* xyz, const Layout& d, uint64_t i) {
+  if constexpr (sizeof(T) == sizeof(float)) {
+    if (d.zero_origin) {
+      const T* r = xyz + int64_t(i) * d.point_stride;
+      return Float3{r[0], r[d.coord_stride], r[2 * d.coord_stride]};
+    }
+  }
+  return Float3{float(coord(xyz, d, i, 0) - d.origin[0]), float(coord(xyz, d, i, 1) - d.origin[1]),
+                float(coord(xyz, d, i, 2) - d.origin[2])};
+}
+
+/// Each block's bounds of the finite points of a grid-stride share, six doubles a block (min xyz,
+/// max xyz), reduced in shared memory: of the positions as given, or `as_stored` of the stored
+/// float positions (stored_position()).
+template <class T>
+__global__ void bounds_kernel(const T* __restrict__ xyz, Layout d, bool as_stored, double* out) {
   __shared__ double lo[3][kThreads], hi[3][kThreads];
   double l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x; i < d.count;
        i += uint64_t(gridDim.x) * kThreads) {
-    const double v[3] = {coord(xyz, d, i, 0), coord(xyz, d, i, 1), coord(xyz, d, i, 2)};
+    double v[3] = {coord(xyz, d, i, 0), coord(xyz, d, i, 1), coord(xyz, d, i, 2)};
+    if (as_stored) {
+      const Float3 p = stored_position(xyz, d, i);
+      v[0] = p.x, v[1] = p.y, v[2] = p.z;
+    }
     if (!(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]))) continue;
     for (int k = 0; k < 3; ++k) {
       l[k] = fmin(l[k], v[k]);
@@ -83,16 +101,7 @@ template <class T>
 __global__ void positions_kernel(const T* __restrict__ xyz, Layout d, Float3* __restrict__ out) {
   const uint64_t i = uint64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= d.count) return;
-  if constexpr (sizeof(T) == sizeof(float)) {
-    if (d.zero_origin) {
-      const T* r = xyz + int64_t(i) * d.point_stride;
-      out[i] = Float3{r[0], r[d.coord_stride], r[2 * d.coord_stride]};
-      return;
-    }
-  }
-  out[i] =
-      Float3{float(coord(xyz, d, i, 0) - d.origin[0]), float(coord(xyz, d, i, 1) - d.origin[1]),
-             float(coord(xyz, d, i, 2) - d.origin[2])};
+  out[i] = stored_position(xyz, d, i);
 }
 
 template <class T>
@@ -125,8 +134,11 @@ unsigned blocks_for(uint64_t n) {
 
 }  // namespace
 
-bool device_points_bounds(const DevicePointArrays& points, cudaStream_t stream, Bounds* out,
-                          std::string* error) {
+namespace {
+
+/// bounds_kernel()'s bounds, without the origin added back to stored positions.
+bool raw_bounds(const DevicePointArrays& points, bool as_stored, cudaStream_t stream, Bounds* out,
+                std::string* error) {
   const Layout d = layout_of(points);
   *out = Bounds{};
   if (d.count == 0) return true;
@@ -138,10 +150,10 @@ bool device_points_bounds(const DevicePointArrays& points, cudaStream_t stream, 
   const unsigned blocks = unsigned(std::min<uint64_t>(kBoundsBlocks, blocks_for(d.count)));
   if (points.xyz_double)
     bounds_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const double*>(points.xyz), d,
-                                                   partial);
+                                                   as_stored, partial);
   else
     bounds_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(points.xyz), d,
-                                                   partial);
+                                                   as_stored, partial);
   std::vector<double> host(6 * size_t(blocks));
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess)
@@ -162,53 +174,128 @@ bool device_points_bounds(const DevicePointArrays& points, cudaStream_t stream, 
   return true;
 }
 
-bool DeviceCloud::upload_device(const DevicePointArrays& points, std::string* error) {
+/// `b` moved by `shift`.
+Bounds shifted(const Bounds& b, const glm::dvec3& shift) {
+  Bounds out;
+  if (!b.empty) {
+    out.extend(b.min + shift);
+    out.extend(b.max + shift);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool device_points_bounds(const DevicePointArrays& points, bool as_stored, cudaStream_t stream,
+                          Bounds* out, std::string* error) {
+  if (!raw_bounds(points, as_stored, stream, out, error)) return false;
+  if (as_stored) *out = shifted(*out, points.origin);
+  return true;
+}
+
+bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, Toggle sort,
+                                Bounds* world_bounds, std::string* error) {
   points_ = 0;
   loaded_ = false;
   origin_ = points.origin;
+  *world_bounds = Bounds{};
   const Layout d = layout_of(points);
   const uint64_t n = d.count;
   if (n >= uint64_t(UINT32_MAX)) {
     if (error) *error = "cloud has too many points for a 32-bit point index";
     return false;
   }
-  PR_CUDA_TRY(cudaDeviceSynchronize());  // the producer's writes are done (device_points_bounds)
-  if (!reserve(n, false, error)) return false;
-  if (n > 0) {
+  // The stored positions' bounds (the producer's writes are done after it): the Morton curve's
+  // box as a host cloud's local bounds give it, and the world bounds.
+  Bounds local;
+  if (!raw_bounds(points, true, stream_, &local, error)) return false;
+  *world_bounds = shifted(local, points.origin);
+  const bool sorted = sort != Toggle::kOff && n >= 2 && !local.empty;
+  if (!reserve(n, compact, error)) return false;
+  if (compact) free_boxes();  // the compact form has boxes of its own
+  if (n == 0) {
+    loaded_ = true;
+    return true;
+  }
+  // The positions as stored, in the arrays' order: into the plain storage itself when it takes
+  // them as they are, else into a temporary that the sort gathers from or the encoder reads.
+  Float3* src = nullptr;
+  uint32_t* order = nullptr;
+  const bool direct = !compact && !sorted;
+  std::string what = "cudaMalloc(positions)";
+  cudaError_t e = direct ? cudaSuccess : malloc_device(&src, n);
+  Float3* stored = direct ? pos_ : src;
+  if (e == cudaSuccess) {
+    what = "positions of the device points";
     if (points.xyz_double)
       positions_kernel<<<blocks_for(n), kThreads, 0, stream_>>>(
-          static_cast<const double*>(points.xyz), d, pos_);
+          static_cast<const double*>(points.xyz), d, stored);
     else
       positions_kernel<<<blocks_for(n), kThreads, 0, stream_>>>(
-          static_cast<const float*>(points.xyz), d, pos_);
-    PR_CUDA_TRY(cudaGetLastError());
-    uint32_t* rgba = nullptr;
-    PR_CUDA_TRY(malloc_device(&rgba, n));
-    const unsigned nb = blocks_for(n);
-    if (points.color_type == DeviceColorType::kFloat32)
-      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const float*>(points.colors), d,
-                                                  rgba);
-    else if (points.color_type == DeviceColorType::kFloat64)
-      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const double*>(points.colors), d,
-                                                  rgba);
-    else
-      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const uint8_t*>(points.colors), d,
-                                                  rgba);
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) e = pack_rgb(rgba, nullptr, n, colors_, stream_);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
-    free_device(rgba);
-    if (e != cudaSuccess) {
-      if (error) *error = "CUDA: " + cuda_message("device points' colors", e);
-      return false;
-    }
+          static_cast<const float*>(points.xyz), d, stored);
+    e = cudaGetLastError();
   }
-  make_boxes(n);
+  if (e == cudaSuccess && sorted) {
+    what = "cudaMalloc(order)";
+    e = malloc_device(&order, n);
+    if (e == cudaSuccess) e = morton_order(src, order, n, morton_box(local), stream_, &what);
+  }
+  if (e == cudaSuccess && compact) {
+    what = "encode_compact";
+    e = encode_compact(src, order, n, words_, batches_, stream_);
+  } else if (e == cudaSuccess && sorted) {
+    what = "gather(positions)";
+    e = gather(src, order, n, pos_, stream_);
+  }
+  // The colors, in the stored order: the arrays' own, the recipe's, or white.
+  if (e == cudaSuccess && !points.colors && points.recipe) {
+    e = position_recipe_colors(*points.recipe, src ? src : pos_, order, n, &what);
+  } else if (e == cudaSuccess) {
+    uint32_t* rgba = nullptr;
+    what = "cudaMalloc(device colors)";
+    e = malloc_device(&rgba, n);
+    if (e == cudaSuccess) {
+      what = "device points' colors";
+      const unsigned nb = blocks_for(n);
+      if (points.color_type == DeviceColorType::kFloat32)
+        colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const float*>(points.colors), d,
+                                                    rgba);
+      else if (points.color_type == DeviceColorType::kFloat64)
+        colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const double*>(points.colors), d,
+                                                    rgba);
+      else
+        colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const uint8_t*>(points.colors), d,
+                                                    rgba);
+      e = cudaGetLastError();
+      if (e == cudaSuccess) e = pack_rgb(rgba, order, n, colors_, stream_);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+    }
+    free_device(rgba);
+  }
+  if (e == cudaSuccess) {
+    what = "cudaStreamSynchronize(device points)";
+    e = cudaStreamSynchronize(stream_);
+  }
+  free_device(src);
+  if (e != cudaSuccess) {
+    free_device(order);
+    (void)cudaGetLastError();
+    if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
+    return false;
+  }
+  // The order is the original index a subset of the sorted cloud is drawn through.
+  orig_ = order;
+  sorted_ = sorted;
+  if (compact) {
+    if (!make_compact_box(n, error)) return false;
+  } else {
+    make_boxes(n);
+  }
   PR_CUDA_TRY(cudaStreamSynchronize(stream_));
   cloud_ = nullptr;
   points_ = n;
   loaded_ = true;
-  colors_file_ = true;
+  colors_file_ = points.colors != nullptr;
   return true;
 }
 

@@ -18,9 +18,9 @@ namespace pr::cuda {
 
 namespace {
 
-/// What the kernel reads: the recipe's arithmetic, its table, the values (in the cloud's order;
-/// `orig` maps a stored point to its original index when the storage is sorted) or the stored
-/// positions.
+/// What the kernel reads: the recipe's arithmetic, its table, the values or the positions (in the
+/// cloud's order; `orig` maps a stored point to its original index when the storage is sorted:
+/// null for the stored positions themselves).
 struct RecipeArgs {
   ColorRecipe::Source source;
   int axis;
@@ -40,7 +40,7 @@ __device__ __forceinline__ uint32_t stored_color(const RecipeArgs& a, uint64_t s
   uint32_t c;
   switch (a.source) {
     case Source::kPosition: {
-      const Float3 p = a.pos[s];
+      const Float3 p = a.pos[i];
       const float v = a.axis == 0 ? p.x : a.axis == 1 ? p.y : p.z;
       c = __ldg(a.table + ramp_index(ramp_t(v, a.offset, a.scale), a.steps));
       break;
@@ -197,32 +197,34 @@ cudaError_t DeviceCloud::device_values(const PointCloud& cloud, const ColorRecip
   return cudaSuccess;
 }
 
-bool DeviceCloud::color_by_position(const ColorRecipe& recipe, std::string* error) {
-  const uint64_t n = points_;
-  if (recipe.source != ColorRecipe::Source::kPosition || compact_ || !loaded_ ||
-      recipe.table.empty()) {
-    if (error) *error = "color_by_position: a position's recipe of a plain cloud is needed";
-    return false;
+cudaError_t DeviceCloud::position_recipe_colors(const ColorRecipe& recipe, const Float3* pos,
+                                                const uint32_t* order, uint64_t n,
+                                                std::string* what) {
+  if (recipe.source != ColorRecipe::Source::kPosition || recipe.table.empty()) {
+    *what = "a position's recipe";
+    return cudaErrorInvalidValue;
   }
-  if (n == 0) return true;
-  std::lock_guard<std::mutex> lock(stage_mutex_);
-  drop_staged();
+  if (n == 0) return cudaSuccess;
+  cudaError_t e = cudaSuccess;
   if (recipe_table_cap_ < recipe.table.size()) {
     free_device(recipe_table_);
     recipe_table_cap_ = 0;
-    PR_CUDA_TRY(malloc_device(&recipe_table_, recipe.table.size()));
-    recipe_table_cap_ = recipe.table.size();
+    *what = "cudaMalloc(recipe table)";
+    e = malloc_device(&recipe_table_, recipe.table.size());
+    if (e == cudaSuccess) recipe_table_cap_ = recipe.table.size();
   }
-  PR_CUDA_TRY(cudaMemcpyAsync(recipe_table_, recipe.table.data(), recipe.table.size() * 4,
-                              cudaMemcpyHostToDevice, stream_));
+  if (e == cudaSuccess) {
+    *what = "cudaMemcpyAsync(recipe table)";
+    e = cudaMemcpyAsync(recipe_table_, recipe.table.data(), recipe.table.size() * 4,
+                        cudaMemcpyHostToDevice, stream_);
+  }
+  if (e != cudaSuccess) return e;
   const RecipeArgs a{recipe.source, recipe.axis, recipe.offset, recipe.scale, recipe.steps,
-                     recipe_table_, nullptr,     pos_,          nullptr,      n};
+                     recipe_table_, nullptr,     pos,           order,        n};
+  *what = "recipe colors";
   const uint64_t quads = (n + 3) / 4;
   recipe_rgb<<<unsigned((quads + kThreads - 1) / kThreads), kThreads, 0, stream_>>>(a, colors_);
-  PR_CUDA_TRY(cudaGetLastError());
-  PR_CUDA_TRY(cudaStreamSynchronize(stream_));
-  colors_file_ = false;
-  return true;
+  return cudaGetLastError();
 }
 
 bool DeviceCloud::stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe,

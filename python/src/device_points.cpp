@@ -47,15 +47,29 @@ DevicePoints::DevicePoints(const AnyArray& xyz, const std::optional<AnyArray>& c
   arrays_.color_channel_stride = c.stride(1);
 }
 
-bool DevicePoints::upload(GpuRenderer& gpu, std::string* error) {
+bool DevicePoints::upload(GpuRenderer& gpu, const ColorSettings* by_elevation, std::string* error) {
   if (arrays_.xyz_double) {
     Bounds b;
-    if (!gpu.device_points_bounds(arrays_, &b, error)) return false;
+    if (!gpu.device_points_bounds(arrays_, false, &b, error)) return false;
     arrays_.origin = io::choose_origin(b);
+  }
+  ColorRecipe recipe;
+  if (by_elevation) {
+    // The range colorize() takes for these points on the host: the bounds of the stored floats.
+    Bounds stored;
+    if (!gpu.device_points_bounds(arrays_, true, &stored, error)) return false;
+    PointCloud frame_of_reference;
+    frame_of_reference.origin = arrays_.origin;
+    ColorSettings cs = *by_elevation;
+    cs.mode = ColorMode::kElevation;
+    color_recipe(frame_of_reference, cs, &recipe, &stored);
+    arrays_.colors = nullptr;
+    arrays_.recipe = &recipe;
   }
   const bool ok = gpu.set_device_points(arrays_, &bounds_, error);
   arrays_.xyz = nullptr;
   arrays_.colors = nullptr;
+  arrays_.recipe = nullptr;
   return ok;
 }
 

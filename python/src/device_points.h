@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cloud_arrays.h"
+#include "engine/colorize.h"
 #include "engine/point_cloud.h"
 #include "kernels/gpu_renderer.h"
 
@@ -19,8 +20,11 @@ class DevicePoints {
   DevicePoints(const AnyArray& xyz, const std::optional<AnyArray>& colors);
 
   /// Hands the points to `gpu` (float64 positions less the origin the file readers would choose
-  /// for their bounds, computed on the device) and lets the arrays go. False with a message.
-  bool upload(GpuRenderer& gpu, std::string* error);
+  /// for their bounds, computed on the device) and lets the arrays go. `by_elevation`: settings
+  /// of the elevation mode, whose colors (the host's recipe for the same points, computed on the
+  /// device) replace the arrays' own; null: the arrays' colors (white without). False with a
+  /// message.
+  bool upload(GpuRenderer& gpu, const ColorSettings* by_elevation, std::string* error);
 
   uint64_t count() const { return arrays_.count; }
   const glm::dvec3& origin() const { return arrays_.origin; }

@@ -241,21 +241,14 @@ class PyRenderer {
     }
     if (device_) {
       bool ok;
+      // The command line's settings of the elevation mode (colormap, range, up axis).
+      ColorSettings elevation = color_settings(o_, PointCloud(), up_);
+      elevation.mode = ColorMode::kElevation;
       {
         nb::gil_scoped_release release;
-        ok = device_->upload(*gpu, &why);
+        ok = device_->upload(*gpu, device_elevation_ ? &elevation : nullptr, &why);
       }
       bounds_ = device_->world_bounds();
-      if (ok && device_elevation_) {
-        // The recipe colorize() follows for these points on the host: the same colors.
-        PointCloud frame_of_reference;
-        frame_of_reference.origin = device_->origin();
-        ColorSettings cs = color_settings(o_, frame_of_reference, up_);
-        cs.mode = ColorMode::kElevation;
-        ColorRecipe recipe;
-        ok = color_recipe(frame_of_reference, cs, &recipe, &bounds_) &&
-             gpu->color_device_points(recipe, &why);
-      }
       if (!ok) throw std::runtime_error(why);
       gpu_ = gpu.get();
       base_camera_ = Camera{};

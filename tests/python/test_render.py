@@ -54,6 +54,7 @@ def differing(a, b):
 
 CLI_CASES = [
     ({}, []),
+    ({"compact": True, "camera": CAMERA}, ["--compact", "--camera", "0.5,-9,3,4,-15"]),
     ({"camera": CAMERA}, ["--camera", "0.5,-9,3,4,-15"]),
     ({"camera": CAMERA, "point_size": 2, "edl": True}, ["--camera", "0.5,-9,3,4,-15",
                                                         "--point-size", "2", "--edl"]),
@@ -287,6 +288,20 @@ def test_device_arrays_by_elevation_give_the_numpy_image(kw, with_colors):
                                  width=W, height=H, mode="gpu", camera=cam, **kw)
         assert differing(got, want) == 0
         assert len(np.unique(got.reshape(-1, 4), axis=0)) > 20  # a ramp, not one color
+
+
+@needs_gpu
+@pytest.mark.parametrize("kw", [{"compact": True}, {"compact": True, "hq": True}])
+def test_compact_device_arrays_give_the_numpy_image(kw):
+    """Device points sorted and encoded on the GPU draw the host's compact image."""
+    torch = pytest.importorskip("torch")
+    xyz, rgb = cloud(200000)
+    want = pointraster.render(xyz, rgb, width=W, height=H, mode="cpu", camera=CAMERA, **kw)
+    got = pointraster.render(torch.from_numpy(xyz).cuda(), torch.from_numpy(rgb).cuda(),
+                             width=W, height=H, mode="gpu", camera=CAMERA, **kw)
+    assert differing(got, want) == 0
+    plain = pointraster.render(xyz, rgb, width=W, height=H, mode="cpu", camera=CAMERA)
+    assert differing(plain, want) > 0  # the quantized positions draw another image
 
 
 @needs_gpu

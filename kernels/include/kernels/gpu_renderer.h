@@ -26,32 +26,35 @@ struct DevicePointArrays {
   uint64_t count = 0;
   /// Subtracted (in double) from every position: the float positions are offsets from it.
   glm::dvec3 origin{0.0};
-  /// Null (every point white), or 3 or 4 values (alpha not drawn) per point: uint8, or floats in
-  /// [0, 1] (scaled by 255 and rounded, as the host's colors are).
+  /// Null, or 3 or 4 values (alpha not drawn) per point: uint8, or floats in [0, 1] (scaled by
+  /// 255 and rounded, as the host's colors are).
   const void* colors = nullptr;
   DeviceColorType color_type = DeviceColorType::kUint8;
   int64_t color_point_stride = 3, color_channel_stride = 1;  ///< in elements
+  /// Without colors: null (every point white), or a recipe of the stored positions
+  /// (engine/colorize.h's ColorRecipe with Source::kPosition: elevation, made with `origin` and
+  /// the bounds device_points_bounds() gives with `as_stored`), computed on the device: the
+  /// colors colorize() gives the same points on the host.
+  const ColorRecipe* recipe = nullptr;
 };
 
 class GpuRenderer : public Renderer {
  public:
-  /// The finite bounds of device positions `points` (its origin not applied), computed on the
-  /// device: what the caller chooses an origin from. False with the CUDA call that failed.
-  virtual bool device_points_bounds(const DevicePointArrays& points, Bounds* out,
+  /// The finite bounds of device positions `points`, computed on the device: as given (its origin
+  /// not applied: what the caller chooses an origin from), or `as_stored`, the bounds of the
+  /// float positions set_device_points() stores (less the origin, rounded to float) plus the
+  /// origin: the world bounds of the cloud it makes. False with the CUDA call that failed.
+  virtual bool device_points_bounds(const DevicePointArrays& points, bool as_stored, Bounds* out,
                                     std::string* error) = 0;
   /// Takes a cloud that lies in device memory instead of a host cloud (set_cloud()): positions
   /// less the origin and packed colors copied device to device into the renderer's storage (the
-  /// host holds no copy), stored as given (neither sorted nor compact), its batch boxes made.
-  /// The arrays may be freed afterwards. Without a host cloud, adaptive point sizes and picks are
-  /// not available. `world_bounds` receives the bounds of the finite points. False with a message
-  /// (out of device memory, a pointer not on this device).
+  /// host holds no copy), sorted along a Morton curve unless RenderOptions::sort is off and in
+  /// compact form with RenderOptions::compact, as a host cloud is stored (the same image), its
+  /// batch boxes made. The arrays may be freed afterwards. Without a host cloud, adaptive point
+  /// sizes and picks are not available. `world_bounds` receives the bounds of the finite points
+  /// as stored. False with a message (out of device memory, a pointer not on this device).
   virtual bool set_device_points(const DevicePointArrays& points, Bounds* world_bounds,
                                  std::string* error) = 0;
-  /// Colors the cloud set_device_points() took by a recipe of its positions (engine/colorize.h's
-  /// ColorRecipe with Source::kPosition, elevation: made with the cloud's origin and world
-  /// bounds), computed on the device: the colors colorize() gives the same points on the host.
-  /// False with the reason for another source or when a CUDA call fails.
-  virtual bool color_device_points(const ColorRecipe& recipe, std::string* error) = 0;
 
   /// Registers a GL pixel buffer object of width*height*4 bytes for CUDA-OpenGL interop
   /// (write-discard). Returns false with the reason when interop is impossible (the GL context
