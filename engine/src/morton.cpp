@@ -29,8 +29,30 @@ double order_coherence(const PointCloud& cloud, size_t samples) {
 }
 
 double order_coherence(const PointCloud& cloud, const Bounds& bb, size_t samples) {
-  const size_t n = cloud.size();
-  if (n < 2 || samples == 0 || bb.empty) return 1.0;
+  if (cloud.size() < 2 || samples == 0 || bb.empty) return 1.0;
+  const std::vector<uint64_t> at = coherence_sample_indices(cloud.size(), samples);
+  std::vector<Float3> sampled(at.size());
+  for (size_t k = 0; k < at.size(); ++k) sampled[k] = cloud.positions[size_t(at[k])];
+  return order_coherence_of(cloud.size(), bb, sampled);
+}
+
+std::vector<uint64_t> coherence_sample_indices(uint64_t n, size_t samples) {
+  std::vector<uint64_t> at;
+  if (n < 2 || samples == 0) return at;
+  const uint64_t pairs = n - 1;
+  const uint64_t m = std::min<uint64_t>(samples, pairs);
+  at.reserve(size_t(2 * m));
+  for (uint64_t k = 0; k < m; ++k) {
+    const uint64_t i =
+        std::min<uint64_t>(pairs - 1, uint64_t(double(k) * double(pairs) / double(m)));  // spread
+    at.push_back(i);
+    at.push_back(i + 1);
+  }
+  return at;
+}
+
+double order_coherence_of(uint64_t n, const Bounds& bb, const std::vector<Float3>& sampled) {
+  if (n < 2 || bb.empty || sampled.size() < 2) return 1.0;
   // Cells of about 64 points of a uniform cloud: 2^bits a side, bits = log2(cbrt(n / 64)).
   const int bits = std::clamp(int(std::lround(std::log2(std::cbrt(double(n) / 64.0)))), 1, 10);
   const double side = double(1 << bits);
@@ -47,13 +69,10 @@ double order_coherence(const PointCloud& cloud, const Bounds& bb, size_t samples
       *c = *c << 10 | uint32_t(std::clamp((double(f[a]) - lo[a]) * inv[a], 0.0, side - 1.0));
     return true;
   };
-  const size_t pairs = n - 1;
-  const size_t m = std::min(samples, pairs);
   size_t same = 0, counted = 0;
-  for (size_t k = 0; k < m; ++k) {
-    const size_t i = std::min(pairs - 1, size_t(double(k) * double(pairs) / double(m)));  // spread
+  for (size_t k = 0; k + 1 < sampled.size(); k += 2) {
     uint32_t a = 0, b = 0;
-    if (!cell(cloud.positions[i], &a) || !cell(cloud.positions[i + 1], &b)) continue;
+    if (!cell(sampled[k], &a) || !cell(sampled[k + 1], &b)) continue;
     ++counted;
     same += a == b;
   }

@@ -9,6 +9,7 @@
 
 #include "cuda_check.h"
 #include "device_cloud.h"
+#include "engine/morton.h"
 #include "raster.h"
 
 namespace pr::cuda {
@@ -132,6 +133,34 @@ unsigned blocks_for(uint64_t n) {
   return unsigned((n + kThreads - 1) / kThreads);
 }
 
+/// order_coherence() of `n` device positions `pos` with local bounds `bounds`: the pairs it
+/// samples gathered on the device and read back.
+cudaError_t sampled_coherence(const Float3* pos, uint64_t n, const Bounds& bounds,
+                              cudaStream_t stream, double* coherence, std::string* what) {
+  const std::vector<uint64_t> at = coherence_sample_indices(n);
+  std::vector<uint32_t> index(at.begin(), at.end());  // n < 2^32
+  std::vector<Float3> sampled(index.size());
+  uint32_t* d_index = nullptr;
+  Float3* d_sampled = nullptr;
+  *what = "cudaMalloc(coherence samples)";
+  cudaError_t e = malloc_device(&d_index, index.size());
+  if (e == cudaSuccess) e = malloc_device(&d_sampled, index.size());
+  if (e == cudaSuccess) {
+    *what = "coherence samples";
+    e = cudaMemcpyAsync(d_index, index.data(), index.size() * sizeof(uint32_t),
+                        cudaMemcpyHostToDevice, stream);
+  }
+  if (e == cudaSuccess) e = gather(pos, d_index, index.size(), d_sampled, stream);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(sampled.data(), d_sampled, sampled.size() * sizeof(Float3),
+                        cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  free_device(d_index);
+  free_device(d_sampled);
+  if (e == cudaSuccess) *coherence = order_coherence_of(n, bounds, sampled);
+  return e;
+}
+
 }  // namespace
 
 namespace {
@@ -210,7 +239,7 @@ bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, T
   Bounds local;
   if (!raw_bounds(points, true, stream_, &local, error)) return false;
   *world_bounds = shifted(local, points.origin);
-  const bool sorted = sort != Toggle::kOff && n >= 2 && !local.empty;
+  const bool may_sort = sort != Toggle::kOff && n >= 2 && !local.empty;
   if (!reserve(n, compact, error)) return false;
   if (compact) free_boxes();  // the compact form has boxes of its own
   if (n == 0) {
@@ -221,7 +250,7 @@ bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, T
   // them as they are, else into a temporary that the sort gathers from or the encoder reads.
   Float3* src = nullptr;
   uint32_t* order = nullptr;
-  const bool direct = !compact && !sorted;
+  const bool direct = !compact && !may_sort;
   std::string what = "cudaMalloc(positions)";
   cudaError_t e = direct ? cudaSuccess : malloc_device(&src, n);
   Float3* stored = direct ? pos_ : src;
@@ -235,6 +264,14 @@ bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, T
           static_cast<const float*>(points.xyz), d, stored);
     e = cudaGetLastError();
   }
+  // Sorted as wants_spatial_sort() decides for a host cloud: always when asked, and by default
+  // when the arrays' own order is not coherent (the same sampled pairs, read here).
+  bool sorted = may_sort;
+  if (e == cudaSuccess && may_sort && sort == Toggle::kAuto) {
+    double coherence = 1.0;
+    e = sampled_coherence(src, n, local, stream_, &coherence, &what);
+    sorted = coherence < kCoherentOrder;
+  }
   if (e == cudaSuccess && sorted) {
     what = "cudaMalloc(order)";
     e = malloc_device(&order, n);
@@ -246,6 +283,9 @@ bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, T
   } else if (e == cudaSuccess && sorted) {
     what = "gather(positions)";
     e = gather(src, order, n, pos_, stream_);
+  } else if (e == cudaSuccess && !direct) {
+    what = "cudaMemcpyAsync(positions)";
+    e = cudaMemcpyAsync(pos_, src, n * sizeof(Float3), cudaMemcpyDeviceToDevice, stream_);
   }
   // The colors, in the stored order: the arrays' own, the recipe's, or white.
   if (e == cudaSuccess && !points.colors && points.recipe) {

@@ -2,16 +2,21 @@
 // an origin, colors as bytes or floats, or none and colored by an elevation recipe on the device)
 // draws the CPU renderer's image of the same points as a host cloud pixel for pixel: stored in
 // its own order, sorted along a Morton curve on the device, or sorted and encoded compact there;
-// a subset of the sorted cloud (a point budget) draws the host's subset. Skips without a device.
+// a subset of the sorted cloud (a point budget) draws the host's subset; by default the device
+// sorts the points the host would sort (random order, not a coherent scan order), so the compact
+// words agree. Skips without a device.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "../engine/random_camera.h"
 #include "engine/colorize.h"
 #include "engine/cpu_renderer.h"
+#include "engine/morton.h"
 #include "gpu_test_util.h"
 
 namespace pr {
@@ -65,11 +70,34 @@ PointCloud host_cloud(const std::vector<double>& xyz, const std::vector<uint8_t>
   return c;
 }
 
+/// The points reordered in scan order (by 5 x 5 columns, then height): coherent, as a scanner's
+/// file is, but not the Morton order.
+void scan_order(std::vector<double>* xyz, std::vector<uint8_t>* rgb) {
+  const size_t n = xyz->size() / 3;
+  std::vector<size_t> idx(n);
+  for (size_t i = 0; i < n; ++i) idx[i] = i;
+  auto key = [&](size_t i) {
+    const double* p = &(*xyz)[3 * i];
+    return std::make_tuple(std::isnan(p[1]), std::floor(p[0] / 5.0), std::floor(p[1] / 5.0), p[2]);
+  };
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  std::vector<double> x2(xyz->size());
+  std::vector<uint8_t> c2(rgb->size());
+  for (size_t k = 0; k < n; ++k)
+    for (int c = 0; c < 3; ++c) {
+      x2[3 * k + c] = (*xyz)[3 * idx[k] + c];
+      c2[3 * k + c] = (*rgb)[3 * idx[k] + c];
+    }
+  xyz->swap(x2);
+  rgb->swap(c2);
+}
+
 struct Case {
   const char* name;
   bool doubles;
   bool colors;  // else colored by elevation
   RenderOptions options;
+  bool scan = false;  // in scan order (coherent: not sorted by default)
 };
 
 RenderOptions options_of(bool compact, Toggle sort) {
@@ -77,6 +105,23 @@ RenderOptions options_of(bool compact, Toggle sort) {
   o.compact = compact;
   o.sort = sort;
   return o;
+}
+
+// The orders the test below draws: the host sorts the random one and keeps the scan; the
+// two-step coherence the device computes is the host's.
+TEST(DevicePoints, ScanOrderIsCoherentAndRandomOrderIsNot) {
+  for (const bool scan : {false, true}) {
+    std::vector<double> xyz;
+    std::vector<uint8_t> rgb;
+    random_points(60000, glm::dvec3(0.0), &xyz, &rgb);
+    if (scan) scan_order(&xyz, &rgb);
+    const PointCloud cloud = host_cloud(xyz, &rgb, glm::dvec3(0.0));
+    const double coherence = order_coherence(cloud);
+    EXPECT_EQ(coherence >= kCoherentOrder, scan) << coherence;
+    std::vector<Float3> sampled;
+    for (uint64_t i : coherence_sample_indices(cloud.size())) sampled.push_back(cloud.positions[i]);
+    EXPECT_EQ(order_coherence_of(cloud.size(), cloud.local_bounds(), sampled), coherence);
+  }
 }
 
 TEST(DevicePoints, DrawTheHostCloudsImageInEveryStorage) {
@@ -89,6 +134,8 @@ TEST(DevicePoints, DrawTheHostCloudsImageInEveryStorage) {
       {"doubles about an origin, sorted", true, true, options_of(false, Toggle::kAuto)},
       {"doubles, by elevation, sorted", true, false, options_of(false, Toggle::kAuto)},
       {"floats, by elevation, compact", false, false, options_of(true, Toggle::kOn)},
+      {"floats in scan order, compact", false, true, options_of(true, Toggle::kAuto), true},
+      {"floats at random, compact", false, true, options_of(true, Toggle::kAuto)},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -97,6 +144,7 @@ TEST(DevicePoints, DrawTheHostCloudsImageInEveryStorage) {
     std::vector<double> xyz;
     std::vector<uint8_t> rgb;
     random_points(60000, center, &xyz, &rgb);
+    if (c.scan) scan_order(&xyz, &rgb);
     PointCloud cloud = host_cloud(xyz, c.colors ? &rgb : nullptr, origin);
     // The host colors a cloud without colors by elevation; the device follows its recipe.
     ColorSettings cs;

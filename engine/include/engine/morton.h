@@ -62,6 +62,12 @@ std::vector<uint32_t> morton_order(const PointCloud& cloud, const Bounds& local_
 /// `local_bounds`, a pass over the positions for them).
 double order_coherence(const PointCloud& cloud, size_t samples = 4096);
 double order_coherence(const PointCloud& cloud, const Bounds& local_bounds, size_t samples = 4096);
+/// order_coherence() in two steps, for points held elsewhere (the GPU renderer's device points):
+/// the stored indices it reads of a cloud of `n` points (the pairs i, i + 1, in order; none for
+/// fewer than two points), then its value from the positions at those indices.
+std::vector<uint64_t> coherence_sample_indices(uint64_t n, size_t samples = 4096);
+double order_coherence_of(uint64_t n, const Bounds& local_bounds,
+                          const std::vector<Float3>& sampled);
 
 /// Above this order_coherence() a cloud is drawn in its own order (the CUDA renderer's automatic
 /// upload-time sort leaves it alone: re-sorting a coherent order gains nothing and can lose the
