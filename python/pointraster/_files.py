@@ -42,8 +42,8 @@ def read(path_or_url, max_points=None, bounds=None, resolution=None):
 
     max_points: at most this many points. bounds (xmin, ymin, zmin, xmax, ymax, zmax) and
     resolution (a point spacing): the points inside the box, from the octree levels down to the
-    first whose spacing is at most the resolution (COPC files, .vpc surveys and URLs; bounds
-    alone also filters any other file read whole).
+    first whose spacing is at most the resolution (COPC files, EPT datasets, .vpc surveys and
+    URLs; bounds alone also filters any other file read whole).
     """
     if bounds is not None:
         bounds = [float(b) for b in bounds]

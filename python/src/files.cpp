@@ -140,7 +140,8 @@ bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std
                 LoadProgress* progress) {
   const bool region = r.bounds || r.resolution > 0.0;
   const bool survey = is_survey(r.path);
-  if (ept_json_of(r.path).empty() && (region || survey || is_url(r.path)) && streamable(r.path)) {
+  const bool ept = !ept_json_of(r.path).empty();
+  if ((region || survey || is_url(r.path)) && (ept || streamable(r.path))) {
     report = describe_file(r.path, LoadOptions{});
     if (!report.ok && !survey) {
       *error = report.error;
@@ -170,7 +171,7 @@ bool read_cloud(const ReadRequest& r, PointCloud& cloud, FileReport& report, std
     return true;
   }
   if (r.resolution > 0.0) {
-    *error = r.path + ": resolution needs a COPC file, a .vpc survey or a URL";
+    *error = r.path + ": resolution needs a COPC file, an EPT dataset, a .vpc survey or a URL";
     return false;
   }
   LoadOptions options;

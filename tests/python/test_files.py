@@ -267,6 +267,28 @@ def test_read_ept_matches_its_las(data):
     np.testing.assert_allclose(a, b, rtol=0, atol=0.5 * np.asarray(las.header.scales).max())
 
 
+def test_read_ept_over_http_and_by_box(data, nginx):
+    """An EPT dataset reads alike from its folder, its ept.json and its URL; a box reads the
+    points inside it (at full detail), a resolution fewer."""
+    name = "ept/lone-star-laszip"
+    whole = pointraster.read(data / name)
+    a, = sort_rows(whole["xyz"])
+    for src in (data / name / "ept.json", f"{nginx}/{name}/ept.json", f"{nginx}/{name}/"):
+        got = pointraster.read(src)
+        b, = sort_rows(got["xyz"])
+        np.testing.assert_array_equal(a, b)
+        assert got["info"]["points"] == len(a)
+    lo, hi = a.min(axis=0), a.max(axis=0)
+    box = tuple(lo) + tuple(lo + 0.5 * (hi - lo))
+    inside = np.all((a >= lo) & (a <= np.asarray(box[3:])), axis=1)
+    for src in (data / name, f"{nginx}/{name}/ept.json"):
+        part = pointraster.read(src, bounds=box)
+        c, = sort_rows(part["xyz"])
+        np.testing.assert_array_equal(c, a[inside])
+        coarse = pointraster.read(src, resolution=1e6)
+        assert 0 < len(coarse["xyz"]) < len(a)
+
+
 def test_read_text_formats_match_numpy(data):
     ref = np.loadtxt(data / "text/data.xyz")
     got = pointraster.read(data / "text/data.xyz")
