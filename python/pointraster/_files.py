@@ -69,19 +69,12 @@ def convert(out, inputs, *, progress=None, **options):
 
 
 def _point_arrays(points, colors):
-    """The points as the viewer takes them: (N, 3) float64 rows, colors (N, 3) or (N, 4) uint8
-    rows (floats in 0..1 scaled to 0..255) or None."""
-    xyz = np.ascontiguousarray(points, dtype=np.float64)
-    if xyz.ndim != 2 or xyz.shape[1] != 3:
-        raise ValueError("points: an (N, 3) array of x, y, z")
-    if colors is None:
-        return xyz, None
-    rgb = np.asarray(colors)
-    if rgb.ndim != 2 or rgb.shape[0] != xyz.shape[0] or rgb.shape[1] not in (3, 4):
-        raise ValueError("colors: an (N, 3) or (N, 4) array, one row per point")
-    if rgb.dtype.kind == "f":
-        rgb = np.clip(np.nan_to_num(rgb) * 255.0 + 0.5, 0, 255)
-    return xyz, np.ascontiguousarray(rgb, dtype=np.uint8)
+    """The points as the viewer takes them (as render() does): positions of any dtype and
+    strides, colors or None, and the attributes of read()'s dict."""
+    from . import _array, _points
+
+    xyz, attrs = _points(points)
+    return xyz, _array(colors), attrs
 
 
 def _paths(inputs):
@@ -106,8 +99,8 @@ class ViewHandle:
         if paths is not None:
             self._handle = _pointraster._ViewHandle(args + paths)
         else:
-            xyz, rgb = _point_arrays(inputs, colors)
-            self._handle = _pointraster._ViewHandle(args, xyz, rgb)
+            xyz, rgb, attrs = _point_arrays(inputs, colors)
+            self._handle = _pointraster._ViewHandle(args, xyz, rgb, attrs)
             self._xyz = xyz
 
     def __enter__(self):
@@ -125,8 +118,8 @@ class ViewHandle:
             self._handle.open(paths)
             self._xyz = None
             return
-        xyz, rgb = _point_arrays(points, colors)
-        self._handle.set_points(xyz, rgb, bool(keep_view))
+        xyz, rgb, attrs = _point_arrays(points, colors)
+        self._handle.set_points(xyz, rgb, attrs, bool(keep_view))
         self._xyz = xyz
 
     def click(self, x, y):

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "cloud_arrays.h"
 #include "engine/io/base/io_common.h"
 #include "engine/measure.h"
 #include "engine/pick.h"
@@ -35,39 +36,24 @@ namespace pr::py {
 
 namespace {
 
-/// The arrays the package hands over (python/pointraster/_files.py makes them so): x, y, z as
-/// float64 rows, colors as uint8 rows of 3 or 4.
-using XyzArray = nb::ndarray<const double, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;
-using RgbArray = nb::ndarray<const uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-
-/// The points as the viewer's cloud: positions as floats about an origin in double (the one the
-/// file readers choose for their bounds), colors as given (alpha not drawn), none: white.
-PointCloud cloud_from_arrays(const XyzArray& xyz, const std::optional<RgbArray>& rgb) {
-  const size_t n = xyz.shape(0);
-  if (rgb && (rgb->shape(0) != n || (rgb->shape(1) != 3 && rgb->shape(1) != 4)))
+/// The points as the viewer's cloud, as render() takes them (cloud_arrays.h): positions of any
+/// dtype and strides as floats about the origin the file readers choose (no float64 copy first),
+/// the attributes of read()'s dict, colors as given (alpha not drawn); white without colors.
+PointCloud cloud_from_arrays(const AnyArray& xyz, const std::optional<AnyArray>& rgb,
+                             const nb::dict& attributes) {
+  check_positions(xyz, "points");
+  if (on_device(xyz))
     throw nb::value_error(
-        ("colors: an (N, 3) or (N, 4) array, one row per point (" + std::to_string(n) + " points)")
-            .c_str());
+        "points: view() takes host arrays (copy device arrays to the host first)");
   PointCloud c;
   c.name = "points";
-  nb::gil_scoped_release unlocked;
-  const double* p = xyz.data();
-  Bounds bounds;
-  for (size_t i = 0; i < n; ++i) {
-    const glm::dvec3 v(p[3 * i], p[3 * i + 1], p[3 * i + 2]);
-    if (std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z)) bounds.extend(v);
+  {
+    nb::gil_scoped_release unlocked;
+    positions_from_array(xyz, c);
+    c.colors.assign(c.size(), rgba(255, 255, 255));
   }
-  c.origin = io::choose_origin(bounds);
-  c.positions.resize(n);
-  for (size_t i = 0; i < n; ++i)
-    c.positions[i] = Float3{float(p[3 * i] - c.origin.x), float(p[3 * i + 1] - c.origin.y),
-                            float(p[3 * i + 2] - c.origin.z)};
-  if (rgb) {
-    const uint8_t* q = rgb->data();
-    const size_t row = rgb->shape(1);
-    c.colors.resize(n);
-    for (size_t i = 0; i < n; ++i) c.colors[i] = rgba(q[row * i], q[row * i + 1], q[row * i + 2]);
-  }
+  attributes_from_dict(attributes, c);
+  if (rgb) colors_from_array(*rgb, c, "colors");
   return c;
 }
 
@@ -86,12 +72,12 @@ class ViewHandle {
   /// Opens the window with the command line's `args` (files and viewer options), or on the
   /// points `xyz` (with `rgb`) in place of the files; raises with the reason when the arguments
   /// are bad or no window can be made.
-  ViewHandle(const std::vector<std::string>& args, std::optional<XyzArray> xyz,
-             std::optional<RgbArray> rgb) {
+  ViewHandle(const std::vector<std::string>& args, std::optional<AnyArray> xyz,
+             std::optional<AnyArray> rgb, const nb::dict& attributes) {
     std::string error;
     if (parse_arguments(args, options_, &error) != 0) throw nb::value_error(error.c_str());
     std::unique_ptr<PointCloud> first;
-    if (xyz) first = std::make_unique<PointCloud>(cloud_from_arrays(*xyz, rgb));
+    if (xyz) first = std::make_unique<PointCloud>(cloud_from_arrays(*xyz, rgb, attributes));
     if (g_window_open.exchange(true)) {
       PyErr_SetString(PyExc_RuntimeError,
                       "view: a viewer window is open already (close() or wait() it first)");
@@ -123,8 +109,9 @@ class ViewHandle {
   }
 
   /// Shows the points in place of the cloud on screen, framed unless `keep_view`.
-  void set_points(const XyzArray& xyz, std::optional<RgbArray> rgb, bool keep_view) {
-    PointCloud cloud = cloud_from_arrays(xyz, rgb);
+  void set_points(const AnyArray& xyz, std::optional<AnyArray> rgb, const nb::dict& attributes,
+                  bool keep_view) {
+    PointCloud cloud = cloud_from_arrays(xyz, rgb, attributes);
     if (!with_viewer([&](Viewer& v) { v.set_cloud(std::move(cloud), keep_view); }))
       raise_os_error("view: the window is closed");
   }
@@ -300,12 +287,12 @@ class ViewHandle {
 
 void bind_view(nb::module_& m) {
   nb::class_<ViewHandle>(m, "_ViewHandle")
-      .def(nb::init<const std::vector<std::string>&, std::optional<XyzArray>,
-                    std::optional<RgbArray>>(),
-           "args"_a, "xyz"_a = nb::none(), "rgb"_a = nb::none())
+      .def(nb::init<const std::vector<std::string>&, std::optional<AnyArray>,
+                    std::optional<AnyArray>, const nb::dict&>(),
+           "args"_a, "xyz"_a = nb::none(), "rgb"_a = nb::none(), "attributes"_a = nb::dict())
       .def("open", &ViewHandle::open, "paths"_a)
       .def("set_points", &ViewHandle::set_points, "xyz"_a, "rgb"_a = nb::none(),
-           "keep_view"_a = false)
+           "attributes"_a = nb::dict(), "keep_view"_a = false)
       .def("close", &ViewHandle::close)
       .def("wait", &ViewHandle::wait)
       .def("running", &ViewHandle::running)

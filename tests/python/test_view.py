@@ -186,3 +186,33 @@ def test_ctrl_c_closes_a_blocking_view():
         timer.cancel()
     # The window went with it: another opens.
     assert pointraster.view(cube(100, 10), frames=1, width=200, height=150) == 0
+
+
+def test_view_takes_any_layout_and_read_dicts(tmp_path):
+    """Points of any dtype and strides show the same image (no copy to float64 first); read()'s
+    dict brings its attributes, so the classes can be drawn."""
+    local = (cube(20000, 3) - [1000.0, 2000.0, 30.0]).astype(np.float32)  # origin 0 in any dtype
+    wide = np.zeros((len(local), 5))
+    wide[:, 1:4] = local
+    colors = np.zeros((len(local), 3), dtype=np.uint8)
+    colors[local[:, 0] > 0, 0] = 255
+    colors[local[:, 0] <= 0, 1] = 255
+    shots = []
+    for k, arr in enumerate((local, local.astype(np.float64), wide[:, 1:4],
+                             np.asfortranarray(local))):
+        shot = tmp_path / f"layout{k}.png"
+        assert pointraster.view(arr, colors, frames=3, screenshot=shot, width=320, height=200,
+                                ui_scale=0.5) == 0
+        shots.append(read_png(shot))
+    for img in shots[1:]:
+        assert np.array_equal(img, shots[0])
+    classes = np.where(local[:, 0] > 0, 2, 6).astype(np.uint8)
+    cloud = {"xyz": local, "classification": classes}
+    drawn = pointraster.render(cloud, color="classification", mode="cpu", width=64, height=48)
+    palette = [tuple(c) for c in np.unique(drawn.reshape(-1, 4)[:, :3], axis=0)]
+    shot = tmp_path / "classes.png"
+    assert pointraster.view(cloud, color="classification", frames=3, screenshot=shot, width=320,
+                            height=200, ui_scale=0.5) == 0
+    img = read_png(shot)[..., :3].astype(int)
+    near = [int((np.abs(img - np.array(c)).max(axis=-1) < 40).sum()) for c in palette]
+    assert sorted(near)[-3] > 100 and sorted(near)[-2] > 100  # both classes (and the background)
