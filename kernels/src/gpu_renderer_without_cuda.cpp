@@ -14,6 +14,14 @@ bool gpu_renderer_available(std::string* why) {
   return false;
 }
 
+bool project_on_device(const DeviceProjection&, void** out, std::string* error) {
+  *out = nullptr;
+  if (error) *error = kWhy;
+  return false;
+}
+
+void free_device_array(void*) {}
+
 std::unique_ptr<GpuRenderer> make_gpu_renderer(std::string* why) {
   if (why) *why = kWhy;
   return nullptr;

@@ -143,16 +143,38 @@ class Renderer(_pointraster._Renderer):
         super().__init__(xyz, _array(colors), attrs, args, bool(depth), framework)
 
 
+def _host(a):
+    """A small argument (unit_vec, shift, focus) as NumPy, copied from the device if it lies
+    there (CuPy, PyTorch, JAX)."""
+    import numpy
+
+    if hasattr(a, "get") and hasattr(a, "__cuda_array_interface__"):  # CuPy
+        return a.get()
+    if hasattr(a, "detach") and hasattr(a, "cpu"):  # PyTorch
+        return a.detach().cpu().numpy()
+    return numpy.asarray(a)
+
+
 def project(vertices, unit_vec, shift, focus):
     """The perspective projection of the NumPy function the project grew from, with its arguments
     and its result: ``dot(unit_vec, (vertices - shift).T)``, then x and y times ``focus / |z|``,
-    returned as (N, 3) in the vertices' dtype (float32 or float64; any strides)."""
+    returned as (N, 3) in the vertices' dtype (float32 or float64; any strides). Device vertices
+    (CuPy, PyTorch, JAX) are projected on the GPU into an array of their framework, with the
+    same values."""
     import numpy
 
-    dtype = getattr(vertices, "dtype", None)
+    v = _array(vertices)
+    dtype = getattr(v, "dtype", None)
+    lib = type(v).__module__.split(".")[0]
+    framework = {"torch": "torch", "cupy": "cupy", "jax": "jax", "jaxlib": "jax"}.get(lib, "")
+    if framework:
+        # Device vertices: the small arguments in float64 (rounded to the vertices' type there).
+        return _pointraster.project(v, numpy.asarray(_host(unit_vec), dtype=numpy.float64),
+                                    numpy.asarray(_host(shift), dtype=numpy.float64),
+                                    float(_host(focus)), framework)
     dtype = dtype if dtype in (numpy.float32, numpy.float64) else None
-    return _pointraster.project(_array(vertices), numpy.asarray(unit_vec, dtype=dtype),
-                                numpy.asarray(shift, dtype=dtype), float(focus))
+    return _pointraster.project(v, numpy.asarray(_host(unit_vec), dtype=dtype),
+                                numpy.asarray(_host(shift), dtype=dtype), float(_host(focus)))
 
 
 def render(points, colors=None, **options):

@@ -5,13 +5,17 @@
 // rotation's sums left to right, then x and y times focus / |z|.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "bindings.h"
 #include "cloud_arrays.h"
 #include "engine/parallel.h"
+#include "engine/projection.h"
+#include "kernels/gpu_renderer.h"
 
 namespace nb = nanobind;
 
@@ -49,17 +53,58 @@ nb::object project_as(const nb::object& vertices, const nb::object& unit_vec,
     parallel_for(n, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
         const T* r = p + int64_t(i) * s0;
-        const T x = r[0] - sh[0], y = r[s1] - sh[1], z = r[2 * s1] - sh[2];
-        T o[3];
-        for (int k = 0; k < 3; ++k) o[k] = m[k][0] * x + m[k][1] * y + m[k][2] * z;
-        const T f = focus / std::abs(o[2]);
-        out[3 * i] = o[0] * f;
-        out[3 * i + 1] = o[1] * f;
-        out[3 * i + 2] = o[2];
+        seed_project(&m[0][0], sh, focus, r[0], r[s1], r[2 * s1], out + 3 * i);
       }
     });
   }
   return nb::cast(nb::ndarray<nb::numpy, T>(out, {n, 3}, owner));
+}
+
+/// Device vertices: projected where they lie (project_on_device()) into a device array of the
+/// vertices' framework; unit_vec and shift come as host arrays (the package copies device ones).
+nb::object project_on_gpu(const AnyArray& v, const nb::object& unit_vec, const nb::object& shift,
+                          double focus, const std::string& framework) {
+  if (v.device_id() != 0)
+    throw nb::value_error(
+        ("vertices: on CUDA device " + std::to_string(v.device_id()) + "; project runs on device 0")
+            .c_str());
+  HostArray<double> u, s;
+  if (!nb::try_cast(unit_vec, u, true) || !nb::try_cast(shift, s, true))
+    throw nb::value_error("project: unit_vec and shift must be real arrays");
+  if (u.ndim() != 2 || u.shape(0) != 3 || u.shape(1) != 3)
+    throw nb::value_error("unit_vec: expected shape (3, 3)");
+  if (s.size() != 3) throw nb::value_error("shift: expected 3 values");
+  DeviceProjection in;
+  in.vertices = v.data();
+  in.doubles = v.dtype().bits == 64;
+  in.point_stride = v.stride(0);
+  in.coord_stride = v.stride(1);
+  in.count = v.shape(0);
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c)
+      in.unit_vec[3 * r + c] = u.data()[r * u.stride(0) + c * u.stride(1)];
+    in.shift[r] = s.data()[s.ndim() == 1 ? r * s.stride(0) : r * s.stride(s.ndim() - 1)];
+  }
+  in.focus = focus;
+  void* out = nullptr;
+  std::string error;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = project_on_device(in, &out, &error);
+  }
+  if (!ok) throw std::runtime_error("project: " + error);
+  nb::capsule owner(out, [](void* p) noexcept { free_device_array(p); });
+  const size_t n = size_t(in.count);
+  const int cuda = nb::device::cuda::value;
+  const auto dtype = in.doubles ? nb::dtype<double>() : nb::dtype<float>();
+  if (framework == "torch")
+    return nb::cast(nb::ndarray<nb::pytorch>(out, {n, 3}, owner, {}, dtype, cuda, 0));
+  if (framework == "cupy")
+    return nb::cast(nb::ndarray<nb::cupy>(out, {n, 3}, owner, {}, dtype, cuda, 0));
+  if (framework == "jax")
+    return nb::cast(nb::ndarray<nb::jax>(out, {n, 3}, owner, {}, dtype, cuda, 0));
+  return nb::cast(nb::ndarray<>(out, {n, 3}, owner, {}, dtype, cuda, 0));
 }
 
 }  // namespace
@@ -68,18 +113,20 @@ void bind_project(nb::module_& m) {
   m.def(
       "project",
       [](const nb::object& vertices, const nb::object& unit_vec, const nb::object& shift,
-         double focus) {
+         double focus, const std::string& framework) {
         AnyArray va;
         if (!nb::try_cast(vertices, va, false))
           throw nb::value_error("vertices: expected an array of shape (N, 3)");
-        if (on_device(va)) throw nb::value_error("vertices: project takes host (NumPy) arrays");
         check_positions(va, "vertices");
+        if (on_device(va)) return project_on_gpu(va, unit_vec, shift, focus, framework);
         return va.dtype().bits == 32 ? project_as<float>(vertices, unit_vec, shift, focus)
                                      : project_as<double>(vertices, unit_vec, shift, focus);
       },
       nb::arg("vertices"), nb::arg("unit_vec"), nb::arg("shift"), nb::arg("focus"),
+      nb::arg("framework") = "",
       "The seed's perspective projection: rotate vertices - shift by the 3x3 unit_vec, then\n"
-      "x and y times focus / |z|. (N, 3) float32 or float64 in, (N, 3) of the same dtype out.");
+      "x and y times focus / |z|. (N, 3) float32 or float64 in, (N, 3) of the same dtype out\n"
+      "(device vertices: computed on the GPU, a device array of their framework out).");
 }
 
 }  // namespace pr::py

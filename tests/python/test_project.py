@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pointraster
-from conftest import ROOT
+from conftest import ROOT, needs_gpu
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +67,27 @@ def test_project_takes_any_layout(seed):
     big[::2, :3] = v
     for arr in (np.asfortranarray(v), big[::2, :3]):
         assert np.array_equal(pointraster.project(arr, eye, shift, np.single(5)), want)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_device_vertices_are_projected_on_the_gpu_as_on_the_host(dtype):
+    """PyTorch and CuPy vertices (strided too) give an array of their own framework on the GPU
+    holding the host's values bit for bit; unit_vec and shift may lie on the device too."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    v = ((rng.random((50_000, 3)) - 0.5) * 100).astype(dtype)
+    u = random_rotation(rng, dtype)
+    shift = (rng.normal(size=3) * 10).astype(dtype)
+    want = pointraster.project(v, u, shift, 5.5)
+    got = pointraster.project(torch.from_numpy(v).cuda(), u, shift, 5.5)
+    assert isinstance(got, torch.Tensor) and got.is_cuda and tuple(got.shape) == (len(v), 3)
+    assert np.array_equal(got.cpu().numpy(), want)
+    wide = torch.zeros((len(v), 7), dtype=got.dtype, device="cuda")
+    wide[:, 2:5] = torch.from_numpy(v).cuda()
+    got = pointraster.project(wide[:, 2:5], torch.from_numpy(u).cuda(),
+                              torch.from_numpy(shift).cuda(), 5.5)
+    assert np.array_equal(got.cpu().numpy(), want)
+    cupy = pytest.importorskip("cupy")
+    got = pointraster.project(cupy.asarray(v), cupy.asarray(u), cupy.asarray(shift), 5.5)
+    assert isinstance(got, cupy.ndarray) and np.array_equal(got.get(), want)

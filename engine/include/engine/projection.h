@@ -107,6 +107,29 @@ PR_HD uint32_t key_color(uint64_t key) {
   return uint32_t(key & 0xffffffffu);
 }
 
+/// |v| with +0 for both zeros (std::abs's value), on the host and the device alike.
+template <class T>
+PR_HD T abs_value(T v) {
+  return v <= T(0) ? T(0) - v : v;
+}
+
+/// The seed's projection of one vertex in T (float or double), as NumPy computes it
+/// (bench/peers/seed_numpy.py: `dot(unit_vec, (v - shift).T)`, each row's sum left to right,
+/// then x and y times focus / |z|): `m` the 3x3 unit_vec by rows. pointraster.project() runs it
+/// on the host and on the device (kernels' project_on_device()), which give the same values.
+template <class T>
+PR_HD void seed_project(const T m[9], const T shift[3], T focus, T x, T y, T z, T out[3]) {
+  x = x - shift[0];
+  y = y - shift[1];
+  z = z - shift[2];
+  T o[3];
+  for (int k = 0; k < 3; ++k) o[k] = m[3 * k] * x + m[3 * k + 1] * y + m[3 * k + 2] * z;
+  const T f = focus / abs_value(o[2]);
+  out[0] = o[0] * f;
+  out[1] = o[1] * f;
+  out[2] = o[2];
+}
+
 /// Camera-space coordinates of a point: c = R * (v - shift) (the NumPy projection's
 /// `dot(unit_vec, (v - shift).T)`).
 PR_HD void to_camera(const ProjParams& p, float x, float y, float z, float& cx, float& cy,

@@ -106,6 +106,27 @@ class GpuRenderer : public Renderer {
   virtual bool last_batch_counts(BatchCounts* out, std::string* error) const = 0;
 };
 
+/// The seed's projection (engine/projection.h's seed_project()) of `count` vertices in device
+/// memory: floats or doubles at element strides, the 3x3 `unit_vec` by rows, `shift` and `focus`
+/// (in the vertices' type when they are floats).
+struct DeviceProjection {
+  const void* vertices = nullptr;
+  bool doubles = false;
+  int64_t point_stride = 3, coord_stride = 1;  ///< in elements
+  uint64_t count = 0;
+  double unit_vec[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  double shift[3] = {0, 0, 0};
+  double focus = 1.0;
+};
+
+/// Projects `in` on the device its vertices lie on (after the device's pending work) into a new
+/// device array of count x 3 values of their type, row by row, in `*out` (free it with
+/// free_device_array()). False with the reason in one line (built without CUDA, out of device
+/// memory, a pointer not on the device).
+bool project_on_device(const DeviceProjection& in, void** out, std::string* error);
+/// Frees an array project_on_device() made.
+void free_device_array(void* p);
+
 /// Whether a GPU renderer can be made here; otherwise false with the reason in one line ("built
 /// without CUDA", "no CUDA device found", ...). Cheaper than making one.
 bool gpu_renderer_available(std::string* why);
