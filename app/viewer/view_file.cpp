@@ -141,12 +141,21 @@ bool Viewer::Impl::save_view(const std::string& file) {
     return false;
   }
   std::string why;
-  if (!write_scene_file(file, live_scene(), &why)) {
+  const Options scene = live_scene();
+  if (!write_scene_file(file, scene, &why)) {
     set_status("save view: " + why, true);
     return false;
   }
   opt.scene_file = file;
-  set_status("saved the view to " + file, false);
+  // Points handed over in memory (an embedding program's, Python's view()) have no file for the
+  // view to name: it keeps the camera, colors and tools, and says so.
+  if (scene.files.empty() && scene.scene.empty())
+    set_status("saved the view to " + file +
+                   " without its points (they came from memory, not from a file: save them "
+                   "with Save and open that file to see them with the view)",
+               false);
+  else
+    set_status("saved the view to " + file, false);
   return true;
 }
 

@@ -9,6 +9,8 @@
 #include <random>
 #include <thread>
 
+#include <unistd.h>
+
 #include "engine/io/load.h"
 #include "viewer/viewer.h"
 #include "window_support.h"
@@ -189,6 +191,14 @@ TEST(Window, AGivenCloudWithoutColorsListsNoneAsAFileWithoutColorsDoes) {
       ASSERT_FALSE(attrs.empty());
       EXPECT_EQ(attrs[0].first, "rgb");
       EXPECT_NE(attrs[0].second, "none");
+      // A view of points given in memory names no file, and says so.
+      const std::string view = (std::filesystem::temp_directory_path() /
+                                ("pr-embed-view-" + std::to_string(getpid()) + ".json"))
+                                   .string();
+      EXPECT_TRUE(vw.save_view(view)) << vw.status();
+      EXPECT_NE(vw.status().find("without its points (they came from memory"), std::string::npos)
+          << vw.status();
+      std::filesystem::remove(view);
       stage = 2;
       vw.request_quit();
     }
