@@ -144,8 +144,8 @@ class Renderer(_pointraster._Renderer):
 
 
 def _host(a):
-    """A small argument (unit_vec, shift, focus) as NumPy, copied from the device if it lies
-    there (CuPy, PyTorch, JAX)."""
+    """An array as NumPy, copied from the device if it lies there (CuPy, PyTorch, JAX): project()'s
+    small arguments, view()'s points."""
     import numpy
 
     if hasattr(a, "get") and hasattr(a, "__cuda_array_interface__"):  # CuPy

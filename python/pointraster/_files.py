@@ -71,9 +71,16 @@ def convert(out, inputs, *, progress=None, **options):
 def _point_arrays(points, colors):
     """The points as the viewer takes them (as render() does): positions of any dtype and
     strides, colors or None, and the attributes of read()'s dict."""
-    from . import _array, _points
+    from . import _array, _host, _points
 
     xyz, attrs = _points(points)
+    # The viewer draws from host memory: device arrays (PyTorch, CuPy, JAX) are copied there.
+    on_device = lambda a: a is not None and not hasattr(a, "__array_interface__")
+    if on_device(xyz):
+        xyz = _host(xyz)
+    if on_device(colors):
+        colors = _host(colors)
+    attrs = {k: _host(v) if on_device(v) else v for k, v in attrs.items()}
     return xyz, _array(colors), attrs
 
 
@@ -165,8 +172,8 @@ class ViewHandle:
 
 
 def view(points_or_path, colors=None, *, block=True, **options):
-    """Opens the viewer on a file, a list of files, or an (N, 3) array of points (colors: (N, 3)
-    uint8 or floats in 0..1). Options are the command line's: frames=N and screenshot="x.png"
+    """Opens the viewer on a file, a list of files, an (N, 3) array of points (colors: (N, 3)
+    uint8 or floats in 0..1; device arrays are copied to the host) or read()'s dict. Options are the command line's: frames=N and screenshot="x.png"
     close it after N frames with the last one saved, width=, height=, color="elevation", ...
     block=True waits for the window to close and returns the exit code; block=False returns a
     ViewHandle at once."""

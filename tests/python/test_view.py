@@ -199,7 +199,7 @@ def test_view_takes_any_layout_and_read_dicts(tmp_path):
     colors[local[:, 0] <= 0, 1] = 255
     shots = []
     for k, arr in enumerate((local, local.astype(np.float64), wide[:, 1:4],
-                             np.asfortranarray(local))):
+                             np.asfortranarray(local), local.tolist())):
         shot = tmp_path / f"layout{k}.png"
         assert pointraster.view(arr, colors, frames=3, screenshot=shot, width=320, height=200,
                                 ui_scale=0.5) == 0
