@@ -1,8 +1,10 @@
 // A cloud that already lies in device memory (GpuRenderer::set_device_points(),
 // kernels/gpu_renderer.h): its bounds, and its positions and colors copied device to device into
-// the plain storage of DeviceCloud, with the same conversions the host applies to host arrays
-// (python/src/cloud_arrays.cpp): doubles less the origin in double then rounded to float, float
-// colors scaled by 255 and rounded.
+// DeviceCloud's storage with the same conversions the host applies to host arrays
+// (python/src/cloud_arrays.cpp: doubles less the origin in double then rounded to float, float
+// colors scaled by 255 and rounded), then stored as a host cloud is: sorted along the Morton curve
+// when wants_spatial_sort() would sort it, compact when asked, colored by a position's recipe
+// when it has no colors.
 #include <algorithm>
 #include <cmath>
 #include <vector>
