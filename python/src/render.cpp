@@ -242,15 +242,14 @@ class PyRenderer {
     if (device_) {
       bool ok;
       // The command line's settings of the elevation mode (colormap, range, up axis).
-      ColorSettings elevation = color_settings(o_, PointCloud(), up_);
-      elevation.mode = ColorMode::kElevation;
+      const ColorSettings elevation = color_settings(o_, PointCloud(), up_);
       {
         nb::gil_scoped_release release;
         ok = device_->upload(*gpu, device_elevation_ ? &elevation : nullptr, &why);
       }
-      bounds_ = device_->world_bounds();
       if (!ok) throw std::runtime_error(why);
       gpu_ = gpu.get();
+      bounds_ = device_->world_bounds();
       base_camera_ = Camera{};
       base_camera_.focus = kFilesFocus;
       frame_files_camera(base_camera_, bounds_, aspect_, up_);

@@ -200,9 +200,12 @@ def test_view_takes_any_layout_and_read_dicts(tmp_path):
     shots = []
     for k, arr in enumerate((local, local.astype(np.float64), wide[:, 1:4],
                              np.asfortranarray(local), local.tolist())):
+        # Each in a window of its own, shot once the whole cloud is on screen.
         shot = tmp_path / f"layout{k}.png"
-        assert pointraster.view(arr, colors, frames=3, screenshot=shot, width=320, height=200,
-                                ui_scale=0.5) == 0
+        with pointraster.view(arr, colors, block=False, width=320, height=200,
+                              ui_scale=0.5) as h:
+            wait_for(lambda: h.points() == len(local))
+            h.screenshot(shot)
         shots.append(read_png(shot))
     for img in shots[1:]:
         assert np.array_equal(img, shots[0])
@@ -211,8 +214,10 @@ def test_view_takes_any_layout_and_read_dicts(tmp_path):
     drawn = pointraster.render(cloud, color="classification", mode="cpu", width=64, height=48)
     palette = [tuple(c) for c in np.unique(drawn.reshape(-1, 4)[:, :3], axis=0)]
     shot = tmp_path / "classes.png"
-    assert pointraster.view(cloud, color="classification", frames=3, screenshot=shot, width=320,
-                            height=200, ui_scale=0.5) == 0
+    with pointraster.view(cloud, color="classification", block=False, width=320, height=200,
+                          ui_scale=0.5) as h:
+        wait_for(lambda: h.points() == len(local))
+        h.screenshot(shot)
     img = read_png(shot)[..., :3].astype(int)
     near = [int((np.abs(img - np.array(c)).max(axis=-1) < 40).sum()) for c in palette]
     assert sorted(near)[-3] > 100 and sorted(near)[-2] > 100  # both classes (and the background)
