@@ -174,6 +174,9 @@ class DeviceCloud {
   bool upload_compact(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
   bool upload_sorted(const PointCloud& cloud, const Bounds& bounds);
   bool encode_on_gpu(const PointCloud& cloud, bool sort, const Bounds& bounds);
+  /// upload_device()'s colors (device_points.cu).
+  cudaError_t device_colors(const DevicePointArrays& points, const Float3* pos,
+                            const uint32_t* order, std::string* what);
   /// The colors of position recipe `recipe` into colors_ for `n` stored points whose positions
   /// are pos[order[s]] (order null: pos[s]), on stream_ (not waited for).
   cudaError_t position_recipe_colors(const ColorRecipe& recipe, const Float3* pos,

@@ -224,6 +224,38 @@ bool device_points_bounds(const DevicePointArrays& points, bool as_stored, cudaS
   return true;
 }
 
+/// The colors of device points `points` into colors_, in the stored order (`order`, null: the
+/// arrays' own): the arrays' colors, the recipe's from the positions `pos` (in the arrays' order),
+/// or white.
+cudaError_t DeviceCloud::device_colors(const DevicePointArrays& points, const Float3* pos,
+                                       const uint32_t* order, std::string* what) {
+  const uint64_t n = points.count;
+  if (!points.colors && points.recipe)
+    return position_recipe_colors(*points.recipe, pos, order, n, what);
+  const Layout d = layout_of(points);
+  uint32_t* rgba = nullptr;
+  *what = "cudaMalloc(device colors)";
+  cudaError_t e = malloc_device(&rgba, n);
+  if (e == cudaSuccess) {
+    *what = "device points' colors";
+    const unsigned nb = blocks_for(n);
+    if (points.color_type == DeviceColorType::kFloat32)
+      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const float*>(points.colors), d,
+                                                  rgba);
+    else if (points.color_type == DeviceColorType::kFloat64)
+      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const double*>(points.colors), d,
+                                                  rgba);
+    else
+      colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const uint8_t*>(points.colors), d,
+                                                  rgba);
+    e = cudaGetLastError();
+    if (e == cudaSuccess) e = pack_rgb(rgba, order, n, colors_, stream_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+  }
+  free_device(rgba);
+  return e;
+}
+
 bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, Toggle sort,
                                 Bounds* world_bounds, std::string* error) {
   points_ = 0;
@@ -289,31 +321,7 @@ bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, T
     what = "cudaMemcpyAsync(positions)";
     e = cudaMemcpyAsync(pos_, src, n * sizeof(Float3), cudaMemcpyDeviceToDevice, stream_);
   }
-  // The colors, in the stored order: the arrays' own, the recipe's, or white.
-  if (e == cudaSuccess && !points.colors && points.recipe) {
-    e = position_recipe_colors(*points.recipe, src ? src : pos_, order, n, &what);
-  } else if (e == cudaSuccess) {
-    uint32_t* rgba = nullptr;
-    what = "cudaMalloc(device colors)";
-    e = malloc_device(&rgba, n);
-    if (e == cudaSuccess) {
-      what = "device points' colors";
-      const unsigned nb = blocks_for(n);
-      if (points.color_type == DeviceColorType::kFloat32)
-        colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const float*>(points.colors), d,
-                                                    rgba);
-      else if (points.color_type == DeviceColorType::kFloat64)
-        colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const double*>(points.colors), d,
-                                                    rgba);
-      else
-        colors_kernel<<<nb, kThreads, 0, stream_>>>(static_cast<const uint8_t*>(points.colors), d,
-                                                    rgba);
-      e = cudaGetLastError();
-      if (e == cudaSuccess) e = pack_rgb(rgba, order, n, colors_, stream_);
-      if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
-    }
-    free_device(rgba);
-  }
+  if (e == cudaSuccess) e = device_colors(points, src ? src : pos_, order, &what);
   if (e == cudaSuccess) {
     what = "cudaStreamSynchronize(device points)";
     e = cudaStreamSynchronize(stream_);
