@@ -52,6 +52,13 @@ def _array(a):
     return numpy.asarray(a)
 
 
+def _framework(a):
+    """The framework of a device array, as the C++ side names it ("torch", "cupy", "jax"), or ""
+    for any other array."""
+    lib = type(a).__module__.split(".")[0]
+    return {"torch": "torch", "cupy": "cupy", "jax": "jax", "jaxlib": "jax"}.get(lib, "")
+
+
 def _points(points):
     """(positions, attributes) of an array or of read()'s dict."""
     if isinstance(points, dict):
@@ -138,9 +145,7 @@ class Renderer(_pointraster._Renderer):
         xyz, attrs = _points(points)
         args = _args(camera, up, width, height, focus, fov, point_size, mode, color, colormap,
                      edl, hq, projection, compact)
-        lib = type(xyz).__module__.split(".")[0]
-        framework = {"torch": "torch", "cupy": "cupy", "jax": "jax", "jaxlib": "jax"}.get(lib, "")
-        super().__init__(xyz, _array(colors), attrs, args, bool(depth), framework)
+        super().__init__(xyz, _array(colors), attrs, args, bool(depth), _framework(xyz))
 
 
 def _host(a):
@@ -165,8 +170,7 @@ def project(vertices, unit_vec, shift, focus):
 
     v = _array(vertices)
     dtype = getattr(v, "dtype", None)
-    lib = type(v).__module__.split(".")[0]
-    framework = {"torch": "torch", "cupy": "cupy", "jax": "jax", "jaxlib": "jax"}.get(lib, "")
+    framework = _framework(v)
     if framework:
         # Device vertices: the small arguments in float64 (rounded to the vertices' type there).
         return _pointraster.project(v, numpy.asarray(_host(unit_vec), dtype=numpy.float64),

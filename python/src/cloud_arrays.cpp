@@ -209,4 +209,16 @@ void attributes_from_dict(const nb::dict& d, PointCloud& cloud) {
   }
 }
 
+nb::object device_array(void* data, std::initializer_list<size_t> shape, nb::handle owner,
+                        nb::dlpack::dtype dtype, const std::string& framework) {
+  const int cuda = nb::device::cuda::value;
+  if (framework == "torch")
+    return nb::cast(nb::ndarray<nb::pytorch>(data, shape, owner, {}, dtype, cuda, 0));
+  if (framework == "cupy")
+    return nb::cast(nb::ndarray<nb::cupy>(data, shape, owner, {}, dtype, cuda, 0));
+  if (framework == "jax")
+    return nb::cast(nb::ndarray<nb::jax>(data, shape, owner, {}, dtype, cuda, 0));
+  return nb::cast(nb::ndarray<>(data, shape, owner, {}, dtype, cuda, 0));
+}
+
 }  // namespace pr::py

@@ -6,6 +6,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <initializer_list>
 #include <string>
 
 #include "engine/point_cloud.h"
@@ -37,5 +38,12 @@ void colors_from_array(const AnyArray& colors, PointCloud& cloud, const char* wh
 /// "intensity", "classification", "return_number" with "number_of_returns", "point_source",
 /// "gps_time", and any other (N,) numeric array as a named scalar field.
 void attributes_from_dict(const nanobind::dict& d, PointCloud& cloud);
+
+/// Device memory `data` on CUDA device 0, of `dtype` and `shape` (C order), as an array of
+/// `framework` ("torch", "cupy", "jax"; any other name gives a plain DLPack array), kept alive by
+/// `owner`.
+nanobind::object device_array(void* data, std::initializer_list<size_t> shape,
+                              nanobind::handle owner, nanobind::dlpack::dtype dtype,
+                              const std::string& framework);
 
 }  // namespace pr::py

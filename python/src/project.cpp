@@ -96,15 +96,8 @@ nb::object project_on_gpu(const AnyArray& v, const nb::object& unit_vec, const n
   if (!ok) throw std::runtime_error("project: " + error);
   nb::capsule owner(out, [](void* p) noexcept { free_device_array(p); });
   const size_t n = size_t(in.count);
-  const int cuda = nb::device::cuda::value;
   const auto dtype = in.doubles ? nb::dtype<double>() : nb::dtype<float>();
-  if (framework == "torch")
-    return nb::cast(nb::ndarray<nb::pytorch>(out, {n, 3}, owner, {}, dtype, cuda, 0));
-  if (framework == "cupy")
-    return nb::cast(nb::ndarray<nb::cupy>(out, {n, 3}, owner, {}, dtype, cuda, 0));
-  if (framework == "jax")
-    return nb::cast(nb::ndarray<nb::jax>(out, {n, 3}, owner, {}, dtype, cuda, 0));
-  return nb::cast(nb::ndarray<>(out, {n, 3}, owner, {}, dtype, cuda, 0));
+  return device_array(out, {n, 3}, owner, dtype, framework);
 }
 
 }  // namespace

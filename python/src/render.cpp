@@ -179,9 +179,11 @@ class PyRenderer {
     if (!ok) throw std::runtime_error(error);
     const size_t h = size_t(frame_height(settings_)), w = size_t(frame_width(settings_));
     nb::handle self = nb::find(this);
-    nb::object image = device_array(const_cast<uint32_t*>(rgba), {h, w, 4}, self, true);
+    nb::object image = device_array(const_cast<uint32_t*>(rgba), {h, w, 4}, self,
+                                    nb::dtype<uint8_t>(), framework_);
     if (!settings_.want_depth) return image;
-    return nb::make_tuple(image, device_array(const_cast<float*>(depth), {h, w}, self, false));
+    return nb::make_tuple(image, device_array(const_cast<float*>(depth), {h, w}, self,
+                                              nb::dtype<float>(), framework_));
   }
 
   const std::string& mode() const { return mode_; }
@@ -212,22 +214,6 @@ class PyRenderer {
     }
     apply_camera_options(o_, cam, bounds_, aspect_);
     return cam;
-  }
-
-  /// Device memory of the renderer as an array of the points' framework on CUDA device 0.
-  template <class T>
-  nb::object device_array(T* data, std::initializer_list<size_t> shape, nb::handle owner,
-                          bool pixels) const {
-    const int cuda = nb::device::cuda::value;
-    void* p = data;
-    auto dtype = pixels ? nb::dtype<uint8_t>() : nb::dtype<float>();
-    if (framework_ == "torch")
-      return nb::cast(nb::ndarray<nb::pytorch>(p, shape, owner, {}, dtype, cuda, 0));
-    if (framework_ == "cupy")
-      return nb::cast(nb::ndarray<nb::cupy>(p, shape, owner, {}, dtype, cuda, 0));
-    if (framework_ == "jax")
-      return nb::cast(nb::ndarray<nb::jax>(p, shape, owner, {}, dtype, cuda, 0));
-    return nb::cast(nb::ndarray<>(p, shape, owner, {}, dtype, cuda, 0));
   }
 
   void make_renderer_and_upload() {
