@@ -12,7 +12,10 @@
 #include "engine/frame_stats.h"
 #include "engine/image.h"
 #include "engine/pick.h"
+#include "engine/scenes.h"
+#include "kernels/gpu_renderer.h"
 #include "scene_file.h"
+#include "scene_home.h"
 #include "startup.h"
 #include "streaming.h"
 #include "tiled_image.h"
@@ -215,7 +218,7 @@ bool draw_and_write(const Options& o, Renderer& renderer, const Camera& camera,
 
 /// Draws the frames, then --pick and --screenshot; the exit code.
 int render_and_report(const Options& o, const std::string& mode, Renderer& renderer,
-                      const Startup& s) {
+                      const Startup& s, uint64_t points) {
   const RenderSettings rs = headless_settings(o);
   FrameTimes times;
   if (!draw_and_write(o, renderer, s.camera, rs, mode == "gpu", times)) return 1;
@@ -223,7 +226,7 @@ int render_and_report(const Options& o, const std::string& mode, Renderer& rende
   std::printf(
       "summary mode=%s points=%llu width=%d height=%d frames=%d median_ms=%.4f min_ms=%.4f "
       "render_ms=%.4f\n",
-      mode.c_str(), (unsigned long long)effective_count(s.cloud.size(), rs.point_count), rs.width,
+      mode.c_str(), (unsigned long long)effective_count(points, rs.point_count), rs.width,
       rs.height, int(times.total.size()), median(times.total), min_of(times.total),
       median(times.render));
   return 0;
@@ -445,6 +448,53 @@ int save_view_only(const Options& o) {
   return prepare_cloud(o, s);  // writes the scene
 }
 
+/// The frames, or the video, of a cloud the renderer holds; the exit code.
+int draw_cloud(const Options& o, const std::string& mode, Renderer& renderer, const Startup& s,
+               uint64_t points) {
+  std::printf("positions: %s, %s renderer memory %.1f MB\n",
+              renderer.compact_active() ? "compact (4 bytes, quantized)" : "float (12 bytes)",
+              mode.c_str(), double(renderer.memory_bytes()) / 1e6);
+  if (!o.video.empty()) {
+    const DrawFrame draw = [&](const Camera& camera, const RenderSettings& rs, Image& img,
+                               std::string* error) {
+      FrameStats st;
+      return renderer.render(camera, rs, img, st, error) ? FrameDraw::kDrawn : FrameDraw::kFailed;
+    };
+    return run_video(o, mode, s.camera, headless_settings(o), draw);
+  }
+  return render_and_report(o, mode, renderer, s, points);
+}
+
+/// A scene the host cannot hold, made on the GPU (GpuRenderer::generate_scene()) and drawn as a
+/// host cloud is: in its own colors, without picks. The exit code.
+int run_device_scene(const Options& o, Renderer& renderer, const std::string& name, uint64_t n) {
+  auto* gpu = dynamic_cast<GpuRenderer*>(&renderer);
+  std::string why;
+  if (!gpu)
+    why = "a scene of " + std::to_string(n) + " points needs the GPU renderer";
+  else if (!o.color.empty() && o.color != "rgb")
+    why = "option --color " + o.color + ": a scene made on the GPU shows its own colors (rgb)";
+  else if (o.pick)
+    why = "option --pick: a scene made on the GPU has no host copy to pick from";
+  if (!why.empty()) {
+    std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+    return 2;
+  }
+  Stopwatch made;
+  Bounds bounds;
+  if (!gpu->generate_scene(name, n, 1, &bounds, &why)) {
+    std::fprintf(stderr, "pointraster: gpu renderer cannot make the scene: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("cloud scene:%s: %llu points, made on the GPU in %.0f ms (no host copy)\n",
+              name.c_str(), (unsigned long long)n, made.ms());
+  Startup s;
+  s.scene = name;
+  const RenderSettings rs = headless_settings(o);
+  s.camera = scene_starting_camera(o, name, bounds, double(rs.width) / double(rs.height));
+  return draw_cloud(o, "gpu", renderer, s, n);
+}
+
 }  // namespace
 
 int run_headless(const Options& o) {
@@ -458,6 +508,16 @@ int run_headless(const Options& o) {
     std::fprintf(stderr, "pointraster: %s\n", why.c_str());
     return 1;
   }
+  if (o.files.empty()) {  // a scene: on the host, on the GPU when the host cannot hold it
+    const std::string name = o.scene.empty() ? kDefaultScene : o.scene;
+    const uint64_t n = o.points.value_or(kDefaultScenePoints);
+    const SceneHome home = scene_home(name, n, mode, host_memory_available(), &why);
+    if (home == SceneHome::kNone) {
+      std::fprintf(stderr, "pointraster: %s\n", why.c_str());
+      return 1;
+    }
+    if (home == SceneHome::kDevice) return run_device_scene(o, *renderer, name, n);
+  }
   Startup s;
   if (const int rc = prepare_cloud(o, s); rc != 0) return rc;
   if (!renderer->set_cloud(s.cloud, &why)) {
@@ -465,18 +525,7 @@ int run_headless(const Options& o) {
                  why.c_str());
     return 1;
   }
-  std::printf("positions: %s, %s renderer memory %.1f MB\n",
-              renderer->compact_active() ? "compact (4 bytes, quantized)" : "float (12 bytes)",
-              mode.c_str(), double(renderer->memory_bytes()) / 1e6);
-  if (!o.video.empty()) {
-    const DrawFrame draw = [&](const Camera& camera, const RenderSettings& rs, Image& img,
-                               std::string* error) {
-      FrameStats st;
-      return renderer->render(camera, rs, img, st, error) ? FrameDraw::kDrawn : FrameDraw::kFailed;
-    };
-    return run_video(o, mode, s.camera, headless_settings(o), draw);
-  }
-  return render_and_report(o, mode, *renderer, s);
+  return draw_cloud(o, mode, *renderer, s, s.cloud.size());
 }
 
 }  // namespace pr

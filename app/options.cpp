@@ -68,8 +68,8 @@ uint64_t parse_count(const std::string& opt, const std::string& v) {
   if (last == 'g' || last == 'G' || last == 'b' || last == 'B') mult = 1e9;
   if (mult != 1.0) num.pop_back();
   const double d = parse_double(opt, num) * mult;
-  if (d < 0.0 || d > 4.0e9 || d != std::floor(d))
-    bad("option " + opt + ": '" + v + "' is not a whole count between 0 and 4e9");
+  if (d < 0.0 || d > 1.0e12 || d != std::floor(d))
+    bad("option " + opt + ": '" + v + "' is not a whole count between 0 and 1e12");
   return uint64_t(d);
 }
 
@@ -168,7 +168,9 @@ void add_run_options(CLI::App& app, Options& o) {
           o.scene = v;
         });
   value(app, "--points", "N",
-        "points to draw, e.g. 1000000, 1e6, 10M (default: scene 4M, files: all)",
+        "points to draw, e.g. 1000000, 1e6, 10M, 10G (default: scene 4M,\n"
+        "files: all); scenes the host cannot hold are made on the GPU\n"
+        "(headless, --mode gpu: terrain and cube)",
         [&o](const std::string& v) { o.points = parse_count("--points", v); });
 }
 

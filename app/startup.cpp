@@ -5,6 +5,7 @@
 
 #include "engine/morton.h"
 #include "engine/scenes.h"
+#include "scene_home.h"
 
 namespace pr {
 
@@ -71,6 +72,15 @@ Camera starting_camera(const Options& o, const PointCloud& cloud, const std::str
   return cam;
 }
 
+Camera scene_starting_camera(const Options& o, const std::string& scene, const Bounds& world_bounds,
+                             double aspect) {
+  Camera cam;
+  if (!scene_file_camera(o, false, &cam))
+    cam = cloud_camera(PointCloud{}, scene, up_axis_for(o, false), aspect);
+  apply_camera_options(o, cam, world_bounds, aspect);
+  return cam;
+}
+
 LoadOptions load_options(const Options& o) {
   LoadOptions lo;
   lo.scans = o.scans;
@@ -92,7 +102,10 @@ bool build_startup(const Options& o, Startup& s, std::string* error) {
     }
   } else {
     s.scene = o.scene.empty() ? kDefaultScene : o.scene;
-    s.cloud = make_scene(s.scene, o.points.value_or(kDefaultScenePoints));
+    const uint64_t n = o.points.value_or(kDefaultScenePoints);
+    if (scene_home(s.scene, n, "cpu", host_memory_available(), error) != SceneHome::kHost)
+      return false;
+    s.cloud = make_scene(s.scene, n);
   }
   sort_if_incoherent(s.cloud);  // as the viewer does: same image, faster on the CPU
   const int w = o.width.value_or(1280), h = o.height.value_or(720);

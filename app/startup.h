@@ -48,6 +48,9 @@ bool scene_file_camera(const Options& o, bool from_files, Camera* cam);
 /// else cloud_camera() with up_axis_for(); then --camera, --focus, --projection and --view.
 Camera starting_camera(const Options& o, const PointCloud& cloud, const std::string& scene,
                        double aspect);
+/// starting_camera() of a scene made without a host cloud (on the GPU), from its world bounds.
+Camera scene_starting_camera(const Options& o, const std::string& scene, const Bounds& world_bounds,
+                             double aspect);
 
 /// Applies --camera and --focus to a camera, then --projection (Camera::set_projection(), which
 /// keeps what is seen at the centre of `world_bounds`) and --view (the standard view framing

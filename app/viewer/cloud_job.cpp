@@ -10,6 +10,7 @@
 
 #include "engine/frame_stats.h"
 #include "engine/scenes.h"
+#include "scene_home.h"
 
 namespace pr {
 
@@ -256,8 +257,13 @@ bool CloudJob::start_scene(std::string name, uint64_t points) {
     Stopwatch sw;
     Result r;
     try {
-      auto cloud = std::make_unique<PointCloud>(make_scene(name, points, 1, &progress_));
-      if (progress_.cancel) {
+      std::string why;
+      std::unique_ptr<PointCloud> cloud;
+      if (scene_home(name, points, "cpu", host_memory_available(), &why) == SceneHome::kHost)
+        cloud = std::make_unique<PointCloud>(make_scene(name, points, 1, &progress_));
+      if (!cloud) {
+        r.error = why;
+      } else if (progress_.cancel) {
         r.error = "loading cancelled";
       } else {
         r.sorted = sort_if_incoherent(*cloud);

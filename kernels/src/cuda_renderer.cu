@@ -136,6 +136,17 @@ class CudaRendererImpl final : public CudaRenderer {
     return cloud_->upload_device(points, options_.compact, options_.sort, world_bounds, error);
   }
 
+  bool generate_scene(const std::string& name, uint64_t count, uint64_t seed, Bounds* world_bounds,
+                      std::string* error) override {
+    frame_->forget_cloud();
+    {
+      std::lock_guard<std::mutex> lock(size_mutex_);
+      host_ = nullptr;  // no host cloud: no adaptive sizes
+      size_age_.new_cloud();
+    }
+    return cloud_->generate_scene(name, count, seed, options_.compact, world_bounds, error);
+  }
+
   bool update_colors(const PointCloud& cloud, std::string* error) override {
     if (cloud_->adopt_staged(cloud)) return true;
     return cloud_->update_colors(cloud, error);
@@ -317,7 +328,14 @@ class CudaRendererImpl final : public CudaRenderer {
   /// is made by the first such frame (outside the frame's graph capture) and kept with the cloud.
   bool prepare_subset(const RenderSettings& s, std::string* error) {
     const uint64_t n = cloud_->points();
-    if (!cloud_->sorted() || effective_count(n, s.point_count) == n) return true;
+    if (effective_count(n, s.point_count) == n) return true;
+    if (n >= uint64_t(UINT32_MAX)) {  // subsets pick points by a 32-bit index
+      if (error)
+        *error =
+            "a cloud of " + std::to_string(n) + " points is drawn whole (no point count below it)";
+      return false;
+    }
+    if (!cloud_->sorted()) return true;
     return cloud_->make_original_index(error);
   }
 

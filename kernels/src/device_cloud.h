@@ -60,6 +60,15 @@ class DeviceCloud {
   bool upload_device(const DevicePointArrays& points, bool compact, Toggle sort,
                      Bounds* world_bounds, std::string* error);
 
+  /// Generates `n` points of the procedural scene `name` ("terrain" or "cube", engine/scenes.h)
+  /// with `seed` on the device, in slices, straight into the storage (device_scene.cu): the
+  /// points and colors of make_scene(name, n, seed), stored in their own order (as upload() with
+  /// sort off), in compact form when `compact`; no host cloud. Clouds of 2^32 points and more
+  /// are drawn whole (no subsets, no picks). `world_bounds`: the union of the batch boxes. False
+  /// with a message: a scene the device does not make, out of GPU memory.
+  bool generate_scene(const std::string& name, uint64_t n, uint64_t seed, bool compact,
+                      Bounds* world_bounds, std::string* error);
+
   /// New colors of the uploaded cloud (the same object, points and positions): packed and
   /// uploaded in the stored order (as stored; through the host-encoded compact index; or, for a
   /// cloud sorted on the GPU, through the original index, made on the first call and kept: 4

@@ -182,7 +182,7 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
       {{"--camera", "1,2,3"}, "option --camera: expected X,Y,Z,YAW,PITCH, got '1,2,3'"},
       {{"--camera", "1,2,3,4,x"}, "option --camera: 'x' is not a valid number"},
       {{"--camera", "1,2,3,4,inf"}, "option --camera: 'inf' is not finite"},
-      {{"--points", "-5"}, "option --points: '-5' is not a whole count between 0 and 4e9"},
+      {{"--points", "-5"}, "option --points: '-5' is not a whole count between 0 and 1e12"},
       {{"--points", "1.5"}, "option --points: '1.5' is not a whole count"},
       {{"--focus", "0"}, "option --focus: must be > 0 and <= 10000"},
       {{"--frames"}, "option --frames needs a value"},

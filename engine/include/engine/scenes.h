@@ -30,6 +30,17 @@ constexpr const char* kDefaultScene = "terrain";
 PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed = 1,
                       LoadProgress* progress = nullptr);
 
+/// The terrain's heightfield for `seed`, sampled once on the host (engine/scene_points.h's
+/// TerrainGrid reads it: 2049 x 2049 heights and forest values, 34 MB), and the side of the grid
+/// of strata its `n` ground points are spread over.
+struct TerrainField {
+  std::vector<float> height, forest;
+  uint64_t strata = 1;
+};
+TerrainField make_terrain_field(uint64_t seed, uint64_t n);
+/// ceil(sqrt(n)), at least 1: the side of the terrain's grid of strata for n points.
+uint64_t terrain_strata(uint64_t n);
+
 /// A good starting camera for the scene (for "cube": at (0, 0, 10) inside it, looking along +z,
 /// focus 5).
 Camera scene_camera(const std::string& name, const PointCloud& cloud);

@@ -56,6 +56,18 @@ class GpuRenderer : public Renderer {
   virtual bool set_device_points(const DevicePointArrays& points, Bounds* world_bounds,
                                  std::string* error) = 0;
 
+  /// Makes `count` points of the procedural scene `name` ("terrain" or "cube"; engine/scenes.h)
+  /// with `seed` on the device instead of taking a host cloud: each slice of points computed by
+  /// the host's own functions (engine/scene_points.h), then stored as set_cloud() stores
+  /// make_scene(name, count, seed) with RenderOptions::sort off (compact with
+  /// RenderOptions::compact), so the image is the CPU renderer's of that cloud. No copy of the
+  /// cloud on the host: clouds larger than the host's memory, up to 2^64 points (1e10 compact
+  /// points take 70 GB). Such clouds are drawn whole: no point count below theirs, no picks, no
+  /// adaptive sizes. `world_bounds`: the union of the batch boxes. False with a message: a scene
+  /// made on the host only, out of GPU memory (the bytes needed and free).
+  virtual bool generate_scene(const std::string& name, uint64_t count, uint64_t seed,
+                              Bounds* world_bounds, std::string* error) = 0;
+
   /// Registers a GL pixel buffer object of width*height*4 bytes for CUDA-OpenGL interop
   /// (write-discard). Returns false with the reason when interop is impossible (the GL context
   /// is not on the CUDA device: Mesa, another GPU); the caller then uses render() and uploads
