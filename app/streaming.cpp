@@ -65,6 +65,7 @@ StreamOptions stream_options(const Options& o, bool gpu) {
   so.sse_px = o.sse.value_or(1.0);
   so.cache_bytes = o.cache_memory.value_or(default_cache_bytes(memory));
   so.http = http_options(o);
+  if (!gpu) so.pool_points_per_update = kCpuPoolPointsPerUpdate;
   return so;
 }
 

@@ -1,13 +1,15 @@
 // Flying through a streamed survey: frame times while the camera moves and nodes stream in, at
 // several point budgets, side by side in one run, and the time to converge after a jump.
 //   stream_fly_bench [--mode gpu|cpu] [--budgets 1e7,1e8,3e8] [--sse PX] [--width W]
-//                    [--height H] [--frames N] [--fps F] [--cache MB] [--per-update N] INPUT...
+//                    [--height H] [--frames N] [--fps F] [--cache MB] [--per-update N]
+//                    [--threads N] INPUT...
 // INPUT: COPC files or URLs, folders, .vpc surveys (engine/io/stream.h). For each budget: the
 // survey framed from above until it converges (the time printed), then N frames flying low over
 // it from one corner to the other (each frame: StreamingScene::update(), the pool's changed
 // ranges to the renderer, render()), then a jump back to the first corner and the frames until
 // the view converges again. --fps paces the flight's frames at a display's rate (the time left
-// over is the streaming workers'). --per-update: StreamOptions::pool_points_per_update. A frame's
+// over is the streaming workers'). --per-update: StreamOptions::pool_points_per_update (the CPU
+// renderer's kCpuPoolPointsPerUpdate by default with --mode cpu); --threads: its workers. A frame's
 // time is the whole of it (selection, copying nodes into the pool, the upload of the changed
 // ranges, the render and the image's read-back); render_ms is the renderer's own frame (the GPU's
 // device frame by CUDA events).
@@ -33,6 +35,7 @@ struct Args {
   int width = 1920, height = 1080, frames = 600;
   uint64_t cache = uint64_t{16} << 30;
   uint64_t per_update = 0;  // 0: StreamOptions' default
+  unsigned threads = 0;     // 0: StreamOptions' default
   double fps = 0.0;         // frames paced at this rate (a display's refresh); 0: back to back
   std::vector<std::string> inputs;
 };
@@ -65,6 +68,8 @@ bool parse(int argc, char** argv, Args& a) {
       a.fps = std::atof(next().c_str());
     } else if (k == "--per-update") {
       a.per_update = uint64_t(std::atof(next().c_str()));
+    } else if (k == "--threads") {
+      a.threads = unsigned(std::atoi(next().c_str()));
     } else if (k == "--cache") {
       a.cache = uint64_t(std::atof(next().c_str()) * 1048576.0);
     } else if (k.rfind("--", 0) == 0) {
@@ -149,8 +154,9 @@ struct Parts {
 
 Parts parts_of(const Flight& f, double ms) {
   const pr::StreamStats st = f.scene.stats();
-  return {ms,         f.update_ms,   f.upload_ms, f.draw_ms, f.uploaded, f.reallocated,
-          st.results_ms, st.select_ms, st.copy_ms};
+  return {ms,         f.update_ms,   f.upload_ms,   f.draw_ms,
+          f.uploaded, f.reallocated, st.results_ms, st.select_ms,
+          st.copy_ms};
 }
 
 /// Frames until the view converges; the time, the longest frame meanwhile and every frame's
@@ -199,7 +205,11 @@ int run_budget(const Args& a, double budget) {
   so.point_budget = uint64_t(budget);
   so.sse_px = a.sse;
   so.cache_bytes = a.cache;
-  if (a.per_update) so.pool_points_per_update = a.per_update;
+  if (a.per_update)
+    so.pool_points_per_update = a.per_update;
+  else if (a.mode == "cpu")  // as the program streams for the CPU renderer (app/streaming.cpp)
+    so.pool_points_per_update = pr::kCpuPoolPointsPerUpdate;
+  so.threads = a.threads;
   pr::StreamingScene scene(so);
   if (!scene.open(a.inputs, &why)) {
     std::fprintf(stderr, "stream_fly_bench: %s\n", why.c_str());
@@ -264,6 +274,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: stream_fly_bench [--mode gpu|cpu] [--budgets 1e7,1e8,3e8] [--sse PX] "
                  "[--width W] [--height H] [--frames N] [--fps F] [--cache MB] [--per-update N] "
+                 "[--threads N] "
                  "INPUT...\n");
     return 2;
   }

@@ -214,7 +214,9 @@ TEST(IoCorridor, RegionReadsDownToItsResolution) {
     EXPECT_TRUE(st.complete);
     EXPECT_GE(read.size(), last);
     last = read.size();
-    if (c.depth == 2) EXPECT_EQ(read.size(), whole.size());
+    if (c.depth == 2) {
+      EXPECT_EQ(read.size(), whole.size());
+    }
   }
 }
 
