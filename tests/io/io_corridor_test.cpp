@@ -115,14 +115,7 @@ TEST(IoCorridor, EptDatasetsGiveTheWholeReadsPointsNearTheLine) {
 }
 
 TEST(IoCorridor, ATileWithoutAFieldGivesItsNoDataValue) {
-  const std::string python = PR_TEST_PYTHON;
-  if (python.empty())
-    GTEST_SKIP() << "no Python with copclib (configure with -DPR_TEST_PYTHON=...)";
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("pr_corridor_field_" + std::to_string(::getpid()));
-  std::string out;
-  ASSERT_TRUE(test::late_field_survey(python, dir, &out)) << out;
+  PR_LATE_FIELD_SURVEY(dir, "pr_corridor_field_");
   for (const bool declared : {false, true}) {
     SCOPED_TRACE(declared ? "no data declared" : "no data not declared");
     if (declared) {
@@ -149,7 +142,7 @@ TEST(IoCorridor, ATileWithoutAFieldGivesItsNoDataValue) {
     std::sort(want.begin(), want.end());
     EXPECT_TRUE(test::field_points(read, name, 0.0f) == want);
   }
-  fs::remove_all(dir);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(IoCorridor, ReadsEveryPointNearTheLine) {

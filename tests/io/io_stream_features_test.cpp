@@ -212,12 +212,7 @@ TEST(StreamFeatures, DeclaredFieldRanges) {
 // of the tile read whole), the first tile's the field's no-data value (NaN, or the value the
 // descriptor declares).
 TEST(StreamFeatures, ATileOpenedLaterAddsItsFieldsToThePool) {
-  const std::string python = PR_TEST_PYTHON;
-  if (python.empty())
-    GTEST_SKIP() << "no Python with copclib (configure with -DPR_TEST_PYTHON=...)";
-  const fs::path dir = fs::temp_directory_path() / ("pr_stream_late_" + std::to_string(getpid()));
-  std::string out;
-  ASSERT_TRUE(test::late_field_survey(python, dir, &out)) << out;
+  PR_LATE_FIELD_SURVEY(dir, "pr_stream_late_");
   for (const bool declared : {false, true}) {
     SCOPED_TRACE(declared ? "no data declared" : "no data not declared");
     if (declared) {

@@ -14,6 +14,8 @@
 #include <tuple>
 #include <vector>
 
+#include <unistd.h>
+
 #include "engine/point_cloud.h"
 #include "run_command.h"
 
@@ -41,6 +43,20 @@ inline bool late_field_survey(const std::string& python, const std::filesystem::
       << R"( "properties": {"proj:bbox": [636000, 849000, 400, 636512, 849512, 912]}}]})";
   return true;
 }
+
+/// In a test body: skips without a Python with copclib (PR_TEST_PYTHON), else declares `dir`, a
+/// fresh folder named `name` and the process id under the temporary folder, and writes the survey
+/// of late_field_survey() there.
+#define PR_LATE_FIELD_SURVEY(dir, name)                                                        \
+  const std::string pr_python_ = PR_TEST_PYTHON;                                               \
+  if (pr_python_.empty())                                                                      \
+    GTEST_SKIP() << "no Python with copclib (configure with -DPR_TEST_PYTHON=...)";            \
+  const std::filesystem::path dir =                                                            \
+      std::filesystem::temp_directory_path() / (std::string(name) + std::to_string(getpid())); \
+  {                                                                                            \
+    std::string pr_out_;                                                                       \
+    ASSERT_TRUE(pr::test::late_field_survey(pr_python_, dir, &pr_out_)) << pr_out_;            \
+  }
 
 /// A point's position and the bits of one field's value (NaN compares as itself), sorted.
 using FieldPoint = std::tuple<float, float, float, uint32_t>;
