@@ -16,9 +16,10 @@ as the file readers choose it (0 within +-1024, else the bounds' centre rounded)
 also be the dict ``read()`` returns ("xyz" and the attributes: "rgb", "intensity",
 "classification", "return_number", "number_of_returns", "point_source", "gps_time", other (N,)
 fields), coloured as the command line colours that file. Host points without colors are coloured
-as a file without colors is (by elevation, or intensity where given); device points are drawn
-with their own colors, or by elevation without them (computed on the GPU: the colors the host
-gives the same points); the other color modes need attributes that device points lack.
+as a file without colors is (by elevation, or intensity where given), and so are points whose
+colors are all one; device points are drawn with their own colors, or by elevation without them
+or when their colors are all one (computed on the GPU: the colors the host gives the same
+points); the other color modes need attributes that device points lack.
 
 ``cuda_compiled`` says whether the module was built with CUDA, ``gpu_available()`` whether
 ``mode="gpu"`` can draw here (``gpu_status()`` says why not); without a GPU the default mode is
@@ -57,6 +58,15 @@ def _framework(a):
     for any other array."""
     lib = type(a).__module__.split(".")[0]
     return {"torch": "torch", "cupy": "cupy", "jax": "jax", "jaxlib": "jax"}.get(lib, "")
+
+
+def _uniform(colors):
+    """Whether every row of device colors has the first row's red, green and blue (compared in
+    the framework, on the device): the host colors such a cloud by elevation
+    (default_color_mode()), so the GPU does the same. Float colors compare as given, before they
+    are rounded to bytes."""
+    rgb = colors[:, :3]
+    return len(rgb) > 0 and bool((rgb == rgb[:1]).all())
 
 
 def _points(points):
@@ -145,7 +155,10 @@ class Renderer(_pointraster._Renderer):
         xyz, attrs = _points(points)
         args = _args(camera, up, width, height, focus, fov, point_size, mode, color, colormap,
                      edl, hq, projection, compact)
-        super().__init__(xyz, _array(colors), attrs, args, bool(depth), _framework(xyz))
+        framework = _framework(xyz)
+        if framework and colors is not None and color is None and _uniform(_array(colors)):
+            colors = None  # colored by elevation, as the host colors one color everywhere
+        super().__init__(xyz, _array(colors), attrs, args, bool(depth), framework)
 
 
 def _host(a):

@@ -272,13 +272,17 @@ def test_cupy_device_arrays_give_the_numpy_image():
 @needs_gpu
 @pytest.mark.parametrize("kw,with_colors", [
     ({}, False),
+    ({}, "uniform"),
     ({"color": "elevation", "colormap": "turbo", "up": "y"}, True),
 ])
 def test_device_arrays_by_elevation_give_the_numpy_image(kw, with_colors):
-    """Without colors (or with color="elevation") the GPU colors device points by elevation, as
-    the host colors the same NumPy points: float32 about the origin 0 and UTM float64."""
+    """Without colors, with one color for every point, or with color="elevation", the GPU colors
+    device points by elevation, as the host colors the same NumPy points: float32 about the
+    origin 0 and UTM float64."""
     torch = pytest.importorskip("torch")
     xyz, rgb = cloud()
+    if with_colors == "uniform":
+        rgb = np.full_like(rgb, 200)
     utm = xyz.astype(np.float64) + [512000.0, 4321000.0, 120.0]
     for pts, cam in ((xyz, CAMERA), (utm, (512000.5, 4320991, 123, 4, -15))):
         cols = rgb if with_colors else None
