@@ -179,6 +179,10 @@ class DeviceCloud {
   cudaError_t pick_buffers(size_t pixels, uint32_t candidates, std::string* what);
   void finish_updates();
   bool make_compact_box(uint64_t n, std::string* error);
+  /// The end of storing a cloud that has no host cloud (upload_device(), generate_scene()): its
+  /// original index (or null) and order, its boxes, then `n` points loaded.
+  bool adopt_device_cloud(uint64_t n, bool compact, uint32_t* orig, bool sorted, bool colors_file,
+                          std::string* error);
   bool upload_plain(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
   bool upload_compact(const PointCloud& cloud, bool sort, const Bounds& bounds, std::string* error);
   bool upload_sorted(const PointCloud& cloud, const Bounds& bounds);

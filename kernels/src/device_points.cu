@@ -334,7 +334,12 @@ bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, T
     return false;
   }
   // The order is the original index a subset of the sorted cloud is drawn through.
-  orig_ = order;
+  return adopt_device_cloud(n, compact, order, sorted, points.colors != nullptr, error);
+}
+
+bool DeviceCloud::adopt_device_cloud(uint64_t n, bool compact, uint32_t* orig, bool sorted,
+                                     bool colors_file, std::string* error) {
+  orig_ = orig;
   sorted_ = sorted;
   if (compact) {
     if (!make_compact_box(n, error)) return false;
@@ -345,7 +350,7 @@ bool DeviceCloud::upload_device(const DevicePointArrays& points, bool compact, T
   cloud_ = nullptr;
   points_ = n;
   loaded_ = true;
-  colors_file_ = points.colors != nullptr;
+  colors_file_ = colors_file;
   return true;
 }
 

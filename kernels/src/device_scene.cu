@@ -104,18 +104,7 @@ bool DeviceCloud::generate_scene(const std::string& name, uint64_t n, uint64_t s
     if (error) *error = "CUDA: " + cuda_message(what.c_str(), e);
     return false;
   }
-  orig_ = nullptr;
-  sorted_ = false;
-  if (compact) {
-    if (!make_compact_box(n, error)) return false;
-  } else {
-    make_boxes(n);
-  }
-  PR_CUDA_TRY(cudaStreamSynchronize(stream_));
-  cloud_ = nullptr;
-  points_ = n;
-  loaded_ = true;
-  colors_file_ = true;
+  if (!adopt_device_cloud(n, compact, nullptr, false, true, error)) return false;
   if (cloud_box_.lo[0] <= cloud_box_.hi[0]) {  // not empty_point_box()
     world_bounds->extend(glm::dvec3(cloud_box_.lo[0], cloud_box_.lo[1], cloud_box_.lo[2]));
     world_bounds->extend(glm::dvec3(cloud_box_.hi[0], cloud_box_.hi[1], cloud_box_.hi[2]));
