@@ -45,9 +45,9 @@ SceneHome scene_home(const std::string& name, uint64_t n, const std::string& mod
     else
       m << "the host's renderers index fewer than 2^32 - 1 points";
     if (device_makes)
-      m << "; headless GPU mode (--headless --mode gpu) makes " << name << " clouds on the device";
+      m << "; GPU mode (--mode gpu) makes " << name << " clouds on the device";
     else
-      m << "; headless GPU mode makes only terrain and cube clouds on the device";
+      m << "; GPU mode makes only terrain and cube clouds on the device";
     *why = m.str();
   }
   return SceneHome::kNone;

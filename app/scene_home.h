@@ -24,6 +24,10 @@ enum class SceneHome : uint8_t { kHost, kDevice, kNone };
 SceneHome scene_home(const std::string& name, uint64_t n, const std::string& mode,
                      uint64_t available, std::string* why);
 
+/// Points of the even subset (make_scene_subset()) the viewer keeps on the host of a scene made on
+/// the GPU: what the CPU renderer draws, and picks, measurements and profiles read.
+constexpr uint64_t kDeviceSceneHostPoints = 10'000'000;
+
 /// "1.6 GB", "160 GB": bytes in decimal units for messages.
 std::string gigabytes(uint64_t bytes);
 

@@ -244,7 +244,7 @@ bool CloudJob::start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view) {
   return true;
 }
 
-bool CloudJob::start_scene(std::string name, uint64_t points) {
+bool CloudJob::start_scene(std::string name, uint64_t points, bool gpu) {
   if (busy()) return false;
   done_ = false;
   progress_.fraction = 0.0;
@@ -253,21 +253,37 @@ bool CloudJob::start_scene(std::string name, uint64_t points) {
   file_count_ = 1;
   label_ = name + " scene, " + std::to_string(points) + " points";
   result_ = Result{};
-  thread_ = std::thread([this, name = std::move(name), points, request = color_request_] {
+  thread_ = std::thread([this, name = std::move(name), points, gpu, request = color_request_] {
     Stopwatch sw;
     Result r;
     try {
       std::string why;
       std::unique_ptr<PointCloud> cloud;
-      if (scene_home(name, points, "cpu", host_memory_available(), &why) == SceneHome::kHost)
-        cloud = std::make_unique<PointCloud>(make_scene(name, points, 1, &progress_));
+      switch (scene_home(name, points, gpu ? "gpu" : "cpu", host_memory_available(), &why)) {
+        case SceneHome::kHost:
+          cloud = std::make_unique<PointCloud>(make_scene(name, points, 1, &progress_));
+          break;
+        case SceneHome::kDevice:
+          cloud = std::make_unique<PointCloud>(
+              make_scene_subset(name, points, kDeviceSceneHostPoints, 1, &progress_));
+          r.device_points = points;
+          break;
+        case SceneHome::kNone:
+          break;
+      }
       if (!cloud) {
         r.error = why;
       } else if (progress_.cancel) {
         r.error = "loading cancelled";
       } else {
         r.sorted = sort_if_incoherent(*cloud);
-        color_new_cloud(*cloud, request, false, &r.color, &r.legend, &r.color_note);
+        // The GPU's scene is drawn in its own colors: its subset on the host is too.
+        ColorRequest own = request;
+        own.use_default = own.use_default || r.device_points != 0;
+        color_new_cloud(*cloud, own, false, &r.color, &r.legend, &r.color_note);
+        if (own.use_default && !request.use_default && request.settings.mode != ColorMode::kRgb)
+          r.color_note = std::string("color mode ") + color_mode_name(request.settings.mode) +
+                         ": a scene made on the GPU keeps its own colors";
         r.cloud = std::move(cloud);
         r.scene = name;
         r.ok = true;

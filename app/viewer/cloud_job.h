@@ -38,6 +38,9 @@ class CloudJob {
     std::unique_ptr<PointCloud> cloud;
     std::vector<FileInfo> files;  ///< empty for a scene
     std::string scene;            ///< scene name, empty for files
+    /// A scene the GPU makes (scene_home(): the host cannot hold it): its points. `cloud` is then
+    /// the host's even subset of them (make_scene_subset(), kDeviceSceneHostPoints).
+    uint64_t device_points = 0;
     double seconds = 0.0;
     bool sorted = false;  ///< reordered along a Morton curve (sort_if_incoherent)
     ColorSettings color;  ///< the color mode the cloud got (color_new_cloud())
@@ -73,8 +76,10 @@ class CloudJob {
   /// its colors white where it has none, sorted and colored as a file's cloud is. `keep_view`
   /// goes to the result.
   bool start_cloud(std::unique_ptr<PointCloud> cloud, bool keep_view);
-  /// Starts generating `points` points of scene `name`.
-  bool start_scene(std::string name, uint64_t points);
+  /// Starts generating `points` points of scene `name` on the host; with `gpu` (GPU mode), a
+  /// scene the host cannot hold is the GPU's to make (Result::device_points): the job makes the
+  /// host's even subset of it. One that neither can make fails with scene_home()'s reason.
+  bool start_scene(std::string name, uint64_t points, bool gpu);
   /// The colors the next jobs give their cloud (read when a job starts).
   void set_color_request(const ColorRequest& request) { color_request_ = request; }
 

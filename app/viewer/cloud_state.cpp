@@ -70,7 +70,7 @@ bool CloudState::more_options(bool everything, LoadOptions* next, StatusLine& st
   return true;
 }
 
-void CloudState::set_point_target(uint64_t n, RenderSettings& rs, StatusLine& status) {
+void CloudState::set_point_target(uint64_t n, bool gpu, RenderSettings& rs, StatusLine& status) {
   point_target = n;
   if (!points) return;
   if (scene.empty()) {
@@ -80,7 +80,7 @@ void CloudState::set_point_target(uint64_t n, RenderSettings& rs, StatusLine& st
     if (job.busy())
       status.set("still making " + job.label() + "; try again when it is done", true);
     else
-      job.start_scene(scene, n);
+      job.start_scene(scene, n, gpu);
   }
 }
 
@@ -90,16 +90,24 @@ void CloudState::show(CloudJob::Result& r) {
   if (!r.files.empty()) files_options = loading_options;
   files = std::move(r.files);
   scene = r.scene;
+  device_points = r.device_points;
   given_colors = r.given_colors;
 }
 
 void CloudState::say_ready(const CloudJob::Result& r, const std::string& note, bool refused,
                            StatusLine& status) const {
-  char msg[256];
-  std::snprintf(msg, sizeof msg, "%s: %zu points %s in %.2f s%s", points->name.c_str(),
-                points->size(),
-                r.preview ? "(an even subset, shown while the whole file loads) read" : "ready",
-                r.seconds, r.sorted ? " (reordered along a Morton curve)" : "");
+  char msg[320];
+  if (device_points)
+    std::snprintf(msg, sizeof msg,
+                  "%s: %llu points ready (the host holds an even subset of %zu, made in %.2f s, "
+                  "for the CPU renderer, picks and tools)",
+                  points->name.c_str(), (unsigned long long)device_points, points->size(),
+                  r.seconds);
+  else
+    std::snprintf(msg, sizeof msg, "%s: %zu points %s in %.2f s%s", points->name.c_str(),
+                  points->size(),
+                  r.preview ? "(an even subset, shown while the whole file loads) read" : "ready",
+                  r.seconds, r.sorted ? " (reordered along a Morton curve)" : "");
   // A file read with a warning (a LAS file cut short, say) says so beside "ready".
   const std::string warned = warnings();
   status.set(msg + note + (warned.empty() ? "" : "; warning: " + warned),
@@ -119,7 +127,7 @@ void CloudState::say_nothing_to_show(const CloudJob::Result& r, StatusLine& stat
 
 void CloudState::reset_point_target(std::optional<uint64_t> asked, RenderSettings& rs) {
   if (!scene.empty()) {
-    scene_points = points->size();
+    scene_points = point_total();
     point_target = scene_points;
     rs.point_count = ~uint64_t{0};
   } else {
@@ -135,6 +143,7 @@ void CloudState::show_survey(const std::shared_ptr<StreamingScene>& survey, Rend
   bounds = survey->info().bounds;
   files = {survey->info()};
   scene.clear();
+  device_points = 0;
   given_colors = true;
   point_target = ~uint64_t{0};
   rs.point_count = ~uint64_t{0};
@@ -151,7 +160,11 @@ void CloudState::draw_section(const RenderBackend& backend) const {
   for (const auto& f : files)
     ImGui::BulletText("%s: %s %s, %s points", f.file.c_str(), f.format.c_str(), f.version.c_str(),
                       human_points(double(f.points)).c_str());
-  ImGui::Text("points: %zu%s", cloud->size(), cloud->has_intensity() ? " (+intensity)" : "");
+  if (device_points)
+    ImGui::TextWrapped("points: %llu, made on the GPU; the host holds an even subset of %zu",
+                       (unsigned long long)device_points, cloud->size());
+  else
+    ImGui::Text("points: %zu%s", cloud->size(), cloud->has_intensity() ? " (+intensity)" : "");
   const Bounds& b = bounds;
   ImGui::Text("min %.3f %.3f %.3f", b.min.x, b.min.y, b.min.z);
   ImGui::Text("max %.3f %.3f %.3f", b.max.x, b.max.y, b.max.z);

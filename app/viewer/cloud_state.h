@@ -33,6 +33,8 @@ struct CloudState {
   bool loading_more = false;    // the running job reads more of the files on screen (same view)
   std::string scene;
   uint64_t scene_points = 0;  // points generated for the scene
+  /// A scene made on the GPU: its points (`points` is the host's even subset of them); else 0.
+  uint64_t device_points = 0;
   bool given_colors = true;   // a cloud given in memory (neither files nor a scene) had colors
   CloudJob job;
   bool first = true;  // no cloud has arrived yet
@@ -43,6 +45,8 @@ struct CloudState {
   bool drawable() const { return points && !points->empty(); }
   /// The cloud on screen is a scene (not files).
   bool is_scene() const { return points && !scene.empty(); }
+  /// The points of the cloud on screen: all a scene made on the GPU has (not its host subset).
+  uint64_t point_total() const { return device_points ? device_points : points ? points->size() : 0; }
   std::vector<std::string> file_paths() const;
   /// The colors drawn come from the files (or the scene, or the cloud given): false when files
   /// are on screen and none of them has colors, or a cloud was given without (their points are
@@ -63,8 +67,8 @@ struct CloudState {
   /// false (with the status line) when there is none to read more of.
   bool more_options(bool everything, LoadOptions* next, StatusLine& status) const;
   /// The panel's point count: a subset of a loaded cloud drawn at once (`rs`), a scene made
-  /// anew in the background.
-  void set_point_target(uint64_t n, RenderSettings& rs, StatusLine& status);
+  /// anew in the background (by the GPU, in GPU mode (`gpu`), when the host cannot hold it).
+  void set_point_target(uint64_t n, bool gpu, RenderSettings& rs, StatusLine& status);
   /// A job's cloud becomes the cloud on screen (the renderers have it already).
   void show(CloudJob::Result& r);
   /// The status line of a cloud shown: its points, time and the readers' warnings; `note` and

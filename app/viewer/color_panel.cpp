@@ -251,6 +251,15 @@ bool ColorState::update(const ColorTarget& t, RenderBackend& backend, StatusLine
   ColorJob::Result r;
   if (job.take(r)) take_colors(*this, r, t.cloud, backend, status);
   if (job.busy() || !t.drawable) return false;
+  if (t.device_scene && !(wanted == shown)) {
+    status.set(std::string("colors: ") + color_mode_name(wanted.mode) +
+                   " refused: a scene made on the GPU keeps its own colors (the host holds only "
+                   "a subset of its points)",
+               true);
+    wanted = shown;
+    filter_dirty = false;
+    return false;
+  }
   const bool moved =
       filter_dirty && apply_class_filter_now(*this, *t.cloud, t.stream, backend, status);
   if (t.stream) declared_field_range(t.stream->info(), wanted);

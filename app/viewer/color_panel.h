@@ -30,6 +30,8 @@ struct ColorTarget {
   /// A save or a pick reads the cloud on other threads: its colors and the class filter's
   /// positions change once they have ended.
   bool read_elsewhere = false;
+  /// The cloud is a scene the GPU made (the host holds a subset): drawn in its own colors only.
+  bool device_scene = false;
 };
 
 struct ColorState {

@@ -107,9 +107,9 @@ PointsAction point_count(CloudState& c, const StreamState& stream, uint64_t draw
   }
   PointsAction action = PointsAction::kNone;
   const bool is_scene = c.is_scene();
-  const uint64_t total = c.points ? c.points->size() : 0;
+  const uint64_t total = c.point_total();
   const uint64_t pmin = std::min<uint64_t>(1000, std::max<uint64_t>(total, 1));
-  const uint64_t pmax = is_scene ? uint64_t{200'000'000} : std::max<uint64_t>(total, 1);
+  const uint64_t pmax = is_scene ? std::max<uint64_t>(200'000'000, total) : std::max<uint64_t>(total, 1);
   ImGui::BeginDisabled(!c.points);
   ImGui::SliderScalar("points", ImGuiDataType_U64, &c.point_target, &pmin, &pmax, "%llu",
                       ImGuiSliderFlags_Logarithmic);
@@ -206,7 +206,7 @@ void Viewer::Impl::points_section() {
   if (!ImGui::CollapsingHeader("Points", ImGuiTreeNodeFlags_DefaultOpen)) return;
   switch (point_count(cloud, stream, times.last_stats.points_drawn)) {
     case PointsAction::kTarget:
-      cloud.set_point_target(cloud.point_target, rs, status);
+      cloud.set_point_target(cloud.point_target, backend->gpu_active(), rs, status);
       break;
     case PointsAction::kReadMore:
       load_more(false);

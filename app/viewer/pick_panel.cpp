@@ -58,12 +58,14 @@ void PickState::start_waiting(const std::shared_ptr<const PointCloud>& now,
   q.radius = kPickRadius;
   // Where the renderer on screen holds the positions it draws: the GPU picks there; the CPU's are
   // its compact form, or floats with its batch boxes when it has them.
+  // A scene the GPU made is picked in its even subset, which the CPU holds.
   const CpuRenderer& cpu = backend.cpu();
-  if (backend.gpu_active()) {
+  const bool device_scene = backend.device_scene_points() != 0;
+  if (backend.gpu_active() && !device_scene) {
     RenderBackend* be = &backend;
     q.device = [be](const PointCloud& pc, const Camera& cam, const RenderSettings& s, PickWindow* w,
                     std::string* why) { return be->pick_window(pc, cam, s, w, why); };
-  } else if (backend.compact_active()) {
+  } else if (device_scene ? cpu.compact_active() : backend.compact_active()) {
     q.cpu_compact = cpu.shared_compact();
   } else if (cpu.boxes().size() == (now->size() + kPointBatch - 1) / kPointBatch) {
     q.boxes = cpu.boxes();

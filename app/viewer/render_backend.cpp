@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "progress_bar.h"
 #include "startup.h"
 
 namespace pr {
@@ -82,6 +83,7 @@ bool RenderBackend::set_cloud(const PointCloud& cloud, std::string* error, std::
   {
     std::lock_guard<std::mutex> lock(gpu_mutex_);  // stage_colors() compares with it
     cloud_ = &cloud;
+    device_scene_ = DeviceScene{};
   }
   cpu_stale_ = false;
   if (gpu_) {
@@ -96,11 +98,57 @@ bool RenderBackend::set_cloud(const PointCloud& cloud, std::string* error, std::
   return true;
 }
 
+bool RenderBackend::set_device_scene(const PointCloud& subset, const std::string& name,
+                                     uint64_t points, std::string* error, std::string* note) {
+  const std::string what = std::to_string(points) + " points of scene " + name;
+  if (!use_gpu_ || !gpu_) {
+    *error = what + ": the GPU makes them, and GPU mode is off";
+    return false;
+  }
+  std::string err;
+  if (!cpu_->set_cloud(subset, &err)) {
+    *error = "CPU renderer refused the scene's subset on the host: " + err;
+    if (cloud_) refresh_cpu(&err);
+    return false;
+  }
+  const PointCloud* old_cloud = cloud_;
+  const DeviceScene old_scene = device_scene_;
+  {
+    std::lock_guard<std::mutex> lock(gpu_mutex_);
+    cloud_ = &subset;
+    device_scene_ = DeviceScene{name, points};
+  }
+  cpu_stale_ = false;
+  Stopwatch sw;
+  std::string fallback;
+  if (upload_gpu(&err, &fallback, /*compact_fallback=*/true)) {
+    char made[160];
+    std::snprintf(made, sizeof made, "; made on the GPU in %.2f s (%s of device memory)",
+                  sw.ms() * 1e-3, human_size(double(gpu_->r->memory_bytes())).c_str());
+    *note = made + fallback;
+    return true;
+  }
+  *error = "the GPU cannot make " + what + ": " + err + "; the cloud on screen stays";
+  {
+    std::lock_guard<std::mutex> lock(gpu_mutex_);
+    cloud_ = old_cloud;
+    device_scene_ = old_scene;
+  }
+  std::string why;
+  if (cloud_ && !refresh_cpu(&why)) status_("CPU renderer refused the cloud: " + why, true);
+  if (cloud_ && !upload_gpu(&why, &fallback, /*compact_fallback=*/true)) drop_gpu(why);
+  return false;
+}
+
 bool RenderBackend::update_colors(std::string* error, bool gpu_current) {
   if (!cloud_) return true;
   std::string err;
   if (!cpu_->update_colors(*cloud_, &err) && !refresh_cpu(&err)) {
     *error = "CPU renderer refused the new colors: " + err;
+    return false;
+  }
+  if (gpu_ && !gpu_current && device_scene_.points) {
+    *error = "GPU: a scene made on the GPU keeps its own colors";
     return false;
   }
   if (gpu_ && !gpu_current && !gpu_->r->update_colors(*cloud_, &err)) {
@@ -115,7 +163,8 @@ bool RenderBackend::update_colors(std::string* error, bool gpu_current) {
 bool RenderBackend::stage_colors(const PointCloud& cloud, const uint32_t* colors,
                                  std::string* error) {
   std::lock_guard<std::mutex> lock(gpu_mutex_);
-  if (gpu_ && &cloud == cloud_) return gpu_->r->stage_colors(cloud, colors, error);
+  if (gpu_ && &cloud == cloud_ && !device_scene_.points)
+    return gpu_->r->stage_colors(cloud, colors, error);
   if (error) *error = "no GPU renderer";
   return false;
 }
@@ -123,7 +172,8 @@ bool RenderBackend::stage_colors(const PointCloud& cloud, const uint32_t* colors
 bool RenderBackend::stage_recipe(const PointCloud& cloud, const ColorRecipe& recipe,
                                  std::string* error) {
   std::lock_guard<std::mutex> lock(gpu_mutex_);
-  if (gpu_ && &cloud == cloud_) return gpu_->r->stage_recipe(cloud, recipe, error);
+  if (gpu_ && &cloud == cloud_ && !device_scene_.points)
+    return gpu_->r->stage_recipe(cloud, recipe, error);
   if (error) *error = "no GPU renderer";
   return false;
 }
@@ -136,7 +186,8 @@ bool RenderBackend::pick_window(const PointCloud& cloud, const Camera& camera,
                                 const RenderSettings& settings, PickWindow* window,
                                 std::string* error) {
   std::lock_guard<std::mutex> lock(gpu_mutex_);
-  if (gpu_ && &cloud == cloud_) return gpu_->r->pick_window(camera, settings, window, error);
+  if (gpu_ && &cloud == cloud_ && !device_scene_.points)
+    return gpu_->r->pick_window(camera, settings, window, error);
   if (error) error->clear();
   return false;
 }
@@ -150,7 +201,12 @@ bool RenderBackend::switch_mode(bool want_gpu) {
     }
     release_interop();
     use_gpu_ = false;
-    status_("renderer: CPU (" + std::to_string(cpu_->threads()) + " threads)", false);
+    std::string subset;
+    if (device_scene_.points && cloud_)
+      subset = ": " + std::to_string(cloud_->size()) + " of the " +
+               std::to_string(device_scene_.points) +
+               " points the GPU made, an even subset (the host holds no more)";
+    status_("renderer: CPU (" + std::to_string(cpu_->threads()) + " threads)" + subset, false);
     return true;
   }
   std::string why, note;
@@ -263,14 +319,14 @@ void RenderBackend::reupload_gpu(const char* what) {
 
 bool RenderBackend::upload_gpu(std::string* why, std::string* note, bool compact_fallback) {
   std::lock_guard<std::mutex> lock(gpu_mutex_);  // staging of the last cloud's colors ends first
-  if (gpu_->r->set_cloud(*cloud_, why)) return true;
+  if (gpu_take_cloud(why)) return true;
   if (options_.compact || !compact_fallback) return false;
   // Full precision did not fit (or was refused): compact positions take 7 bytes a point, not 15.
   if (streaming_) return false;  // a pool is rewritten in place: full precision only
   options_.compact = true;
   apply_options();
   std::string again;
-  if (gpu_->r->set_cloud(*cloud_, &again)) {
+  if (gpu_take_cloud(&again)) {
     *note = "; full-precision positions did not fit on the GPU (" + *why +
             "), so it draws compact ones (7 bytes a point)";
     cpu_stale_ = true;
@@ -279,6 +335,12 @@ bool RenderBackend::upload_gpu(std::string* why, std::string* note, bool compact
   options_.compact = false;
   apply_options();
   return false;
+}
+
+bool RenderBackend::gpu_take_cloud(std::string* why) {
+  if (!device_scene_.points) return gpu_->r->set_cloud(*cloud_, why);
+  Bounds bounds;
+  return gpu_->r->generate_scene(device_scene_.name, device_scene_.points, 1, &bounds, why);
 }
 
 void RenderBackend::drop_gpu(const std::string& why) {

@@ -46,6 +46,17 @@ class RenderBackend {
   /// set; a compact fallback is said in `note` too.
   bool set_cloud(const PointCloud& cloud, std::string* error, std::string* note, bool* gpu_refused);
 
+  /// A scene made on the GPU (GpuRenderer::generate_scene(): one the host cannot hold): the CPU
+  /// renderer takes `subset`, the host's even subset of it (make_scene_subset()), and the GPU
+  /// renderer makes all `points` points of scene `name` (compact ones when full precision does
+  /// not fit, said in `note` with the time it took). Needs GPU mode. False with `error` when
+  /// either refuses: the cloud on screen stays. The GPU draws the scene in its own colors: it
+  /// takes no host colors or picks for it (update_colors() refuses, pick_window() is false).
+  bool set_device_scene(const PointCloud& subset, const std::string& name, uint64_t points,
+                        std::string* error, std::string* note);
+  /// The cloud on screen is a scene the GPU made: its points (0 otherwise).
+  uint64_t device_scene_points() const { return device_scene_.points; }
+
   /// New colors of the cloud on screen (the same points and positions): both renderers take them
   /// (Renderer::update_colors(): nothing to do on the CPU, 3 bytes a point uploaded to the GPU).
   /// `gpu_current`: the GPU shows these colors already (show_staged_recipe()), only the CPU takes
@@ -145,6 +156,8 @@ class RenderBackend {
   void reupload_gpu(const char* what);
   // Hands the GPU the cloud; `compact_fallback`: compact positions when full precision is refused.
   bool upload_gpu(std::string* why, std::string* note, bool compact_fallback);
+  // The GPU renderer takes cloud_, or makes device_scene_; under gpu_mutex_.
+  bool gpu_take_cloud(std::string* why);
   void drop_gpu(const std::string& why);  // refused: on to the CPU, with a status line
   void release_gpu();
 
@@ -158,6 +171,11 @@ class RenderBackend {
   std::mutex gpu_mutex_;
   Display* display_ = nullptr;
   const PointCloud* cloud_ = nullptr;
+  struct DeviceScene {
+    std::string name;
+    uint64_t points = 0;  // 0: cloud_ is the whole cloud
+  };
+  DeviceScene device_scene_;  // the GPU makes this scene; cloud_ is its subset on the host
   bool cpu_stale_ = false;  // the CPU holds the cloud in other options (compact, sort)
   bool use_gpu_ = false;
   bool streaming_ = false;

@@ -178,6 +178,8 @@ std::string SaveState::unavailable(const CloudState& cloud, const StreamState& s
   if (stream.opening()) return "a survey is opening: save it once it is on screen";
   if (stream.scene) return job.busy() ? "a save is running" : "";
   if (!cloud.drawable()) return "no cloud on screen";
+  if (cloud.device_points)
+    return "a scene made on the GPU is not saved: the host holds only a subset of its points";
   if (cloud.job.busy()) return "a cloud is loading: save it once it is on screen";
   if (job.busy()) return "a save is running";
   return "";

@@ -276,7 +276,8 @@ bool Viewer::Impl::open_view(const std::string& file) {
     colors.filter_dirty = true;
     hide_view_classes();
     if (!stream.scene)
-      cloud.set_point_target(opt.points.value_or(cloud.points->size()), rs, status);
+      cloud.set_point_target(opt.points.value_or(cloud.point_total()), backend->gpu_active(), rs,
+                             status);
   } else {
     cloud.first = true;  // the scene's cloud arrives as the first did: its camera and classes
     colors.chosen = false;

@@ -56,7 +56,7 @@ void Viewer::Impl::start_inputs() {
     start_files(opt.files, load_options(opt), false);
   } else {
     const std::string scene = opt.scene.empty() ? kDefaultScene : opt.scene;
-    cloud.job.start_scene(scene, opt.points.value_or(kDefaultScenePoints));
+    cloud.job.start_scene(scene, opt.points.value_or(kDefaultScenePoints), backend->gpu_active());
   }
 }
 
@@ -264,7 +264,10 @@ bool Viewer::Impl::take_cloud(CloudJob::Result& r) {
   bool refused = false;
   const bool was_streaming = stream.scene != nullptr;
   if (was_streaming) backend->set_streaming(false);  // the new cloud is drawn in the options
-  if (!backend->set_cloud(*r.cloud, &err, &note, &refused)) {
+  const bool taken = r.device_points
+                        ? backend->set_device_scene(*r.cloud, r.scene, r.device_points, &err, &note)
+                        : backend->set_cloud(*r.cloud, &err, &note, &refused);
+  if (!taken) {
     if (was_streaming) backend->set_streaming(true);
     set_status(err, true);
     return false;
@@ -338,6 +341,7 @@ void Viewer::Impl::update_colors() {
   t.bounds = cloud.bounds;
   t.up_axis = up == UpAxis::kZ ? 2 : 1;
   t.stream = stream.scene.get();
+  t.device_scene = cloud.device_points != 0;
   t.read_elsewhere = save.job.reads(t.cloud) || picks.job.reads(t.cloud) ||
                      measures.job.reads(t.cloud) || profile.reads(t.cloud) ||
                      image_save.job.draws(t.cloud);

@@ -114,7 +114,7 @@ void Viewer::Impl::step_click(int x, int y) {
 
 void Viewer::Impl::publish_shown() {
   Viewer::Shown s;
-  s.points = cloud.points ? cloud.points->size() : 0;
+  s.points = cloud.point_total();
   s.picks.assign(picks.points, picks.points + picks.count);
   for (const MeasureState::Item& it : measures.items) s.measurements.push_back(it.m);
   std::lock_guard<std::mutex> lock(requests.mutex);

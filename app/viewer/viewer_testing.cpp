@@ -116,10 +116,10 @@ void ViewerTesting::hold_cloud_job(bool on) {
   impl_->cloud.job.hold(on);
 }
 uint64_t ViewerTesting::cloud_points() const {
-  return impl_->cloud.points ? impl_->cloud.points->size() : 0;
+  return impl_->cloud.point_total();
 }
 void ViewerTesting::set_point_count(uint64_t n) {
-  impl_->cloud.set_point_target(n, impl_->rs, impl_->status);
+  impl_->cloud.set_point_target(n, impl_->backend->gpu_active(), impl_->rs, impl_->status);
 }
 uint64_t ViewerTesting::points_drawn() const {
   return impl_->times.last_stats.points_drawn;

@@ -149,12 +149,17 @@ bool is_scene(const std::string& name) {
   return scene_fn(name) != nullptr;
 }
 
-PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed, LoadProgress* progress) {
+namespace {
+
+/// Points index_of(j) of the `n` points of scene `name`, for j < m: the cloud's point j.
+template <typename IndexOf>
+PointCloud scene_points(const std::string& name, uint64_t n, uint64_t m, uint64_t seed,
+                        LoadProgress* progress, IndexOf index_of) {
   const PointFn fn = scene_fn(name);
   if (!fn) throw std::invalid_argument("unknown scene '" + name + "'");
   PointCloud c;
   c.name = "scene:" + name;
-  c.resize(n);
+  c.resize(m);
   Float3* pos = c.positions.data();
   uint32_t* col = c.colors.data();
   TerrainField field;
@@ -167,19 +172,38 @@ PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed, LoadPr
   // In slices of 4M points, so that a cancel is seen within a fraction of a second; point i
   // depends only on (seed, i), so the slicing does not change the cloud.
   constexpr uint64_t kSlice = uint64_t{1} << 22;
-  for (uint64_t s0 = 0; s0 < n; s0 += kSlice) {
+  for (uint64_t s0 = 0; s0 < m; s0 += kSlice) {
     if (progress && progress->cancel.load()) return PointCloud{};
-    const uint64_t s1 = std::min(n, s0 + kSlice);
+    const uint64_t s1 = std::min(m, s0 + kSlice);
     parallel_for(
         size_t(s1 - s0),
         [&](size_t b, size_t e) {
-          for (size_t i = s0 + b; i < s0 + e; ++i) fn(ctx, seed, i, pos[i], col[i]);
+          for (size_t j = s0 + b; j < s0 + e; ++j) fn(ctx, seed, index_of(j), pos[j], col[j]);
         },
         0, 1 << 15);
-    if (progress) progress->fraction = double(s1) / double(n);
+    if (progress) progress->fraction = double(s1) / double(m);
   }
   if (progress && progress->cancel.load()) return PointCloud{};
   return c;
+}
+
+}  // namespace
+
+PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed, LoadProgress* progress) {
+  return scene_points(name, n, n, seed, progress, [](uint64_t j) { return j; });
+}
+
+PointCloud make_scene_subset(const std::string& name, uint64_t n, uint64_t m, uint64_t seed,
+                             LoadProgress* progress) {
+  m = std::min(m, n);
+  // floor(j n / m) without the product's overflow: j (n / m) + floor(j (n % m) / m), where
+  // j (n % m) < m^2 fits while m < 2^32.
+  if (m >= (uint64_t{1} << 32))
+    throw std::invalid_argument("a subset of 2^32 points or more: make the scene whole");
+  if (m == 0) return make_scene(name, 0, seed, progress);
+  const uint64_t q = n / m, r = n % m;
+  return scene_points(name, n, m, seed, progress,
+                      [q, r, m](uint64_t j) { return j * q + j * r / m; });
 }
 
 Camera scene_camera(const std::string& name, const PointCloud& cloud) {

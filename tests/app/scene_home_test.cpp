@@ -36,12 +36,12 @@ TEST(SceneHome, OtherwiseNowhereWithTheReason) {
   EXPECT_EQ(scene_home("terrain", 10'000'000'000, "cpu", 24 * kGB, &why), SceneHome::kNone);
   EXPECT_EQ(why,
             "10000000000 points of scene terrain: the host would need 160 GB (16 bytes a point) "
-            "and has 24 GB available; headless GPU mode (--headless --mode gpu) makes terrain "
-            "clouds on the device");
+            "and has 24 GB available; GPU mode (--mode gpu) makes terrain clouds on the "
+            "device");
   EXPECT_EQ(scene_home("galaxy", 5'000'000'000, "gpu", 128 * kGB, &why), SceneHome::kNone);
   EXPECT_EQ(why,
             "5000000000 points of scene galaxy: the host's renderers index fewer than 2^32 - 1 "
-            "points; headless GPU mode makes only terrain and cube clouds on the device");
+            "points; GPU mode makes only terrain and cube clouds on the device");
   // No overflow in the bytes of an absurd count.
   EXPECT_EQ(scene_home("cube", uint64_t{1} << 62, "cpu", 24 * kGB, &why), SceneHome::kNone);
   EXPECT_NE(why.find("the host would need"), std::string::npos) << why;

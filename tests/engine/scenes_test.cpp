@@ -9,6 +9,7 @@
 
 #include "engine/io/io.h"
 #include "engine/point_cloud.h"
+#include "engine/scene_points.h"
 #include "engine/scenes.h"
 
 namespace pr {
@@ -61,6 +62,41 @@ TEST(Scenes, TerrainHasColorAndDepthStructure) {
   for (size_t i = 1; i < 1000; ++i) distinct += c.colors[i] != c.colors[i - 1];
   EXPECT_GT(distinct, 500u);
   for (const auto& p : c.positions) ASSERT_TRUE(std::isfinite(p.x + p.y + p.z));
+}
+
+// An even subset is the whole scene's points at floor(j n / m): the same floats and colors, for
+// every scene, a subset of the whole, and counts that do not divide.
+TEST(Scenes, SubsetIsTheWholeScenesPointsAtEvenIndices) {
+  constexpr uint64_t n = 1'000'003, m = 7'919;
+  for (const auto& s : scene_list()) {
+    const PointCloud whole = make_scene(s.name, n, 3);
+    const PointCloud sub = make_scene_subset(s.name, n, m, 3);
+    ASSERT_EQ(sub.size(), m) << s.name;
+    EXPECT_EQ(sub.name, whole.name);
+    for (uint64_t j = 0; j < m; ++j) {
+      const uint64_t i = j * n / m;
+      ASSERT_EQ(std::memcmp(&sub.positions[j], &whole.positions[i], sizeof(Float3)), 0)
+          << s.name << " point " << j << " (index " << i << ")";
+      ASSERT_EQ(sub.colors[j], whole.colors[i]) << s.name << " point " << j;
+    }
+    const PointCloud all = make_scene_subset(s.name, 5000, 9000, 3);  // more than there are
+    const PointCloud same = make_scene(s.name, 5000, 3);
+    ASSERT_EQ(all.size(), 5000u);
+    EXPECT_EQ(std::memcmp(all.positions.data(), same.positions.data(), 5000 * sizeof(Float3)), 0);
+  }
+  // Counts whose j * n overflows 64 bits: the index is still floor(j n / m).
+  __extension__ typedef unsigned __int128 Wide;
+  const uint64_t big = 100'000'000'000'000'000;
+  const PointCloud far = make_scene_subset("cube", big, 999, 1);
+  ASSERT_EQ(far.size(), 999u);
+  for (uint64_t j = 0; j < 999; ++j) {
+    Float3 p;
+    uint32_t c;
+    scene::cube_point(1, uint64_t(Wide(j) * big / 999), p, c);
+    ASSERT_EQ(std::memcmp(&far.positions[j], &p, sizeof p), 0) << "point " << j;
+  }
+  EXPECT_EQ(make_scene_subset("cube", 10, 0).size(), 0u);
+  EXPECT_THROW(make_scene_subset("nope", 10, 5), std::invalid_argument);
 }
 
 TEST(Scenes, UnknownSceneThrows) {

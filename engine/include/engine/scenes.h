@@ -29,6 +29,12 @@ constexpr const char* kDefaultScene = "terrain";
 /// result is then an empty cloud (the caller sees `cancel`).
 PointCloud make_scene(const std::string& name, uint64_t n, uint64_t seed = 1,
                       LoadProgress* progress = nullptr);
+/// An even subset of `m` of the `n` points of scene `name` (all of them when m >= n): point j is
+/// the whole scene's point floor(j n / m), the same floats and color, so the host can hold a
+/// stand-in of a scene made on the GPU. Throws std::invalid_argument for an unknown name or
+/// m >= 2^32; `progress` as make_scene()'s.
+PointCloud make_scene_subset(const std::string& name, uint64_t n, uint64_t m, uint64_t seed = 1,
+                             LoadProgress* progress = nullptr);
 
 /// The terrain's heightfield for `seed`, sampled once on the host (engine/scene_points.h's
 /// TerrainGrid reads it: 2049 x 2049 heights and forest values, 34 MB), and the side of the grid
