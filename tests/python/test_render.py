@@ -52,6 +52,11 @@ def differing(a, b):
     return int(np.count_nonzero(np.any(a != b, axis=-1)))
 
 
+def drawn(img, background=(16, 18, 24, 255)):
+    """Pixels not the background's."""
+    return int(np.count_nonzero(np.any(img != np.array(background, np.uint8), axis=-1)))
+
+
 CLI_CASES = [
     ({}, []),
     ({"compact": True, "camera": CAMERA}, ["--compact", "--camera", "0.5,-9,3,4,-15"]),
@@ -284,13 +289,18 @@ def test_device_arrays_by_elevation_give_the_numpy_image(kw, with_colors):
     if with_colors == "uniform":
         rgb = np.full_like(rgb, 200)
     utm = xyz.astype(np.float64) + [512000.0, 4321000.0, 120.0]
-    for pts, cam in ((xyz, CAMERA), (utm, (512000.5, 4320991, 123, 4, -15))):
+    cams = ((0.5, -9.0, 3.0), (512000.5, 4320991, 123))  # z up: from -y, above
+    if kw.get("up") == "y":  # y up: from -z, level with the box's middle
+        cams = ((0.5, 3.0, -9.0), (512000.5, 4321003, 111))
+    for pts, xyz_cam in zip((xyz, utm), cams):
+        cam = (*xyz_cam, 4.0, -15.0)
         cols = rgb if with_colors else None
         want = pointraster.render(pts, cols, width=W, height=H, mode="cpu", camera=cam, **kw)
         got = pointraster.render(torch.from_numpy(pts).cuda(),
                                  None if cols is None else torch.from_numpy(cols).cuda(),
                                  width=W, height=H, mode="gpu", camera=cam, **kw)
         assert differing(got, want) == 0
+        assert drawn(want) > 3000
         assert len(np.unique(got.reshape(-1, 4), axis=0)) > 20  # a ramp, not one color
 
 
