@@ -103,21 +103,6 @@ SwitchCase device_scene() {
   return c;
 }
 
-class DeviceSceneTest : public testing::Test {
- public:
-  explicit DeviceSceneTest(SwitchCase c) : case_(std::move(c)) {}
-  void TestBody() override { pr::test::run_switch_case(case_); }
-
- private:
-  SwitchCase case_;
-};
-
-const bool kRegistered = [] {
-  SwitchCase c = device_scene();
-  const std::string name = c.name;
-  testing::RegisterTest("Window", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                        [c]() -> testing::Test* { return new DeviceSceneTest(c); });
-  return true;
-}();
+const bool kRegistered = pr::test::register_switch_cases({device_scene()}, __FILE__, __LINE__);
 
 }  // namespace

@@ -208,23 +208,9 @@ SwitchCase too_large_for_full_precision() {
   return c;
 }
 
-class SwitchTest : public testing::Test {
- public:
-  explicit SwitchTest(SwitchCase c) : case_(std::move(c)) {}
-  void TestBody() override { pr::test::run_switch_case(case_); }
-
- private:
-  SwitchCase case_;
-};
-
-const bool kRegistered = [] {
-  for (SwitchCase c : {culling_switch(), occlusion_switch(), cpu_compact_switch(), compact_parity(),
-                       live_switch(), gpu_compact_switch(), too_large_for_full_precision()}) {
-    const std::string name = c.name;
-    testing::RegisterTest("Window", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                          [c]() -> testing::Test* { return new SwitchTest(c); });
-  }
-  return true;
-}();
+const bool kRegistered = pr::test::register_switch_cases(
+    {culling_switch(), occlusion_switch(), cpu_compact_switch(), compact_parity(), live_switch(),
+     gpu_compact_switch(), too_large_for_full_precision()},
+    __FILE__, __LINE__);
 
 }  // namespace

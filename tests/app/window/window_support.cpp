@@ -213,6 +213,26 @@ int run_steps(ViewerTesting& v, int steps, const std::function<void(int, ViewerT
   return done;
 }
 
+namespace {
+
+class SwitchTest : public testing::Test {
+ public:
+  explicit SwitchTest(SwitchCase c) : case_(std::move(c)) {}
+  void TestBody() override { run_switch_case(case_); }
+
+ private:
+  SwitchCase case_;
+};
+
+}  // namespace
+
+bool register_switch_cases(const std::vector<SwitchCase>& cases, const char* file, int line) {
+  for (const SwitchCase& c : cases)
+    testing::RegisterTest("Window", c.name.c_str(), nullptr, nullptr, file, line,
+                          [c]() -> testing::Test* { return new SwitchTest(c); });
+  return true;
+}
+
 void run_switch_case(const SwitchCase& c) {
   REQUIRE_DISPLAY();
   std::string why;

@@ -108,6 +108,9 @@ struct SwitchCase {
 };
 
 void run_switch_case(const SwitchCase& c);
+/// Registers each case as the test Window.<name> (run by run_switch_case()), at `file`:`line`;
+/// true, for a file's static initializer.
+bool register_switch_cases(const std::vector<SwitchCase>& cases, const char* file, int line);
 
 }  // namespace pr::test
 
