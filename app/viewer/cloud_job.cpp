@@ -281,7 +281,7 @@ bool CloudJob::start_scene(std::string name, uint64_t points, bool gpu) {
         ColorRequest own = request;
         own.use_default = own.use_default || r.device_points != 0;
         color_new_cloud(*cloud, own, false, &r.color, &r.legend, &r.color_note);
-        if (own.use_default && !request.use_default && request.settings.mode != ColorMode::kRgb)
+        if (r.device_points && !request.use_default && request.settings.mode != ColorMode::kRgb)
           r.color_note = std::string("color mode ") + color_mode_name(request.settings.mode) +
                          ": a scene made on the GPU keeps its own colors";
         r.cloud = std::move(cloud);

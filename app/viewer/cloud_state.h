@@ -35,7 +35,7 @@ struct CloudState {
   uint64_t scene_points = 0;  // points generated for the scene
   /// A scene made on the GPU: its points (`points` is the host's even subset of them); else 0.
   uint64_t device_points = 0;
-  bool given_colors = true;   // a cloud given in memory (neither files nor a scene) had colors
+  bool given_colors = true;  // a cloud given in memory (neither files nor a scene) had colors
   CloudJob job;
   bool first = true;  // no cloud has arrived yet
   bool initial_load_failed = false;
@@ -46,7 +46,9 @@ struct CloudState {
   /// The cloud on screen is a scene (not files).
   bool is_scene() const { return points && !scene.empty(); }
   /// The points of the cloud on screen: all a scene made on the GPU has (not its host subset).
-  uint64_t point_total() const { return device_points ? device_points : points ? points->size() : 0; }
+  uint64_t point_total() const {
+    return device_points ? device_points : points ? points->size() : 0;
+  }
   std::vector<std::string> file_paths() const;
   /// The colors drawn come from the files (or the scene, or the cloud given): false when files
   /// are on screen and none of them has colors, or a cloud was given without (their points are

@@ -109,7 +109,8 @@ PointsAction point_count(CloudState& c, const StreamState& stream, uint64_t draw
   const bool is_scene = c.is_scene();
   const uint64_t total = c.point_total();
   const uint64_t pmin = std::min<uint64_t>(1000, std::max<uint64_t>(total, 1));
-  const uint64_t pmax = is_scene ? std::max<uint64_t>(200'000'000, total) : std::max<uint64_t>(total, 1);
+  const uint64_t pmax =
+      is_scene ? std::max<uint64_t>(200'000'000, total) : std::max<uint64_t>(total, 1);
   ImGui::BeginDisabled(!c.points);
   ImGui::SliderScalar("points", ImGuiDataType_U64, &c.point_target, &pmin, &pmax, "%llu",
                       ImGuiSliderFlags_Logarithmic);

@@ -176,7 +176,7 @@ class RenderBackend {
     uint64_t points = 0;  // 0: cloud_ is the whole cloud
   };
   DeviceScene device_scene_;  // the GPU makes this scene; cloud_ is its subset on the host
-  bool cpu_stale_ = false;  // the CPU holds the cloud in other options (compact, sort)
+  bool cpu_stale_ = false;    // the CPU holds the cloud in other options (compact, sort)
   bool use_gpu_ = false;
   bool streaming_ = false;
   bool gpu_checked_ = false;

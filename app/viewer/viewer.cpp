@@ -264,9 +264,9 @@ bool Viewer::Impl::take_cloud(CloudJob::Result& r) {
   bool refused = false;
   const bool was_streaming = stream.scene != nullptr;
   if (was_streaming) backend->set_streaming(false);  // the new cloud is drawn in the options
-  const bool taken = r.device_points
-                        ? backend->set_device_scene(*r.cloud, r.scene, r.device_points, &err, &note)
-                        : backend->set_cloud(*r.cloud, &err, &note, &refused);
+  const bool taken =
+      r.device_points ? backend->set_device_scene(*r.cloud, r.scene, r.device_points, &err, &note)
+                      : backend->set_cloud(*r.cloud, &err, &note, &refused);
   if (!taken) {
     if (was_streaming) backend->set_streaming(true);
     set_status(err, true);
