@@ -1,5 +1,5 @@
 // A pick on the device (Renderer::pick_window(), engine/pick.h). The drawn points whose splat
-// reaches the click's window are projected with the frames' own math (project_to_pixel(),
+// reaches the click's window are projected with the frames' own math (compact_to_pixel(),
 // splat_rect_sized() of the frame's or the point's adaptive size, the same colors in the key). One
 // pass over the stored points leaves each window pixel's smallest key (the key the frame's depth
 // test kept there) and lists the points that may hold it; a pass over that short list leaves the
@@ -10,12 +10,18 @@
 // a block a batch, instead of a block for every batch of the cloud (a quarter of a million blocks
 // at 1e9 points, twice, most of them ending at the box test). The window's few pixels take all the
 // atomics.
+#include <algorithm>
+
 #include "device_common.cuh"
 #include "raster.h"
 
 namespace pr::cuda {
 
 namespace {
+
+constexpr unsigned kPickBlocks = 1024;  ///< a walk's grid
+/// Listed batches a walk's launch: about 6.7e7 points, a fraction of a millisecond.
+constexpr uint64_t kPickChunk = 16384;
 
 __device__ __forceinline__ bool reaches(const PickInput& in, const PixelRect& r) {
   return !r.empty() && r.x0 < in.x1 && r.x1 > in.x0 && r.y0 < in.y1 && r.y1 > in.y0;
@@ -46,21 +52,26 @@ __global__ void __launch_bounds__(kThreads) pick_list(PickInput in, uint64_t bat
 template <class Fn>
 __device__ __forceinline__ void for_batch_hits(const PickInput& in, uint64_t batch, Fn fn) {
   const ProjParams& p = in.p;
+  CompactLinear lin;
+  lin.ok = false;
+  if (in.words) lin = compact_linear(p, in.batches[batch]);
   for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
     const uint64_t s = batch * kPointBatch + k;
     if (s >= in.total) return;
     const uint64_t id = in.orig ? uint64_t(in.orig[s]) : s;
     if (in.subset && !in_subset(uint32_t(id), in.count, in.step)) continue;
     float x, y, z;
+    uint32_t word = 0;
     if (in.words) {
-      if (!compact_decode(in.batches[batch], in.words[s], x, y, z)) continue;
+      word = in.words[s];
+      if (!compact_decode(in.batches[batch], word, x, y, z)) continue;
     } else {
       const Float3 v = in.pos[s];
       x = v.x, y = v.y, z = v.z;
     }
     int ix, iy;
     uint64_t key;
-    if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
+    if (!compact_to_pixel(p, lin, word, x, y, z, 0u, ix, iy, key)) continue;
     // The frame's clip: a point it hides is not drawn, so not picked; a tinted one's key carries
     // the tint, as the raster's.
     const uint32_t ck = in.clip.active() ? clip_point(in.clip, x, y, z) : kClipShown;
@@ -80,20 +91,22 @@ __device__ __forceinline__ void for_batch_hits(const PickInput& in, uint64_t bat
   }
 }
 
-/// Calls fn(x, y, id, key) for each window pixel (x, y) that a drawn point of each listed batch
-/// covers, with the point's original index and key there; a block a batch, grid-stride.
+/// Calls fn(x, y, id, key) for each window pixel (x, y) that a drawn point of the listed batches
+/// [first, end) covers, with the point's original index and key there; a block a batch,
+/// grid-stride.
 template <class Fn>
-__device__ __forceinline__ void for_window_hits(const PickInput& in, Fn fn) {
-  const uint64_t listed = *in.list_count;
-  for (uint64_t w = blockIdx.x; w < listed; w += gridDim.x) for_batch_hits(in, in.list[w], fn);
+__device__ __forceinline__ void for_window_hits(const PickInput& in, uint64_t first, uint64_t end,
+                                                Fn fn) {
+  for (uint64_t w = first + blockIdx.x; w < end; w += gridDim.x) for_batch_hits(in, in.list[w], fn);
 }
 
 /// The keys' pass over the listed batches: each covered pixel's smallest key, and a candidate for
 /// each point whose key was not larger than the pixel's when it came (a larger one can never be the
 /// smallest: keys only decrease).
-__global__ void __launch_bounds__(kThreads) pick_keys(PickInput in, unsigned long long* keys) {
+__global__ void __launch_bounds__(kThreads)
+    pick_keys(PickInput in, uint64_t first, uint64_t end, unsigned long long* keys) {
   const int width = in.x1 - in.x0;
-  for_window_hits(in, [&](int x, int y, uint64_t id, unsigned long long key) {
+  for_window_hits(in, first, end, [&](int x, int y, uint64_t id, unsigned long long key) {
     const int at = (y - in.y0) * width + (x - in.x0);
     if (key > keys[at]) return;
     atomicMin(keys + at, key);
@@ -117,10 +130,10 @@ __global__ void __launch_bounds__(kThreads)
 
 /// The index from a second pass over the points, when the candidates did not fit.
 __global__ void __launch_bounds__(kThreads)
-    pick_index_of_points(PickInput in, const unsigned long long* keys, unsigned long long* index) {
-  if (*in.candidate_count <= in.capacity) return;
+    pick_index_of_points(PickInput in, uint64_t first, uint64_t end, const unsigned long long* keys,
+                         unsigned long long* index) {
   const int width = in.x1 - in.x0;
-  for_window_hits(in, [&](int x, int y, uint64_t id, unsigned long long key) {
+  for_window_hits(in, first, end, [&](int x, int y, uint64_t id, unsigned long long key) {
     const int at = (y - in.y0) * width + (x - in.x0);
     if (keys[at] == key) atomicMin(index + at, static_cast<unsigned long long>(id));
   });
@@ -140,14 +153,36 @@ cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned 
   if (e == cudaSuccess) e = cudaMemsetAsync(in.list_count, 0, sizeof(unsigned long long), stream);
   if (e != cudaSuccess || in.total == 0 || pixels == 0) return e;
   const uint64_t batches = (in.total + kPointBatch - 1) / kPointBatch;
-  // The listed batches' walks: a few blocks an SM, grid-stride (most pick lists are short; a
-  // cloud without boxes lists every batch).
-  constexpr unsigned kWalkBlocks = 1024;
   pick_list<<<unsigned((batches + kThreads - 1) / kThreads), kThreads, 0, stream>>>(in, batches);
-  pick_keys<<<kWalkBlocks, kThreads, 0, stream>>>(in, keys);
+  unsigned long long listed = 0;
+  e = cudaMemcpyAsync(&listed, in.list_count, sizeof(listed), cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) return e;
+  // The listed batches' walks, kPickChunk batches a launch (a few blocks an SM, grid-stride),
+  // each waited for before the next: the frames' work is never queued behind more than one
+  // chunk of the pick's (an interop frame waits for the context's work in flight).
+  auto walk = [&](auto launch) {
+    for (uint64_t first = 0; first < listed && e == cudaSuccess; first += kPickChunk) {
+      const uint64_t end = std::min<uint64_t>(listed, first + kPickChunk);
+      launch(unsigned(std::min<uint64_t>(kPickBlocks, end - first)), first, end);
+      e = cudaGetLastError();
+      if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    }
+  };
+  walk([&](unsigned blocks, uint64_t first, uint64_t end) {
+    pick_keys<<<blocks, kThreads, 0, stream>>>(in, first, end, keys);
+  });
+  if (e != cudaSuccess) return e;
   pick_index_of_candidates<<<64, kThreads, 0, stream>>>(in, keys, index);
-  pick_index_of_points<<<kWalkBlocks, kThreads, 0, stream>>>(in, keys, index);
-  return cudaGetLastError();
+  unsigned long long candidates = 0;
+  e = cudaMemcpyAsync(&candidates, in.candidate_count, sizeof(candidates), cudaMemcpyDeviceToHost,
+                      stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess || candidates <= in.capacity) return e;
+  walk([&](unsigned blocks, uint64_t first, uint64_t end) {
+    pick_index_of_points<<<blocks, kThreads, 0, stream>>>(in, first, end, keys, index);
+  });
+  return e;
 }
 
 }  // namespace pr::cuda

@@ -12,6 +12,7 @@
 
 #include "engine/clip_math.h"
 #include "engine/compact.h"
+#include "engine/compact_linear.h"
 #include "engine/culling.h"
 #include "engine/edl.h"
 #include "engine/morton.h"
@@ -247,7 +248,8 @@ struct PickInput {
 /// points with that key (kEmptyKey and ~0 where none does): pick_point()'s pairs, engine/pick.h.
 /// A thread a batch lists the batches whose box reaches the window; one pass over their points;
 /// the index comes from the candidates it lists, or, when they do not fit in.capacity, from a
-/// second pass over those points.
+/// second pass over those points. The passes run in launches of a bounded number of batches,
+/// each waited for on `stream` (the host waits; the window is ready when it returns).
 cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned long long* index,
                         cudaStream_t stream);
 
