@@ -2,7 +2,7 @@
 // tests (batch_flags.cu, the same kernel as for the plain storage) have flagged and listed the
 // batches that draw; each block of the raster kernel covers in.rounds consecutive batches of
 // kCompactBatch stored points (or a part of one), or its share of the list. A batch with a
-// linear map (engine/compact_linear.h, computed by each thread from the batch's box) projects its
+// linear map (engine/compact_linear.h, computed by one thread of the block) projects its
 // words through it: nine products and nine sums a point, no decode, no division; the others
 // decode with the shared compact_decode() and run the plain raster's projection. Either way the
 // floats are the CPU's, and the early depth test is the plain raster's (device_common.cuh).
@@ -141,9 +141,15 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   const uint32_t span = kCompactBatch / parts;
   // Part [lo, lo + span) of a batch that draws; `inside`: wholly inside the view; `shown`: the
   // clip shows the whole batch untinted (kBatchClipShown), so no point is tested.
+  // The batch's linear map, computed once a block: every thread of the block draws each batch
+  // (the loops below are the same for all of them), so the barriers are met by all.
+  __shared__ CompactLinear shared_lin;
   auto draw = [&](uint64_t batch, bool inside, bool shown, uint32_t lo) {
     const CompactBatch b = in.batches[batch];  // the same box for every thread: broadcast loads
-    const CompactLinear lin = compact_linear(p, b);
+    __syncthreads();  // the block's threads are done with the last batch's map
+    if (threadIdx.x == 0) shared_lin = compact_linear(p, b);
+    __syncthreads();
+    const CompactLinear lin = shared_lin;
     const uint64_t base = batch * kCompactBatch;
     const uint64_t left = in.total - base;
     const uint32_t cnt = left < kCompactBatch ? uint32_t(left) : kCompactBatch;

@@ -125,9 +125,16 @@ __global__ void __launch_bounds__(kThreads)
     // Drawn this frame: kBatchDrawn or kBatchInside, alone or | kBatchFirst (culling.h).
     if (in.flags && (__ldg(in.flags + b) & 3u) == 0) continue;
     const uint64_t base = b * kPointBatch;
+    // A compact batch's linear map, computed once a block (every thread walks every batch).
+    __shared__ CompactLinear shared_lin;
     CompactLinear lin;
     lin.ok = false;
-    if constexpr (kCompact) lin = compact_linear(p, in.batches[b]);
+    if constexpr (kCompact) {
+      __syncthreads();  // the block's threads are done with the last batch's map
+      if (threadIdx.x == 0) shared_lin = compact_linear(p, in.batches[b]);
+      __syncthreads();
+      lin = shared_lin;
+    }
     for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
       const uint64_t i = base + k;
       bool ok = i < in.total;
