@@ -12,7 +12,6 @@
 
 #include "cpu_edl.h"
 #include "cpu_frame.h"
-#include "engine/compact_linear.h"
 #include "engine/hq_splat.h"
 #include "engine/parallel.h"
 #include "project_batch.h"
@@ -566,8 +565,8 @@ void CpuRenderer::size_buffers(int width, int height) {
 void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint64_t count,
                                  bool binned, bool hq) {
   // Compact positions: batch by batch (the box test first), every stored point decoded with the
-  // shared decoder and projected with compact_to_pixel(); a subset keeps the stored points whose
-  // original index is in it. The key carries the point's color, read through the original index.
+  // shared decoder; a subset keeps the stored points whose original index is in it. The key
+  // carries the point's color, read through the original index.
   const CompactCloud& cc = *compact_;
   const uint32_t* colors = cloud_->colors.data();
   const uint64_t total_points = cloud_->size();
@@ -579,8 +578,6 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
   const SizeGrid* size = size_.active() ? &size_ : nullptr;
   auto unit = [&](size_t bi, const auto& emit) {
     const CompactBatch box = cc.batches[bi];
-    // The batch's linear map, when it has one (engine/compact_linear.h), as the GPU's.
-    const CompactLinear lin = compact_linear(p, box);
     // A batch the clip shows whole skips the per-point test.
     const bool test = clip && clip_box_class(*clip, box) != kClipShown;
     const size_t s0 = bi * kCompactBatch, s1 = std::min(size_t(total_points), s0 + kCompactBatch);
@@ -588,17 +585,11 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
       const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
       if (subset && !in_subset(id, count, step)) continue;
       float x, y, z;
-      const uint32_t word = cc.words[si];
-      if (!compact_decode(box, word, x, y, z)) continue;
-      uint32_t color = colors[id];
-      if (test) {  // clip_project_to_pixel()'s test and tint
-        const uint32_t k = clip_point(*clip, x, y, z);
-        if (k == kClipHidden) continue;
-        color = clip_color(*clip, k, color);
-      }
+      if (!compact_decode(box, cc.words[si], x, y, z)) continue;
       int ix, iy;
       uint64_t key;
-      if (compact_to_pixel(p, lin, word, x, y, z, color, ix, iy, key))
+      if (test ? clip_project_to_pixel(p, *clip, x, y, z, colors[id], ix, iy, key)
+               : project_to_pixel(p, x, y, z, colors[id], ix, iy, key))
         plot(p, big, size, x, y, z, ix, iy, key, emit);
     }
   };

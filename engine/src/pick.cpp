@@ -8,7 +8,6 @@
 
 #include "engine/clip.h"
 #include "engine/colorize.h"
-#include "engine/compact_linear.h"
 #include "engine/cpu_renderer.h"
 #include "engine/parallel.h"
 
@@ -47,19 +46,13 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
   const bool subset = step != (uint64_t{1} << 32);
   const uint32_t* colors = cloud.colors.data();
   // A point's key and splat, as the renderers' depth test sees them.
-  // A compact point's projection is its batch's (`lin`, its `word`: compact_to_pixel()).
-  auto offer_point = [&](PickWindow& w, float px, float py, float pz, uint64_t id,
-                         const CompactLinear& lin, uint32_t word) {
+  auto offer_point = [&](PickWindow& w, float px, float py, float pz, uint64_t id) {
     int ix, iy;
     uint64_t key;
-    uint32_t color = colors[id];
     // A point the clip hides draws nothing, so it is not picked (engine/clip_math.h).
-    if (clip.active()) {
-      const uint32_t k = clip_point(clip, px, py, pz);
-      if (k == kClipHidden) return;
-      color = clip_color(clip, k, color);
-    }
-    if (!compact_to_pixel(p, lin, word, px, py, pz, color, ix, iy, key)) return;
+    if (clip.active() ? !clip_project_to_pixel(p, clip, px, py, pz, colors[id], ix, iy, key)
+                      : !project_to_pixel(p, px, py, pz, colors[id], ix, iy, key))
+      return;
     int sx0, sy0, sx1, sy1;
     splat_rect_sized(p, point_size_of(p, size, px, py, pz, key_depth(key)), ix, iy, sx0, sy0, sx1,
                      sy1);
@@ -93,21 +86,17 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
           if (!may_hold(u)) continue;
           const uint64_t b = uint64_t(u) * kPointBatch,
                          e = std::min(walked, uint64_t(u + 1) * kPointBatch);
-          CompactLinear lin;
-          lin.ok = false;  // float positions: the exact projection
-          if (compact) lin = compact_linear(p, compact->batches[u]);
           for (uint64_t i = b; i < e; ++i) {
             if (compact) {
               const uint64_t id = compact->orig.empty() ? i : compact->orig[i];
               if (subset && !in_subset(uint32_t(id), count, step)) continue;
               float px, py, pz;
-              const uint32_t word = compact->words[i];
-              if (!compact_decode(compact->batches[u], word, px, py, pz)) continue;
-              offer_point(w, px, py, pz, id, lin, word);
+              if (!compact_decode(compact->batches[u], compact->words[i], px, py, pz)) continue;
+              offer_point(w, px, py, pz, id);
             } else {
               const uint64_t id = subset ? subset_index(i, step) : i;
               const Float3 v = cloud.positions[id];
-              offer_point(w, v.x, v.y, v.z, id, lin, 0u);
+              offer_point(w, v.x, v.y, v.z, id);
             }
           }
         }

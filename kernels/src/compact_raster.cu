@@ -1,11 +1,9 @@
 // The raster kernel for compact quantized positions (engine/compact.h). In a culled frame the box
 // tests (batch_flags.cu, the same kernel as for the plain storage) have flagged and listed the
 // batches that draw; each block of the raster kernel covers in.rounds consecutive batches of
-// kCompactBatch stored points (or a part of one), or its share of the list. A batch with a
-// linear map (engine/compact_linear.h, computed by one thread of the block) projects its
-// words through it: nine products and nine sums a point, no decode, no division; the others
-// decode with the shared compact_decode() and run the plain raster's projection. Either way the
-// floats are the CPU's, and the early depth test is the plain raster's (device_common.cuh).
+// kCompactBatch stored points (or a part of one), or its share of the list. Each thread decodes
+// its words with the shared compact_decode(), so the floats are the CPU's, and runs the same
+// projection and early depth test as the plain raster (device_common.cuh).
 #include "device_common.cuh"
 #include "raster.h"
 
@@ -16,39 +14,20 @@ namespace {
 constexpr int kPerLoad = 4;  // words loaded before the first is used
 static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
 
-constexpr uint32_t kFloorBias = 0x4B000000u;  // the bits of 2^23
-
-/// The pixel index of the whole image's (px, py) in this frame, for px >= ox and py >= oy below
-/// 2^23 (a point surely inside the view): int(px - ox) = floor(px) - ox as project_to_pixel()
-/// takes it (px - ox is exact, pixel_coords()), with floor(v) the bits of v + 2^23 rounded down
-/// less those of 2^23 (an add, not a conversion); `bias` folds in the offsets and the origin.
-__device__ __forceinline__ uint32_t linear_pixel(float px, float py, uint32_t width,
-                                                 uint32_t bias) {
-  const uint32_t fx = __float_as_uint(__fadd_rd(px, 8388608.0f));
-  const uint32_t fy = __float_as_uint(__fadd_rd(py, 8388608.0f));
-  return fy * width + fx + bias;
-}
-
-/// The points of one batch (`cnt` of them, stored from `base`) for one block, through its linear
-/// map `lin` when it has one. kInside: the batch is wholly inside the view
-/// (compact_box_surely_inside()), so each valid point's pixel comes from project_inside(), the
-/// same pixel and depth as project_to_pixel() without its tests (with a map: its pixel less than
-/// kCompactLinearError from the exact one, more than a pixel inside the image). Pixel
+/// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
+/// is wholly inside the view (compact_box_surely_inside()), so each valid point's pixel comes from
+/// project_inside(), the same pixel and depth as project_to_pixel() without its tests. Pixel
 /// indices fit 32 bits (the renderer refuses larger images). kAdaptive (with kSplat): each point's
 /// own size (adaptive_point_size(), in.size).
 template <bool kSubset, bool kOrig, bool kSplat, bool kInside, bool kClip, bool kAdaptive = false>
 __device__ __forceinline__ void compact_batch(const ProjParams& p, const CompactInput& in,
                                               uint64_t step, unsigned long long* keys,
-                                              const CompactBatch& b, const CompactLinear& lin,
-                                              uint64_t base, uint32_t cnt, uint32_t lo,
-                                              uint32_t hi) {
+                                              const CompactBatch& b, uint64_t base, uint32_t cnt,
+                                              uint32_t lo, uint32_t hi) {
   // This thread's words: point k0 + k * kThreads of the thread is at offset k0 + k * kThreads
   // from them (immediate offsets once the loops are unrolled).
   const uint32_t* words = in.words + base + threadIdx.x;
   const uint32_t width = uint32_t(p.width);
-  // linear_pixel()'s bias: the floats' offset 2^23 (as bits) and the tile's origin, per axis.
-  const uint32_t pix_bias =
-      0u - (kFloorBias + uint32_t(p.oy)) * width - (kFloorBias + uint32_t(p.ox));
   const bool full = cnt == kCompactBatch;  // every batch but the last: no bounds tests
 #pragma unroll
   for (uint32_t k0 = 0; k0 < kCompactBatch; k0 += kThreads * kPerLoad) {
@@ -77,21 +56,7 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
       }
       int ix = 0, iy = 0;
       uint32_t dbits = 0;
-      bool have_pix = false;  // `pix` below already set (the linear map inside the view)
-      uint32_t pix = 0;
-      if (lin.ok) {  // the batch's linear map (engine/compact_linear.h); x, y, z only for kClip
-        if constexpr (kInside && !kSplat) {
-          float px, py, depth;
-          compact_linear_eval(lin, w[k], px, py, depth);
-          pix = linear_pixel(px, py, width, pix_bias);
-          dbits = float_bits(depth);
-          have_pix = true;
-        } else {
-          uint64_t key = 0;
-          if (!compact_linear_to_pixel(p, lin, w[k], 0u, ix, iy, key)) continue;
-          dbits = uint32_t(key >> 32);
-        }
-      } else if constexpr (kInside) {
+      if constexpr (kInside) {
         project_inside(p, x, y, z, ix, iy, dbits);
       } else {
         uint64_t key = 0;
@@ -118,7 +83,7 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
         splat<uint32_t>(p, size, ix, iy, full, keys);
       } else {
         // The depth word first, the color only for points that may still win.
-        if (!have_pix) pix = uint32_t(iy) * width + uint32_t(ix);
+        const uint32_t pix = uint32_t(iy) * width + uint32_t(ix);
         depth_test(keys, pix, dbits, color);
       }
     }
@@ -141,39 +106,32 @@ __global__ void __launch_bounds__(kThreads, kSplat ? 1 : 8)
   const uint32_t span = kCompactBatch / parts;
   // Part [lo, lo + span) of a batch that draws; `inside`: wholly inside the view; `shown`: the
   // clip shows the whole batch untinted (kBatchClipShown), so no point is tested.
-  // The batch's linear map, computed once a block: every thread of the block draws each batch
-  // (the loops below are the same for all of them), so the barriers are met by all.
-  __shared__ CompactLinear shared_lin;
   auto draw = [&](uint64_t batch, bool inside, bool shown, uint32_t lo) {
     const CompactBatch b = in.batches[batch];  // the same box for every thread: broadcast loads
-    __syncthreads();  // the block's threads are done with the last batch's map
-    if (threadIdx.x == 0) shared_lin = compact_linear(p, b);
-    __syncthreads();
-    const CompactLinear lin = shared_lin;
     const uint64_t base = batch * kCompactBatch;
     const uint64_t left = in.total - base;
     const uint32_t cnt = left < kCompactBatch ? uint32_t(left) : kCompactBatch;
     if constexpr (kClip && kCull && !kSplat) {
       if (shown) {
         if (inside)
-          compact_batch<kSubset, kOrig, false, true, false>(p, in, step, keys, b, lin, base, cnt,
-                                                            lo, lo + span);
+          compact_batch<kSubset, kOrig, false, true, false>(p, in, step, keys, b, base, cnt, lo,
+                                                            lo + span);
         else
-          compact_batch<kSubset, kOrig, false, false, false>(p, in, step, keys, b, lin, base, cnt,
-                                                             lo, lo + span);
+          compact_batch<kSubset, kOrig, false, false, false>(p, in, step, keys, b, base, cnt, lo,
+                                                             lo + span);
         return;
       }
     }
     // Splats clip their squares to the image anyway: one path for them.
     if constexpr (!kSplat) {
       if (inside) {
-        compact_batch<kSubset, kOrig, false, true, kClip>(p, in, step, keys, b, lin, base, cnt, lo,
+        compact_batch<kSubset, kOrig, false, true, kClip>(p, in, step, keys, b, base, cnt, lo,
                                                           lo + span);
         return;
       }
     }
-    compact_batch<kSubset, kOrig, kSplat, false, kClip, kAdaptive>(p, in, step, keys, b, lin, base,
-                                                                   cnt, lo, lo + span);
+    compact_batch<kSubset, kOrig, kSplat, false, kClip, kAdaptive>(p, in, step, keys, b, base, cnt,
+                                                                   lo, lo + span);
   };
   if constexpr (kCull) {
     if (in.list) {  // the listed batches (parts of them), a contiguous share a block

@@ -75,19 +75,18 @@ __device__ __forceinline__ void hq_warp_add(uint32_t pix, uint64_t w,
 }
 
 /// One stored point `s` at (x, y, z) (`ok`: loaded, drawn this frame), projected as the raster
-/// did (a compact point of a batch with a linear map `lin` through it, from its `word`). kSplat
-/// (point size > 1): into the accumulators at once. Point size 1: returns its pixel and word for
-/// hq_warp_add() in `pix` and `w` (left at ~0u and 0 when it blends nowhere). kAdaptive (with
-/// kSplat): the point's own size (in.size), as the raster drew it.
+/// did. kSplat (point size > 1): into the accumulators at once. Point size 1: returns its pixel
+/// and word for hq_warp_add() in `pix` and `w` (left at ~0u and 0 when it blends nowhere).
+/// kAdaptive (with kSplat): the point's own size (in.size), as the raster drew it.
 template <bool kSplat, bool kClip, bool kAdaptive>
 __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, float y, float z,
-                                         const CompactLinear& lin, uint32_t word, const HqInput& in,
-                                         uint64_t s, const unsigned long long* __restrict__ keys,
+                                         const HqInput& in, uint64_t s,
+                                         const unsigned long long* __restrict__ keys,
                                          unsigned long long* __restrict__ acc, uint32_t& pix,
                                          uint64_t& w) {
   int ix, iy;
   uint64_t key;
-  if (!ok || !compact_to_pixel(p, lin, word, x, y, z, 0u, ix, iy, key)) return;
+  if (!ok || !project_to_pixel(p, x, y, z, 0u, ix, iy, key)) return;
   const ClipParams& clip = in.clip;
   const uint32_t* colors = in.colors;
   // The clip as the raster drew it: hidden points blend nowhere, tinted ones with the tint. A
@@ -125,16 +124,6 @@ __global__ void __launch_bounds__(kThreads)
     // Drawn this frame: kBatchDrawn or kBatchInside, alone or | kBatchFirst (culling.h).
     if (in.flags && (__ldg(in.flags + b) & 3u) == 0) continue;
     const uint64_t base = b * kPointBatch;
-    // A compact batch's linear map, computed once a block (every thread walks every batch).
-    __shared__ CompactLinear shared_lin;
-    CompactLinear lin;
-    lin.ok = false;
-    if constexpr (kCompact) {
-      __syncthreads();  // the block's threads are done with the last batch's map
-      if (threadIdx.x == 0) shared_lin = compact_linear(p, in.batches[b]);
-      __syncthreads();
-      lin = shared_lin;
-    }
     for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
       const uint64_t i = base + k;
       bool ok = i < in.total;
@@ -142,11 +131,9 @@ __global__ void __launch_bounds__(kThreads)
         if (ok) ok = in_subset(in.orig ? __ldg(in.orig + i) : uint32_t(i), in.count, step);
       }
       float x = 0.0f, y = 0.0f, z = 0.0f;
-      uint32_t word = 0;
       if (ok) {
         if constexpr (kCompact) {
-          word = __ldg(in.words + i);
-          ok = compact_decode(in.batches[b], word, x, y, z);
+          ok = compact_decode(in.batches[b], __ldg(in.words + i), x, y, z);
         } else {
           const Float3 v = in.pos[i];
           x = v.x, y = v.y, z = v.z;
@@ -154,7 +141,7 @@ __global__ void __launch_bounds__(kThreads)
       }
       uint32_t pix = ~0u;
       uint64_t w = 0;
-      hq_point<kSplat, kClip, kAdaptive>(p, ok, x, y, z, lin, word, in, i, keys, acc, pix, w);
+      hq_point<kSplat, kClip, kAdaptive>(p, ok, x, y, z, in, i, keys, acc, pix, w);
       if constexpr (!kSplat) hq_warp_add(pix, w, acc);
     }
   }
@@ -178,9 +165,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     uint32_t pix = ~0u;
     uint64_t w = 0;
-    CompactLinear lin;
-    lin.ok = false;  // float positions: the exact projection
-    hq_point<kSplat, kClip, kAdaptive>(p, ok, x, y, z, lin, 0u, in, s, keys, acc, pix, w);
+    hq_point<kSplat, kClip, kAdaptive>(p, ok, x, y, z, in, s, keys, acc, pix, w);
     if constexpr (!kSplat) hq_warp_add(pix, w, acc);
   }
 }

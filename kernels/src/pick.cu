@@ -1,5 +1,5 @@
 // A pick on the device (Renderer::pick_window(), engine/pick.h). The drawn points whose splat
-// reaches the click's window are projected with the frames' own math (compact_to_pixel(),
+// reaches the click's window are projected with the frames' own math (project_to_pixel(),
 // splat_rect_sized() of the frame's or the point's adaptive size, the same colors in the key). One
 // pass over the stored points leaves each window pixel's smallest key (the key the frame's depth
 // test kept there) and lists the points that may hold it; a pass over that short list leaves the
@@ -52,26 +52,21 @@ __global__ void __launch_bounds__(kThreads) pick_list(PickInput in, uint64_t bat
 template <class Fn>
 __device__ __forceinline__ void for_batch_hits(const PickInput& in, uint64_t batch, Fn fn) {
   const ProjParams& p = in.p;
-  CompactLinear lin;
-  lin.ok = false;
-  if (in.words) lin = compact_linear(p, in.batches[batch]);
   for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
     const uint64_t s = batch * kPointBatch + k;
     if (s >= in.total) return;
     const uint64_t id = in.orig ? uint64_t(in.orig[s]) : s;
     if (in.subset && !in_subset(uint32_t(id), in.count, in.step)) continue;
     float x, y, z;
-    uint32_t word = 0;
     if (in.words) {
-      word = in.words[s];
-      if (!compact_decode(in.batches[batch], word, x, y, z)) continue;
+      if (!compact_decode(in.batches[batch], in.words[s], x, y, z)) continue;
     } else {
       const Float3 v = in.pos[s];
       x = v.x, y = v.y, z = v.z;
     }
     int ix, iy;
     uint64_t key;
-    if (!compact_to_pixel(p, lin, word, x, y, z, 0u, ix, iy, key)) continue;
+    if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
     // The frame's clip: a point it hides is not drawn, so not picked; a tinted one's key carries
     // the tint, as the raster's.
     const uint32_t ck = in.clip.active() ? clip_point(in.clip, x, y, z) : kClipShown;

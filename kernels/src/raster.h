@@ -12,7 +12,6 @@
 
 #include "engine/clip_math.h"
 #include "engine/compact.h"
-#include "engine/compact_linear.h"
 #include "engine/culling.h"
 #include "engine/edl.h"
 #include "engine/morton.h"

@@ -1,11 +1,9 @@
 // Compact quantized positions (engine/compact.h): the quantization error bound, the CPU compact
-// image against the plain CPU path on the decoded floats (the same where no batch has a linear
-// map), and batch culling that never drops a
+// image against the plain CPU path on the decoded floats, and batch culling that never drops a
 // visible point (culled vs unculled images over many random cameras, and the box test against
 // the projection of the box's corners and random points in it).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,7 +12,6 @@
 #include <vector>
 
 #include "engine/compact.h"
-#include "engine/compact_linear.h"
 #include "engine/compact_testing.h"
 #include "engine/cpu_renderer.h"
 #include "engine/scenes.h"
@@ -164,22 +161,9 @@ TEST(Compact, CpuCompactEqualsPlainPathOnDecodedPositions) {
                                    std::to_string(ci) + " " + std::to_string(sz[0]) + "x" +
                                    std::to_string(sz[1]) + " ps" + std::to_string(sz[2]) +
                                    " count " + std::to_string(count);
-          // Batches with a linear map (engine/compact_linear.h) move their points by less than
-          // kCompactLinearError: a few pixels may differ (compact_linear_test.cpp). Without any,
-          // the images are the same, depths included.
-          const ProjParams p = cams[ci].params(sz[0], sz[1], cloud.origin, sz[2]);
-          bool mapped = false;
-          for (const CompactBatch& b : compact.compact().batches)
-            mapped = mapped || compact_linear(p, b).ok;
-          if (mapped) {
-            EXPECT_LE(count_diff(a, r, &first), std::max<size_t>(2, count_drawn(r) / 20))
-                << what << ": " << first;
-          } else {
-            EXPECT_EQ(count_diff(a, r, &first), 0u) << what << ": " << first;
-            EXPECT_EQ(std::memcmp(a.depth.data(), r.depth.data(), a.depth.size() * sizeof(float)),
-                      0)
-                << what;
-          }
+          EXPECT_EQ(count_diff(a, r, &first), 0u) << what << ": " << first;
+          EXPECT_EQ(std::memcmp(a.depth.data(), r.depth.data(), a.depth.size() * sizeof(float)), 0)
+              << what;
           if (count == 0) {
             EXPECT_EQ(count_drawn(a), 0u) << what;
           }

@@ -10,11 +10,9 @@
 #include <string>
 
 #include "../engine/random_camera.h"
-#include "engine/compact_linear.h"
 #include "engine/cpu_renderer.h"
 #include "engine/frame_policy.h"
 #include "engine/io/io.h"
-#include "engine/pick.h"
 #include "engine/scenes.h"
 #include "gpu_test_util.h"
 #include "testdata.h"
@@ -107,52 +105,6 @@ std::vector<CompactCase> compact_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Clouds, CompactParity, testing::ValuesIn(compact_cases()),
                          compact_case_name);
-
-/// Batches with a linear map (engine/compact_linear.h) in a perspective view: the terrain of 2e6
-/// points in Morton order from three times its camera's distance, where a part of the batches has
-/// one. Both renderers draw the same image and depth, plain, with splats and high-quality splats,
-/// and their picks name the same point.
-TEST(CompactParity, BatchesWithLinearMapsDrawTheSameImageAndPick) {
-  PR_REQUIRE_GPU(gpu);
-  const PointCloud cloud = make_scene("terrain", 2'000'000);
-  RenderOptions options;
-  options.compact = true;
-  options.sort = Toggle::kOn;
-  CpuRenderer cpu;
-  ASSERT_NO_FATAL_FAILURE(test::set_both(cpu, *gpu, cloud, options));
-  Camera far = scene_camera("terrain", cloud);
-  const glm::dvec3 centre = cloud.world_bounds().center();
-  far.position = centre + (far.position - centre) * 3.0;
-  RenderSettings rs;
-  rs.width = 640;
-  rs.height = 360;
-  rs.background = kBackground;
-  rs.want_depth = true;
-  const ProjParams p = far.params(rs.width, rs.height, cloud.origin);
-  size_t mapped = 0;
-  for (const CompactBatch& b : cpu.compact().batches) mapped += compact_linear(p, b).ok;
-  ASSERT_GT(mapped, cpu.compact().batches.size() / 20) << "the test needs batches with maps";
-  std::mt19937 rng(11);
-  for (int k = 0; k < 6; ++k) {
-    Camera cam = far;
-    cam.yaw += 0.05 * k;
-    rs.point_size = 1 + k % 2;
-    rs.hq = k >= 4;
-    Image g;
-    ASSERT_NO_FATAL_FAILURE(
-        test::expect_same_frame(cpu, *gpu, cam, rs, "frame " + std::to_string(k), &g));
-    EXPECT_GT(test::count_drawn(g, kBackground), 2000u) << "frame " << k;
-    rs.hq = false;
-    std::string err;
-    for (int i = 0; i < 4; ++i) {
-      const int x = 160 + int(rng() % 320), y = 90 + int(rng() % 180);
-      PickResult gp, cp;
-      ASSERT_TRUE(pick_in_frame(*gpu, cloud, cam, rs, x, y, 2, &gp, &err)) << err;
-      ASSERT_TRUE(pick_in_frame(cpu, cloud, cam, rs, x, y, 2, &cp, &err)) << err;
-      EXPECT_EQ(pick_line(gp), pick_line(cp)) << "frame " << k << " at " << x << "," << y;
-    }
-  }
-}
 
 /// The viewer's CPU/GPU switch on one compact cloud: a camera path drawn by the GPU, then by the
 /// CPU, then by the GPU again (each renderer keeping its upload, as the viewer does); no pixel

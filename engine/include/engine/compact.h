@@ -19,9 +19,6 @@
 // non-finite coordinate or one beyond +-kCompactMaxCoord are stored as invalid (bit 31) and draw
 // nothing.
 //
-// Projection: a batch small on screen against its distance projects its points through a linear
-// map of their offsets (engine/compact_linear.h), on both renderers.
-//
 // Culling: compact_box_may_draw() tests a batch's box against the view with engine/culling.h's
 // box_may_draw() (near plane and the four image edges, in double precision with margins for every
 // float rounding of decode and projection), so it returns false only when no point of the batch
