@@ -195,7 +195,8 @@ class CudaRendererImpl final : public CudaRenderer {
     if (!make_clip_params(s.clip, cloud_->origin(), &clip, error)) return false;
     SizeGrid size;
     if (!frame_sizes(s, &size, error)) return false;
-    return cloud_->pick_window(p, count, tuning_.pick_candidates, window, error, clip, size);
+    return cloud_->pick_window(p, count, tuning_.pick_candidates, tuning_.pick_launch_batches,
+                               window, error, clip, size);
   }
 
   bool render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats& stats,

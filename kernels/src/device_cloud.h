@@ -121,13 +121,14 @@ class DeviceCloud {
   /// storage and its colors stay as they are meanwhile (reserve(), update_points() and the staged
   /// colors' swap wait for it). A sorted cloud needs its original index (make_original_index())
   /// first. False with a message when there is no cloud or a step fails.
-  /// `candidates`: room for the points listed after the pass (CudaTuning::pick_candidates).
+  /// `candidates`: room for the points listed after the pass (CudaTuning::pick_candidates);
+  /// `launch_batches`: listed batches a walk's launch takes (CudaTuning::pick_launch_batches).
   /// `clip`: the frame's clip (engine/clip_math.h); the points it hides are not picked.
   /// `size`: the frame's adaptive sizes (engine/point_size.h, the table on the device), or
   /// inactive.
-  bool pick_window(const ProjParams& p, uint64_t count, uint32_t candidates, PickWindow* window,
-                   std::string* error, const ClipParams& clip = ClipParams{},
-                   const SizeGrid& size = SizeGrid{});
+  bool pick_window(const ProjParams& p, uint64_t count, uint32_t candidates,
+                   uint32_t launch_batches, PickWindow* window, std::string* error,
+                   const ClipParams& clip = ClipParams{}, const SizeGrid& size = SizeGrid{});
   /// Makes pick_window()'s stream and buffers ahead of the first pick (a window of up to 64 x 64
   /// pixels, room for `candidates`), so that the first click costs what the next ones do. A
   /// failure is left for pick_window() to meet and report.

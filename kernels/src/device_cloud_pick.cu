@@ -56,8 +56,8 @@ void DeviceCloud::prepare_pick(uint32_t candidates) {
 }
 
 bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t candidates,
-                              PickWindow* w, std::string* error, const ClipParams& clip,
-                              const SizeGrid& size) {
+                              uint32_t launch_batches, PickWindow* w, std::string* error,
+                              const ClipParams& clip, const SizeGrid& size) {
   std::lock_guard<std::mutex> lock(stage_mutex_);
   const uint64_t n = points_;
   if (!loaded_ || n == 0 || (sorted_ && !orig_)) {
@@ -95,6 +95,7 @@ bool DeviceCloud::pick_window(const ProjParams& p, uint64_t count, uint32_t cand
   in.candidates = pick_candidates_;
   in.candidate_count = pick_buf_ + 2 * pick_cap_;
   in.capacity = pick_candidates_cap_;
+  in.launch_batches = launch_batches;
   in.list = pick_list_;
   in.list_count = pick_buf_ + 2 * pick_cap_ + 1;
   if (e == cudaSuccess && copied_) {  // update_points() copies on their way

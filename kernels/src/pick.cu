@@ -20,8 +20,6 @@ namespace pr::cuda {
 namespace {
 
 constexpr unsigned kPickBlocks = 1024;  ///< a walk's grid
-/// Listed batches a walk's launch: about 6.7e7 points, a fraction of a millisecond.
-constexpr uint64_t kPickChunk = 16384;
 
 __device__ __forceinline__ bool reaches(const PickInput& in, const PixelRect& r) {
   return !r.empty() && r.x0 < in.x1 && r.x1 > in.x0 && r.y0 < in.y1 && r.y1 > in.y0;
@@ -153,12 +151,14 @@ cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned 
   e = cudaMemcpyAsync(&listed, in.list_count, sizeof(listed), cudaMemcpyDeviceToHost, stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess) return e;
-  // The listed batches' walks, kPickChunk batches a launch (a few blocks an SM, grid-stride),
-  // each waited for before the next: the frames' work is never queued behind more than one
-  // chunk of the pick's (an interop frame waits for the context's work in flight).
+  // The listed batches' walks, in.launch_batches a launch (16384 by default: about 6.7e7 points,
+  // a fraction of a millisecond; a few blocks an SM, grid-stride), each waited for before the
+  // next: the frames' work is never queued behind more than one launch of the pick's (an interop
+  // frame waits for the context's work in flight).
+  const uint64_t chunk = std::max<uint64_t>(in.launch_batches, 1);
   auto walk = [&](auto launch) {
-    for (uint64_t first = 0; first < listed && e == cudaSuccess; first += kPickChunk) {
-      const uint64_t end = std::min<uint64_t>(listed, first + kPickChunk);
+    for (uint64_t first = 0; first < listed && e == cudaSuccess; first += chunk) {
+      const uint64_t end = std::min<uint64_t>(listed, first + chunk);
       launch(unsigned(std::min<uint64_t>(kPickBlocks, end - first)), first, end);
       e = cudaGetLastError();
       if (e == cudaSuccess) e = cudaStreamSynchronize(stream);

@@ -236,6 +236,8 @@ struct PickInput {
   PickCandidate* candidates = nullptr;
   unsigned long long* candidate_count = nullptr;
   uint64_t capacity = 0;
+  /// Listed batches a walk's launch takes (CudaTuning::pick_launch_batches; 0 counts as 1).
+  uint64_t launch_batches = 16384;
   /// Room for every batch's number, and their count (device): the batches whose box can put a
   /// pixel in the window, which the passes walk.
   uint32_t* list = nullptr;

@@ -61,6 +61,9 @@ struct CudaTuning {
   /// its one pass over the points; when more come, a second pass finds the index instead. Room
   /// for them is made at the first pick, 16 bytes a candidate.
   uint32_t pick_candidates = 1u << 20;
+  /// Listed batches a pick's walk takes in one launch, waited for before the next (a frame
+  /// queues behind one launch of the pick at most); at least 1.
+  uint32_t pick_launch_batches = 16384;
 
   bool operator==(const CudaTuning&) const = default;
 };
