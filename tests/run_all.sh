@@ -64,7 +64,14 @@ echo "== io tests under AddressSanitizer + UndefinedBehaviorSanitizer (${SECONDS
 # -O1 and line tables only (-g1): what the sanitizers need for speed and for their stack traces,
 # and they compile faster than -O2 -g.
 # The Python venv too: the io tests that check our LAZ and COPC output with laspy run here as well.
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# With clang (installed for the fuzzers): its sanitizers compile the io code and its tests in 62%
+# of g++'s compiler time (283 s against 456 s on 2 cores), and its UndefinedBehaviorSanitizer also
+# checks the alignment of references (a packed struct's member bound to a reference), which g++'s
+# does not. A build-asan configured with another compiler is configured again from scratch.
+if [ -f build-asan/CMakeCache.txt ] && ! grep -q "^CMAKE_CXX_COMPILER:.*clang++" build-asan/CMakeCache.txt; then
+  rm -rf build-asan
+fi
+CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DPOINTRASTER_SANITIZE=ON \
   -DPOINTRASTER_APP=OFF -DPOINTRASTER_CUDA=OFF -DPOINTRASTER_BENCH=OFF "${cfg[@]}" >/dev/null
 cmake --build build-asan -j"$jobs" --target io_tests

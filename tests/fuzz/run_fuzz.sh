@@ -25,7 +25,7 @@ mkdir -p "$out"
 srcs=("$root"/engine/io/*/src/*.cpp "$root/engine/src/point_cloud.cpp" "$root/engine/src/parallel.cpp")
 incs=(-I"$root/engine/include" -I"$root/engine/io/include")
 for room in "$root"/engine/io/*/; do incs+=(-I"${room}include" -I"${room}src"); done
-flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+flags=(-std=c++20 -O1 -g1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        "${incs[@]}" -pthread)
 # target name : FileFormat enumerator : file name given to the reader : seed folders
 #   [: at most this many seconds whatever the argument says (fuzz_laz: 12, so that with its link
