@@ -97,6 +97,9 @@ struct Flight {
   /// The last frame's parts (wall ms): StreamingScene::update(), the ranges to the renderer
   /// (or the whole pool after a reallocation), render() with the read-back; points handed over.
   double update_ms = 0.0, upload_ms = 0.0, draw_ms = 0.0;
+  /// The render's own parts: its frame on the device (GPU) or the whole render() (CPU), and the
+  /// image's read-back into `image` (the device-to-host copy and the copy out of pinned memory).
+  double read_back_ms = 0.0;
   uint64_t uploaded = 0;
   bool reallocated = false;
 
@@ -122,6 +125,7 @@ struct Flight {
     if (!ok) std::fprintf(stderr, "stream_fly_bench: %s\n", why.c_str());
     render_ms = st.stages ? st.clear_ms + st.raster_ms + st.resolve_ms : st.raster_ms;
     if (renderer.name() == "cpu") render_ms = st.total_ms;
+    read_back_ms = st.copy_ms;
     *ms = sw.ms();
     return ok;
   }
@@ -150,13 +154,14 @@ struct Parts {
   uint64_t uploaded;
   bool reallocated;
   double results, select, copy;
+  double render, read_back;
 };
 
 Parts parts_of(const Flight& f, double ms) {
   const pr::StreamStats st = f.scene.stats();
   return {ms,         f.update_ms,   f.upload_ms,   f.draw_ms,
           f.uploaded, f.reallocated, st.results_ms, st.select_ms,
-          st.copy_ms};
+          st.copy_ms, f.render_ms,   f.read_back_ms};
 }
 
 /// Frames until the view converges; the time, the longest frame meanwhile and every frame's
@@ -182,10 +187,11 @@ void print_longest(std::vector<Parts> parts, const char* what, size_t count = 5)
   for (size_t i = 0; i < std::min(parts.size(), count); ++i)
     std::printf(
         "  %s frame %.2f ms: update %.2f (results %.2f, select %.2f, copy %.2f), upload %.2f "
-        "(%llu points%s), render+read-back %.2f\n",
+        "(%llu points%s), render+read-back %.2f (render %.2f, read-back %.2f)\n",
         what, parts[i].ms, parts[i].update, parts[i].results, parts[i].select, parts[i].copy,
         parts[i].upload, (unsigned long long)parts[i].uploaded,
-        parts[i].reallocated ? ", whole pool" : "", parts[i].draw);
+        parts[i].reallocated ? ", whole pool" : "", parts[i].draw, parts[i].render,
+        parts[i].read_back);
 }
 
 int run_budget(const Args& a, double budget) {

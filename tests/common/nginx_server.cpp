@@ -25,7 +25,12 @@ namespace pr::test {
 
 namespace {
 
-constexpr const char* kNginx = "/usr/sbin/nginx";
+/// Debian's nginx, or the one PR_NGINX names (a benchmark on a machine where nginx travels with
+/// the binaries: docs/DEVELOPING.md).
+const char* nginx_path() {
+  const char* own = std::getenv("PR_NGINX");
+  return own && *own ? own : "/usr/sbin/nginx";
+}
 using Clock = std::chrono::steady_clock;
 
 int connect_loopback(uint16_t port) {
@@ -54,7 +59,8 @@ std::string read_file(const std::string& path) {
 /// (a timeout, ^C) leaves no server behind.
 pid_t spawn_nginx(const std::string& conf, const std::string& prefix, const std::string& error_log,
                   const std::string& output) {
-  std::string a0 = kNginx, a1 = "-c", c = conf, a3 = "-p", p = prefix, a5 = "-e", e = error_log;
+  std::string a0 = nginx_path(), a1 = "-c", c = conf, a3 = "-p", p = prefix, a5 = "-e",
+              e = error_log;
   char* argv[] = {a0.data(), a1.data(), c.data(), a3.data(),
                   p.data(),  a5.data(), e.data(), nullptr};
   const pid_t parent = ::getpid();
@@ -67,7 +73,7 @@ pid_t spawn_nginx(const std::string& conf, const std::string& prefix, const std:
     ::dup2(fd, 1);
     ::dup2(fd, 2);
   }
-  ::execv(kNginx, argv);
+  ::execv(nginx_path(), argv);
   ::_exit(127);
 }
 
@@ -125,8 +131,8 @@ NginxServer::~NginxServer() {
 }
 
 std::string NginxServer::unavailable() {
-  if (::access(kNginx, X_OK) == 0) return "";
-  return std::string(kNginx) + " is not installed (Debian: nginx-light)";
+  if (::access(nginx_path(), X_OK) == 0) return "";
+  return std::string(nginx_path()) + " is not installed (Debian: nginx-light)";
 }
 
 void NginxServer::use_tls(std::string cert_file, std::string key_file) {

@@ -20,7 +20,7 @@ class NginxServer {
   NginxServer(const NginxServer&) = delete;
   NginxServer& operator=(const NginxServer&) = delete;
 
-  /// Why nginx cannot run here ("" when /usr/sbin/nginx is there).
+  /// Why nginx cannot run here ("" when /usr/sbin/nginx, or the nginx PR_NGINX names, is there).
   static std::string unavailable();
 
   /// Before start(): serve https:// with this certificate (PEM, the chain after it) and key.
