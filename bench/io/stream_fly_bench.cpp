@@ -97,8 +97,8 @@ struct Flight {
   /// The last frame's parts (wall ms): StreamingScene::update(), the ranges to the renderer
   /// (or the whole pool after a reallocation), render() with the read-back; points handed over.
   double update_ms = 0.0, upload_ms = 0.0, draw_ms = 0.0;
-  /// The render's own parts: its frame on the device (GPU) or the whole render() (CPU), and the
-  /// image's read-back into `image` (the device-to-host copy and the copy out of pinned memory).
+  /// The image's read-back into `image` within render() (FrameStats::copy_ms: on the GPU the
+  /// device-to-host copy and the copy out of pinned memory); render_ms is the frame itself.
   double read_back_ms = 0.0;
   uint64_t uploaded = 0;
   bool reallocated = false;
