@@ -151,10 +151,10 @@ cudaError_t launch_pick(const PickInput& in, unsigned long long* keys, unsigned 
   e = cudaMemcpyAsync(&listed, in.list_count, sizeof(listed), cudaMemcpyDeviceToHost, stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess) return e;
-  // The listed batches' walks, in.launch_batches a launch (16384 by default: about 6.7e7 points,
-  // a fraction of a millisecond; a few blocks an SM, grid-stride), each waited for before the
-  // next: the frames' work is never queued behind more than one launch of the pick's (an interop
-  // frame waits for the context's work in flight).
+  // The listed batches' walks, in.launch_batches a launch (16384 by default: about 6.7e7 points;
+  // a few blocks an SM, grid-stride), each waited for before the next: the frames' work is never
+  // queued behind more than one launch of the pick's (an interop frame waits for the context's
+  // work in flight).
   const uint64_t chunk = std::max<uint64_t>(in.launch_batches, 1);
   auto walk = [&](auto launch) {
     for (uint64_t first = 0; first < listed && e == cudaSuccess; first += chunk) {

@@ -18,6 +18,7 @@
 #include "engine/point_cloud.h"
 #include "engine/point_size.h"
 #include "engine/projection.h"
+#include "kernels/cuda_renderer.h"
 
 namespace pr::cuda {
 
@@ -237,7 +238,7 @@ struct PickInput {
   unsigned long long* candidate_count = nullptr;
   uint64_t capacity = 0;
   /// Listed batches a walk's launch takes (CudaTuning::pick_launch_batches; 0 counts as 1).
-  uint64_t launch_batches = 16384;
+  uint64_t launch_batches = CudaTuning{}.pick_launch_batches;
   /// Room for every batch's number, and their count (device): the batches whose box can put a
   /// pixel in the window, which the passes walk.
   uint32_t* list = nullptr;
