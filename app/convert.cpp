@@ -135,12 +135,15 @@ int run_convert(const Options& o) {
   CancelOnSignals on_signals(&progress.cancel);
   Stopwatch clock;
   Worker worker;
+  // --timings: each stage the polling sees and when it began (to the poll's 2 ms). Every
+  // conversion begins by scanning its inputs, at once: a scan shorter than the wait for the first
+  // poll (a loaded machine) is not missed.
+  std::vector<std::pair<int, double>> stages;
+  if (o.timings) stages.emplace_back(ConvertProgress::kScan, 0.0);
   worker.start(o, &progress, &result);
   const bool terminal = isatty(STDERR_FILENO) == 1;
   ProgressBar bar(stderr, terminal);
   bool noted = false;  // a terminal has been told that the conversion is stopping
-  // --timings: each stage the polling sees and when it began (to the poll's 2 ms).
-  std::vector<std::pair<int, double>> stages;
   while (!worker.finished.load()) {
     if (o.timings) {
       const int stage = progress.stage.load();
