@@ -152,7 +152,9 @@ TEST(IoLaz, WithoutChunkTableWalksTheChunks) {
     EXPECT_EQ(ib.warnings[0], io::cut_short_warning(name, b.size(), a.size(),
                                                     "chunk " + std::to_string(chunks) + " of " +
                                                         std::to_string(chunks) + " is truncated"));
-    if (chunks == 14) EXPECT_EQ(b.size(), a.size() - a.size() % 50000);  // the last chunk lost
+    if (chunks == 14) {
+      EXPECT_EQ(b.size(), a.size() - a.size() % 50000);  // the last chunk lost
+    }
   }
 }
 
