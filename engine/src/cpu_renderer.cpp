@@ -583,6 +583,36 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
     // A batch the clip shows whole skips the per-point test.
     const bool test = clip && clip_box_class(*clip, box) != kClipShown;
     const size_t s0 = bi * kCompactBatch, s1 = std::min(size_t(total_points), s0 + kCompactBatch);
+    if (!big) {
+      // 1-pixel points: a run of words decoded and projected in vectorized loops first
+      // (PlainPoints::run()), the same floats and pixels as the loop below.
+      constexpr size_t kRun = 512, kAhead = 16;
+      alignas(64) float xyz[3 * kRun];
+      alignas(64) uint32_t pix[kRun];
+      alignas(64) float dep[kRun];
+      for (size_t b0 = s0; b0 < s1; b0 += kRun) {
+        const size_t n = std::min(kRun, s1 - b0);
+        compact_decode_batch(box, cc.words.data() + b0, n, xyz);
+        project_batch(p, xyz, n, pix, dep);
+        for (size_t j = 0; j < std::min(n, kAhead); ++j)
+          if (pix[j] != ~0u) emit.prefetch(pix[j]);
+        for (size_t j = 0; j < n; ++j) {
+          if (j + kAhead < n && pix[j + kAhead] != ~0u) emit.prefetch(pix[j + kAhead]);
+          if (pix[j] == ~0u) continue;
+          const size_t si = b0 + j;
+          const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
+          if (subset && !in_subset(id, count, step)) continue;
+          uint32_t color = colors[id];
+          if (test) {
+            const uint32_t k = clip_point(*clip, xyz[3 * j], xyz[3 * j + 1], xyz[3 * j + 2]);
+            if (k == kClipHidden) continue;
+            color = clip_color(*clip, k, color);
+          }
+          emit(pix[j], pack_key(dep[j], color));
+        }
+      }
+      return;
+    }
     for (size_t si = s0; si < s1; ++si) {
       const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
       if (subset && !in_subset(id, count, step)) continue;

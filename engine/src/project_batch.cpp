@@ -50,6 +50,25 @@ __attribute__((always_inline)) inline void project_loop(const ProjParams& pp,
 }  // namespace
 
 PR_TARGET_CLONES
+void compact_decode_batch(const CompactBatch& b_in, const uint32_t* __restrict words, size_t n,
+                          float* __restrict xyz) {
+  const CompactBatch b = b_in;  // a local copy: provably not aliased by the output
+  const float nan = __builtin_nanf("");
+  for (size_t j = 0; j < n; ++j) {
+    const uint32_t w = words[j];
+    // compact_decode()'s operations; the steps as signed ints (they are below 2^10), which the
+    // vectorizer converts in one instruction.
+    const float x = b.lo[0] + float(int(w & kCompactMaxQ)) * b.scale[0];
+    const float y = b.lo[1] + float(int((w >> kCompactBits) & kCompactMaxQ)) * b.scale[1];
+    const float z = b.lo[2] + float(int((w >> (2 * kCompactBits)) & kCompactMaxQ)) * b.scale[2];
+    const bool valid = (w & kCompactInvalid) == 0u;
+    xyz[3 * j] = valid ? x : nan;
+    xyz[3 * j + 1] = y;
+    xyz[3 * j + 2] = z;
+  }
+}
+
+PR_TARGET_CLONES
 void project_batch(const ProjParams& p_in, const float* __restrict xyz, size_t n,
                    uint32_t* __restrict pix, float* __restrict depth) {
   const ProjParams pp = p_in;  // a local copy: provably not aliased by the outputs

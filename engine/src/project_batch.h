@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/compact.h"
 #include "engine/projection.h"
 
 namespace pr {
@@ -14,5 +15,9 @@ namespace pr {
 /// the CPU has is picked at load time. Every variant performs the same IEEE operations (no FMA
 /// contraction), so all give the same result as the scalar code and as the GPU.
 void project_batch(const ProjParams& p, const float* xyz, size_t n, uint32_t* pix, float* depth);
+
+/// compact_decode() of n words of batch `b` into xyz (3n floats), vectorized as project_batch();
+/// an invalid word's point gets NaN coordinates, so that project_batch() draws nothing for it.
+void compact_decode_batch(const CompactBatch& b, const uint32_t* words, size_t n, float* xyz);
 
 }  // namespace pr

@@ -1,7 +1,10 @@
-// The CPU rasterizer's vectorized batch projection (compiled for AVX-512/AVX2/SSE4, picked at load
-// time) must give exactly what the scalar project_to_pixel() gives, which the GPU also computes.
+// The CPU rasterizer's vectorized batch projection and compact decoding (compiled for
+// AVX-512/AVX2/SSE4, picked at load time) must give exactly what the scalar project_to_pixel() and
+// compact_decode() give, which the GPU also computes.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -48,6 +51,34 @@ TEST(ProjectBatch, EqualsScalarProjectionBitForBit) {
       EXPECT_EQ(pack_key(dep[i], uint32_t(i)), key);
     }
     EXPECT_GT(drawn, 50u);
+  }
+}
+
+TEST(ProjectBatch, CompactDecodeEqualsScalarDecodeBitForBit) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_int_distribution<uint32_t> word(0, 0x3fffffffu);
+  for (int c = 0; c < 16; ++c) {
+    CompactBatch b;
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = u(rng) * (c % 2 ? 1000.0f : 10.0f);
+      b.scale[a] = (u(rng) + 1.0f) * (c % 3 == 0 ? 1e-5f : 0.01f);
+    }
+    const size_t n = 4099;  // not a multiple of any vector width
+    std::vector<uint32_t> words(n);
+    for (size_t i = 0; i < n; ++i) words[i] = word(rng) | (i % 89 == 3 ? kCompactInvalid : 0u);
+    std::vector<float> xyz(3 * n);
+    compact_decode_batch(b, words.data(), n, xyz.data());
+    for (size_t i = 0; i < n; ++i) {
+      float x, y, z;
+      if (!compact_decode(b, words[i], x, y, z)) {
+        EXPECT_TRUE(std::isnan(xyz[3 * i])) << "invalid word " << i;
+        continue;
+      }
+      EXPECT_EQ(std::memcmp(&x, &xyz[3 * i], 4), 0) << "word " << i;
+      EXPECT_EQ(std::memcmp(&y, &xyz[3 * i + 1], 4), 0) << "word " << i;
+      EXPECT_EQ(std::memcmp(&z, &xyz[3 * i + 2], 4), 0) << "word " << i;
+    }
   }
 }
 
