@@ -566,9 +566,10 @@ void CpuRenderer::size_buffers(int width, int height) {
 
 void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint64_t count,
                                  bool binned, bool hq) {
-  // Compact positions: batch by batch (the box test first), every stored point decoded with the
-  // shared decoder; a subset keeps the stored points whose original index is in it. The key
-  // carries the point's color, read through the original index.
+  // Compact positions: batch by batch (the box test first), every stored point projected through
+  // its batch's forms (compact_forms(), engine/compact.h), decoded only for a clip or adaptive
+  // sizes; a subset keeps the stored points whose original index is in it. The key carries the
+  // point's color, read through the original index.
   const CompactCloud& cc = *compact_;
   const uint32_t* colors = cloud_->colors.data();
   const uint64_t total_points = cloud_->size();
@@ -580,8 +581,10 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
   const SizeGrid* size = size_.active() ? &size_ : nullptr;
   auto unit = [&](size_t bi, const auto& emit) {
     const CompactBatch box = cc.batches[bi];
+    const CompactForms forms = compact_forms(p, box);
     // A batch the clip shows whole skips the per-point test.
     const bool test = clip && clip_box_class(*clip, box) != kClipShown;
+    const bool decode = test || (big && size);  // the point's position is needed
     const size_t s0 = bi * kCompactBatch, s1 = std::min(size_t(total_points), s0 + kCompactBatch);
     if (!big) {
       // 1-pixel points: a run of words decoded and projected in vectorized loops first
@@ -616,13 +619,19 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
     for (size_t si = s0; si < s1; ++si) {
       const uint32_t id = cc.orig.empty() ? uint32_t(si) : cc.orig[si];
       if (subset && !in_subset(id, count, step)) continue;
-      float x, y, z;
-      if (!compact_decode(box, cc.words[si], x, y, z)) continue;
+      const uint32_t w = cc.words[si];
       int ix, iy;
-      uint64_t key;
-      if (test ? clip_project_to_pixel(p, *clip, x, y, z, colors[id], ix, iy, key)
-               : project_to_pixel(p, x, y, z, colors[id], ix, iy, key))
-        plot(p, big, size, x, y, z, ix, iy, key, emit);
+      uint32_t dbits;
+      if (!compact_to_pixel(p, forms, w, ix, iy, dbits)) continue;
+      float x = 0.0f, y = 0.0f, z = 0.0f;
+      if (decode) compact_decode(box, w, x, y, z);
+      uint32_t color = colors[id];
+      if (test) {
+        const uint32_t k = clip_point(*clip, x, y, z);
+        if (k == kClipHidden) continue;
+        color = clip_color(*clip, k, color);
+      }
+      plot(p, big, size, x, y, z, ix, iy, pack_key(bits_float(dbits), color), emit);
     }
   };
   draw_batches(

@@ -46,6 +46,15 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
   const bool subset = step != (uint64_t{1} << 32);
   const uint32_t* colors = cloud.colors.data();
   // A point's key and splat, as the renderers' depth test sees them.
+  // The point's splat from its pixel and key.
+  auto offer_at = [&](PickWindow& w, float px, float py, float pz, int ix, int iy, uint64_t key,
+                      uint64_t id) {
+    int sx0, sy0, sx1, sy1;
+    splat_rect_sized(p, point_size_of(p, size, px, py, pz, key_depth(key)), ix, iy, sx0, sy0, sx1,
+                     sy1);
+    if (sx1 <= w.x0 || sx0 >= w.x1 || sy1 <= w.y0 || sy0 >= w.y1) return;
+    offer(w, sx0, sy0, sx1, sy1, key, id);
+  };
   auto offer_point = [&](PickWindow& w, float px, float py, float pz, uint64_t id) {
     int ix, iy;
     uint64_t key;
@@ -53,11 +62,23 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
     if (clip.active() ? !clip_project_to_pixel(p, clip, px, py, pz, colors[id], ix, iy, key)
                       : !project_to_pixel(p, px, py, pz, colors[id], ix, iy, key))
       return;
-    int sx0, sy0, sx1, sy1;
-    splat_rect_sized(p, point_size_of(p, size, px, py, pz, key_depth(key)), ix, iy, sx0, sy0, sx1,
-                     sy1);
-    if (sx1 <= w.x0 || sx0 >= w.x1 || sy1 <= w.y0 || sy0 >= w.y1) return;
-    offer(w, sx0, sy0, sx1, sy1, key, id);
+    offer_at(w, px, py, pz, ix, iy, key, id);
+  };
+  // A compact point, projected through its batch's forms as the renderers draw it.
+  auto offer_compact = [&](PickWindow& w, const CompactBatch& box, const CompactForms& forms,
+                           uint32_t word, uint64_t id) {
+    int ix, iy;
+    uint32_t dbits;
+    if (!compact_to_pixel(p, forms, word, ix, iy, dbits)) return;
+    float px, py, pz;
+    compact_decode(box, word, px, py, pz);
+    uint32_t color = colors[id];
+    if (clip.active()) {
+      const uint32_t k = clip_point(clip, px, py, pz);
+      if (k == kClipHidden) return;
+      color = clip_color(clip, k, color);
+    }
+    offer_at(w, px, py, pz, ix, iy, pack_key(bits_float(dbits), color), id);
   };
   std::mutex merge;
   const uint64_t walked = compact || !subset ? total : count;
@@ -86,13 +107,12 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
           if (!may_hold(u)) continue;
           const uint64_t b = uint64_t(u) * kPointBatch,
                          e = std::min(walked, uint64_t(u + 1) * kPointBatch);
+          const CompactForms forms = compact ? compact_forms(p, compact->batches[u]) : CompactForms{};
           for (uint64_t i = b; i < e; ++i) {
             if (compact) {
               const uint64_t id = compact->orig.empty() ? i : compact->orig[i];
               if (subset && !in_subset(uint32_t(id), count, step)) continue;
-              float px, py, pz;
-              if (!compact_decode(compact->batches[u], compact->words[i], px, py, pz)) continue;
-              offer_point(w, px, py, pz, id);
+              offer_compact(w, compact->batches[u], forms, compact->words[i], id);
             } else {
               const uint64_t id = subset ? subset_index(i, step) : i;
               const Float3 v = cloud.positions[id];

@@ -1,9 +1,11 @@
 // The raster kernel for compact quantized positions (engine/compact.h). In a culled frame the box
 // tests (batch_flags.cu, the same kernel as for the plain storage) have flagged and listed the
 // batches that draw; each block of the raster kernel covers in.rounds consecutive batches of
-// kCompactBatch stored points (or a part of one), or its share of the list. Each thread decodes
-// its words with the shared compact_decode(), so the floats are the CPU's, and runs the same
-// projection and early depth test as the plain raster (device_common.cuh).
+// kCompactBatch stored points (or a part of one), or its share of the list. Each thread makes its
+// batch's forms with the shared compact_forms() and projects its words through them
+// (compact_to_pixel(), engine/compact.h), so the pixels and depths are the CPU's, then runs the
+// early depth test of the plain raster (device_common.cuh). Only a clip or adaptive sizes decode
+// the positions (compact_decode()).
 #include "device_common.cuh"
 #include "raster.h"
 
@@ -11,12 +13,13 @@ namespace pr::cuda {
 
 namespace {
 
-constexpr int kPerLoad = 4;  // words loaded before the first is used
-static_assert(kCompactBatch % (kThreads * kPerLoad) == 0);
+constexpr int kFullPerLoad = 4;    // words loaded before the first is used
+constexpr int kSubsetPerLoad = 2;  // a subset's: its membership test takes registers too
+static_assert(kCompactBatch % (kThreads * kFullPerLoad) == 0);
 
 /// The points of one batch (`cnt` of them, stored from `base`) for one block. kInside: the batch
 /// is wholly inside the view (compact_box_surely_inside()), so each valid point's pixel comes from
-/// project_inside(), the same pixel and depth as project_to_pixel() without its tests. Pixel
+/// compact_inside(), the same pixel and depth as compact_to_pixel() without its tests. Pixel
 /// indices fit 32 bits (the renderer refuses larger images). kAdaptive (with kSplat): each point's
 /// own size (adaptive_point_size(), in.size).
 template <bool kSubset, bool kOrig, bool kSplat, bool kInside, bool kClip, bool kAdaptive = false>
@@ -28,7 +31,9 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
   // from them (immediate offsets once the loops are unrolled).
   const uint32_t* words = in.words + base + threadIdx.x;
   const uint32_t width = uint32_t(p.width);
+  const CompactForms f = compact_forms(p, b);
   const bool full = cnt == kCompactBatch;  // every batch but the last: no bounds tests
+  constexpr int kPerLoad = kSubset ? kSubsetPerLoad : kFullPerLoad;
 #pragma unroll
   for (uint32_t k0 = 0; k0 < kCompactBatch; k0 += kThreads * kPerLoad) {
     if (k0 < lo || k0 >= hi) continue;  // another block's part of the batch
@@ -47,8 +52,6 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
 #pragma unroll
     for (int k = 0; k < kPerLoad; ++k) {
       const uint32_t off = k0 + uint32_t(k * kThreads);
-      float x, y, z;
-      if (!compact_decode(b, w[k], x, y, z)) continue;
       if constexpr (kSubset) {
         const uint64_t i = base + threadIdx.x + off;
         const uint32_t id = kOrig ? __ldg(in.orig + i) : uint32_t(i);
@@ -57,12 +60,14 @@ __device__ __forceinline__ void compact_batch(const ProjParams& p, const Compact
       int ix = 0, iy = 0;
       uint32_t dbits = 0;
       if constexpr (kInside) {
-        project_inside(p, x, y, z, ix, iy, dbits);
+        if (w[k] & kCompactInvalid) continue;
+        compact_inside(p, f, w[k], ix, iy, dbits);
       } else {
-        uint64_t key = 0;
-        if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
-        dbits = uint32_t(key >> 32);
+        if (!compact_to_pixel(p, f, w[k], ix, iy, dbits)) continue;
       }
+      // The position only where a clip or an adaptive size needs it.
+      [[maybe_unused]] float x = 0.0f, y = 0.0f, z = 0.0f;
+      if constexpr (kClip || kAdaptive) compact_decode(b, w[k], x, y, z);
       // kClip: the frame's clip (DrawnPoints::clip); frames without one run kernels without it.
       uint32_t ck = kClipShown;
       if constexpr (kClip) {

@@ -174,13 +174,14 @@ GraphShape Frame::shape_of(const DeviceCloud& cloud, const FramePlan& plan, cons
 bool Frame::draw(const DeviceCloud& cloud, const Camera& camera, const RenderSettings& s,
                  const RenderOptions& options, const CudaTuning& tuning, uint32_t* rgba,
                  float* depth, FrameStats& stats, std::string* error, const SizeGrid& size) {
-  // The kernels index pixels with 32 bits (4 G pixels: 51 GB of frame buffers). A region's frame
-  // is the region's size.
+  // The kernels index pixels with 32 bits (4 G pixels: 51 GB of frame buffers), and the compact
+  // raster tests a pixel's coordinates as integers below 2^23 (compact_to_pixel()). A region's
+  // frame is the region's size.
   const int fw = frame_width(s), fh = frame_height(s);
-  if (uint64_t(fw) * uint64_t(fh) > uint64_t(UINT32_MAX)) {
+  if (uint64_t(fw) * uint64_t(fh) > uint64_t(UINT32_MAX) || fw >= (1 << 23) || fh >= (1 << 23)) {
     if (error)
       *error = "image of " + std::to_string(fw) + "x" + std::to_string(fh) +
-               " is too large for the GPU renderer (at most 2^32 - 1 pixels)";
+               " is too large for the GPU renderer (at most 2^32 - 1 pixels, 2^23 - 1 a side)";
     return false;
   }
   const uint64_t count = effective_count(cloud.points(), s.point_count);

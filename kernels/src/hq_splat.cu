@@ -74,6 +74,37 @@ __device__ __forceinline__ void hq_warp_add(uint32_t pix, uint64_t w,
   atomicAdd(acc + 2 * size_t(pix) + 1, static_cast<unsigned long long>(b));
 }
 
+/// A drawn point's share of the accumulators (hq_point() below) from its pixel (ix, iy) and
+/// depth bits (a compact point's come from its batch's forms); x, y, z its position where a clip
+/// or adaptive sizes need it.
+template <bool kSplat, bool kClip, bool kAdaptive>
+__device__ __forceinline__ void hq_pixel(const ProjParams& p, int ix, int iy, uint32_t dbits,
+                                         float x, float y, float z, const HqInput& in, uint64_t s,
+                                         const unsigned long long* __restrict__ keys,
+                                         unsigned long long* __restrict__ acc, uint32_t& pix,
+                                         uint64_t& w) {
+  const ClipParams& clip = in.clip;
+  const uint32_t* colors = in.colors;
+  // The clip as the raster drew it: hidden points blend nowhere, tinted ones with the tint. A
+  // frame without a clip compiles none of it (kClip false), as the raster does.
+  uint32_t ck = kClipShown;
+  if constexpr (kClip) {
+    ck = clip_point(clip, x, y, z);
+    if (ck == kClipHidden) return;
+  }
+  if constexpr (kSplat) {
+    int size = p.point_size;
+    if constexpr (kAdaptive) size = adaptive_point_size(p, in.size, x, y, z, bits_float(dbits));
+    hq_splat_point(p, size, ix, iy, dbits, keys, acc,
+                   [&]() -> uint32_t { return clip_color(clip, ck, load_rgb(colors, s)); });
+  } else {
+    const uint32_t at = uint32_t(iy) * uint32_t(p.width) + uint32_t(ix);
+    if (!hq_blends(dbits, keys[at])) return;
+    pix = at;
+    w = hq_lane_word(clip_color(clip, ck, load_rgb(colors, s)));
+  }
+}
+
 /// One stored point `s` at (x, y, z) (`ok`: loaded, drawn this frame), projected as the raster
 /// did. kSplat (point size > 1): into the accumulators at once. Point size 1: returns its pixel
 /// and word for hq_warp_add() in `pix` and `w` (left at ~0u and 0 when it blends nowhere).
@@ -87,27 +118,8 @@ __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, 
   int ix, iy;
   uint64_t key;
   if (!ok || !project_to_pixel(p, x, y, z, 0u, ix, iy, key)) return;
-  const ClipParams& clip = in.clip;
-  const uint32_t* colors = in.colors;
-  // The clip as the raster drew it: hidden points blend nowhere, tinted ones with the tint. A
-  // frame without a clip compiles none of it (kClip false), as the raster does.
-  uint32_t ck = kClipShown;
-  if constexpr (kClip) {
-    ck = clip_point(clip, x, y, z);
-    if (ck == kClipHidden) return;
-  }
-  const uint32_t dbits = uint32_t(key >> 32);
-  if constexpr (kSplat) {
-    int size = p.point_size;
-    if constexpr (kAdaptive) size = adaptive_point_size(p, in.size, x, y, z, key_depth(key));
-    hq_splat_point(p, size, ix, iy, dbits, keys, acc,
-                   [&]() -> uint32_t { return clip_color(clip, ck, load_rgb(colors, s)); });
-  } else {
-    const uint32_t at = uint32_t(iy) * uint32_t(p.width) + uint32_t(ix);
-    if (!hq_blends(dbits, keys[at])) return;
-    pix = at;
-    w = hq_lane_word(clip_color(clip, ck, load_rgb(colors, s)));
-  }
+  hq_pixel<kSplat, kClip, kAdaptive>(p, ix, iy, uint32_t(key >> 32), x, y, z, in, s, keys, acc,
+                                     pix, w);
 }
 
 /// A block a batch of kPointBatch stored points (grid-stride over the batches): the batches this
@@ -124,24 +136,34 @@ __global__ void __launch_bounds__(kThreads)
     // Drawn this frame: kBatchDrawn or kBatchInside, alone or | kBatchFirst (culling.h).
     if (in.flags && (__ldg(in.flags + b) & 3u) == 0) continue;
     const uint64_t base = b * kPointBatch;
+    CompactForms forms;
+    if constexpr (kCompact) forms = compact_forms(p, in.batches[b]);  // as the raster made them
     for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
       const uint64_t i = base + k;
       bool ok = i < in.total;
       if constexpr (kSubset) {
         if (ok) ok = in_subset(in.orig ? __ldg(in.orig + i) : uint32_t(i), in.count, step);
       }
-      float x = 0.0f, y = 0.0f, z = 0.0f;
-      if (ok) {
-        if constexpr (kCompact) {
-          ok = compact_decode(in.batches[b], __ldg(in.words + i), x, y, z);
-        } else {
+      uint32_t pix = ~0u;
+      uint64_t w = 0;
+      if constexpr (kCompact) {
+        // The raster's pixel and depth: through the batch's forms.
+        const uint32_t word = ok ? __ldg(in.words + i) : kCompactInvalid;
+        int ix = 0, iy = 0;
+        uint32_t dbits = 0;
+        if (compact_to_pixel(p, forms, word, ix, iy, dbits)) {
+          [[maybe_unused]] float x = 0.0f, y = 0.0f, z = 0.0f;
+          if constexpr (kClip || kAdaptive) compact_decode(in.batches[b], word, x, y, z);
+          hq_pixel<kSplat, kClip, kAdaptive>(p, ix, iy, dbits, x, y, z, in, i, keys, acc, pix, w);
+        }
+      } else {
+        float x = 0.0f, y = 0.0f, z = 0.0f;
+        if (ok) {
           const Float3 v = in.pos[i];
           x = v.x, y = v.y, z = v.z;
         }
+        hq_point<kSplat, kClip, kAdaptive>(p, ok, x, y, z, in, i, keys, acc, pix, w);
       }
-      uint32_t pix = ~0u;
-      uint64_t w = 0;
-      hq_point<kSplat, kClip, kAdaptive>(p, ok, x, y, z, in, i, keys, acc, pix, w);
       if constexpr (!kSplat) hq_warp_add(pix, w, acc);
     }
   }

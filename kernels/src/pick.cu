@@ -50,21 +50,27 @@ __global__ void __launch_bounds__(kThreads) pick_list(PickInput in, uint64_t bat
 template <class Fn>
 __device__ __forceinline__ void for_batch_hits(const PickInput& in, uint64_t batch, Fn fn) {
   const ProjParams& p = in.p;
+  // Compact points are projected through their batch's forms, as the raster drew them.
+  const CompactForms forms = in.words ? compact_forms(p, in.batches[batch]) : CompactForms{};
   for (uint32_t k = threadIdx.x; k < kPointBatch; k += kThreads) {
     const uint64_t s = batch * kPointBatch + k;
     if (s >= in.total) return;
     const uint64_t id = in.orig ? uint64_t(in.orig[s]) : s;
     if (in.subset && !in_subset(uint32_t(id), in.count, in.step)) continue;
     float x, y, z;
+    int ix, iy;
+    uint64_t key;
     if (in.words) {
-      if (!compact_decode(in.batches[batch], in.words[s], x, y, z)) continue;
+      const uint32_t word = in.words[s];
+      uint32_t dbits;
+      if (!compact_to_pixel(p, forms, word, ix, iy, dbits)) continue;
+      compact_decode(in.batches[batch], word, x, y, z);
+      key = pack_key(bits_float(dbits), 0u);
     } else {
       const Float3 v = in.pos[s];
       x = v.x, y = v.y, z = v.z;
+      if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
     }
-    int ix, iy;
-    uint64_t key;
-    if (!project_to_pixel(p, x, y, z, 0u, ix, iy, key)) continue;
     // The frame's clip: a point it hides is not drawn, so not picked; a tinted one's key carries
     // the tint, as the raster's.
     const uint32_t ck = in.clip.active() ? clip_point(in.clip, x, y, z) : kClipShown;

@@ -113,15 +113,17 @@ TEST(Compact, EmptyCloudAndAllInvalid) {
   EXPECT_EQ(count_drawn(render(r, Camera{}, rs)), 0u);
 }
 
-// ------------------------------------------------------------------ CPU compact == plain CPU on
-// the decoded floats
+// ------------------------------------------------------------------ CPU compact against plain
+// CPU on the decoded floats: the forms put a point where the decoded float lands, but for points
+// within about 1e-4 pixel of a pixel's edge
 
 struct Scene {
   const char* name;
   bool morton;
 };
 
-TEST(Compact, CpuCompactEqualsPlainPathOnDecodedPositions) {
+TEST(Compact, CpuCompactMatchesPlainPathOnDecodedPositions) {
+  size_t drawn = 0, differ = 0;
   for (const Scene sc : {Scene{"cube", false}, Scene{"cube", true}, Scene{"terrain", false},
                          Scene{"terrain", true}, Scene{"galaxy", true}}) {
     const PointCloud cloud = make_scene(sc.name, 200'000);
@@ -161,9 +163,18 @@ TEST(Compact, CpuCompactEqualsPlainPathOnDecodedPositions) {
                                    std::to_string(ci) + " " + std::to_string(sz[0]) + "x" +
                                    std::to_string(sz[1]) + " ps" + std::to_string(sz[2]) +
                                    " count " + std::to_string(count);
-          EXPECT_EQ(count_diff(a, r, &first), 0u) << what << ": " << first;
-          EXPECT_EQ(std::memcmp(a.depth.data(), r.depth.data(), a.depth.size() * sizeof(float)), 0)
-              << what;
+          // A pixel's nearest point may change where two points nearly tie in depth or one lies
+          // on a pixel's edge: a few pixels of a frame, each with a depth close to the plain one.
+          const size_t n = count_drawn(r), d = count_diff(a, r, &first);
+          drawn += n;
+          differ += d;
+          EXPECT_LE(d, 3 + n / 50) << what << ": " << first;
+          size_t far = 0;
+          for (size_t i = 0; i < a.depth.size(); ++i) {
+            const float x = a.depth[i], y = r.depth[i];
+            if (!(x == y) && !(std::fabs(x - y) <= 1e-3f * std::fabs(y))) ++far;
+          }
+          EXPECT_LE(far, d) << what;
           if (count == 0) {
             EXPECT_EQ(count_drawn(a), 0u) << what;
           }
@@ -172,6 +183,9 @@ TEST(Compact, CpuCompactEqualsPlainPathOnDecodedPositions) {
           }
         }
   }
+  // Over all frames the forms change well under one pixel in a hundred.
+  EXPECT_GT(drawn, 100'000u);
+  EXPECT_LT(double(differ), 0.005 * double(drawn)) << differ << " of " << drawn;
 }
 
 // ------------------------------------------------------------------ culling is conservative
@@ -235,6 +249,192 @@ TEST(Compact, BoxInsideMeansEveryPointDrawsAtItsPixel) {
       },
       [](const ProjParams& p, const CompactBatch& b) { return compact_box_surely_inside(p, b); },
       test::sample_compact_batch);
+}
+
+// ------------------------------------------------------------------ the forms
+
+/// Word of steps (q0, q1, q2).
+uint32_t word_of(uint32_t q0, uint32_t q1, uint32_t q2) {
+  return q0 | (q1 << kCompactBits) | (q2 << (2 * kCompactBits));
+}
+
+/// The real projection of step q of batch b (decode and camera in double): px, py (this frame's,
+/// less ox, oy), depth.
+void exact_projection(const ProjParams& p, const CompactBatch& b, const uint32_t q[3], double& px,
+                      double& py, double& depth) {
+  double e[3];
+  for (int a = 0; a < 3; ++a)
+    e[a] = double(b.lo[a]) + double(q[a]) * double(b.scale[a]) - double(p.shift[a]);
+  double c[3];
+  for (int i = 0; i < 3; ++i)
+    c[i] = double(p.r[3 * i]) * e[0] + double(p.r[3 * i + 1]) * e[1] + double(p.r[3 * i + 2]) * e[2];
+  const bool ortho = p.ortho > 0.0f;
+  const double f = double(ortho ? p.ortho : p.focus) * double(p.scale) / (ortho ? 1.0 : c[2]);
+  px = c[0] * f + double(p.cx) - double(p.ox);
+  py = double(p.cy) - c[1] * f - double(p.oy);
+  depth = c[2];
+}
+
+TEST(Compact, FormsStayWithinTheirSlackOfTheRealProjection) {
+  // Random batches (small and large, near the origin and near x = 1000) seen by random cameras,
+  // perspective and orthographic, whole images and tiles: every sampled step's float forms lie
+  // within compact_forms_slack() of the real ones, the pixel coordinates of the points in front
+  // within the bound the box tests take from the slack, and those of the points in view within a
+  // thousandth of a pixel of the real ones.
+  std::mt19937 rng(91);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_int_distribution<uint32_t> step(0, kCompactMaxQ);
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  size_t checked = 0, close = 0;
+  double worst_px = 0.0;
+  for (int i = 0; i < 4000; ++i) {
+    const bool ortho = i % 7 == 3;
+    const float x0 = i % 2 ? 0.0f : 999.0f;
+    Camera cam = test::random_camera(rng, world, ortho);
+    cam.position.x += double(x0);
+    ProjParams p = cam.params(1920, 1080, glm::dvec3(0.0));
+    if (i % 3 == 1) {  // a tile of the image (frame_params())
+      p.ox = 640.0f;
+      p.oy = 270.0f;
+      p.width = 640;
+      p.height = 540;
+    }
+    CompactBatch b;
+    const float size = i % 5 == 0 ? 30.0f : i % 5 == 1 ? 1e-3f : 4.0f;
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = u(rng) * 10.0f + (a == 0 ? x0 : 0.0f);
+      b.scale[a] = (u(rng) + 1.0f) * size / 2046.0f;
+    }
+    const CompactForms f = compact_forms(p, b);
+    const BoxSlack slack = compact_forms_slack(p, b);
+    for (int k = 0; k < 50; ++k) {
+      const uint32_t q[3] = {step(rng), step(rng), step(rng)};
+      const CompactProjected o = compact_forms_project(p, f, word_of(q[0], q[1], q[2]));
+      double px, py, depth;
+      exact_projection(p, b, q, px, py, depth);
+      ASSERT_LE(std::fabs(double(o.depth) - depth), slack.d) << "batch " << i << " step " << k;
+      if (ortho) {
+        ASSERT_LE(std::fabs(double(o.px) - px), slack.x + 1e-3) << "batch " << i;
+        ASSERT_LE(std::fabs(double(o.py) - py), slack.y + 1e-3) << "batch " << i;
+      }
+      if (!(depth > double(p.near_z))) continue;
+      // In front: the pixel coordinates' error, and the bound the box tests take from the slack.
+      const double d = ortho ? 1.0 : depth;
+      const double wx = double(p.width) + std::fabs(double(p.ox)) + std::fabs(double(p.cx));
+      const double wy = double(p.height) + std::fabs(double(p.oy)) + std::fabs(double(p.cy));
+      const double ex = std::fabs(double(o.px) - px), ey = std::fabs(double(o.py) - py);
+      if (std::fabs(px) < 1e4 && std::fabs(py) < 1e4) {
+        const double bx = (slack.x + (ortho ? 0.0 : wx * slack.d)) / d + 4e-7 * std::fabs(px);
+        const double by = (slack.y + (ortho ? 0.0 : wy * slack.d)) / d + 4e-7 * std::fabs(py);
+        ASSERT_LE(ex, bx + 1e-4) << "batch " << i << " step " << k;
+        ASSERT_LE(ey, by + 1e-4) << "batch " << i << " step " << k;
+        if (px >= 0.0 && px < double(p.width) && py >= 0.0 && py < double(p.height)) {
+          ++checked;  // in view
+          close += ex < 1e-3 && ey < 1e-3;
+          worst_px = std::max({worst_px, ex, ey});
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 5'000u);
+  EXPECT_GT(double(close), 0.99 * double(checked)) << close << " of " << checked << ", worst " << worst_px;
+  RecordProperty("worst_px_error_in_view", std::to_string(worst_px));
+}
+
+TEST(Compact, CulledBatchesDrawNoWordThroughTheForms) {
+  // check_box_test()'s boxes and cameras with the forms: whenever compact_box_may_draw() says no,
+  // none of the box's words (corners, centre, 200 random steps) draws through compact_to_pixel().
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint32_t> step(0, kCompactMaxQ);
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  int rejected = 0, accepted = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const bool ortho = i % 9 == 4;
+    const float mag = i % 2 ? 1.0f : 1000.0f;
+    CompactBatch b;
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = u(rng) * 10.0f + (a == 0 ? mag - 1.0f : 0.0f);
+      b.scale[a] = (u(rng) + 1.0f) * (i % 5 == 0 ? 1e-5f : 0.003f);
+    }
+    Camera cam = test::random_camera(rng, world, ortho);
+    cam.position.x += double(mag - 1.0f);
+    const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
+    if (compact_box_may_draw(p, b)) {
+      ++accepted;
+      continue;
+    }
+    ++rejected;
+    const CompactForms f = compact_forms(p, b);
+    for (int k = 0; k < 209; ++k) {
+      uint32_t q[3];
+      for (int a = 0; a < 3; ++a)
+        q[a] = k < 8 ? ((k >> a) & 1 ? kCompactMaxQ : 0u) : k == 8 ? 511u : step(rng);
+      int ix, iy;
+      uint32_t dbits;
+      ASSERT_FALSE(compact_to_pixel(p, f, word_of(q[0], q[1], q[2]), ix, iy, dbits))
+          << "batch " << i << " culled but its step " << k << " lands on " << ix << "," << iy;
+    }
+  }
+  EXPECT_GT(rejected, 2000);
+  EXPECT_GT(accepted, 1000);
+}
+
+TEST(Compact, InsideBatchesDrawEveryWordThroughTheForms) {
+  // check_inside_test()'s boxes and cameras with the forms: whenever compact_box_surely_inside()
+  // says yes, every sampled word draws through compact_to_pixel(), at compact_inside()'s pixel
+  // and depth.
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_real_distribution<double> far(1.5, 3.0);
+  std::uniform_int_distribution<uint32_t> step(0, kCompactMaxQ);
+  std::mt19937 rng(17);
+  Bounds world;
+  world.extend(glm::dvec3(-10.0));
+  world.extend(glm::dvec3(10.0));
+  int accepted = 0, refused = 0;
+  for (int i = 0; i < 20'000; ++i) {
+    const bool ortho = i % 9 == 4;
+    const double x0 = i % 2 ? 0.0 : 999.0;
+    Camera cam = test::random_camera(rng, world, ortho);
+    cam.position *= far(rng);
+    cam.look_at(glm::dvec3(0.0));
+    cam.position.x += x0;
+    const ProjParams p = cam.params(i % 2 ? 64 : 1920, i % 2 ? 48 : 1080, glm::dvec3(0.0));
+    CompactBatch b;
+    glm::dvec3 c;
+    float size;
+    test::inside_test_place(i, cam, &c, &size);
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = float(c[a]) + u(rng) * size;
+      b.scale[a] = (u(rng) + 1.0f) * size * (i % 5 == 0 ? 1e-6f : 5e-4f);
+    }
+    if (!compact_box_surely_inside(p, b)) {
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    const CompactForms f = compact_forms(p, b);
+    for (int k = 0; k < 209; ++k) {
+      uint32_t q[3];
+      for (int a = 0; a < 3; ++a)
+        q[a] = k < 8 ? ((k >> a) & 1 ? kCompactMaxQ : 0u) : k == 8 ? 511u : step(rng);
+      const uint32_t w = word_of(q[0], q[1], q[2]);
+      int ix = -1, iy = -1, jx = -2, jy = -2;
+      uint32_t d0 = 0, d1 = 1;
+      ASSERT_TRUE(compact_to_pixel(p, f, w, ix, iy, d0))
+          << "batch " << i << " said inside, its step " << k << " does not draw";
+      compact_inside(p, f, w, jx, jy, d1);
+      ASSERT_EQ(ix, jx) << "batch " << i << " step " << k;
+      ASSERT_EQ(iy, jy) << "batch " << i << " step " << k;
+      ASSERT_EQ(d0, d1) << "batch " << i << " step " << k;
+    }
+  }
+  EXPECT_GT(accepted, 2000);
+  EXPECT_GT(refused, 2000);
 }
 
 TEST(Compact, OffByDefaultAndReportsMemory) {

@@ -78,8 +78,16 @@ PR_HD double cull_abs(double v) {
 /// with half extents |R| h (exact in real numbers), padded by the float camera transform's
 /// rounding (a few float epsilons times |v - shift|: 1e-6 of it). The box itself is padded by 1e-6
 /// relative, for callers whose points are only near it (the compact decoder's rounding).
+/// Extra slack of the box tests for points projected otherwise than by project_to_pixel(): the
+/// compact storage's forms (engine/compact.h, compact_forms_slack()). `d`: how far a point's float
+/// depth may lie from its camera z; `x`, `y`: how far the float px c.z and py c.z (or px, py in an
+/// orthographic view) may lie from their real values. Zero for the float storage.
+struct BoxSlack {
+  double x = 0.0, y = 0.0, d = 0.0;
+};
+
 PR_HD void camera_box(const ProjParams& p, const double lo_in[3], const double hi_in[3],
-                      double cc[3], double ch[3]) {
+                      double cc[3], double ch[3], const BoxSlack& slack = BoxSlack{}) {
   double c[3], h[3];
   double mag = 0.0;
   for (int a = 0; a < 3; ++a) {
@@ -103,6 +111,7 @@ PR_HD void camera_box(const ProjParams& p, const double lo_in[3], const double h
       ch[i] += cull_abs(r) * h[a];
     }
   }
+  ch[2] += slack.d;
 }
 
 /// The image edges' tests below are linear forms in (c.x or c.y, d), d being the projection's
@@ -129,9 +138,10 @@ PR_HD double edge_divisor(const ProjParams& p, const double cc[3], const double 
 /// anywhere culls nothing. Only the centre pixel of a point decides whether it draws (a splat
 /// whose centre is outside the image draws nothing, as on the CPU), so point sizes need no
 /// margin.
-PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
+PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double hi_in[3],
+                        const BoxSlack& slack = BoxSlack{}) {
   double cc[3], ch[3];
-  camera_box(p, lo_in, hi_in, cc, ch);
+  camera_box(p, lo_in, hi_in, cc, ch, slack);
   const double near_z = double(p.near_z);
   if (cc[2] + ch[2] <= near_z) return false;  // wholly behind the near plane
   if (!(near_z > 0.0)) return true;           // the edge tests below need c.z > 0
@@ -142,8 +152,13 @@ PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double
   // The centre in this frame's pixels (a tile's: less its origin, exact in double).
   const double px0 = double(p.cx) - double(p.ox), py0 = double(p.cy) - double(p.oy);
   // max over the box of alpha * c.x (or c.y) + beta * d
+  // The slack's x and y widen every edge's form, and the divisor's slack counts with the largest
+  // px (py) of the image's edges in the whole image (a tile's lie ox, oy from the whole image's).
+  const double sx = slack.x + (p.ortho > 0.0f ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
+  const double sy = slack.y + (p.ortho > 0.0f ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
   auto max_form = [&](int axis, double alpha, double beta) {
-    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh;
+    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh +
+           (axis == 0 ? sx : sy);
   };
   if (max_form(0, F, px0 + M) < 0.0) return false;       // px < -M: left of the image
   if (max_form(0, -F, W + M - px0) < 0.0) return false;  // px > W + M: right of it
@@ -162,9 +177,10 @@ PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double
 /// for the box's points and take int(px), int(py) as their pixel: project_to_pixel() would give
 /// the same pixel (its clamp does nothing there). Not for points outside the box (NaN ones among
 /// them). Written so that NaN anywhere answers false.
-PR_HD bool box_surely_inside(const ProjParams& p, const double lo_in[3], const double hi_in[3]) {
+PR_HD bool box_surely_inside(const ProjParams& p, const double lo_in[3], const double hi_in[3],
+                             const BoxSlack& slack = BoxSlack{}) {
   double cc[3], ch[3];
-  camera_box(p, lo_in, hi_in, cc, ch);
+  camera_box(p, lo_in, hi_in, cc, ch, slack);
   const double near_z = double(p.near_z);
   if (!(near_z > 0.0)) return false;
   if (!(cc[2] - ch[2] > near_z && cc[2] + ch[2] < 1e30)) return false;
@@ -174,8 +190,11 @@ PR_HD bool box_surely_inside(const ProjParams& p, const double lo_in[3], const d
   // The rounding grows with the whole image's size (2 cx + 2 cy; a tile's W + H is less).
   const double M = 1.0 + 4e-6 * (2.0 * (double(p.cx) + double(p.cy)));
   const double px0 = double(p.cx) - double(p.ox), py0 = double(p.cy) - double(p.oy);
+  const double sx = slack.x + (p.ortho > 0.0f ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
+  const double sy = slack.y + (p.ortho > 0.0f ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
   auto max_form = [&](int axis, double alpha, double beta) {
-    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh;
+    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh +
+           (axis == 0 ? sx : sy);
   };
   // d > 0 on the whole box, so px > M is F c.x + (cx - M) d > 0, i.e. its negation's maximum
   // is below zero; likewise px < W - M, py > M, py < H - M.
@@ -249,13 +268,14 @@ struct BoxFootprint {
 /// of c (linear in an orthographic view, F = k * pixels per unit, no division): they take their
 /// extremes over the box at its corners. The margin is 2 pixels for the float division's
 /// rounding, plus point_size pixels for a splat's square around its centre.
-PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const double hi[3]) {
+PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const double hi[3],
+                                 const BoxSlack& slack = BoxSlack{}) {
   BoxFootprint f;
   const PixelRect full{0, 0, p.width > 0 ? p.width : 0, p.height > 0 ? p.height : 0};
   const double near_z = double(p.near_z);
   f.near_depth = near_z;
   double cc[3], ch[3];
-  camera_box(p, lo, hi, cc, ch);
+  camera_box(p, lo, hi, cc, ch, slack);
   const double zhi = cc[2] + ch[2];
   if (zhi <= near_z) return f;  // wholly behind the near plane: nothing draws
   f.rect = full;
@@ -281,13 +301,19 @@ PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const 
   }
   if (!finite) return f;  // NaN or overflow anywhere: unsure
   f.near_depth = zlo;
+  // The slack in pixels: its x (y) over the nearest divisor, with the divisor's slack times the
+  // largest whole-image px (py) of a pixel drawn.
+  const double d_lo = ortho ? 1.0 : zlo;
+  const double wx = double(p.width) + cull_abs(double(p.ox)), wy = double(p.height) + cull_abs(double(p.oy));
+  const double sx = (slack.x + (ortho ? 0.0 : wx * slack.d)) / d_lo;
+  const double sy = (slack.y + (ortho ? 0.0 : wy * slack.d)) / d_lo;
   const double m = 2.0 + double(p.point_size > 1 ? p.point_size : 1);
   // floor() by truncation of a value clamped to [0, n]: the clamp keeps it non-negative.
   auto clamp_to = [](double v, int n) { return v <= 0.0 ? 0 : v >= double(n) ? n : int(v); };
-  f.rect.x0 = clamp_to(xmin - m, full.x1);
-  f.rect.x1 = clamp_to(xmax + m + 1.0, full.x1);
-  f.rect.y0 = clamp_to(ymin - m, full.y1);
-  f.rect.y1 = clamp_to(ymax + m + 1.0, full.y1);
+  f.rect.x0 = clamp_to(xmin - m - sx, full.x1);
+  f.rect.x1 = clamp_to(xmax + m + 1.0 + sx, full.x1);
+  f.rect.y0 = clamp_to(ymin - m - sy, full.y1);
+  f.rect.y1 = clamp_to(ymax + m + 1.0 + sy, full.y1);
   return f;
 }
 
