@@ -587,16 +587,13 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
     const bool decode = test || (big && size);  // the point's position is needed
     const size_t s0 = bi * kCompactBatch, s1 = std::min(size_t(total_points), s0 + kCompactBatch);
     if (!big) {
-      // 1-pixel points: a run of words decoded and projected in vectorized loops first
-      // (PlainPoints::run()), the same floats and pixels as the loop below.
+      // 1-pixel points: a run of words projected in a vectorized loop first (PlainPoints::run()).
       constexpr size_t kRun = 512, kAhead = 16;
-      alignas(64) float xyz[3 * kRun];
       alignas(64) uint32_t pix[kRun];
       alignas(64) float dep[kRun];
       for (size_t b0 = s0; b0 < s1; b0 += kRun) {
         const size_t n = std::min(kRun, s1 - b0);
-        compact_decode_batch(box, cc.words.data() + b0, n, xyz);
-        project_batch(p, xyz, n, pix, dep);
+        compact_project_batch(p, forms, cc.words.data() + b0, n, pix, dep);
         for (size_t j = 0; j < std::min(n, kAhead); ++j)
           if (pix[j] != ~0u) emit.prefetch(pix[j]);
         for (size_t j = 0; j < n; ++j) {
@@ -607,7 +604,9 @@ void CpuRenderer::raster_compact(const ProjParams& p, const FrameTarget& t, uint
           if (subset && !in_subset(id, count, step)) continue;
           uint32_t color = colors[id];
           if (test) {
-            const uint32_t k = clip_point(*clip, xyz[3 * j], xyz[3 * j + 1], xyz[3 * j + 2]);
+            float x, y, z;
+            compact_decode(box, cc.words[si], x, y, z);
+            const uint32_t k = clip_point(*clip, x, y, z);
             if (k == kClipHidden) continue;
             color = clip_color(*clip, k, color);
           }

@@ -47,24 +47,61 @@ __attribute__((always_inline)) inline void project_loop(const ProjParams& pp,
   }
 }
 
+// compact_to_pixel() for a run of words, written for the vectorizer as project_loop() is: the
+// forms' operations in compact_forms_project()'s order (an orthographic view's divisor is 1, so its
+// products by 1 are left out: they change nothing).
+template <bool kOrtho, bool kTile>
+__attribute__((always_inline)) inline void compact_loop(const ProjParams& pp, const CompactForms& f,
+                                                        const uint32_t* __restrict words, size_t n,
+                                                        uint32_t* __restrict pix,
+                                                        float* __restrict depth) {
+  const float fw = float(pp.width), fh = float(pp.height);
+  for (size_t j = 0; j < n; ++j) {
+    const uint32_t w = words[j];
+    const float q0 = float(int(w & kCompactMaxQ));
+    const float q1 = float(int((w >> kCompactBits) & kCompactMaxQ));
+    const float q2 = float(int(w >> (2 * kCompactBits)));
+    const float d = f.d[3] + f.d[0] * q0 + f.d[1] * q1 + f.d[2] * q2;
+    float px = f.x[3] + f.x[0] * q0 + f.x[1] * q1 + f.x[2] * q2;
+    float py = f.y[3] + f.y[0] * q0 + f.y[1] * q1 + f.y[2] * q2;
+    if constexpr (!kOrtho) {
+      const float r = 1.0f / d;
+      px = px * r;
+      py = py * r;
+    }
+    if constexpr (kTile) {
+      px = px - pp.ox;
+      py = py - pp.oy;
+    }
+    const int inside = int((w & kCompactInvalid) == 0u) & int(d > pp.near_z) & int(d < 3.0e38f) &
+                       int(px >= 0.0f) & int(px < fw) & int(py >= 0.0f) & int(py < fh);
+    const float cpx = px >= 0.0f ? (px > fw - 1.0f ? fw - 1.0f : px) : 0.0f;
+    const float cpy = py >= 0.0f ? (py > fh - 1.0f ? fh - 1.0f : py) : 0.0f;
+    const uint32_t idx = uint32_t(int(cpy)) * uint32_t(pp.width) + uint32_t(int(cpx));
+    const uint32_t m = 0u - uint32_t(inside);
+    pix[j] = (idx & m) | ~m;
+    depth[j] = d;
+  }
+}
+
 }  // namespace
 
 PR_TARGET_CLONES
-void compact_decode_batch(const CompactBatch& b_in, const uint32_t* __restrict words, size_t n,
-                          float* __restrict xyz) {
-  const CompactBatch b = b_in;  // a local copy: provably not aliased by the output
-  const float nan = __builtin_nanf("");
-  for (size_t j = 0; j < n; ++j) {
-    const uint32_t w = words[j];
-    // compact_decode()'s operations; the steps as signed ints (they are below 2^10), which the
-    // vectorizer converts in one instruction.
-    const float x = b.lo[0] + float(int(w & kCompactMaxQ)) * b.scale[0];
-    const float y = b.lo[1] + float(int((w >> kCompactBits) & kCompactMaxQ)) * b.scale[1];
-    const float z = b.lo[2] + float(int((w >> (2 * kCompactBits)) & kCompactMaxQ)) * b.scale[2];
-    const bool valid = (w & kCompactInvalid) == 0u;
-    xyz[3 * j] = valid ? x : nan;
-    xyz[3 * j + 1] = y;
-    xyz[3 * j + 2] = z;
+void compact_project_batch(const ProjParams& p_in, const CompactForms& f_in,
+                           const uint32_t* __restrict words, size_t n, uint32_t* __restrict pix,
+                           float* __restrict depth) {
+  const ProjParams pp = p_in;  // local copies: provably not aliased by the outputs
+  const CompactForms f = f_in;
+  const bool tile = pp.ox != 0.0f || pp.oy != 0.0f;
+  if (pp.ortho > 0.0f) {
+    if (tile)
+      compact_loop<true, true>(pp, f, words, n, pix, depth);
+    else
+      compact_loop<true, false>(pp, f, words, n, pix, depth);
+  } else if (tile) {
+    compact_loop<false, true>(pp, f, words, n, pix, depth);
+  } else {
+    compact_loop<false, false>(pp, f, words, n, pix, depth);
   }
 }
 

@@ -16,8 +16,9 @@ namespace pr {
 /// contraction), so all give the same result as the scalar code and as the GPU.
 void project_batch(const ProjParams& p, const float* xyz, size_t n, uint32_t* pix, float* depth);
 
-/// compact_decode() of n words of batch `b` into xyz (3n floats), vectorized as project_batch();
-/// an invalid word's point gets NaN coordinates, so that project_batch() draws nothing for it.
-void compact_decode_batch(const CompactBatch& b, const uint32_t* words, size_t n, float* xyz);
+/// project_batch() for n compact words of one batch with forms `f`: exactly compact_to_pixel()
+/// (engine/compact.h) for each, its pixel index or ~0u, and its depth.
+void compact_project_batch(const ProjParams& p, const CompactForms& f, const uint32_t* words,
+                           size_t n, uint32_t* pix, float* depth);
 
 }  // namespace pr

@@ -1,10 +1,8 @@
-// The CPU rasterizer's vectorized batch projection and compact decoding (compiled for
-// AVX-512/AVX2/SSE4, picked at load time) must give exactly what the scalar project_to_pixel() and
-// compact_decode() give, which the GPU also computes.
+// The CPU rasterizer's vectorized batch projections (compiled for AVX-512/AVX2/SSE4, picked at load
+// time) must give exactly what the scalar project_to_pixel() and compact_to_pixel() give, which
+// the GPU also computes.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -54,32 +52,52 @@ TEST(ProjectBatch, EqualsScalarProjectionBitForBit) {
   }
 }
 
-TEST(ProjectBatch, CompactDecodeEqualsScalarDecodeBitForBit) {
-  std::mt19937 rng(4);
+TEST(ProjectBatch, CompactWordsEqualScalarFormsBitForBit) {
+  // Random batches and words (invalid ones among them) seen by perspective and orthographic
+  // cameras, whole frames and tiles: compact_project_batch() against compact_to_pixel().
+  std::mt19937 rng(12);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::uniform_int_distribution<uint32_t> word(0, 0x3fffffffu);
-  for (int c = 0; c < 16; ++c) {
+  size_t drawn = 0;
+  for (int c = 0; c < 48; ++c) {
+    Camera cam;
+    cam.position = {u(rng) * 12.0, u(rng) * 12.0, u(rng) * 12.0 - 30.0};
+    cam.yaw = u(rng) * 0.3;
+    cam.pitch = u(rng) * 0.3;
+    cam.focus = 0.5 + (c % 8) * 0.7;
+    if (c % 6 == 5) cam.projection = Projection::kOrthographic;
+    const int w = 100 + 97 * (c % 8), h = 60 + 41 * (c % 8);
+    ProjParams p = cam.params(w, h, glm::dvec3(0.0));
+    if (c % 4 == 3) {  // a tile (frame_params())
+      p.ox = float(w / 3);
+      p.oy = float(h / 4);
+      p.width = w / 2;
+      p.height = h / 2;
+    }
     CompactBatch b;
     for (int a = 0; a < 3; ++a) {
-      b.lo[a] = u(rng) * (c % 2 ? 1000.0f : 10.0f);
-      b.scale[a] = (u(rng) + 1.0f) * (c % 3 == 0 ? 1e-5f : 0.01f);
+      b.lo[a] = u(rng) * 10.0f;
+      b.scale[a] = (u(rng) + 1.0f) * (c % 3 == 0 ? 0.02f : 0.002f);
     }
+    const CompactForms f = compact_forms(p, b);
     const size_t n = 4099;  // not a multiple of any vector width
     std::vector<uint32_t> words(n);
-    for (size_t i = 0; i < n; ++i) words[i] = word(rng) | (i % 89 == 3 ? kCompactInvalid : 0u);
-    std::vector<float> xyz(3 * n);
-    compact_decode_batch(b, words.data(), n, xyz.data());
+    for (size_t i = 0; i < n; ++i) words[i] = word(rng) | (i % 97 == 5 ? kCompactInvalid : 0u);
+    std::vector<uint32_t> pix(n);
+    std::vector<float> dep(n);
+    compact_project_batch(p, f, words.data(), n, pix.data(), dep.data());
     for (size_t i = 0; i < n; ++i) {
-      float x, y, z;
-      if (!compact_decode(b, words[i], x, y, z)) {
-        EXPECT_TRUE(std::isnan(xyz[3 * i])) << "invalid word " << i;
-        continue;
-      }
-      EXPECT_EQ(std::memcmp(&x, &xyz[3 * i], 4), 0) << "word " << i;
-      EXPECT_EQ(std::memcmp(&y, &xyz[3 * i + 1], 4), 0) << "word " << i;
-      EXPECT_EQ(std::memcmp(&z, &xyz[3 * i + 2], 4), 0) << "word " << i;
+      int ix = -1, iy = -1;
+      uint32_t dbits = 0;
+      const bool hit = compact_to_pixel(p, f, words[i], ix, iy, dbits);
+      ASSERT_EQ(hit, pix[i] != ~0u) << "word " << i << " camera " << c;
+      if (!hit) continue;
+      ++drawn;
+      EXPECT_EQ(pix[i], uint32_t(iy) * uint32_t(p.width) + uint32_t(ix));
+      EXPECT_EQ(float_bits(dep[i]), dbits);
     }
   }
+  EXPECT_GT(drawn, 10'000u);
 }
 
 }  // namespace
