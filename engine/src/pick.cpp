@@ -107,7 +107,8 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
           if (!may_hold(u)) continue;
           const uint64_t b = uint64_t(u) * kPointBatch,
                          e = std::min(walked, uint64_t(u + 1) * kPointBatch);
-          const CompactForms forms = compact ? compact_forms(p, compact->batches[u]) : CompactForms{};
+          const CompactForms forms =
+              compact ? compact_forms(p, compact->batches[u]) : CompactForms{};
           for (uint64_t i = b; i < e; ++i) {
             if (compact) {
               const uint64_t id = compact->orig.empty() ? i : compact->orig[i];

@@ -118,8 +118,8 @@ __device__ __forceinline__ void hq_point(const ProjParams& p, bool ok, float x, 
   int ix, iy;
   uint64_t key;
   if (!ok || !project_to_pixel(p, x, y, z, 0u, ix, iy, key)) return;
-  hq_pixel<kSplat, kClip, kAdaptive>(p, ix, iy, uint32_t(key >> 32), x, y, z, in, s, keys, acc,
-                                     pix, w);
+  hq_pixel<kSplat, kClip, kAdaptive>(p, ix, iy, uint32_t(key >> 32), x, y, z, in, s, keys, acc, pix,
+                                     w);
 }
 
 /// A block a batch of kPointBatch stored points (grid-stride over the batches): the batches this

@@ -267,7 +267,8 @@ void exact_projection(const ProjParams& p, const CompactBatch& b, const uint32_t
     e[a] = double(b.lo[a]) + double(q[a]) * double(b.scale[a]) - double(p.shift[a]);
   double c[3];
   for (int i = 0; i < 3; ++i)
-    c[i] = double(p.r[3 * i]) * e[0] + double(p.r[3 * i + 1]) * e[1] + double(p.r[3 * i + 2]) * e[2];
+    c[i] =
+        double(p.r[3 * i]) * e[0] + double(p.r[3 * i + 1]) * e[1] + double(p.r[3 * i + 2]) * e[2];
   const bool ortho = p.ortho > 0.0f;
   const double f = double(ortho ? p.ortho : p.focus) * double(p.scale) / (ortho ? 1.0 : c[2]);
   px = c[0] * f + double(p.cx) - double(p.ox);
@@ -339,7 +340,8 @@ TEST(Compact, FormsStayWithinTheirSlackOfTheRealProjection) {
     }
   }
   EXPECT_GT(checked, 5'000u);
-  EXPECT_GT(double(close), 0.99 * double(checked)) << close << " of " << checked << ", worst " << worst_px;
+  EXPECT_GT(double(close), 0.99 * double(checked))
+      << close << " of " << checked << ", worst " << worst_px;
   RecordProperty("worst_px_error_in_view", std::to_string(worst_px));
 }
 

@@ -180,7 +180,8 @@ PR_HD BoxSlack compact_forms_slack(const ProjParams& p, const CompactBatch& b) {
     mag[i] = 0.0;
     for (int a = 0; a < 3; ++a) {
       const double e = cull_abs(double(b.lo[a]) - double(p.shift[a]));
-      mag[i] += cull_abs(double(p.r[3 * i + a])) * (e + double(kCompactMaxQ) * cull_abs(double(b.scale[a])));
+      mag[i] += cull_abs(double(p.r[3 * i + a])) *
+                (e + double(kCompactMaxQ) * cull_abs(double(b.scale[a])));
     }
   }
   const bool ortho = p.ortho > 0.0f;

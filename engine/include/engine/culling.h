@@ -154,8 +154,12 @@ PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double
   // max over the box of alpha * c.x (or c.y) + beta * d
   // The slack's x and y widen every edge's form, and the divisor's slack counts with the largest
   // px (py) of the image's edges in the whole image (a tile's lie ox, oy from the whole image's).
-  const double sx = slack.x + (p.ortho > 0.0f ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
-  const double sy = slack.y + (p.ortho > 0.0f ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
+  const double sx =
+      slack.x +
+      (p.ortho > 0.0f ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
+  const double sy =
+      slack.y +
+      (p.ortho > 0.0f ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
   auto max_form = [&](int axis, double alpha, double beta) {
     return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh +
            (axis == 0 ? sx : sy);
@@ -190,8 +194,12 @@ PR_HD bool box_surely_inside(const ProjParams& p, const double lo_in[3], const d
   // The rounding grows with the whole image's size (2 cx + 2 cy; a tile's W + H is less).
   const double M = 1.0 + 4e-6 * (2.0 * (double(p.cx) + double(p.cy)));
   const double px0 = double(p.cx) - double(p.ox), py0 = double(p.cy) - double(p.oy);
-  const double sx = slack.x + (p.ortho > 0.0f ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
-  const double sy = slack.y + (p.ortho > 0.0f ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
+  const double sx =
+      slack.x +
+      (p.ortho > 0.0f ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
+  const double sy =
+      slack.y +
+      (p.ortho > 0.0f ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
   auto max_form = [&](int axis, double alpha, double beta) {
     return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh +
            (axis == 0 ? sx : sy);
@@ -304,7 +312,8 @@ PR_HD BoxFootprint box_footprint(const ProjParams& p, const double lo[3], const 
   // The slack in pixels: its x (y) over the nearest divisor, with the divisor's slack times the
   // largest whole-image px (py) of a pixel drawn.
   const double d_lo = ortho ? 1.0 : zlo;
-  const double wx = double(p.width) + cull_abs(double(p.ox)), wy = double(p.height) + cull_abs(double(p.oy));
+  const double wx = double(p.width) + cull_abs(double(p.ox)),
+               wy = double(p.height) + cull_abs(double(p.oy));
   const double sx = (slack.x + (ortho ? 0.0 : wx * slack.d)) / d_lo;
   const double sy = (slack.y + (ortho ? 0.0 : wy * slack.d)) / d_lo;
   const double m = 2.0 + double(p.point_size > 1 ? p.point_size : 1);
