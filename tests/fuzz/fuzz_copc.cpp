@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/base/io_common.h"
 #include "engine/io/copc.h"
 
 namespace {
@@ -80,6 +81,13 @@ void walk(const pr::CopcFile& f, uint64_t file_size) {
 }
 
 }  // namespace
+
+// The fuzzers run under a memory limit (run_fuzz.sh: -rss_limit_mb=2048): the readers refuse what
+// would take more than 1 GB, as they refuse what would take more than a machine's memory.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  pr::io::set_memory_limit(uint64_t{1} << 30);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The input as a page of a file of its own size whose points start at byte 0.

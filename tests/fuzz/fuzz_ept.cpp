@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/base/io_common.h"
 #include "engine/io/ept.h"
 
 namespace {
@@ -21,6 +22,13 @@ bool one_line(const std::string& s) {
 }
 
 }  // namespace
+
+// The fuzzers run under a memory limit (run_fuzz.sh: -rss_limit_mb=2048): the readers refuse what
+// would take more than 1 GB, as they refuse what would take more than a machine's memory.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  pr::io::set_memory_limit(uint64_t{1} << 30);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string all(reinterpret_cast<const char*>(data), size);

@@ -8,10 +8,18 @@
 #include <vector>
 
 #include "e57_pages.h"
+#include "engine/io/base/io_common.h"
 #include "engine/io/io.h"
 
 static constexpr bool is_e57(pr::FileFormat f) {
   return f == pr::FileFormat::kE57;
+}
+
+// The fuzzers run under a memory limit (run_fuzz.sh: -rss_limit_mb=2048): the readers refuse what
+// would take more than 1 GB, as they refuse what would take more than a machine's memory.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  pr::io::set_memory_limit(uint64_t{1} << 30);
+  return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

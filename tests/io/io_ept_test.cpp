@@ -343,6 +343,10 @@ TEST(IoEpt, BadDescriptionsAreOneLine) {
             "\"name\": \"Z\", \"size\": 3, \"type\": \"signed\""),
        "size 3"},
       {with("\"dataType\": \"binary\"", "\"dataType\": \"gzip\""), "dataType 'gzip'"},
+      // A file's string holding a line break (as a fuzzer wrote one) is shown on the one line.
+      {with("\"name\": \"Z\", \"size\": 4, \"type\": \"signed\"",
+            "\"name\": \"Z\\nW\", \"size\": 4, \"type\": \"sig\\nned\""),
+       "dimension Z?W has the unknown type 'sig?ned'"},
       {with("[-1000, -1000, -1000, 1000, 1000, 1000],\n  \"boundsC",
             "[1000, -1000, -1000, 1000, 1000, 1000],\n  \"boundsC"),
        "bounds"},

@@ -1,5 +1,6 @@
 #include "engine/io/base/io_common.h"
 
+#include <atomic>
 #include <cctype>
 #include <cstring>
 
@@ -10,6 +11,12 @@ namespace pr::io {
 bool fail(const Input& in, std::string* error, const std::string& message) {
   if (error) *error = in.name + ": " + message;
   return false;
+}
+
+std::string one_line(std::string message) {
+  for (char& c : message)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return message;
 }
 
 std::string redact_url_queries(std::string message) {
@@ -52,15 +59,26 @@ void warn_cut_short(const Input& in, Output& out, uint64_t decoded, uint64_t dec
   out.info->warnings.push_back(cut_short_warning(in.name, decoded, declared, why));
 }
 
+namespace {
+std::atomic<uint64_t> memory_limit{0};
+}  // namespace
+
+void set_memory_limit(uint64_t bytes) {
+  memory_limit.store(bytes, std::memory_order_relaxed);
+}
+
 bool fits_in_memory(const Input& in, uint64_t points, uint64_t bytes_per_point,
                     std::string* error) {
-  const uint64_t memory = physical_memory();
+  const uint64_t limit = memory_limit.load(std::memory_order_relaxed);
+  const uint64_t machine = physical_memory();
+  const uint64_t memory = limit && (machine == 0 || limit < machine) ? limit : machine;
   if (memory == 0 || bytes_per_point == 0) return true;  // unknown: nothing to refuse
   if (points <= memory / bytes_per_point) return true;
   return fail(in, error,
               std::to_string(points) + " points of " + std::to_string(bytes_per_point) +
-                  " bytes each would take more than this machine's " + std::to_string(memory) +
-                  " bytes of physical memory");
+                  " bytes each would take more than " +
+                  (memory == machine ? "this machine's " : "the allowed ") +
+                  std::to_string(memory) + " bytes of physical memory");
 }
 
 glm::dvec3 choose_origin(const Bounds& s) {

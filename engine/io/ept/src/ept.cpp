@@ -108,7 +108,7 @@ std::string srs_text(const json& doc) {
 }
 
 bool fail(std::string* error, const std::string& message) {
-  if (error) *error = io::redact_url_queries(message);
+  if (error) *error = io::one_line(io::redact_url_queries(message));
   return false;
 }
 
@@ -368,8 +368,8 @@ bool EptDataset::read_hierarchy(const CopcKey& key, std::vector<CopcEntry>& entr
     return fail(error, m.name + ": hierarchy " + file + ": not a JSON object of key: count");
   auto warn = [&](const std::string& w) {
     if (warnings)
-      warnings->push_back(
-          io::redact_url_queries(m.name + ": hierarchy " + file + ": " + w + "; ignored"));
+      warnings->push_back(io::one_line(
+          io::redact_url_queries(m.name + ": hierarchy " + file + ": " + w + "; ignored")));
   };
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     CopcKey k;
@@ -433,7 +433,7 @@ bool EptDataset::read_all(PointCloud& out, std::vector<std::string>* warnings,
     std::string err;
     if (!read_hierarchy(key, entries, warnings, &err)) {
       if (root) return fail(error, err);
-      if (warnings) warnings->push_back(io::redact_url_queries(err));
+      if (warnings) warnings->push_back(io::one_line(io::redact_url_queries(err)));
       continue;
     }
     root = false;
@@ -464,7 +464,7 @@ bool EptDataset::read_all(PointCloud& out, std::vector<std::string>* warnings,
       if (ok[i])
         add_node_points(out, clouds[i]);
       else if (warnings)
-        warnings->push_back(io::redact_url_queries(errors[i] + " (node skipped)"));
+        warnings->push_back(io::one_line(io::redact_url_queries(errors[i] + " (node skipped)")));
     }
   }
   const size_t slash = m.base.find_last_of('/', m.base.size() >= 2 ? m.base.size() - 2 : 0);

@@ -264,8 +264,8 @@ bool EptDataset::read_node(const CopcKey& key, int64_t points, const glm::dvec3&
   auto fail_node = [&](const std::string& why) {
     out = PointCloud{};
     if (error)
-      *error = m.name + ": EPT node " + ept_key_text(key) + " (" + file + ", " +
-               std::to_string(points) + " points): " + why;
+      *error = io::one_line(m.name + ": EPT node " + ept_key_text(key) + " (" + file + ", " +
+                            std::to_string(points) + " points): " + why);
     return false;
   };
   if (points < 0) return fail_node("a subtree, not a node");

@@ -52,6 +52,9 @@ bool fail(const Input& in, std::string* error, const std::string& message);
 /// "?..." : a presigned URL's signature or a token never reaches a message, a log or a screen.
 std::string redact_url_queries(std::string message);
 
+/// `message` on one line: its control characters (a file's strings can hold any) as '?'.
+std::string one_line(std::string message);
+
 /// `n` with a comma between groups of three digits ("133,332"), as the warnings print counts.
 std::string group_digits(uint64_t n);
 
@@ -72,6 +75,11 @@ void warn_cut_short(const Input& in, Output& out, uint64_t decoded, uint64_t dec
 /// hierarchy) can agree on any point count; refusing it here keeps bad input from ever making a
 /// giant allocation, which would fail, or page the machine to a halt, before any point is decoded.
 bool fits_in_memory(const Input& in, uint64_t points, uint64_t bytes_per_point, std::string* error);
+
+/// The memory fits_in_memory() measures against: the smaller of `bytes` and the physical memory
+/// (0, the default: the physical memory alone). For the fuzzers and their replays, which run
+/// under a memory limit of their own; process-wide.
+void set_memory_limit(uint64_t bytes);
 
 /// Which optional attributes the reader will produce.
 struct Attributes {
