@@ -12,6 +12,19 @@ namespace pr {
 
 namespace {
 
+// Pixel (int(px), int(py)) as an index when `valid` (the depth tests passed) and the pixel is in
+// the image (0 <= px < fw, 0 <= py < fh), else ~0u; branch-free for the vectorizer. Clamped (NaN to
+// 0) before the conversion so that culled points convert harmlessly.
+__attribute__((always_inline)) inline uint32_t pixel_index(const ProjParams& pp, float fw, float fh,
+                                                           float px, float py, int valid) {
+  const int inside = valid & int(px >= 0.0f) & int(px < fw) & int(py >= 0.0f) & int(py < fh);
+  const float cpx = px >= 0.0f ? (px > fw - 1.0f ? fw - 1.0f : px) : 0.0f;
+  const float cpy = py >= 0.0f ? (py > fh - 1.0f ? fh - 1.0f : py) : 0.0f;
+  const uint32_t idx = uint32_t(int(cpy)) * uint32_t(pp.width) + uint32_t(int(cpx));
+  const uint32_t m = 0u - uint32_t(inside);
+  return (idx & m) | ~m;
+}
+
 // The loop for one projection kind: kOrtho is a template parameter, so that the perspective loop
 // is the very loop it would be without orthographic views (no select per point) and the
 // orthographic one skips the division; kTile: a tile of a larger image, whose origin is
@@ -35,14 +48,8 @@ __attribute__((always_inline)) inline void project_loop(const ProjParams& pp,
       px = px - pp.ox;
       py = py - pp.oy;
     }
-    const int inside = int(cz > pp.near_z) & int(cz < 3.0e38f) & int(px >= 0.0f) & int(px < fw) &
-                       int(py >= 0.0f) & int(py < fh);
-    // Clamped (NaN to 0) before the conversion so culled points convert harmlessly.
-    const float cpx = px >= 0.0f ? (px > fw - 1.0f ? fw - 1.0f : px) : 0.0f;
-    const float cpy = py >= 0.0f ? (py > fh - 1.0f ? fh - 1.0f : py) : 0.0f;
-    const uint32_t idx = uint32_t(int(cpy)) * uint32_t(pp.width) + uint32_t(int(cpx));
-    const uint32_t m = 0u - uint32_t(inside);
-    pix[j] = (idx & m) | ~m;
+    const int inside = int(cz > pp.near_z) & int(cz < 3.0e38f);
+    pix[j] = pixel_index(pp, fw, fh, px, py, inside);
     depth[j] = cz;
   }
 }
@@ -73,13 +80,8 @@ __attribute__((always_inline)) inline void compact_loop(const ProjParams& pp, co
       px = px - pp.ox;
       py = py - pp.oy;
     }
-    const int inside = int((w & kCompactInvalid) == 0u) & int(d > pp.near_z) & int(d < 3.0e38f) &
-                       int(px >= 0.0f) & int(px < fw) & int(py >= 0.0f) & int(py < fh);
-    const float cpx = px >= 0.0f ? (px > fw - 1.0f ? fw - 1.0f : px) : 0.0f;
-    const float cpy = py >= 0.0f ? (py > fh - 1.0f ? fh - 1.0f : py) : 0.0f;
-    const uint32_t idx = uint32_t(int(cpy)) * uint32_t(pp.width) + uint32_t(int(cpx));
-    const uint32_t m = 0u - uint32_t(inside);
-    pix[j] = (idx & m) | ~m;
+    const int valid = int((w & kCompactInvalid) == 0u) & int(d > pp.near_z) & int(d < 3.0e38f);
+    pix[j] = pixel_index(pp, fw, fh, px, py, valid);
     depth[j] = d;
   }
 }

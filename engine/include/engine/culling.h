@@ -126,6 +126,35 @@ PR_HD double edge_divisor(const ProjParams& p, const double cc[3], const double 
   return double(ortho ? p.ortho : p.focus) * double(p.scale);
 }
 
+/// The image edges' linear forms over a camera box (centre cc, half extents ch; the divisor's
+/// centre dc and half extent dh from edge_divisor()): max() is the maximum over the box of
+/// alpha * c.x (axis 0) or alpha * c.y (axis 1) plus beta * d, widened by the slack: its x (y),
+/// and the divisor's slack times the largest px (py) of the image's edges in the whole image (a
+/// tile's lie ox, oy from the whole image's).
+struct EdgeForms {
+  const double* cc;
+  const double* ch;
+  double dc, dh, sx, sy;
+  PR_HD double max(int axis, double alpha, double beta) const {
+    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh +
+           (axis == 0 ? sx : sy);
+  }
+};
+
+PR_HD EdgeForms edge_forms(const ProjParams& p, const double cc[3], const double ch[3], double dc,
+                           double dh, const BoxSlack& slack) {
+  const bool ortho = p.ortho > 0.0f;
+  const double W = double(p.width), H = double(p.height);
+  EdgeForms e;
+  e.cc = cc;
+  e.ch = ch;
+  e.dc = dc;
+  e.dh = dh;
+  e.sx = slack.x + (ortho ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
+  e.sy = slack.y + (ortho ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
+  return e;
+}
+
 /// Whether a point in the box [lo, hi] may draw (conservative: false only when none can).
 ///
 /// A point draws only when its float c.z > near_z, so the box is culled when even the largest
@@ -151,23 +180,11 @@ PR_HD bool box_may_draw(const ProjParams& p, const double lo_in[3], const double
   const double W = double(p.width), H = double(p.height);
   // The centre in this frame's pixels (a tile's: less its origin, exact in double).
   const double px0 = double(p.cx) - double(p.ox), py0 = double(p.cy) - double(p.oy);
-  // max over the box of alpha * c.x (or c.y) + beta * d
-  // The slack's x and y widen every edge's form, and the divisor's slack counts with the largest
-  // px (py) of the image's edges in the whole image (a tile's lie ox, oy from the whole image's).
-  const double sx =
-      slack.x +
-      (p.ortho > 0.0f ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
-  const double sy =
-      slack.y +
-      (p.ortho > 0.0f ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
-  auto max_form = [&](int axis, double alpha, double beta) {
-    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh +
-           (axis == 0 ? sx : sy);
-  };
-  if (max_form(0, F, px0 + M) < 0.0) return false;       // px < -M: left of the image
-  if (max_form(0, -F, W + M - px0) < 0.0) return false;  // px > W + M: right of it
-  if (max_form(1, -F, py0 + M) < 0.0) return false;      // py < -M: above it
-  if (max_form(1, F, H + M - py0) < 0.0) return false;   // py > H + M: below it
+  const EdgeForms e = edge_forms(p, cc, ch, dc, dh, slack);
+  if (e.max(0, F, px0 + M) < 0.0) return false;       // px < -M: left of the image
+  if (e.max(0, -F, W + M - px0) < 0.0) return false;  // px > W + M: right of it
+  if (e.max(1, -F, py0 + M) < 0.0) return false;      // py < -M: above it
+  if (e.max(1, F, H + M - py0) < 0.0) return false;   // py > H + M: below it
   return true;
 }
 
@@ -194,20 +211,11 @@ PR_HD bool box_surely_inside(const ProjParams& p, const double lo_in[3], const d
   // The rounding grows with the whole image's size (2 cx + 2 cy; a tile's W + H is less).
   const double M = 1.0 + 4e-6 * (2.0 * (double(p.cx) + double(p.cy)));
   const double px0 = double(p.cx) - double(p.ox), py0 = double(p.cy) - double(p.oy);
-  const double sx =
-      slack.x +
-      (p.ortho > 0.0f ? 0.0 : (W + cull_abs(double(p.ox)) + cull_abs(double(p.cx))) * slack.d);
-  const double sy =
-      slack.y +
-      (p.ortho > 0.0f ? 0.0 : (H + cull_abs(double(p.oy)) + cull_abs(double(p.cy))) * slack.d);
-  auto max_form = [&](int axis, double alpha, double beta) {
-    return alpha * cc[axis] + beta * dc + cull_abs(alpha) * ch[axis] + cull_abs(beta) * dh +
-           (axis == 0 ? sx : sy);
-  };
+  const EdgeForms e = edge_forms(p, cc, ch, dc, dh, slack);
   // d > 0 on the whole box, so px > M is F c.x + (cx - M) d > 0, i.e. its negation's maximum
   // is below zero; likewise px < W - M, py > M, py < H - M.
-  return max_form(0, -F, M - px0) < 0.0 && max_form(0, F, px0 - W + M) < 0.0 &&
-         max_form(1, F, M - py0) < 0.0 && max_form(1, -F, py0 - H + M) < 0.0;
+  return e.max(0, -F, M - px0) < 0.0 && e.max(0, F, px0 - W + M) < 0.0 &&
+         e.max(1, F, M - py0) < 0.0 && e.max(1, -F, py0 - H + M) < 0.0;
 }
 
 /// box_surely_inside() of a PointBox; false for an empty one.
