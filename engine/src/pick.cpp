@@ -45,7 +45,6 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
   const uint64_t step = subset_step(total, count);
   const bool subset = step != (uint64_t{1} << 32);
   const uint32_t* colors = cloud.colors.data();
-  // A point's key and splat, as the renderers' depth test sees them.
   // The point's splat from its pixel and key.
   auto offer_at = [&](PickWindow& w, float px, float py, float pz, int ix, int iy, uint64_t key,
                       uint64_t id) {
@@ -55,6 +54,7 @@ void collect_candidates(PickWindow& all, const PointCloud& cloud, const CompactC
     if (sx1 <= w.x0 || sx0 >= w.x1 || sy1 <= w.y0 || sy0 >= w.y1) return;
     offer(w, sx0, sy0, sx1, sy1, key, id);
   };
+  // A point's key and splat, as the renderers' depth test sees them.
   auto offer_point = [&](PickWindow& w, float px, float py, float pz, uint64_t id) {
     int ix, iy;
     uint64_t key;
